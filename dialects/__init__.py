@@ -1,0 +1,1 @@
+"""gemmc's own xDSL dialects: only what upstream xDSL lacks."""

@@ -1,0 +1,195 @@
+"""The gemm dialect: a whole matrix multiplication as one op, as the frontend builds it.
+
+    gemm.matmul %A, %B, %C alpha %alpha beta %beta {acc_type = f32, transpose_b}
+        : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>, f32
+
+computes C = alpha * op(A) @ op(B) + beta * C, where op(X) is X or its transpose.
+Memrefs hold operands in their stored, row-major shape: a transposed A is stored
+[K, M].  Without alpha the product is scaled by 1; without beta, C is overwritten.
+
+Function arguments carry `gemm.dims`, the names of their dimensions from the .gemm
+source (["M", "K"] for A), which later levels use to name launch parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+)
+from xdsl.irdl.operations import AttrSizedOperandSegments
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+DIMS_ATTR = "gemm.dims"
+"""Argument attribute naming each dimension of a memref argument."""
+
+ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type}
+ACC_TYPES = ("f32", "f16")
+
+
+def type_name(t: Attribute) -> str:
+    """The .gemm spelling of an element type (f32, f16, bf16)."""
+    for name, cls in ELEMENT_TYPES.items():
+        if isinstance(t, cls):
+            return name
+    return str(t)
+
+
+def dims_attr(names: Sequence[str]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr([StringAttr(n) for n in names])
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """C = alpha * op(A) @ op(B) + beta * C over memrefs."""
+
+    name = "gemm.matmul"
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    c = operand_def(MemRefType)
+    alpha = opt_operand_def(AnyFloat)
+    beta = opt_operand_def(AnyFloat)
+
+    acc_type = prop_def(TypeAttribute)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        a: SSAValue,
+        b: SSAValue,
+        c: SSAValue,
+        acc_type: Attribute,
+        alpha: SSAValue | None = None,
+        beta: SSAValue | None = None,
+        transpose_a: bool = False,
+        transpose_b: bool = False,
+    ):
+        props: dict[str, Attribute | None] = {"acc_type": acc_type}
+        if transpose_a:
+            props["transpose_a"] = UnitAttr()
+        if transpose_b:
+            props["transpose_b"] = UnitAttr()
+        super().__init__(
+            operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else []],
+            properties=props,
+        )
+
+    # -- shapes -------------------------------------------------------------
+
+    def logical_shapes(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+        """(M, K), (K, N), (M, N) as the product sees them; DYNAMIC_INDEX where unknown."""
+        a = tuple(self.a.type.get_shape())
+        b = tuple(self.b.type.get_shape())
+        c = tuple(self.c.type.get_shape())
+        if self.transpose_a:
+            a = a[::-1]
+        if self.transpose_b:
+            b = b[::-1]
+        return a, b, c  # type: ignore[return-value]
+
+    # -- verification ---------------------------------------------------------
+
+    def verify_(self) -> None:
+        for name in ("a", "b", "c"):
+            t = getattr(self, name).type
+            if t.get_num_dims() != 2:
+                raise VerifyException(f"operand {name.upper()} must be 2-D, got {t}")
+            if type_name(t.element_type) not in ELEMENT_TYPES:
+                raise VerifyException(
+                    f"operand {name.upper()} has element type {t.element_type}; "
+                    "expected f32, f16 or bf16"
+                )
+        if self.a.type.element_type != self.b.type.element_type:
+            raise VerifyException(
+                f"A and B must have one element type, got {self.a.type.element_type} "
+                f"and {self.b.type.element_type}"
+            )
+        if type_name(self.acc_type) not in ACC_TYPES:
+            raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
+        for name in ("alpha", "beta"):
+            v = getattr(self, name)
+            if v is not None and v.type != self.acc_type:
+                raise VerifyException(
+                    f"{name} has type {v.type}; it must have the accumulator type {self.acc_type}"
+                )
+        (m, k), (k2, n), (mc, nc) = self.logical_shapes()
+        _check_dim("K", k, "A", k2, "B")
+        _check_dim("M", m, "A", mc, "C")
+        _check_dim("N", n, "B", nc, "C")
+
+    # -- custom syntax ------------------------------------------------------------
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_list([self.a, self.b, self.c], printer.print_ssa_value)
+        for name in ("alpha", "beta"):
+            v = getattr(self, name)
+            if v is not None:
+                printer.print_string(f" {name} ")
+                printer.print_ssa_value(v)
+        printer.print_op_attributes(
+            self.properties, reserved_attr_names=("operandSegmentSizes",)
+        )
+        printer.print_string(" : ")
+        types = [self.a.type, self.b.type, self.c.type]
+        printer.print_list(types, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MatmulOp:
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        scalars = {}
+        for name in ("alpha", "beta"):
+            if parser.parse_optional_keyword(name):
+                scalars[name] = parser.parse_unresolved_operand()
+        props = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(operands) != 3 or len(types) != 3:
+            parser.raise_error("gemm.matmul expects three operands A, B, C and their types")
+        a, b, c = (parser.resolve_operand(o, t) for o, t in zip(operands, types))
+        acc = props.get("acc_type")
+        if acc is None:
+            parser.raise_error("gemm.matmul needs an acc_type")
+        alpha, beta = (
+            parser.resolve_operand(scalars[n], acc) if n in scalars else None
+            for n in ("alpha", "beta")
+        )
+        return cls(
+            a, b, c, acc, alpha, beta,
+            transpose_a="transpose_a" in props,
+            transpose_b="transpose_b" in props,
+        )
+
+
+def _check_dim(name: str, x: int, xop: str, y: int, yop: str) -> None:
+    if x != DYNAMIC_INDEX and y != DYNAMIC_INDEX and x != y:
+        raise VerifyException(f"dimension {name} is {x} in {xop} but {y} in {yop}")
+
+
+Gemm = Dialect("gemm", [MatmulOp], [])

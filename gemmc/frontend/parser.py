@@ -1,0 +1,322 @@
+"""Parse a .gemm file into a module of `func.func` + `gemm.matmul`.
+
+Errors carry the file, line and column of the token at fault: Lark's syntax errors
+are translated here, and the semantic checks (names, shapes, dtypes) point at the
+name that is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Block, Region
+from xdsl.rewriter import InsertPoint
+
+from gemmc.diagnostics import GemmcError, location_in, usage_error
+from gemmc.dialects.gemm import DIMS_ATTR, ELEMENT_TYPES, MatmulOp, dims_attr
+
+_GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
+_PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+# How Lark's terminal names read in a message.
+_TERMINAL_WORDS = {
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16 or bf16",
+    "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
+    "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
+    "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
+    "ACC": "'acc'", "$END": "end of file",
+}
+
+
+@dataclass
+class _Tensor:
+    name: Token
+    dtype: str
+    dims: tuple[Token, Token]
+    col_major: bool
+
+
+@dataclass
+class _Kernel:
+    name: Token
+    dims: dict[str, int | None] = field(default_factory=dict)  # None: dynamic
+    dim_tokens: dict[str, Token] = field(default_factory=dict)
+    tensors: dict[str, _Tensor] = field(default_factory=dict)
+    scalars: dict[str, tuple[Token, str]] = field(default_factory=dict)
+    acc: str = "f32"
+    assign: Tree | None = None
+
+
+def parse_gemm(
+    text: str, filename: str = "<input>", defines: dict[str, int] | None = None
+) -> ModuleOp:
+    """Parse .gemm source into gemm IR; `defines` overrides dims (the CLI's -D)."""
+    tree = _parse_tree(text, filename)
+    kernel = _Collector(text, filename).collect(tree)
+    _apply_defines(kernel, defines or {})
+    return _Builder(kernel, text, filename).build()
+
+
+def _parse_tree(text: str, filename: str) -> Tree:
+    try:
+        return _PARSER.parse(text)
+    except UnexpectedInput as e:
+        raise GemmcError(_syntax_message(e, text), location_in(filename, text, *_position(e, text))) from None
+
+
+def _position(e: UnexpectedInput, text: str) -> tuple[int, int]:
+    if isinstance(e, UnexpectedEOF) or getattr(e, "line", -1) in (-1, None):
+        lines = text.splitlines() or [""]
+        return len(lines), len(lines[-1]) + 1
+    return e.line, e.column
+
+
+def _syntax_message(e: UnexpectedInput, text: str) -> str:
+    if isinstance(e, UnexpectedCharacters):
+        char = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "?"
+        return f"unexpected character {char!r}"
+    expected = sorted(_TERMINAL_WORDS.get(t, repr(t)) for t in getattr(e, "expected", ()) or ())
+    if isinstance(e, UnexpectedToken) and e.token.type != "$END":
+        found = f"unexpected {e.token.value!r}"
+    else:
+        found = "unexpected end of file"
+    return f"{found}; expected {', '.join(expected)}" if expected else found
+
+
+class _Collector:
+    """Walks the parse tree, collecting declarations and checking names."""
+
+    def __init__(self, text: str, filename: str):
+        self.text = text
+        self.filename = filename
+
+    def error(self, token: Token, message: str) -> GemmcError:
+        return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
+
+    def collect(self, tree: Tree) -> _Kernel:
+        (ktree,) = tree.children
+        name, *stmts = ktree.children
+        k = _Kernel(name)
+        declared: dict[str, Token] = {}
+        for stmt in stmts:
+            if stmt.data == "assign":
+                if k.assign is not None:
+                    raise self.error(stmt.children[0], "a kernel has exactly one assignment")
+                k.assign = stmt
+                continue
+            if stmt.data == "acc_decl":
+                k.acc = str(stmt.children[0])
+                if k.acc not in ("f32", "f16"):
+                    raise self.error(stmt.children[0], f"accumulator type must be f32 or f16, not {k.acc}")
+                continue
+            for tok in self._declared_names(stmt):
+                if str(tok) in declared:
+                    first = declared[str(tok)]
+                    raise self.error(tok, f"'{tok}' is already declared at line {first.line}")
+                declared[str(tok)] = tok
+            self._declare(k, stmt)
+        if k.assign is None:
+            raise self.error(name, f"kernel '{name}' has no assignment such as 'C = A @ B'")
+        for t in k.tensors.values():
+            for d in t.dims:
+                if str(d) not in k.dims:
+                    raise self.error(d, f"unknown dim '{d}'; declare it with 'dim {d}'")
+        return k
+
+    @staticmethod
+    def _declared_names(stmt: Tree) -> list[Token]:
+        if stmt.data == "dim_decl":
+            return [item.children[0] for item in stmt.children]
+        return [stmt.children[0]]
+
+    def _declare(self, k: _Kernel, stmt: Tree) -> None:
+        if stmt.data == "dim_decl":
+            for item in stmt.children:
+                tok = item.children[0]
+                value = int(item.children[1]) if len(item.children) > 1 else None
+                if value == 0:
+                    raise self.error(item.children[1], f"dim '{tok}' must be positive")
+                k.dims[str(tok)] = value
+                k.dim_tokens[str(tok)] = tok
+        elif stmt.data == "tensor_decl":
+            name, dtype, d0, d1, *layout = stmt.children
+            col_major = bool(layout) and str(layout[0]) == "col_major"
+            k.tensors[str(name)] = _Tensor(name, str(dtype), (d0, d1), col_major)
+        elif stmt.data == "scalar_decl":
+            name, dtype = stmt.children
+            k.scalars[str(name)] = (name, str(dtype))
+
+
+def _apply_defines(k: _Kernel, defines: dict[str, int]) -> None:
+    for name, value in defines.items():
+        if name not in k.dims:
+            known = ", ".join(k.dims) or "none"
+            raise usage_error(f"-D {name}: kernel '{k.name}' has no dim '{name}' (dims: {known})")
+        if value <= 0:
+            raise usage_error(f"-D {name}={value}: a dim must be positive")
+        k.dims[name] = value
+
+
+@dataclass
+class _Use:
+    """An operand of the product, resolved: stored tensor, and whether op() transposes it."""
+
+    tensor: _Tensor
+    token: Token
+    transpose: bool
+
+    def logical_dims(self) -> tuple[str, str]:
+        d0, d1 = (str(d) for d in self.tensor.dims)
+        return (d1, d0) if self.transpose_of_declared() else (d0, d1)
+
+    def transpose_of_declared(self) -> bool:
+        return self.transpose
+
+    def stored_transpose(self) -> bool:
+        """Transposed relative to the row-major memref that holds it."""
+        return self.transpose != self.tensor.col_major
+
+
+class _Builder:
+    """Checks the assignment against the declarations and builds the gemm IR."""
+
+    def __init__(self, k: _Kernel, text: str, filename: str):
+        self.k = k
+        self.text = text
+        self.filename = filename
+
+    def error(self, token: Token, message: str) -> GemmcError:
+        return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
+
+    def build(self) -> ModuleOp:
+        k = self.k
+        c_tok, product, *c_term = k.assign.children
+        c = self._tensor(c_tok)
+        alpha_tok, a_use, b_use = self._product(product)
+        beta_tok = self._c_term(c_term[0], c_tok) if c_term else None
+        self._check_shapes(a_use, b_use, c, c_tok)
+        if a_use.tensor.dtype != b_use.tensor.dtype:
+            raise self.error(
+                b_use.token,
+                f"A and B must have one element type: '{a_use.token}' is {a_use.tensor.dtype}, "
+                f"'{b_use.token}' is {b_use.tensor.dtype}",
+            )
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
+
+    def _tensor(self, tok: Token) -> _Tensor:
+        t = self.k.tensors.get(str(tok))
+        if t is None:
+            what = "a scalar" if str(tok) in self.k.scalars else "not declared"
+            if str(tok) in self.k.dims:
+                what = "a dim"
+            raise self.error(tok, f"'{tok}' is {what}; expected a matrix operand")
+        return t
+
+    def _product(self, tree: Tree) -> tuple[Token | None, _Use, _Use]:
+        *scale, a_op, b_op = tree.children
+        alpha = self._scale(scale[0]) if scale else None
+        uses = []
+        for op in (a_op, b_op):
+            tok = op.children[0]
+            uses.append(_Use(self._tensor(tok), tok, len(op.children) > 1))
+        return alpha, uses[0], uses[1]
+
+    def _c_term(self, tree: Tree, c_tok: Token) -> Token | None:
+        *scale, name = tree.children
+        if str(name) != str(c_tok):
+            raise self.error(name, f"the added term must be the output '{c_tok}', not '{name}'")
+        return self._scale(scale[0]) if scale else _ONE
+
+    def _scale(self, tree: Tree) -> Token:
+        (tok,) = tree.children
+        if tok.type == "NAME":
+            if str(tok) not in self.k.scalars:
+                raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {self.k.acc}'")
+            dtype = self.k.scalars[str(tok)][1]
+            if dtype != self.k.acc:
+                raise self.error(tok, f"scalar '{tok}' is {dtype} but the accumulator is {self.k.acc}")
+        return tok
+
+    def _check_shapes(self, a: _Use, b: _Use, c: _Tensor, c_tok: Token) -> None:
+        m, ka = a.logical_dims()
+        kb, n = b.logical_dims()
+        if ka != kb:
+            raise self.error(
+                b.token,
+                f"'{b.token}' has shape {self._shape(b)} but {a.token} @ {b.token} needs [{ka}, {n}]",
+            )
+        cd = tuple(str(d) for d in c.dims)
+        if cd != (m, n):
+            raise self.error(
+                c_tok, f"'{c_tok}' has shape [{cd[0]}, {cd[1]}] but the product is [{m}, {n}]"
+            )
+
+    @staticmethod
+    def _shape(use: _Use) -> str:
+        d0, d1 = use.logical_dims()
+        return f"[{d0}, {d1}]"
+
+    # -- IR ---------------------------------------------------------------------
+
+    def _memref(self, t: _Tensor) -> MemRefType:
+        names = [str(d) for d in t.dims]
+        if t.col_major:
+            names.reverse()
+        shape = [self.k.dims[n] or DYNAMIC_INDEX for n in names]
+        return MemRefType(ELEMENT_TYPES[t.dtype](), shape)
+
+    @staticmethod
+    def _stored_dims(t: _Tensor) -> list[str]:
+        names = [str(d) for d in t.dims]
+        return names[::-1] if t.col_major else names
+
+    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None) -> ModuleOp:
+        k = self.k
+        acc_type = ELEMENT_TYPES[k.acc]()
+        tensors = [a.tensor, b.tensor, c]
+        if a.tensor is b.tensor or a.tensor is c or b.tensor is c:
+            raise self.error(c.name, "A, B and C must be three different matrices")
+        scalars = [tok for tok in (alpha, beta) if tok is not None and tok.type == "NAME"]
+        scalar_names = list(dict.fromkeys(str(s) for s in scalars))
+        arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
+        arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t))}) for t in tensors]
+        arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
+        block = Block(arg_types=arg_types)
+        for arg, t in zip(block.args, tensors):
+            arg.name_hint = str(t.name)
+        for arg, s in zip(block.args[3:], scalar_names):
+            arg.name_hint = s
+        builder = Builder(InsertPoint.at_end(block))
+        values = dict(zip(scalar_names, block.args[3:]))
+
+        def scalar(tok: Token | None):
+            if tok is None:
+                return None
+            if tok.type == "NAME":
+                return values[str(tok)]
+            return builder.insert(arith.ConstantOp(FloatAttr(float(tok), acc_type))).result
+
+        alpha_v, beta_v = scalar(alpha), scalar(beta)
+        A, B, C = block.args[:3]
+        builder.insert(
+            MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose())
+        )
+        builder.insert(func.ReturnOp())
+        fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
+        return ModuleOp([fn])
+
+
+_ONE = Token("NUMBER", "1.0")

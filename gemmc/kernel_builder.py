@@ -1,0 +1,134 @@
+"""A small builder for kernel IR: index arithmetic, loads, loops and guards.
+
+Passes use it so that the IR they write reads like the HIP it becomes: every value
+that has a name in the tutorial's kernels gets that name as its SSA name hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, gpu, math, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+LDS_SPACE = 3
+"""AMDGPU's address space for LDS; LDS memrefs carry it as their memory space."""
+
+
+class KernelBuilder:
+    def __init__(self, insert_point: InsertPoint):
+        self.b = Builder(insert_point)
+
+    @classmethod
+    def at_end(cls, block: Block) -> KernelBuilder:
+        return cls(InsertPoint.at_end(block))
+
+    @classmethod
+    def before(cls, op: Operation) -> KernelBuilder:
+        return cls(InsertPoint.before(op))
+
+    def op(self, op: Operation, name: str | None = None) -> SSAValue:
+        self.b.insert(op)
+        if name is not None and op.results:
+            op.results[0].name_hint = name
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    # -- constants and index arithmetic ----------------------------------------
+
+    def index(self, value: int, name: str | None = None) -> SSAValue:
+        return self.op(arith.ConstantOp(IntegerAttr(value, IndexType())), name)
+
+    def float(self, value: float, type: Attribute, name: str | None = None) -> SSAValue:
+        return self.op(arith.ConstantOp(FloatAttr(value, type)), name)
+
+    def add(self, x, y, name=None):
+        return self.op(arith.AddiOp(x, y), name)
+
+    def sub(self, x, y, name=None):
+        return self.op(arith.SubiOp(x, y), name)
+
+    def mul(self, x, y, name=None):
+        return self.op(arith.MuliOp(x, y), name)
+
+    def ceildiv(self, x, y, name=None):
+        return self.op(arith.CeilDivUIOp(x, y), name)
+
+    def lt(self, x, y, name=None):
+        return self.op(arith.CmpiOp(x, y, "ult"), name)
+
+    def land(self, x, y, name=None):
+        return self.op(arith.AndIOp(x, y), name)
+
+    def thread_id(self, dim: str, name=None):
+        return self.op(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum(dim))), name)
+
+    def block_id(self, dim: str, name=None):
+        return self.op(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum(dim))), name)
+
+    def dim(self, memref_value: SSAValue, axis: int, name=None) -> SSAValue:
+        """The size of one axis: a constant when the type knows it, memref.dim if not."""
+        size = memref_value.type.get_shape()[axis]  # type: ignore[attr-defined]
+        if size >= 0:
+            return self.index(size, name)
+        return self.op(memref.DimOp(memref_value, self.index(axis)), name)
+
+    # -- memory and float arithmetic --------------------------------------------
+
+    def load(self, mem: SSAValue, indices: Sequence[SSAValue], name=None) -> SSAValue:
+        return self.op(memref.LoadOp.get(mem, indices), name)
+
+    def store(self, value: SSAValue, mem: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.b.insert(memref.StoreOp.get(value, mem, indices))
+
+    def fma(self, a, b, c, name=None):
+        return self.op(math.FmaOp(a, b, c), name)
+
+    def fmul(self, a, b, name=None):
+        return self.op(arith.MulfOp(a, b), name)
+
+    def convert(self, value: SSAValue, to: Attribute, name=None) -> SSAValue:
+        """extf or truncf between float types; the value itself when they match."""
+        if value.type == to:
+            return value
+        width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+        if width[str(value.type)] < width[str(to)]:
+            return self.op(arith.ExtFOp(value, to), name)
+        return self.op(arith.TruncFOp(value, to), name)
+
+    # -- structure ------------------------------------------------------------------
+
+    def if_(self, cond: SSAValue, body: Callable[[KernelBuilder], None]) -> scf.IfOp:
+        block = Block()
+        inner = KernelBuilder.at_end(block)
+        body(inner)
+        inner.b.insert(scf.YieldOp())
+        op = scf.IfOp(cond, [], [block])
+        self.b.insert(op)
+        return op
+
+    def for_(
+        self,
+        lb: SSAValue,
+        ub: SSAValue,
+        step: SSAValue,
+        iter_args: Sequence[SSAValue],
+        body: Callable[[KernelBuilder, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
+        iv_name: str = "k",
+    ) -> scf.ForOp:
+        block = Block(arg_types=[IndexType(), *(v.type for v in iter_args)])
+        block.args[0].name_hint = iv_name
+        for arg in block.args[1:]:
+            arg.name_hint = "acc"
+        inner = KernelBuilder.at_end(block)
+        results = body(inner, block.args[0], block.args[1:])
+        inner.b.insert(scf.YieldOp(*results))
+        op = scf.ForOp(lb, ub, step, iter_args, block)
+        self.b.insert(op)
+        return op
+
+
+def lds_type(shape: Sequence[int], element: Attribute) -> MemRefType:
+    return MemRefType(element, shape, memory_space=IntegerAttr(LDS_SPACE, 64))

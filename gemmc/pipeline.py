@@ -1,0 +1,89 @@
+"""Passes by name, pipelines in xdsl-opt's syntax, and the target a module is built for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import parse_pipeline
+
+from gemmc.arch import DEFAULT_ARCH, Arch, get_arch
+from gemmc.diagnostics import usage_error
+
+TARGET_ATTR = "gemmc.target"
+
+
+def _gemm_to_kernel():
+    from gemmc.passes.gemm_to_kernel import GemmToKernelPass
+
+    return GemmToKernelPass
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "gemm-to-kernel": _gemm_to_kernel,
+}
+
+NAMED_PIPELINES: dict[str, str] = {
+    "step1": "gemm-to-kernel",
+}
+
+
+def default_pipeline(arch: Arch) -> str:
+    """What `gemmc compile` runs without -p: the best pipeline built so far."""
+    return NAMED_PIPELINES["step1"]
+
+
+def parse_pipeline_spec(spec: str) -> list[ModulePass]:
+    """Parse 'a,b{opt=1}' or a named pipeline ('step1') into pass instances."""
+    spec = NAMED_PIPELINES.get(spec.strip(), spec)
+    try:
+        specs = list(parse_pipeline(spec))
+    except Exception as e:  # xDSL raises its own parse errors with a span
+        raise usage_error(f"malformed pipeline '{spec}': {e}") from None
+    passes = []
+    for s in specs:
+        if s.name in NAMED_PIPELINES and not s.args:
+            passes.extend(parse_pipeline_spec(NAMED_PIPELINES[s.name]))
+            continue
+        if s.name not in PASSES:
+            known = ", ".join([*PASSES, *NAMED_PIPELINES])
+            raise usage_error(f"unknown pass '{s.name}'; known passes and pipelines: {known}")
+        cls = PASSES[s.name]()
+        try:
+            passes.append(cls.from_pass_spec(s))
+        except Exception as e:
+            raise usage_error(f"pass '{s.name}': {_option_message(e)}") from None
+    return passes
+
+
+def _option_message(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def set_target(module: ModuleOp, arch: Arch) -> None:
+    module.attributes[TARGET_ATTR] = StringAttr(arch.name)
+
+
+def target_of(module: ModuleOp) -> Arch:
+    attr = module.attributes.get(TARGET_ATTR)
+    return get_arch(attr.data if isinstance(attr, StringAttr) else DEFAULT_ARCH)
+
+
+def run_pipeline(
+    module: ModuleOp,
+    passes: list[ModulePass],
+    ctx: Context,
+    after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+) -> None:
+    """Apply passes in order, verifying after each so a broken pass is caught where it broke."""
+    for p in passes:
+        p.apply(ctx, module)
+        module.verify()
+        if after_each is not None:
+            after_each(p, module)
+
+
+__all__ = ["PassPipeline", "parse_pipeline_spec", "run_pipeline", "set_target", "target_of"]

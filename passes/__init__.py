@@ -1,0 +1,1 @@
+"""gemmc's passes, one per file; gemmc.pipeline registers them by name."""

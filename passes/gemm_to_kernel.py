@@ -1,0 +1,153 @@
+"""gemm-to-kernel: the tutorial's step 1, one thread per element of C.
+
+Expects: a module of `func.func`s holding `gemm.matmul` (the frontend's output).
+Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
+  * a `gpu.func` kernel in a `gpu.module @<func>_kernels`, where the thread at
+    (row, col) = (block_id.y * block-y + thread_id.y, block_id.x * block-x + thread_id.x)
+    runs an `scf.for` over K of global `memref.load`s and `math.fma`, guarded by
+    `row < M && col < N` so any M, N, K is correct, and stores alpha * acc + beta * C;
+  * in the host function, the grid size (ceil(N / block-x), ceil(M / block-y)) and a
+    `gpu.launch_func` that passes the memrefs and scalars.
+The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
+the HIP emitter uses to name the dynamic sizes it passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, gpu
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from gemmc.diagnostics import pass_error
+from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
+from gemmc.kernel_builder import KernelBuilder
+
+ARG_DIMS_ATTR = "gemm.arg_dims"
+MAX_THREADS = 1024
+
+
+@dataclass(frozen=True)
+class GemmToKernelPass(ModulePass):
+    name = "gemm-to-kernel"
+
+    block_x: int = 16
+    block_y: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        matmuls = [m for m in op.walk() if isinstance(m, MatmulOp)]
+        if not matmuls:
+            raise pass_error(self.name, op, "expects gemm.matmul ops; found none")
+        for matmul in matmuls:
+            self._check(matmul)
+            self._lower(op, matmul)
+        op.attributes["gpu.container_module"] = UnitAttr()
+
+    def _check(self, matmul: MatmulOp) -> None:
+        for name, v in (("block-x", self.block_x), ("block-y", self.block_y)):
+            if v < 1:
+                raise pass_error(self.name, matmul, f"{name}={v} must be positive")
+        if self.block_x * self.block_y > MAX_THREADS:
+            raise pass_error(
+                self.name, matmul,
+                f"block-x * block-y = {self.block_x * self.block_y} exceeds {MAX_THREADS} threads per block",
+            )
+        if not isinstance(matmul.parent_op(), func.FuncOp):
+            raise pass_error(self.name, matmul, "expects gemm.matmul directly inside a func.func")
+
+    def _lower(self, module: ModuleOp, matmul: MatmulOp) -> None:
+        host = matmul.parent_op()
+        assert isinstance(host, func.FuncOp)
+        kname = host.sym_name.data
+        operands = [matmul.a, matmul.b, matmul.c] + [v for v in (matmul.alpha, matmul.beta) if v]
+        kernel = self._kernel(kname, matmul, operands)
+        kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
+        module.body.block.add_op(kmodule)
+        self._launch(matmul, kname, operands)
+
+    # -- the kernel -------------------------------------------------------------------
+
+    def _kernel(self, name: str, matmul: MatmulOp, operands: list[SSAValue]) -> gpu.FuncOp:
+        kernel = gpu.FuncOp(
+            name, ([v.type for v in operands], []), kernel=True,
+            known_block_size=[self.block_x, self.block_y, 1],
+        )
+        kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([_dims_of(v) for v in operands])
+        args = kernel.body.block.args
+        for arg, v in zip(args, operands):
+            arg.name_hint = v.name_hint
+        A, B, C = args[:3]
+        scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[3:]))
+        kb = KernelBuilder.at_end(kernel.body.block)
+        ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
+        M = kb.dim(C, 0, "M")
+        N = kb.dim(C, 1, "N")
+        K = kb.dim(A, 0 if ta else 1, "K")
+        col = kb.add(kb.mul(kb.block_id("x", "bx"), kb.index(self.block_x)), kb.thread_id("x", "tx"), "col")
+        row = kb.add(kb.mul(kb.block_id("y", "by"), kb.index(self.block_y)), kb.thread_id("y", "ty"), "row")
+        inside = kb.land(kb.lt(row, M), kb.lt(col, N), "inside")
+        acc_type = matmul.acc_type
+
+        def body(kb: KernelBuilder) -> None:
+            zero = kb.float(0.0, acc_type, "zero")
+            c0, c1 = kb.index(0), kb.index(1)
+
+            def step(kb: KernelBuilder, k, iters):
+                a = kb.load(A, [k, row] if ta else [row, k], "a")
+                b = kb.load(B, [col, k] if tb else [k, col], "b")
+                a, b = kb.convert(a, acc_type), kb.convert(b, acc_type)
+                return [kb.fma(a, b, iters[0], "sum")]
+
+            loop = kb.for_(c0, K, c1, [zero], step)
+            loop.results[0].name_hint = "sum"
+            result = _epilogue(kb, loop.results[0], C, row, col, scalars)
+            kb.store(kb.convert(result, C.type.element_type), C, [row, col])
+
+        kb.if_(inside, body)
+        kb.b.insert(gpu.ReturnOp([]))
+        return kernel
+
+    # -- the host side ------------------------------------------------------------------
+
+    def _launch(self, matmul: MatmulOp, name: str, operands: list[SSAValue]) -> None:
+        kb = KernelBuilder.before(matmul)
+        M = kb.dim(matmul.c, 0, "M")
+        N = kb.dim(matmul.c, 1, "N")
+        bx, by, one = kb.index(self.block_x), kb.index(self.block_y), kb.index(1)
+        grid = [kb.ceildiv(N, bx, "grid_x"), kb.ceildiv(M, by, "grid_y"), one]
+        kb.b.insert(
+            gpu.LaunchFuncOp(
+                SymbolRefAttr(f"{name}_kernels", [StringAttr(name)]), grid, [bx, by, one],
+                kernelOperands=operands,
+            )
+        )
+        matmul.detach()
+        matmul.erase()
+
+
+def _dims_of(value: SSAValue) -> ArrayAttr:
+    """The dim names of a host function argument (empty for scalars)."""
+    from xdsl.ir import BlockArgument
+
+    if isinstance(value, BlockArgument):
+        fn = value.block.parent_op()
+        if isinstance(fn, func.FuncOp) and fn.arg_attrs is not None:
+            attrs = fn.arg_attrs.data[value.index]
+            assert isinstance(attrs, DictionaryAttr)
+            if DIMS_ATTR in attrs.data:
+                return attrs.data[DIMS_ATTR]  # type: ignore[return-value]
+    return ArrayAttr([])
+
+
+def _epilogue(kb: KernelBuilder, acc, C, row, col, scalars: dict[str, SSAValue]):
+    """alpha * acc + beta * C[row, col], leaving out what the source left out."""
+    result = acc
+    if "alpha" in scalars:
+        result = kb.fmul(scalars["alpha"], acc, "scaled")
+    if "beta" in scalars:
+        c_old = kb.convert(kb.load(C, [row, col], "c_old"), acc.type)
+        result = kb.fma(scalars["beta"], c_old, result, "result")
+    return result
