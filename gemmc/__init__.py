@@ -1,0 +1,23 @@
+"""gemmc: compile a small GEMM language into kernels for AMD GPUs, in the style of MLIR."""
+
+from gemmc.api import (
+    check,
+    emit,
+    lower,
+    parse,
+    parse_file,
+    parse_ir,
+    print_ir,
+    resource_report,
+    verify,
+    write_output,
+)
+from gemmc.arch import ARCHS, get_arch
+from gemmc.diagnostics import GemmcError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ARCHS", "GemmcError", "check", "emit", "get_arch", "lower", "parse", "parse_file",
+    "parse_ir", "print_ir", "resource_report", "verify", "write_output",
+]

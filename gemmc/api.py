@@ -1,0 +1,215 @@
+"""gemmc's Python API: everything the CLI does, callable from scripts and notebooks.
+
+    import gemmc
+    module = gemmc.parse_file("examples/sgemm.gemm", defines={"M": 257})
+    gemmc.lower(module, "step1", arch="gfx942")
+    print(gemmc.emit(module, "gfx942", "hip"))
+    print(gemmc.check(module, arch="gfx942").passed)
+
+Errors are raised as `gemmc.GemmcError`; its `render()` is what the CLI prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
+from gemmc.context import make_context
+from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
+from gemmc.frontend import parse_gemm
+from gemmc.pipeline import default_pipeline, parse_pipeline_spec, run_pipeline, set_target
+
+PIPELINE_ATTR = "gemmc.pipeline"
+
+
+def _arch(arch: Arch | str) -> Arch:
+    return arch if isinstance(arch, Arch) else get_arch(arch)
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """(text, display name) of a file, or of stdin for '-'; I/O problems are GemmcErrors."""
+    if path == "-":
+        import sys
+
+        return sys.stdin.read(), "<stdin>"
+    p = Path(path)
+    if not p.exists():
+        raise GemmcError(f"{path}: no such file", code=EXIT_IO)
+    if p.is_dir():
+        raise GemmcError(f"{path}: is a directory, expected a .gemm or .mlir file", code=EXIT_IO)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise GemmcError(f"{path}: cannot read: {e.strerror}", code=EXIT_IO) from None
+    if b"\0" in data:
+        raise GemmcError(f"{path}: is a binary file, expected a .gemm or .mlir file", code=EXIT_IO)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GemmcError(f"{path}: not UTF-8 text (byte {e.start})", code=EXIT_IO) from None
+    if not text.strip():
+        raise GemmcError(f"{path}: is empty", code=EXIT_IO)
+    return text, path
+
+
+def is_ir(text: str, name: str) -> bool:
+    """MLIR text rather than .gemm: by extension, or by its first token on stdin."""
+    if name.endswith(".mlir"):
+        return True
+    if name.endswith(".gemm"):
+        return False
+    for line in text.splitlines():
+        s = line.strip()
+        if s and not s.startswith(("#", "//")):
+            return not s.startswith("kernel")
+    return False
+
+
+def parse(text: str, filename: str = "<input>", defines: dict[str, int] | None = None) -> ModuleOp:
+    """Parse .gemm source into gemm IR."""
+    return parse_gemm(text, filename, defines)
+
+
+def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
+    """Parse gemmc IR (any level) in MLIR syntax, and verify it."""
+    try:
+        module = Parser(make_context(), text, filename).parse_module()
+    except ParseError as e:
+        loc = e.span.get_location()
+        raise GemmcError(e.msg, location_in(filename, text, loc.line, loc.col)) from None
+    verify(module)
+    return module
+
+
+def parse_file(path: str, defines: dict[str, int] | None = None) -> ModuleOp:
+    """A .gemm file (or '-') into gemm IR, or a .mlir file into the IR it holds."""
+    text, name = read_source(path)
+    if is_ir(text, name):
+        if defines:
+            raise GemmcError("-D applies to .gemm sources, not to IR", code=2)
+        return parse_ir(text, name)
+    return parse(text, name, defines)
+
+
+def verify(module: ModuleOp) -> None:
+    """Verify, turning xDSL's verifier exception into a one-line GemmcError."""
+    try:
+        module.verify()
+    except (VerifyException, DiagnosticException) as e:
+        raise GemmcError(f"IR does not verify: {_first_line(e)}") from None
+
+
+def _first_line(e: Exception) -> str:
+    lines = [l for l in str(e).splitlines() if l.strip()]
+    for l in lines:
+        if "Operation does not verify" in l:
+            return l.split("Operation does not verify:", 1)[1].strip()
+    return lines[-1].strip() if lines else type(e).__name__
+
+
+# -- lowering -----------------------------------------------------------------------
+
+
+def lower(
+    module: ModuleOp,
+    pipeline: str | None,
+    arch: Arch | str,
+    after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+) -> ModuleOp:
+    """Run a pipeline (a name such as 'step1', a pass list, None for the arch default)."""
+    target = _arch(arch)
+    spec = default_pipeline(target) if pipeline is None else pipeline
+    passes = parse_pipeline_spec(spec) if spec.strip() else []
+    set_target(module, target)
+    if spec.strip():
+        module.attributes[PIPELINE_ATTR] = StringAttr(spec)
+    try:
+        run_pipeline(module, passes, make_context(), after_each)
+    except (VerifyException, DiagnosticException) as e:
+        raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
+    return module
+
+
+def print_ir(module: ModuleOp) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue() + "\n"
+
+
+# -- running, emitting --------------------------------------------------------------
+
+
+def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | None = None, seed: int = 0):
+    """Interpret on random inputs and compare with a float64 numpy reference."""
+    from gemmc.interp import check as _check
+
+    return _check(module, dims or {}, _arch(arch), seed=seed)
+
+
+def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = False) -> str | bytes:
+    """The module as HIP source, IR text, AMDGCN assembly or a code object."""
+    target = _arch(arch)
+    if kind == "mlir":
+        return print_ir(module)
+    from gemmc.emit import emit_hip
+
+    source = emit_hip(module, target, harness=harness)
+    if kind == "hip":
+        return source
+    from gemmc.toolchain import compile_device
+
+    if kind in ("asm", "hsaco"):
+        return compile_device(source, target, kind)
+    raise GemmcError(f"unknown output kind '{kind}'; expected hip, mlir, asm or hsaco", code=2)
+
+
+def resource_report(module: ModuleOp, arch: Arch | str) -> str:
+    from gemmc.emit import emit_hip
+    from gemmc.toolchain import format_report, resource_report as _report
+
+    target = _arch(arch)
+    return format_report(_report(emit_hip(module, target), target))
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def write_output(path: str, data: str | bytes, input_path: str | None = None) -> None:
+    """Write whole or not at all: a temporary file beside the target, then a rename."""
+    if input_path and input_path != "-" and os.path.exists(path):
+        if os.path.samefile(path, input_path):
+            raise GemmcError(f"{path}: output would overwrite the input", code=EXIT_IO)
+    target = Path(path)
+    if target.is_dir():
+        raise GemmcError(f"{path}: is a directory", code=EXIT_IO)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    tmp = target.with_name(f".{target.name}.gemmc-tmp-{os.getpid()}")
+    try:
+        with open(tmp, mode) as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise GemmcError(f"{path}: cannot write: {e.strerror}", code=EXIT_IO) from None
+
+
+__all__ = [
+    "GemmcError", "Location", "check", "emit", "lower", "parse", "parse_file", "parse_ir",
+    "print_ir", "read_source", "resource_report", "verify", "write_output",
+]

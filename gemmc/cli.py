@@ -1,0 +1,199 @@
+"""The `gemmc` command: a thin layer over gemmc.api.
+
+Every failure is printed as one diagnostic line (plus the source line and a caret when
+it has a location) with the exit code from gemmc.diagnostics; a traceback is shown
+only for internal errors and only with GEMMC_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from gemmc import api
+from gemmc.arch import ARCHS, DEFAULT_ARCH
+from gemmc.diagnostics import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, GemmcError, usage_error
+from gemmc.pipeline import NAMED_PIPELINES, PASSES
+
+DESCRIPTION = """\
+gemmc compiles a small GEMM language (.gemm files) into GPU kernels for AMD GPUs,
+through xDSL IR and passes that rewrite it step by step, and emits HIP C++,
+AMDGCN assembly or a code object."""
+
+EPILOG = f"""\
+archs: {', '.join(ARCHS)} (default {DEFAULT_ARCH})
+named pipelines: {', '.join(NAMED_PIPELINES)}
+passes: {', '.join(PASSES)}
+
+examples:
+  gemmc compile examples/sgemm.gemm --arch gfx942 -o sgemm.hip
+  gemmc opt examples/sgemm.gemm -p gemm-to-kernel
+  gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, with gemmc's usage exit code."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise usage_error(f"{self.prog}: {message}")
+
+
+def _define(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise usage_error(f"-D {text}: expected NAME=VALUE, e.g. -D M=257")
+    try:
+        return name.strip(), int(value)
+    except ValueError:
+        raise usage_error(f"-D {text}: '{value}' is not an integer") from None
+
+
+def _defines(items: list[str] | None) -> dict[str, int]:
+    return dict(_define(t) for t in items or [])
+
+
+def _add_common(p: argparse.ArgumentParser, arch: bool = True) -> None:
+    p.add_argument("file", help="a .gemm source or .mlir IR file; '-' reads stdin")
+    if arch:
+        p.add_argument("--arch", default=DEFAULT_ARCH, help=f"target ({', '.join(ARCHS)})")
+    p.add_argument("-p", "--pipeline", default=None,
+                   help="passes in xdsl-opt syntax, e.g. 'gemm-to-kernel{block-x=16}', or a named "
+                        "pipeline (step1, ...); '' runs none")
+    p.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
+                   help="set a dim, overriding the source (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gemmc", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version="gemmc 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("compile", help="compile to HIP, IR, assembly or a code object",
+                       description="Lower a .gemm file with a pipeline and emit the result.")
+    _add_common(c)
+    c.add_argument("-o", "--output", help="output file (default: stdout; required for hsaco)")
+    c.add_argument("--emit", choices=["hip", "mlir", "asm", "hsaco"], default="hip",
+                   help="what to write (default hip)")
+    c.add_argument("--harness", action="store_true",
+                   help="with --emit hip: add a main() that allocates, launches, checks and times")
+    c.add_argument("--report", action="store_true",
+                   help="print the compiler's resource usage per kernel (VGPRs, SGPRs, LDS, ...)")
+    c.set_defaults(run=cmd_compile)
+
+    o = sub.add_parser("opt", help="run passes and print the IR (like xdsl-opt / mlir-opt)",
+                       description="Parse a .gemm or .mlir file, run a pipeline, print the IR.")
+    _add_common(o)
+    o.add_argument("-o", "--output", help="output file (default: stdout)")
+    o.add_argument("--print-ir-after-all", action="store_true",
+                   help="print the IR after every pass to stderr")
+    o.set_defaults(run=cmd_opt)
+
+    r = sub.add_parser("run", help="interpret on random inputs and check against numpy",
+                       description="Lower with a pipeline, run the IR in the interpreter on random "
+                                   "inputs and compare C with a float64 numpy reference.")
+    _add_common(r)
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--stats", action="store_true", help="print what the interpreter counted")
+    r.set_defaults(run=cmd_run)
+    return parser
+
+
+# -- commands -------------------------------------------------------------------------
+
+
+def _load(args) -> object:
+    module = api.parse_file(args.file, _defines(args.defines))
+    return module
+
+
+def _pipeline_for(args, default_none: bool = False) -> str | None:
+    if args.pipeline is None and default_none:
+        return ""
+    return args.pipeline
+
+
+def cmd_compile(args) -> int:
+    module = _load(args)
+    api.lower(module, args.pipeline, args.arch)
+    if args.emit == "hsaco" and not args.output:
+        raise usage_error("--emit hsaco writes a binary code object: give -o FILE")
+    if args.harness and args.emit != "hip":
+        raise usage_error("--harness applies to --emit hip")
+    data = api.emit(module, args.arch, args.emit, harness=args.harness)
+    if args.report:
+        print(api.resource_report(module, args.arch), file=sys.stderr)
+    _write(args, data)
+    return 0
+
+
+def cmd_opt(args) -> int:
+    module = _load(args)
+
+    def dump(p, m):
+        print(f"// -----// IR Dump After {p.name} //----- //", file=sys.stderr)
+        print(api.print_ir(m), file=sys.stderr)
+
+    after = dump if args.print_ir_after_all else None
+    pipeline = _pipeline_for(args, default_none=True)
+    arch = ARCHS[args.arch] if args.arch in ARCHS else api.get_arch(args.arch)
+    if pipeline:
+        api.lower(module, pipeline, arch, after_each=after)
+    _write(args, api.print_ir(module))
+    return 0
+
+
+def cmd_run(args) -> int:
+    module = _load(args)
+    api.lower(module, args.pipeline, args.arch)
+    result = api.check(module, args.arch, _defines(args.defines), seed=args.seed)
+    print(result.summary())
+    if args.stats:
+        print(result.stats.format())
+    return 0 if result.passed else EXIT_INPUT
+
+
+def _write(args, data) -> None:
+    if args.output:
+        api.write_output(args.output, data, input_path=args.file)
+    elif isinstance(data, bytes):
+        sys.stdout.buffer.write(data)
+    else:
+        sys.stdout.write(data)
+
+
+# -- entry point ----------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        if hasattr(args, "arch"):
+            api.get_arch(args.arch)
+        return args.run(args)
+    except GemmcError as e:
+        print(e.render(), file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("gemmc: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # a bug in gemmc: one line, never a traceback unless asked
+        if os.environ.get("GEMMC_DEBUG"):
+            traceback.print_exc()
+        msg = str(e).strip().splitlines()
+        print(f"gemmc: internal error: {type(e).__name__}: {msg[0] if msg else ''} "
+              "(set GEMMC_DEBUG=1 for a traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
