@@ -19,12 +19,20 @@ LDS_SPACE = 3
 
 
 class KernelBuilder:
-    def __init__(self, insert_point: InsertPoint):
+    """Builds at one insertion point; index constants are shared with nested builders
+    (a constant defined earlier in an enclosing block dominates the nested ones), and
+    index arithmetic on constants folds, so the IR carries no `x * 1` or `0 + x`."""
+
+    def __init__(self, insert_point: InsertPoint, constants: dict[int, SSAValue] | None = None):
         self.b = Builder(insert_point)
+        self.constants: dict[int, SSAValue] = dict(constants or {})
 
     @classmethod
-    def at_end(cls, block: Block) -> KernelBuilder:
-        return cls(InsertPoint.at_end(block))
+    def at_end(cls, block: Block, constants: dict[int, SSAValue] | None = None) -> KernelBuilder:
+        return cls(InsertPoint.at_end(block), constants)
+
+    def nested(self, block: Block) -> KernelBuilder:
+        return KernelBuilder.at_end(block, self.constants)
 
     @classmethod
     def before(cls, op: Operation) -> KernelBuilder:
@@ -39,18 +47,39 @@ class KernelBuilder:
     # -- constants and index arithmetic ----------------------------------------
 
     def index(self, value: int, name: str | None = None) -> SSAValue:
-        return self.op(arith.ConstantOp(IntegerAttr(value, IndexType())), name)
+        if name is None and value in self.constants:
+            return self.constants[value]
+        v = self.op(arith.ConstantOp(IntegerAttr(value, IndexType())), name)
+        if name is None:
+            self.constants[value] = v
+        return v
 
     def float(self, value: float, type: Attribute, name: str | None = None) -> SSAValue:
         return self.op(arith.ConstantOp(FloatAttr(value, type)), name)
 
     def add(self, x, y, name=None):
+        cx, cy = constant_value(x), constant_value(y)
+        if cx is not None and cy is not None:
+            return self.index(cx + cy)
+        if cx == 0:
+            return y
+        if cy == 0:
+            return x
         return self.op(arith.AddiOp(x, y), name)
 
     def sub(self, x, y, name=None):
         return self.op(arith.SubiOp(x, y), name)
 
     def mul(self, x, y, name=None):
+        cx, cy = constant_value(x), constant_value(y)
+        if cx is not None and cy is not None:
+            return self.index(cx * cy)
+        if (cx == 0 or cy == 0) and name is None:
+            return self.index(0)
+        if cx == 1:
+            return y
+        if cy == 1:
+            return x
         return self.op(arith.MuliOp(x, y), name)
 
     def ceildiv(self, x, y, name=None):
@@ -80,6 +109,10 @@ class KernelBuilder:
     def load(self, mem: SSAValue, indices: Sequence[SSAValue], name=None) -> SSAValue:
         return self.op(memref.LoadOp.get(mem, indices), name)
 
+    def alloca(self, t: MemRefType, name: str | None = None) -> SSAValue:
+        op = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), memory_space=t.memory_space)
+        return self.op(op, name)
+
     def store(self, value: SSAValue, mem: SSAValue, indices: Sequence[SSAValue]) -> None:
         self.b.insert(memref.StoreOp.get(value, mem, indices))
 
@@ -102,7 +135,7 @@ class KernelBuilder:
 
     def if_(self, cond: SSAValue, body: Callable[[KernelBuilder], None]) -> scf.IfOp:
         block = Block()
-        inner = KernelBuilder.at_end(block)
+        inner = self.nested(block)
         body(inner)
         inner.b.insert(scf.YieldOp())
         op = scf.IfOp(cond, [], [block])
@@ -122,12 +155,20 @@ class KernelBuilder:
         block.args[0].name_hint = iv_name
         for arg in block.args[1:]:
             arg.name_hint = "acc"
-        inner = KernelBuilder.at_end(block)
+        inner = self.nested(block)
         results = body(inner, block.args[0], block.args[1:])
         inner.b.insert(scf.YieldOp(*results))
         op = scf.ForOp(lb, ub, step, iter_args, block)
         self.b.insert(op)
         return op
+
+
+def constant_value(v: SSAValue) -> int | None:
+    """The value of an index constant, None for anything else."""
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
 
 
 def lds_type(shape: Sequence[int], element: Attribute) -> MemRefType:

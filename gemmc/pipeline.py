@@ -21,18 +21,60 @@ def _gemm_to_kernel():
     return GemmToKernelPass
 
 
+def _lds_tiling():
+    from gemmc.passes.lds_tiling import LdsTilingPass
+
+    return LdsTilingPass
+
+
+def _register_tiling():
+    from gemmc.passes.register_tiling import RegisterTilingPass
+
+    return RegisterTilingPass
+
+
+def _double_buffer():
+    from gemmc.passes.double_buffer import DoubleBufferPass
+
+    return DoubleBufferPass
+
+
+def _vectorize():
+    from gemmc.passes.vectorize import VectorizePass
+
+    return VectorizePass
+
+
+def _launch_bounds():
+    from gemmc.passes.launch_bounds import LaunchBoundsPass
+
+    return LaunchBoundsPass
+
+
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "gemm-to-kernel": _gemm_to_kernel,
+    "lds-tiling": _lds_tiling,
+    "register-tiling": _register_tiling,
+    "double-buffer": _double_buffer,
+    "vectorize": _vectorize,
+    "launch-bounds": _launch_bounds,
 }
+
+_STEP3 = "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8}"
 
 NAMED_PIPELINES: dict[str, str] = {
     "step1": "gemm-to-kernel",
+    "step2": "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=16}",
+    "step3": _STEP3,
+    "step4": _STEP3 + ",double-buffer",
+    "step5": _STEP3 + ",double-buffer,vectorize{width=4}",
+    "step6": _STEP3 + ",double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
 }
 
 
 def default_pipeline(arch: Arch) -> str:
     """What `gemmc compile` runs without -p: the best pipeline built so far."""
-    return NAMED_PIPELINES["step1"]
+    return NAMED_PIPELINES["step6"]
 
 
 def parse_pipeline_spec(spec: str) -> list[ModulePass]:

@@ -27,6 +27,8 @@ from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
 from gemmc.kernel_builder import KernelBuilder
 
 ARG_DIMS_ATTR = "gemm.arg_dims"
+ROLE_ATTR = "gemm.role"
+"""Marks the ops later passes look for: the K loop, the epilogue guard, copy loops."""
 MAX_THREADS = 1024
 
 
@@ -102,11 +104,13 @@ class GemmToKernelPass(ModulePass):
                 return [kb.fma(a, b, iters[0], "sum")]
 
             loop = kb.for_(c0, K, c1, [zero], step)
+            loop.attributes[ROLE_ATTR] = StringAttr("k_loop")
             loop.results[0].name_hint = "sum"
             result = _epilogue(kb, loop.results[0], C, row, col, scalars)
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
 
-        kb.if_(inside, body)
+        guard = kb.if_(inside, body)
+        guard.attributes[ROLE_ATTR] = StringAttr("epilogue")
         kb.b.insert(gpu.ReturnOp([]))
         return kernel
 

@@ -258,6 +258,8 @@ class _Builder:
                 b.token,
                 f"'{b.token}' has shape {self._shape(b)} but {a.token} @ {b.token} needs [{ka}, {n}]",
             )
+        if c.col_major:
+            raise self.error(c_tok, f"the output '{c_tok}' must be row-major")
         cd = tuple(str(d) for d in c.dims)
         if cd != (m, n):
             raise self.error(

@@ -1,0 +1,129 @@
+"""Read a GEMM kernel back from kernel IR: what it computes, independent of its schedule.
+
+The tiling passes need to know, of the kernel they rewrite, which arguments are A, B
+and C, how A and B are laid out, the types, and the epilogue (the ops that turn the
+accumulated sum at (row, col) into the stored value).  `analyze` finds these in the
+output of gemm-to-kernel or of any tiling pass, through the `gemm.role` markers, and
+says precisely what it expected when the kernel has another shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import gpu, memref, scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.schedule import SCHEDULE_ATTR, Schedule
+
+ROLE_ATTR = "gemm.role"
+
+
+@dataclass
+class Contraction:
+    kernel: gpu.FuncOp
+    a: BlockArgument
+    b: BlockArgument
+    c: BlockArgument
+    transpose_a: bool
+    transpose_b: bool
+    in_type: Attribute
+    acc_type: Attribute
+    epilogue: list[Operation]  # in order; their free values are row, col, sum and kernel args
+    row: SSAValue
+    col: SSAValue
+    sum: SSAValue
+    schedule: Schedule | None  # None for the untiled step-1 kernel
+    block_size: tuple[int, int]
+
+
+def role(op: Operation) -> str | None:
+    attr = op.attributes.get(ROLE_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def set_role(op: Operation, name: str) -> None:
+    op.attributes[ROLE_ATTR] = StringAttr(name)
+
+
+def find_role(root: Operation, name: str) -> Operation | None:
+    for op in root.walk():
+        if role(op) == name:
+            return op
+    return None
+
+
+def kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
+    found = [op for op in module.walk() if isinstance(op, gpu.FuncOp) and op.kernel is not None]
+    if not found:
+        raise pass_error(pass_name, module, "expects kernel IR (a gpu.func); run gemm-to-kernel first")
+    return found
+
+
+def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
+    guard = find_role(kernel, "epilogue")
+    if not isinstance(guard, scf.IfOp):
+        raise pass_error(pass_name, kernel, "expects a GEMM kernel with an epilogue guard (gemm.role = \"epilogue\")")
+    body = list(guard.true_region.block.ops)[:-1]  # without the scf.yield
+    store = body[-1] if body else None
+    if not isinstance(store, memref.StoreOp) or len(store.indices) != 2:
+        raise pass_error(pass_name, kernel, "expects the epilogue to end in a store to C[row, col]")
+    row, col = store.indices
+    c = store.memref
+    sched_attr = kernel.attributes.get(SCHEDULE_ATTR)
+    if sched_attr is None:
+        k_loop, sum_value, a, b, ta, tb = _naive_loop(guard, pass_name, kernel)
+        start = body.index(k_loop) + 1
+    else:
+        read = find_role(guard, "acc_read")
+        if read is None:
+            raise pass_error(pass_name, kernel, "expects the epilogue to read the accumulator tile")
+        sum_value = read.results[0]
+        start = body.index(read) + 1
+        a, b, ta, tb = _tiled_operands(kernel, pass_name)
+    for v, name in ((a, "A"), (b, "B"), (c, "C")):
+        if not isinstance(v, BlockArgument) or v.block.parent_op() is not kernel:
+            raise pass_error(pass_name, kernel, f"expects {name} to be a kernel argument")
+    bs = kernel.known_block_size
+    if bs is None:
+        raise pass_error(pass_name, kernel, "expects gpu.known_block_size on the kernel")
+    bx, by = bs.get_values()[:2]
+    return Contraction(
+        kernel=kernel, a=a, b=b, c=c, transpose_a=ta, transpose_b=tb,  # type: ignore[arg-type]
+        in_type=a.type.element_type, acc_type=sum_value.type,
+        epilogue=body[start:], row=row, col=col, sum=sum_value,
+        schedule=Schedule.from_attr(sched_attr) if sched_attr is not None else None,
+        block_size=(bx, by),
+    )
+
+
+def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
+    loop = find_role(guard, "k_loop")
+    if not isinstance(loop, scf.ForOp) or len(loop.results) != 1:
+        raise pass_error(pass_name, kernel, "expects a step-1 kernel: a K loop (gemm.role = \"k_loop\") carrying the sum")
+    loads = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
+    if len(loads) != 2:
+        raise pass_error(pass_name, loop, "expects the K loop to load one element of A and one of B")
+    k = loop.body.block.args[0]
+    la, lb = loads
+    ta = la.indices[0] is k
+    tb = lb.indices[1] is k
+    return loop, loop.results[0], la.memref, lb.memref, ta, tb
+
+
+def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):
+    ops = {}
+    for name in ("load_a", "load_b"):
+        load = find_role(kernel, name)
+        if load is None:
+            raise pass_error(pass_name, kernel, f"expects a global load marked gemm.role = \"{name}\"")
+        trans = load.attributes.get("gemm.transposed")
+        ops[name] = (load.operands[0], trans is not None)
+    (a, ta), (b, tb) = ops["load_a"], ops["load_b"]
+    return a, b, ta, tb
+
+
+def tiling_error(pass_name: str, op: Operation, message: str) -> GemmcError:
+    return pass_error(pass_name, op, message)

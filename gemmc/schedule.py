@@ -1,0 +1,56 @@
+"""The tiling schedule of a kernel, and how it is recorded on the gpu.func.
+
+The tiling passes (lds-tiling, register-tiling, double-buffer, vectorize) each change
+one part of the schedule; gemmc.tiled_kernel turns a schedule plus the contraction
+read back from the IR into the kernel's loop nest.  The schedule is kept on the
+kernel as `gemm.schedule = {...}` so the next pass, and a reader, can see it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, i64
+
+SCHEDULE_ATTR = "gemm.schedule"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    block_m: int  # rows of C per workgroup
+    block_n: int  # columns of C per workgroup
+    block_k: int  # depth of one LDS tile
+    threads_x: int
+    threads_y: int
+    thread_m: int = 1  # rows of C per thread
+    thread_n: int = 1
+    contiguous: int = 0  # 1: a thread owns a contiguous thread_m x thread_n tile (register tiling)
+    b_transposed: int = 0  # 1: B is stored [block_n][block_k] in LDS
+    buffers: int = 1  # LDS buffers per operand
+    width_a: int = 1  # elements per global->LDS load of A
+    width_b: int = 1
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+    def with_(self, **changes) -> Schedule:
+        return replace(self, **changes)
+
+    def to_attr(self) -> DictionaryAttr:
+        return DictionaryAttr({k: IntegerAttr(v, i64) for k, v in asdict(self).items()})
+
+    @staticmethod
+    def from_attr(attr: DictionaryAttr) -> Schedule:
+        return Schedule(**{k: v.value.data for k, v in attr.data.items()})  # type: ignore[attr-defined]
+
+    def lds_bytes(self, elem_bytes: int) -> int:
+        tiles = self.block_m * self.block_k + self.block_n * self.block_k
+        return tiles * elem_bytes * self.buffers
+
+    def vgpr_estimate(self) -> int:
+        """Accumulators, fragments and ~24 registers of addresses and loop state."""
+        acc = self.thread_m * self.thread_n
+        frags = self.thread_m + self.thread_n if self.contiguous else 2
+        staging = (self.width_a + self.width_b) * (self.buffers - 1)
+        return acc + frags + staging + 24

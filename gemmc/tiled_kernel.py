@@ -1,0 +1,350 @@
+"""Write a GEMM kernel's loop nest for a tiling schedule.
+
+Used by the tiling passes: each reads the contraction back from the IR
+(gemmc.contraction), changes the schedule, and calls `rebuild` to replace the
+kernel body.  The epilogue ops are moved over from the old body (cloned with
+row, col and the sum remapped), so whatever the frontend put there survives.
+
+The body, with the schedule's names (one LDS buffer shown):
+
+    block_row = block_id.y * block_m ; block_col = block_id.x * block_n
+    acc = memref.alloca : memref<thread_m x thread_n, private>    zeroed
+    tile_a = LDS [block_m][block_k] ; tile_b = LDS [block_k][block_n] (or [block_n][block_k])
+    for t in 0 .. ceil(K / block_k):                              (k_loop)
+        copy_a / copy_b: each thread loads width elements per step, guarded by the bounds
+        gpu.barrier
+        for kk in 0 .. block_k: acc[i][j] += tile_a[..][kk] * tile_b[kk][..]   (compute)
+        gpu.barrier
+    for i, j: if (r < M && c < N) { sum = acc[i][j]; <epilogue> }  (epilogue)
+
+With two buffers the copy of tile t+1 is issued before the compute on tile t, into
+the other buffer, and one barrier per iteration separates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, UnitAttr, VectorType
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from gemmc.contraction import Contraction, set_role
+from gemmc.kernel_builder import LDS_SPACE, KernelBuilder
+from gemmc.schedule import SCHEDULE_ATTR, Schedule
+
+PRIVATE_SPACE = 5
+"""AMDGPU's private (per-lane) address space: register tiles live here until promoted."""
+
+
+def private_type(shape, element: Attribute) -> MemRefType:
+    return MemRefType(element, shape, memory_space=IntegerAttr(PRIVATE_SPACE, 64))
+
+
+def lds_type(shape, element: Attribute) -> MemRefType:
+    return MemRefType(element, shape, memory_space=IntegerAttr(LDS_SPACE, 64))
+
+
+def rebuild(con: Contraction, s: Schedule) -> None:
+    """Replace the kernel's body with the loop nest of schedule `s`, and fix its launch."""
+    kernel = con.kernel
+    old = kernel.body.block
+    block = Block(arg_types=old.arg_types)
+    for new, prev in zip(block.args, old.args):
+        new.name_hint = prev.name_hint
+    args = dict(zip(old.args, block.args))
+    _Writer(con, s, block, args).write()
+    kernel.body.insert_block_after(block, old)
+    kernel.body.detach_block(old)
+    old.erase(safe_erase=False)
+    from xdsl.dialects.builtin import DenseArrayBase, i32
+
+    kernel.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
+    kernel.attributes[SCHEDULE_ATTR] = s.to_attr()
+    _fix_launch(kernel, s)
+    region_dce(kernel.body)
+
+
+class _Writer:
+    def __init__(self, con: Contraction, s: Schedule, block: Block, args: dict):
+        self.con, self.s, self.block, self.args = con, s, block, args
+        self.kb = KernelBuilder.at_end(block)
+        self.A, self.B, self.C = args[con.a], args[con.b], args[con.c]
+
+    def write(self) -> None:
+        kb, s, con = self.kb, self.s, self.con
+        self.M = kb.dim(self.C, 0, "M")
+        self.N = kb.dim(self.C, 1, "N")
+        self.K = kb.dim(self.A, 0 if con.transpose_a else 1, "K")
+        self.tx, self.ty = kb.thread_id("x", "tx"), kb.thread_id("y", "ty")
+        self.row0 = kb.mul(kb.block_id("y", "by"), kb.index(s.block_m), "block_row")
+        self.col0 = kb.mul(kb.block_id("x", "bx"), kb.index(s.block_n), "block_col")
+        self.tid = kb.add(kb.mul(self.ty, kb.index(s.threads_x)), self.tx, "tid")
+        self.acc = kb.alloca(private_type([s.thread_m, s.thread_n], con.acc_type), "acc")
+        zero = kb.float(0.0, con.acc_type, "zero")
+        self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
+        lead = [s.buffers] if s.buffers > 1 else []
+        self.tile_a = kb.alloca(lds_type(lead + [s.block_m, s.block_k], con.in_type), "tile_a")
+        b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
+        self.tile_b = kb.alloca(lds_type(lead + b_shape, con.in_type), "tile_b_t" if s.b_transposed else "tile_b")
+        num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
+        if s.buffers == 1:
+            self._single_buffered(num_tiles)
+        else:
+            self._double_buffered(num_tiles)
+        self._epilogue()
+        kb.b.insert(gpu.ReturnOp([]))
+
+    # -- the K loop ------------------------------------------------------------------
+
+    def _single_buffered(self, num_tiles: SSAValue) -> None:
+        def tile(b: KernelBuilder, t, _):
+            k0 = b.mul(t, b.index(self.s.block_k), "k0")
+            self._copies(b, k0, None)
+            b.b.insert(gpu.BarrierOp())
+            self._compute(b, None)
+            b.b.insert(gpu.BarrierOp())
+            return []
+
+        loop = self.kb.for_(self.kb.index(0), num_tiles, self.kb.index(1), [], tile, "t")
+        set_role(loop, "k_loop")
+
+    def _double_buffered(self, num_tiles: SSAValue) -> None:
+        kb = self.kb
+        self._copies(kb, kb.index(0), kb.index(0))  # prologue: tile 0 into buffer 0
+        kb.b.insert(gpu.BarrierOp())
+
+        def tile(b: KernelBuilder, t, _):
+            two = b.index(2)
+            cur = b.op(arith.RemUIOp(t, two), "cur")
+            nxt_t = b.add(t, b.index(1), "next_t")
+            nxt = b.op(arith.RemUIOp(nxt_t, two), "next")
+            has_next = b.lt(nxt_t, num_tiles, "has_next")
+            prefetch = b.if_(has_next, lambda ib: self._copies(ib, ib.mul(nxt_t, ib.index(self.s.block_k), "k0"), nxt))
+            set_role(prefetch, "prefetch")
+            self._compute(b, cur)
+            b.b.insert(gpu.BarrierOp())
+            return []
+
+        loop = kb.for_(kb.index(0), num_tiles, kb.index(1), [], tile, "t")
+        set_role(loop, "k_loop")
+
+    # -- global -> LDS copies ----------------------------------------------------------
+
+    def _copies(self, b: KernelBuilder, k0: SSAValue, buf: SSAValue | None) -> None:
+        s, con = self.s, self.con
+        # Tiles in stored coordinates: (outer extent, inner extent, outer origin, inner origin).
+        if con.transpose_a:
+            a = (s.block_k, s.block_m, k0, self.row0, self.K, self.M)
+        else:
+            a = (s.block_m, s.block_k, self.row0, k0, self.M, self.K)
+        if con.transpose_b:
+            bb = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
+        else:
+            bb = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
+        self._copy(b, "copy_a", self.A, a, s.width_a, buf, self._a_lds_index(con.transpose_a))
+        self._copy(b, "copy_b", self.B, bb, s.width_b, buf, self._b_lds_index(con.transpose_b))
+
+    @staticmethod
+    def _a_lds_index(trans: bool) -> Callable:
+        # stored (s0, s1) -> tile_a[m][k]
+        return (lambda s0, s1: (s1, s0)) if trans else (lambda s0, s1: (s0, s1))
+
+    def _b_lds_index(self, trans: bool) -> Callable:
+        # stored (s0, s1) -> logical (k, n) -> tile_b[k][n] or tile_b_t[n][k]
+        logical = (lambda s0, s1: (s1, s0)) if trans else (lambda s0, s1: (s0, s1))
+        if self.s.b_transposed:
+            return lambda s0, s1: logical(s0, s1)[::-1]
+        return logical
+
+    def _copy(self, b, role_name, src, tile, width, buf, lds_index) -> None:
+        e0, e1, o0, o1, rows, cols = tile
+        lds = self.tile_a if role_name == "copy_a" else self.tile_b
+        per_row = e1 // width
+        total = e0 * per_row
+        threads = self.s.threads
+        iters = -(-total // threads)
+        trans = (role_name == "copy_a" and self.con.transpose_a) or (role_name == "copy_b" and self.con.transpose_b)
+
+        def element(ib: KernelBuilder, it, _):
+            idx = ib.add(ib.mul(it, ib.index(threads)), self.tid, "idx")
+
+            def body(cb: KernelBuilder):
+                i0 = cb.op(arith.DivUIOp(idx, cb.index(per_row)), "i0")
+                i1 = cb.mul(cb.op(arith.RemUIOp(idx, cb.index(per_row))), cb.index(width), "i1")
+                g0, g1 = cb.add(o0, i0, "g0"), cb.add(o1, i1, "g1")
+                inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
+                value = self._guarded_load(cb, src, [g0, g1], inside, width, trans)
+                self._store_lds(cb, value, lds, buf, i0, i1, width, lds_index)
+
+            if total % threads == 0:
+                body(ib)
+            else:
+                ib.if_(ib.lt(idx, ib.index(total)), body)
+            return []
+
+        if iters == 1:
+            element(b, b.index(0), [])
+        else:
+            b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it")
+
+    def _guarded_load(self, b: KernelBuilder, src, idx, inside, width, trans) -> SSAValue:
+        el = src.type.element_type
+        t = el if width == 1 else VectorType(el, [width])
+        then_block, else_block = Block(), Block()
+        tb, eb = b.nested(then_block), b.nested(else_block)
+        load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
+        set_role(load, "load_a" if src is self.A else "load_b")
+        if trans:
+            load.attributes["gemm.transposed"] = UnitAttr()
+        v = tb.op(load, "v")
+        tb.b.insert(scf.YieldOp(v))
+        z = eb.float(0.0, el)
+        if width > 1:
+            z = eb.op(vector.BroadcastOp(z, t))
+        eb.b.insert(scf.YieldOp(z))
+        op = scf.IfOp(inside, [t], [then_block], [else_block])
+        b.b.insert(op)
+        op.results[0].name_hint = "v"
+        return op.results[0]
+
+    def _store_lds(self, b: KernelBuilder, value, lds, buf, i0, i1, width, lds_index) -> None:
+        lead = [buf] if buf is not None else []
+        if width == 1:
+            b.store(value, lds, lead + list(lds_index(i0, i1)))
+            return
+        r, c = lds_index(i0, i1)
+        if c is i1:  # the LDS row runs along the same dim as the global one
+            b.b.insert(vector.StoreOp(value, lds, lead + [r, c]))
+            return
+        for e in range(width):
+            x = b.op(vector.ExtractOp(value, [e], value.type.element_type))
+            r, c = lds_index(i0, b.add(i1, b.index(e)))
+            b.store(x, lds, lead + [r, c])
+
+    # -- compute ---------------------------------------------------------------------------
+
+    def _compute(self, b: KernelBuilder, buf) -> None:
+        s, con = self.s, self.con
+        lead = [buf] if buf is not None else []
+
+        def a_at(x, m, kk):
+            return x.convert(x.load(self.tile_a, lead + [m, kk], "a"), con.acc_type)
+
+        def b_at(x, kk, n):
+            idx = [n, kk] if s.b_transposed else [kk, n]
+            return x.convert(x.load(self.tile_b, lead + idx, "b"), con.acc_type)
+
+        def step(x: KernelBuilder, kk, _):
+            if s.contiguous:
+                self._outer_product(x, kk, a_at, b_at)
+            else:
+                def fma(y: KernelBuilder, ij):
+                    i, j = ij
+                    m = y.add(self.ty, y.mul(i, y.index(s.threads_y)))
+                    n = y.add(self.tx, y.mul(j, y.index(s.threads_x)))
+                    acc = y.load(self.acc, [i, j], "c")
+                    y.store(y.fma(a_at(y, m, kk), b_at(y, kk, n), acc), self.acc, [i, j])
+
+                self._nest(x, [s.thread_m, s.thread_n], fma, ["i", "j"])
+            return []
+
+        loop = b.for_(b.index(0), b.index(s.block_k), b.index(1), [], step, "kk")
+        set_role(loop, "compute")
+
+    def _outer_product(self, x: KernelBuilder, kk, a_at, b_at) -> None:
+        s, con = self.s, self.con
+        a_frag = x.alloca(private_type([s.thread_m], con.acc_type), "a_frag")
+        b_frag = x.alloca(private_type([s.thread_n], con.acc_type), "b_frag")
+        m0 = x.mul(self.ty, x.index(s.thread_m), "thread_row")
+        n0 = x.mul(self.tx, x.index(s.thread_n), "thread_col")
+        self._nest(x, [s.thread_m], lambda y, i: y.store(a_at(y, y.add(m0, i[0]), kk), a_frag, i), ["i"])
+        self._nest(x, [s.thread_n], lambda y, j: y.store(b_at(y, kk, y.add(n0, j[0])), b_frag, j), ["j"])
+
+        def fma(y: KernelBuilder, ij):
+            i, j = ij
+            acc = y.load(self.acc, [i, j], "c")
+            y.store(y.fma(y.load(a_frag, [i], "a"), y.load(b_frag, [j], "b"), acc), self.acc, [i, j])
+
+        self._nest(x, [s.thread_m, s.thread_n], fma, ["i", "j"])
+
+    # -- epilogue --------------------------------------------------------------------------
+
+    def _epilogue(self) -> None:
+        s, con = self.s, self.con
+
+        def store(b: KernelBuilder, ij):
+            i, j = ij
+            if s.contiguous:
+                r = b.add(self.row0, b.add(b.mul(self.ty, b.index(s.thread_m)), i), "r")
+                c = b.add(self.col0, b.add(b.mul(self.tx, b.index(s.thread_n)), j), "c")
+            else:
+                r = b.add(self.row0, b.add(self.ty, b.mul(i, b.index(s.threads_y))), "r")
+                c = b.add(self.col0, b.add(self.tx, b.mul(j, b.index(s.threads_x))), "c")
+            inside = b.land(b.lt(r, self.M), b.lt(c, self.N), "inside")
+
+            def body(ib: KernelBuilder):
+                read = memref.LoadOp.get(self.acc, [i, j])
+                ib.op(read, "sum")
+                set_role(read, "acc_read")
+                mapping = dict(self.args)
+                mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
+                for op in con.epilogue:
+                    ib.b.insert(op.clone(value_mapper=mapping))
+
+            guard = b.if_(inside, body)
+            set_role(guard, "epilogue")
+
+        self._nest(self.kb, [s.thread_m, s.thread_n], store, ["i", "j"])
+
+    # -- loops -----------------------------------------------------------------------------
+
+    def _nest(self, b: KernelBuilder, extents, body, names) -> None:
+        """Loops over constant extents; an extent of 1 is no loop, just index 0."""
+
+        def level(x: KernelBuilder, d: int, ivs: list):
+            if d == len(extents):
+                body(x, ivs)
+                return
+            if extents[d] == 1:
+                level(x, d + 1, ivs + [x.index(0)])
+                return
+
+            def inner(y, iv, _):
+                level(y, d + 1, ivs + [iv])
+                return []
+
+            x.for_(x.index(0), x.index(extents[d]), x.index(1), [], inner, names[d])
+
+        level(b, 0, [])
+
+
+def _fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
+    """Point the host's launch at the new block and grid sizes."""
+    module = kernel.parent_op().parent_op()  # builtin.module
+    for launch in module.walk():
+        if not isinstance(launch, gpu.LaunchFuncOp):
+            continue
+        if launch.kernel.nested_references.data[-1].data != kernel.sym_name.data:
+            continue
+        gx, gy = launch.gridSizeX.owner, launch.gridSizeY.owner
+        if not (isinstance(gx, arith.CeilDivUIOp) and isinstance(gy, arith.CeilDivUIOp)):
+            raise ValueError("the launch's grid is not ceil(N / block) x ceil(M / block)")
+        kb = KernelBuilder(InsertPoint.before(launch))
+        n, m = gx.lhs, gy.lhs
+        grid_x = kb.ceildiv(n, kb.index(s.block_n), "grid_x")
+        grid_y = kb.ceildiv(m, kb.index(s.block_m), "grid_y")
+        tx, ty = kb.index(s.threads_x, "block_x"), kb.index(s.threads_y, "block_y")
+        for i, v in ((0, grid_x), (1, grid_y), (3, tx), (4, ty)):
+            launch.operands[i] = v
+        for dead in (gx, gy):
+            if not any(r.uses for r in dead.results):
+                consts = [o.owner for o in dead.operands]
+                dead.detach()
+                dead.erase()
+                for c in consts:
+                    if isinstance(c, arith.ConstantOp) and not c.result.uses:
+                        c.detach()
+                        c.erase()

@@ -1,0 +1,35 @@
+"""Resource checks shared by the tiling passes: LDS bytes, threads and VGPRs per arch."""
+
+from __future__ import annotations
+
+from gemmc.arch import Arch
+from gemmc.contraction import Contraction
+from gemmc.diagnostics import pass_error
+from gemmc.schedule import Schedule
+
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+
+
+def element_bytes(con: Contraction) -> int:
+    return ELEMENT_BYTES[str(con.in_type)]
+
+
+def check_fits(pass_name: str, kernel, s: Schedule, con: Contraction, arch: Arch) -> None:
+    lds = s.lds_bytes(element_bytes(con))
+    if lds > arch.lds_bytes:
+        raise pass_error(
+            pass_name, kernel,
+            f"LDS tiles need {lds} bytes but {arch.name} has {arch.lds_bytes} per workgroup",
+        )
+    if s.threads > arch.max_threads_per_block:
+        raise pass_error(
+            pass_name, kernel,
+            f"{s.threads_x}x{s.threads_y} = {s.threads} threads exceed {arch.max_threads_per_block} per workgroup",
+        )
+    vgprs = s.vgpr_estimate()
+    if vgprs > arch.vgprs_per_lane:
+        raise pass_error(
+            pass_name, kernel,
+            f"a {s.thread_m}x{s.thread_n} accumulator tile needs about {vgprs} VGPRs but "
+            f"{arch.name} has {arch.vgprs_per_lane} per lane",
+        )
