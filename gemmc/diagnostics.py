@@ -66,6 +66,9 @@ def location_in(file: str, text: str, line: int, col: int) -> Location:
 def pass_error(pass_name: str, op, message: str) -> GemmcError:
     """A pass whose precondition does not hold: names the pass, the op and its function."""
     where = f"'{op.name}'"
+    own = op.properties.get("sym_name") or op.attributes.get("sym_name")
+    if own is not None and op.name != "builtin.module":
+        return GemmcError(f"{pass_name}: {message} (at '{op.name}' @{own.data})")
     fn = op.parent_op()
     while fn is not None and "sym_name" not in fn.properties and "sym_name" not in fn.attributes:
         fn = fn.parent_op()

@@ -173,7 +173,8 @@ class _Writer:
 
             def body(cb: KernelBuilder):
                 i0 = cb.op(arith.DivUIOp(idx, cb.index(per_row)), "i0")
-                i1 = cb.mul(cb.op(arith.RemUIOp(idx, cb.index(per_row))), cb.index(width), "i1")
+                lane = cb.op(arith.RemUIOp(idx, cb.index(per_row)), "i1" if width == 1 else None)
+                i1 = lane if width == 1 else cb.mul(lane, cb.index(width), "i1")
                 g0, g1 = cb.add(o0, i0, "g0"), cb.add(o1, i1, "g1")
                 inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
                 value = self._guarded_load(cb, src, [g0, g1], inside, width, trans)
