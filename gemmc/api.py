@@ -187,14 +187,18 @@ def resource_report(module: ModuleOp, arch: Arch | str) -> str:
 # -- writing ------------------------------------------------------------------------
 
 
-def write_output(path: str, data: str | bytes, input_path: str | None = None) -> None:
-    """Write whole or not at all: a temporary file beside the target, then a rename."""
-    if input_path and input_path != "-" and os.path.exists(path):
+def check_output_path(path: str, input_path: str | None = None) -> None:
+    """Refuse an output that is the input or a directory, before any work is done."""
+    if input_path and input_path != "-" and os.path.exists(path) and os.path.exists(input_path):
         if os.path.samefile(path, input_path):
             raise GemmcError(f"{path}: output would overwrite the input", code=EXIT_IO)
-    target = Path(path)
-    if target.is_dir():
+    if Path(path).is_dir():
         raise GemmcError(f"{path}: is a directory", code=EXIT_IO)
+
+
+def write_output(path: str, data: str | bytes, input_path: str | None = None) -> None:
+    """Write whole or not at all: a temporary file beside the target, then a rename."""
+    check_output_path(path, input_path)
     mode = "wb" if isinstance(data, bytes) else "w"
     tmp = target.with_name(f".{target.name}.gemmc-tmp-{os.getpid()}")
     try:

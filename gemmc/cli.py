@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args) -> object:
+    if getattr(args, "output", None):
+        api.check_output_path(args.output, args.file)
     module = api.parse_file(args.file, _defines(args.defines))
     return module
 
