@@ -1,0 +1,142 @@
+"""What every part of the interpreter shares: its error type, and how IR types map to numpy.
+
+Values are numpy arrays or numpy scalars, never xDSL attributes, so that a kernel's
+lanes are computed in one numpy call per op.  Element types map as follows:
+
+  f32 -> float32, f16 -> float16, f64 -> float64,
+  bf16 -> float32 holding values already rounded to bf16 (numpy has no bf16; every
+          bf16 result is rounded with `to_bf16`, so the values are exactly bf16's),
+  index, iN -> int64 (i1 -> bool).  Narrow integers are not wrapped to N bits: the
+          kernels compute addresses in `index`, and int64 cannot overflow there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from gemmc.diagnostics import GemmcError
+
+
+class InterpError(GemmcError):
+    """A kernel did something the interpreter refuses: an out-of-bounds access, a race,
+    an op it cannot run.  A GemmcError, so the CLI prints it as one line."""
+
+
+# -- types ---------------------------------------------------------------------------
+
+
+def element_type(t: Attribute) -> Attribute:
+    """The scalar type of a scalar, vector or memref type."""
+    if isinstance(t, (VectorType, MemRefType)):
+        return t.element_type
+    return t
+
+
+def is_vector(t: Attribute) -> bool:
+    return isinstance(t, VectorType)
+
+
+def vector_width(t: Attribute) -> int:
+    """Lanes of a 1-D vector type (1 for a scalar type); wider shapes are refused."""
+    if not isinstance(t, VectorType):
+        return 1
+    shape = t.get_shape()
+    if len(shape) != 1:
+        raise InterpError(f"only 1-D vectors are supported, not {t}")
+    return shape[0]
+
+
+def np_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype that holds values of scalar type `t` (bf16 is held as float32)."""
+    t = element_type(t)
+    if isinstance(t, (Float32Type, BFloat16Type)):
+        return np.dtype(np.float32)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        return np.dtype(np.bool_)
+    if isinstance(t, (IntegerType, IndexType)):
+        return np.dtype(np.int64)
+    raise InterpError(f"the interpreter has no value representation for type {t}")
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(element_type(t), (Float16Type, BFloat16Type, Float32Type, Float64Type))
+
+
+def is_bf16(t: Attribute) -> bool:
+    return isinstance(element_type(t), BFloat16Type)
+
+
+def element_bytes(t: Attribute) -> int:
+    """Bytes one element of `t` occupies on the device (bf16 is 2, although held as float32)."""
+    t = element_type(t)
+    if isinstance(t, (Float16Type, BFloat16Type)):
+        return 2
+    if isinstance(t, Float32Type):
+        return 4
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    return 8
+
+
+def to_bf16(x):
+    """Round float values to bf16 (nearest, ties to even), returned as float32.
+
+    Works on the bits: adding 0x7FFF plus the lowest kept bit to the float32 pattern and
+    clearing the low 16 bits is round-to-nearest-even; NaNs are kept as (quiet) NaNs.
+    """
+    a = np.asarray(x, dtype=np.float32)
+    bits = a.view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(
+        0xFFFF0000
+    )
+    out = np.where(np.isnan(a), np.float32(np.nan), rounded.view(np.float32))
+    return out if out.ndim else np.float32(out)
+
+
+def round_to(x, t: Attribute):
+    """`x` in the representation of type `t`: cast, and rounded to bf16 where `t` is bf16."""
+    dtype = np_dtype(t)
+    if isinstance(x, np.ndarray):
+        if x.dtype != dtype:
+            x = x.astype(dtype)
+    else:
+        x = dtype.type(x)
+    return to_bf16(x) if is_bf16(t) else x
+
+
+# -- names for messages -------------------------------------------------------------
+
+
+def value_name(v: SSAValue) -> str:
+    """How a value reads in a message: %A, %lds_a, %arg3."""
+    if v.name_hint:
+        return f"%{v.name_hint}"
+    if isinstance(v, BlockArgument):
+        return f"%arg{v.index}"
+    return f"the result of {v.owner.name}" if isinstance(v.owner, Operation) else "%<value>"
+
+
+def enclosing_symbol(op: Operation) -> str:
+    """'@name' of the function (func.func or gpu.func) that holds `op`, or ''."""
+    p = op.parent_op()
+    while p is not None:
+        sym = p.properties.get("sym_name") or p.attributes.get("sym_name")
+        if sym is not None and p.name in ("func.func", "gpu.func"):
+            return f"@{sym.data}"
+        p = p.parent_op()
+    return ""

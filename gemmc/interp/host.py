@@ -1,0 +1,124 @@
+"""The host function: xDSL's Interpreter over func.func, with memrefs as numpy arrays.
+
+Host values are numpy scalars and arrays.  Besides func, arith (shared with kernels,
+see ops.py) and memref.dim, the host runs:
+  * gemm.matmul, with numpy as its definition, so the frontend's output runs as is;
+  * gpu.launch_func, which hands the grid to the SIMT interpreter (simt.run_kernel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import gpu, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreters.func import FuncFunctions
+
+from gemmc.arch import Arch
+from gemmc.dialects.gemm import MatmulOp
+from gemmc.interp.common import InterpError, np_dtype, round_to, value_name
+from gemmc.interp.ops import ArithFunctions
+from gemmc.interp.simt import LANE_BUDGET, ScfFunctions, run_kernel
+from gemmc.interp.stats import Stats
+
+
+def matmul_numpy(op: MatmulOp, a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha=None, beta=None) -> None:
+    """gemm.matmul's meaning: C = alpha * op(A) @ op(B) + beta * C, in place.
+
+    The product is computed in float32 (BLAS) and rounded to the accumulator type, then
+    scaled, added and rounded again; for an f16 accumulator that is more accurate than
+    the per-step rounding of a kernel, which the f16 tolerance allows for.
+    """
+    acc = op.acc_type
+    x = a.T if op.transpose_a else a
+    y = b.T if op.transpose_b else b
+    r = round_to(x.astype(np.float32) @ y.astype(np.float32), acc)
+    if alpha is not None:
+        r = round_to(np.multiply(r, alpha, dtype=np.float64), acc)
+    if beta is not None:
+        c_acc = round_to(c, acc)
+        r = round_to(np.multiply(c_acc, beta, dtype=np.float64) + r, acc)
+    c[...] = round_to(r, op.c.type)
+
+
+@register_impls
+@dataclass
+class HostFunctions(InterpreterFunctions):
+    arch: Arch | None = None
+    stats: Stats = field(default_factory=Stats)
+    races: bool = True
+    lane_budget: int = LANE_BUDGET
+
+    @impl(MatmulOp)
+    def run_matmul(self, interp: Interpreter, op: MatmulOp, args: PythonValues):
+        a, b, c, *scalars = args
+        it = iter(scalars)
+        alpha = next(it) if op.alpha is not None else None
+        beta = next(it) if op.beta is not None else None
+        _check_matmul_shapes(op, a, b, c)
+        matmul_numpy(op, a, b, c, alpha, beta)
+        return ()
+
+    @impl(gpu.LaunchFuncOp)
+    def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
+        values = dict(zip(op.operands, args))
+        grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+        block = tuple(int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+        kernel = interp.get_op_for_symbol(op.kernel)
+        if not isinstance(kernel, gpu.FuncOp):
+            raise InterpError(f"gpu.launch_func: {op.kernel} is not a gpu.func")
+        operands = [values[v] for v in op.kernelOperands]
+        run_kernel(
+            interp.module, kernel, grid, block, operands, self.arch, self.stats,
+            self.races, self.lane_budget,
+        )
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
+        array, axis = args
+        return (np.int64(array.shape[int(axis)]),)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
+        sizes = iter(int(s) for s in args)
+        shape = [n if n >= 0 else next(sizes) for n in op.memref.type.get_shape()]
+        return (np.zeros(shape, dtype=np_dtype(op.memref.type)),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
+
+    @impl(memref.LoadOp)
+    def run_load(self, interp: Interpreter, op: memref.LoadOp, args: PythonValues):
+        array, *idx = args
+        return (array[tuple(int(i) for i in idx)],)
+
+    @impl(memref.StoreOp)
+    def run_store(self, interp: Interpreter, op: memref.StoreOp, args: PythonValues):
+        value, array, *idx = args
+        array[tuple(int(i) for i in idx)] = value
+        return ()
+
+
+def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:
+    (m, k), (k2, n), _ = (
+        (x.shape[::-1] if t else x.shape) for x, t in ((a, op.transpose_a), (b, op.transpose_b), (c, False))
+    )
+    if k != k2 or c.shape != (m, n):
+        raise InterpError(
+            f"gemm.matmul: shapes of {value_name(op.a)} {a.shape}, {value_name(op.b)} {b.shape} "
+            f"and {value_name(op.c)} {c.shape} do not agree"
+        )
+
+
+def host_interpreter(module: ModuleOp, arch: Arch, stats: Stats, races: bool = True,
+                     lane_budget: int = LANE_BUDGET) -> Interpreter:
+    interp = Interpreter(module)
+    interp.register_implementations(FuncFunctions())
+    interp.register_implementations(ArithFunctions())
+    interp.register_implementations(ScfFunctions())
+    interp.register_implementations(HostFunctions(arch, stats, races, lane_budget))
+    return interp

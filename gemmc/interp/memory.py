@@ -1,0 +1,358 @@
+"""Kernel memory: global buffers, LDS (one instance per workgroup), private memory
+(one instance per lane), with bounds checks, LDS race detection and traffic counters.
+
+Every buffer is a flat numpy array of instances of `shape` laid out row-major; an
+access computes, per lane, instance base + linear offset and gathers or scatters.
+Only active lanes are checked and stored; inactive lanes read some element that
+nobody observes.
+
+LDS race detection (`RaceTracker`) records, per element, the barrier interval and
+thread of its last write and of its last read(s).  Within one interval a thread may
+only read what it wrote itself, and may only overwrite what no other thread read;
+anything else is a race that a missing gpu.barrier leaves to the hardware's timing.
+Elements rather than 4-byte words are tracked, so two threads writing the two halves
+of one f16 pair is (rightly) not a race.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import memref, vector
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Operation, SSAValue
+
+from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
+from gemmc.interp.simt import KernelState
+from gemmc.kernel_builder import LDS_SPACE
+
+_NONE = -1
+_MANY = -2  # read by several threads in this interval
+
+
+def memory_space(t: MemRefType) -> int:
+    space = t.memory_space
+    return space.value.data if isinstance(space, IntegerAttr) else 0
+
+
+class Buffer:
+    """A memref's storage as the kernel sees it."""
+
+    def __init__(self, kind: str, name: str, type: MemRefType, shape: tuple[int, ...], data: np.ndarray):
+        self.kind = kind  # "global", "lds" or "private"
+        self.name = name
+        self.type = type
+        self.shape = shape
+        self.size = int(np.prod(shape, dtype=np.int64))
+        self.strides = tuple(int(np.prod(shape[i + 1 :], dtype=np.int64)) for i in range(len(shape)))
+        self.data = data
+        self.elem_bytes = element_bytes(type)
+        self.races: RaceTracker | None = None
+
+    @classmethod
+    def global_(cls, arg: SSAValue, array: np.ndarray) -> Buffer:
+        """A host array passed to a kernel; it is updated in place."""
+        if not array.flags.c_contiguous:
+            raise InterpError(f"memref argument {value_name(arg)} must be a C-contiguous array")
+        return cls("global", value_name(arg), arg.type, tuple(array.shape), array.reshape(-1))
+
+    @classmethod
+    def allocate(cls, state: KernelState, op: Operation, shape: tuple[int, ...]) -> Buffer:
+        """memref.alloc/alloca in a kernel: LDS (memory space 3) per workgroup, else per lane.
+
+        Fresh memory holds NaN (floats), so reading what was never written shows in C.
+        """
+        t: MemRefType = op.results[0].type
+        kind = "lds" if memory_space(t) == LDS_SPACE else "private"
+        instances = state.lanes.nwg if kind == "lds" else state.lanes.count
+        size = int(np.prod(shape, dtype=np.int64))
+        dtype = np_dtype(t)
+        fill = np.nan if dtype.kind == "f" else 0
+        buf = cls(kind, value_name(op.results[0]), t, shape, np.full(instances * size, fill, dtype=dtype))
+        if kind == "lds":
+            state.lds_bytes[op] = size * buf.elem_bytes
+            used = sum(state.lds_bytes.values())
+            if used > state.arch.lds_bytes:
+                raise InterpError(
+                    f"{op.name} of {buf.name}: the kernel allocates {used} bytes of LDS per "
+                    f"workgroup; {state.arch.name} has {state.arch.lds_bytes}"
+                )
+            if state.races:
+                buf.races = RaceTracker(instances * size)
+        return buf
+
+    def base(self, state: KernelState):
+        """Offset of each lane's instance in `data`."""
+        if self.kind == "global":
+            return 0
+        if self.kind == "lds":
+            return state.lanes.wg * self.size
+        return state.lanes.all * self.size
+
+    def unravel(self, offset: int) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.unravel_index(offset % max(self.size, 1), self.shape))
+
+
+class RaceTracker:
+    """Per LDS element: interval, thread and op of the last write, and of the last read."""
+
+    def __init__(self, n: int):
+        self.w_iv = np.full(n, _NONE, dtype=np.int64)
+        self.w_tid = np.full(n, _NONE, dtype=np.int64)
+        self.w_op = np.full(n, _NONE, dtype=np.int64)
+        self.r_iv = np.full(n, _NONE, dtype=np.int64)
+        self.r_tid = np.full(n, _NONE, dtype=np.int64)
+        self.r_op = np.full(n, _NONE, dtype=np.int64)
+
+    def on_read(self, acc: _Access) -> None:
+        addr, iv, tid = acc.addr, acc.interval(), acc.tid()
+        hit = (self.w_iv[addr] == iv) & (self.w_tid[addr] != tid)
+        if hit.any():
+            i = int(np.argmax(hit))
+            acc.race(i, "reads", int(self.w_tid[addr[i]]), int(self.w_op[addr[i]]), "wrote")
+        prev = np.where(self.r_iv[addr] == iv, self.r_tid[addr], tid)
+        new = np.where(prev == tid, tid, _MANY)
+        self.r_tid[addr] = new
+        clash = self.r_tid[addr] != new  # two threads of this op read one element
+        self.r_tid[addr[clash]] = _MANY
+        self.r_iv[addr] = iv
+        self.r_op[addr] = acc.state.op_id(acc.op)
+
+    def on_write(self, acc: _Access, old: np.ndarray, new: np.ndarray) -> None:
+        """Check before the store lands (`old`: the elements' values, `new`: the stored ones)."""
+        addr, iv, tid = acc.addr, acc.interval(), acc.tid()
+        war = (self.r_iv[addr] == iv) & (self.r_tid[addr] != tid)
+        if war.any():
+            i = int(np.argmax(war))
+            other = int(self.r_tid[addr[i]])
+            acc.race(i, "overwrites", other, int(self.r_op[addr[i]]), "read")
+        waw = (self.w_iv[addr] == iv) & (self.w_tid[addr] != tid) & (old != new)
+        if waw.any():
+            i = int(np.argmax(waw))
+            acc.race(i, "overwrites", int(self.w_tid[addr[i]]), int(self.w_op[addr[i]]), "wrote")
+
+    def after_write(self, acc: _Access, data: np.ndarray, new: np.ndarray) -> None:
+        """Record the store; two threads of one store writing different values to one element race."""
+        addr, tid = acc.addr, acc.tid()
+        self.w_tid[addr] = tid
+        dup = (self.w_tid[addr] != tid) & (data[addr] != new)
+        if dup.any():
+            i = int(np.argmax(dup))
+            acc.race(i, "writes", int(self.w_tid[addr[i]]), acc.state.op_id(acc.op), "also wrote")
+        self.w_iv[addr] = acc.interval()
+        self.w_op[addr] = acc.state.op_id(acc.op)
+
+
+@dataclass
+class _Access:
+    """One memory op's active elements: their flat addresses and the lane of each."""
+
+    state: KernelState
+    op: Operation
+    buf: Buffer
+    addr: np.ndarray  # flat indices into buf.data, one per active lane and vector element
+    lanes: np.ndarray  # the lane of each address
+
+    def tid(self) -> np.ndarray:
+        return self.state.lanes.tid[self.lanes]
+
+    def interval(self) -> np.ndarray:
+        return self.state.lane_interval()[self.lanes]
+
+    def race(self, i: int, verb: str, other_tid: int, other_op: int, other_verb: str) -> None:
+        st, lane = self.state, int(self.lanes[i])
+        other = st.op_of(other_op).name if other_op >= 0 else "an op"
+        index = self.buf.unravel(int(self.addr[i]))
+        raise InterpError(
+            f"LDS race on {self.buf.name}: {self.op.name} by {st.where(lane)} {verb} index "
+            f"{index}, which thread {st.lanes.thread_of_tid(other_tid)} {other_verb} with {other} "
+            f"in the same barrier interval (a gpu.barrier is missing between the {other} "
+            f"and the {self.op.name})"
+        )
+
+
+def _check_bounds(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> None:
+    """An out-of-bounds index on any active lane is an error naming op, buffer and index."""
+    if len(indices) != len(buf.shape):
+        raise InterpError(f"{op.name} of {buf.name} with {len(indices)} indices; its rank is {len(buf.shape)}")
+    mask, bad = state.mask, None
+    last = len(indices) - 1
+    for d, (i, n) in enumerate(zip(indices, buf.shape)):
+        limit = n - width + 1 if d == last else n
+        if np.ndim(i) == 0:
+            if 0 <= i < limit:
+                continue
+            b = True
+        elif 0 <= state.value_range(i)[0] and state.value_range(i)[1] < limit:
+            continue
+        else:
+            b = (i < 0) | (i >= limit)
+        bad = b if bad is None else (bad | b)
+    if bad is None:
+        return
+    bad = np.broadcast_to(bad, (state.lanes.count,))
+    if mask is not None:
+        bad = bad & mask
+    if not bad.any():
+        return
+    lane = state.first_active_lane(bad)
+    index = tuple(int(np.broadcast_to(i, (state.lanes.count,))[lane]) for i in indices)
+    what = f"a vector of {width} starting " if width > 1 else ""
+    space = {"global": "", "lds": "LDS ", "private": "private "}[buf.kind]
+    raise InterpError(
+        f"out-of-bounds {op.name} of {space}{buf.name} at {what}index {index}; shape is "
+        f"{buf.shape} ({state.where(lane)})"
+    )
+
+
+def _addresses(state: KernelState, buf: Buffer, indices, width: int):
+    """Flat addresses per lane, shape (L,) or (L, w).  Inactive lanes may hold any
+    address: loads gather with mode="clip" and stores keep only the active lanes."""
+    terms = [i * s if s != 1 else i for i, s in zip(indices, buf.strides) if s != 0]
+    base = buf.base(state)
+    if not isinstance(base, int):
+        terms.append(base)
+    addr = terms[0] if terms else np.int64(0)
+    for t in terms[1:]:
+        addr = addr + t
+    addr = np.broadcast_to(addr, (state.lanes.count,))
+    if width > 1:
+        addr = addr[:, None] + np.arange(width, dtype=np.int64)
+    return addr
+
+
+def _active(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(addresses, lanes) of the active lanes, flattened over vector elements."""
+    lanes = state.lanes.all
+    if state.mask is not None:
+        addr, lanes = addr[state.mask], lanes[state.mask]
+    if addr.ndim == 2:
+        lanes = np.repeat(lanes, addr.shape[1])
+    return addr.reshape(-1), lanes
+
+
+def _count(state: KernelState, buf: Buffer, width: int, store: bool) -> None:
+    if buf.kind == "private":
+        return
+    lanes, waves = state.active_counts()
+    kind = f"{buf.kind}_{'store' if store else 'load'}"
+    s = state.stats
+    setattr(s, f"{kind}_instrs", getattr(s, f"{kind}_instrs") + waves)
+    setattr(s, f"{kind}_bytes", getattr(s, f"{kind}_bytes") + lanes * width * buf.elem_bytes)
+
+
+def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int) -> int:
+    """Extra LDS cycles that bank conflicts cost this access: the hook for the bank model.
+
+    To fill in: per active wave, group its lanes' byte addresses
+    (addr * buf.elem_bytes) by bank (address // arch.lds_bank_bytes % arch.lds_banks)
+    in the groups of lanes the arch services per cycle, and count the cycles beyond one.
+    """
+    return 0
+
+
+def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
+    """memref.load / vector.load: the value per lane, (L,) or (L, width)."""
+    _check_bounds(state, op, buf, indices, width)
+    _count(state, buf, width, store=False)
+    if state.active_counts()[0] == 0:
+        return np.zeros((state.lanes.count, width) if width > 1 else state.lanes.count, buf.data.dtype)
+    addr = _addresses(state, buf, indices, width)
+    if buf.kind == "lds":
+        state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
+        if buf.races is not None:
+            buf.races.on_read(_Access(state, op, buf, *_active(state, addr)))
+    return np.take(buf.data, addr, mode="clip")
+
+
+def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width: int) -> None:
+    """memref.store / vector.store of `value` by the active lanes."""
+    _check_bounds(state, op, buf, indices, width)
+    _count(state, buf, width, store=True)
+    if state.active_counts()[0] == 0:
+        return
+    addr = _addresses(state, buf, indices, width)
+    value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
+    if state.mask is not None:
+        addr, value = addr[state.mask], value[state.mask]
+    if buf.kind == "lds":
+        state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
+    if buf.races is None:
+        buf.data[addr] = value
+        return
+    acc = _Access(state, op, buf, *_active_flat(state, addr))
+    flat_value = value.reshape(-1)
+    buf.races.on_write(acc, buf.data[acc.addr], flat_value)
+    buf.data[acc.addr] = flat_value
+    buf.races.after_write(acc, buf.data, flat_value)
+
+
+def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like `_active`, for addresses already restricted to active lanes."""
+    lanes = state.lanes.all if state.mask is None else state.lanes.all[state.mask]
+    if addr.ndim == 2:
+        lanes = np.repeat(lanes, addr.shape[1])
+    return addr.reshape(-1), lanes
+
+
+@register_impls
+@dataclass
+class MemoryFunctions(InterpreterFunctions):
+    """memref and vector memory ops inside kernels."""
+
+    state: KernelState | None = None
+
+    @impl(memref.LoadOp)
+    def run_load(self, interp: Interpreter, op: memref.LoadOp, args: PythonValues):
+        buf, *indices = args
+        return (load(self.state, op, buf, indices, 1),)
+
+    @impl(memref.StoreOp)
+    def run_store(self, interp: Interpreter, op: memref.StoreOp, args: PythonValues):
+        value, buf, *indices = args
+        store(self.state, op, buf, indices, value, 1)
+        return ()
+
+    @impl(vector.LoadOp)
+    def run_vector_load(self, interp: Interpreter, op: vector.LoadOp, args: PythonValues):
+        buf, *indices = args
+        return (load(self.state, op, buf, indices, vector_width(op.result.type)),)
+
+    @impl(vector.StoreOp)
+    def run_vector_store(self, interp: Interpreter, op: vector.StoreOp, args: PythonValues):
+        value, buf, *indices = args
+        store(self.state, op, buf, indices, value, vector_width(op.vector.type))
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
+        buf, axis = args
+        return (np.int64(buf.shape[int(axis)]),)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
+        return (Buffer.allocate(self.state, op, _alloc_shape(op, args)),)
+
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interp: Interpreter, op: memref.AllocaOp, args: PythonValues):
+        return (Buffer.allocate(self.state, op, _alloc_shape(op, args)),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
+
+
+def _alloc_shape(op: Operation, args: PythonValues) -> tuple[int, ...]:
+    """The static shape, with dynamic sizes (which must be uniform) filled in."""
+    sizes = iter(args[: len(op.dynamic_sizes)])
+    shape = []
+    for n in op.results[0].type.get_shape():
+        if n < 0:
+            v = next(sizes)
+            if np.ndim(v) != 0:
+                raise InterpError(f"{op.name} with a size that differs between threads")
+            n = int(v)
+        shape.append(n)
+    return tuple(shape)

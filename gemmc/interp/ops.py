@@ -1,0 +1,298 @@
+"""arith, math and vector (register) ops on per-lane numpy values.
+
+The same implementations serve the host function (state None: values are scalars,
+nothing is counted) and kernels (state set: float ops count as VALU instructions).
+Float arithmetic happens in the op's type: float32 for f32, float16 for f16 (numpy
+computes f16 in f32 and rounds once, which equals IEEE f16 arithmetic for + - * /),
+bf16 in float32 rounded to bf16 after each op.  math.fma is computed in float64 and
+rounded once, which is a fused multiply-add up to a rare double rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import arith, math, vector
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+)
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+
+from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width
+from gemmc.interp.simt import KernelState, lane_where
+
+
+def _scalar(x):
+    """0-d arrays back to numpy scalars, so uniform values stay scalars."""
+    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
+def _u(x) -> np.ndarray:
+    """An index value reinterpreted as unsigned (for the *ui ops and unsigned compares)."""
+    return np.asarray(x, dtype=np.int64).astype(np.uint64)
+
+
+def _s(x):
+    return _scalar(np.asarray(x).astype(np.int64))
+
+
+def _divsi(a, b):
+    """Signed division rounding toward zero, as arith.divsi (numpy's // floors)."""
+    r = np.fmod(a, b)
+    return _scalar(np.floor_divide(np.subtract(a, r), b))
+
+
+def _ceildivui(a, b):
+    ua, ub = _u(a), _u(b)
+    return _s(ua // ub + (ua % ub != 0))
+
+
+INT_BINARY = {
+    arith.AddiOp: np.add,
+    arith.SubiOp: np.subtract,
+    arith.MuliOp: np.multiply,
+    arith.DivSIOp: _divsi,
+    arith.DivUIOp: lambda a, b: _s(_u(a) // _u(b)),
+    arith.FloorDivSIOp: np.floor_divide,
+    arith.CeilDivSIOp: lambda a, b: np.negative(np.floor_divide(np.negative(a), b)),
+    arith.CeilDivUIOp: _ceildivui,
+    arith.RemSIOp: np.fmod,
+    arith.RemUIOp: lambda a, b: _s(_u(a) % _u(b)),
+    arith.MinSIOp: np.minimum,
+    arith.MaxSIOp: np.maximum,
+    arith.MinUIOp: lambda a, b: _s(np.minimum(_u(a), _u(b))),
+    arith.MaxUIOp: lambda a, b: _s(np.maximum(_u(a), _u(b))),
+    arith.AndIOp: np.bitwise_and,
+    arith.OrIOp: np.bitwise_or,
+    arith.XOrIOp: np.bitwise_xor,
+    arith.ShLIOp: np.left_shift,
+    arith.ShRSIOp: np.right_shift,
+    arith.ShRUIOp: lambda a, b: _s(_u(a) >> _u(b)),
+}
+
+FLOAT_BINARY = {
+    arith.AddfOp: np.add,
+    arith.SubfOp: np.subtract,
+    arith.MulfOp: np.multiply,
+    arith.DivfOp: np.divide,
+    arith.MaximumfOp: np.maximum,  # NaN-propagating, like maximumf
+    arith.MinimumfOp: np.minimum,
+    arith.MaxnumfOp: np.fmax,  # NaN-ignoring, like maxnumf
+    arith.MinnumfOp: np.fmin,
+}
+
+CMPI = {
+    "eq": np.equal, "ne": np.not_equal,
+    "slt": np.less, "sle": np.less_equal, "sgt": np.greater, "sge": np.greater_equal,
+    "ult": lambda a, b: _u(a) < _u(b), "ule": lambda a, b: _u(a) <= _u(b),
+    "ugt": lambda a, b: _u(a) > _u(b), "uge": lambda a, b: _u(a) >= _u(b),
+}
+
+
+def _unordered(a, b):
+    return np.isnan(a) | np.isnan(b)
+
+
+CMPF = {
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool),
+    "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal,
+    "olt": np.less, "ole": np.less_equal,
+    "one": lambda a, b: np.not_equal(a, b) & ~_unordered(a, b),
+    "ord": lambda a, b: ~_unordered(a, b),
+    "ueq": lambda a, b: np.equal(a, b) | _unordered(a, b),
+    "ugt": lambda a, b: ~np.less_equal(a, b), "uge": lambda a, b: ~np.less(a, b),
+    "ult": lambda a, b: ~np.greater_equal(a, b), "ule": lambda a, b: ~np.greater(a, b),
+    "une": np.not_equal, "uno": _unordered,
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool),
+}
+CMPI_NAMES = list(CMPI)
+CMPF_NAMES = list(CMPF)
+
+
+@dataclass
+class _Counted(InterpreterFunctions):
+    state: KernelState | None = None
+
+    def valu(self, op, flops_per_lane: int = 1) -> None:
+        """Count a float op as one VALU instruction per active wave (kernels only)."""
+        if self.state is not None:
+            self.state.count_valu(vector_width(op.results[0].type), flops_per_lane)
+
+
+@dataclass
+class ArithFunctions(_Counted):
+    @impl(arith.ConstantOp)
+    def run_constant(self, interp: Interpreter, op: arith.ConstantOp, args: PythonValues):
+        value, t = op.value, op.result.type
+        if isinstance(value, IntegerAttr):
+            return (round_to(value.value.data, t),)
+        if isinstance(value, FloatAttr):
+            return (round_to(value.value.data, t),)
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            data = np.asarray(value.get_values(), dtype=np_dtype(t))
+            if data.size == 1:
+                data = np.full(vector_width(t), data[0], dtype=data.dtype)
+            return (round_to(data.reshape(vector_width(t)), t),)
+        raise InterpError(f"arith.constant: unsupported value {value}")
+
+    @impl(arith.CmpiOp)
+    def run_cmpi(self, interp: Interpreter, op: arith.CmpiOp, args: PythonValues):
+        return (_scalar(CMPI[CMPI_NAMES[op.predicate.value.data]](*args)),)
+
+    @impl(arith.CmpfOp)
+    def run_cmpf(self, interp: Interpreter, op: arith.CmpfOp, args: PythonValues):
+        self.valu(op, 0)
+        return (_scalar(CMPF[CMPF_NAMES[op.predicate.value.data]](*args)),)
+
+    @impl(arith.SelectOp)
+    def run_select(self, interp: Interpreter, op: arith.SelectOp, args: PythonValues):
+        cond, a, b = args
+        vec = is_vector(op.result.type) and not is_vector(op.cond.type)
+        return (_scalar(lane_where(cond, a, b, vec)),)
+
+    @impl(arith.NegfOp)
+    def run_negf(self, interp: Interpreter, op: arith.NegfOp, args: PythonValues):
+        self.valu(op)
+        return (np.negative(args[0]),)
+
+    @impl(arith.ExtFOp)
+    def run_extf(self, interp: Interpreter, op: arith.ExtFOp, args: PythonValues):
+        self.valu(op, 0)
+        return (round_to(args[0], op.result.type),)
+
+    @impl(arith.TruncFOp)
+    def run_truncf(self, interp: Interpreter, op: arith.TruncFOp, args: PythonValues):
+        self.valu(op, 0)
+        return (round_to(args[0], op.result.type),)
+
+    @impl(arith.SIToFPOp)
+    def run_sitofp(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op, 0)
+        return (round_to(np.asarray(args[0], dtype=np.float64), op.result.type),)
+
+    @impl(arith.UIToFPOp)
+    def run_uitofp(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op, 0)
+        return (round_to(_u(args[0]).astype(np.float64), op.result.type),)
+
+    @impl(arith.FPToSIOp)
+    def run_fptosi(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op, 0)
+        return (_s(np.trunc(args[0])),)
+
+    @impl(arith.IndexCastOp)
+    def run_index_cast(self, interp: Interpreter, op, args: PythonValues):
+        return (round_to(args[0], op.result.type),)
+
+    @impl(arith.ExtSIOp)
+    def run_extsi(self, interp: Interpreter, op, args: PythonValues):
+        return (round_to(args[0], op.result.type),)
+
+    @impl(arith.ExtUIOp)
+    def run_extui(self, interp: Interpreter, op, args: PythonValues):
+        return (round_to(args[0], op.result.type),)
+
+    @impl(arith.TruncIOp)
+    def run_trunci(self, interp: Interpreter, op, args: PythonValues):
+        x = args[0]
+        if np_dtype(op.result.type) == np.bool_:
+            x = np.bitwise_and(x, 1)
+        return (round_to(x, op.result.type),)
+
+
+def _int_binary(fn):
+    def run(self, interp: Interpreter, op, args: PythonValues):
+        return (_scalar(fn(*args)),)
+
+    return run
+
+
+def _float_binary(fn):
+    def run(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op)
+        return (round_to(fn(*args), op.result.type),)
+
+    return run
+
+
+for _op, _fn in INT_BINARY.items():
+    setattr(ArithFunctions, f"run_{_op.__name__}", impl(_op)(_int_binary(_fn)))
+for _op, _fn in FLOAT_BINARY.items():
+    setattr(ArithFunctions, f"run_{_op.__name__}", impl(_op)(_float_binary(_fn)))
+register_impls(ArithFunctions)
+
+
+def _fma(op, a, b, c):
+    """a * b + c with one rounding to the op's type (float64 holds the product exactly)."""
+    return round_to(np.multiply(a, b, dtype=np.float64) + c, op.results[0].type)
+
+
+@register_impls
+@dataclass
+class MathFunctions(_Counted):
+    @impl(math.FmaOp)
+    def run_fma(self, interp: Interpreter, op: math.FmaOp, args: PythonValues):
+        self.valu(op, 2)
+        return (_fma(op, *args),)
+
+    @impl(math.AbsFOp)
+    def run_absf(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op)
+        return (np.abs(args[0]),)
+
+    @impl(math.SqrtOp)
+    def run_sqrt(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op)
+        return (round_to(np.sqrt(args[0]), op.result.type),)
+
+
+@register_impls
+@dataclass
+class VectorFunctions(_Counted):
+    """1-D vectors in registers: a per-lane vector<w x T> is an (L, w) array, a uniform one (w,)."""
+
+    @impl(vector.BroadcastOp)
+    def run_broadcast(self, interp: Interpreter, op: vector.BroadcastOp, args: PythonValues):
+        (x,) = args
+        w = vector_width(op.vector.type)
+        if is_vector(op.source.type):
+            return (x,)
+        if np.ndim(x) == 0:
+            return (np.full(w, x, dtype=np_dtype(op.vector.type)),)
+        return (np.repeat(x[:, None], w, axis=1),)
+
+    @impl(vector.ExtractOp)
+    def run_extract(self, interp: Interpreter, op: vector.ExtractOp, args: PythonValues):
+        v, *dynamic = args
+        (pos,) = self._positions(op, dynamic)
+        if np.ndim(pos) == 0:
+            return (_scalar(v[..., int(pos)]),)
+        v = np.broadcast_to(v, (len(pos), v.shape[-1]))
+        return (np.take_along_axis(v, np.asarray(pos)[:, None], axis=1)[:, 0],)
+
+    @impl(vector.InsertOp)
+    def run_insert(self, interp: Interpreter, op: vector.InsertOp, args: PythonValues):
+        src, dest, *dynamic = args
+        (pos,) = self._positions(op, dynamic)
+        if np.ndim(pos) != 0:
+            raise InterpError("vector.insert at a per-lane position is not supported")
+        shape = np.broadcast_shapes(np.shape(dest), np.shape(src) + (1,) if np.ndim(src) else ())
+        out = np.array(np.broadcast_to(dest, shape))
+        out[..., int(pos)] = src
+        return (out,)
+
+    @impl(vector.FMAOp)
+    def run_fma(self, interp: Interpreter, op: vector.FMAOp, args: PythonValues):
+        self.valu(op, 2)
+        return (_fma(op, *args),)
+
+    @staticmethod
+    def _positions(op, dynamic):
+        dyn = iter(dynamic)
+        out = [next(dyn) if p < 0 else p for p in op.static_position.get_values()]
+        if len(out) != 1:
+            raise InterpError(f"{op.name}: only 1-D vectors are supported")
+        return out

@@ -1,0 +1,365 @@
+"""The interpreter against numpy: gemm level, step-1 kernels, hand-written SIMT kernels
+(divergence, vectors, LDS), and the errors it must raise (out of bounds, races)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.dialects import arith, gpu, math, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.parser import Parser
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from gemmc.arch import get_arch
+from gemmc.context import make_context
+from gemmc.diagnostics import GemmcError
+from gemmc.frontend import parse_gemm
+from gemmc.interp import (
+    InterpError,
+    Stats,
+    check,
+    execute,
+    host_function,
+    matmul_spec,
+    random_inputs,
+    reference,
+    to_bf16,
+)
+from gemmc.pipeline import parse_pipeline_spec, run_pipeline
+
+GFX942 = get_arch("gfx942")  # wave64
+GFX1100 = get_arch("gfx1100")  # wave32
+
+SIMPLE = """kernel s { dim M, N, K  A: f32[M, K]  B: f32[K, N]  alpha: f32 beta: f32 C: f32[M, N]
+                       C = alpha * A @ B + beta * C }"""
+
+
+def lower(src: str, pipeline: str = "gemm-to-kernel"):
+    module = parse_gemm(src)
+    run_pipeline(module, parse_pipeline_spec(pipeline), make_context())
+    return module
+
+
+def kernel_of(module) -> gpu.FuncOp:
+    return next(op for op in module.walk() if isinstance(op, gpu.FuncOp))
+
+
+# -- bf16 ---------------------------------------------------------------------------------
+
+
+def test_to_bf16_rounds_to_nearest_even():
+    bits = np.array([0x3F800000, 0x3F808000, 0x3F818000, 0x3F807FFF, 0x3F808001], dtype=np.uint32)
+    got = to_bf16(bits.view(np.float32)).view(np.uint32)
+    # 1.0 exact; a tie rounds down to even; a tie rounds up to even; below / above the tie
+    assert [hex(int(b)) for b in got] == ["0x3f800000", "0x3f800000", "0x3f820000", "0x3f800000", "0x3f810000"]
+    assert np.isnan(to_bf16(np.float32(np.nan)))
+    assert to_bf16(np.float32(-2.0)) == np.float32(-2.0)
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    assert np.all(to_bf16(x).view(np.uint32) & 0xFFFF == 0)
+    assert np.max(np.abs(to_bf16(x) - x) / np.abs(x)) <= 2.0**-8
+
+
+# -- random GEMMs against numpy -------------------------------------------------------------
+
+
+@st.composite
+def gemm_sources(draw):
+    """A .gemm kernel with random sizes, types, layouts, scalars, and static/dynamic dims."""
+    sizes = {d: draw(st.integers(1, 300)) for d in "MNK"}
+    static = {d: draw(st.booleans()) for d in "MNK"}
+    dt = draw(st.sampled_from(["f32", "f16", "bf16"]))
+    c_dt = draw(st.sampled_from(["f32", dt]))
+    acc = draw(st.sampled_from(["f32", "f32", "f32", "f16"]))
+    ta, tb, ca, cb = (draw(st.booleans()) for _ in range(4))
+    alpha = draw(st.sampled_from(["", "alpha * ", "2.5 * "]))
+    beta = draw(st.sampled_from(["", " + beta * C", " + 0.5 * C", " + C"]))
+    block = draw(st.sampled_from([(16, 16), (32, 8), (8, 4), (64, 1), (5, 7)]))
+    dims = ", ".join(f"{d}={sizes[d]}" if static[d] else d for d in "MNK")
+    a = f"A: {dt}[{'K, M' if ta else 'M, K'}]{' col_major' if ca else ''}"
+    b = f"B: {dt}[{'N, K' if tb else 'K, N'}]{' col_major' if cb else ''}"
+    scalars = (f" alpha: {acc}" if "alpha" in alpha else "") + (f" beta: {acc}" if "beta" in beta else "")
+    src = (f"kernel g {{ dim {dims}  {a}  {b}  C: {c_dt}[M, N]{scalars}  acc {acc}\n"
+           f"  C = {alpha}A{'.T' if ta else ''} @ B{'.T' if tb else ''}{beta} }}")
+    defines = {d: sizes[d] for d in "MNK" if not static[d]}
+    return src, defines, block
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gemm_sources(), st.integers(0, 2**16))
+def test_step1_kernel_matches_numpy(case, seed):
+    src, dims, (bx, by) = case
+    gemm_level = parse_gemm(src)
+    before = check(gemm_level, dims, GFX942, seed)
+    assert before.passed, (src, dims, before)
+    module = lower(src, f"gemm-to-kernel{{block-x={bx} block-y={by}}}")
+    spec = matmul_spec(gemm_level)
+    after = check(module, dims, GFX942, seed)
+    assert after.passed, (src, dims, after)
+    assert matmul_spec(module) == spec  # recovered from the lowered IR
+    assert after.stats.kernel_launches == 1
+    assert after.shape == before.shape
+
+
+def test_gemm_level_executes_with_numpy_semantics():
+    module = parse_gemm(SIMPLE)
+    fn = host_function(module)
+    args = random_inputs(fn, {"M": 7, "N": 5, "K": 3}, seed=3)
+    a, b, c, alpha, beta = args
+    expected = alpha * (a.astype(np.float64) @ b) + beta * c
+    assert np.allclose(reference(matmul_spec(module), args), expected)
+    execute(module, None, args, GFX942)
+    assert np.allclose(args[2], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_check_catches_a_wrong_kernel():
+    """Shortening the K loop by one must fail the check (the tolerance is not vacuous)."""
+    module = lower(SIMPLE)
+    loop = next(op for op in kernel_of(module).walk() if isinstance(op, scf.ForOp))
+    one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    shorter = arith.SubiOp(loop.ub, one)
+    Rewriter.insert_op([one, shorter], InsertPoint.before(loop))
+    loop.operands[1] = shorter.result
+    result = check(module, {"M": 40, "N": 33, "K": 50}, GFX942)
+    assert not result.passed and result.max_rel_err > 100 * result.tolerance
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_out_of_bounds_load_names_op_memref_and_index():
+    module = lower(SIMPLE)
+    loop = next(op for op in kernel_of(module).walk() if isinstance(op, scf.ForOp))
+    one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    longer = arith.AddiOp(loop.ub, one)
+    Rewriter.insert_op([one, longer], InsertPoint.before(loop))
+    loop.operands[1] = longer.result  # k runs to K inclusive: A[row, K] is past the end
+    with pytest.raises(InterpError) as e:
+        check(module, {"M": 64, "N": 20, "K": 32}, GFX942)
+    msg = e.value.message
+    assert re.search(r"out-of-bounds memref\.load of %A at index \(\d+, 32\); shape is \(64, 32\)", msg), msg
+    assert isinstance(e.value, GemmcError) and "\n" not in e.value.render()
+
+
+def test_unimplemented_op_is_named():
+    module = lower(SIMPLE)
+    loop = next(op for op in kernel_of(module).walk() if isinstance(op, scf.ForOp))
+    fma = next(op for op in loop.body.walk() if isinstance(op, math.FmaOp))
+    Rewriter.insert_op(math.SinOp(fma.a), InsertPoint.before(fma))
+    with pytest.raises(InterpError, match="no implementation of 'math.sin'"):
+        check(module, {"M": 4, "N": 4, "K": 4}, GFX942)
+
+
+def test_missing_dynamic_dim_is_a_clear_error():
+    with pytest.raises(GemmcError, match=r"dim 'N' is dynamic; give its size with -D N=\.\.\."):
+        random_inputs(host_function(parse_gemm(SIMPLE)), {"M": 3, "K": 4}, 0)
+
+
+def test_argument_mismatch_is_a_clear_error():
+    module = parse_gemm(SIMPLE)
+    args = random_inputs(host_function(module), {"M": 3, "N": 4, "K": 5}, 0)
+    args[0] = args[0].astype(np.float16)
+    with pytest.raises(InterpError, match="argument %A is float16"):
+        execute(module, None, args, GFX942)
+
+
+# -- counters -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", [GFX942, GFX1100])
+def test_step1_counters(arch):
+    n = 64
+    module = lower(SIMPLE)
+    result = check(module, {"M": n, "N": n, "K": n}, arch)
+    s, waves = result.stats, n * n // arch.wave_size
+    assert s.kernel_launches == 1 and s.workgroups == 16 and s.threads == n * n
+    assert s.global_load_instrs == waves * (2 * n + 1)  # A and B per k, then C
+    assert s.global_load_bytes == n * n * (2 * n + 1) * 4
+    assert s.global_store_instrs == waves and s.global_store_bytes == n * n * 4
+    assert s.valu_instrs == waves * (n + 2)  # n fma, alpha * sum, fma with beta
+    assert s.flops == n * n * (2 * n + 1 + 2)
+    assert s.lds_load_instrs == s.barriers == 0
+
+
+def test_masked_lanes_do_not_count():
+    """A 1x1 C launches a 16x16 block: one active lane, so one wave per access."""
+    s = check(lower(SIMPLE), {"M": 1, "N": 1, "K": 8}, GFX942).stats
+    assert s.threads == 256 and s.global_load_instrs == 2 * 8 + 1
+    assert s.global_load_bytes == (2 * 8 + 1) * 4
+
+
+# -- hand-written SIMT kernels ----------------------------------------------------------------
+
+
+def kernel_module(body: str, args: str = "%X: memref<4x64xf32>, %Y: memref<4x64xf32>",
+                  grid=(2, 1, 1), block=(32, 1, 1)):
+    """A host function launching one gpu.func with `body` over memref arguments `args`."""
+    names = [a.split(":")[0].strip() for a in args.split(", ")]
+    types = [a.split(":", 1)[1].strip() for a in args.split(", ")]
+    consts = "\n".join(f"    %s{i} = arith.constant {v} : index" for i, v in enumerate(grid + block))
+    sizes = ", ".join(f"%s{i}" for i in range(6))
+    src = f"""
+builtin.module attributes {{gpu.container_module}} {{
+  func.func @f({args}) {{
+{consts}
+    "gpu.launch_func"({sizes}, {", ".join(names)}) <{{kernel = @k::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, {len(names)}, 0>}}> : (index, index, index, index, index, index, {", ".join(types)}) -> ()
+    func.return
+  }}
+  "gpu.module"() <{{sym_name = "k"}}> ({{
+    "gpu.func"() <{{function_type = ({", ".join(types)}) -> (), kernel}}> ({{
+    ^bb0({args}):
+      %tx = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c32 = arith.constant 32 : index
+      %g0 = arith.muli %bx, %c32 : index
+      %g = arith.addi %g0, %tx : index
+{body}
+      "gpu.return"() : () -> ()
+    }}) {{sym_name = "k"}} : () -> ()
+  }}) : () -> ()
+}}"""
+    module = Parser(make_context(), src).parse_module()
+    module.verify()
+    return module
+
+
+def run(module, *arrays, arch=GFX1100):
+    stats = Stats()
+    execute(module, None, list(arrays), arch, stats)
+    return stats
+
+
+def test_divergent_loop_if_and_vectors():
+    module = kernel_module("""
+      %z = arith.constant 0.0 : f32
+      %s = scf.for %i = %c0 to %tx step %c1 iter_args(%acc = %z) -> (f32) {
+        %v = memref.load %X[%c1, %i] : memref<4x64xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %Y[%c0, %g] : memref<4x64xf32>
+      %c16 = arith.constant 16 : index
+      %lt = arith.cmpi ult, %tx, %c16 : index
+      %r = scf.if %lt -> (f32) {
+        %one = arith.constant 1.0 : f32
+        scf.yield %one : f32
+      } else {
+        %two = arith.constant 2.0 : f32
+        scf.yield %two : f32
+      }
+      memref.store %r, %Y[%c1, %g] : memref<4x64xf32>
+      %c4 = arith.constant 4 : index
+      %rem = arith.remui %tx, %c4 : index
+      %is0 = arith.cmpi eq, %rem, %c0 : index
+      scf.if %is0 {
+        %x = memref.load %X[%c0, %g] : memref<4x64xf32>
+        %vv = vector.load %X[%c0, %g] : memref<4x64xf32>, vector<4xf32>
+        %b = vector.broadcast %x : f32 to vector<4xf32>
+        %p = arith.mulf %vv, %b : vector<4xf32>
+        %e = vector.extract %p[2] : f32 from vector<4xf32>
+        vector.store %p, %Y[%c2, %g] : memref<4x64xf32>, vector<4xf32>
+        memref.store %e, %Y[%c3, %g] : memref<4x64xf32>
+      }""")
+    x = np.random.default_rng(0).uniform(-1, 1, (4, 64)).astype(np.float32)
+    y = np.zeros((4, 64), np.float32)
+    s = run(module, x, y)
+    tx = np.arange(64) % 32
+    assert np.allclose(y[0], [x[1, :t].sum() for t in tx], atol=1e-5)
+    assert np.array_equal(y[1], np.where(tx < 16, 1.0, 2.0))
+    g = np.arange(0, 64, 4)
+    assert np.allclose(y[2].reshape(16, 4), x[0].reshape(16, 4) * x[0, g][:, None])
+    assert np.allclose(y[3, g], x[0, g + 2] * x[0, g]) and not y[3, g + 1].any()
+    # wave32: one wave per block; the per-lane loop runs 31 times in both waves
+    assert s.global_load_instrs == 2 * 31 + 2 + 2
+    assert s.global_load_bytes == 4 * (2 * sum(range(32)) + 16 + 16 * 4)
+
+
+LDS_EXCHANGE = """
+      %lds = memref.alloc() : memref<32xf32, 3 : i64>
+      %x = memref.load %X[%c0, %g] : memref<4x64xf32>
+      memref.store %x, %lds[%tx] : memref<32xf32, 3 : i64>
+      {barrier}
+      %t1 = arith.addi %tx, %c1 : index
+      %nb = arith.remui %t1, %c32 : index
+      %y = memref.load %lds[%nb] : memref<32xf32, 3 : i64>
+      memref.store %y, %Y[%c0, %g] : memref<4x64xf32>"""
+
+
+def test_lds_exchange_with_barrier():
+    module = kernel_module(LDS_EXCHANGE.format(barrier='"gpu.barrier"() : () -> ()'))
+    x = np.random.default_rng(1).uniform(-1, 1, (4, 64)).astype(np.float32)
+    y = np.zeros((4, 64), np.float32)
+    s = run(module, x, y)
+    assert np.array_equal(y[0], np.roll(x[0].reshape(2, 32), -1, axis=1).ravel())
+    assert s.barriers == 2 and s.lds_store_instrs == 2 and s.lds_load_bytes == 64 * 4
+
+
+def test_lds_race_without_barrier():
+    module = kernel_module(LDS_EXCHANGE.format(barrier=""))
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(InterpError, match=r"LDS race on %lds: memref.load .* reads index \(1,\), "
+                       r"which thread \(1, 0, 0\) wrote with memref.store"):
+        run(module, x, x.copy())
+
+
+def test_lds_write_after_read_race():
+    """Overwriting what a neighbour read, with no barrier between, is a race too."""
+    module = kernel_module(LDS_EXCHANGE.format(barrier='"gpu.barrier"() : () -> ()') + """
+      memref.store %y, %lds[%tx] : memref<32xf32, 3 : i64>""")
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(InterpError, match=r"LDS race .*memref.store .* overwrites index .* read with memref.load"):
+        run(module, x, x.copy())
+
+
+def test_divergent_barrier_is_an_error():
+    module = kernel_module("""
+      %c16 = arith.constant 16 : index
+      %lt = arith.cmpi ult, %tx, %c16 : index
+      scf.if %lt {
+        "gpu.barrier"() : () -> ()
+      }""")
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(InterpError, match="gpu.barrier in divergent control flow"):
+        run(module, x, x.copy())
+
+
+def test_lds_out_of_bounds_and_overflow():
+    oob = kernel_module("""
+      %lds = memref.alloc() : memref<16xf32, 3 : i64>
+      %z = arith.constant 0.0 : f32
+      memref.store %z, %lds[%tx] : memref<16xf32, 3 : i64>""")
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(InterpError, match=r"out-of-bounds memref.store of LDS %lds at index \(16,\); shape is \(16,\)"):
+        run(oob, x, x.copy())
+    big = kernel_module("%lds = memref.alloc() : memref<128x256xf32, 3 : i64>")
+    with pytest.raises(InterpError, match="131072 bytes of LDS per workgroup; gfx1100 has 65536"):
+        run(big, x, x.copy())
+
+
+def test_vector_load_past_the_end():
+    module = kernel_module("""
+      %v = vector.load %X[%c0, %g] : memref<4x64xf32>, vector<4xf32>""")
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(InterpError, match=r"vector.load of %X at a vector of 4 starting index \(0, 61\)"):
+        run(module, x, x.copy())
+
+
+# -- speed ----------------------------------------------------------------------------------
+
+
+def test_512_cubed_step1_is_fast():
+    module = lower(SIMPLE)
+    start = time.perf_counter()
+    result = check(module, {"M": 512, "N": 512, "K": 512}, GFX942)
+    elapsed = time.perf_counter() - start
+    print(f"512^3 step 1: {elapsed:.2f} s, max_rel_err {result.max_rel_err:.2e}")
+    assert result.passed
+    assert elapsed < 60
