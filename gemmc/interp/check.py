@@ -361,6 +361,14 @@ class CheckResult:
     stats: Stats = field(default_factory=Stats)
     shape: tuple[int, int, int] = (0, 0, 0)  # (M, N, K)
 
+    def summary(self) -> str:
+        """One line for `gemmc run`: PASS or FAIL, the shape, the error against the tolerance."""
+        m, n, k = self.shape
+        verdict = "PASS" if self.passed else "FAIL"
+        relation = "<=" if self.passed else ">"
+        return (f"{verdict}: M={m} N={n} K={k}: max relative error {self.max_rel_err:.3g} "
+                f"{relation} tolerance {self.tolerance:.3g}")
+
 
 def check(
     module: ModuleOp,

@@ -1,8 +1,12 @@
 """Kernel memory: global buffers, LDS (one instance per workgroup), private memory
 (one instance per lane), with bounds checks, LDS race detection and traffic counters.
 
-Every buffer is a flat numpy array of instances of `shape` laid out row-major; an
-access computes, per lane, instance base + linear offset and gathers or scatters.
+Every buffer is a flat numpy array; an access computes, per lane, base + linear
+offset and gathers or scatters.  Global memory is the host's array; LDS holds one
+row-major instance per workgroup of the batch; private memory (register tiles: an
+alloca in any other memory space) is element-major, element e of lane l at e*L + l,
+so that the usual uniform index reads or writes one contiguous row instead of
+gathering.
 Only active lanes are checked and stored; inactive lanes read some element that
 nobody observes.
 
@@ -50,6 +54,8 @@ class Buffer:
         self.data = data
         self.elem_bytes = element_bytes(type)
         self.races: RaceTracker | None = None
+        self.base = 0  # per-lane offset of the lane's instance (LDS, private)
+        self.rows: np.ndarray | None = None  # private: data viewed as (size, L)
 
     @classmethod
     def global_(cls, arg: SSAValue, array: np.ndarray) -> Buffer:
@@ -71,6 +77,12 @@ class Buffer:
         dtype = np_dtype(t)
         fill = np.nan if dtype.kind == "f" else 0
         buf = cls(kind, value_name(op.results[0]), t, shape, np.full(instances * size, fill, dtype=dtype))
+        if kind == "private":
+            buf.strides = tuple(st * instances for st in buf.strides)
+            buf.base = state.lanes.all
+            buf.rows = buf.data.reshape(size, instances)
+        else:
+            buf.base = state.lanes.wg * size
         if kind == "lds":
             state.lds_bytes[op] = size * buf.elem_bytes
             used = sum(state.lds_bytes.values())
@@ -82,14 +94,6 @@ class Buffer:
             if state.races:
                 buf.races = RaceTracker(instances * size)
         return buf
-
-    def base(self, state: KernelState):
-        """Offset of each lane's instance in `data`."""
-        if self.kind == "global":
-            return 0
-        if self.kind == "lds":
-            return state.lanes.wg * self.size
-        return state.lanes.all * self.size
 
     def unravel(self, offset: int) -> tuple[int, ...]:
         return tuple(int(i) for i in np.unravel_index(offset % max(self.size, 1), self.shape))
@@ -211,7 +215,7 @@ def _addresses(state: KernelState, buf: Buffer, indices, width: int):
     """Flat addresses per lane, shape (L,) or (L, w).  Inactive lanes may hold any
     address: loads gather with mode="clip" and stores keep only the active lanes."""
     terms = [i * s if s != 1 else i for i, s in zip(indices, buf.strides) if s != 0]
-    base = buf.base(state)
+    base = buf.base
     if not isinstance(base, int):
         terms.append(base)
     addr = terms[0] if terms else np.int64(0)
@@ -253,10 +257,20 @@ def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int
     return 0
 
 
+def _uniform_row(buf: Buffer, indices) -> int | None:
+    """For private memory at a uniform index: the row of `buf.rows` it addresses."""
+    if buf.rows is None or any(np.ndim(i) for i in indices):
+        return None
+    return sum(int(i) * st for i, st in zip(indices, buf.strides)) // buf.rows.shape[1]
+
+
 def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
     """memref.load / vector.load: the value per lane, (L,) or (L, width)."""
     _check_bounds(state, op, buf, indices, width)
     _count(state, buf, width, store=False)
+    row = _uniform_row(buf, indices)
+    if row is not None:  # a copy: values never change after they are made
+        return buf.rows[row].copy() if width == 1 else buf.rows[row : row + width].T.copy()
     if state.active_counts()[0] == 0:
         return np.zeros((state.lanes.count, width) if width > 1 else state.lanes.count, buf.data.dtype)
     addr = _addresses(state, buf, indices, width)
@@ -272,6 +286,15 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     _check_bounds(state, op, buf, indices, width)
     _count(state, buf, width, store=True)
     if state.active_counts()[0] == 0:
+        return
+    row = _uniform_row(buf, indices)
+    if row is not None:
+        target = buf.rows[row] if width == 1 else buf.rows[row : row + width].T
+        value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), target.shape)
+        if state.mask is None:
+            target[...] = value
+        else:
+            np.copyto(target, value, where=state.mask if width == 1 else state.mask[:, None])
         return
     addr = _addresses(state, buf, indices, width)
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)

@@ -39,3 +39,8 @@ class Stats:
 
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def format(self) -> str:
+        """The counters as aligned 'name  value' lines (what `gemmc run --stats` prints)."""
+        width = max(len(f.name) for f in fields(self))
+        return "\n".join(f"{f.name:<{width}}  {getattr(self, f.name):>14,}" for f in fields(self))
