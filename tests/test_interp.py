@@ -20,7 +20,9 @@ from gemmc.context import make_context
 from gemmc.diagnostics import GemmcError
 from gemmc.frontend import parse_gemm
 from gemmc.interp import (
+    SPEC_ATTR,
     InterpError,
+    Scalar,
     Stats,
     check,
     execute,
@@ -28,6 +30,7 @@ from gemmc.interp import (
     matmul_spec,
     random_inputs,
     reference,
+    spec_attr,
     to_bf16,
 )
 from gemmc.pipeline import parse_pipeline_spec, run_pipeline
@@ -62,6 +65,9 @@ def test_to_bf16_rounds_to_nearest_even():
     x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     assert np.all(to_bf16(x).view(np.uint32) & 0xFFFF == 0)
     assert np.max(np.abs(to_bf16(x) - x) / np.abs(x)) <= 2.0**-8
+    # float64 rounds once: 1 + 2^-8 + 2^-30 is above the tie, though float32 would round it onto it
+    assert to_bf16(np.float64(1 + 2.0**-8 + 2.0**-30)) == np.float32(1 + 2.0**-7)
+    assert to_bf16(np.float64(1 + 2.0**-8)) == np.float32(1.0)
 
 
 # -- random GEMMs against numpy -------------------------------------------------------------
@@ -136,6 +142,21 @@ def test_tutorial_pipelines_match_numpy(pipeline):
     assert result.passed, result.summary()
 
 
+def test_square_operands_need_the_recorded_spec():
+    """With one dim name for all sizes, transposes cannot be read off the lowered IR;
+    the gemm.matmul_spec attribute (spec_attr) records them and survives printing."""
+    src = "kernel sq { dim N  A: f32[N, N]  B: f32[N, N]  C: f32[N, N]  C = A.T @ B + 0.5 * C }"
+    spec = matmul_spec(parse_gemm(src))
+    assert spec.transpose_a and not spec.transpose_b and spec.beta == Scalar(value=0.5)
+    module = lower(src)
+    with pytest.raises(GemmcError, match="cannot tell .* whether square operands are transposed"):
+        matmul_spec(module)
+    host_function(module).attributes[SPEC_ATTR] = spec_attr(spec)
+    reparsed = Parser(make_context(), str(module)).parse_module()
+    assert matmul_spec(reparsed) == spec
+    assert check(reparsed, {"N": 33}, GFX942).passed
+
+
 def test_non_contiguous_arguments_are_updated_in_place():
     module = parse_gemm(SIMPLE)
     a, b, c, alpha, beta = random_inputs(host_function(module), {"M": 6, "N": 5, "K": 4}, seed=1)
@@ -201,6 +222,7 @@ def test_step1_counters(arch):
     assert s.valu_instrs == waves * (n + 2)  # n fma, alpha * sum, fma with beta
     assert s.flops == n * n * (2 * n + 1 + 2)
     assert s.lds_load_instrs == s.barriers == 0
+    assert s.valu_int_instrs == waves * 7  # col, row (2 ops each), two compares, and
 
 
 def test_masked_lanes_do_not_count():

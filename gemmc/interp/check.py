@@ -98,7 +98,7 @@ def execute(
             interp.call_op(fn, tuple(values))
     except GemmcError as e:
         e.__notes__ = []  # xDSL appends the whole module to each error on its way up
-        raise e.with_traceback(None) from None
+        raise
     except InterpretationError as e:
         raise InterpError(f"interpreter: {str(e).splitlines()[0]}") from None
     finally:
@@ -148,12 +148,15 @@ def arg_shapes(fn: func.FuncOp, dims: dict[str, int]) -> list[tuple[int, ...] | 
             shapes.append(None)
             continue
         names = attr.data.get(DIMS_ATTR)
-        names = [n.data for n in names.data] if isinstance(names, ArrayAttr) else [None] * arg.type.get_num_dims()
+        rank = arg.type.get_num_dims()
+        names = [n.data for n in names.data] if isinstance(names, ArrayAttr) else [None] * rank
         shape = []
         for size, name in zip(arg.type.get_shape(), names):
             if size < 0:
                 if name is None:
-                    raise GemmcError(f"argument {value_name(arg)} has a dynamic dim without a name ({DIMS_ATTR})")
+                    raise GemmcError(
+                        f"argument {value_name(arg)} has a dynamic dim without a name ({DIMS_ATTR})"
+                    )
                 if name not in dims:
                     raise GemmcError(f"dim '{name}' is dynamic; give its size with -D {name}=...")
                 size = int(dims[name])
@@ -172,7 +175,9 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
         t = arg.type
         if not is_float(t):
-            raise GemmcError(f"argument {value_name(arg)} has type {t}; only float scalars and memrefs can be made up")
+            raise GemmcError(
+                f"argument {value_name(arg)} has type {t}; only float scalars and memrefs can be made up"
+            )
         if shape is not None:
             x = rng.uniform(-1.0, 1.0, size=shape)
             out.append(to_bf16(x) if type_name(t.element_type) == "bf16" else x.astype(np_dtype(t)))
@@ -239,7 +244,7 @@ def _spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         v = d.get(name)
         if v is None:
             return None
-        return Scalar(arg=v.value.data) if isinstance(v.type, type(i64)) else Scalar(value=v.value.data)
+        return Scalar(arg=v.value.data) if isinstance(v, IntegerAttr) else Scalar(value=v.value.data)
 
     return MatmulSpec(
         d["a"].value.data, d["b"].value.data, d["c"].value.data,
@@ -296,7 +301,10 @@ def _spec_from_launch(module: ModuleOp, fn: func.FuncOp) -> MatmulSpec:
     launch = launches[0]
     operands = list(launch.kernelOperands)
     if len(operands) < 3 or len(operands) > 5:
-        raise GemmcError(f"check: the launch in {name} passes {len(operands)} operands; expected A, B, C, [alpha], [beta]")
+        raise GemmcError(
+            f"check: the launch in {name} passes {len(operands)} operands; "
+            "expected A, B, C, [alpha], [beta]"
+        )
     a, b, c = (_arg_index(fn, v, w) for v, w in zip(operands, "ABC"))
     kernel = SymbolTable.lookup_symbol(module, launch.kernel)
     scalars = operands[3:]
@@ -332,12 +340,25 @@ def _dim_names(fn: func.FuncOp, i: int) -> tuple[str, str]:
     attrs = fn.arg_attrs.data[i].data if fn.arg_attrs is not None else {}
     names = attrs.get(DIMS_ATTR)
     if not isinstance(names, ArrayAttr) or len(names.data) != 2:
-        raise GemmcError(f"check: argument {value_name(fn.args[i])} has no {DIMS_ATTR}; cannot recover the matmul")
+        raise GemmcError(
+            f"check: argument {value_name(fn.args[i])} has no {DIMS_ATTR}; cannot recover the matmul"
+        )
     return tuple(n.data for n in names.data if isinstance(n, StringAttr))  # type: ignore[return-value]
 
 
-def reference(spec: MatmulSpec, args: list) -> np.ndarray:
-    """C as float64 numpy computes it from the (already rounded) inputs."""
+def reference(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp, args: list) -> np.ndarray:
+    """C as float64 numpy computes it from the (already rounded) inputs; `spec` may also
+    be the module, its host function or the gemm.matmul, to take the spec from."""
+    if isinstance(spec, MatmulOp):
+        fn = spec.parent_op()
+        assert isinstance(fn, func.FuncOp)
+        spec = _spec_from_matmul(fn, spec)
+    elif isinstance(spec, func.FuncOp):
+        module = spec.parent_op()
+        assert isinstance(module, ModuleOp)
+        spec = matmul_spec(module, spec)
+    elif isinstance(spec, ModuleOp):
+        spec = matmul_spec(spec)
     a = args[spec.a].astype(np.float64)
     b = args[spec.b].astype(np.float64)
     r = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)

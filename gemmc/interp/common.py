@@ -98,8 +98,18 @@ def to_bf16(x):
 
     Works on the bits: adding 0x7FFF plus the lowest kept bit to the float32 pattern and
     clearing the low 16 bits is round-to-nearest-even; NaNs are kept as (quiet) NaNs.
+    float64 input is rounded the same way at bf16's bit in the float64 pattern, so it is
+    rounded once (going through float32 first could round twice).
     """
-    a = np.asarray(x, dtype=np.float32)
+    a = np.asarray(x)
+    if a.dtype == np.float64:
+        bits = a.view(np.uint64)
+        keep = np.uint64(45)  # float64 has 52 fraction bits, bf16 7
+        half = np.uint64((1 << 44) - 1)
+        rounded = ((bits + half + ((bits >> keep) & np.uint64(1))) >> keep) << keep
+        out = np.where(np.isnan(a), np.nan, rounded.view(np.float64)).astype(np.float32)
+        return out if out.ndim else np.float32(out)
+    a = np.asarray(a, dtype=np.float32)
     bits = a.view(np.uint32)
     rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(
         0xFFFF0000
@@ -111,12 +121,14 @@ def to_bf16(x):
 def round_to(x, t: Attribute):
     """`x` in the representation of type `t`: cast, and rounded to bf16 where `t` is bf16."""
     dtype = np_dtype(t)
+    if is_bf16(t):
+        return to_bf16(x)
     if isinstance(x, np.ndarray):
         if x.dtype != dtype:
             x = x.astype(dtype)
     else:
         x = dtype.type(x)
-    return to_bf16(x) if is_bf16(t) else x
+    return x
 
 
 # -- names for messages -------------------------------------------------------------

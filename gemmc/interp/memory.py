@@ -180,7 +180,9 @@ class _Access:
 def _check_bounds(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> None:
     """An out-of-bounds index on any active lane is an error naming op, buffer and index."""
     if len(indices) != len(buf.shape):
-        raise InterpError(f"{op.name} of {buf.name} with {len(indices)} indices; its rank is {len(buf.shape)}")
+        raise InterpError(
+            f"{op.name} of {buf.name} with {len(indices)} indices; its rank is {len(buf.shape)}"
+        )
     mask, bad = state.mask, None
     last = len(indices) - 1
     for d, (i, n) in enumerate(zip(indices, buf.shape)):

@@ -2,10 +2,17 @@
 
 The same implementations serve the host function (state None: values are scalars,
 nothing is counted) and kernels (state set: float ops count as VALU instructions).
-Float arithmetic happens in the op's type: float32 for f32, float16 for f16 (numpy
-computes f16 in f32 and rounds once, which equals IEEE f16 arithmetic for + - * /),
-bf16 in float32 rounded to bf16 after each op.  math.fma is computed in float64 and
-rounded once, which is a fused multiply-add up to a rare double rounding.
+Float arithmetic happens in the op's type: float32 for f32, float16 for f16, bf16 in
+float32 rounded to bf16 after each op.  numpy computes f16 in float32 and rounds the
+result; a float32 intermediate has p' = 24 >= 2p + 2 bits for both f16 (p = 11) and
+bf16 (p = 8), so + - * / sqrt rounded twice equal the correctly rounded result
+(Figueroa, "When is double rounding innocuous?", 1995).  math.fma is computed in
+float64 (which holds the product of two f32 exactly) and rounded once to the type:
+a fused multiply-add, up to a rare double rounding for f32 when the sum needs more
+than 53 bits.
+
+Integer ops on per-lane values count as integer VALU instructions; on uniform
+values (loop counters, sizes) they are scalar ALU work and are not counted.
 """
 
 from __future__ import annotations
@@ -140,7 +147,7 @@ class ArithFunctions(_Counted):
 
     @impl(arith.CmpiOp)
     def run_cmpi(self, interp: Interpreter, op: arith.CmpiOp, args: PythonValues):
-        return (_scalar(CMPI[CMPI_NAMES[op.predicate.value.data]](*args)),)
+        return _int_binary(CMPI[CMPI_NAMES[op.predicate.value.data]])(self, interp, op, args)
 
     @impl(arith.CmpfOp)
     def run_cmpf(self, interp: Interpreter, op: arith.CmpfOp, args: PythonValues):
@@ -205,7 +212,10 @@ class ArithFunctions(_Counted):
 
 def _int_binary(fn):
     def run(self, interp: Interpreter, op, args: PythonValues):
-        return (_scalar(fn(*args)),)
+        result = _scalar(fn(*args))
+        if self.state is not None and np.ndim(result):
+            self.state.stats.valu_int_instrs += self.state.active_counts()[1]
+        return (result,)
 
     return run
 

@@ -29,6 +29,7 @@ class Stats:
     lds_bank_conflicts: int = 0  # extra LDS cycles from bank conflicts: not counted yet (hook in memory.py)
     barriers: int = 0  # gpu.barrier executions, per workgroup
     valu_instrs: int = 0  # float VALU instructions (arith float ops, math.fma, conversions), per wave
+    valu_int_instrs: int = 0  # integer ops on per-lane values (address arithmetic), per wave
     flops: int = 0  # float operations, per active lane and vector element; an fma counts 2
     matrix_instrs: int = 0  # MFMA/WMMA per wave: for the matrix-core lowerings to fill in
 
