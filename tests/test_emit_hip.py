@@ -1,0 +1,380 @@
+"""The HIP emitter and the toolchain driver.
+
+Emitted HIP for step-1 kernels (static and dynamic dims, alpha/beta, transposes, f16,
+bf16) must compile device-only, to assembly and to a code object, for every arch; the
+compiler's resource report must parse; the harness must compile; the output must be
+deterministic.  The compile tests need clang with the AMDGPU backend (or ROCm): they skip,
+saying so, where there is none.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gemmc.arch import ARCHS, get_arch
+from gemmc.context import make_context
+from gemmc.diagnostics import EXIT_TOOLCHAIN, GemmcError
+from gemmc.emit import emit_hip
+from gemmc.frontend import parse_gemm
+from gemmc.pipeline import NAMED_PIPELINES, parse_pipeline_spec, run_pipeline
+from gemmc.toolchain import (
+    INSTALL_HINT,
+    KernelResources,
+    compile_device,
+    find_toolchain,
+    format_report,
+    parse_resource_remarks,
+    resource_report,
+)
+
+ALL_ARCHS = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"]
+
+KERNELS = {
+    "sgemm": """kernel sgemm {
+        dim M, N, K
+        A: f32[M, K]  B: f32[K, N]  C: f32[M, N]
+        alpha: f32  beta: f32
+        C = alpha * A @ B + beta * C
+    }""",
+    "static": """kernel sgemm_static {
+        dim M = 256, N = 128, K = 64
+        A: f32[M, K]  B: f32[K, N]  C: f32[M, N]
+        C = A @ B
+    }""",
+    "transposed": """kernel sgemm_tt {
+        dim M, N, K
+        A: f32[K, M]  B: f32[N, K]  C: f32[M, N]
+        alpha: f32
+        C = alpha * A.T @ B.T
+    }""",
+    "col_major": """kernel sgemm_cm {
+        dim M = 100, N, K = 33
+        A: f32[M, K] col_major  B: f32[K, N]  C: f32[M, N]
+        C = A @ B + C
+    }""",
+    "f16": """kernel hgemm {
+        dim M, N, K
+        A: f16[M, K]  B: f16[K, N]  C: f16[M, N]
+        acc f32
+        C = 2.0 * A @ B + 0.5 * C
+    }""",
+    "f16_acc16": """kernel hgemm16 {
+        dim M, N, K
+        A: f16[M, K]  B: f16[K, N]  C: f16[M, N]
+        acc f16
+        alpha: f16
+        C = alpha * A @ B
+    }""",
+    "bf16": """kernel bgemm {
+        dim M, N, K = 512
+        A: bf16[M, K]  B: bf16[K, N]  C: f32[M, N]
+        C = A @ B
+    }""",
+}
+
+
+def lower(source: str, pipeline: str = "gemm-to-kernel"):
+    module = parse_gemm(source)
+    run_pipeline(module, parse_pipeline_spec(pipeline), make_context())
+    return module
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    try:
+        return find_toolchain()
+    except GemmcError as e:
+        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, str]:
+    return {name: emit_hip(lower(src), get_arch("gfx942")) for name, src in KERNELS.items()}
+
+
+def _elf_header(data: bytes) -> tuple[int, int]:
+    """(e_type, e_machine) of a 64-bit little-endian ELF file."""
+    assert data[:4] == b"\x7fELF", data[:16]
+    return int.from_bytes(data[16:18], "little"), int.from_bytes(data[18:20], "little")
+
+
+EM_AMDGPU, ET_REL, ET_DYN = 224, 1, 3
+
+
+# -- compiling ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", ALL_ARCHS)
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_compiles_to_asm_and_hsaco(toolchain, kernel, arch):
+    source = emit_hip(lower(KERNELS[kernel]), get_arch(arch))
+    asm = compile_device(source, arch, "asm", toolchain=toolchain)
+    name = KERNELS[kernel].split()[1]
+    assert f".amdhsa_kernel {name}" in asm  # extern "C": the symbol is the kernel's name
+    assert f".amdgcn_target \"amdgcn-amd-amdhsa--{arch}" in asm
+    hsaco = compile_device(source, arch, "hsaco", toolchain=toolchain)
+    assert _elf_header(hsaco) == (ET_DYN, EM_AMDGPU)
+    assert name.encode() in hsaco
+
+
+def test_compiles_to_relocatable_object(toolchain, sources):
+    obj = compile_device(sources["sgemm"], "gfx942", "obj", toolchain=toolchain)
+    assert _elf_header(obj) == (ET_REL, EM_AMDGPU)
+
+
+@pytest.mark.parametrize("arch", ALL_ARCHS)
+def test_resource_report(toolchain, sources, arch):
+    source = emit_hip(lower(KERNELS["sgemm"]), get_arch(arch))
+    (k,) = resource_report(source, arch, toolchain=toolchain)
+    assert isinstance(k, KernelResources)
+    assert (k.kernel, k.arch) == ("sgemm", arch)
+    assert k.vgprs > 0 and k.sgprs > 0 and k.occupancy > 0
+    assert k.scratch_bytes == 0 and k.lds_bytes == 0
+    if ARCHS[arch].agprs_per_lane == 0:
+        assert k.agprs == 0
+    table = format_report([k])
+    assert "VGPRs" in table.splitlines()[0]
+    assert table.splitlines()[1].split()[:3] == ["sgemm", arch, str(k.vgprs)]
+
+
+def test_resource_report_counts_lds(toolchain):
+    if "step2" not in NAMED_PIPELINES:
+        pytest.skip("lds-tiling (step2) is not registered")
+    module = lower(KERNELS["sgemm"], "step2")
+    (k,) = resource_report(emit_hip(module, get_arch("gfx942")), "gfx942", toolchain=toolchain)
+    assert k.lds_bytes > 0
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_harness_compiles_device_only(toolchain, kernel):
+    source = emit_hip(lower(KERNELS[kernel]), get_arch("gfx942"), harness=True)
+    assert "int main(" in source
+    asm = compile_device(source, "gfx942", "asm", toolchain=toolchain)
+    assert ".amdhsa_kernel" in asm
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+@pytest.mark.parametrize("pipeline", ["step2", "step3", "step4", "step5", "step6"])
+def test_later_pipelines_compile(toolchain, pipeline, arch):
+    """What the tiling passes produce (LDS, barriers, vectors, launch bounds) compiles too."""
+    if pipeline not in NAMED_PIPELINES:
+        pytest.skip(f"pipeline {pipeline} is not registered")
+    for src in (KERNELS["sgemm"], KERNELS["static"]):
+        module = lower(src, pipeline)
+        compile_device(emit_hip(module, get_arch(arch)), arch, "asm", toolchain=toolchain)
+
+
+# A stand-in for <hip/hip_runtime.h>: declarations only, enough to type-check the host
+# launcher and the harness with `clang++ -x hip -fsyntax-only` where ROCm is not installed.
+STUB_HIP_RUNTIME = r"""
+#pragma once
+#include <cstddef>
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+inline constexpr int warpSize = 64;
+struct stub_dim3_id {
+    __declspec(property(get = get_x)) unsigned x;
+    __declspec(property(get = get_y)) unsigned y;
+    __declspec(property(get = get_z)) unsigned z;
+    __device__ unsigned get_x() const { return __builtin_amdgcn_workitem_id_x(); }
+    __device__ unsigned get_y() const { return __builtin_amdgcn_workitem_id_y(); }
+    __device__ unsigned get_z() const { return __builtin_amdgcn_workitem_id_z(); }
+};
+extern const __device__ __attribute__((weak)) stub_dim3_id threadIdx, blockIdx, blockDim, gridDim;
+__device__ void __syncthreads();
+__device__ unsigned __lane_id();
+enum hipError_t { hipSuccess = 0 };
+enum hipMemcpyKind { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+struct dim3 {
+    unsigned x, y, z;
+    __host__ __device__ constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
+};
+struct hipDeviceProp_t { char name[256]; int warpSize; };
+extern "C" {
+hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, hipStream_t stream = 0);
+hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, hipStream_t* stream);
+hipError_t hipLaunchKernel(const void* f, dim3 grid, dim3 block, void** args, size_t shared, hipStream_t stream);
+hipError_t hipGetLastError();
+const char* hipGetErrorString(hipError_t);
+hipError_t hipGetDeviceProperties(hipDeviceProp_t*, int);
+hipError_t hipMalloc(void**, size_t);
+hipError_t hipFree(void*);
+hipError_t hipMemcpy(void*, const void*, size_t, hipMemcpyKind);
+hipError_t hipDeviceSynchronize();
+hipError_t hipEventCreate(hipEvent_t*);
+hipError_t hipEventRecord(hipEvent_t, hipStream_t);
+hipError_t hipEventSynchronize(hipEvent_t);
+hipError_t hipEventElapsedTime(float*, hipEvent_t, hipEvent_t);
+hipError_t hipEventDestroy(hipEvent_t);
+}
+template <class T> hipError_t hipMalloc(T** p, size_t n) { return hipMalloc(reinterpret_cast<void**>(p), n); }
+"""
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_host_and_device_syntax(toolchain, kernel, tmp_path):
+    """The whole file, launcher and harness included, type-checks for host and device."""
+    if toolchain.kind != "llvm":
+        pytest.skip("the stub HIP header is for plain LLVM; ROCm compiles with its own headers")
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "hip_runtime.h").write_text(STUB_HIP_RUNTIME)
+    source = tmp_path / "k.hip"
+    source.write_text(emit_hip(lower(KERNELS[kernel]), get_arch("gfx942"), harness=True))
+    proc = subprocess.run(
+        [toolchain.clang, "-x", "hip", "--offload-arch=gfx942", "-nogpulib", "-nogpuinc",
+         f"-I{tmp_path}", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", str(source)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_device_only_build_has_no_warnings(toolchain, sources, tmp_path):
+    source = tmp_path / "k.hip"
+    source.write_text(sources["sgemm"])
+    proc = subprocess.run(
+        [toolchain.clang, "-x", "hip", "--cuda-device-only", "--offload-arch=gfx942", "-nogpulib",
+         "-nogpuinc", "-DGEMMC_NO_HIP_HEADERS", "-O3", "-S", "-Wall", "-Wextra", "-Werror",
+         str(source), "-o", os.devnull],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+# -- the text -------------------------------------------------------------------------------
+
+
+def test_deterministic():
+    for src in KERNELS.values():
+        first = emit_hip(lower(src), get_arch("gfx942"), harness=True)
+        second = emit_hip(lower(src), get_arch("gfx942"), harness=True)
+        assert first == second
+
+
+def test_same_text_from_printed_ir():
+    """Name hints survive printing and parsing, so emitting from .mlir gives the same file."""
+    from xdsl.parser import Parser
+
+    for src in KERNELS.values():
+        module = lower(src)
+        reparsed = Parser(make_context(), str(module)).parse_module()
+        assert emit_hip(reparsed, "gfx942") == emit_hip(module, "gfx942")
+
+
+def test_kernel_text(sources):
+    text = sources["sgemm"]
+    assert 'extern "C" __global__ void sgemm(const float* __restrict__ A,' in text
+    assert "int M,\n" in text and "int N,\n" in text and "int K,\n" in text
+    assert "const float a = A[row * K + k];" in text
+    assert "const float b = B[k * N + col];" in text
+    assert "for (int k = 0; k < K; ++k)" in text
+    assert "hipError_t launch_sgemm(" in text and "hipStream_t stream)" in text
+    static = sources["static"]
+    assert "A[row * 64 + k]" in static and "B[k * 128 + col]" in static
+    assert "int M" not in static.split("launch_sgemm_static")[0].split("void sgemm_static(")[1].split("{")[0]
+    assert "B[col * K + k]" in sources["transposed"] and "A[k * M + row]" in sources["transposed"]
+    assert "const _Float16* __restrict__ A" in sources["f16"]
+    assert "const __bf16* __restrict__ A" in sources["bf16"]
+
+
+def test_header_names_arch_and_pipeline():
+    module = lower(KERNELS["sgemm"])
+    from xdsl.dialects.builtin import StringAttr
+
+    module.attributes["gemmc.pipeline"] = StringAttr("gemm-to-kernel{block-x=16 block-y=16}")
+    text = emit_hip(module, get_arch("gfx950"))
+    assert "// arch:     gfx950 (CDNA4" in text
+    assert "// pipeline: gemm-to-kernel{block-x=16 block-y=16}" in text
+    assert "#define GEMMC_WAVE_SIZE 64" in text
+
+
+def test_harness_reads_the_gemm_back():
+    text = emit_hip(lower(KERNELS["transposed"]), get_arch("gfx942"), harness=True)
+    assert "const double alpha_ref = 1.5, beta_ref = 0.0;" in text
+    assert "const float alpha = static_cast<float>(1.5);" in text
+    assert "h_A[static_cast<size_t>(k) * M + i]" in text
+    assert "h_B[static_cast<size_t>(j) * K + k]" in text
+    text = emit_hip(lower(KERNELS["f16"]), get_arch("gfx942"), harness=True)
+    assert "const double alpha_ref = 2.0, beta_ref = 0.5;" in text
+    assert "eps_acc = 1.1920928955078125e-07" in text  # f32 accumulator, f16 storage
+
+
+def test_harness_names_avoid_user_dims():
+    src = "kernel g { dim i, j, k  A: f32[i, k]  B: f32[k, j]  C: f32[i, j]  C = A @ B }"
+    text = emit_hip(lower(src), get_arch("gfx942"), harness=True)
+    assert "int i = 4096;" in text and "int k = 4096;" in text
+    assert "for (int k_1 = 0; k_1 < k; ++k_1)" in text
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_gemm_level_ir_is_a_diagnostic():
+    with pytest.raises(GemmcError, match="run gemm-to-kernel first"):
+        emit_hip(parse_gemm(KERNELS["sgemm"]), "gfx942")
+
+
+def test_compiler_error_is_a_toolchain_error(toolchain):
+    with pytest.raises(GemmcError) as info:
+        compile_device("__attribute__((global)) void k() { undeclared(); }", "gfx942", "asm", toolchain=toolchain)
+    assert info.value.code == EXIT_TOOLCHAIN
+    assert "error:" in info.value.message and "undeclared" in info.value.message
+    assert "\n" not in info.value.message
+
+
+def test_bad_gemmc_clang(monkeypatch):
+    monkeypatch.setenv("GEMMC_CLANG", "/nonexistent/clang++")
+    with pytest.raises(GemmcError) as info:
+        find_toolchain()
+    assert info.value.code == EXIT_TOOLCHAIN and "GEMMC_CLANG" in info.value.message
+
+
+def test_no_toolchain_says_what_to_install(monkeypatch, tmp_path):
+    if Path("/opt/rocm").exists():
+        pytest.skip("/opt/rocm exists here")
+    monkeypatch.delenv("GEMMC_CLANG", raising=False)
+    monkeypatch.setenv("ROCM_PATH", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(GemmcError) as info:
+        find_toolchain()
+    assert info.value.code == EXIT_TOOLCHAIN
+    assert INSTALL_HINT in info.value.message
+
+
+def test_parse_resource_remarks():
+    stderr = "\n".join(
+        f"k.hip:3:1: remark: {line} [-Rpass-analysis=kernel-resource-usage]"
+        for line in [
+            "Function Name: first", "    TotalSGPRs: 18", "    VGPRs: 40", "    AGPRs: 4",
+            "    ScratchSize [bytes/lane]: 16", "    Dynamic Stack: False",
+            "    Occupancy [waves/SIMD]: 6", "    SGPRs Spill: 0", "    VGPRs Spill: 3",
+            "    LDS Size [bytes/block]: 8192", "Function Name: second", "    VGPRs: 9",
+        ]
+    )
+    first, second = parse_resource_remarks(stderr, "gfx942")
+    assert first == KernelResources("first", "gfx942", vgprs=40, agprs=4, sgprs=18, scratch_bytes=16,
+                                    occupancy=6, lds_bytes=8192, vgpr_spill=3, sgpr_spill=0,
+                                    dynamic_stack=False)
+    assert (second.kernel, second.vgprs, second.sgprs) == ("second", 9, 0)
+
+
+def test_module_entry_point(tmp_path):
+    ir = tmp_path / "k.mlir"
+    ir.write_text(str(lower(KERNELS["static"])))
+    proc = subprocess.run([sys.executable, "-m", "gemmc.emit.hip", str(ir), "--arch", "gfx1100"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout == emit_hip(lower(KERNELS["static"]), "gfx1100")
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("builtin.module { %x = \n")
+    proc = subprocess.run([sys.executable, "-m", "gemmc.emit.hip", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith(f"{bad}:")
