@@ -199,6 +199,7 @@ def check_output_path(path: str, input_path: str | None = None) -> None:
 def write_output(path: str, data: str | bytes, input_path: str | None = None) -> None:
     """Write whole or not at all: a temporary file beside the target, then a rename."""
     check_output_path(path, input_path)
+    target = Path(path)
     mode = "wb" if isinstance(data, bytes) else "w"
     tmp = target.with_name(f".{target.name}.gemmc-tmp-{os.getpid()}")
     try:
