@@ -483,6 +483,29 @@ def test_lds_write_after_read_race():
         run(module, x, x.copy())
 
 
+def test_lds_broadcast_read_then_overwrite():
+    """All threads read lds[0]; thread 0 overwriting it races with the other readers,
+    while each thread updating its own element does not."""
+    body = """
+      %lds = memref.alloc() : memref<32xf32, 3 : i64>
+      %x = memref.load %X[%c0, %g] : memref<4x64xf32>
+      memref.store %x, %lds[%tx] : memref<32xf32, 3 : i64>
+      "gpu.barrier"() : () -> ()
+      %own = memref.load %lds[%tx] : memref<32xf32, 3 : i64>
+      %b = memref.load %lds[%c0] : memref<32xf32, 3 : i64>
+      %s = arith.addf %own, %b : f32
+      memref.store %s, %lds[%tx] : memref<32xf32, 3 : i64>
+      memref.store %s, %Y[%c0, %g] : memref<4x64xf32>"""
+    x = np.random.default_rng(5).uniform(-1, 1, (4, 64)).astype(np.float32)
+    y = np.zeros_like(x)
+    with pytest.raises(InterpError, match=r"memref.store by thread \(0, 0, 0\) of block \(0, 0, 0\) in @k "
+                       r"overwrites index \(0,\), which thread \(31, 0, 0\) read with memref.load"):
+        run(kernel_module(body), x, y)
+    fixed = body.replace("%s = arith.addf", '"gpu.barrier"() : () -> ()\n      %s = arith.addf')
+    run(kernel_module(fixed), x, y)
+    assert np.array_equal(y[0], x[0] + np.repeat(x[0, [0, 32]], 32))
+
+
 def test_divergent_barrier_is_an_error():
     module = kernel_module("""
       %c16 = arith.constant 16 : index

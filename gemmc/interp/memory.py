@@ -11,7 +11,7 @@ Only active lanes are checked and stored; inactive lanes read some element that
 nobody observes.
 
 LDS race detection (`RaceTracker`) records, per element, the barrier interval and
-thread of its last write and of its last read(s).  Within one interval a thread may
+thread of its last write and of its readers, packed in int64 stamps.  Within one interval a thread may
 only read what it wrote itself, and may only overwrite what no other thread read;
 anything else is a race that a missing gpu.barrier leaves to the hardware's timing.
 Elements rather than 4-byte words are tracked, so two threads writing the two halves
@@ -99,53 +99,62 @@ class Buffer:
         return tuple(int(i) for i in np.unravel_index(offset % max(self.size, 1), self.shape))
 
 
+_LOW = np.int64(0xFFFFFFFF)  # the thread field of a stamp
+
+
 class RaceTracker:
-    """Per LDS element: interval, thread and op of the last write, and of the last read."""
+    """Per LDS element: stamps of its last write and of its readers, and the ops.
+
+    A stamp is (barrier interval << 32) | (thread id + 1) in one int64 (see
+    `KernelState.lane_stamps`): it is from the current interval iff it is >= the
+    interval's base (interval << 32), and from the same thread iff it is equal.
+    Reads keep the largest stamp (the highest reading thread) and the largest
+    *inverted* stamp (thread field 2^32 - 1 - (tid + 1): the lowest reading thread),
+    both with np.maximum.at, which is order-free and makes older intervals lose.
+    A writer then races with a reader unless it was the only one.
+    """
 
     def __init__(self, n: int):
-        self.w_iv = np.full(n, _NONE, dtype=np.int64)
-        self.w_tid = np.full(n, _NONE, dtype=np.int64)
+        self.w_rec = np.full(n, _NONE, dtype=np.int64)
         self.w_op = np.full(n, _NONE, dtype=np.int64)
-        self.r_iv = np.full(n, _NONE, dtype=np.int64)
-        self.r_tid = np.full(n, _NONE, dtype=np.int64)
+        self.r_hi = np.full(n, _NONE, dtype=np.int64)
+        self.r_lo = np.full(n, _NONE, dtype=np.int64)
         self.r_op = np.full(n, _NONE, dtype=np.int64)
 
     def on_read(self, acc: _Access) -> None:
-        addr, iv, tid = acc.addr, acc.interval(), acc.tid()
-        hit = (self.w_iv[addr] == iv) & (self.w_tid[addr] != tid)
+        addr, (mine, base, inverted) = acc.addr, acc.stamps()
+        w = self.w_rec[addr]
+        hit = (w >= base) & (w != mine)
         if hit.any():
             i = int(np.argmax(hit))
-            acc.race(i, "reads", int(self.w_tid[addr[i]]), int(self.w_op[addr[i]]), "wrote")
-        prev = np.where(self.r_iv[addr] == iv, self.r_tid[addr], tid)
-        new = np.where(prev == tid, tid, _MANY)
-        self.r_tid[addr] = new
-        clash = self.r_tid[addr] != new  # two threads of this op read one element
-        self.r_tid[addr[clash]] = _MANY
-        self.r_iv[addr] = iv
+            acc.race(i, "reads", int(w[i]), int(self.w_op[addr[i]]), "wrote")
+        np.maximum.at(self.r_hi, addr, mine)
+        np.maximum.at(self.r_lo, addr, inverted)
         self.r_op[addr] = acc.state.op_id(acc.op)
 
     def on_write(self, acc: _Access, old: np.ndarray, new: np.ndarray) -> None:
         """Check before the store lands (`old`: the elements' values, `new`: the stored ones)."""
-        addr, iv, tid = acc.addr, acc.interval(), acc.tid()
-        war = (self.r_iv[addr] == iv) & (self.r_tid[addr] != tid)
+        addr, (mine, base, inverted) = acc.addr, acc.stamps()
+        hi, lo = self.r_hi[addr], self.r_lo[addr]
+        war = (hi >= base) & ((hi != mine) | (lo != inverted))
         if war.any():
             i = int(np.argmax(war))
-            other = int(self.r_tid[addr[i]])
+            other = int(hi[i]) if hi[i] != mine[i] else int(lo[i]) ^ int(_LOW)
             acc.race(i, "overwrites", other, int(self.r_op[addr[i]]), "read")
-        waw = (self.w_iv[addr] == iv) & (self.w_tid[addr] != tid) & (old != new)
+        w = self.w_rec[addr]
+        waw = (w >= base) & (w != mine) & (old != new)
         if waw.any():
             i = int(np.argmax(waw))
-            acc.race(i, "overwrites", int(self.w_tid[addr[i]]), int(self.w_op[addr[i]]), "wrote")
+            acc.race(i, "overwrites", int(w[i]), int(self.w_op[addr[i]]), "wrote")
 
     def after_write(self, acc: _Access, data: np.ndarray, new: np.ndarray) -> None:
         """Record the store; two threads of one store writing different values to one element race."""
-        addr, tid = acc.addr, acc.tid()
-        self.w_tid[addr] = tid
-        dup = (self.w_tid[addr] != tid) & (data[addr] != new)
+        addr, (mine, _, _) = acc.addr, acc.stamps()
+        self.w_rec[addr] = mine
+        dup = (self.w_rec[addr] != mine) & (data[addr] != new)
         if dup.any():
             i = int(np.argmax(dup))
-            acc.race(i, "writes", int(self.w_tid[addr[i]]), acc.state.op_id(acc.op), "also wrote")
-        self.w_iv[addr] = acc.interval()
+            acc.race(i, "writes", int(self.w_rec[addr[i]]), acc.state.op_id(acc.op), "also wrote")
         self.w_op[addr] = acc.state.op_id(acc.op)
 
 
@@ -157,21 +166,22 @@ class _Access:
     op: Operation
     buf: Buffer
     addr: np.ndarray  # flat indices into buf.data, one per active lane and vector element
-    lanes: np.ndarray  # the lane of each address
+    lanes: np.ndarray | None  # the lane of each address; None: lane i for address i
 
-    def tid(self) -> np.ndarray:
-        return self.state.lanes.tid[self.lanes]
+    def stamps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(stamp, interval base, inverted stamp) of each address's lane."""
+        stamps = self.state.lane_stamps()
+        return stamps if self.lanes is None else tuple(x[self.lanes] for x in stamps)
 
-    def interval(self) -> np.ndarray:
-        return self.state.lane_interval()[self.lanes]
-
-    def race(self, i: int, verb: str, other_tid: int, other_op: int, other_verb: str) -> None:
-        st, lane = self.state, int(self.lanes[i])
+    def race(self, i: int, verb: str, other_stamp: int, other_op: int, other_verb: str) -> None:
+        st = self.state
+        lane = i if self.lanes is None else int(self.lanes[i])
         other = st.op_of(other_op).name if other_op >= 0 else "an op"
+        who = f"thread {st.lanes.thread_of_tid((other_stamp & int(_LOW)) - 1)}"
         index = self.buf.unravel(int(self.addr[i]))
         raise InterpError(
             f"LDS race on {self.buf.name}: {self.op.name} by {st.where(lane)} {verb} index "
-            f"{index}, which thread {st.lanes.thread_of_tid(other_tid)} {other_verb} with {other} "
+            f"{index}, which {who} {other_verb} with {other} "
             f"in the same barrier interval (a gpu.barrier is missing between the {other} "
             f"and the {self.op.name})"
         )
@@ -229,8 +239,11 @@ def _addresses(state: KernelState, buf: Buffer, indices, width: int):
     return addr
 
 
-def _active(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(addresses, lanes) of the active lanes, flattened over vector elements."""
+def _active(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(addresses, lanes) of the active lanes, flattened over vector elements
+    (lanes None when that is every lane, in order)."""
+    if state.mask is None and addr.ndim == 1:
+        return addr, None
     lanes = state.lanes.all
     if state.mask is not None:
         addr, lanes = addr[state.mask], lanes[state.mask]
@@ -314,8 +327,10 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     buf.races.after_write(acc, buf.data, flat_value)
 
 
-def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """Like `_active`, for addresses already restricted to active lanes."""
+    if state.mask is None and addr.ndim == 1:
+        return addr, None
     lanes = state.lanes.all if state.mask is None else state.lanes.all[state.mask]
     if addr.ndim == 2:
         lanes = np.repeat(lanes, addr.shape[1])

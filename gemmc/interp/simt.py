@@ -143,6 +143,7 @@ class KernelState:
     _op_list: list[Operation] = field(default_factory=list)
     _active: tuple[int, int] | None = None
     _lane_interval: np.ndarray | None = None
+    _stamp: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _ranges: dict[tuple[int, int], tuple] = field(default_factory=dict)
 
     def begin_batch(self, lanes: Lanes) -> None:
@@ -150,7 +151,7 @@ class KernelState:
         self.mask = None
         self._active = None
         self.intervals = np.zeros(lanes.nwg, dtype=np.int64)
-        self._lane_interval = None
+        self._lane_interval = self._stamp = None
         self._ranges = {}
         self.lds_bytes = {}
 
@@ -217,6 +218,16 @@ class KernelState:
         if self._lane_interval is None:
             self._lane_interval = self.intervals[self.lanes.wg]
         return self._lane_interval
+
+    def lane_stamps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per lane, what LDS race records hold (see memory.RaceTracker): the stamp
+        (barrier interval << 32) | (thread id + 1), the interval's base (interval << 32),
+        and the stamp with its thread field inverted."""
+        if self._stamp is None:
+            base = self.lane_interval() << 32
+            tid1 = self.lanes.tid + 1
+            self._stamp = (base | tid1, base, base | (0xFFFFFFFF - tid1))
+        return self._stamp
 
     def op_id(self, op: Operation) -> int:
         """A small integer naming an op, so LDS words can record their last writer."""
@@ -315,7 +326,7 @@ class GpuFunctions(InterpreterFunctions):
                 )
         st.stats.barriers += int(np.count_nonzero(passing))
         st.intervals = st.intervals + passing
-        st._lane_interval = None
+        st._lane_interval = st._stamp = None
         return ()
 
     @impl_terminator(gpu.ReturnOp)
