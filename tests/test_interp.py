@@ -531,6 +531,42 @@ def test_lds_out_of_bounds_and_overflow():
         run(big, x, x.copy())
 
 
+def test_private_memory_per_lane():
+    """An alloca in the private space (5) is one array per thread: written at uniform
+    indices, read at per-lane ones, and masked stores leave other threads' copies alone."""
+    body = """
+      %p = memref.alloca() : memref<2x32xf32, 5 : i64>
+      scf.for %i = %c0 to %c32 step %c1 {
+        %i64 = arith.index_cast %i : index to i64
+        %f = arith.sitofp %i64 : i64 to f32
+        memref.store %f, %p[%c1, %i] : memref<2x32xf32, 5 : i64>
+      }
+      %c8 = arith.constant 8 : index
+      %low = arith.cmpi ult, %tx, %c8 : index
+      scf.if %low {
+        %z = arith.constant -1.0 : f32
+        memref.store %z, %p[%c1, %c3] : memref<2x32xf32, 5 : i64>
+      }
+      %t1 = arith.addi %tx, %c1 : index
+      %nb = arith.remui %t1, %c32 : index
+      %v = memref.load %p[%c1, %nb] : memref<2x32xf32, 5 : i64>
+      %w = memref.load %p[%c1, %c3] : memref<2x32xf32, 5 : i64>
+      %s = arith.addf %v, %w : f32
+      memref.store %s, %Y[%c0, %g] : memref<4x64xf32>"""
+    x = np.zeros((4, 64), np.float32)
+    s = run(kernel_module(body), x, x)
+    tx = np.arange(64) % 32
+    mine = np.where(tx < 8, -1.0, 3.0)  # element 3 after the masked store
+    nb = (tx + 1) % 32
+    assert np.array_equal(x[0], np.where(nb == 3, mine, nb) + mine)
+    assert s.global_store_instrs == 2 and s.lds_load_instrs == 0  # private traffic is not counted
+    oob = kernel_module(body.replace("%p[%c1, %c3] : memref<2x32xf32, 5 : i64>\n      %s",
+                                     "%p[%c2, %c3] : memref<2x32xf32, 5 : i64>\n      %s"))
+    with pytest.raises(InterpError, match=r"out-of-bounds memref.load of private %p at index \(2, 3\); "
+                       r"shape is \(2, 32\) \(thread \(0, 0, 0\) of block \(0, 0, 0\) in @k\)"):
+        run(oob, x, x)
+
+
 def test_vector_load_past_the_end():
     module = kernel_module("""
       %v = vector.load %X[%c0, %g] : memref<4x64xf32>, vector<4xf32>""")

@@ -197,7 +197,7 @@ def _check_bounds(state: KernelState, op: Operation, buf: Buffer, indices, width
     last = len(indices) - 1
     for d, (i, n) in enumerate(zip(indices, buf.shape)):
         limit = n - width + 1 if d == last else n
-        if np.ndim(i) == 0:
+        if not isinstance(i, np.ndarray):
             if 0 <= i < limit:
                 continue
             b = True
@@ -272,20 +272,30 @@ def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int
     return 0
 
 
-def _uniform_row(buf: Buffer, indices) -> int | None:
-    """For private memory at a uniform index: the row of `buf.rows` it addresses."""
-    if buf.rows is None or any(np.ndim(i) for i in indices):
+def _uniform_row(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> int | None:
+    """For private memory at a uniform index (the register-tile case): the row of
+    `buf.rows` it addresses, bounds-checked; None for any other access."""
+    if buf.rows is None:
         return None
-    return sum(int(i) * st for i, st in zip(indices, buf.strides)) // buf.rows.shape[1]
+    row, last = 0, len(indices) - 1
+    for d, (i, n) in enumerate(zip(indices, buf.shape)):
+        if isinstance(i, np.ndarray):
+            return None
+        if not 0 <= i <= n - (width if d == last else 1):
+            _check_bounds(state, op, buf, indices, width)  # raises, with the message
+        row = row * n + int(i)
+    if len(indices) != len(buf.shape):
+        _check_bounds(state, op, buf, indices, width)
+    return row
 
 
 def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
     """memref.load / vector.load: the value per lane, (L,) or (L, width)."""
-    _check_bounds(state, op, buf, indices, width)
-    _count(state, buf, width, store=False)
-    row = _uniform_row(buf, indices)
+    row = _uniform_row(state, op, buf, indices, width)
     if row is not None:  # a copy: values never change after they are made
         return buf.rows[row].copy() if width == 1 else buf.rows[row : row + width].T.copy()
+    _check_bounds(state, op, buf, indices, width)
+    _count(state, buf, width, store=False)
     if state.active_counts()[0] == 0:
         return np.zeros((state.lanes.count, width) if width > 1 else state.lanes.count, buf.data.dtype)
     addr = _addresses(state, buf, indices, width)
@@ -298,11 +308,12 @@ def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
 
 def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width: int) -> None:
     """memref.store / vector.store of `value` by the active lanes."""
-    _check_bounds(state, op, buf, indices, width)
-    _count(state, buf, width, store=True)
+    row = _uniform_row(state, op, buf, indices, width)
+    if row is None:
+        _check_bounds(state, op, buf, indices, width)
+        _count(state, buf, width, store=True)
     if state.active_counts()[0] == 0:
         return
-    row = _uniform_row(buf, indices)
     if row is not None:
         target = buf.rows[row] if width == 1 else buf.rows[row : row + width].T
         value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), target.shape)

@@ -39,9 +39,10 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, Region
 
 from gemmc.arch import Arch
+from gemmc.diagnostics import GemmcError
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to
 from gemmc.interp.stats import Stats
 
@@ -420,6 +421,59 @@ class ScfFunctions(InterpreterFunctions):
         return values
 
 
+class SimtInterpreter(Interpreter):
+    """xDSL's Interpreter with a leaner region loop for kernels.
+
+    Dispatch is xDSL's (the implementations registered with `register_implementations`),
+    but kernels run hundreds of thousands of ops on few lanes, where the stock loop's
+    per-op cost (scoped dicts, SSAValue.__hash__ in Python, listeners, wrapping every
+    error with a dump of the module) is half the run time.  Here each block gets a
+    plan, built once: (impl, functions, op, operand ids, result ids) per op; values live
+    in one flat dict keyed by id(SSAValue).  One dict suffices for structured SSA: a
+    value is defined again before any use in each loop iteration or region run.
+    Multi-block regions go to the stock loop.
+    """
+
+    def __init__(self, module: ModuleOp):
+        super().__init__(module)
+        self.env: dict[int, Any] = {}
+        self._plans: dict[Block, list] = {}
+
+    def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:
+        block = region.blocks.first
+        if block is None:
+            return ()
+        if block is not region.blocks.last:
+            return super().run_ssacfg_region(region, args, name)
+        env = self.env
+        for arg, value in zip(block.args, args):
+            env[id(arg)] = value
+        plan = self._plans.get(block)
+        if plan is None:
+            plan = self._plans[block] = self._plan(block)
+        for run, ft, op, operands, results in plan:
+            try:
+                out = run(ft, self, op, tuple([env[o] for o in operands]))
+            except GemmcError:
+                raise
+            except Exception as e:
+                e.add_note(f"while interpreting {op.name} in {region.parent_op().name}")
+                raise
+            if out.terminator_value is not None:
+                return out.terminator_value.values
+            for r, v in zip(results, out.values):
+                env[r] = v
+        return ()
+
+    def _plan(self, block: Block) -> list:
+        table = self._impls._impl_dict  # noqa: SLF001 - xDSL keeps the dispatch table private
+        plan = []
+        for op in block.ops:
+            ft, run = table[type(op)]
+            plan.append((run, ft, op, tuple(id(o) for o in op.operands), tuple(id(r) for r in op.results)))
+        return plan
+
+
 def ensure_impls(interp: Interpreter, root: Operation, where: str) -> None:
     """Check, before running, that every op under `root` has an implementation.
 
@@ -440,7 +494,7 @@ def kernel_interpreter(module: ModuleOp, state: KernelState) -> Interpreter:
     from gemmc.interp.memory import MemoryFunctions
     from gemmc.interp.ops import ArithFunctions, MathFunctions, VectorFunctions
 
-    interp = Interpreter(module)
+    interp = SimtInterpreter(module)
     for cls in (ArithFunctions, MathFunctions, VectorFunctions, MemoryFunctions, ScfFunctions, GpuFunctions):
         interp.register_implementations(cls(state=state))
     return interp
