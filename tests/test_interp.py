@@ -560,6 +560,14 @@ def test_private_memory_per_lane():
     nb = (tx + 1) % 32
     assert np.array_equal(x[0], np.where(nb == 3, mine, nb) + mine)
     assert s.global_store_instrs == 2 and s.lds_load_instrs == 0  # private traffic is not counted
+    vec = kernel_module(body.replace("%w = memref.load %p[%c1, %c3] : memref<2x32xf32, 5 : i64>", """
+      %h = arith.divui %tx, %c2 : index
+      %e = arith.muli %h, %c2 : index
+      %wv = vector.load %p[%c1, %e] : memref<2x32xf32, 5 : i64>, vector<2xf32>
+      %w = vector.extract %wv[1] : f32 from vector<2xf32>"""))
+    run(vec, x, x)
+    odd = tx // 2 * 2 + 1  # the second element of each thread's pair
+    assert np.array_equal(x[0], np.where(nb == 3, mine, nb) + np.where(odd == 3, mine, odd))
     oob = kernel_module(body.replace("%p[%c1, %c3] : memref<2x32xf32, 5 : i64>\n      %s",
                                      "%p[%c2, %c3] : memref<2x32xf32, 5 : i64>\n      %s"))
     with pytest.raises(InterpError, match=r"out-of-bounds memref.load of private %p at index \(2, 3\); "

@@ -11,9 +11,11 @@ Only active lanes are checked and stored; inactive lanes read some element that
 nobody observes.
 
 LDS race detection (`RaceTracker`) records, per element, the barrier interval and
-thread of its last write and of its readers, packed in int64 stamps.  Within one interval a thread may
-only read what it wrote itself, and may only overwrite what no other thread read;
-anything else is a race that a missing gpu.barrier leaves to the hardware's timing.
+thread of its last write and of its readers, packed in int64 stamps.  Within one
+interval a thread may only read what it wrote itself, and may only overwrite what no
+other thread read; anything else is a race that a missing gpu.barrier leaves to the
+hardware's timing.  (Stricter than AMD hardware, where lanes of one wave see each
+other's LDS writes in program order, and as strict as HIP's memory model.)
 Elements rather than 4-byte words are tracked, so two threads writing the two halves
 of one f16 pair is (rightly) not a race.
 """
@@ -33,7 +35,6 @@ from gemmc.interp.simt import KernelState
 from gemmc.kernel_builder import LDS_SPACE
 
 _NONE = -1
-_MANY = -2  # read by several threads in this interval
 
 
 def memory_space(t: MemRefType) -> int:
@@ -234,8 +235,8 @@ def _addresses(state: KernelState, buf: Buffer, indices, width: int):
     for t in terms[1:]:
         addr = addr + t
     addr = np.broadcast_to(addr, (state.lanes.count,))
-    if width > 1:
-        addr = addr[:, None] + np.arange(width, dtype=np.int64)
+    if width > 1:  # the vector runs along the last dimension
+        addr = addr[:, None] + np.arange(width, dtype=np.int64) * buf.strides[-1]
     return addr
 
 
@@ -265,9 +266,14 @@ def _count(state: KernelState, buf: Buffer, width: int, store: bool) -> None:
 def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int) -> int:
     """Extra LDS cycles that bank conflicts cost this access: the hook for the bank model.
 
-    To fill in: per active wave, group its lanes' byte addresses
-    (addr * buf.elem_bytes) by bank (address // arch.lds_bank_bytes % arch.lds_banks)
-    in the groups of lanes the arch services per cycle, and count the cycles beyond one.
+    Called for every LDS load and store with `addr`, the element index of every lane
+    into buf.data ((L,), or (L, width) for vectors; lanes where state.mask is False are
+    inactive and hold arbitrary addresses).  Lanes are ordered by workgroup and thread,
+    so wave w of the batch is lanes state.lanes.wave_starts[w] onwards.  To fill in:
+    per active wave, turn its active lanes' addresses into byte addresses within the
+    workgroup's instance ((addr - buf.base) * buf.elem_bytes), map them to banks
+    (byte // arch.lds_bank_bytes % arch.lds_banks), and in the groups of lanes the arch
+    services per cycle count the cycles beyond one (lanes reading one word broadcast).
     """
     return 0
 
@@ -323,11 +329,11 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
             np.copyto(target, value, where=state.mask if width == 1 else state.mask[:, None])
         return
     addr = _addresses(state, buf, indices, width)
+    if buf.kind == "lds":
+        state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
-    if buf.kind == "lds":
-        state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
     if buf.races is None:
         buf.data[addr] = value
         return

@@ -15,8 +15,9 @@ kernel).  Within a batch every op runs once, for all lanes at once:
   np.where; scf.for with per-lane bounds runs to the largest trip count with lanes
   masked off as they finish.  Memory ops only touch active lanes.
 
-The op implementations are registered on xDSL's Interpreter (see `kernel_interpreter`);
-arith/math/vector live in ops.py, memref/vector memory ops in memory.py.
+The op implementations are registered on xDSL's Interpreter and dispatched through
+its table; `SimtInterpreter` only replaces the loop that walks a block (see there).
+gpu and scf are here, arith/math/vector in ops.py, memref/vector memory ops in memory.py.
 """
 
 from __future__ import annotations
@@ -353,8 +354,11 @@ class ScfFunctions(InterpreterFunctions):
         if st is None or is_uniform(cond):
             region = op.true_region if cond else op.false_region
             return interp.run_ssacfg_region(region, (), "scf.if") if region.blocks else ()
-        base = st.active_mask()
-        take_then, take_else = base & cond, base & ~cond
+        cond = np.asarray(cond, dtype=bool)
+        if st.mask is None:
+            take_then, take_else = cond, ~cond
+        else:
+            take_then, take_else = st.mask & cond, st.mask & ~cond
         ran = {}
         for name, region, m in (("then", op.true_region, take_then), ("else", op.false_region, take_else)):
             if region.blocks and m.any():
