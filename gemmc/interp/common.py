@@ -121,6 +121,8 @@ def to_bf16(x):
 def round_to(x, t: Attribute):
     """`x` in the representation of type `t`: cast, and rounded to bf16 where `t` is bf16."""
     dtype = np_dtype(t)
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]  # uniform values are numpy scalars, never 0-d arrays
     if is_bf16(t):
         return to_bf16(x)
     if isinstance(x, np.ndarray):
