@@ -96,9 +96,7 @@ def parse_file(path: str, defines: dict[str, int] | None = None) -> ModuleOp:
     """A .gemm file (or '-') into gemm IR, or a .mlir file into the IR it holds."""
     text, name = read_source(path)
     if is_ir(text, name):
-        if defines:
-            raise GemmcError("-D applies to .gemm sources, not to IR", code=2)
-        return parse_ir(text, name)
+        return parse_ir(text, name)  # -D then gives runtime sizes only (gemmc run)
     return parse(text, name, defines)
 
 
@@ -129,6 +127,8 @@ def lower(
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default)."""
     target = _arch(arch)
+    if pipeline is None and is_lowered(module):
+        pipeline = ""  # IR that is already kernel IR: nothing to add by default
     spec = default_pipeline(target) if pipeline is None else pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)
@@ -139,6 +139,13 @@ def lower(
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
     return module
+
+
+def is_lowered(module: ModuleOp) -> bool:
+    """Kernel IR (gemm-to-kernel has run): no gemm.matmul left."""
+    from gemmc.dialects.gemm import MatmulOp
+
+    return not any(isinstance(op, MatmulOp) for op in module.walk())
 
 
 def print_ir(module: ModuleOp) -> str:
