@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith, gpu, math, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -97,6 +97,11 @@ def gemm_sources(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gemm_sources(), st.integers(0, 2**16))
+@example(  # one element, a cancelling dot product: failed a max|C|-relative error measure
+    ("kernel g { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  acc f32\n  C = A @ B }",
+     {"M": 1, "N": 1, "K": 256}, (16, 16)),
+    14967,
+)
 def test_step1_kernel_matches_numpy(case, seed):
     src, dims, (bx, by) = case
     gemm_level = parse_gemm(src)
