@@ -1,5 +1,8 @@
 """gemmc: compile a small GEMM language into kernels for AMD GPUs, in the style of MLIR."""
 
+# Load the subpackage gemmc.emit first: its first import sets the attribute `gemmc.emit`,
+# which the API function of the same name below must then replace for good.
+import gemmc.emit  # noqa: F401  isort: skip
 from gemmc.api import (
     check,
     emit,
