@@ -24,6 +24,8 @@ from xdsl.passes import ModulePass
 
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
+from gemmc.interp.check import SPEC_ATTR, spec_attr
+from gemmc.interp.check import _spec_from_matmul as spec_from_matmul
 from gemmc.kernel_builder import KernelBuilder
 
 ARG_DIMS_ATTR = "gemm.arg_dims"
@@ -68,6 +70,9 @@ class GemmToKernelPass(ModulePass):
         kernel = self._kernel(kname, matmul, operands)
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
+        # Record what the host function computes, so a lowered module still says which
+        # product the interpreter's reference must compute.
+        host.attributes[SPEC_ATTR] = spec_attr(spec_from_matmul(host, matmul))
         self._launch(matmul, kname, operands)
 
     # -- the kernel -------------------------------------------------------------------
