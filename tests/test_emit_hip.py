@@ -10,6 +10,7 @@ saying so, where there is none.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -299,7 +300,7 @@ def test_header_names_arch_and_pipeline():
 def test_harness_reads_the_gemm_back():
     text = emit_hip(lower(KERNELS["transposed"]), get_arch("gfx942"), harness=True)
     assert "const double alpha_ref = 1.5, beta_ref = 0.0;" in text
-    assert "const float alpha = static_cast<float>(1.5);" in text
+    assert "float alpha;\n    gemmc_set(alpha, 1.5f);" in text
     assert "h_A[static_cast<size_t>(k) * M + i]" in text
     assert "h_B[static_cast<size_t>(j) * K + k]" in text
     text = emit_hip(lower(KERNELS["f16"]), get_arch("gfx942"), harness=True)
@@ -378,3 +379,145 @@ def test_module_entry_point(tmp_path):
     bad.write_text("builtin.module { %x = \n")
     proc = subprocess.run([sys.executable, "-m", "gemmc.emit.hip", str(bad)], capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stderr.startswith(f"{bad}:")
+
+
+# -- running the harness ------------------------------------------------------------------------
+#
+# No AMD GPU here, so the harness runs on the CPU: a stand-in for <hip/hip_runtime.h> runs
+# each launch block by block, one std::thread per GPU thread with a std::barrier for
+# __syncthreads(), and the test rewrites `k<<<grid, block, shared, stream>>>(args)` into a
+# call of that launcher.  This runs the emitted kernels, the launcher's grid arithmetic and
+# the harness's reference check for real; a broken kernel must make the harness fail.
+
+CPU_HIP_RUNTIME = r"""
+#pragma once
+#include <barrier>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+inline constexpr int warpSize = 64;
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
+};
+inline thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
+inline thread_local std::barrier<>* gemmc_block_barrier;
+inline void __syncthreads() { gemmc_block_barrier->arrive_and_wait(); }
+enum hipError_t { hipSuccess = 0 };
+enum hipMemcpyKind { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };
+typedef struct ihipStream_t* hipStream_t;
+typedef std::chrono::steady_clock::time_point* hipEvent_t;
+struct hipDeviceProp_t { char name[256]; int warpSize; };
+inline hipError_t hipGetLastError() { return hipSuccess; }
+inline const char* hipGetErrorString(hipError_t) { return "no error"; }
+inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int) { std::strcpy(p->name, "CPU"); return hipSuccess; }
+template <class T> hipError_t hipMalloc(T** p, size_t n) { *p = static_cast<T*>(std::aligned_alloc(64, (n + 63) / 64 * 64)); return hipSuccess; }
+inline hipError_t hipFree(void* p) { std::free(p); return hipSuccess; }
+inline hipError_t hipMemcpy(void* d, const void* s, size_t n, hipMemcpyKind) { std::memcpy(d, s, n); return hipSuccess; }
+inline hipError_t hipDeviceSynchronize() { return hipSuccess; }
+inline hipError_t hipEventCreate(hipEvent_t* e) { *e = new std::chrono::steady_clock::time_point(); return hipSuccess; }
+inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t) { *e = std::chrono::steady_clock::now(); return hipSuccess; }
+inline hipError_t hipEventSynchronize(hipEvent_t) { return hipSuccess; }
+inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t a, hipEvent_t b) {
+    *ms = std::chrono::duration<float, std::milli>(*b - *a).count(); return hipSuccess; }
+inline hipError_t hipEventDestroy(hipEvent_t e) { delete e; return hipSuccess; }
+// Kernels convert float to __bf16, which on x86 calls a helper older libgcc lacks.
+extern "C" __bf16 __truncsfbf2(float x) {
+    unsigned u; std::memcpy(&u, &x, sizeof u);
+    const unsigned short bits = static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    __bf16 r; std::memcpy(&r, &bits, sizeof r); return r;
+}
+template <class... P, class... A>
+void gemmc_cpu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t, hipStream_t, A... args) {
+    // One thread per GPU thread of a block; they step through the blocks together, with a
+    // barrier between blocks so that no block sees the last one's __shared__ data in use.
+    const unsigned n = block.x * block.y * block.z;
+    std::barrier<> bar(n);
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < n; ++t)
+        threads.emplace_back([&, t] {
+            gemmc_block_barrier = &bar; gridDim = grid; blockDim = block;
+            threadIdx = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
+            for (unsigned bz = 0; bz < grid.z; ++bz)
+                for (unsigned by = 0; by < grid.y; ++by)
+                    for (unsigned bx = 0; bx < grid.x; ++bx) {
+                        blockIdx = dim3(bx, by, bz);
+                        kernel(args...);
+                        bar.arrive_and_wait();
+                    }
+        });
+    for (auto& th : threads) th.join();
+}
+"""
+
+
+def _for_cpu(hip_source: str) -> str:
+    """The emitted file, with launches and AMDGPU-only attributes rewritten for the CPU."""
+    text = re.sub(r"(\w+)<<<(.*?)>>>\((.*?)\);", r"gemmc_cpu_launch(\1, \2, \3);", hip_source, flags=re.S)
+    return re.sub(r"__attribute__\(\((amdgpu_[^\n]*)\)\)", "", text)
+
+
+def _run_on_cpu(toolchain, hip_source: str, args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+    (tmp_path / "hip").mkdir(exist_ok=True)
+    (tmp_path / "hip" / "hip_runtime.h").write_text(CPU_HIP_RUNTIME)
+    source = tmp_path / "harness.cpp"
+    source.write_text(_for_cpu(hip_source))
+    binary = tmp_path / "harness"
+    build = subprocess.run(
+        [toolchain.clang, "-x", "c++", "-std=c++20", "-O1", "-pthread", f"-I{tmp_path}", str(source),
+         "-o", str(binary)],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=600)
+
+
+# Dynamic dims on the command line: sizes that are not multiples of any tile.
+CPU_DIMS = {"sgemm": ["70", "50", "40"], "static": [], "transposed": ["33", "70", "17"],
+            "col_major": ["50"], "f16": ["70", "50", "40"], "f16_acc16": ["70", "50", "40"],
+            "bf16": ["70", "50"]}
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_harness_runs_on_cpu(toolchain, kernel, tmp_path):
+    if toolchain.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    source = emit_hip(lower(KERNELS[kernel]), get_arch("gfx942"), harness=True)
+    proc = _run_on_cpu(toolchain, source, CPU_DIMS[kernel], tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": PASSED" in proc.stdout
+
+
+@pytest.mark.parametrize("pipeline", ["step2", "step3", "step4", "step5", "step6"])
+@pytest.mark.parametrize("kernel", ["sgemm", "bf16"])
+def test_tiled_harness_runs_on_cpu(toolchain, kernel, pipeline, tmp_path):
+    """LDS tiles, barriers, register tiles, float4 copies, launch bounds: run for real."""
+    if toolchain.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    if pipeline not in NAMED_PIPELINES:
+        pytest.skip(f"pipeline {pipeline} is not registered")
+    source = emit_hip(lower(KERNELS[kernel], pipeline), get_arch("gfx942"), harness=True)
+    # Several blocks and partial tiles in both directions; step2's tiles are small, so are its dims.
+    dims = ["40", "36"] if pipeline == "step2" else ["130", "150"]
+    dims += ["40"] if kernel == "sgemm" else []
+    proc = _run_on_cpu(toolchain, source, dims, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": PASSED" in proc.stdout
+
+
+def test_harness_catches_a_wrong_kernel(toolchain, tmp_path):
+    if toolchain.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    source = emit_hip(lower(KERNELS["transposed"]), get_arch("gfx942"), harness=True)
+    wrong = source.replace("const float a = A[k * M + row];", "const float a = A[row * K + k];")
+    assert wrong != source
+    proc = _run_on_cpu(toolchain, wrong, ["33", "70", "17"], tmp_path)
+    assert proc.returncode == 1
+    assert ": FAILED" in proc.stdout and "Mismatch at C[" in proc.stderr

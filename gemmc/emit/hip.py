@@ -199,7 +199,12 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
     name = f"v{shape[0]}{base}"
-    return name, f"typedef {scalar_ctype(elem, op)} {name} __attribute__((ext_vector_type({shape[0]})));"
+    typedef = f"typedef {scalar_ctype(elem, op)} {name} __attribute__((ext_vector_type({shape[0]})));"
+    if base == "float" and shape[0] in (2, 4):
+        # nvcc (HIP on NVIDIA) has no ext_vector_type; CUDA's aligned float2/float4 do what
+        # the printed code asks of them: loads, stores, .x-.w, brace initialization.
+        typedef = f"#ifdef __CUDACC__\ntypedef float{shape[0]} {name};\n#else\n{typedef}\n#endif"
+    return name, typedef
 
 
 def memory_space(t: MemRefType) -> int:
@@ -700,7 +705,7 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
     elem = p.type_name(t.element_type, op)
     align = "alignas(16) " if p.has_vector_memory_ops else ""
     qualifier = "__shared__ " if space == LDS_SPACE else ""
-    p.line(f"{qualifier}{align}{elem} {name}{dims};")
+    p.line(f"{align}{qualifier}{elem} {name}{dims};")
     p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
 
 
@@ -739,7 +744,12 @@ def _print_broadcast(p: FunctionPrinter, op: Operation) -> None:
     vt = p.type_name(op.results[0].type, op)
     if isinstance(x.type, VectorType):
         raise p.unsupported(op, "vector.broadcast of a vector")
-    p.define(op.results[0], Expr(f"({vt})({p.value(x).text})", UNARY))
+    lanes = op.results[0].type.get_shape()[0]  # type: ignore[union-attr]
+    if lanes <= 4:
+        e = p.value(x).at(ARG)
+        p.define(op.results[0], Expr(f"{vt}{{{', '.join([e] * lanes)}}}"))
+    else:
+        p.define(op.results[0], Expr(f"({vt})({p.value(x).text})", UNARY))
 
 
 def _positions(p: FunctionPrinter, op: Operation, dynamic: Sequence[SSAValue]) -> list[Expr]:
@@ -758,7 +768,16 @@ def _print_vector_extract(p: FunctionPrinter, op: Operation) -> None:
     pos = _positions(p, op, dynamic)
     if len(pos) != 1 or isinstance(op.results[0].type, VectorType):
         raise p.unsupported(op, "vector.extract of anything but one element of a 1-D vector")
-    p.define(op.results[0], Expr(f"{p.value(vec).at(PRIMARY)}[{pos[0].text}]"))
+    p.define(op.results[0], _lane(p.value(vec), pos[0], vec.type))
+
+
+def _lane(vec: Expr, pos: Expr, t: Attribute) -> Expr:
+    """One lane of a vector: `.x`-`.w` where it can be (CUDA's float4 has no []), else [i]."""
+    lanes = t.get_shape()[0] if isinstance(t, VectorType) else 0
+    i = _int_literal_value(pos)
+    if i is not None and 0 <= i < lanes <= 4:
+        return Expr(f"{vec.at(PRIMARY)}.{'xyzw'[i]}")
+    return Expr(f"{vec.at(PRIMARY)}[{pos.text}]")
 
 
 @op_printer("vector.insert")
@@ -770,7 +789,7 @@ def _print_vector_insert(p: FunctionPrinter, op: Operation) -> None:
     result = op.results[0]
     name = p.names.fresh(result.name_hint)
     p.line(f"{p.type_name(result.type, op)} {name} = {p.value(vec).text};")
-    p.line(f"{name}[{pos[0].text}] = {p.value(x).text};")
+    p.line(f"{_lane(Expr(name), pos[0], vec.type).text} = {p.value(x).text};")
     p.values[result] = Expr(name)
 
 
@@ -934,8 +953,11 @@ class FunctionPrinter:
         if isinstance(t, VectorType):
             name, typedef = vector_typedef(t, op)
             self.emitter.typedefs.setdefault(name, typedef)
+            self.emitter.used_types.add(scalar_ctype(t.element_type, op))
             return name
-        return scalar_ctype(t, op)
+        name = scalar_ctype(t, op)
+        self.emitter.used_types.add(name)
+        return name
 
     def value(self, v: SSAValue) -> Expr:
         if v in self.values:
@@ -1172,6 +1194,7 @@ class HipEmitter:
         self.arch = arch
         self.harness = harness
         self.typedefs: dict[str, str] = {}
+        self.used_types: set[str] = set()
         self.kernels: dict[tuple[str, str], KernelInfo] = {}
         self.global_names = Namer()
 
@@ -1214,6 +1237,15 @@ class HipEmitter:
         out: list[str] = []
         out += self.header(module, kernels)
         out += self.prelude()
+        sixteen = sorted({"_Float16", "__bf16"} & self.used_types)
+        if sixteen:
+            out += [
+                "",
+                f"// nvcc (HIP on NVIDIA) cannot compile {' and '.join(sixteen)} in device code.",
+                "#if defined(__CUDACC__) && !defined(__clang__)",
+                f"#error \"gemmc: this file uses {' and '.join(sixteen)}: build it with hipcc or clang for AMD GPUs\"",
+                "#endif",
+            ]
         if self.typedefs:
             out += ["", "// Vector types (clang ext_vector_type), as HIP's own headers define them."]
             out += [self.typedefs[k] for k in sorted(self.typedefs)]
@@ -1689,6 +1721,7 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness: dim {d} is neither static nor a launcher parameter")
         mem = [q for q in l.params if q.kind == "memref"]
         scal = [q for q in l.params if q.kind == "scalar"]
+        used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]
         M, N, K = g.m, g.n, g.k
@@ -1742,6 +1775,7 @@ class HarnessWriter:
             "        }",
             "    } while (0)",
         ]))
+        w.extend(_host_conversions(used))
         ln("")
         ln(f"// Test harness: C = {g.alpha.text} * {'A^T' if g.transpose_a else 'A'} @ "
            f"{'B^T' if g.transpose_b else 'B'} + {g.beta.text} * C on random data, checked against a")
@@ -1790,12 +1824,13 @@ class HarnessWriter:
             ln(f"{I}const size_t {size} = {size_of(q)};")
             ln(f"{I}std::vector<{elem(q)}> {h}({size});")
             ln(f"{I}for ({elem(q)}& {v['x']} : {h})")
-            ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>({v['dist']}({v['gen']}));")
+            ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
         for q in scal:
             value = scalar_values.get(q.arg)  # type: ignore[arg-type]
             if value is None:
                 raise emit_error(fn, f"--harness cannot tell what the scalar argument {q.name} is")
-            ln(f"{I}const {scalar_ctype(q.type)} {q.name} = static_cast<{scalar_ctype(q.type)}>({value});")
+            ln(f"{I}{scalar_ctype(q.type)} {q.name};")
+            ln(f"{I}gemmc_set({q.name}, {value}f);")
         ln("")
         ln(f"{I}// Device buffers.")
         for q in mem:
@@ -1838,16 +1873,16 @@ class HarnessWriter:
         ln(f"{I*2}double {v['sum']} = 0.0, {v['magnitude']} = 0.0;")
         ln(f"{I*2}for (int {k} = 0; {k} < {K}; ++{k})")
         ln(f"{I*2}{{")
-        ln(f"{I*3}const double {v['p']} = static_cast<double>({a_at}) * static_cast<double>({b_at});")
+        ln(f"{I*3}const double {v['p']} = gemmc_to_double({a_at}) * gemmc_to_double({b_at});")
         ln(f"{I*3}{v['sum']} += {v['p']};")
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")
-        ln(f"{I*2}const double {v['c0']} = static_cast<double>({hC}[{c_at}]);")
+        ln(f"{I*2}const double {v['c0']} = gemmc_to_double({hC}[{c_at}]);")
         ln(f"{I*2}{v['expected']} = {v['alpha_ref']} * {v['sum']} + {v['beta_ref']} * {v['c0']};")
         ln(f"{I*2}{v['bound']} = 2.0 * {v['eps_out']} * std::fabs({v['expected']})")
         ln(f"{I*2}    + {v['eps_acc']} * (std::sqrt(static_cast<double>({K})) + 2.0)")
         ln(f"{I*2}          * (std::fabs({v['alpha_ref']}) * {v['magnitude']} + std::fabs({v['beta_ref']} * {v['c0']}));")
-        ln(f"{I*2}const double {v['got']} = static_cast<double>({v['result']}[{c_at}]);")
+        ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[{c_at}]);")
         ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
         ln(f"{I}}};")
         ln("")
@@ -1879,7 +1914,7 @@ class HarnessWriter:
         pi, pj = f"{v['point']}.first", f"{v['point']}.second"
         ln(f"{I*2}double {v['expected']} = 0.0, {v['bound']} = 0.0;")
         ln(f"{I*2}const bool {v['ok']} = {v['check']}({pi}, {pj}, {v['expected']}, {v['bound']});")
-        ln(f"{I*2}const double {v['got']} = static_cast<double>({v['result']}[static_cast<size_t>({pi}) * {N} + {pj}]);")
+        ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[static_cast<size_t>({pi}) * {N} + {pj}]);")
         ln(f"{I*2}{v['max_error']} = std::fmax({v['max_error']}, std::fabs({v['got']} - {v['expected']}));")
         ln(f"{I*2}if (!{v['ok']} && {v['mismatches']}++ < 10)")
         ln(f'{I*3}std::fprintf(stderr, "Mismatch at C[%d][%d]: expected %.6g, got %.6g (bound %.3g)\\n",')
@@ -1899,6 +1934,75 @@ class HarnessWriter:
         ln(f"{I}return {v['mismatches']} ? EXIT_FAILURE : EXIT_SUCCESS;")
         ln("}")
         return w
+
+
+_HOST_CONVERSIONS = {
+    "float": [
+        "inline void gemmc_set(float& out, float x) { out = x; }",
+        "inline double gemmc_to_double(const float& x) { return x; }",
+    ],
+    "_Float16": [
+        "inline void gemmc_set(_Float16& out, float x)",
+        "{",
+        "    unsigned u;",
+        "    std::memcpy(&u, &x, sizeof u);",
+        "    const unsigned sign = (u >> 16) & 0x8000u, mantissa = u & 0x7fffffu;",
+        "    const int exponent = static_cast<int>((u >> 23) & 0xffu) - 127 + 15;",
+        "    unsigned short bits = static_cast<unsigned short>(sign); // tiny values flush to zero",
+        "    if (exponent >= 31)",
+        "        bits = static_cast<unsigned short>(sign | 0x7c00u);",
+        "    else if (exponent > 0)",
+        "    {",
+        "        unsigned h = (static_cast<unsigned>(exponent) << 10) | (mantissa >> 13);",
+        "        const unsigned rest = mantissa & 0x1fffu;",
+        "        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))",
+        "            ++h; // to nearest, ties to even",
+        "        bits = static_cast<unsigned short>(sign | h);",
+        "    }",
+        "    std::memcpy(&out, &bits, sizeof out);",
+        "}",
+        "inline double gemmc_to_double(const _Float16& x)",
+        "{",
+        "    unsigned short h;",
+        "    std::memcpy(&h, &x, sizeof h);",
+        "    const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;",
+        "    const double v = exponent == 0    ? std::ldexp(mantissa, -24)",
+        "                     : exponent == 31 ? (mantissa ? NAN : INFINITY)",
+        "                                      : std::ldexp(mantissa | 0x400, exponent - 25);",
+        "    return (h & 0x8000) ? -v : v;",
+        "}",
+    ],
+    "__bf16": [
+        "inline void gemmc_set(__bf16& out, float x)",
+        "{",
+        "    unsigned u;",
+        "    std::memcpy(&u, &x, sizeof u);",
+        "    const unsigned short bits = static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);",
+        "    std::memcpy(&out, &bits, sizeof out);",
+        "}",
+        "inline double gemmc_to_double(const __bf16& x)",
+        "{",
+        "    unsigned short h;",
+        "    std::memcpy(&h, &x, sizeof h);",
+        "    const unsigned u = static_cast<unsigned>(h) << 16;",
+        "    float f;",
+        "    std::memcpy(&f, &u, sizeof f);",
+        "    return f;",
+        "}",
+    ],
+}
+
+
+def _host_conversions(types: set[str]) -> list[str]:
+    """Host conversions between float / double and the element types.  The 16-bit ones are
+    done by hand, on references: the compiler would call __truncsfbf2 / __extendhfsf2 (even
+    to pass a __bf16 by value), which older libgcc (GCC < 12 / 13) does not have."""
+    out = ["", "// Conversions between the element types and float / double on the host; the 16-bit",
+           "// ones by hand, so that the harness links without compiler-runtime helpers."]
+    for t in ("float", "_Float16", "__bf16"):
+        if t in types or t == "float":
+            out += _HOST_CONVERSIONS[t]
+    return out
 
 
 def _scales_load_of(scalar: SSAValue, mem: SSAValue) -> bool:

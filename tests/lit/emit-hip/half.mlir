@@ -59,6 +59,9 @@ builtin.module attributes {gpu.container_module} {
   }) : () -> ()
 }
 
+// nvcc cannot compile _Float16 in device code: such files say so instead of crashing it.
+// CHECK:       #if defined(__CUDACC__) && !defined(__clang__)
+// CHECK-NEXT:  #error "gemmc: this file uses _Float16: build it with hipcc or clang for AMD GPUs"
 // CHECK-LABEL: extern "C" __global__ void hgemm(const _Float16* __restrict__ A,
 // CHECK-NEXT:                                  const _Float16* __restrict__ B,
 // CHECK-NEXT:                                  _Float16* __restrict__ C,

@@ -60,6 +60,6 @@ builtin.module attributes {gpu.container_module} {
 // CHECK:         auto launch = [&]() { GEMMC_CHECK(launch_sgemm_tt(d_A, d_B, d_C, M, N, K, nullptr)); };
 // CHECK:         GEMMC_CHECK(hipEventElapsedTime(&total_ms, start, stop));
 // CHECK:         const double alpha_ref = 1.0, beta_ref = 0.0;
-// CHECK:         const double p = static_cast<double>(h_A[static_cast<size_t>(k) * M + i]) * static_cast<double>(h_B[static_cast<size_t>(j) * K + k]);
+// CHECK:         const double p = gemmc_to_double(h_A[static_cast<size_t>(k) * M + i]) * gemmc_to_double(h_B[static_cast<size_t>(j) * K + k]);
 // CHECK:         std::printf("Throughput  : %.3f TFLOP/s\n", flops / (ms * 1.0e-3) / 1.0e12);
 // CHECK:         return mismatches ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -26,15 +26,19 @@ builtin.module attributes {gpu.container_module} {
   }) : () -> ()
 }
 
-// CHECK:       typedef float v4float __attribute__((ext_vector_type(4)));
+// CHECK:       #ifdef __CUDACC__
+// CHECK-NEXT:  typedef float4 v4float;
+// CHECK-NEXT:  #else
+// CHECK-NEXT:  typedef float v4float __attribute__((ext_vector_type(4)));
+// CHECK-NEXT:  #endif
 // CHECK-LABEL: extern "C" __global__ __attribute__((amdgpu_flat_work_group_size(1, 256), amdgpu_waves_per_eu(2)))
 // CHECK-NEXT:  void lds_copy(const float* __restrict__ src, float* __restrict__ dst)
-// CHECK:         __shared__ alignas(16) float tile[16][64];
+// CHECK:         alignas(16) __shared__ float tile[16][64];
 // CHECK:         *reinterpret_cast<v4float*>(&tile[ty][col]) = *reinterpret_cast<const v4float*>(&src[ty * 64 + col]);
 // CHECK-NEXT:    __syncthreads();
 // CHECK-NEXT:    const v4float w = *reinterpret_cast<const v4float*>(&tile[ty][col]);
-// CHECK-NEXT:    const float x = w[2];
-// CHECK-NEXT:    const v4float s = (v4float)(x);
+// CHECK-NEXT:    const float x = w.z;
+// CHECK-NEXT:    const v4float s = v4float{x, x, x, x};
 // CHECK-NEXT:    const v4float y = w + s;
 // CHECK-NEXT:    *reinterpret_cast<v4float*>(&dst[ty * 64 + col]) = y;
 // CHECK-NEXT: }
