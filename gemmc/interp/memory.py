@@ -264,18 +264,51 @@ def _count(state: KernelState, buf: Buffer, width: int, store: bool) -> None:
 
 
 def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int) -> int:
-    """Extra LDS cycles that bank conflicts cost this access: the hook for the bank model.
+    """Extra LDS cycles that bank conflicts cost this access, for the whole batch.
 
-    Called for every LDS load and store with `addr`, the element index of every lane
-    into buf.data ((L,), or (L, width) for vectors; lanes where state.mask is False are
-    inactive and hold arbitrary addresses).  Lanes are ordered by workgroup and thread,
-    so wave w of the batch is lanes state.lanes.wave_starts[w] onwards.  To fill in:
-    per active wave, turn its active lanes' addresses into byte addresses within the
-    workgroup's instance ((addr - buf.base) * buf.elem_bytes), map them to banks
-    (byte // arch.lds_bank_bytes % arch.lds_banks), and in the groups of lanes the arch
-    services per cycle count the cycles beyond one (lanes reading one word broadcast).
+    The model (docs/interpreter.md): LDS has arch.lds_banks banks of arch.lds_bank_bytes;
+    it serves the lanes of a wave in groups of banks * bank_bytes / access_bytes lanes
+    (32 lanes for 4-byte accesses on 32 banks, 8 lanes for 16-byte ones), one cycle per
+    group when every bank is asked for at most one word (lanes reading the same word
+    share it).  A group costs as many cycles as the most distinct words asked of one
+    bank; the extra cycles are the conflicts.  The pattern is computed on the first
+    workgroup with an active lane and scaled by the active waves of the batch: in
+    gemmc's kernels every workgroup addresses LDS alike (only its base differs).
     """
-    return 0
+    arch, lanes = state.arch, state.lanes
+    threads = lanes.threads
+    mask = state.mask
+    first = 0
+    if mask is not None:
+        active = np.flatnonzero(mask)
+        if active.size == 0:
+            return 0
+        first = int(active[0]) // threads * threads
+    sel = slice(first, first + threads)
+    a = addr[sel] if addr.ndim == 1 else addr[sel, 0]
+    live = np.ones(threads, dtype=bool) if mask is None else mask[sel]
+    access_bytes = width * buf.elem_bytes
+    bank_bytes = arch.lds_bank_bytes
+    group = min(arch.wave_size, max(1, arch.lds_banks * bank_bytes // max(access_bytes, bank_bytes)))
+    tid = np.arange(threads, dtype=np.int64)[live]
+    word0 = (a[live] * buf.elem_bytes) // bank_bytes
+    words = (word0[:, None] + np.arange(max(1, access_bytes // bank_bytes))).ravel()
+    key = np.repeat(tid // group, max(1, access_bytes // bank_bytes))
+    banks = words % arch.lds_banks
+    slot = key * arch.lds_banks + banks
+    order = np.lexsort((words, slot))
+    slot, words = slot[order], words[order]
+    distinct = np.ones(slot.size, dtype=bool)
+    distinct[1:] = (slot[1:] != slot[:-1]) | (words[1:] != words[:-1])
+    per_slot = np.bincount(slot[distinct])
+    per_group = per_slot.reshape(-1, arch.lds_banks) if per_slot.size % arch.lds_banks == 0 else \
+        np.pad(per_slot, (0, -per_slot.size % arch.lds_banks)).reshape(-1, arch.lds_banks)
+    cycles = per_group.max(axis=1)
+    extra = int(np.maximum(cycles - 1, 0).sum())
+    if extra == 0:
+        return 0
+    waves_here = int(np.count_nonzero(np.logical_or.reduceat(live, np.arange(0, threads, arch.wave_size))))
+    return extra * state.active_counts()[1] // max(1, waves_here)
 
 
 def _uniform_row(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> int | None:

@@ -26,7 +26,7 @@ class Stats:
     lds_load_bytes: int = 0
     lds_store_instrs: int = 0
     lds_store_bytes: int = 0
-    lds_bank_conflicts: int = 0  # extra LDS cycles from bank conflicts: not counted yet (hook in memory.py)
+    lds_bank_conflicts: int = 0  # extra LDS cycles from bank conflicts (model in memory.bank_conflicts)
     barriers: int = 0  # gpu.barrier executions, per workgroup
     valu_instrs: int = 0  # float VALU instructions (arith float ops, math.fma, conversions), per wave
     valu_int_instrs: int = 0  # integer ops on per-lane values (address arithmetic), per wave
