@@ -521,3 +521,32 @@ def test_harness_catches_a_wrong_kernel(toolchain, tmp_path):
     proc = _run_on_cpu(toolchain, wrong, ["33", "70", "17"], tmp_path)
     assert proc.returncode == 1
     assert ": FAILED" in proc.stdout and "Mismatch at C[" in proc.stderr
+
+
+@pytest.mark.parametrize("pipeline", ["gemm-to-kernel", "step3"])
+def test_harness_same_with_or_without_spec(pipeline):
+    """The harness reads gemm.matmul_spec when the lowering recorded it, and otherwise reads
+    the GEMM back from the kernel (hand-written IR): both must give the same program."""
+    if pipeline not in NAMED_PIPELINES and pipeline != "gemm-to-kernel":
+        pytest.skip(f"pipeline {pipeline} is not registered")
+    for src in KERNELS.values():
+        module = lower(src, pipeline)
+        host = next(op for op in module.body.block.ops if op.name == "func.func")
+        with_spec = emit_hip(module, "gfx942", harness=True)
+        if "gemm.matmul_spec" not in host.attributes:
+            pytest.skip("gemm-to-kernel does not record gemm.matmul_spec")
+        del host.attributes["gemm.matmul_spec"]
+        assert emit_hip(module, "gfx942", harness=True) == with_spec
+
+
+def test_device_flags():
+    from gemmc.toolchain import Toolchain, device_flags
+
+    llvm = Toolchain("llvm", "/usr/bin/clang++-22", "clang 22", "/usr/lib/llvm-22/bin")
+    flags = device_flags(get_arch("gfx1100"), llvm)
+    assert flags[:4] == ["-x", "hip", "--cuda-device-only", "--offload-arch=gfx1100"]
+    assert {"-nogpulib", "-nogpuinc", "-DGEMMC_NO_HIP_HEADERS", "-O3"} <= set(flags)
+    # Against installed HIP headers (old ROCm ones want the wave size from the arch).
+    with_headers = device_flags(get_arch("gfx1100"), llvm, hip_headers=True)
+    assert "-D__AMDGCN_WAVEFRONT_SIZE=32" in with_headers and "-nogpuinc" not in with_headers
+    assert "-D__AMDGCN_WAVEFRONT_SIZE=64" in device_flags(get_arch("gfx942"), llvm, hip_headers=True)

@@ -32,9 +32,13 @@ found (`__has_include`).
   way, so resource numbers do not depend on whichever HIP headers happen to be installed.
 
 Kernel code uses only what both modes provide, plus clang builtins that hipcc also has:
-`__builtin_fmaf` for `math.fma`, `ext_vector_type` vectors (`v4float`, `v8half`, `v8bf16`),
-`_Float16` for f16 and `__bf16` for bf16, and raw `amdgpu_flat_work_group_size` /
-`amdgpu_waves_per_eu` attributes for launch bounds.
+`__builtin_fmaf` for `math.fma`, `_Float16` for f16 and `__bf16` for bf16, and raw
+`amdgpu_flat_work_group_size` / `amdgpu_waves_per_eu` attributes for launch bounds (from
+the gpu.func attributes `amdgpu_*` or `rocdl.*`).  Vectors are clang ext_vector_type
+typedefs (`v4float`, `v8half`); for nvcc, which lacks them, `v2float`/`v4float` are CUDA's
+`float2`/`float4`, so vector code prints only what both have (`.x`-`.w`, brace init).
+f32 kernels of every tutorial step therefore also build as HIP on NVIDIA; a file with
+16-bit types stops with an #error there (nvcc cannot compile _Float16/__bf16 device code).
 
 Conventions
 -----------
@@ -52,6 +56,15 @@ Conventions
 * `scf.for` prints as `for (int k = lb; k < ub; ...)`; its iter_args and results share one
   variable, declared before the loop and assigned where the body yields.  `scf.if` results
   are variables assigned in each branch.
+* A constant-trip-count loop whose induction variable indexes a register array (a private
+  memref) gets `#pragma unroll`, as in the tutorial: the array becomes registers only when
+  every index is a constant.  An scf.for attribute `gemmc.unroll` (unit, or a count) says so
+  explicitly.
+* The harness checks the GEMM recorded in the host function's `gemm.matmul_spec` (which
+  gemm-to-kernel sets); without it, it reads the GEMM back from the kernel: C is the
+  matrix written, A and B the others; dim names give the transposes; beta is the scalar
+  that scales a value loaded from C.  16-bit host conversions are written out by hand, so
+  the harness links without compiler-runtime helpers that older libgcc lacks.
 * The same IR always prints the same text.
 """
 
@@ -60,11 +73,11 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
@@ -92,6 +105,7 @@ from gemmc.diagnostics import EXIT_INPUT, GemmcError
 PASS_NAME = "emit-hip"
 PIPELINE_ATTR = "gemmc.pipeline"
 ARG_DIMS_ATTR = "gemm.arg_dims"  # on gpu.func: dim names of each kernel argument
+SPEC_ATTR = "gemm.matmul_spec"  # on the host func.func: the gemm.matmul it replaced
 DIMS_ATTR = "gemm.dims"  # on host func.func arguments
 LDS_SPACE = 3
 PRIVATE_SPACE = 5
@@ -123,7 +137,10 @@ volatile wchar_t while xor xor_eq restrict
 _HIP_NAMES = frozenset("""
 threadIdx blockIdx blockDim gridDim warpSize dim3 main std size_t stream hipStream_t
 hipError_t hipSuccess fmaf fma min max abs assert printf half float2 float4 int2 int4
+make_float2 make_float4 INFINITY NAN NULL EXIT_SUCCESS EXIT_FAILURE
 """.split())
+_GENERATED_NAME = re.compile(r"(gemmc|GEMMC)_\w*|v[0-9]+(float|half|bf16|double|char|short|int|long)")
+"""Names the printed file defines itself (helpers, vector typedefs)."""
 RESERVED = _CPP_KEYWORDS | _HIP_NAMES
 
 
@@ -285,7 +302,7 @@ class Namer:
             name = "v" + name
         if name.startswith("__"):
             name = name.lstrip("_") or "v"
-        if name in RESERVED:
+        if name in RESERVED or _GENERATED_NAME.fullmatch(name):
             name += "_"
         return name
 
@@ -680,7 +697,7 @@ def _print_dim(p: FunctionPrinter, op: Operation) -> None:
 def _print_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     view = p.memref(mem, op)
-    p.define(op.results[0], view.element([p.value(i) for i in indices]), pure=False)
+    p.define(op.results[0], view.element([p.value(i) for i in indices]))
 
 
 @op_printer("memref.store")
@@ -727,7 +744,7 @@ def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     vt = p.type_name(op.results[0].type, op)
     addr = _vector_address(p, op, mem, indices)
-    p.define(op.results[0], Expr(f"*reinterpret_cast<const {vt}*>({addr})", UNARY), pure=False)
+    p.define(op.results[0], Expr(f"*reinterpret_cast<const {vt}*>({addr})", UNARY))
 
 
 @op_printer("vector.store")
@@ -931,18 +948,13 @@ class FunctionPrinter:
     def line(self, text: str) -> None:
         self.lines.append(INDENT * self.depth + text)
 
-    class _Indent:
-        def __init__(self, p: FunctionPrinter):
-            self.p = p
-
-        def __enter__(self):
-            self.p.depth += 1
-
-        def __exit__(self, *exc):
-            self.p.depth -= 1
-
-    def indented(self) -> FunctionPrinter._Indent:
-        return FunctionPrinter._Indent(self)
+    @contextmanager
+    def indented(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def unsupported(self, op: Operation, what: str) -> GemmcError:
         return emit_error(op, f"cannot print {what} as HIP")
@@ -973,8 +985,14 @@ class FunctionPrinter:
             raise self.unsupported(op, f"an access to a memref that is not a kernel argument or allocation")
         return self.memrefs[v]
 
-    def define(self, result: SSAValue, e: Expr, pure: bool = True) -> None:
-        """Bind a result: folded into its single user when possible, else a const variable."""
+    def define(self, result: SSAValue, e: Expr, pure: bool | None = None) -> None:
+        """Bind a result: folded into its single user when possible, else a const variable.
+
+        `pure` defaults to whether the op was registered as pure (`register_op_printer`).
+        """
+        if pure is None:
+            owner = result.owner
+            pure = isinstance(owner, Operation) and owner.name in PURE_OPS
         if pure and not result.uses:
             self.values[result] = e
             return
@@ -1452,7 +1470,6 @@ class HipEmitter:
         info = LauncherInfo(fn, sym, lname)
         names = Namer([lname, *self.global_names.taken])
         p = FunctionPrinter(self, body, host=True, names=names)
-        p.launcher = info  # type: ignore[attr-defined]
         for arg in args:
             t = arg.type
             if isinstance(t, MemRefType):
@@ -1490,7 +1507,6 @@ class HipEmitter:
                 p.values[arg] = Expr(name)
         info.params = memref_params + [Param("dim", d, f"int {d}", dim=d) for d in dim_names] + scalar_params
         info.host_dims = host_dims
-        info.printer = p
         p.print_block(body)
         decls = [q.decl for q in info.params] + ["hipStream_t stream"]
         text = ["", f"// Launches the kernels of @{sym}; returns the launch's error status."]
@@ -1543,7 +1559,6 @@ class LauncherInfo:
     params: list[Param] = field(default_factory=list)
     dims: dict[tuple[int, int], str] = field(default_factory=dict)
     host_dims: list[list[str] | None] = field(default_factory=list)
-    printer: FunctionPrinter | None = None
 
 
 def _signature(prefix: str, name: str, params: list[str]) -> list[str]:
@@ -1635,6 +1650,46 @@ class HarnessWriter:
     # -- reading the GEMM back -------------------------------------------------------
 
     def infer(self) -> tuple[Gemm, dict[int, str]]:
+        """The GEMM the host function computes: from its `gemm.matmul_spec` attribute
+        (which gemm-to-kernel records), else read back from the kernel (hand-written IR)."""
+        spec = self.l.op.attributes.get(SPEC_ATTR)
+        if isinstance(spec, DictionaryAttr):
+            return self._from_spec(spec)
+        return self._from_kernel()
+
+    def _from_spec(self, spec: DictionaryAttr) -> tuple[Gemm, dict[int, str]]:
+        fn = self.l.op
+        d = spec.data
+        try:
+            a, b, c = (d[k].value.data for k in "abc")  # type: ignore[union-attr]
+        except (KeyError, AttributeError):
+            raise emit_error(fn, f"--harness: {SPEC_ATTR} lacks integer a, b and c") from None
+        ta, tb = "transpose_a" in d, "transpose_b" in d
+        hd = self.l.host_dims
+        da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
+        if not (da and dc and len(da) == len(dc) == 2):
+            raise emit_error(fn, "--harness needs the dim names of A and C (gemm.dims on the host arguments)")
+        m, n = dc
+        k = da[0] if ta else da[1]
+        values: dict[int, str] = {}
+        picks = iter(("1.5", "-0.5", "0.75", "1.25"))
+
+        def scalar(name: str, default: str) -> Expr:
+            v = d.get(name)
+            if isinstance(v, IntegerAttr):
+                values.setdefault(v.value.data, next(picks))
+                return Expr(values[v.value.data])
+            if isinstance(v, FloatAttr):
+                return Expr(repr(float(v.value.data)))
+            return Expr(default)
+
+        alpha, beta = scalar("alpha", "1.0"), scalar("beta", "0.0")
+        acc = float_eps(d["acc_type"]) if "acc_type" in d else None
+        kinfo = self.e._kernel_of(next(o for o in fn.walk() if o.name == "gpu.launch_func"))
+        eps = acc or _acc_eps(kinfo.op.regions[0].blocks[0], kinfo.op)
+        return Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps), values
+
+    def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
         fn = self.l.op
         launches = [o for o in fn.walk() if o.name == "gpu.launch_func"]
         if len(launches) != 1:
