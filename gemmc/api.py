@@ -129,6 +129,7 @@ def lower(
     target = _arch(arch)
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
+    check_dtypes(module, target)
     spec = default_pipeline(target) if pipeline is None else pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)
@@ -139,6 +140,29 @@ def lower(
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
     return module
+
+
+def check_dtypes(module: ModuleOp, arch: Arch) -> None:
+    """A dtype the arch cannot do is an error before any pass runs."""
+    from xdsl.dialects.builtin import MemRefType
+
+    from gemmc.dialects.gemm import type_name
+
+    for op in module.walk():
+        for v in op.results:
+            t = v.type
+            if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                raise GemmcError(
+                    f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
+                    f"(it supports {', '.join(arch.dtypes)})"
+                )
+        if op.name == "func.func":
+            for t in op.function_type.inputs.data:
+                if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                    raise GemmcError(
+                        f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
+                        f"(it supports {', '.join(arch.dtypes)}): f16 and bf16 need an AMD target"
+                    )
 
 
 def is_lowered(module: ModuleOp) -> bool:
@@ -176,6 +200,10 @@ def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = 
     source = emit_hip(module, target, harness=harness)
     if kind == "hip":
         return source
+    if target.vendor == "nvidia" and kind in ("asm", "hsaco"):
+        from gemmc.cuda import compile_cuda
+
+        return compile_cuda(source, target, kind)  # PTX, or a cubin
     from gemmc.toolchain import compile_device
 
     if kind in ("asm", "hsaco"):
@@ -188,6 +216,10 @@ def resource_report(module: ModuleOp, arch: Arch | str) -> str:
     from gemmc.toolchain import format_report, resource_report as _report
 
     target = _arch(arch)
+    if target.vendor == "nvidia":
+        from gemmc.cuda import resource_report as cuda_report
+
+        return format_report(cuda_report(emit_hip(module, target), target))
     return format_report(_report(emit_hip(module, target), target))
 
 

@@ -13,6 +13,51 @@ from gemmc.diagnostics import usage_error
 
 
 @dataclass(frozen=True)
+class Term:
+    """One digit of a lane layout: scale * ((var // div) % mod), var "lane" or "item"
+    (mod 0: no modulo)."""
+
+    var: str
+    div: int = 1
+    mod: int = 0
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where an operand of a matrix instruction lives in the wave: item `item` (element
+    `item` of the lane's operand vector) of lane `lane` holds matrix element
+    (block, row, col), each coordinate a sum of Terms.  A is indexed [i][k], B [k][j],
+    C/D [i][j].  Where several (lane, item) pairs hold one element, the lanes replicate
+    it (RDNA3's WMMA: lanes 16-31 repeat lanes 0-15)."""
+
+    lanes: int  # the wave size
+    items: int  # elements per lane
+    row: tuple[Term, ...]
+    col: tuple[Term, ...]
+    block: tuple[Term, ...] = ()
+
+    def at(self, lane, item) -> tuple:
+        """(block, row, col) of (lane, item).  Works on ints, numpy arrays and any value
+        with // % * + by ints: the lowering passes IR values to get index arithmetic."""
+        return tuple(_layout_sum(ts, lane, item) for ts in (self.block, self.row, self.col))
+
+
+def _layout_sum(terms: tuple[Term, ...], lane, item):
+    total = None
+    for t in terms:
+        x = lane if t.var == "lane" else item
+        if t.div != 1:
+            x = x // t.div
+        if t.mod:
+            x = x % t.mod
+        if t.scale != 1:
+            x = x * t.scale
+        total = x if total is None else total + x
+    return 0 if total is None else total
+
+
+@dataclass(frozen=True)
 class MatrixInstr:
     """A matrix-core instruction: D[m x n] += A[m x k] * B[k x n] for one wave."""
 
@@ -23,6 +68,40 @@ class MatrixInstr:
     in_type: str  # element type of A and B: f32, f16, bf16
     out_type: str  # element type of C and D
     cycles: int  # issue cycles (passes x 4) from the ISA guide
+    # -- the matrix-core lowerings, interpreter and HIP emitter read these --
+    kind: str = "mfma"  # "mfma" (CDNA, amdgpu.mfma) or "wmma" (RDNA, amdgpu.wmma)
+    builtin: str = ""  # the clang builtin that issues it from HIP
+    a: Layout | None = None  # A[i][k]: row i, col k per (lane, item)
+    b: Layout | None = None  # B[k][j]: row k, col j
+    d: Layout | None = None  # C and D[i][j] per (lane, accumulator register)
+    blocks: int = 1  # independent output blocks (every instruction gemmc lowers to has 1)
+
+    @property
+    def in_bits(self) -> int:
+        return 32 if self.in_type == "f32" else 16
+
+    @property
+    def a_regs(self) -> int:
+        """32-bit VGPRs the A operand takes per lane (B's are the same)."""
+        return -(-self.a.items * self.in_bits // 32)
+
+    @property
+    def b_regs(self) -> int:
+        return -(-self.b.items * self.in_bits // 32)
+
+    @property
+    def c_regs(self) -> int:
+        """Accumulator registers (AGPRs or VGPRs) per lane: one f32 each."""
+        return self.d.items
+
+    @property
+    def replicas(self) -> int:
+        """How many lanes hold each element of A (and of B): 2 on RDNA3's WMMA, else 1."""
+        return self.a.lanes * self.a.items // (self.blocks * self.m * self.k)
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.n * self.k * self.blocks
 
 
 @dataclass(frozen=True)
@@ -49,6 +128,22 @@ class Arch:
     max_threads_per_block: int = 1024
     dtypes: tuple[str, ...] = ("f32", "f16", "bf16")
     matrix_instrs: tuple[MatrixInstr, ...] = field(default=())
+    vendor: str = "amd"  # "nvidia": CUDA-flavoured HIP, built with nvcc (the sm_90 target)
+    # global_load_lds (global -> LDS without VGPRs): bytes per lane it can move; () if absent.
+    # Lane k of a wave writes LDS base + 4k (sizes up to 4): direct-to-LDS builtins reference.
+    global_load_lds_bytes: tuple[int, ...] = ()
+    # -- what the cost model (gemmc/cost/) needs; docs/arch.md gives the source of each --
+    simd_lanes: int = 16  # VALU lanes per SIMD: a wave instruction takes wave_size / simd_lanes cycles
+    vgpr_file_per_lane: int = 512  # VGPRs (+AGPRs) a SIMD holds per lane, shared by its waves
+    l1_bytes: int = 16 * 1024  # vector L1 (RDNA: L0) data cache per CU
+    l1_bytes_per_clk: int = 64  # vector L1 bandwidth per CU
+    l2_bytes_per_clk: int = 2048  # L2 bandwidth, all channels together
+    llc_bytes: int = 0  # last-level (Infinity Cache / MALL) capacity behind the L2; 0 if none
+    lds_latency_cycles: int = 64  # LDS load-to-use latency (model assumption, docs/cost-model.md)
+    mem_latency_cycles: int = 500  # global load-to-use latency from L2/memory (model assumption)
+    cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
+    fp32_dual: int = 1  # FP32 FMAs per lane per VALU issue slot: 2 with packed FP32 (v_pk_fma_f32,
+    # CDNA2+) or dual issue (v_dual_fmac_f32, RDNA3+), which clang emits for register-tiled code
 
     @property
     def lds_kib(self) -> int:
@@ -58,43 +153,101 @@ class Arch:
     def is_wave64(self) -> bool:
         return self.wave_size == 64
 
+    @property
+    def lds_bytes_per_clk(self) -> int:
+        """LDS bandwidth per CU: every bank serves one word a clock."""
+        return self.lds_banks * self.lds_bank_bytes
 
-def _mfma(mn: str, m, n, k, t, cycles) -> MatrixInstr:
-    return MatrixInstr(mn, m, n, k, t, "f32", cycles)
+    @property
+    def valu_lanes_per_clk(self) -> int:
+        """FP32 FMA lanes per CU per clock for plain (not packed, not dual-issued) VALU code."""
+        return self.simds_per_cu * self.simd_lanes
+
+    @property
+    def valu_dual_rate(self) -> float:
+        """How much the marketed FP32 peak exceeds plain VALU issue: 2 where it counts
+        packed FP32 (v_pk_fma_f32) or RDNA dual issue (v_dual_fmac), else 1."""
+        plain = 2 * self.cu_count * self.valu_lanes_per_clk * self.clock_mhz * 1e6
+        return max(1.0, round(self.fp32_vector_tflops * 1e12 / plain, 2))
+
+
+def _mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
+    """CDNA3 ISA guide 7.1 (and the MFMA builtins reference): a single-block MFMA.
+    A: lane i + m * (k // kp) holds k % kp as item (kp = m * k / 64 packed k's per lane);
+    B likewise with column j; D: lanes n * g + j (g = 0 .. 64/n - 1) hold rows
+    4g .. 4g+3 of each band of 4 * 64/n rows, one register per row."""
+    kp = m * k // wave
+    groups = wave // n
+    regs = m * n // wave
+    d_row = (Term("lane", div=n, scale=4), Term("item", mod=4))
+    if regs > 4:
+        d_row = (Term("item", div=4, scale=4 * groups),) + d_row
+    return dict(
+        a=Layout(wave, kp, row=(Term("lane", mod=m),), col=(Term("lane", div=m, scale=kp), Term("item"))),
+        b=Layout(wave, kp, row=(Term("lane", div=n, scale=kp), Term("item")), col=(Term("lane", mod=n),)),
+        d=Layout(wave, regs, row=d_row, col=(Term("lane", mod=n),)),
+    )
+
+
+def _mfma(mn: str, m, n, k, t, cycles, builtin: str) -> MatrixInstr:
+    return MatrixInstr(mn, m, n, k, t, "f32", cycles, kind="mfma",
+                       builtin=f"__builtin_amdgcn_{builtin}", **_mfma_layouts(m, n, k))
+
+
+# RDNA3 ISA guide 7.9: lane L holds row (A) / column (B) L % 16 with all 16 k's, so
+# lanes 16-31 replicate lanes 0-15; D row 2g + L // 16 in register g.
+_WMMA_GFX11 = dict(
+    a=Layout(32, 16, row=(Term("lane", mod=16),), col=(Term("item"),)),
+    b=Layout(32, 16, row=(Term("item"),), col=(Term("lane", mod=16),)),
+    d=Layout(32, 8, row=(Term("item", scale=2), Term("lane", div=16)), col=(Term("lane", mod=16),)),
+)
+# RDNA4 ISA guide 7.12 (and the gfx12 WMMA example policy): lanes 16-31 hold k 8-15 of
+# the rows/columns lanes 0-15 hold k 0-7 of; D row 8 * (L // 16) + g in register g.
+_WMMA_GFX12 = dict(
+    a=Layout(32, 8, row=(Term("lane", mod=16),), col=(Term("lane", div=16, scale=8), Term("item"))),
+    b=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
+    d=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
+)
+
+
+def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict) -> MatrixInstr:
+    return MatrixInstr(mn, 16, 16, 16, t, "f32", cycles, kind="wmma",
+                       builtin=f"__builtin_amdgcn_{builtin}", **layouts)
 
 
 # CDNA3 ISA guide, section 7 (MFMA): shapes and pass counts; gfx90a spells the
 # 16-bit-input variants without the underscore and bf16 with the _1k suffix.
+# The builtins keep gfx90a's spelling on gfx942 (clang's BuiltinsAMDGPU.def).
 _GFX90A_MFMA = (
-    _mfma("v_mfma_f32_32x32x2f32", 32, 32, 2, "f32", 64),
-    _mfma("v_mfma_f32_16x16x4f32", 16, 16, 4, "f32", 32),
-    _mfma("v_mfma_f32_32x32x8f16", 32, 32, 8, "f16", 64),
-    _mfma("v_mfma_f32_16x16x16f16", 16, 16, 16, "f16", 32),
-    _mfma("v_mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16", 64),
-    _mfma("v_mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16", 32),
+    _mfma("v_mfma_f32_32x32x2f32", 32, 32, 2, "f32", 64, "mfma_f32_32x32x2f32"),
+    _mfma("v_mfma_f32_16x16x4f32", 16, 16, 4, "f32", 32, "mfma_f32_16x16x4f32"),
+    _mfma("v_mfma_f32_32x32x8f16", 32, 32, 8, "f16", 64, "mfma_f32_32x32x8f16"),
+    _mfma("v_mfma_f32_16x16x16f16", 16, 16, 16, "f16", 32, "mfma_f32_16x16x16f16"),
+    _mfma("v_mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16", 64, "mfma_f32_32x32x8bf16_1k"),
+    _mfma("v_mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16", 32, "mfma_f32_16x16x16bf16_1k"),
 )
 _GFX942_MFMA = (
-    _mfma("v_mfma_f32_32x32x2_f32", 32, 32, 2, "f32", 64),
-    _mfma("v_mfma_f32_16x16x4_f32", 16, 16, 4, "f32", 32),
-    _mfma("v_mfma_f32_32x32x8_f16", 32, 32, 8, "f16", 32),
-    _mfma("v_mfma_f32_16x16x16_f16", 16, 16, 16, "f16", 16),
-    _mfma("v_mfma_f32_32x32x8_bf16", 32, 32, 8, "bf16", 32),
-    _mfma("v_mfma_f32_16x16x16_bf16", 16, 16, 16, "bf16", 16),
+    _mfma("v_mfma_f32_32x32x2_f32", 32, 32, 2, "f32", 64, "mfma_f32_32x32x2f32"),
+    _mfma("v_mfma_f32_16x16x4_f32", 16, 16, 4, "f32", 32, "mfma_f32_16x16x4f32"),
+    _mfma("v_mfma_f32_32x32x8_f16", 32, 32, 8, "f16", 32, "mfma_f32_32x32x8f16"),
+    _mfma("v_mfma_f32_16x16x16_f16", 16, 16, 16, "f16", 16, "mfma_f32_16x16x16f16"),
+    _mfma("v_mfma_f32_32x32x8_bf16", 32, 32, 8, "bf16", 32, "mfma_f32_32x32x8bf16_1k"),
+    _mfma("v_mfma_f32_16x16x16_bf16", 16, 16, 16, "bf16", 16, "mfma_f32_16x16x16bf16_1k"),
 )
 _GFX950_MFMA = _GFX942_MFMA + (
-    _mfma("v_mfma_f32_16x16x32_f16", 16, 16, 32, "f16", 16),
-    _mfma("v_mfma_f32_32x32x16_f16", 32, 32, 16, "f16", 32),
-    _mfma("v_mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 16),
-    _mfma("v_mfma_f32_32x32x16_bf16", 32, 32, 16, "bf16", 32),
+    _mfma("v_mfma_f32_16x16x32_f16", 16, 16, 32, "f16", 16, "mfma_f32_16x16x32_f16"),
+    _mfma("v_mfma_f32_32x32x16_f16", 32, 32, 16, "f16", 32, "mfma_f32_32x32x16_f16"),
+    _mfma("v_mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 16, "mfma_f32_16x16x32_bf16"),
+    _mfma("v_mfma_f32_32x32x16_bf16", 32, 32, 16, "bf16", 32, "mfma_f32_32x32x16_bf16"),
 )
 # RDNA3 ISA guide 7.9 / RDNA4 ISA guide: one 16x16x16 shape per input type, wave32.
 _GFX11_WMMA = (
-    MatrixInstr("v_wmma_f32_16x16x16_f16", 16, 16, 16, "f16", "f32", 32),
-    MatrixInstr("v_wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16", "f32", 32),
+    _wmma("v_wmma_f32_16x16x16_f16", "f16", 32, "wmma_f32_16x16x16_f16_w32", _WMMA_GFX11),
+    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 32, "wmma_f32_16x16x16_bf16_w32", _WMMA_GFX11),
 )
 _GFX12_WMMA = (
-    MatrixInstr("v_wmma_f32_16x16x16_f16", 16, 16, 16, "f16", "f32", 16),
-    MatrixInstr("v_wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16", "f32", 16),
+    _wmma("v_wmma_f32_16x16x16_f16", "f16", 16, "wmma_f32_16x16x16_f16_w32_gfx12", _WMMA_GFX12),
+    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", _WMMA_GFX12),
 )
 
 ARCHS: dict[str, Arch] = {
@@ -110,6 +263,9 @@ ARCHS: dict[str, Arch] = {
             l2_bytes=8 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=1638.4,
             fp32_vector_tflops=23.95, fp16_matrix_tflops=191.5,
             matrix_instrs=_GFX90A_MFMA,
+            # cost model (docs/arch.md): 16 KiB vL1D at 64 B/clk; 8 MiB L2, 32 channels x 128 B/clk; no MALL
+            simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
+            l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2,
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -120,7 +276,11 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=8, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=5300.0,
             fp32_vector_tflops=81.7, fp16_matrix_tflops=1307.4,
-            matrix_instrs=_GFX942_MFMA,
+            matrix_instrs=_GFX942_MFMA, global_load_lds_bytes=(1, 2, 4),
+            # cost model (docs/arch.md): 32 KiB vL1D at 64 B/clk; 8 XCDs x 16 L2 channels x 128 B/clk;
+            # 256 MiB Infinity Cache (rocminfo: L1 32 KB, L2 4096 KB, L3 262144 KB)
+            simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
+            l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).
@@ -131,7 +291,10 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=8, lds_bytes=160 * 1024, lds_banks=64, lds_bank_bytes=4,
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=8000.0,
             fp32_vector_tflops=157.3, fp16_matrix_tflops=2516.0,
-            matrix_instrs=_GFX950_MFMA,
+            matrix_instrs=_GFX950_MFMA, global_load_lds_bytes=(1, 2, 4, 12, 16),
+            # cost model (docs/arch.md): as CDNA3 (32 KiB vL1D, 8 XCDs x 16 L2 channels), 256 MiB MALL
+            simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
+            l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
         ),
         # AMD Radeon RX 7900 XTX specifications (96 CUs, 2500 MHz boost, 960 GB/s,
         # 61.4 TF FP32, 122.8 TF FP16 WMMA); RDNA3 ISA guide (1536 VGPRs/SIMD in wave32).
@@ -139,10 +302,14 @@ ARCHS: dict[str, Arch] = {
             name="gfx1100", family="RDNA3", product="AMD Radeon RX 7900 XTX",
             wave_size=32, cu_count=96, simds_per_cu=2, clock_mhz=2500,
             max_waves_per_simd=16, vgprs_per_lane=256, agprs_per_lane=0,
-            vgpr_granule=16, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
+            vgpr_granule=24, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=6 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=960.0,
             fp32_vector_tflops=61.4, fp16_matrix_tflops=122.8,
             matrix_instrs=_GFX11_WMMA,
+            # cost model (docs/arch.md): SIMD32, 1536 VGPRs/lane in wave32 (LLVM AMDGPUBaseInfo),
+            # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
+            simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
+            l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.
@@ -154,9 +321,32 @@ ARCHS: dict[str, Arch] = {
             l2_bytes=8 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=644.6,
             fp32_vector_tflops=48.7, fp16_matrix_tflops=194.7,
             matrix_instrs=_GFX12_WMMA,
+            # cost model (docs/arch.md): SIMD32, 1536 VGPRs/lane in wave32 (LLVM AMDGPUBaseInfo),
+            # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
+            simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
+            l2_bytes_per_clk=16 * 128, llc_bytes=64 * 2**20, cus_per_wgp=2, fp32_dual=2,
+        ),
+        # NVIDIA H200 SXM (Hopper, sm_90): 132 SMs, 1980 MHz boost, 4.8 TB/s HBM3e, 67 TF FP32,
+        # 989 TF dense FP16/BF16 tensor (NVIDIA H200 datasheet); 4 SM sub-partitions ("SIMDs") of
+        # 32 FP32 lanes, 64 warps and 65536 registers per SM, 255 registers per thread, 50 MiB L2,
+        # 228 KiB shared memory per SM of which a block gets 48 KiB statically (CUDA C++
+        # Programming Guide, compute capability 9.0; Hopper tuning guide).  gemmc emits static
+        # __shared__ arrays only, so lds_bytes is the 48 KiB static limit.  "wave" = warp.
+        # nvcc cannot compile gemmc's _Float16/__bf16 device code: f32 only.
+        Arch(
+            name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
+            wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,
+            max_waves_per_simd=16, vgprs_per_lane=255, agprs_per_lane=0,
+            vgpr_granule=8, lds_bytes=48 * 1024, lds_banks=32, lds_bank_bytes=4,
+            l2_bytes=50 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=4800.0,
+            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32",), vendor="nvidia",
+            simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
+            l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
         ),
     )
 }
+
+AMD_ARCHS = tuple(name for name, a in ARCHS.items() if a.vendor == "amd")
 
 DEFAULT_ARCH = "gfx942"
 
@@ -168,3 +358,75 @@ def get_arch(name: str) -> Arch:
     except KeyError:
         known = ", ".join(ARCHS)
         raise usage_error(f"unknown arch '{name}'; known archs: {known}") from None
+
+
+def get_matrix_instr(arch: Arch, mnemonic: str) -> MatrixInstr:
+    """The matrix instruction `mnemonic` of `arch`, or a usage error listing the arch's."""
+    for instr in arch.matrix_instrs:
+        if instr.mnemonic == mnemonic:
+            return instr
+    known = ", ".join(i.mnemonic for i in arch.matrix_instrs) or "none"
+    raise usage_error(f"{arch.name} has no matrix instruction '{mnemonic}'; its instructions: {known}")
+
+
+# -- the instruction set, for gemmc's own AMDGCN backend (dialects/amdgcn.py, gemmc/amdgcn/) --
+
+
+@dataclass(frozen=True)
+class GcnIsa:
+    """What gemmc's AMDGCN backend needs of an arch's instruction set (docs/amdgcn.md).
+
+    Sources: the CDNA2/CDNA3 and RDNA3 ISA reference guides (register files, s_waitcnt
+    fields, instruction offsets, operand rules), LLVM's AMDGPUUsage (kernel descriptor,
+    packed work-item ids), checked against llvm-mc-22.
+    """
+
+    generation: str  # "gfx9" (GCN/CDNA spellings: global_load_dword) or "gfx11" (RDNA3: global_load_b32)
+    sgprs: int  # SGPRs a kernel may allocate, s0..s{sgprs-1} (VCC, XNACK mask, flat scratch excluded)
+    aligned_vgpr_tuples: bool  # 64-bit and wider VGPR operands start at an even register
+    constant_bus_limit: int  # SGPRs and literals one VALU instruction may read
+    vop3_literal: bool  # VOP3 encodings take a 32-bit literal operand
+    vmcnt_max: int  # s_waitcnt field maxima
+    lgkmcnt_max: int
+    expcnt_max: int
+    stores_in_vscnt: bool  # vector stores count in vscnt (s_waitcnt_vscnt), not in vmcnt
+    global_offset_min: int  # global_* immediate offset range, bytes (13-bit signed)
+    global_offset_max: int
+    ds_offset_max: int  # ds_* immediate offset, bytes (16-bit unsigned)
+    packed_workitem_ids: bool  # v0 holds x in bits 0-9, y in 10-19, z in 20-29
+    has_lshl_add_u64: bool  # v_lshl_add_u64 (gfx940+)
+    has_accum_offset: bool  # unified VGPR/AGPR file: descriptor needs .amdhsa_accum_offset
+    barrier_waits_memory: bool  # s_barrier itself waits for outstanding memory (no BackOffBarrier)
+
+
+_GFX9_ISA = GcnIsa(
+    generation="gfx9", sgprs=96, aligned_vgpr_tuples=True, constant_bus_limit=1, vop3_literal=False,
+    vmcnt_max=63, lgkmcnt_max=15, expcnt_max=7, stores_in_vscnt=False,
+    global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
+    packed_workitem_ids=True, has_lshl_add_u64=True, has_accum_offset=True, barrier_waits_memory=False,
+)
+GCN_ISA: dict[str, GcnIsa] = {
+    "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "has_lshl_add_u64": False}),
+    "gfx942": _GFX9_ISA,
+    "gfx950": _GFX9_ISA,
+    # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.
+    "gfx1100": GcnIsa(
+        generation="gfx11", sgprs=104, aligned_vgpr_tuples=False, constant_bus_limit=2, vop3_literal=True,
+        vmcnt_max=63, lgkmcnt_max=63, expcnt_max=7, stores_in_vscnt=True,
+        global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
+        packed_workitem_ids=True, has_lshl_add_u64=False, has_accum_offset=False, barrier_waits_memory=False,
+    ),
+}
+
+
+def get_gcn_isa(arch: Arch | str) -> GcnIsa:
+    """The instruction-set facts of `arch` for gemmc's own AMDGCN backend, or an error."""
+    name = arch.name if isinstance(arch, Arch) else arch
+    try:
+        return GCN_ISA[name]
+    except KeyError:
+        from gemmc.diagnostics import GemmcError
+
+        raise GemmcError(
+            f"gemmc's AMDGCN backend does not support {name}; it supports {', '.join(GCN_ISA)}"
+        ) from None

@@ -99,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--stats", action="store_true", help="print what the interpreter counted")
     r.set_defaults(run=cmd_run)
+
+    b = sub.add_parser("bench", help="build for an NVIDIA GPU (sm_90), check against cuBLAS, time",
+                       description="Lower for sm_90, build with nvcc, check C against cuBLAS FP32 SGEMM "
+                                   "and time both with CUDA events (needs an NVIDIA GPU and CUDA).")
+    b.add_argument("file", help="a .gemm source or .mlir IR file")
+    b.add_argument("--arch", default="sm_90", help="an NVIDIA target (sm_90)")
+    b.add_argument("-p", "--pipeline", default=None, help="passes or a named pipeline (default: the arch's)")
+    b.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE", help="set a dim (repeatable)")
+    b.add_argument("--repeats", type=int, default=20, help="timed runs; the median is reported (default 20)")
+    b.add_argument("--json", action="store_true", help="print the result as JSON")
+    b.set_defaults(run=cmd_bench)
     return parser
 
 
@@ -146,6 +157,22 @@ def cmd_opt(args) -> int:
         api.lower(module, pipeline, arch, after_each=after)
     _write(args, api.print_ir(module))
     return 0
+
+
+def cmd_bench(args) -> int:
+    import json
+
+    from gemmc.bench import format_result, run_bench
+
+    arch = api.get_arch(args.arch)
+    if arch.vendor != "nvidia":
+        raise usage_error(f"gemmc bench runs on NVIDIA GPUs: use --arch sm_90, not {arch.name}")
+    module = _load(args)
+    api.lower(module, args.pipeline, arch)
+    result = run_bench(module, arch, _defines(args.defines), args.repeats)
+    result["pipeline"] = args.pipeline or "default"
+    print(json.dumps(result) if args.json else format_result(result))
+    return 0 if result["passed"] else EXIT_INPUT
 
 
 def cmd_run(args) -> int:

@@ -1184,6 +1184,24 @@ def _launch_bounds(op: Operation) -> list[str]:
     return items
 
 
+def _cuda_launch_bounds(op: Operation, arch: Arch) -> str:
+    """` __launch_bounds__(max_threads[, min_blocks])` from the same attributes.
+
+    AMD's waves per EU is waves per SIMD; CUDA's second argument is blocks per SM, so
+    w waves per SIMD of a block of t threads is ceil(w * SIMDs / warps per block) blocks.
+    """
+    flat = next((op.attributes[n] for n in FLAT_WG_ATTRS if n in op.attributes), None)
+    if flat is None:
+        return ""
+    max_threads = _ints_of(flat)[-1]
+    waves = next((op.attributes[n] for n in WAVES_PER_EU_ATTRS if n in op.attributes), None)
+    if waves is None:
+        return f" __launch_bounds__({max_threads})"
+    warps = -(-max_threads // arch.wave_size)
+    blocks = -(-_ints_of(waves)[0] * arch.simds_per_cu // warps)
+    return f" __launch_bounds__({max_threads}, {blocks})"
+
+
 def _ints_of(value: Attribute) -> list[int]:
     if isinstance(value, IntegerAttr):
         return [value.value.data]
@@ -1246,6 +1264,7 @@ class HipEmitter:
             text, linfo = self.print_launcher(f)
             host_text += text
             launcher_infos.append(linfo)
+        self.launchers = launcher_infos  # for tools that call the launchers (gemmc.bench)
         harness_text: list[str] = []
         if self.harness:
             if len(launcher_infos) != 1:
@@ -1294,6 +1313,8 @@ class HipEmitter:
             bs = _known_block_size(fn)
             threads = f" ({' x '.join(str(b) for b in bs)} threads per block)" if bs else ""
             lines.append(f"// kernel:   {info.cname}{threads}")
+        if a.vendor == "nvidia":
+            return lines + ["//", "// Build: nvcc -O3 -arch=sm_90 -x cu file.hip" + (" && ./a.out" if self.harness else " -c")]
         lines += [
             "//",
             "// Build:",
@@ -1306,6 +1327,8 @@ class HipEmitter:
 
     def prelude(self) -> list[str]:
         a = self.arch
+        if a.vendor == "nvidia":
+            return self.cuda_prelude()
         return [
             "",
             _rule("Prelude"),
@@ -1379,6 +1402,30 @@ class HipEmitter:
             "#endif",
         ]
 
+    def cuda_prelude(self) -> list[str]:
+        """The kernel language is CUDA's; HIP's runtime names map one to one."""
+        names = ["Error_t", "Stream_t", "Event_t", "DeviceProp_t", "Success", "Malloc", "Free",
+                 "Memcpy", "MemcpyHostToDevice", "MemcpyDeviceToHost", "MemcpyDeviceToDevice",
+                 "Memset", "DeviceSynchronize", "GetLastError", "GetErrorString", "GetDeviceProperties",
+                 "EventCreate", "EventDestroy", "EventRecord", "EventSynchronize", "EventElapsedTime"]
+        cuda = {"DeviceProp_t": "cudaDeviceProp"}
+        return [
+            "",
+            _rule("Prelude (CUDA)"),
+            "// HIP's kernel language is CUDA's: this file is the same kernel IR printed for nvcc,",
+            "// with HIP's runtime names mapped to CUDA's and launch bounds as __launch_bounds__.",
+            "#include <cuda_runtime.h>",
+            "",
+            f"#define GEMMC_ARCH \"{self.arch.name}\"",
+            f"#define GEMMC_WAVE_SIZE {self.arch.wave_size}",
+            "#define GEMMC_HAVE_HIP_RUNTIME 1",
+            *[f"#define hip{n} {cuda.get(n, 'cuda' + n)}" for n in names],
+            "",
+            "#if !defined(__CUDA_ARCH__)",
+            "#define GEMMC_HOST_CODE 1",
+            "#endif",
+        ]
+
     # -- a kernel ----------------------------------------------------------------------
 
     def print_kernel(self, gm: Operation, fn: Operation) -> KernelInfo:
@@ -1433,7 +1480,7 @@ class HipEmitter:
 
         p.print_block(body)
 
-        attrs = _launch_bounds(fn)
+        attrs = _launch_bounds(fn) if self.arch.vendor == "amd" else []
         bs = _known_block_size(fn)
         text = [""]
         gm_name = _sym_name(gm) or ""
@@ -1443,6 +1490,8 @@ class HipEmitter:
             comment += " (gpu.known_block_size)"
         text.append(comment + ".")
         prefix = 'extern "C" __global__'
+        if self.arch.vendor == "nvidia":
+            prefix += _cuda_launch_bounds(fn, self.arch)
         if attrs:
             text.append(f"{prefix} __attribute__(({', '.join(attrs)}))")
             text += _signature("void", cname, [q.decl for q in info.params])
