@@ -394,7 +394,6 @@ class GcnIsa:
     global_offset_max: int
     ds_offset_max: int  # ds_* immediate offset, bytes (16-bit unsigned)
     packed_workitem_ids: bool  # v0 holds x in bits 0-9, y in 10-19, z in 20-29
-    has_lshl_add_u64: bool  # v_lshl_add_u64 (gfx940+)
     has_accum_offset: bool  # unified VGPR/AGPR file: descriptor needs .amdhsa_accum_offset
     barrier_waits_memory: bool  # s_barrier itself waits for outstanding memory (no BackOffBarrier)
 
@@ -403,10 +402,10 @@ _GFX9_ISA = GcnIsa(
     generation="gfx9", sgprs=96, aligned_vgpr_tuples=True, constant_bus_limit=1, vop3_literal=False,
     vmcnt_max=63, lgkmcnt_max=15, expcnt_max=7, stores_in_vscnt=False,
     global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
-    packed_workitem_ids=True, has_lshl_add_u64=True, has_accum_offset=True, barrier_waits_memory=False,
+    packed_workitem_ids=True, has_accum_offset=True, barrier_waits_memory=False,
 )
 GCN_ISA: dict[str, GcnIsa] = {
-    "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "has_lshl_add_u64": False}),
+    "gfx90a": _GFX9_ISA,
     "gfx942": _GFX9_ISA,
     "gfx950": _GFX9_ISA,
     # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.
@@ -414,7 +413,7 @@ GCN_ISA: dict[str, GcnIsa] = {
         generation="gfx11", sgprs=104, aligned_vgpr_tuples=False, constant_bus_limit=2, vop3_literal=True,
         vmcnt_max=63, lgkmcnt_max=63, expcnt_max=7, stores_in_vscnt=True,
         global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
-        packed_workitem_ids=True, has_lshl_add_u64=False, has_accum_offset=False, barrier_waits_memory=False,
+        packed_workitem_ids=True, has_accum_offset=False, barrier_waits_memory=False,
     ),
 }
 

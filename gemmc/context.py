@@ -5,6 +5,7 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf, vector
 
+from gemmc.dialects.amdgcn import AMDGCN
 from gemmc.dialects.gemm import Gemm
 
 

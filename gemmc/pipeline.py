@@ -51,6 +51,17 @@ def _launch_bounds():
     return LaunchBoundsPass
 
 
+def _amdgcn(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A pass of gemmc's own AMDGCN backend (docs/amdgcn.md), imported on first use."""
+
+    def load() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
+
+    return load
+
+
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "gemm-to-kernel": _gemm_to_kernel,
     "lds-tiling": _lds_tiling,
@@ -58,6 +69,10 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _double_buffer,
     "vectorize": _vectorize,
     "launch-bounds": _launch_bounds,
+    "lower-to-amdgcn": _amdgcn("lower_to_amdgcn", "LowerToAmdgcnPass"),
+    "amdgcn-regalloc": _amdgcn("amdgcn_regalloc", "AmdgcnRegallocPass"),
+    "insert-waitcnt": _amdgcn("insert_waitcnt", "InsertWaitcntPass"),
+    "amdgcn-finalize": _amdgcn("amdgcn_finalize", "AmdgcnFinalizePass"),
 }
 
 _STEP3 = "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8}"

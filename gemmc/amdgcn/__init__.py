@@ -1,0 +1,38 @@
+"""gemmc's own AMDGCN backend, after the kernel IR (docs/amdgcn.md).
+
+    kernel IR --lower-to-amdgcn--> amdgcn (virtual registers, structured control flow)
+              --amdgcn-regalloc--> allocated --insert-waitcnt--> s_waitcnt placed
+              --amdgcn-finalize--> labels, branches, EXEC, kernel descriptor values
+              --asm.print_module--> .s  --llvm-mc, ld.lld--> code object (.hsaco)
+
+The passes live in passes/ (lower_to_amdgcn, amdgcn_regalloc, insert_waitcnt,
+amdgcn_finalize) and the dialect in dialects/amdgcn.py; this package has what comes after
+them: the assembly printer (asm), assembling and linking (toolchain), and the interpreter
+that runs the emitted program (interp).
+"""
+
+from __future__ import annotations
+
+GCN_PIPELINE = "lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
+"""The passes that take kernel IR to a finalized amdgcn module."""
+
+
+def lower_to_gcn(module, arch) -> None:
+    """Run GCN_PIPELINE on a module of kernel IR (in place)."""
+    from gemmc.api import lower
+
+    lower(module, GCN_PIPELINE, arch)
+
+
+def emit_gcn(module, arch) -> str:
+    """The assembly of a module of kernel IR (lowered in place) or of a finalized amdgcn module."""
+    from gemmc.amdgcn.asm import print_module
+    from gemmc.dialects.amdgcn import GcnModuleOp, KernelOp
+
+    if not any(isinstance(op, GcnModuleOp) for op in module.walk()):
+        lower_to_gcn(module, arch)
+    elif any(isinstance(k, KernelOp) and not k.int_attr("finalized") for k in module.walk()):
+        from gemmc.api import lower
+
+        lower(module, "amdgcn-regalloc,insert-waitcnt,amdgcn-finalize", arch)
+    return print_module(module)

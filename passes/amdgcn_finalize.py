@@ -1,0 +1,308 @@
+"""amdgcn-finalize: from allocated, structured amdgcn IR to the instruction stream.
+
+Expects: amdgcn.kernels after amdgcn-regalloc (and usually insert-waitcnt).
+Produces: each kernel one block of instructions, labels and branches, ending in s_endpgm:
+  * amdgcn.for: `s_mov_b32 c, lb` (then `s_cmp_lt_u32 c, ub; s_cbranch_scc0 END` unless the
+    loop is known to run), `LOOP:` body, `s_add_u32 c, c, step; s_cmp_lt_u32 c, ub;
+    s_cbranch_scc1 LOOP`;
+  * amdgcn.if (lane mask m): `s_and_saveexec m, m` (m := exec, exec &= m),
+    `s_cbranch_execz ELSE`, then-branch, `ELSE: s_andn2 exec, m, exec` (the other lanes),
+    `s_cbranch_execz END`, else-branch, `END: s_mov exec, m`;
+  * amdgcn.if_uniform: `s_cmp_lg_u32 c, 0; s_cbranch_scc0 ELSE`, then, `s_branch END`,
+    `ELSE:` else, `END:`;
+  * block arguments and region results become `amdgcn.reg` values of their registers;
+  * amdgcn.copy / amdgcn.concat become the v_mov_b32 / s_mov_b32 / s_mov_b64 of the parts
+    not already in place; v_fma_f32 whose addend is its destination becomes v_fmac_f32;
+  * the registers used (`vgprs`, `sgprs`, `uses_vcc`) are recorded on the kernel for the
+    kernel descriptor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from gemmc.arch import get_gcn_isa
+from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.dialects import amdgcn as g
+from gemmc.pipeline import target_of
+
+PASS = "amdgcn-finalize"
+
+
+@dataclass(frozen=True)
+class AmdgcnFinalizePass(ModulePass):
+    name = "amdgcn-finalize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        arch = target_of(op)
+        get_gcn_isa(arch)
+        kernels = [k for k in op.walk() if isinstance(k, g.KernelOp)]
+        if not kernels:
+            raise pass_error(PASS, op, "expects amdgcn.kernel ops; run lower-to-amdgcn first")
+        for k in kernels:
+            for v in _values(k.body.block):
+                if not g.is_allocated(v.type):
+                    raise pass_error(PASS, k, "expects allocated registers; run amdgcn-regalloc first")
+            _Flatten(k, arch.wave_size).run()
+
+
+def _values(block: Block):
+    for op in block.walk():
+        yield from op.results
+        for r in op.regions:
+            for b in r.blocks:
+                yield from b.args
+
+
+class _Flatten:
+    def __init__(self, kernel: g.KernelOp, wave_size: int):
+        self.kernel = kernel
+        self.wave64 = wave_size == 64
+        self.n_labels = 0
+        self.out = Block()
+
+    def label(self) -> str:
+        self.n_labels += 1
+        return f".L{self.kernel.sym_name.data}_{self.n_labels}"
+
+    def add(self, op: Operation) -> Operation:
+        self.out.add_op(op)
+        return op
+
+    def reg(self, t: Attribute) -> SSAValue:
+        return self.add(g.RegOp(t)).results[0]
+
+    def i(self, mnemonic: str, srcs, dsts, **kw) -> Operation:
+        op = g.instr(mnemonic, srcs, dsts, **{k: v for k, v in kw.items() if k != "target"})
+        if "target" in kw:
+            op.attributes["target"] = StringAttr(kw["target"])
+        return self.add(op)
+
+    @staticmethod
+    def scc() -> g.SpecialRegType:
+        return g.SpecialRegType("scc")
+
+    def const(self, value: int) -> SSAValue:
+        """A constant operand, defined at the top of the kernel (where the others are)."""
+        for op in self.out.ops:
+            if isinstance(op, g.ConstantOp) and not op.is_float and op.int_value == value:
+                return op.result
+        c = g.ConstantOp(value)
+        first = self.out.first_op
+        if first is None:
+            self.out.add_op(c)
+        else:
+            self.out.insert_op_before(c, first)
+        return c.result
+
+    def exec_(self) -> SSAValue:
+        return self.reg(g.SpecialRegType("exec"))
+
+    def run(self) -> None:
+        body = self.kernel.body.block
+        self.flatten(body)
+        for op in reversed(list(body.ops)):
+            op.detach()
+            op.erase(safe_erase=False)
+        for op in list(self.out.ops):
+            op.detach()
+            body.add_op(op)
+        self._fmac(body)
+        self._record(body)
+
+    def flatten(self, block: Block) -> None:
+        for op in list(block.ops):
+            if isinstance(op, g.ForOp):
+                self.for_(op)
+            elif isinstance(op, g.IfOp):
+                self.if_(op)
+            elif isinstance(op, g.IfUniformOp):
+                self.if_uniform(op)
+            elif isinstance(op, g.YieldOp):
+                continue
+            elif isinstance(op, g.CopyOp):
+                self.copy(op)
+            elif isinstance(op, g.ConcatOp):
+                self.concat(op)
+            else:
+                op.detach()
+                self.add(op)
+
+    def _args_to_regs(self, block: Block) -> None:
+        for a in block.args:
+            if a.uses:
+                a.replace_all_uses_with(self.reg(a.type))
+
+    def _results_to_regs(self, op: Operation) -> None:
+        for r in op.results:
+            if r.uses:
+                r.replace_all_uses_with(self.reg(r.type))
+
+    def _check_yield(self, block: Block, targets) -> None:
+        y = block.last_op
+        assert isinstance(y, g.YieldOp)
+        for v, t in zip(y.values, targets):
+            if v.type != t:
+                raise GemmcError(f"{PASS}: internal error: yield of {v.type} into {t} (allocation broke a web)")
+
+    def for_(self, op: g.ForOp) -> None:
+        body = op.body.block
+        counter_t = body.args[0].type
+        c0 = self.i("s_mov_b32", [op.lb], [counter_t]).results[0]
+        top, end = self.label(), self.label()
+        if op.nonempty is None:
+            s = self.i("s_cmp_lt_u32", [c0, op.ub], [self.scc()]).results[0]
+            self.i("s_cbranch_scc0", [s], [], target=end)
+        self._check_yield(body, [a.type for a in body.args[1:]])
+        for init, a in zip(op.inits, body.args[1:]):
+            if init.type != a.type:
+                raise GemmcError(f"{PASS}: internal error: loop init in {init.type}, carried in {a.type}")
+        self.add(g.LabelOp(top))
+        self._args_to_regs(body)
+        self.flatten(body)
+        c = self.reg(counter_t)
+        c1 = self.i("s_add_u32", [c, op.step], [counter_t, self.scc()]).results[0]
+        s = self.i("s_cmp_lt_u32", [c1, op.ub], [self.scc()]).results[0]
+        self.i("s_cbranch_scc1", [s], [], target=top)
+        if op.nonempty is None:
+            self.add(g.LabelOp(end))
+        self._results_to_regs(op)
+
+    @staticmethod
+    def _nonempty(region) -> bool:
+        return bool(region.blocks) and any(not isinstance(o, g.YieldOp) for o in region.block.ops)
+
+    def if_(self, op: g.IfOp) -> None:
+        m = op.cond
+        mt = m.type
+        b = "b64" if self.wave64 else "b32"
+        exec_t = g.SpecialRegType("exec")
+        self.i(f"s_and_saveexec_{b}", [m, self.exec_()], [mt, exec_t, self.scc()])
+        has_else = self._nonempty(op.else_region)
+        else_l, end_l = self.label(), self.label()
+        self.i("s_cbranch_execz", [self.exec_()], [], target=else_l if has_else else end_l)
+        for region in (op.then_region, op.else_region):
+            if region.blocks:
+                self._check_yield(region.block, [r.type for r in op.res])
+        self.flatten(op.then_region.block)
+        if has_else:
+            self.add(g.LabelOp(else_l))
+            saved = self.reg(mt)
+            self.i(f"s_andn2_{b}_exec", [saved, self.exec_()], [exec_t, self.scc()])
+            self.i("s_cbranch_execz", [self.exec_()], [], target=end_l)
+            self.flatten(op.else_region.block)
+        self.add(g.LabelOp(end_l))
+        self.i(f"s_mov_{b}_exec", [self.reg(mt)], [exec_t])
+        self._results_to_regs(op)
+
+    def if_uniform(self, op: g.IfUniformOp) -> None:
+        has_else = self._nonempty(op.else_region)
+        else_l, end_l = self.label(), self.label()
+        s = self.i("s_cmp_lg_u32", [op.cond, self.const(0)], [self.scc()]).results[0]
+        self.i("s_cbranch_scc0", [s], [], target=else_l if has_else else end_l)
+        for region in (op.then_region, op.else_region):
+            if region.blocks:
+                self._check_yield(region.block, [r.type for r in op.res])
+        self.flatten(op.then_region.block)
+        if has_else:
+            self.i("s_branch", [], [], target=end_l)
+            self.add(g.LabelOp(else_l))
+            self.flatten(op.else_region.block)
+        self.add(g.LabelOp(end_l))
+        self._results_to_regs(op)
+
+    # -- copies ---------------------------------------------------------------------------------
+
+    def moves(self, pairs: list[tuple[g.GcnRegisterType, SSAValue]], cls) -> None:
+        """Parallel moves dst <- src (single registers or constants), ordered so that no
+        source is overwritten before it is read."""
+        pending = [(d, s) for d, s in pairs if not (isinstance(s.type, g.GcnRegisterType) and s.type == d)]
+        while pending:
+            srcs = {(type(s.type), s.type.first) for _, s in pending if isinstance(s.type, g.GcnRegisterType)}
+            ready = [p for p in pending if (type(p[0]), p[0].first) not in srcs]
+            if not ready:
+                raise GemmcError(f"{PASS}: internal error: a cycle of register moves in a copy")
+            for d, s in ready:
+                src = s if not isinstance(s.type, g.GcnRegisterType) else self.reg(s.type)
+                self.i("v_mov_b32" if cls is g.VGPRType else "s_mov_b32", [src], [d])
+            pending = [p for p in pending if p not in ready]
+
+    def copy(self, op: g.CopyOp) -> None:
+        src, dst = op.source.type, op.result.type
+        assert isinstance(src, g.GcnRegisterType) and isinstance(dst, g.GcnRegisterType)
+        if src != dst:
+            if isinstance(dst, g.SGPRType) and dst.n == 2 and dst.first % 2 == 0 and src.first % 2 == 0:
+                self.i("s_mov_b64", [op.source], [dst])
+            else:
+                self.moves([(dst.sub(i), _sub_value(self, op.source, i)) for i in range(dst.n)], type(dst))
+        op.result.replace_all_uses_with(self.reg(dst) if dst != src else op.source)
+        op.detach()
+        op.erase()
+
+    def concat(self, op: g.ConcatOp) -> None:
+        dst = op.result.type
+        assert isinstance(dst, g.GcnRegisterType)
+        pairs = []
+        off = 0
+        for p in op.parts:
+            n = p.type.n if isinstance(p.type, g.GcnRegisterType) else 1
+            for i in range(n):
+                pairs.append((dst.sub(off + i), _sub_value(self, p, i) if n > 1 or isinstance(p.type, g.GcnRegisterType) else p))
+            off += n
+        self.moves(pairs, type(dst))
+        op.result.replace_all_uses_with(self.reg(dst))
+        op.detach()
+        op.erase()
+
+    # -- peephole and resources ---------------------------------------------------------------
+
+    def _fmac(self, body: Block) -> None:
+        """v_fma_f32 d, a, b, d -> v_fmac_f32 d, a, b (VOP2: its second source a VGPR)."""
+        for op in list(body.ops):
+            if not (isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32"):
+                continue
+            a, b, c = op.srcs
+            d = op.dsts[0]
+            if c.type != d.type or not isinstance(c.type, g.VGPRType):
+                continue
+            if not isinstance(b.type, g.VGPRType):
+                if isinstance(a.type, g.VGPRType):
+                    a, b = b, a
+                else:
+                    continue
+            new = g.instr("v_fmac_f32", [a, b, c], [d.type])
+            body.insert_op_before(new, op)
+            d.replace_all_uses_with(new.results[0])
+            op.detach()
+            op.erase()
+
+    def _record(self, body: Block) -> None:
+        vmax, smax, vcc = 1, 4, 0
+        for op in body.ops:
+            for v in (*op.results, *op.operands):
+                t = v.type
+                if isinstance(t, g.VGPRType):
+                    vmax = max(vmax, t.first + t.n)
+                elif isinstance(t, g.SGPRType):
+                    smax = max(smax, t.first + t.n)
+                elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
+                    vcc = 1
+        self.kernel.attributes["vgprs"] = IntegerAttr(vmax, i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(smax, i64)
+        self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
+        self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
+
+
+def _sub_value(f: _Flatten, v: SSAValue, i: int) -> SSAValue:
+    t = v.type
+    assert isinstance(t, g.GcnRegisterType)
+    if t.n == 1:
+        return v
+    return f.add(g.ExtractOp(v, i, t.sub(i))).results[0]
+
+

@@ -1,0 +1,1313 @@
+"""lower-to-amdgcn: instruction selection from kernel IR into the amdgcn dialect.
+
+Expects: kernel IR (gemm-to-kernel and any of the tiling passes; `gemmc.target` names the
+arch, one of gfx90a, gfx942, gfx950, gfx1100).
+Produces: each `gpu.module` becomes an `amdgcn.module` of `amdgcn.kernel`s holding
+instructions on unallocated registers (see dialects/amdgcn.py); the host function and its
+`gpu.launch_func` stay as they are (the kernel symbols keep their names).
+
+How values are selected:
+  * uniformity decides the register file: block ids, kernel arguments, loop counters and
+    arithmetic on them are SGPRs (SALU: s_add_u32, s_mul_i32, s_lshl_b32); anything that
+    depends on a thread id, a load or a lane-varying branch is a VGPR (VALU);
+  * integer values are kept as `register + constant`, so constant parts fold: into other
+    constants, and into the immediate offset of LDS (0..65535) and global (13-bit signed)
+    accesses; multiplication distributes over the constant part; instructions are
+    value-numbered per region (no instruction is emitted twice where the first dominates);
+  * multiply by 2^k is a shift, by a small constant of a value below 2^24 v_mul_u32_u24,
+    else v_mul_lo_u32 / s_mul_i32; unsigned division and remainder by constants are shifts
+    and masks, or a multiply-high by a magic number;
+  * a divergent i1 is a lane mask (an SGPR pair on wave64, one SGPR on wave32) written by
+    v_cmp_*_e64; a uniform i1 is an SGPR holding 0 or 1 (s_cmp + s_cselect_b32);
+  * global addresses are 64-bit: a 64-bit SGPR base plus a 32-bit VGPR byte offset
+    (global_load_dword v, v_off, s[base:base+1]) where the buffer is known to be below
+    2 GiB, else v_mad_u64_u32 v[a:a+1], idx, elem_bytes, s[base:base+1] (or
+    v_lshl_add_u64 on gfx942) and global_load_dword v, v[a:a+1], off;
+  * vector loads and stores become dwordx2..x4 / ds_read_b64..b128 where the LDS address
+    is provably aligned (else one dword at a time);
+  * scf.for with uniform bounds becomes amdgcn.for (a scalar counter); loops with a
+    constant trip count of at most `unroll-limit`, and every loop over which a private
+    (address space 5) register tile is indexed, are unrolled; private memrefs become
+    registers, carried through loops and branches as amdgcn.for / amdgcn.if results;
+  * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
+    amdgcn.if_uniform (a scalar branch).
+Loop-carried values and branch results go through amdgcn.copy, which the allocator
+coalesces away where it can.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, math as xmath, memref, scf, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    VectorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from gemmc.arch import Arch, GcnIsa, get_gcn_isa
+from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.dialects import amdgcn as g
+from gemmc.pipeline import target_of
+
+PASS = "lower-to-amdgcn"
+LDS_SPACE = 3
+PRIVATE_SPACE = 5
+ARG_DIMS_ATTR = "gemm.arg_dims"
+USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s2, s3
+
+
+# -- lowered values ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class I:
+    """An integer (index) value: `reg + const`; reg is an SGPR (uniform) or a VGPR, or None.
+
+    bound: an exclusive upper bound of the value when known; align: a power of two known
+    to divide reg's value."""
+
+    reg: SSAValue | None = None
+    const: int = 0
+    bound: int | None = None
+    align: int = 1
+
+    @property
+    def uniform(self) -> bool:
+        return self.reg is None or not isinstance(self.reg.type, g.VGPRType)
+
+    @property
+    def is_const(self) -> bool:
+        return self.reg is None
+
+    def total_align(self) -> int:
+        a = self.align if self.reg is not None else 1 << 30
+        if self.const:
+            a = min(a, self.const & -self.const)
+        return a
+
+
+@dataclass(frozen=True)
+class F:
+    """An f32 value: a register (VGPR, or SGPR for kernel arguments) or a constant."""
+
+    reg: SSAValue | None = None
+    const: float | None = None
+
+
+@dataclass(frozen=True)
+class B:
+    """An i1: a constant, a uniform SGPR holding 0/1, or a lane mask (mask=True)."""
+
+    reg: SSAValue | None = None
+    const: bool | None = None
+    mask: bool = False
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A vector: a VGPR range, or its elements (F values) not yet in one range."""
+
+    n: int
+    reg: SSAValue | None = None
+    elems: tuple | None = None
+
+
+@dataclass
+class GlobalMem:
+    base: SSAValue  # SGPR pair
+    sizes: list[I]
+    elem_bytes: int
+    static_bytes: int | None
+
+
+@dataclass
+class LdsMem:
+    offset: int
+    sizes: list[int]
+    elem_bytes: int
+
+
+@dataclass
+class PrivMem:
+    sizes: list[int]
+    value: SSAValue  # the alloca result (the key of its elements)
+
+
+def _pow2(x: int) -> bool:
+    return x > 0 and x & (x - 1) == 0
+
+
+def _log2(x: int) -> int:
+    return x.bit_length() - 1
+
+
+def magic_u32(d: int, bound: int = 1 << 31) -> tuple[int, int]:
+    """(m, s) with floor(x / d) == (x * m) >> (32 + s) for 0 <= x < bound, m < 2^32."""
+    for s in range(32):
+        m = -(-(1 << (32 + s)) // d)
+        if m >= 1 << 32:
+            break
+        err = m * d - (1 << (32 + s))
+        if err * (bound - 1) < (1 << (32 + s)):
+            return m, s
+    raise ValueError(f"no 32-bit magic number divides by {d}")
+
+
+# -- the pass --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LowerToAmdgcnPass(ModulePass):
+    name = "lower-to-amdgcn"
+
+    unroll_limit: int = 16
+    """Unroll constant-trip loops up to this many iterations (register-tile loops always)."""
+    saddr: bool = True
+    """Address global buffers known to be below 2 GiB as SGPR base + 32-bit VGPR offset."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        arch = target_of(op)
+        isa = get_gcn_isa(arch)
+        gmods = [m for m in op.body.block.ops if isinstance(m, gpu.ModuleOp)]
+        if not gmods:
+            raise pass_error(PASS, op, "expects kernel IR (a gpu.module); run gemm-to-kernel first")
+        for gm in gmods:
+            kernels = []
+            for fn in gm.body.block.ops:
+                if isinstance(fn, gpu.FuncOp) and fn.kernel is not None:
+                    kernels.append(_KernelLowering(fn, arch, isa, self).lower())
+                elif not isinstance(fn, gpu.TerminatorOp):
+                    raise pass_error(PASS, fn, f"cannot lower '{fn.name}' in a gpu.module")
+            new = g.GcnModuleOp(gm.sym_name.data, arch.name, Region(Block(kernels)))
+            op.body.block.insert_op_before(new, gm)
+            gm.detach()
+            gm.erase()
+
+
+# -- lowering one kernel ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Frame:
+    """A block being filled: the kernel's entry, a loop body or a branch."""
+
+    block: Block
+    cache: dict = field(default_factory=dict)  # value numbering: instruction key -> results
+
+
+class _KernelLowering:
+    def __init__(self, fn: gpu.FuncOp, arch: Arch, isa: GcnIsa, opts: LowerToAmdgcnPass):
+        self.fn, self.arch, self.isa, self.opts = fn, arch, isa, opts
+        self.wave64 = arch.wave_size == 64
+        self.mask_n = 2 if self.wave64 else 1
+        self.env: dict[SSAValue, object] = {}
+        self.private: dict[tuple, object] = {}  # (alloca value, index tuple) -> F/I
+        self.lds_top = 0
+        self.entry = Block()
+        self.frames = [_Frame(self.entry)]
+        self.def_frame: dict[SSAValue, int] = {}
+        self.consts: dict[tuple, SSAValue] = {}
+        self.const_block = Block()  # constants, moved to the kernel's top at the end
+        self.block_size = self._block_size()
+        self.ranks: dict[SSAValue, int] = {}
+
+    # -- emission -----------------------------------------------------------------------------
+
+    def error(self, op: Operation, msg: str) -> GemmcError:
+        return pass_error(PASS, op, msg)
+
+    @property
+    def block(self) -> Block:
+        return self.frames[-1].block
+
+    def insert(self, op: Operation, frame: int | None = None) -> Operation:
+        f = len(self.frames) - 1 if frame is None else frame
+        self.frames[f].block.add_op(op)
+        for r in op.results:
+            self.def_frame[r] = f
+        return op
+
+    def const(self, v: int | float) -> SSAValue:
+        key = ("f", float(v)) if isinstance(v, float) else ("i", int(v) & 0xFFFFFFFF)
+        c = self.consts.get(key)
+        if c is None:
+            op = g.ConstantOp(v)
+            self.const_block.add_op(op)
+            c = self.consts[key] = op.result
+        return c
+
+    def emit(self, mnemonic: str, srcs: Sequence[SSAValue], dsts: Sequence[Attribute], cse: bool = True,
+             name: str | None = None, **mods) -> list[SSAValue]:
+        """Emit an instruction.  With cse (pure instructions): reuse an identical one that
+        dominates here, else place it in the outermost block where its operands are
+        available (loop-invariant code leaves the loop, and also the branch it is in)."""
+        key = (mnemonic, tuple(srcs), tuple(dsts), tuple(sorted(mods.items())))
+        target = len(self.frames) - 1
+        if cse:
+            for fr in reversed(self.frames):
+                hit = fr.cache.get(key)
+                if hit is not None:
+                    return hit
+            target = max((self.def_frame.get(x, 0) for x in srcs), default=0)
+        op = self.insert(g.instr(mnemonic, srcs, dsts, **mods), target)
+        res = list(op.results)
+        for r in res:
+            self.rank(r)
+        if name and res:
+            res[0].name_hint = name
+        if cse:
+            self.frames[target].cache[key] = res
+        return res
+
+    def e1(self, mnemonic, srcs, dst, cse=True, name=None, **mods) -> SSAValue:
+        return self.emit(mnemonic, srcs, [dst], cse, name, **mods)[0]
+
+    def rank(self, v: SSAValue) -> int:
+        """Creation order of a value (operands of commutative ops are ordered by it)."""
+        r = self.ranks.get(v)
+        if r is None:
+            r = self.ranks[v] = len(self.ranks)
+        return r
+
+    def push(self, block: Block) -> None:
+        self.frames.append(_Frame(block))
+        for a in block.args:
+            self.def_frame[a] = len(self.frames) - 1
+
+    def pop(self) -> None:
+        self.frames.pop()
+
+    # -- register classes --------------------------------------------------------------------
+
+    @staticmethod
+    def is_v(x: SSAValue | None) -> bool:
+        return x is not None and isinstance(x.type, g.VGPRType)
+
+    @staticmethod
+    def is_s(x: SSAValue | None) -> bool:
+        return x is not None and isinstance(x.type, (g.SGPRType, g.SpecialRegType))
+
+    @staticmethod
+    def is_imm(x: SSAValue) -> bool:
+        return isinstance(x.type, g.ImmType)
+
+    def V(self, n=1):
+        return g.vgpr(n)
+
+    def S(self, n=1):
+        return g.sgpr(n)
+
+    def scc(self):
+        return g.SpecialRegType("scc")
+
+    def to_vgpr(self, x: SSAValue) -> SSAValue:
+        if self.is_v(x):
+            return x
+        return self.e1("v_mov_b32", [x], self.V())
+
+    def literal_ok(self, x: SSAValue) -> bool:
+        c = g.constant_of(x)
+        return c is None or c.is_inline()
+
+    def vop2(self, mnemonic: str, a: SSAValue, b: SSAValue, commutative: bool, name=None) -> SSAValue:
+        """VOP2: src1 must be a VGPR; src0 anything (SGPR, inline constant, literal)."""
+        if not self.is_v(b):
+            if commutative and self.is_v(a):
+                a, b = b, a
+            else:
+                b = self.to_vgpr(b)
+        if commutative and self.is_v(a) and self.is_v(b) and self.rank(a) > self.rank(b):
+            a, b = b, a
+        return self.e1(mnemonic, [a, b], self.V(), name=name)
+
+    def legal_vop3(self, srcs: list[SSAValue]) -> list[SSAValue]:
+        """Respect the constant bus (SGPRs + literals per VALU instruction) and, on gfx9,
+        VOP3's lack of literals, moving operands into VGPRs as needed."""
+        out = list(srcs)
+        lits = [i for i, x in enumerate(out) if not self.literal_ok(x)]
+        if not self.isa.vop3_literal:
+            for i in lits:
+                out[i] = self.to_vgpr(out[i])
+        elif len({out[i] for i in lits}) > 1:
+            for i in lits[1:]:
+                out[i] = self.to_vgpr(out[i])
+        bus: list = []
+        for i, x in enumerate(out):
+            if isinstance(x.type, g.SGPRType) or (self.is_imm(x) and not self.literal_ok(x)):
+                if x in bus:
+                    continue
+                if len(bus) >= self.isa.constant_bus_limit:
+                    out[i] = self.to_vgpr(x)
+                else:
+                    bus.append(x)
+        return out
+
+    def vop3(self, mnemonic: str, srcs: list[SSAValue], dst=None, name=None, cse=True) -> SSAValue:
+        return self.e1(mnemonic, self.legal_vop3(srcs), dst or self.V(), name=name, cse=cse)
+
+    # -- integers ------------------------------------------------------------------------------
+
+    def ival(self, v: SSAValue, op: Operation) -> I:
+        x = self.env.get(v)
+        if not isinstance(x, I):
+            raise self.error(op, f"expected an integer value for {v.name_hint or 'an operand'}")
+        return x
+
+    def mat(self, x: I) -> SSAValue:
+        """x as one register (or constant operand)."""
+        if x.reg is None:
+            return self.const(x.const)
+        if x.const == 0:
+            return x.reg
+        return self.add_regs(x.reg, self.const(x.const))
+
+    def add_regs(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if self.is_imm(a) and self.is_imm(b):
+            raise AssertionError("constant folding missed")
+        if not self.is_v(a) and not self.is_v(b):
+            return self.emit("s_add_u32", [a, b], [self.S(), self.scc()])[0]
+        return self.vop2("v_add_u32", a, b, True)
+
+    @staticmethod
+    def bnd(x: I) -> int | None:
+        return x.const + 1 if x.reg is None else x.bound
+
+    def add(self, x: I, y: I) -> I:
+        bx, by = self.bnd(x), self.bnd(y)
+        bound = bx + by if bx is not None and by is not None else None
+        if x.reg is None or y.reg is None:
+            r = x.reg if x.reg is not None else y.reg
+            al = x.align if x.reg is not None else y.align
+            return I(r, x.const + y.const, bound, al)
+        a, b = (x.reg, y.reg) if self.rank(x.reg) <= self.rank(y.reg) else (y.reg, x.reg)
+        return I(self.add_regs(a, b), x.const + y.const, bound, min(x.align, y.align))
+
+    def sub(self, x: I, y: I, op: Operation) -> I:
+        if y.reg is None:
+            return I(x.reg, x.const - y.const, x.bound, x.align)
+        a, b = self.mat(x), self.mat(y)
+        if not self.is_v(a) and not self.is_v(b):
+            return I(self.emit("s_sub_u32", [a, b], [self.S(), self.scc()])[0], 0, x.bound)
+        return I(self.e1("v_sub_u32", [a, self.to_vgpr(b)], self.V()), 0, x.bound)
+
+    def mul_const(self, r: SSAValue, c: int, bound: int | None) -> SSAValue:
+        if c == 1:
+            return r
+        uniform = not self.is_v(r)
+        if _pow2(c):
+            sh = self.const(_log2(c))
+            if uniform:
+                return self.emit("s_lshl_b32", [r, sh], [self.S(), self.scc()])[0]
+            return self.e1("v_lshlrev_b32", [sh, r], self.V())
+        if uniform:
+            return self.e1("s_mul_i32", [r, self.const(c)], self.S())
+        if bound is not None and bound <= 1 << 24 and 0 <= c < 1 << 24:
+            return self.e1("v_mul_u32_u24", [self.const(c), r], self.V())
+        return self.vop3("v_mul_lo_u32", [r, self.const(c)])
+
+    def mul(self, x: I, y: I) -> I:
+        bx, by = self.bnd(x), self.bnd(y)
+        bound = bx * by if bx is not None and by is not None else None
+        if x.reg is None and y.reg is None:
+            return I(None, x.const * y.const)
+        if y.reg is None or x.reg is None:
+            if x.reg is None:
+                x, y = y, x
+            c = y.const
+            if c == 0:
+                return I(None, 0)
+            rb = x.bound - x.const if x.bound is not None else None
+            r = self.mul_const(x.reg, c, rb)  # type: ignore[arg-type]
+            al = x.align * (c & -c) if c > 0 else 1
+            return I(r, x.const * c, bound, al)
+        a, b = self.mat(x), self.mat(y)
+        if self.rank(a) > self.rank(b):
+            a, b = b, a
+        if not self.is_v(a) and not self.is_v(b):
+            return I(self.e1("s_mul_i32", [a, b], self.S()), 0, bound)
+        if bound is not None and bound <= 1 << 24:
+            return I(self.vop2("v_mul_u32_u24", a, b, True), 0, bound)
+        return I(self.vop3("v_mul_lo_u32", [a, b]), 0, bound)
+
+    def shr(self, r: SSAValue, k: int) -> SSAValue:
+        if k == 0:
+            return r
+        if not self.is_v(r):
+            return self.emit("s_lshr_b32", [r, self.const(k)], [self.S(), self.scc()])[0]
+        return self.e1("v_lshrrev_b32", [self.const(k), r], self.V())
+
+    def divc(self, x: I, d: int, op: Operation) -> I:
+        if d <= 0:
+            raise self.error(op, f"division by {d}")
+        bound = -(-x.bound // d) if x.bound is not None else None
+        if x.reg is None:
+            return I(None, x.const // d)
+        if d == 1:
+            return x
+        if x.const % d == 0 and x.align % d == 0:
+            # (r + c) / d = r / d + c / d when d divides both
+            return I(self.divc(I(x.reg, 0, None, x.align), d, op).reg, x.const // d, bound, max(1, x.align // d))
+        r = self.mat(x)
+        if _pow2(d):
+            return I(self.shr(r, _log2(d)), 0, bound)
+        m, s = magic_u32(d, x.bound if x.bound is not None else 1 << 31)
+        if not self.is_v(r):
+            hi = self.e1("s_mul_hi_u32", [r, self.const(m)], self.S())
+        else:
+            hi = self.vop3("v_mul_hi_u32", [r, self.const(m)])
+        return I(self.shr(hi, s), 0, bound)
+
+    def remc(self, x: I, d: int, op: Operation) -> I:
+        if d <= 0:
+            raise self.error(op, f"remainder by {d}")
+        if x.reg is None:
+            return I(None, x.const % d)
+        if x.bound is not None and x.const >= 0 and x.bound <= d and x.const == 0:
+            return x
+        if _pow2(d):
+            if x.align % d == 0:
+                return I(None, x.const % d)
+            r = self.mat(x)
+            mask = self.const(d - 1)
+            if not self.is_v(r):
+                return I(self.emit("s_and_b32", [r, mask], [self.S(), self.scc()])[0], 0, d)
+            return I(self.vop2("v_and_b32", mask, r, True), 0, d)
+        q = self.divc(x, d, op)
+        qd = self.mul(q, I(None, d))
+        res = self.sub(I(self.mat(x), 0, x.bound), qd, op)
+        return I(self.mat(res), 0, d)
+
+    # -- booleans ---------------------------------------------------------------------------------
+
+    CC = {0: ("eq", "u"), 1: ("lg", "u"), 2: ("lt", "i"), 3: ("le", "i"), 4: ("gt", "i"), 5: ("ge", "i"),
+          6: ("lt", "u"), 7: ("le", "u"), 8: ("gt", "u"), 9: ("ge", "u")}
+    PY = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
+          "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+    def cmp(self, pred: int, x: I, y: I, op: Operation) -> B:
+        cc, sign = self.CC[pred]
+        if x.reg is None and y.reg is None:
+            return B(const=self.PY[cc](x.const, y.const))
+        # a known bound decides `x < c` for unsigned compares against constants
+        if sign == "u" and y.reg is None and x.bound is not None and cc in ("lt", "ge") and x.bound <= y.const:
+            return B(const=cc == "lt")
+        a, b = self.mat(x), self.mat(y)
+        if not self.is_v(a) and not self.is_v(b):
+            s = self.e1(f"s_cmp_{cc}_{sign}32", [a, b], self.scc())
+            r = self.e1("s_cselect_b32", [self.const(1), self.const(0), s], self.S())
+            return B(reg=r)
+        vcc = "ne" if cc == "lg" else cc
+        m = self.vop3(f"v_cmp_{vcc}_{sign}32", [a, b], self.S(self.mask_n))
+        return B(reg=m, mask=True)
+
+    def to_mask(self, x: B) -> SSAValue:
+        if x.mask:
+            return x.reg  # type: ignore[return-value]
+        ones, zero = self.const(-1), self.const(0)
+        if x.const is not None:
+            return self.e1("s_mov_b64" if self.wave64 else "s_mov_b32", [ones if x.const else zero], self.S(self.mask_n))
+        s = self.e1("s_cmp_lg_u32", [x.reg, zero], self.scc())  # type: ignore[list-item]
+        return self.e1("s_cselect_b64" if self.wave64 else "s_cselect_b32", [ones, zero, s], self.S(self.mask_n))
+
+    def band(self, x: B, y: B, is_and: bool) -> B:
+        for p, q in ((x, y), (y, x)):
+            if p.const is not None:
+                if p.const == is_and:
+                    return q
+                return B(const=not is_and)
+        if not x.mask and not y.mask:
+            m = "s_and_b32" if is_and else "s_or_b32"
+            return B(reg=self.emit(m, [x.reg, y.reg], [self.S(), self.scc()])[0])  # type: ignore[list-item]
+        a, b = self.to_mask(x), self.to_mask(y)
+        suffix = "b64" if self.wave64 else "b32"
+        m = f"s_{'and' if is_and else 'or'}_{suffix}"
+        return B(reg=self.emit(m, [a, b], [self.S(self.mask_n), self.scc()])[0], mask=True)
+
+    # -- floats -----------------------------------------------------------------------------------
+
+    def fval(self, v: SSAValue, op: Operation) -> F:
+        x = self.env.get(v)
+        if not isinstance(x, F):
+            raise self.error(op, f"expected an f32 value for {v.name_hint or 'an operand'}")
+        return x
+
+    def fmat(self, x: F) -> SSAValue:
+        return x.reg if x.reg is not None else self.const(float(x.const))  # type: ignore[arg-type]
+
+    def fvgpr(self, x: F) -> SSAValue:
+        return self.to_vgpr(self.fmat(x))
+
+    # -- the kernel -------------------------------------------------------------------------------
+
+    def _block_size(self) -> tuple[int, int, int]:
+        bs = self.fn.attributes.get("gpu.known_block_size") or self.fn.properties.get("known_block_size")
+        if isinstance(bs, DenseArrayBase):
+            vals = list(bs.get_values())
+            return (int(vals[0]), int(vals[1]), int(vals[2]))
+        raise self.error(self.fn, "expects gpu.known_block_size on the kernel")
+
+    def lower(self) -> g.KernelOp:
+        fn = self.fn
+        body = fn.body.block
+        if any(isinstance(t, MemRefType) and t.element_type != Float32Type() for t in (a.type for a in body.args)):
+            raise self.error(fn, "supports f32 kernels only (f16/bf16 are not selected yet)")
+        self._inputs()
+        self._kernargs(body)
+        for op in body.ops:
+            self.lower_op(op)
+        kernel_attrs = {
+            "args": g.kernel_args_attr(self.arg_layout),
+            "kernarg_size": IntegerAttr(self.kernarg_size, i64),
+            "lds_bytes": IntegerAttr(self.lds_top, i64),
+            "block": ArrayAttr([IntegerAttr(v, i64) for v in self.block_size]),
+            "wave_size": IntegerAttr(self.arch.wave_size, i64),
+        }
+        for k in ("rocdl.flat_work_group_size", "rocdl.waves_per_eu"):
+            if k in fn.attributes:
+                kernel_attrs[k] = fn.attributes[k]
+        # constants first, then the kernel's instructions
+        first = self.entry.first_op
+        for c in list(self.const_block.ops):
+            c.detach()
+            if first is None:
+                self.entry.add_op(c)
+            else:
+                self.entry.insert_op_before(c, first)
+        return g.KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
+
+    def _inputs(self) -> None:
+        self.kernarg_ptr = self.insert(g.InputOp("kernarg_segment_ptr", g.sgpr(2, 0))).results[0]
+        self.kernarg_ptr.name_hint = "kernarg"
+        self.wg = {
+            "x": self.insert(g.InputOp("workgroup_id_x", g.sgpr(1, USER_SGPRS))).results[0],
+            "y": self.insert(g.InputOp("workgroup_id_y", g.sgpr(1, USER_SGPRS + 1))).results[0],
+        }
+        self.wg["x"].name_hint, self.wg["y"].name_hint = "wg_x", "wg_y"
+        self.tid_in = self.insert(g.InputOp("workitem_ids", g.vgpr(1, 0))).results[0]
+        self.tid_in.name_hint = "tid"
+        self.tids: dict[str, I] = {}
+
+    def thread_id(self, dim: str) -> I:
+        if dim in self.tids:
+            return self.tids[dim]
+        n = self.block_size["xyz".index(dim)]
+        if n == 1:
+            x = I(None, 0)
+        elif dim == "x":
+            if self.isa.packed_workitem_ids and (self.block_size[1] > 1 or self.block_size[2] > 1):
+                r = self.vop2("v_and_b32", self.const(0x3FF), self.tid_in, True, name="tx")
+            else:
+                r = self.tid_in
+            x = I(r, 0, n)
+        elif dim == "y":
+            r = self.vop3("v_bfe_u32", [self.tid_in, self.const(10), self.const(10)], name="ty")
+            x = I(r, 0, n)
+        else:
+            raise GemmcError(f"{PASS}: thread_id z is not supported")
+        self.tids[dim] = x
+        return x
+
+
+    def _kernargs(self, body: Block) -> None:
+        """The kernarg segment, as the HIP emitter's launcher passes it: pointers, then the
+        distinct dynamic dims (in the order the body asks for them), then scalars."""
+        args = list(body.args)
+        names = _arg_dim_names(self.fn, len(args))
+        dims: dict[tuple[int, int], str] = {}
+        for a in args:
+            if isinstance(a.type, MemRefType):
+                for axis, size in enumerate(a.type.get_shape()):
+                    if size < 0:
+                        nm = names[a.index]
+                        dims[(a.index, axis)] = nm[axis] if nm and axis < len(nm) else f"{a.name_hint or 'arg'}_dim{axis}"
+        order: list[str] = []
+        for op in body.walk():
+            if isinstance(op, memref.DimOp) and isinstance(op.source, BlockArgument) and op.source.block is body:
+                c = op.index.owner
+                if isinstance(c, arith.ConstantOp):
+                    nm = dims.get((op.source.index, c.value.value.data))  # type: ignore[union-attr]
+                    if nm is not None and nm not in order:
+                        order.append(nm)
+        for key in sorted(dims):
+            if dims[key] not in order:
+                order.append(dims[key])
+        layout: list[dict] = []
+        off = 0
+        for a in args:
+            if isinstance(a.type, MemRefType):
+                layout.append({"name": a.name_hint or f"arg{a.index}", "kind": "global_buffer", "offset": off,
+                               "size": 8, "arg": a.index})
+                off += 8
+        for d in order:
+            layout.append({"name": d, "kind": "by_value", "offset": off, "size": 4, "dim": d})
+            off += 4
+        for a in args:
+            if not isinstance(a.type, MemRefType):
+                if a.type != Float32Type():
+                    raise self.error(self.fn, f"kernel argument {a.name_hint} of type {a.type} is not supported")
+                layout.append({"name": a.name_hint or f"arg{a.index}", "kind": "by_value", "offset": off, "size": 4,
+                               "arg": a.index})
+                off += 4
+        self.arg_layout = layout
+        self.kernarg_size = off
+        # one s_load per chunk of up to 8 dwords, then extracts
+        used = [e for e in layout if self._arg_used(body, e)]
+        dwords: dict[int, SSAValue] = {}
+        if used:
+            lo = min(e["offset"] for e in used) // 4
+            hi = max(e["offset"] + e["size"] for e in used) // 4
+            pos = lo
+            chunks = []
+            while pos < hi:
+                n = next(k for k in (8, 4, 2, 1) if pos + k <= hi)
+                suffix = {1: "dword", 2: "dwordx2", 4: "dwordx4", 8: "dwordx8"}[n]
+                r = self.e1(f"s_load_{suffix}", [self.kernarg_ptr], self.S(n), cse=False, offset=pos * 4)
+                chunks.append((pos, n, r))
+                pos += n
+            for e in used:
+                d0, nd = e["offset"] // 4, e["size"] // 4
+                for (p, n, r) in chunks:
+                    if p <= d0 and d0 + nd <= p + n:
+                        v = r if (p == d0 and n == nd) else self.insert(g.ExtractOp(r, d0 - p, self.S(nd))).results[0]
+                        v.name_hint = e["name"]
+                        dwords[e["offset"]] = v
+                        break
+                else:
+                    # straddles two chunks: load it alone
+                    suffix = {1: "dword", 2: "dwordx2"}[nd]
+                    v = self.e1(f"s_load_{suffix}", [self.kernarg_ptr], self.S(nd), cse=False, offset=e["offset"])
+                    v.name_hint = e["name"]
+                    dwords[e["offset"]] = v
+        self.dim_vals: dict[str, I] = {}
+        for e in layout:
+            v = dwords.get(e["offset"])
+            if "dim" in e:
+                if v is not None:
+                    self.dim_vals[e["dim"]] = I(v, 0, 1 << 31)
+            elif v is not None:
+                a = args[e["arg"]]
+                if isinstance(a.type, MemRefType):
+                    self.env[a] = self._global_mem(a, v, dims)
+                else:
+                    self.env[a] = F(reg=v)
+        for a in args:
+            if isinstance(a.type, MemRefType) and a not in self.env and a.uses:
+                self.env[a] = self._global_mem(a, None, dims)  # type: ignore[arg-type]
+        self.arg_dims = dims
+
+    def _arg_used(self, body: Block, e: dict) -> bool:
+        if "dim" in e:
+            return True
+        return bool(body.args[e["arg"]].uses)
+
+    def _global_mem(self, a: BlockArgument, base: SSAValue, dims) -> GlobalMem:
+        t = a.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()
+        sizes = [I(None, s) if s >= 0 else self.dim_vals[dims[(a.index, axis)]] for axis, s in enumerate(shape)]
+        static = math.prod(shape) * 4 if all(s >= 0 for s in shape) else None
+        return GlobalMem(base, sizes, 4, static)
+
+    # -- ops --------------------------------------------------------------------------------------
+
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.lower_op(op)
+
+    def lower_op(self, op: Operation) -> None:
+        h = _HANDLERS.get(type(op))
+        if h is None:
+            raise self.error(op, f"cannot select instructions for '{op.name}'")
+        h(self, op)
+
+    def _constant(self, op: arith.ConstantOp) -> None:
+        v = op.value
+        t = op.result.type
+        if isinstance(v, IntegerAttr):
+            if t == IntegerType(1):
+                self.env[op.result] = B(const=bool(v.value.data))
+            else:
+                self.env[op.result] = I(None, v.value.data)
+        elif isinstance(v, FloatAttr) and isinstance(t, Float32Type):
+            self.env[op.result] = F(const=v.value.data)
+        else:
+            raise self.error(op, f"constant of type {t} is not supported")
+
+    def _binary_int(self, op: Operation) -> None:
+        x, y = self.ival(op.operands[0], op), self.ival(op.operands[1], op)
+        if isinstance(op, arith.AddiOp):
+            r = self.add(x, y)
+        elif isinstance(op, arith.SubiOp):
+            r = self.sub(x, y, op)
+        elif isinstance(op, arith.MuliOp):
+            r = self.mul(x, y)
+        elif isinstance(op, (arith.DivUIOp, arith.CeilDivUIOp, arith.RemUIOp)):
+            if y.reg is not None:
+                raise self.error(op, "division by a value that is not a compile-time constant")
+            if isinstance(op, arith.RemUIOp):
+                r = self.remc(x, y.const, op)
+            elif isinstance(op, arith.DivUIOp):
+                r = self.divc(x, y.const, op)
+            else:
+                r = self.divc(self.add(x, I(None, y.const - 1)), y.const, op)
+        elif isinstance(op, (arith.MinUIOp, arith.MaxUIOp)):
+            if x.reg is None and y.reg is None:
+                r = I(None, (min if isinstance(op, arith.MinUIOp) else max)(x.const, y.const))
+            else:
+                a, b = self.mat(x), self.mat(y)
+                m = "min" if isinstance(op, arith.MinUIOp) else "max"
+                if not self.is_v(a) and not self.is_v(b):
+                    r = I(self.emit(f"s_{m}_u32", [a, b], [self.S(), self.scc()])[0])
+                else:
+                    r = I(self.vop2(f"v_{m}_u32", a, b, True))
+        else:
+            raise self.error(op, f"cannot select instructions for '{op.name}'")
+        self.env[op.results[0]] = r
+
+    def _andi_ori(self, op: Operation) -> None:
+        x, y = self.env.get(op.operands[0]), self.env.get(op.operands[1])
+        is_and = isinstance(op, arith.AndIOp)
+        if isinstance(x, B) and isinstance(y, B):
+            self.env[op.results[0]] = self.band(x, y, is_and)
+            return
+        x, y = self.ival(op.operands[0], op), self.ival(op.operands[1], op)
+        if x.reg is None and y.reg is None:
+            self.env[op.results[0]] = I(None, (x.const & y.const) if is_and else (x.const | y.const))
+            return
+        a, b = self.mat(x), self.mat(y)
+        m = "and" if is_and else "or"
+        if not self.is_v(a) and not self.is_v(b):
+            self.env[op.results[0]] = I(self.emit(f"s_{m}_b32", [a, b], [self.S(), self.scc()])[0])
+        else:
+            self.env[op.results[0]] = I(self.vop2(f"v_{m}_b32", a, b, True))
+
+    def _cmpi(self, op: arith.CmpiOp) -> None:
+        self.env[op.result] = self.cmp(op.predicate.value.data, self.ival(op.lhs, op), self.ival(op.rhs, op), op)
+
+    def _select(self, op: arith.SelectOp) -> None:
+        c = self.env.get(op.cond)
+        if not isinstance(c, B):
+            raise self.error(op, "expects an i1 condition")
+        t, f = self.env.get(op.lhs), self.env.get(op.rhs)
+        if c.const is not None:
+            self.env[op.result] = t if c.const else f
+            return
+        if isinstance(t, I) and isinstance(f, I):
+            a, b = self.mat(t), self.mat(f)
+            if not c.mask and not self.is_v(a) and not self.is_v(b):
+                s = self.e1("s_cmp_lg_u32", [c.reg, self.const(0)], self.scc())  # type: ignore[list-item]
+                self.env[op.result] = I(self.e1("s_cselect_b32", [a, b, s], self.S()))
+                return
+            m = self.to_mask(c)
+            self.env[op.result] = I(self.vop3("v_cndmask_b32", [b, a, m]))
+        elif isinstance(t, F) and isinstance(f, F):
+            m = self.to_mask(c)
+            self.env[op.result] = F(self.vop3("v_cndmask_b32", [self.fmat(f), self.fmat(t), m]))
+        else:
+            raise self.error(op, f"select of {op.result.type} is not supported")
+
+    def _float_binary(self, op: Operation) -> None:
+        x, y = self.fval(op.operands[0], op), self.fval(op.operands[1], op)
+        if x.reg is None and y.reg is None:
+            import numpy as np
+
+            a, b = np.float32(x.const), np.float32(y.const)
+            r = {arith.AddfOp: a + b, arith.MulfOp: a * b, arith.SubfOp: a - b}[type(op)]  # type: ignore[index]
+            self.env[op.results[0]] = F(const=float(r))
+            return
+        if isinstance(op, arith.AddfOp):
+            self.env[op.results[0]] = F(self.vop2("v_add_f32", self.fmat(x), self.fmat(y), True))
+        elif isinstance(op, arith.MulfOp):
+            self.env[op.results[0]] = F(self.vop2("v_mul_f32", self.fmat(x), self.fmat(y), True))
+        elif isinstance(op, arith.SubfOp):
+            self.env[op.results[0]] = F(self.e1("v_sub_f32", [self.fmat(x), self.fvgpr(y)], self.V()))
+        else:
+            raise self.error(op, f"cannot select instructions for '{op.name}'")
+
+    def _fma(self, op: xmath.FmaOp) -> None:
+        a, b, c = (self.fval(v, op) for v in op.operands)
+        srcs = [self.fmat(a), self.fmat(b), self.fmat(c)]
+        self.env[op.results[0]] = F(self.vop3("v_fma_f32", srcs))
+
+    def _passthrough(self, op: Operation) -> None:
+        self.env[op.results[0]] = self.env[op.operands[0]]
+
+    def _thread_id(self, op: gpu.ThreadIdOp) -> None:
+        self.env[op.result] = self.thread_id(op.dimension.data.value)
+
+    def _block_id(self, op: gpu.BlockIdOp) -> None:
+        d = op.dimension.data.value
+        if d not in self.wg:
+            raise self.error(op, f"block_id {d} is not supported")
+        self.env[op.result] = I(self.wg[d])
+
+    def _barrier(self, op: gpu.BarrierOp) -> None:
+        self.emit("s_barrier", [], [], cse=False)
+
+    def _return(self, op: Operation) -> None:
+        if op.parent_block() is not self.fn.body.block:
+            raise self.error(op, "gpu.return inside a region is not supported")
+        self.emit("s_endpgm", [], [], cse=False)
+
+    def _dim(self, op: memref.DimOp) -> None:
+        src = op.source
+        axis = self.ival(op.index, op)
+        if axis.reg is not None:
+            raise self.error(op, "memref.dim with a dynamic axis")
+        t = src.type
+        assert isinstance(t, MemRefType)
+        size = t.get_shape()[axis.const]
+        if size >= 0:
+            self.env[op.result] = I(None, size)
+            return
+        if isinstance(src, BlockArgument) and src.block is self.fn.body.block:
+            nm = self.arg_dims[(src.index, axis.const)]
+            self.env[op.result] = self.dim_vals[nm]
+            return
+        raise self.error(op, "memref.dim of a memref that is not a kernel argument")
+
+    def _alloca(self, op: memref.AllocaOp) -> None:
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        space = _space(t)
+        shape = list(t.get_shape())
+        if any(s < 0 for s in shape):
+            raise self.error(op, "dynamically sized allocations are not supported")
+        if t.element_type != Float32Type():
+            raise self.error(op, f"{t.element_type} buffers are not supported")
+        if space == LDS_SPACE:
+            self.lds_top = (self.lds_top + 15) // 16 * 16
+            self.env[op.memref] = LdsMem(self.lds_top, shape, 4)
+            self.lds_top += math.prod(shape) * 4
+            if self.lds_top > self.arch.lds_bytes:
+                raise self.error(op, f"LDS buffers need {self.lds_top} bytes but {self.arch.name} has {self.arch.lds_bytes}")
+        elif space == PRIVATE_SPACE:
+            self.env[op.memref] = PrivMem(shape, op.memref)
+        else:
+            raise self.error(op, f"allocation in memory space {space} is not supported")
+
+    # -- memory -----------------------------------------------------------------------------------
+
+    def _indices(self, op: Operation, idx: Sequence[SSAValue]) -> list[I]:
+        return [self.ival(v, op) for v in idx]
+
+    def _priv_key(self, op: Operation, mem: PrivMem, idx: list[I]) -> tuple:
+        if any(i.reg is not None for i in idx):
+            raise self.error(op, "a private (register) buffer indexed by a value that is not a compile-time "
+                                 "constant; the loops over it must be unrollable")
+        key = tuple(i.const for i in idx)
+        for k, s in zip(key, mem.sizes):
+            if not 0 <= k < s:
+                raise self.error(op, f"private buffer index {key} is out of bounds {tuple(mem.sizes)}")
+        return (mem.value, key)
+
+    def linear(self, idx: list[I], sizes: list, scale: int) -> I:
+        """sum(idx[i] * stride[i]) * scale, the strides from the sizes (ints or I)."""
+        total: I | None = None
+        stride = I(None, scale)
+        for i in reversed(range(len(idx))):
+            term = self.mul(idx[i], stride)
+            total = term if total is None else self.add(total, term)
+            if i > 0:
+                s = sizes[i]
+                stride = self.mul(stride, s if isinstance(s, I) else I(None, s))
+        return total if total is not None else I(None, 0)
+
+    def split(self, x: I, lo: int, hi: int) -> tuple[SSAValue | None, int, int]:
+        """(register part or None, immediate offset, alignment of the register part):
+        the constant part goes to the offset field when it fits."""
+        if lo <= x.const <= hi:
+            return x.reg, x.const, x.align if x.reg is not None else 1 << 30
+        return self.mat(x), 0, x.total_align()
+
+    def _global_access(self, op: Operation, mem: GlobalMem, idx: list[I], n: int):
+        """(mnemonic suffix, address operands, operands after the data, offset)."""
+        lo, hi = self.isa.global_offset_min, self.isa.global_offset_max
+        if self.opts.saddr and mem.static_bytes is not None and mem.static_bytes < 1 << 31:
+            r, c, _ = self.split(self.linear(idx, mem.sizes, mem.elem_bytes), lo, hi)
+            voff = self.to_vgpr(r if r is not None else self.const(0))
+            return "_saddr", [voff], [mem.base], c
+        el = self.linear(idx, mem.sizes, 1)
+        eb = mem.elem_bytes
+        if lo <= el.const * eb <= hi:
+            r, c = el.reg, el.const * eb
+        else:
+            r, c = self.mat(el), 0
+        ridx = self.to_vgpr(r if r is not None else self.const(0))
+        carry = g.SpecialRegType("vcc" if self.isa.generation == "gfx9" else "null")
+        addr = self.emit("v_mad_u64_u32", self.legal_vop3([ridx, self.const(eb), mem.base]), [self.V(2), carry])[0]
+        return "", [addr], [], c
+
+    def _lds_addr(self, op: Operation, mem: LdsMem, idx: list[I]) -> tuple[SSAValue, int, int]:
+        off = self.add(self.linear(idx, mem.sizes, mem.elem_bytes), I(None, mem.offset))
+        r, c, al = self.split(off, 0, self.isa.ds_offset_max)
+        return self.to_vgpr(r if r is not None else self.const(0)), c, al
+
+    _G_SUFFIX = {1: "dword", 2: "dwordx2", 3: "dwordx3", 4: "dwordx4"}
+
+    def _load(self, op: Operation, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> object:
+        mem = self.env.get(base)
+        idx = self._indices(op, idx_vals)
+        if isinstance(mem, PrivMem):
+            if n != 1:
+                raise self.error(op, "vector access to a private buffer is not supported")
+            key = self._priv_key(op, mem, idx)
+            if key not in self.private:
+                self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
+            return self.private[key]
+        if isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
+            r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
+        elif isinstance(mem, LdsMem):
+            a, c, al = self._lds_addr(op, mem, idx)
+            if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
+                parts = []
+                for e in range(n):
+                    parts.append(self.e1("ds_read_b32", [a], self.V(), cse=False, offset=c + 4 * e))
+                return Vec(n, elems=tuple(F(p) for p in parts))
+            r = self.e1(f"ds_read_b{32 * n}", [a], self.V(n), cse=False, offset=c)
+        else:
+            raise self.error(op, "load from an unknown memref")
+        return F(r) if n == 1 else Vec(n, reg=r)
+
+    def _store(self, op: Operation, value: object, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> None:
+        mem = self.env.get(base)
+        idx = self._indices(op, idx_vals)
+        if isinstance(mem, PrivMem):
+            if n != 1:
+                raise self.error(op, "vector access to a private buffer is not supported")
+            self.private[self._priv_key(op, mem, idx)] = value
+            return
+        if n == 1:
+            assert isinstance(value, F)
+            data = self.fvgpr(value)
+        else:
+            data = self.vec_range(value)  # type: ignore[arg-type]
+        if isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
+            self.emit(f"global_store_{self._G_SUFFIX[n]}{suffix}", srcs + [data] + extra, [], cse=False, offset=c)
+        elif isinstance(mem, LdsMem):
+            a, c, al = self._lds_addr(op, mem, idx)
+            if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
+                for e in range(n):
+                    part = self.insert(g.ExtractOp(data, e, self.V())).results[0]
+                    self.emit("ds_write_b32", [a, part], [], cse=False, offset=c + 4 * e)
+                return
+            self.emit(f"ds_write_b{32 * n}", [a, data], [], cse=False, offset=c)
+        else:
+            raise self.error(op, "store to an unknown memref")
+
+    def vec_range(self, v: Vec) -> SSAValue:
+        if v.reg is not None:
+            return v.reg
+        parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
+        return self.insert(g.ConcatOp(parts, self.V(v.n))).results[0]
+
+    def _memref_load(self, op: memref.LoadOp) -> None:
+        self.env[op.res] = self._load(op, op.memref, op.indices, 1)
+
+    def _memref_store(self, op: memref.StoreOp) -> None:
+        v = self.env.get(op.value)
+        if not isinstance(v, F):
+            raise self.error(op, "stores of f32 values only")
+        self._store(op, v, op.memref, op.indices, 1)
+
+    def _vector_load(self, op: vector.LoadOp) -> None:
+        t = op.result.type
+        n = t.get_shape()[0]  # type: ignore[attr-defined]
+        if t.get_num_dims() != 1 or n not in (2, 3, 4):  # type: ignore[attr-defined]
+            raise self.error(op, f"vector loads of {t} are not supported")
+        self.env[op.result] = self._load(op, op.base, op.indices, n)
+
+    def _vector_store(self, op: vector.StoreOp) -> None:
+        v = self.env.get(op.vector)
+        if not isinstance(v, Vec):
+            raise self.error(op, "expects a vector value")
+        self._store(op, v, op.base, op.indices, v.n)
+
+    def _broadcast(self, op: vector.BroadcastOp) -> None:
+        x = self.env.get(op.source)
+        n = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
+        if not isinstance(x, F):
+            raise self.error(op, "broadcast of f32 only")
+        self.env[op.vector] = Vec(n, elems=tuple([x] * n))
+
+    def _extract(self, op: vector.ExtractOp) -> None:
+        v = self.env.get(op.vector)
+        pos = list(op.static_position.get_values())
+        if not isinstance(v, Vec) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
+            raise self.error(op, "vector.extract with a constant position only")
+        if v.elems is not None:
+            self.env[op.result] = v.elems[pos[0]]
+        else:
+            self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
+
+    # -- control flow --------------------------------------------------------------------------
+
+    def _must_unroll(self, loop: scf.ForOp) -> bool:
+        """A private buffer is indexed by a value that depends on the loop's counter."""
+        dep = {loop.body.block.args[0]}
+        for op in loop.body.walk():
+            if any(o in dep for o in op.operands):
+                dep.update(op.results)
+            if isinstance(op, (memref.LoadOp, memref.StoreOp)):
+                mem = op.memref
+                if isinstance(mem.type, MemRefType) and _space(mem.type) == PRIVATE_SPACE:
+                    if any(i in dep for i in op.indices):
+                        return True
+        return False
+
+    def _for(self, op: scf.ForOp) -> None:
+        lb, ub, st = (self.ival(v, op) for v in (op.lb, op.ub, op.step))
+        if lb.is_const and ub.is_const and st.is_const:
+            if st.const <= 0:
+                raise self.error(op, f"loop step {st.const} must be positive")
+            trip = max(0, -(-(ub.const - lb.const) // st.const))
+            if trip <= self.opts.unroll_limit or self._must_unroll(op):
+                self._unroll(op, lb.const, st.const, trip)
+                return
+        elif self._must_unroll(op):
+            raise self.error(op, "a loop over a private (register) buffer needs constant bounds")
+        if not (lb.uniform and ub.uniform and st.uniform):
+            raise self.error(op, "loops with lane-varying bounds are not supported")
+        self._scalar_loop(op, lb, ub, st)
+
+    def _unroll(self, op: scf.ForOp, lb: int, st: int, trip: int) -> None:
+        body = op.body.block
+        vals = [self.env[v] for v in op.iter_args]
+        for k in range(trip):
+            self.env[body.args[0]] = I(None, lb + k * st)
+            for a, v in zip(body.args[1:], vals):
+                self.env[a] = v
+            for inner in body.ops:
+                if isinstance(inner, scf.YieldOp):
+                    vals = [self.env[v] for v in inner.operands]
+                else:
+                    self.lower_op(inner)
+        for r, v in zip(op.results, vals):
+            self.env[r] = v
+
+    def _private_written(self, region_op: Operation) -> list[tuple]:
+        """Private elements (that exist now) of buffers allocated outside `region_op` and stored inside it."""
+        bufs: dict = {}
+        for inner in region_op.walk():
+            if isinstance(inner, (memref.StoreOp, vector.StoreOp)):
+                mem = inner.memref if isinstance(inner, memref.StoreOp) else inner.base
+                m = self.env.get(mem)
+                if isinstance(m, PrivMem):
+                    bufs[m.value] = None
+        keys = []
+        for b in bufs:
+            m = self.env[b]
+            assert isinstance(m, PrivMem)
+            import itertools
+
+            for idx in itertools.product(*(range(s) for s in m.sizes)):
+                keys.append((b, idx))
+        return keys
+
+    def _reg_type_of(self, v: object, op: Operation):
+        if isinstance(v, F):
+            return self.V()
+        if isinstance(v, I):
+            return self.V()
+        if isinstance(v, Vec):
+            return self.V(v.n)
+        raise self.error(op, "loop-carried or branch-result booleans are not supported")
+
+    def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
+        """v in a register of type t; with fresh=True a new value (a copy if need be)."""
+        if isinstance(v, Vec):
+            if v.reg is not None:
+                r = v.reg
+            else:
+                parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
+                return self.insert(g.ConcatOp(parts, t)).results[0]
+        elif isinstance(v, F):
+            if v.reg is None:
+                return self.e1("v_mov_b32", [self.const(float(v.const))], t, cse=False)  # type: ignore[arg-type]
+            r = v.reg
+        elif isinstance(v, I):
+            if v.reg is None or v.const != 0:
+                m = self.mat(v)
+                if self.is_imm(m):
+                    mn = "v_mov_b32" if isinstance(t, g.VGPRType) else "s_mov_b32"
+                    return self.e1(mn, [m], t, cse=False)
+                r = m
+            else:
+                r = v.reg
+        else:
+            raise self.error(op, "cannot carry this value in a register")
+        if isinstance(t, g.VGPRType) and not self.is_v(r):
+            return self.e1("v_mov_b32", [r], t, cse=False)
+        if not fresh:
+            return r
+        return self.insert(g.CopyOp(r, t)).results[0]
+
+    def _wrap(self, v: object, reg: SSAValue) -> object:
+        if isinstance(v, F):
+            return F(reg)
+        if isinstance(v, I):
+            return I(reg)
+        if isinstance(v, Vec):
+            return Vec(v.n, reg=reg)
+        raise AssertionError
+
+    def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I) -> None:
+        carried_priv = self._private_written(op)
+        entry_vals = [self.env[v] for v in op.iter_args] + [
+            self.private.get(k) or F(self.insert(g.UndefOp(self.V())).results[0]) for k in carried_priv
+        ]
+        types = [self._reg_type_of(v, op) for v in entry_vals]
+        inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(entry_vals, types)]
+        lbv, ubv, stv = (self.mat(x) for x in (lb, ub, st))
+        body = Block(arg_types=[self.S(), *types])
+        body.args[0].name_hint = op.body.block.args[0].name_hint
+        saved_priv = dict(self.private)
+        self.push(body)
+        bound = ub.const if ub.is_const else ub.bound
+        self.env[op.body.block.args[0]] = I(body.args[0], 0, bound)
+        n_iter = len(op.iter_args)
+        for a, v, arg in zip(op.body.block.args[1:], entry_vals[:n_iter], body.args[1:1 + n_iter]):
+            self.env[a] = self._wrap(v, arg)
+        for k, v, arg in zip(carried_priv, entry_vals[n_iter:], body.args[1 + n_iter:]):
+            self.private[k] = self._wrap(v, arg)
+        yielded: list = []
+        for inner in op.body.block.ops:
+            if isinstance(inner, scf.YieldOp):
+                yielded = [self.env[v] for v in inner.operands]
+            else:
+                self.lower_op(inner)
+        yielded += [self.private[k] for k in carried_priv]
+        outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
+        self.insert(g.YieldOp(*outs))
+        self.pop()
+        self.private = saved_priv
+        nonempty = lb.is_const and ub.is_const and lb.const < ub.const
+        loop = self.insert(g.ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
+        for i, r in enumerate(op.results):
+            self.env[r] = self._wrap(entry_vals[i], loop.results[i])
+        for k, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):
+            self.private[k] = self._wrap(v, r)
+
+    def _if(self, op: scf.IfOp) -> None:
+        c = self.env.get(op.cond)
+        if not isinstance(c, B):
+            raise self.error(op, "expects an i1 condition")
+        if c.const is not None:
+            region = op.true_region if c.const else op.false_region
+            if region.blocks:
+                for inner in region.block.ops:
+                    if isinstance(inner, scf.YieldOp):
+                        for r, v in zip(op.results, inner.operands):
+                            self.env[r] = self.env[v]
+                    else:
+                        self.lower_op(inner)
+            return
+        divergent = c.mask
+        entry_priv = dict(self.private)
+
+        def branch(region: Region):
+            blk = Block()
+            self.private = dict(entry_priv)
+            self.push(blk)
+            ys: list = []
+            if region.blocks:
+                for inner in region.block.ops:
+                    if isinstance(inner, scf.YieldOp):
+                        ys = [self.env[v] for v in inner.operands]
+                    else:
+                        self.lower_op(inner)
+            priv = self.private
+            self.pop()
+            return blk, ys, priv
+
+        tb, tys, tpriv = branch(op.true_region)
+        eb, eys, epriv = branch(op.false_region)
+        changed = [
+            k for k in dict.fromkeys([*tpriv, *epriv])
+            if (tpriv.get(k) is not entry_priv.get(k) or epriv.get(k) is not entry_priv.get(k))
+            and not op.is_ancestor(k[0].owner)  # type: ignore[arg-type]
+        ]
+        for k in changed:
+            for p in (tpriv, epriv):
+                if p.get(k) is None:
+                    p[k] = F(self.insert(g.UndefOp(self.V())).results[0])
+        t_vals = tys + [tpriv[k] for k in changed]
+        e_vals = eys + [epriv[k] for k in changed]
+        types = []
+        for tv, ev in zip(t_vals, e_vals):
+            t = self._reg_type_of(tv, op)
+            if not divergent and isinstance(tv, I) and isinstance(ev, I) and tv.uniform and ev.uniform:
+                t = self.S()
+            types.append(t)
+        for blk, vals in ((tb, t_vals), (eb, e_vals)):
+            self.push(blk)
+            outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(vals, types)]
+            self.insert(g.YieldOp(*outs))
+            self.pop()
+        if divergent:
+            mask = self.insert(g.CopyOp(c.reg, self.S(self.mask_n))).results[0]  # type: ignore[arg-type]
+            new = self.insert(g.IfOp(mask, types, Region(tb), Region(eb)))
+        else:
+            new = self.insert(g.IfUniformOp(c.reg, types, Region(tb), Region(eb)))  # type: ignore[arg-type]
+        self.private = entry_priv
+        n = len(op.results)
+        for r, tv, nr in zip(op.results, t_vals[:n], new.results[:n]):
+            self.env[r] = self._wrap(tv, nr)
+        for k, tv, nr in zip(changed, t_vals[n:], new.results[n:]):
+            self.private[k] = self._wrap(tv, nr)
+
+
+def _space(t: MemRefType) -> int:
+    ms = t.memory_space
+    if isinstance(ms, IntegerAttr):
+        return ms.value.data
+    return 1
+
+
+def _arg_dim_names(fn: gpu.FuncOp, n: int) -> list[list[str] | None]:
+    out: list[list[str] | None] = [None] * n
+    a = fn.attributes.get(ARG_DIMS_ATTR)
+    if isinstance(a, ArrayAttr):
+        for i, entry in enumerate(a.data[:n]):
+            if isinstance(entry, ArrayAttr):
+                out[i] = [e.data for e in entry.data if isinstance(e, StringAttr)]
+    return out
+
+
+_K = _KernelLowering
+_HANDLERS: dict[type, Callable] = {
+    arith.ConstantOp: _K._constant,
+    arith.AddiOp: _K._binary_int, arith.SubiOp: _K._binary_int, arith.MuliOp: _K._binary_int,
+    arith.DivUIOp: _K._binary_int, arith.RemUIOp: _K._binary_int, arith.CeilDivUIOp: _K._binary_int,
+    arith.MinUIOp: _K._binary_int, arith.MaxUIOp: _K._binary_int,
+    arith.AndIOp: _K._andi_ori, arith.OrIOp: _K._andi_ori,
+    arith.CmpiOp: _K._cmpi, arith.SelectOp: _K._select,
+    arith.AddfOp: _K._float_binary, arith.MulfOp: _K._float_binary, arith.SubfOp: _K._float_binary,
+    xmath.FmaOp: _K._fma,
+    arith.IndexCastOp: _K._passthrough,
+    gpu.ThreadIdOp: _K._thread_id, gpu.BlockIdOp: _K._block_id, gpu.BarrierOp: _K._barrier,
+    gpu.ReturnOp: _K._return,
+    memref.DimOp: _K._dim, memref.AllocaOp: _K._alloca, memref.LoadOp: _K._memref_load,
+    memref.StoreOp: _K._memref_store,
+    vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
+    vector.ExtractOp: _K._extract,
+    scf.ForOp: _K._for, scf.IfOp: _K._if,
+}
