@@ -141,6 +141,7 @@ __global__ void bench_fill(float* x, long n, unsigned seed)
     }}
 }}
 
+#ifdef GEMMC_HOST_CODE  // nvcc's device pass sees the kernels only
 static void fill(float* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
 
 int main()
@@ -223,4 +224,5 @@ int main()
                 passed ? "true" : "false", sets, {repeats}, prop.name, driver, runtime);
     return passed ? 0 : 1;
 }}
+#endif  // GEMMC_HOST_CODE
 """

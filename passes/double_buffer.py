@@ -6,7 +6,9 @@ into buffer 0 and waits at a barrier; iteration t of the K loop then prefetches 
 t + 1 into buffer (t + 1) % 2 (guarded by `t + 1 < num_tiles`), computes on buffer
 t % 2 while those loads are in flight, and releases with one barrier, so the copy of
 the next tile overlaps the compute of the current one and the loop needs one barrier
-per tile instead of two.  Diagnostics: no LDS tiling yet, already double-buffered, or
+per tile instead of two.  With stage=registers the loads of tile t + 1 are issued before
+the compute and their LDS stores after it, so the loads' latency hides behind the compute
+(the values wait in registers).  Diagnostics: no LDS tiling yet, already double-buffered, or
 twice the LDS no longer fitting the arch.
 """
 
@@ -29,6 +31,8 @@ from gemmc.tiling_checks import check_fits
 class DoubleBufferPass(ModulePass):
     name = "double-buffer"
 
+    stage: str = "lds"
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         for kernel in kernels(op, self.name):
@@ -37,6 +41,8 @@ class DoubleBufferPass(ModulePass):
                 raise pass_error(self.name, kernel, "expects an LDS-tiled kernel; run lds-tiling first")
             if con.schedule.buffers != 1:
                 raise pass_error(self.name, kernel, "the kernel is already double-buffered")
-            new = con.schedule.with_(buffers=2)
+            if self.stage not in ("lds", "registers"):
+                raise pass_error(self.name, kernel, f"stage={self.stage}: expected lds or registers")
+            new = con.schedule.with_(buffers=2, stage_regs=int(self.stage == "registers"))
             check_fits(self.name, kernel, new, con, arch)
             rebuild(con, new)

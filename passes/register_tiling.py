@@ -7,7 +7,11 @@ memory (registers once the compiler unrolls).  Per step of the block-k loop a th
 loads an A fragment (thread-m values) and a B fragment (thread-n values) from LDS
 into private arrays and forms their outer product.  B is stored transposed in LDS,
 [block-n][block-k], so that a thread's B fragment is read like its A fragment, as
-the tutorial explains.  The launch's block size and the copy loops follow the new
+the tutorial explains.  With lds-layout=k-major instead, A is stored [block-k][block-m]
+and B [block-k][block-n], and a thread's tile comes in chunks of 4 rows (columns) that
+consecutive threads interleave, so fragments are read from LDS as vectors without bank
+conflicts (the usual layout of fast SIMT SGEMMs).  unroll=true marks the block-k and
+copy loops for full unrolling.  The launch's block size and the copy loops follow the new
 thread count.  Diagnostics: no LDS tiling yet, a thread tile that does not divide the
 block tile, more than 1024 threads, or an estimated VGPR count over the arch's budget.
 """
@@ -33,6 +37,8 @@ class RegisterTilingPass(ModulePass):
 
     thread_m: int = 8
     thread_n: int = 8
+    lds_layout: str = "tutorial"
+    unroll: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
@@ -54,6 +60,17 @@ class RegisterTilingPass(ModulePass):
             new = s.with_(
                 threads_x=s.block_n // self.thread_n, threads_y=s.block_m // self.thread_m,
                 thread_m=self.thread_m, thread_n=self.thread_n, contiguous=1, b_transposed=1,
+                unroll=int(self.unroll),
             )
+            if self.lds_layout == "k-major":
+                new = new.with_(b_transposed=0, a_kmajor=1, chunk_m=_chunk(self.thread_m),
+                                chunk_n=_chunk(self.thread_n))
+            elif self.lds_layout != "tutorial":
+                raise pass_error(self.name, kernel, f"lds-layout={self.lds_layout}: expected tutorial or k-major")
             check_fits(self.name, kernel, new, con, arch)
             rebuild(con, new)
+
+
+def _chunk(extent: int) -> int:
+    """Four-element chunks (one 16-byte LDS read of f32) where the thread tile allows."""
+    return 4 if extent % 4 == 0 else extent
