@@ -655,7 +655,9 @@ class _KernelLowering:
                                "size": 8, "arg": a.index})
                 off += 8
         for d in order:
-            layout.append({"name": d, "kind": "by_value", "offset": off, "size": 4, "dim": d})
+            src = min(k for k, v in dims.items() if v == d)  # (argument, axis) that has this size
+            layout.append({"name": d, "kind": "by_value", "offset": off, "size": 4, "dim": d,
+                           "dim_arg": src[0], "dim_axis": src[1]})
             off += 4
         for a in args:
             if not isinstance(a.type, MemRefType):
@@ -697,10 +699,11 @@ class _KernelLowering:
         self.dim_vals: dict[str, I] = {}
         for e in layout:
             v = dwords.get(e["offset"])
-            if "dim" in e:
-                if v is not None:
-                    self.dim_vals[e["dim"]] = I(v, 0, 1 << 31)
-            elif v is not None:
+            if "dim" in e and v is not None:
+                self.dim_vals[e["dim"]] = I(v, 0, 1 << 31)
+        for e in layout:
+            v = dwords.get(e["offset"])
+            if "dim" not in e and v is not None:
                 a = args[e["arg"]]
                 if isinstance(a.type, MemRefType):
                     self.env[a] = self._global_mem(a, v, dims)

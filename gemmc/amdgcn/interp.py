@@ -1,0 +1,807 @@
+"""An interpreter for finalized amdgcn kernels: the emitted program, run without a GPU.
+
+State, per wave of every workgroup of the grid at once (numpy arrays over waves and lanes):
+VGPRs (32 bits per lane), SGPRs, EXEC, VCC, SCC, the program counter; per workgroup the
+LDS; global memory is the host's numpy arrays at made-up 64-bit base addresses, with the
+kernarg segment laid out as the kernel's metadata says.
+
+Scheduling: the waves whose program counter is lowest run the next instruction together
+(the others wait), which keeps waves in step through uniform control flow and lets
+s_barrier check that every wave of a workgroup arrived at the same one.
+
+What it checks, beyond computing C:
+  * s_waitcnt: a load writes its registers at once but marks them pending on its
+    counter (vmcnt for global loads, lgkmcnt for LDS and scalar loads; gfx11 counts
+    stores in vscnt); `s_waitcnt vmcnt(N)` completes all but the N youngest, LDS in
+    order, scalar loads only at lgkmcnt(0) (they return out of order).  Reading, or
+    overwriting, a pending register is an error, and so is an s_barrier with LDS
+    accesses outstanding;
+  * every global access inside its buffer, every LDS access inside the kernel's LDS
+    and aligned to its size;
+  * LDS races: a wave reading a word another wave wrote (or writing one another wave
+    read or wrote) since the last barrier;
+  * barriers: all live waves of a workgroup at the same s_barrier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import gpu, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Operation, SSAValue
+
+from gemmc.arch import Arch, get_arch, get_gcn_isa
+from gemmc.diagnostics import GemmcError
+from gemmc.dialects import amdgcn as g
+
+KERNARG_BASE = 0x7F << 40
+BUFFER_SHIFT = 40
+U32 = np.uint32
+U64 = np.uint64
+MAX_STEPS = 20_000_000
+
+
+class GcnInterpError(GemmcError):
+    """The program did something a GPU would not do right (or at all)."""
+
+
+@dataclass
+class Counters:
+    issued: np.ndarray
+    done: np.ndarray
+
+
+@dataclass
+class Stats:
+    instructions: int = 0  # executed per wave, summed over waves
+    steps: int = 0
+    waits: int = 0
+    by_class: dict = field(default_factory=dict)
+
+
+class Machine:
+    def __init__(self, kernel: g.KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray):
+        self.kernel, self.arch = kernel, arch
+        self.isa = get_gcn_isa(arch)
+        self.L = arch.wave_size
+        bx, by, bz = block
+        gx, gy, gz = grid
+        if gz != 1 or bz != 1:
+            raise GcnInterpError("amdgcn interpreter: 3-d grids and blocks are not supported")
+        threads = bx * by
+        self.wpg = -(-threads // self.L)
+        self.nwg = gx * gy
+        W = self.W = self.nwg * self.wpg
+        L = self.L
+        self.wg_of = np.repeat(np.arange(self.nwg), self.wpg)
+        wg_x = self.wg_of % gx
+        wg_y = self.wg_of // gx
+        t = (np.arange(self.wpg)[:, None] * L + np.arange(L)[None, :])  # thread index in the workgroup
+        t = np.tile(t, (self.nwg, 1))
+        valid = t < threads
+        tx, ty = t % bx, t // bx
+        nv = max(k.int_attr("vgprs", 1) for k in [kernel])
+        ns = max(kernel.int_attr("sgprs", 4), 4)
+        self.V = np.zeros((nv, W, L), U32)
+        self.S = np.zeros((ns + 2, W), U32)
+        self.V[0] = np.where(valid, tx | (ty << 10), 0).astype(U32)
+        self.S[0] = U32(KERNARG_BASE & 0xFFFFFFFF)
+        self.S[1] = U32(KERNARG_BASE >> 32)
+        self.S[2] = wg_x.astype(U32)
+        self.S[3] = wg_y.astype(U32)
+        self.lane_bit = (U64(1) << np.arange(L, dtype=U64))
+        self.exec_bits = np.bitwise_or.reduce(np.where(valid, self.lane_bit[None, :], U64(0)), axis=1).astype(U64)
+        self.lanes = valid.copy()
+        self.vcc = np.zeros(W, U64)
+        self.scc = np.zeros(W, bool)
+        self.pc = np.zeros(W, np.int64)
+        self.done = np.zeros(W, bool)
+        self.buffers = [np.ascontiguousarray(b).reshape(-1).view(U32) for b in buffers]
+        self.kernarg = kernarg
+        self.lds_words = max(1, -(-kernel.int_attr("lds_bytes") // 4))
+        self.lds_bytes = kernel.int_attr("lds_bytes")
+        self.LDS = np.zeros((self.nwg, self.lds_words), U32)
+        self.epoch = np.zeros(self.nwg, np.int64)
+        self.w_wave = np.full((self.nwg, self.lds_words), -1, np.int64)
+        self.w_epoch = np.full((self.nwg, self.lds_words), -1, np.int64)
+        self.r_wave = np.full((self.nwg, self.lds_words), -1, np.int64)
+        self.r_epoch = np.full((self.nwg, self.lds_words), -1, np.int64)
+        # pending registers: kind 0 none, 1 vm load, 2 lds load, 3 smem load; with the op's sequence number
+        self.vkind = np.zeros((W, nv), np.int8)
+        self.vseq = np.zeros((W, nv), np.int64)
+        self.skind = np.zeros((W, ns + 2), np.int8)
+        self.sseq = np.zeros((W, ns + 2), np.int64)
+        z = lambda: Counters(np.zeros(W, np.int64), np.zeros(W, np.int64))  # noqa: E731
+        self.vm, self.lds, self.smem, self.vs = z(), z(), z(), z()
+        self.lds_write_seq = np.zeros(W, np.int64)
+        self.stats = Stats()
+        self._compile()
+
+    # -- program -------------------------------------------------------------------------------
+
+    def _compile(self) -> None:
+        ops = list(self.kernel.body.block.ops)
+        self.prog: list[tuple[Operation, object]] = []
+        labels: dict[str, int] = {}
+        for op in ops:
+            if isinstance(op, g.LabelOp):
+                labels[op.label.data] = len(self.prog)
+            elif isinstance(op, g.GcnInstruction):
+                self.prog.append((op, None))
+            elif isinstance(op, (g.ForOp, g.IfOp, g.IfUniformOp, g.CopyOp, g.ConcatOp)):
+                raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
+        self.labels = labels
+        self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
+
+    def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
+        idx = next((i for i, (o, _) in enumerate(self.prog) if o is op), -1)
+        where = f"instruction {idx} '{op.MNEMONIC}'" if isinstance(op, g.GcnInstruction) else op.name
+        if waves is not None:
+            ws = np.nonzero(waves)[0]
+            if len(ws):
+                w = int(ws[0])
+                where += f" (workgroup {int(self.wg_of[w])}, wave {w % self.wpg})"
+        return GcnInterpError(f"amdgcn interpreter: {where}: {msg}")
+
+    # -- operand access ------------------------------------------------------------------------
+
+    def lanes_act(self, act: np.ndarray) -> np.ndarray:
+        return act[:, None] & self.lanes
+
+    def set_exec(self, bits: np.ndarray, act: np.ndarray) -> None:
+        self.exec_bits = np.where(act, bits.astype(U64), self.exec_bits).astype(U64)
+        self.lanes = (self.exec_bits[:, None] & self.lane_bit[None, :]) != 0
+
+    def rd_scalar64(self, v: SSAValue) -> np.ndarray:
+        """A 64-bit scalar operand (SGPR pair, exec, vcc or constant) per wave."""
+        t = v.type
+        if isinstance(t, g.SGPRType):
+            lo = self.S[t.first].astype(U64)
+            if t.n == 1:
+                return lo
+            return lo | (self.S[t.first + 1].astype(U64) << U64(32))
+        if isinstance(t, g.SpecialRegType):
+            return {"exec": self.exec_bits, "vcc": self.vcc}[t.reg.data].copy()
+        c = g.constant_of(v)
+        assert c is not None
+        return np.full(self.W, U64(c.int_value & 0xFFFFFFFFFFFFFFFF), U64)
+
+    def rd_s(self, v: SSAValue) -> np.ndarray:
+        """A 32-bit scalar operand per wave."""
+        t = v.type
+        if isinstance(t, g.SGPRType):
+            return self.S[t.first]
+        if isinstance(t, g.SpecialRegType):
+            return (self.rd_scalar64(v) & U64(0xFFFFFFFF)).astype(U32)
+        c = g.constant_of(v)
+        assert c is not None
+        return np.full(self.W, U32(c.bits), U32)
+
+    def rd_v(self, v: SSAValue, i: int = 0):
+        """A VALU source (dword i of it): (W, L) for VGPRs, (W, 1) for SGPRs, a scalar for constants."""
+        t = v.type
+        if isinstance(t, g.VGPRType):
+            return self.V[t.first + i]
+        if isinstance(t, g.SGPRType):
+            return self.S[t.first + i][:, None]
+        c = g.constant_of(v)
+        assert c is not None
+        if i == 0:
+            return U32(c.bits)
+        return U32(0xFFFFFFFF if c.int_value < 0 and not c.is_float else 0)
+
+    def rd_v64(self, v: SSAValue):
+        lo = np.asarray(self.rd_v(v, 0)).astype(U64)
+        hi = np.asarray(self.rd_v(v, 1)).astype(U64)
+        return lo | (hi << U64(32))
+
+    def wr_v(self, t: g.VGPRType, vals: list, act: np.ndarray) -> None:
+        m = self.lanes_act(act)
+        for i, x in enumerate(vals):
+            self.V[t.first + i] = np.where(m, np.asarray(x).astype(U32), self.V[t.first + i])
+
+    def wr_s(self, t, vals: list, act: np.ndarray) -> None:
+        if isinstance(t, g.SpecialRegType):
+            if t.reg.data == "exec":
+                self.set_exec(vals[0], act)
+            elif t.reg.data == "vcc":
+                self.vcc = np.where(act, vals[0], self.vcc).astype(U64)
+            elif t.reg.data == "scc":
+                self.scc = np.where(act, vals[0], self.scc)
+            return
+        assert isinstance(t, g.SGPRType)
+        for i, x in enumerate(vals):
+            self.S[t.first + i] = np.where(act, np.asarray(x).astype(U32), self.S[t.first + i])
+
+    def wr_s64(self, t, val: np.ndarray, act: np.ndarray) -> None:
+        if isinstance(t, g.SpecialRegType):
+            self.wr_s(t, [val], act)
+            return
+        assert isinstance(t, g.SGPRType)
+        if t.n == 1:
+            self.wr_s(t, [(val & U64(0xFFFFFFFF)).astype(U32)], act)
+        else:
+            self.wr_s(t, [(val & U64(0xFFFFFFFF)).astype(U32), (val >> U64(32)).astype(U32)], act)
+
+    def mask_of_lanes(self, cond: np.ndarray, act: np.ndarray) -> np.ndarray:
+        bits = np.where(cond & self.lanes_act(act), self.lane_bit[None, :], U64(0))
+        return np.bitwise_or.reduce(bits, axis=1).astype(U64)
+
+    def lanes_of_mask(self, bits: np.ndarray) -> np.ndarray:
+        return (bits[:, None] & self.lane_bit[None, :]) != 0
+
+    # -- pending registers -----------------------------------------------------------------------
+
+    def pending(self, kind: np.ndarray, seq: np.ndarray) -> np.ndarray:
+        return (((kind == 1) & (seq > self.vm.done[:, None])) | ((kind == 2) & (seq > self.lds.done[:, None]))
+                | ((kind == 3) & (seq > self.smem.done[:, None])))
+
+    def check_regs(self, op: Operation, vals, act: np.ndarray, what: str) -> None:
+        for v in vals:
+            t = v.type
+            if isinstance(t, g.VGPRType):
+                k, s, base = self.vkind, self.vseq, t.first
+            elif isinstance(t, g.SGPRType):
+                k, s, base = self.skind, self.sseq, t.first
+            else:
+                continue
+            sl = slice(base, base + t.n)
+            p = self.pending(k[:, sl], s[:, sl]) & act[:, None]
+            if p.any():
+                w, r = (int(x[0]) for x in np.nonzero(p))
+                kinds = {1: "vmcnt", 2: "lgkmcnt", 3: "lgkmcnt(0)"}
+                counter = kinds[int(k[w, base + r])]
+                name = f"{'v' if isinstance(t, g.VGPRType) else 's'}{base + r}"
+                raise self.error(op, f"{what} {name} before the load writing it completed "
+                                     f"(missing s_waitcnt {counter})", p.any(axis=1))
+
+    def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray) -> None:
+        if isinstance(t, g.VGPRType):
+            k, s = self.vkind, self.vseq
+        else:
+            k, s = self.skind, self.sseq
+        sl = slice(t.first, t.first + t.n)
+        k[:, sl] = np.where(act[:, None], kind, k[:, sl])
+        s[:, sl] = np.where(act[:, None], seq[:, None], s[:, sl])
+
+    # -- memory ----------------------------------------------------------------------------------
+
+    def resolve(self, op: Operation, addr: np.ndarray, m: np.ndarray, nbytes: int):
+        """(buffer index array, word index array) of the active lanes' addresses."""
+        a = addr[m]
+        buf = (a >> U64(BUFFER_SHIFT)).astype(np.int64)
+        off = (a & U64((1 << BUFFER_SHIFT) - 1)).astype(np.int64)
+        if np.any(off % 4):
+            raise self.error(op, "global access not aligned to 4 bytes", m.any(axis=1))
+        bad = np.zeros(len(a), bool)
+        for b in np.unique(buf):
+            sel = buf == b
+            if b == KERNARG_BASE >> BUFFER_SHIFT:
+                size = len(self.kernarg) * 4
+            elif 1 <= b <= len(self.buffers):
+                size = len(self.buffers[b - 1]) * 4
+            else:
+                bad |= sel
+                continue
+            bad |= sel & ((off < 0) | (off + nbytes > size))
+        if bad.any():
+            raise self.error(op, f"out-of-bounds global access (address 0x{int(a[bad][0]):x})", m.any(axis=1))
+        return buf, off // 4
+
+    def gload(self, buf, word, n: int) -> list[np.ndarray]:
+        out = [np.zeros(len(word), U32) for _ in range(n)]
+        for b in np.unique(buf):
+            sel = buf == b
+            data = self.kernarg if b == KERNARG_BASE >> BUFFER_SHIFT else self.buffers[b - 1]
+            for i in range(n):
+                out[i][sel] = data[word[sel] + i]
+        return out
+
+    def gstore(self, buf, word, vals: list[np.ndarray]) -> None:
+        for b in np.unique(buf):
+            sel = buf == b
+            data = self.buffers[b - 1]
+            for i, x in enumerate(vals):
+                data[word[sel] + i] = x[sel]
+
+    def lds_index(self, op, addr: np.ndarray, m: np.ndarray, nbytes: int):
+        a = addr[m].astype(np.int64)
+        align = min(nbytes, 16) if nbytes != 12 else 16
+        if np.any(a % align):
+            raise self.error(op, f"LDS address not aligned to {align} bytes", m.any(axis=1))
+        if np.any((a < 0) | (a + nbytes > self.lds_bytes)):
+            raise self.error(op, f"LDS access outside the kernel's {self.lds_bytes} bytes", m.any(axis=1))
+        w_idx = np.broadcast_to(np.arange(self.W)[:, None], m.shape)[m]
+        return w_idx, self.wg_of[w_idx], a // 4
+
+    def race_read(self, op, wave, wg, word) -> None:
+        cur = self.epoch[wg]
+        bad = (self.w_epoch[wg, word] == cur) & (self.w_wave[wg, word] != wave)
+        if bad.any():
+            raise self.error(op, f"LDS race: word {int(word[bad][0])} read by one wave after another wrote it "
+                                 "with no barrier between", np.isin(np.arange(self.W), wave[bad]))
+        other = (self.r_epoch[wg, word] == cur) & (self.r_wave[wg, word] != wave)
+        self.r_wave[wg, word] = np.where(other, -2, wave)
+        self.r_epoch[wg, word] = cur
+
+    def race_write(self, op, wave, wg, word) -> None:
+        cur = self.epoch[wg]
+        bad = ((self.w_epoch[wg, word] == cur) & (self.w_wave[wg, word] != wave)) | (
+            (self.r_epoch[wg, word] == cur) & (self.r_wave[wg, word] != wave))
+        if bad.any():
+            raise self.error(op, f"LDS race: word {int(word[bad][0])} written by one wave while another "
+                                 "accesses it, with no barrier between", np.isin(np.arange(self.W), wave[bad]))
+        self.w_wave[wg, word] = wave
+        self.w_epoch[wg, word] = cur
+
+    # -- instructions ----------------------------------------------------------------------------
+
+    def _compile_op(self, op: g.GcnInstruction):
+        m = op.MNEMONIC
+        f = op.FORM
+        srcs, dsts = list(op.srcs), list(op.dsts)
+        reg_srcs = [v for v in srcs if isinstance(v.type, g.GcnRegisterType)]
+        reg_dsts = [v for v in dsts if isinstance(v.type, g.GcnRegisterType)]
+        body = self._semantics(op, m, f, srcs, dsts)
+        target = op.attributes.get("target")
+        tgt = self.labels.get(target.data) if target is not None else None  # type: ignore[attr-defined]
+        if target is not None and tgt is None:
+            raise GcnInterpError(f"amdgcn interpreter: branch to unknown label {target.data}")  # type: ignore[attr-defined]
+
+        def run(act: np.ndarray):
+            self.check_regs(op, reg_srcs, act, "reads")
+            self.check_regs(op, reg_dsts, act, "overwrites")
+            return body(act, tgt)
+
+        return run
+
+    def _semantics(self, op, m: str, f: g.Form, srcs, dsts):  # noqa: C901
+        S, rs, rv = self, self.rd_s, self.rd_v
+        d0 = dsts[0].type if dsts else None
+
+        def salu(fn, scc_fn=None):
+            def body(act, tgt):
+                vals = [rs(v) for v in srcs if not (isinstance(v.type, g.SpecialRegType) and v.type.reg.data == "scc")]
+                r = fn(*[x.astype(U64) for x in vals])
+                S.wr_s(d0, [(r & U64(0xFFFFFFFF)).astype(U32)], act)
+                if scc_fn is not None:
+                    S.scc = np.where(act, scc_fn(r, *[x.astype(U64) for x in vals]), S.scc)
+            return body
+
+        def salu64(fn):
+            def body(act, tgt):
+                vals = [S.rd_scalar64(v) for v in srcs if not (isinstance(v.type, g.SpecialRegType) and v.type.reg.data == "scc")]
+                r = fn(*vals).astype(U64)
+                S.wr_s64(d0, r, act)
+                S.scc = np.where(act, r != 0, S.scc)
+            return body
+
+        M32 = U64(0xFFFFFFFF)
+        if m in ("s_mov_b32",):
+            return salu(lambda a: a)
+        if m == "s_not_b32":
+            return salu(lambda a: ~a & M32, lambda r, a: r != 0)
+        if m in ("s_mov_b64", "s_mov_b64_exec", "s_mov_b32_exec"):
+            def body(act, tgt):
+                S.wr_s64(d0, S.rd_scalar64(srcs[0]), act)
+            return body
+        ops2 = {
+            "s_add_u32": (lambda a, b: a + b, lambda r, a, b: r > M32),
+            "s_sub_u32": (lambda a, b: (a - b) & M32, lambda r, a, b: b > a),
+            "s_add_i32": (lambda a, b: a + b, None),
+            "s_mul_i32": (lambda a, b: a * b, None),
+            "s_mul_hi_u32": (lambda a, b: (a * b) >> U64(32), None),
+            "s_lshl_b32": (lambda a, b: a << (b & U64(31)), lambda r, a, b: (r & M32) != 0),
+            "s_lshr_b32": (lambda a, b: a >> (b & U64(31)), lambda r, a, b: r != 0),
+            "s_and_b32": (lambda a, b: a & b, lambda r, a, b: r != 0),
+            "s_or_b32": (lambda a, b: a | b, lambda r, a, b: r != 0),
+            "s_xor_b32": (lambda a, b: a ^ b, lambda r, a, b: r != 0),
+            "s_andn2_b32": (lambda a, b: a & ~b & M32, lambda r, a, b: r != 0),
+            "s_min_u32": (lambda a, b: np.minimum(a, b), lambda r, a, b: a < b),
+            "s_max_u32": (lambda a, b: np.maximum(a, b), lambda r, a, b: a > b),
+        }
+        if m in ops2:
+            fn, sc = ops2[m]
+            return salu(fn, sc)
+        if m in ("s_and_b64", "s_or_b64", "s_xor_b64", "s_andn2_b64", "s_andn2_b64_exec", "s_andn2_b32_exec"):
+            fn = {"s_and_b64": lambda a, b: a & b, "s_or_b64": lambda a, b: a | b, "s_xor_b64": lambda a, b: a ^ b}.get(
+                m, lambda a, b: a & ~b)
+            wave_mask = U64((1 << self.L) - 1) if self.L < 64 else U64(0xFFFFFFFFFFFFFFFF)
+            return salu64(lambda a, b: fn(a, b) & wave_mask if m.endswith("_exec") else fn(a, b))
+        if m in ("s_cselect_b32", "s_cselect_b64"):
+            def body(act, tgt):
+                a, b = S.rd_scalar64(srcs[0]), S.rd_scalar64(srcs[1])
+                r = np.where(S.scc, a, b).astype(U64)
+                if m == "s_cselect_b32":
+                    r = r & M32
+                S.wr_s64(d0, r, act)
+            return body
+        if m in ("s_and_saveexec_b64", "s_and_saveexec_b32"):
+            def body(act, tgt):
+                old = S.exec_bits.copy()
+                s = S.rd_scalar64(srcs[0])
+                S.wr_s64(d0, old, act)
+                new = s & old
+                S.set_exec(new, act)
+                S.scc = np.where(act, new != 0, S.scc)
+            return body
+        if m == "s_movk_i32":
+            def body(act, tgt):
+                v = op.mods["imm"]
+                S.wr_s(d0, [np.full(S.W, U32((v - (1 << 16) if v >= 1 << 15 else v) & 0xFFFFFFFF))], act)
+            return body
+        if m.startswith("s_cmp_"):
+            cc, ty = m.split("_")[2], m.split("_")[3]
+            def body(act, tgt):
+                a, b = rs(srcs[0]), rs(srcs[1])
+                if ty == "i32":
+                    a, b = a.view(np.int32), b.view(np.int32)
+                r = _CMP[cc](a, b)
+                S.scc = np.where(act, r, S.scc)
+            return body
+        if m == "s_nop":
+            return lambda act, tgt: None
+        if m == "s_barrier":
+            return self._barrier(op)
+        if m in ("s_waitcnt", "s_waitcnt_vscnt"):
+            mods = op.mods
+
+            def body(act, tgt):
+                S.stats.waits += int(act.sum())
+                if "vmcnt" in mods:
+                    S.vm.done = np.where(act, np.maximum(S.vm.done, S.vm.issued - mods["vmcnt"]), S.vm.done)
+                if "lgkmcnt" in mods:
+                    S.lds.done = np.where(act, np.maximum(S.lds.done, S.lds.issued - mods["lgkmcnt"]), S.lds.done)
+                    if mods["lgkmcnt"] == 0:
+                        S.smem.done = np.where(act, S.smem.issued, S.smem.done)
+                if "vscnt" in mods:
+                    S.vs.done = np.where(act, np.maximum(S.vs.done, S.vs.issued - mods["vscnt"]), S.vs.done)
+            return body
+        if m == "s_branch":
+            return lambda act, tgt: np.full(S.W, tgt)
+        if m in ("s_cbranch_scc0", "s_cbranch_scc1"):
+            want = m.endswith("1")
+            return lambda act, tgt: np.where(S.scc == want, tgt, S.pc + 1)
+        if m in ("s_cbranch_execz", "s_cbranch_execnz"):
+            z = m.endswith("z")
+            return lambda act, tgt: np.where((S.exec_bits == 0) == z, tgt, S.pc + 1)
+        if m == "s_endpgm":
+            def body(act, tgt):
+                S.done |= act
+                return np.where(act, -1, S.pc)
+            return body
+        if f.fmt == "SMEM":
+            n = dsts[0].type.n
+            off = op.mods.get("offset", 0)
+
+            def body(act, tgt):
+                base = S.rd_scalar64(srcs[0]) + U64(off)
+                m2 = np.broadcast_to(act[:, None], (S.W, 1))
+                buf, word = S.resolve(op, base[:, None], m2, 4 * n)
+                vals = S.gload(buf, word, n)
+                for i in range(n):
+                    col = S.S[d0.first + i].copy()
+                    col[act] = vals[i]
+                    S.S[d0.first + i] = col
+                S.smem.issued += act
+                S.mark(d0, 3, S.smem.issued, act)
+            return body
+        if f.fmt == "GLOBAL":
+            return self._global(op, m, srcs, dsts)
+        if f.fmt == "DS":
+            return self._ds(op, m, srcs, dsts)
+        return self._valu(op, m, srcs, dsts)
+
+    def _barrier(self, op):
+        S = self
+
+        def body(act, tgt):
+            if np.any(act & (S.lds.issued > S.lds.done)):
+                raise S.error(op, "s_barrier with LDS accesses outstanding (missing s_waitcnt lgkmcnt(0))",
+                              act & (S.lds.issued > S.lds.done))
+            wgs = np.unique(S.wg_of[act])
+            for wgi in wgs:
+                members = (S.wg_of == wgi) & ~S.done
+                if np.any(members & ~act):
+                    raise S.error(op, "s_barrier reached by only some waves of a workgroup", members & ~act)
+            S.epoch[wgs] += 1
+        return body
+
+    def _global(self, op, m: str, srcs, dsts):
+        S = self
+        saddr = m.endswith("_saddr")
+        off = op.mods.get("offset", 0)
+        load = m.startswith("global_load")
+        n = dsts[0].type.n if load else srcs[1].type.n
+
+        def addr():
+            if saddr:
+                base = S.rd_scalar64(srcs[-1])[:, None]
+                return base + S.rd_v(srcs[0]).astype(U64) + U64(off & 0xFFFFFFFFFFFFFFFF)
+            return S.rd_v64(srcs[0]) + U64(off & 0xFFFFFFFFFFFFFFFF)
+
+        def body(act, tgt):
+            mm = S.lanes_act(act)
+            a = addr() & U64(0xFFFFFFFFFFFFFFFF)
+            buf, word = S.resolve(op, np.broadcast_to(a, mm.shape), mm, 4 * n)
+            if load:
+                vals = S.gload(buf, word, n)
+                d = dsts[0].type
+                for i in range(n):
+                    reg = S.V[d.first + i].copy()
+                    reg[mm] = vals[i]
+                    S.V[d.first + i] = reg
+                S.vm.issued += act
+                S.mark(d, 1, S.vm.issued, act)
+            else:
+                data = srcs[1]
+                vals = [np.broadcast_to(S.rd_v(data, i), mm.shape)[mm] for i in range(n)]
+                S.gstore(buf, word, vals)
+                (S.vs if S.isa.stores_in_vscnt else S.vm).issued += act
+        return body
+
+    def _ds(self, op, m: str, srcs, dsts):
+        S = self
+        off = op.mods.get("offset", 0)
+        load = m.startswith("ds_read")
+        n = dsts[0].type.n if load else srcs[1].type.n
+
+        def body(act, tgt):
+            mm = S.lanes_act(act)
+            a = S.rd_v(srcs[0]).astype(np.int64) + off
+            wave, wg, word = S.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4 * n)
+            if load:
+                for i in range(n):
+                    S.race_read(op, wave, wg, word + i)
+                d = dsts[0].type
+                for i in range(n):
+                    reg = S.V[d.first + i].copy()
+                    reg[mm] = S.LDS[wg, word + i]
+                    S.V[d.first + i] = reg
+                S.lds.issued += act
+                S.mark(d, 2, S.lds.issued, act)
+            else:
+                for i in range(n):
+                    S.race_write(op, wave, wg, word + i)
+                for i in range(n):
+                    S.LDS[wg, word + i] = np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm]
+                S.lds.issued += act
+        return body
+
+    def _valu(self, op, m: str, srcs, dsts):  # noqa: C901
+        S = self
+        d0 = dsts[0].type if dsts else None
+
+        def f32(x):
+            return np.asarray(x, dtype=U32).view(np.float32)
+
+        def u(x):
+            return np.asarray(x).astype(U64)
+
+        M32 = U64(0xFFFFFFFF)
+        ALU = {
+            "v_mov_b32": lambda a: a,
+            "v_add_u32": lambda a, b: (u(a) + u(b)) & M32,
+            "v_sub_u32": lambda a, b: (u(a) - u(b)) & M32,
+            "v_mul_u32_u24": lambda a, b: ((u(a) & U64(0xFFFFFF)) * (u(b) & U64(0xFFFFFF))) & M32,
+            "v_lshlrev_b32": lambda a, b: (u(b) << (u(a) & U64(31))) & M32,
+            "v_lshrrev_b32": lambda a, b: u(b) >> (u(a) & U64(31)),
+            "v_and_b32": lambda a, b: u(a) & u(b),
+            "v_or_b32": lambda a, b: u(a) | u(b),
+            "v_max_u32": lambda a, b: np.maximum(u(a), u(b)),
+            "v_min_u32": lambda a, b: np.minimum(u(a), u(b)),
+            "v_mul_lo_u32": lambda a, b: (u(a) * u(b)) & M32,
+            "v_mul_hi_u32": lambda a, b: (u(a) * u(b)) >> U64(32),
+            "v_mad_u32_u24": lambda a, b, c: ((u(a) & U64(0xFFFFFF)) * (u(b) & U64(0xFFFFFF)) + u(c)) & M32,
+            "v_lshl_add_u32": lambda a, b, c: ((u(a) << (u(b) & U64(31))) + u(c)) & M32,
+            "v_add_lshl_u32": lambda a, b, c: ((u(a) + u(b)) << (u(c) & U64(31))) & M32,
+            "v_lshl_or_b32": lambda a, b, c: ((u(a) << (u(b) & U64(31))) | u(c)) & M32,
+            "v_add3_u32": lambda a, b, c: (u(a) + u(b) + u(c)) & M32,
+            "v_bfe_u32": lambda a, b, c: (u(a) >> (u(b) & U64(31))) & ((U64(1) << (u(c) & U64(31))) - U64(1)),
+            "v_cvt_f32_u32": lambda a: f32(np.asarray(a).astype(np.float32).view(U32)),
+        }
+        FLOAT = {
+            "v_add_f32": lambda a, b: f32(a) + f32(b),
+            "v_sub_f32": lambda a, b: f32(a) - f32(b),
+            "v_mul_f32": lambda a, b: f32(a) * f32(b),
+            "v_max_f32": lambda a, b: np.maximum(f32(a), f32(b)),
+            "v_min_f32": lambda a, b: np.minimum(f32(a), f32(b)),
+            "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+            "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+        }
+        n_in = len(srcs)
+        if m in ALU:
+            fn = ALU[m]
+
+            def body(act, tgt):
+                r = fn(*[S.rd_v(s) for s in srcs])
+                S.wr_v(d0, [np.broadcast_to(np.asarray(r).astype(U32), (S.W, S.L))], act)
+            return body
+        if m in FLOAT:
+            fn = FLOAT[m]
+
+            def body(act, tgt):
+                r = fn(*[S.rd_v(s) for s in srcs[:n_in]])
+                S.wr_v(d0, [np.broadcast_to(np.asarray(r, dtype=np.float32).view(U32), (S.W, S.L))], act)
+            return body
+        if m.startswith("v_cmp_"):
+            _, _, cc, ty = m.split("_")
+            cc = {"neq": "lg", "ne": "lg"}.get(cc, cc)
+
+            def body(act, tgt):
+                a, b = S.rd_v(srcs[0]), S.rd_v(srcs[1])
+                if ty == "i32":
+                    a, b = np.asarray(a, U32).view(np.int32), np.asarray(b, U32).view(np.int32)
+                elif ty == "f32":
+                    a, b = f32(a), f32(b)
+                r = np.broadcast_to(_CMP[cc](a, b), (S.W, S.L))
+                S.wr_s64(d0, S.mask_of_lanes(r, act), act)
+            return body
+        if m == "v_cndmask_b32":
+            def body(act, tgt):
+                sel = S.lanes_of_mask(S.rd_scalar64(srcs[2]))
+                r = np.where(sel, S.rd_v(srcs[1]), S.rd_v(srcs[0]))
+                S.wr_v(d0, [r], act)
+            return body
+        if m == "v_mad_u64_u32":
+            def body(act, tgt):
+                a, b = u(S.rd_v(srcs[0])), u(S.rd_v(srcs[1]))
+                c = S.rd_v64(srcs[2])
+                r = (a * b + c) & U64(0xFFFFFFFFFFFFFFFF)
+                r = np.broadcast_to(r, (S.W, S.L))
+                S.wr_v(d0, [(r & M32).astype(U32), (r >> U64(32)).astype(U32)], act)
+            return body
+        if m == "v_readfirstlane_b32":
+            def body(act, tgt):
+                src = S.rd_v(srcs[0])
+                first = np.argmax(S.lanes, axis=1)
+                val = np.broadcast_to(src, (S.W, S.L))[np.arange(S.W), first]
+                S.wr_s(d0, [val], act)
+            return body
+        raise GcnInterpError(f"amdgcn interpreter: no semantics for {m}")
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        n = len(self.prog)
+        steps = 0
+        while True:
+            alive = ~self.done
+            if not alive.any():
+                return
+            p = int(self.pc[alive].min())
+            if p >= n:
+                raise GcnInterpError("amdgcn interpreter: a wave ran past the end of the program (no s_endpgm)")
+            act = alive & (self.pc == p)
+            op, fn = self.prog[p]
+            nxt = fn(act)
+            if nxt is None:
+                self.pc = np.where(act, p + 1, self.pc)
+            else:
+                self.pc = np.where(act, nxt, self.pc)
+            k = int(act.sum())
+            self.stats.instructions += k
+            self.stats.steps += 1
+            steps += 1
+            if steps > MAX_STEPS:
+                raise GcnInterpError(f"amdgcn interpreter: more than {MAX_STEPS} steps; an endless loop?")
+
+
+_CMP = {
+    "eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+}
+
+
+# -- launching from the host function -------------------------------------------------------------
+
+
+def kernarg_segment(kernel: g.KernelOp, operands: list, buffer_index: dict[int, int]) -> np.ndarray:
+    """The kernarg segment (as 32-bit words) for the launch operands."""
+    size = kernel.int_attr("kernarg_size")
+    seg = np.zeros(max(1, -(-size // 4)), U32)
+    for a in g.kernel_args(kernel):
+        o = a["offset"] // 4
+        if a["kind"] == "global_buffer":
+            base = (buffer_index[a["arg"]] + 1) << BUFFER_SHIFT
+            seg[o], seg[o + 1] = base & 0xFFFFFFFF, base >> 32
+        elif "dim" in a:
+            seg[o] = U32(operands[a["dim_arg"]].shape[a["dim_axis"]])
+        else:
+            seg[o] = np.asarray(operands[a["arg"]], dtype=np.float32).reshape(()).view(U32)
+    return seg
+
+
+def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list) -> Stats:
+    buffers, index = [], {}
+    for i, x in enumerate(operands):
+        if isinstance(x, np.ndarray) and x.ndim > 0:
+            if x.dtype != np.float32:
+                raise GcnInterpError(f"amdgcn interpreter: buffers of {x.dtype} are not supported")
+            index[i] = len(buffers)
+            buffers.append(x)
+    work = [np.ascontiguousarray(b) for b in buffers]
+    seg = kernarg_segment(kernel, operands, index)
+    m = Machine(kernel, arch, grid, block, work, seg)
+    with np.errstate(all="ignore"):
+        m.run()
+    for orig, w, flat in zip(buffers, work, m.buffers):
+        orig[...] = flat.view(np.float32).reshape(orig.shape)
+    return m.stats
+
+
+@register_impls
+@dataclass
+class _GcnHost(InterpreterFunctions):
+    arch: Arch | None = None
+    stats: list = field(default_factory=list)
+
+    @impl(gpu.LaunchFuncOp)
+    def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
+        values = dict(zip(op.operands, args))
+        grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+        block = tuple(int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+        kernel = interp.get_op_for_symbol(op.kernel)
+        if not isinstance(kernel, g.KernelOp):
+            raise GcnInterpError(f"amdgcn interpreter: {op.kernel} is not an amdgcn.kernel; run lower-to-amdgcn")
+        kb = tuple(a.value.data for a in kernel.attributes["block"].data)  # type: ignore[attr-defined]
+        if block != kb:
+            raise GcnInterpError(f"amdgcn interpreter: launched with block {block}, the kernel is built for {kb}")
+        self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands]))
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
+        array, axis = args
+        return (np.int64(array.shape[int(axis)]),)
+
+
+def execute(module: ModuleOp, args: list, arch: Arch | str) -> list[Stats]:
+    """Run the host function with the amdgcn kernels; memref arguments are updated in place."""
+    from gemmc.interp.check import _bind, host_function
+    from gemmc.interp.ops import ArithFunctions
+
+    arch = get_arch(arch) if isinstance(arch, str) else arch
+    fn = host_function(module)
+    values, copies = _bind(fn, args)
+    interp = Interpreter(module)
+    interp.register_implementations(FuncFunctions())
+    interp.register_implementations(ArithFunctions())
+    host = _GcnHost(arch)
+    interp.register_implementations(host)
+    try:
+        with np.errstate(all="ignore"):
+            interp.call_op(fn, tuple(values))
+    except GemmcError as e:
+        e.__notes__ = []
+        raise
+    finally:
+        for original, work in copies:
+            original[...] = work
+    return host.stats
+
+
+def check(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, seed: int = 0):
+    """Run a finalized amdgcn module on random inputs and compare C with numpy (as gemmc.check)."""
+    from gemmc.dialects.gemm import type_name
+    from gemmc.interp.check import (
+        CheckResult, error_scale, host_function, matmul_spec, random_inputs, reference, tolerance,
+    )
+
+    fn = host_function(module)
+    spec = matmul_spec(module, fn)
+    args = random_inputs(fn, dims or {}, seed)
+    ref = reference(spec, args)
+    scale = max(error_scale(spec, args), np.finfo(np.float64).tiny)
+    execute(module, args, arch)
+    got = args[spec.c].astype(np.float64)
+    err = float(np.max(np.abs(got - ref), initial=0.0)) / scale
+    if not np.all(np.isfinite(got)):
+        err = float("inf")
+    m, n, k = spec.mnk(args)
+    tol = tolerance(spec, type_name(fn.args[spec.c].type.element_type), k)
+    return CheckResult(err, float(tol), bool(err <= tol), shape=(m, n, k))
