@@ -12,6 +12,7 @@ Errors are raised as `gemmc.GemmcError`; its `render()` is what the CLI prints.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,30 +38,60 @@ def _arch(arch: Arch | str) -> Arch:
 # -- reading ------------------------------------------------------------------------
 
 
+MAX_INPUT_BYTES = 64 * 2**20
+"""Inputs larger than this are refused (a .gemm is a few lines; /dev/zero is not a kernel)."""
+
+
 def read_source(path: str) -> tuple[str, str]:
     """(text, display name) of a file, or of stdin for '-'; I/O problems are GemmcErrors."""
     if path == "-":
-        import sys
-
-        return sys.stdin.read(), "<stdin>"
+        return _decode(_read_stdin(), "<stdin>"), "<stdin>"
     p = Path(path)
     if not p.exists():
         raise GemmcError(f"{path}: no such file", code=EXIT_IO)
     if p.is_dir():
         raise GemmcError(f"{path}: is a directory, expected a .gemm or .mlir file", code=EXIT_IO)
     try:
-        data = p.read_bytes()
+        # O_NONBLOCK: opening a FIFO that has no writer must not hang; reads then block as usual.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            os.set_blocking(fd, True)
+            data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as e:
-        raise GemmcError(f"{path}: cannot read: {e.strerror}", code=EXIT_IO) from None
+        raise GemmcError(f"{path}: cannot read: {e.strerror or e}", code=EXIT_IO) from None
+    if not data and stat.S_ISFIFO(p.stat().st_mode):
+        raise GemmcError(f"{path}: is a FIFO with no writer; nothing to read", code=EXIT_IO)
+    return _decode(data, path), path
+
+
+def _read_stdin() -> bytes:
+    import sys
+
+    if sys.stdin is None:
+        raise GemmcError("<stdin>: cannot read: standard input is closed", code=EXIT_IO)
+    try:
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text stream (tests replace stdin with StringIO)
+            return sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogateescape")
+        return buffer.read(MAX_INPUT_BYTES + 1)
+    except (OSError, ValueError) as e:  # ValueError: reading a closed file
+        raise GemmcError(f"<stdin>: cannot read: {getattr(e, 'strerror', None) or e}", code=EXIT_IO) from None
+
+
+def _decode(data: bytes, path: str) -> str:
+    if len(data) > MAX_INPUT_BYTES:
+        raise GemmcError(f"{path}: is larger than {MAX_INPUT_BYTES >> 20} MiB; not a .gemm or .mlir file",
+                         code=EXIT_IO)
     if b"\0" in data:
         raise GemmcError(f"{path}: is a binary file, expected a .gemm or .mlir file", code=EXIT_IO)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise GemmcError(f"{path}: not UTF-8 text (byte {e.start})", code=EXIT_IO) from None
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark
     if not text.strip():
         raise GemmcError(f"{path}: is empty", code=EXIT_IO)
-    return text, path
+    return text
 
 
 def is_ir(text: str, name: str) -> bool:
@@ -185,9 +216,18 @@ def print_ir(module: ModuleOp) -> str:
 
 def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | None = None, seed: int = 0):
     """Interpret on random inputs and compare with a float64 numpy reference."""
+    from gemmc.dialects.amdgcn import GcnModuleOp
+
+    if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own AMDGCN backend's program
+        from gemmc.amdgcn.interp import check as gcn_check
+
+        return gcn_check(module, _arch(arch), dims or {}, seed)
     from gemmc.interp import check as _check
 
-    return _check(module, dims or {}, _arch(arch), seed=seed)
+    try:
+        return _check(module, dims or {}, _arch(arch), seed=seed)
+    except MemoryError as e:
+        raise GemmcError(f"not enough memory to interpret this size ({e}); choose smaller sizes with -D") from None
 
 
 def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = False) -> str | bytes:
@@ -195,6 +235,10 @@ def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = 
     target = _arch(arch)
     if kind == "mlir":
         return print_ir(module)
+    if kind in ("gcn", "gcn-hsaco"):  # gemmc's own AMDGCN backend (docs/amdgcn.md)
+        from gemmc.amdgcn import emit_gcn, emit_gcn_hsaco
+
+        return emit_gcn(module, target) if kind == "gcn" else emit_gcn_hsaco(module, target)
     from gemmc.emit import emit_hip
 
     source = emit_hip(module, target, harness=harness)
@@ -208,10 +252,16 @@ def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = 
 
     if kind in ("asm", "hsaco"):
         return compile_device(source, target, kind)
-    raise GemmcError(f"unknown output kind '{kind}'; expected hip, mlir, asm or hsaco", code=2)
+    raise GemmcError(f"unknown output kind '{kind}'; expected hip, mlir, asm, hsaco, gcn or gcn-hsaco", code=2)
 
 
 def resource_report(module: ModuleOp, arch: Arch | str) -> str:
+    from gemmc.dialects.amdgcn import GcnModuleOp
+
+    if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own backend: its own counts
+        from gemmc.amdgcn import report
+
+        return report(module)
     from gemmc.emit import emit_hip
     from gemmc.toolchain import format_report, resource_report as _report
 
@@ -239,18 +289,19 @@ def write_output(path: str, data: str | bytes, input_path: str | None = None) ->
     """Write whole or not at all: a temporary file beside the target, then a rename."""
     check_output_path(path, input_path)
     target = Path(path)
-    mode = "wb" if isinstance(data, bytes) else "w"
+    raw = data if isinstance(data, bytes) else data.encode("utf-8")
     tmp = target.with_name(f".{target.name}.gemmc-tmp-{os.getpid()}")
     try:
-        with open(tmp, mode) as f:
-            f.write(data)
+        with open(tmp, "wb") as f:
+            f.write(raw)
         os.replace(tmp, target)
     except OSError as e:
+        raise GemmcError(f"{path}: cannot write: {e.strerror or e}", code=EXIT_IO) from None
+    finally:  # also on KeyboardInterrupt: never leave the temporary file behind
         try:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
-        raise GemmcError(f"{path}: cannot write: {e.strerror}", code=EXIT_IO) from None
 
 
 __all__ = [

@@ -142,6 +142,8 @@ class Arch:
     lds_latency_cycles: int = 64  # LDS load-to-use latency (model assumption, docs/cost-model.md)
     mem_latency_cycles: int = 500  # global load-to-use latency from L2/memory (model assumption)
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
+    lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
+    max_workgroups_per_cu: int = 16  # per CU (WGP): LLVM's barrier limit 16 (32 in WGP mode); CUDA 32
     fp32_dual: int = 1  # FP32 FMAs per lane per VALU issue slot: 2 with packed FP32 (v_pk_fma_f32,
     # CDNA2+) or dual issue (v_dual_fmac_f32, RDNA3+), which clang emits for register-tiled code
 
@@ -164,11 +166,9 @@ class Arch:
         return self.simds_per_cu * self.simd_lanes
 
     @property
-    def valu_dual_rate(self) -> float:
-        """How much the marketed FP32 peak exceeds plain VALU issue: 2 where it counts
-        packed FP32 (v_pk_fma_f32) or RDNA dual issue (v_dual_fmac), else 1."""
-        plain = 2 * self.cu_count * self.valu_lanes_per_clk * self.clock_mhz * 1e6
-        return max(1.0, round(self.fp32_vector_tflops * 1e12 / plain, 2))
+    def fp32_valu_peak_tflops(self) -> float:
+        """FP32 FMA peak of the VALUs: every lane of every SIMD, packed / dual-issued."""
+        return 2 * self.cu_count * self.valu_lanes_per_clk * self.fp32_dual * self.clock_mhz / 1e6
 
 
 def _mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
@@ -310,6 +310,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
+            max_workgroups_per_cu=32,
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.
@@ -325,6 +326,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=64 * 2**20, cus_per_wgp=2, fp32_dual=2,
+            max_workgroups_per_cu=32,
         ),
         # NVIDIA H200 SXM (Hopper, sm_90): 132 SMs, 1980 MHz boost, 4.8 TB/s HBM3e, 67 TF FP32,
         # 989 TF dense FP16/BF16 tensor (NVIDIA H200 datasheet); 4 SM sub-partitions ("SIMDs") of
@@ -342,6 +344,7 @@ ARCHS: dict[str, Arch] = {
             fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32",), vendor="nvidia",
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
+            lds_per_cu=228 * 1024, max_workgroups_per_cu=32,  # cost model: SM shared memory, blocks/SM
         ),
     )
 }

@@ -31,6 +31,8 @@ examples:
   gemmc compile examples/sgemm.gemm --arch gfx942 -o sgemm.hip
   gemmc opt examples/sgemm.gemm -p gemm-to-kernel
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
+  gemmc explain examples/sgemm.gemm --arch gfx942
+  gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
 """
 
 
@@ -110,6 +112,27 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=int, default=20, help="timed runs; the median is reported (default 20)")
     b.add_argument("--json", action="store_true", help="print the result as JSON")
     b.set_defaults(run=cmd_bench)
+
+    e = sub.add_parser("explain", help="predict time and the limiting resource per pipeline step (cost model)",
+                       description="Lower with each tutorial step (or -p) and predict time, TFLOP/s, the "
+                                   "limiting resource and the counters the tutorial observes (docs/cost-model.md).")
+    _add_common(e)
+    e.add_argument("--json", action="store_true", help="print the prediction as JSON")
+    e.add_argument("--plot", metavar="OUT.png|svg", help="draw a roofline with each step as a point")
+    e.add_argument("--no-compiler", action="store_true",
+                   help="estimate VGPRs instead of asking the compiler (faster; no toolchain needed)")
+    e.set_defaults(run=cmd_explain)
+
+    t = sub.add_parser("tune", help="search tile sizes and pass options with the cost model",
+                       description="Search LDS and thread tiles, double buffering, vector width and launch "
+                                   "bounds with the cost model; print the best and write the winner's pipeline.")
+    _add_common(t)
+    t.add_argument("--budget", type=int, default=40, help="candidates to try (default 40)")
+    t.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
+    t.add_argument("-o", "--output", help="write the winning pipeline (text) here")
+    t.add_argument("--emit-test", metavar="DIR", help="write a lit test pinning the winner's IR into DIR")
+    t.add_argument("--no-compiler", action="store_true", help="rank by estimated VGPRs only")
+    t.set_defaults(run=cmd_tune)
     return parser
 
 
@@ -183,6 +206,53 @@ def cmd_run(args) -> int:
     if args.stats:
         print(result.stats.format())
     return 0 if result.passed else EXIT_INPUT
+
+
+def cmd_explain(args) -> int:
+    import json
+
+    from gemmc import cost
+    from gemmc.cost.explain import format_table, to_json
+
+    arch = api.get_arch(args.arch)
+    if args.plot:
+        from gemmc.cost.plot import check_plot_path
+
+        check_plot_path(args.plot)
+        api.check_output_path(args.plot, args.file)
+    rows = cost.explain_file(args.file, arch, args.pipeline, _defines(args.defines),
+                             compiler=False if args.no_compiler else None)
+    print(json.dumps(to_json(rows, arch), indent=1) if args.json else format_table(rows, arch), end="\n" if args.json else "")
+    if args.plot:
+        from gemmc.cost.plot import plot_roofline
+
+        plot_roofline(rows, arch, args.plot)
+    return 0
+
+
+def cmd_tune(args) -> int:
+    from gemmc import cost
+    from gemmc.cost.tune import format_best, lit_test, progress_bar, test_path
+
+    arch = api.get_arch(args.arch)
+    if args.budget < 1:
+        raise usage_error(f"--budget {args.budget}: give at least 1 candidate")
+    if args.output:
+        api.check_output_path(args.output, args.file)
+    result = cost.tune_file(args.file, arch, args.budget, args.seed, _defines(args.defines),
+                            compiler=False if args.no_compiler else None, progress=progress_bar(sys.stderr))
+    best = result.best
+    if best is None:
+        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget")
+    print(format_best(result, arch), end="")
+    if args.output:
+        api.write_output(args.output, best.pipeline + "\n", input_path=args.file)
+    if args.emit_test:
+        text, name = api.read_source(args.file)
+        path = test_path(args.emit_test, name, arch)
+        api.write_output(str(path), lit_test(text, path.suffix, best, arch), input_path=args.file)
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
 
 
 def _write(args, data) -> None:

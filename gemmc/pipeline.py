@@ -62,6 +62,17 @@ def _amdgcn(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     return load
 
 
+def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A cost-model analysis pass (remarks on stderr, IR unchanged), imported on first use."""
+
+    def load() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
+
+    return load
+
+
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "gemm-to-kernel": _gemm_to_kernel,
     "lds-tiling": _lds_tiling,
@@ -69,6 +80,8 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _double_buffer,
     "vectorize": _vectorize,
     "launch-bounds": _launch_bounds,
+    "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
+    "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
     "lower-to-amdgcn": _amdgcn("lower_to_amdgcn", "LowerToAmdgcnPass"),
     "amdgcn-regalloc": _amdgcn("amdgcn_regalloc", "AmdgcnRegallocPass"),
     "insert-waitcnt": _amdgcn("insert_waitcnt", "InsertWaitcntPass"),

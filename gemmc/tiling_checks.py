@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import StringAttr
+
 from gemmc.arch import Arch
 from gemmc.contraction import Contraction
 from gemmc.diagnostics import pass_error
@@ -26,6 +28,15 @@ def check_fits(pass_name: str, kernel, s: Schedule, con: Contraction, arch: Arch
             pass_name, kernel,
             f"{s.threads_x}x{s.threads_y} = {s.threads} threads exceed {arch.max_threads_per_block} per workgroup",
         )
+    bounds = kernel.attributes.get("rocdl.flat_work_group_size")
+    if isinstance(bounds, StringAttr) and bounds.data.split(",")[-1].strip().isdigit():
+        limit = int(bounds.data.split(",")[-1])
+        if s.threads > limit:
+            raise pass_error(
+                pass_name, kernel,
+                f"{s.threads} threads per workgroup exceed the launch bounds ({limit}) that launch-bounds "
+                "set; run launch-bounds after the tiling passes",
+            )
     vgprs = s.vgpr_estimate()
     if vgprs > arch.vgprs_per_lane:
         raise pass_error(

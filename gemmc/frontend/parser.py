@@ -7,6 +7,7 @@ name that is wrong.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -37,8 +38,14 @@ _TERMINAL_WORDS = {
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "$END": "end of file",
+    "ACC": "'acc'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
+
+MAX_DIM = 2**31 - 1
+"""Kernels index with 32-bit ints (docs/language.md): a dim, and a matrix's element
+count, must fit."""
+# The largest finite value of each accumulator type, for literal scales.
+_MAX_FINITE = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
 
 
 @dataclass
@@ -91,9 +98,26 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
     expected = sorted(_TERMINAL_WORDS.get(t, repr(t)) for t in getattr(e, "expected", ()) or ())
     if isinstance(e, UnexpectedToken) and e.token.type != "$END":
         found = f"unexpected {e.token.value!r}"
+        prev = _previous_token(text, e.token.start_pos)
+        if prev is not None and prev[1] < e.token.line:  # the statement began on an earlier line
+            found += f" after {prev[0]!r} on line {prev[1]}"
     else:
         found = "unexpected end of file"
     return f"{found}; expected {', '.join(expected)}" if expected else found
+
+
+_TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
+
+
+def _previous_token(text: str, pos: int | None) -> tuple[str, int] | None:
+    """The token before offset `pos` and its line (comments and whitespace skipped)."""
+    if pos is None:
+        return None
+    last = None
+    for m in _TOKEN.finditer(text, 0, pos):
+        if not m.group(0)[0].isspace() and not m.group(0).startswith(("#", "//")):
+            last = m
+    return (last.group(0), text.count("\n", 0, last.start()) + 1) if last else None
 
 
 class _Collector:
@@ -149,6 +173,8 @@ class _Collector:
                 value = int(item.children[1]) if len(item.children) > 1 else None
                 if value == 0:
                     raise self.error(item.children[1], f"dim '{tok}' must be positive")
+                if value is not None and value > MAX_DIM:
+                    raise self.error(item.children[1], f"dim '{tok}' = {value} exceeds {MAX_DIM} (kernels index with 32-bit ints)")
                 k.dims[str(tok)] = value
                 k.dim_tokens[str(tok)] = tok
         elif stmt.data == "tensor_decl":
@@ -167,6 +193,8 @@ def _apply_defines(k: _Kernel, defines: dict[str, int]) -> None:
             raise usage_error(f"-D {name}: kernel '{k.name}' has no dim '{name}' (dims: {known})")
         if value <= 0:
             raise usage_error(f"-D {name}={value}: a dim must be positive")
+        if value > MAX_DIM:
+            raise usage_error(f"-D {name}={value}: a dim must be at most {MAX_DIM} (kernels index with 32-bit ints)")
         k.dims[name] = value
 
 
@@ -208,6 +236,8 @@ class _Builder:
         alpha_tok, a_use, b_use = self._product(product)
         beta_tok = self._c_term(c_term[0], c_tok) if c_term else None
         self._check_shapes(a_use, b_use, c, c_tok)
+        for use in (a_use, b_use, c):
+            self._check_size(use.tensor if isinstance(use, _Use) else use)
         if a_use.tensor.dtype != b_use.tensor.dtype:
             raise self.error(
                 b_use.token,
@@ -242,6 +272,9 @@ class _Builder:
 
     def _scale(self, tree: Tree) -> Token:
         (tok,) = tree.children
+        if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
+            raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
+                                  f"(at most {_MAX_FINITE[self.k.acc]:g})")
         if tok.type == "NAME":
             if str(tok) not in self.k.scalars:
                 raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {self.k.acc}'")
@@ -264,6 +297,14 @@ class _Builder:
         if cd != (m, n):
             raise self.error(
                 c_tok, f"'{c_tok}' has shape [{cd[0]}, {cd[1]}] but the product is [{m}, {n}]"
+            )
+
+    def _check_size(self, t: _Tensor) -> None:
+        d0, d1 = (self.k.dims[str(d)] for d in t.dims)
+        if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
+            raise self.error(
+                t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
+                f"so a matrix holds at most {MAX_DIM}",
             )
 
     @staticmethod
@@ -289,8 +330,12 @@ class _Builder:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
         tensors = [a.tensor, b.tensor, c]
-        if a.tensor is b.tensor or a.tensor is c or b.tensor is c:
-            raise self.error(c.name, "A, B and C must be three different matrices")
+        if a.tensor is b.tensor:
+            raise self.error(b.token, f"'{b.token}' is both operands; A, B and C must be three different matrices")
+        for use in (a, b):
+            if use.tensor is c:
+                raise self.error(use.token, f"'{use.token}' is both the output and an operand; "
+                                            "A, B and C must be three different matrices")
         scalars = [tok for tok in (alpha, beta) if tok is not None and tok.type == "NAME"]
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)

@@ -1,0 +1,222 @@
+"""The analytic time model: resource times per CU and for the whole GPU, and their max.
+
+    p = predict(module, "gfx942")            # module: kernel IR (a lowered module)
+    p.time_s, p.tflops, p.bound, p.times     # times: seconds per resource
+
+Equations (docs/cost-model.md has them with their assumptions).  With W workgroups, C
+CUs, f the clock, the busiest CU runs Wc = ceil(W / C) workgroups; per workgroup:
+
+    valu    = slots x (wave / simd_lanes) / (simds x dual)       dual = arch.fp32_dual if the
+                                                                 thread owns >= 2 accumulators
+                                                                 (packed FP32 / dual issue), else 1
+    matrix  = matrix-core issue cycles / simds
+    lds     = sum over LDS instructions of cycles (bank conflicts included)
+    vmem    = sum over global instructions of max(bytes / L1 bytes per clk, lines)
+              + spills: 2 scratch dwords per spilled VGPR per wave per K-loop iteration
+    latency = ceil(Wc / resident workgroups) x critical path of one workgroup
+
+and T_cu(r) = Wc x r / f for r in valu, matrix, lds, vmem; T(latency) likewise; then
+T(l2) = L2 bytes / (L2 bytes per clk x f), T(dram) = DRAM bytes / bandwidth, and
+
+    time = max over all resources;  bound = the argmax.
+
+The critical path of a workgroup, per iteration of its K loop: the exposed latencies
+(a global load used in the same iteration: mem_latency / loads in flight; a prefetched
+one: what the iteration's own work does not cover; the first LDS read after a barrier
+and the LDS writes before it: lds_latency each) plus the workgroup's own issue time
+(the largest of its VALU, LDS and VMEM cycles) plus BARRIER_CYCLES per barrier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import gpu, scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+from gemmc.arch import Arch
+from gemmc.cost.counts import Access, Counts, count
+from gemmc.cost.kernel import KernelIR, read_kernel
+from gemmc.cost.occupancy import Occupancy, occupancy
+from gemmc.cost.traffic import Traffic, traffic
+
+BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
+UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
+RESOURCES = ("valu", "matrix", "lds", "vmem", "l2", "dram", "latency")
+OVERLAP_P = 2.0  # resources overlap imperfectly: time = (sum of time_r ** p) ** (1 / p)
+
+
+def combine(times: dict[str, float]) -> float:
+    """The kernel's time from its resource times: a p-norm, between the sum (p = 1, no
+    overlap) and the max (p = inf, perfect overlap); OVERLAP_P is fitted in docs/cost-model.md."""
+    vals = [t for t in times.values() if t > 0]
+    if not vals or any(t == float("inf") for t in vals):
+        return max(vals, default=0.0)
+    if OVERLAP_P == float("inf"):
+        return max(vals)
+    top = max(vals)
+    return top * sum((t / top) ** OVERLAP_P for t in vals) ** (1.0 / OVERLAP_P)
+
+
+@dataclass
+class Prediction:
+    arch: Arch
+    kernel: KernelIR
+    counts: Counts
+    occ: Occupancy
+    traffic: Traffic
+    times: dict[str, float]  # seconds per resource
+    time_s: float
+    bound: str
+    pairable: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def flops(self) -> int:
+        return self.kernel.problem.flops
+
+    @property
+    def tflops(self) -> float:
+        return self.flops / self.time_s / 1e12 if self.time_s else 0.0
+
+    @property
+    def peak_tflops(self) -> float:
+        """The peak of what the kernel computes with: matrix cores for its input type, or the VALUs."""
+        if self.counts.matrix_instrs:
+            return matrix_peak_tflops(self.arch, self.kernel.problem.in_type)
+        return vector_peak_tflops(self.arch)
+
+    @property
+    def percent_of_peak(self) -> float:
+        return 100.0 * self.tflops / self.peak_tflops if self.peak_tflops else 0.0
+
+    @property
+    def intensity(self) -> float:
+        """FLOPs per DRAM byte (the roofline's x axis)."""
+        return self.flops / self.traffic.dram if self.traffic.dram else float("inf")
+
+
+def vector_peak_tflops(arch: Arch) -> float:
+    """FP32 VALU peak the model uses: every SIMD lane, packed FP32 / dual issue included."""
+    return arch.fp32_valu_peak_tflops
+
+
+def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
+    """Matrix-core peak for `in_type` inputs: the best flops per cycle of the arch's
+    instructions (2mnk / cycles per SIMD), on every SIMD of every CU."""
+    best = max((2 * mi.m * mi.n * mi.k / mi.cycles for mi in arch.matrix_instrs if mi.in_type == in_type),
+               default=0.0)
+    return best * arch.simds_per_cu * arch.cu_count * arch.clock_mhz * 1e6 / 1e12 or arch.fp16_matrix_tflops
+
+
+def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:
+    """Predict the kernel of a lowered module on `arch` (resources: the compiler's report
+    for this kernel, a gemmc.toolchain.KernelResources, or None to estimate)."""
+    k = read_kernel(module, dims)
+    c = count(k, arch)
+    occ = occupancy(k, arch, c, resources)
+    t = traffic(k, arch, c, occ)
+    return _combine(k, arch, c, occ, t)
+
+
+def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic) -> Prediction:
+    f = arch.clock_mhz * 1e6
+    n_wg = max(1, k.grid.workgroups)
+    wg_cu = -(-n_wg // arch.cu_count)
+    pairable = _accumulators(k) >= 2
+    per_wg = _per_workgroup_cycles(k, arch, c, occ, pairable)
+    times = {r: wg_cu * per_wg[r] / n_wg / f for r in ("valu", "matrix", "lds", "vmem")}
+    times["l2"] = (t.l2 + _spill_bytes(k, arch, occ)) / (arch.l2_bytes_per_clk * f)
+    times["dram"] = t.dram / (arch.mem_bandwidth_gbs * 1e9)
+    notes = []
+    if occ.workgroups_per_cu == 0:
+        notes.append("a workgroup does not fit on a CU")
+        times["latency"] = float("inf")
+    else:
+        cp = _critical_path(k, arch, c, occ, per_wg, pairable)
+        rounds = -(-wg_cu // occ.workgroups_per_cu)
+        times["latency"] = rounds * cp / f
+    bound = max(RESOURCES, key=lambda r: times[r])
+    total = combine(times)
+    if bound == "lds" and c.accesses:
+        extra = sum(a.extra_cycles for a in c.accesses if a.space == "lds")
+        if extra > 0.5 * per_wg["lds"]:
+            notes.append("LDS time is mostly bank conflicts")
+    if occ.spilled_vgprs:
+        notes.append(f"{occ.spilled_vgprs} VGPRs spill to scratch (budget {occ.vgpr_budget})")
+    return Prediction(arch, k, c, occ, t, times, total, bound, pairable, notes)
+
+
+def _per_workgroup_cycles(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, pairable: bool) -> dict:
+    """Resource cycles of all workgroups together (divided by W later)."""
+    wave_cycles = arch.wave_size / arch.simd_lanes
+    valu = c.valu_slots * wave_cycles / arch.simds_per_cu / (arch.fp32_dual if pairable else 1)
+    lds = sum(a.issued * a.cycles for a in c.accesses if a.space == "lds")
+    vmem = sum(a.issued * vmem_cycles(a, arch) for a in c.accesses if a.space == "global")
+    vmem += spill_instrs(k, occ) * max(1.0, arch.wave_size * 4 / arch.l1_bytes_per_clk)
+    return {"valu": valu, "matrix": c.matrix_cycles / arch.simds_per_cu, "lds": lds, "vmem": vmem}
+
+
+def vmem_cycles(a: Access, arch: Arch) -> float:
+    """CU cycles of one global wave instruction: data at the L1's bytes per clock, one
+    tag lookup per cache line."""
+    if a.instrs == 0:
+        return 0.0
+    lanes = a.lanes / a.instrs
+    width = a.width * a.elem_bytes * (a.merge if a.contiguous else 1)
+    return max(1.0, lanes * width / arch.l1_bytes_per_clk, a.lines)
+
+
+def spill_instrs(k: KernelIR, occ: Occupancy) -> float:
+    """Scratch wave instructions: a store and a reload per spilled VGPR per K-loop iteration."""
+    if not occ.spilled_vgprs:
+        return 0.0
+    return 2.0 * occ.spilled_vgprs * k_iterations(k) * k.grid.workgroups * occ.waves_per_wg
+
+
+def _spill_bytes(k: KernelIR, arch: Arch, occ: Occupancy) -> float:
+    return spill_instrs(k, occ) * arch.wave_size * 4
+
+
+def k_loop(k: KernelIR) -> scf.ForOp | None:
+    for op in k.kernel.walk():
+        if isinstance(op, scf.ForOp) and op.attributes.get("gemm.role") == StringAttr("k_loop"):
+            return op
+    loops = [op for op in k.kernel.walk() if isinstance(op, scf.ForOp)]
+    return loops[0] if loops else None
+
+
+def k_iterations(k: KernelIR) -> int:
+    loop = k_loop(k)
+    return k.evaluator().samples(loop).trip if loop is not None else 1
+
+
+def _accumulators(k: KernelIR) -> int:
+    """Independent accumulators a thread owns: the thread tile (1 for the naive kernel)."""
+    s = k.schedule
+    return s.thread_m * s.thread_n if s is not None else 1
+
+
+def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: dict, pairable: bool) -> float:
+    """Cycles one workgroup takes alone (module docstring)."""
+    n_wg = max(1, k.grid.workgroups)
+    loop = k_loop(k)
+    iters = k_iterations(k) if loop is not None else 1
+    simds_used = min(arch.simds_per_cu, max(1, occ.waves_per_wg))
+    own = {r: per_wg[r] / n_wg for r in ("lds", "vmem")}
+    own["valu"] = per_wg["valu"] / n_wg * arch.simds_per_cu / simds_used
+    own["matrix"] = per_wg["matrix"] / n_wg * arch.simds_per_cu / simds_used
+    issue = max(own.values()) / max(1, iters)
+    body = set(id(op) for op in loop.walk()) if loop is not None else set()
+    barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0
+    loads = [a for a in c.accesses if a.space == "global" and not a.store and a.instrs > 0 and id(a.op) in body]
+    exposed = 0.0
+    if any(a.role != "prefetch" for a in loads):
+        in_flight = UNROLL_LOADS if barriers == 0 else 1
+        exposed += arch.mem_latency_cycles / in_flight
+    elif loads:
+        exposed += max(0.0, arch.mem_latency_cycles - issue)
+    lds = [a for a in c.accesses if a.space == "lds" and a.instrs > 0 and id(a.op) in body]
+    exposed += arch.lds_latency_cycles * (any(not a.store for a in lds) + any(a.store for a in lds))
+    exposed += BARRIER_CYCLES * barriers
+    return iters * (issue + exposed) + arch.mem_latency_cycles

@@ -1,0 +1,168 @@
+"""Occupancy: how many waves a SIMD holds, and which resource limits it.
+
+    occ = occupancy(k, arch, counts, resources=None)   # resources: the compiler's report
+    occ.waves_per_simd, occ.workgroups_per_cu, occ.limiter
+
+VGPRs come from the compiler's resource-usage report when one is given (gemmc.toolchain,
+`source="compiler"`), else from an estimate from the IR (`source="estimate"`): the
+accumulator and fragment register tiles (private memrefs), the prefetched tile elements
+a double-buffered kernel holds, and a fixed base; fitted to clang-22's VGPR counts over
+108 schedules on gfx942 (mean relative error 22 %, docs/cost-model.md).  The compiler
+also caps VGPRs: without launch bounds it assumes 1024-thread workgroups, which on a
+512-register SIMD leaves 128 VGPRs, and spills what does not fit.
+
+The limits (LLVM AMDGPUBaseInfo's occupancy rules), per CU, or per WGP on RDNA, where
+a workgroup's waves spread over the WGP's SIMDs and share its LDS (HIP's WGP mode):
+    waves/SIMD by VGPRs  = floor(vgpr_file_per_lane / roundup(vgprs + agprs, granule))
+    WGs by VGPRs         = floor(that / ceil(waves per WG / SIMDs))
+    WGs by LDS           = floor(LDS per CU or WGP / LDS bytes per WG)
+    WGs by waves         = floor(max_waves_per_simd / ceil(waves per WG / SIMDs))
+    WGs by slots         = arch.max_workgroups_per_cu (workgroups of more than one wave)
+    occupancy            = min(WGs * ceil(waves per WG / SIMDs), waves by VGPRs)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
+
+from gemmc.arch import Arch
+from gemmc.cost.counts import PRIVATE_SPACE, LDS_SPACE, Counts
+from gemmc.cost.kernel import ELEMENT_BYTES, KernelIR
+
+BASE_VGPRS = 40  # addresses, loop state, indices (fit, see module docstring)
+FRAGMENT_WEIGHT = 4  # the compiler keeps several k-steps of fragments in flight
+STAGING_WEIGHT = 2  # prefetched elements live across the compute of a double-buffered tile
+DEFAULT_FLAT_WORKGROUP = 1024  # what clang assumes without launch bounds
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    vgprs: int
+    agprs: int
+    scratch_bytes: int  # per lane
+    spilled_vgprs: int
+    lds_bytes: int  # per workgroup
+    waves_per_wg: int
+    waves_per_simd: int
+    workgroups_per_cu: float  # resident at once (per CU; a WGP's share on RDNA)
+    limiter: str  # vgprs, lds, waves, barriers
+    source: str  # compiler or estimate
+    vgpr_budget: int
+
+    @property
+    def waves_per_cu(self) -> int:
+        return self.workgroups_per_cu * self.waves_per_wg
+
+
+def lds_bytes(k: KernelIR) -> int:
+    """LDS a workgroup allocates: its address-space-3 memref.alloca ops."""
+    total = 0
+    for op in k.kernel.walk():
+        if isinstance(op, memref.AllocaOp) and _space(op.memref.type) == LDS_SPACE:
+            total += _elements(op.memref.type) * ELEMENT_BYTES.get(str(op.memref.type.element_type), 4)
+    return total
+
+
+def vgpr_budget(k: KernelIR, arch: Arch) -> int:
+    """VGPRs the compiler may use before spilling: from the launch bounds it was given
+    (clang assumes 1024-thread workgroups without them; nvcc only caps at 255)."""
+    attr = k.kernel.attributes.get("rocdl.flat_work_group_size")
+    want = k.kernel.attributes.get("rocdl.waves_per_eu")
+    if arch.vendor != "amd" and attr is None:
+        return arch.vgprs_per_lane
+    flat = int(attr.data.split(",")[-1]) if isinstance(attr, StringAttr) else DEFAULT_FLAT_WORKGROUP
+    waves = _ceil(_ceil(flat, arch.wave_size), _simds(arch))
+    if want is not None:
+        lo = int(want.value.data) if isinstance(want, IntegerAttr) else int(str(want.data).split(",")[0])
+        waves = max(waves, lo)
+    per_wave = arch.vgpr_file_per_lane // max(1, waves)
+    per_wave -= per_wave % arch.vgpr_granule
+    return max(arch.vgpr_granule, min(arch.vgprs_per_lane, per_wave))
+
+
+def _simds(arch: Arch) -> int:
+    """SIMDs a workgroup's waves spread over: a CU's, or a WGP's on RDNA."""
+    return arch.simds_per_cu * arch.cus_per_wgp
+
+
+def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
+    """VGPRs the kernel would like (before the compiler's cap)."""
+    private = sorted((_elements(op.memref.type) for op in k.kernel.walk()
+                      if isinstance(op, memref.AllocaOp) and _space(op.memref.type) == PRIVATE_SPACE),
+                     reverse=True)
+    acc = private[0] if private else 1
+    frags = sum(private[1:])
+    staging = 0.0
+    if any(a.role == "prefetch" for a in counts.accesses):
+        threads = max(1, k.grid.workgroups * k.grid.threads)
+        lanes = sum(a.lanes * a.width for a in counts.accesses
+                    if a.space == "global" and not a.store and a.role in ("load_a", "load_b"))
+        tiles = _k_iterations(k)
+        staging = lanes / threads / max(1, tiles)
+    return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * frags + STAGING_WEIGHT * staging))
+
+
+def occupancy(k: KernelIR, arch: Arch, counts: Counts, resources=None) -> Occupancy:
+    """Occupancy from the compiler's VGPRs (a gemmc.toolchain.KernelResources) or an estimate.
+
+    The limits are computed here in both cases, for the launch's real workgroup size
+    (clang's own occupancy remark assumes the largest workgroup the launch bounds allow)."""
+    budget = vgpr_budget(k, arch)
+    lds = lds_bytes(k)
+    if resources is not None:
+        vgprs, agprs = resources.vgprs, resources.agprs
+        scratch, spilled, source = resources.scratch_bytes, resources.vgpr_spill, "compiler"
+        lds = max(lds, resources.lds_bytes)
+    else:
+        want = estimate_vgprs(k, counts)
+        vgprs, agprs = min(want, budget), 0
+        spilled = max(0, want - budget)
+        scratch, source = 4 * spilled, "estimate"
+    simds = _simds(arch)
+    wpg = _ceil(k.grid.threads, arch.wave_size)
+    per_simd = _ceil(wpg, simds)
+    alloc = _ceil(max(1, vgprs + agprs), arch.vgpr_granule) * arch.vgpr_granule
+    by_vgpr_waves = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
+    lds_unit = arch.lds_per_cu or arch.lds_bytes * arch.cus_per_wgp
+    limits = {
+        "vgprs": by_vgpr_waves // per_simd,
+        "lds": lds_unit // lds if lds else 10**9,
+        "waves": arch.max_waves_per_simd // per_simd,
+        "workgroup slots": arch.max_workgroups_per_cu if wpg > 1 else 10**9,
+    }
+    order = ["waves", "workgroup slots", "lds", "vgprs"]  # on a tie, the hardware maximum first
+    limiter = min(limits, key=lambda n: (limits[n], order.index(n)))
+    wgs_unit = max(0, limits[limiter])
+    waves = min(wgs_unit * per_simd, by_vgpr_waves, arch.max_waves_per_simd)
+    wgs_cu = wgs_unit / arch.cus_per_wgp
+    return Occupancy(vgprs, agprs, scratch, spilled, lds, wpg, waves, wgs_cu, limiter, source, budget)
+
+
+def _k_iterations(k: KernelIR) -> int:
+    from xdsl.dialects import scf
+
+    for op in k.kernel.walk():
+        if isinstance(op, scf.ForOp) and op.attributes.get("gemm.role") == StringAttr("k_loop"):
+            return k.evaluator().samples(op).trip
+    return 1
+
+
+def _space(t) -> int:
+    if not isinstance(t, MemRefType):
+        return 0
+    ms = t.memory_space
+    return ms.value.data if isinstance(ms, IntegerAttr) else 0
+
+
+def _elements(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= max(d, 1)
+    return n
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
