@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import typing
 from collections.abc import Callable
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from gemmc.arch import DEFAULT_ARCH, Arch, get_arch
 from gemmc.diagnostics import usage_error
@@ -110,22 +114,56 @@ def parse_pipeline_spec(spec: str) -> list[ModulePass]:
     spec = NAMED_PIPELINES.get(spec.strip(), spec)
     try:
         specs = list(parse_pipeline(spec))
-    except Exception as e:  # xDSL raises its own parse errors with a span
-        raise usage_error(f"malformed pipeline '{spec}': {e}") from None
+    except (Exception, ArgSpecParseError) as e:  # ArgSpecParseError is a BaseException
+        raise usage_error(f"malformed pipeline '{spec}': {_spec_error(e)}") from None
     passes = []
     for s in specs:
-        if s.name in NAMED_PIPELINES and not s.args:
+        if s.name in NAMED_PIPELINES:
+            if s.parameters:
+                raise usage_error(f"pipeline '{s.name}' takes no options; spell out its passes to change them")
             passes.extend(parse_pipeline_spec(NAMED_PIPELINES[s.name]))
             continue
         if s.name not in PASSES:
             known = ", ".join([*PASSES, *NAMED_PIPELINES])
             raise usage_error(f"unknown pass '{s.name}'; known passes and pipelines: {known}")
         cls = PASSES[s.name]()
+        _check_options(s.name, cls, s.parameters)
         try:
             passes.append(cls.from_pass_spec(s))
         except Exception as e:
             raise usage_error(f"pass '{s.name}': {_option_message(e)}") from None
     return passes
+
+
+def _check_options(name: str, cls: type[ModulePass], params: dict[str, tuple]) -> None:
+    """Unknown options and values of the wrong type, in words (xDSL's say 'Incompatible types')."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation that does not resolve: leave the types to xDSL
+        hints = {}
+    fields = {f.name.replace("_", "-"): hints.get(f.name) for f in dataclasses.fields(cls)}
+    for key, values in params.items():
+        option = key.replace("_", "-")
+        if option not in fields:
+            known = ", ".join(fields) or "none"
+            raise usage_error(f"pass '{name}' has no option '{key}'; its options: {known}")
+        kind = fields[option]
+        shown = ",".join(str(v).lower() if isinstance(v, bool) else f'"{v}"' if isinstance(v, str) else str(v)
+                         for v in values) or "nothing"
+        if kind is bool and not (len(values) == 1 and isinstance(values[0], bool)):
+            raise usage_error(f"pass '{name}': option '{option}' expects true or false, not {shown}")
+        if kind is int and not (len(values) == 1 and isinstance(values[0], int) and not isinstance(values[0], bool)):
+            raise usage_error(f"pass '{name}': option '{option}' expects an integer, not {shown}")
+
+
+def _spec_error(e: BaseException) -> str:
+    """xDSL's multi-line pipeline parse error as 'what (column N)'."""
+    text = str(e)
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    where = re.search(r"pass-pipeline:\d+:(\d+)", text)
+    what = lines[-1] if lines else type(e).__name__
+    what = what[:1].lower() + what[1:]
+    return f"{what} (column {where.group(1)})" if where else what
 
 
 def _option_message(e: Exception) -> str:
