@@ -144,6 +144,8 @@ class Arch:
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
     lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
     max_workgroups_per_cu: int = 16  # per CU (WGP): LLVM's barrier limit 16 (32 in WGP mode); CUDA 32
+    l1_reuse: bool = False  # the L1 keeps global lines for other waves and later iterations (NVIDIA's
+    # L1 caches global loads); AMD's vector L1 is modelled as streaming (docs/cost-model.md)
     fp32_dual: int = 1  # FP32 FMAs per lane per VALU issue slot: 2 with packed FP32 (v_pk_fma_f32,
     # CDNA2+) or dual issue (v_dual_fmac_f32, RDNA3+), which clang emits for register-tiled code
 
@@ -344,7 +346,8 @@ ARCHS: dict[str, Arch] = {
             fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32",), vendor="nvidia",
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
-            lds_per_cu=228 * 1024, max_workgroups_per_cu=32,  # cost model: SM shared memory, blocks/SM
+            lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
+            # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
         ),
     )
 }

@@ -211,7 +211,7 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0
     loads = [a for a in c.accesses if a.space == "global" and not a.store and a.instrs > 0 and id(a.op) in body]
     exposed = 0.0
-    if any(a.role != "prefetch" for a in loads):
+    if any(not _overlapped(a, loop) for a in loads):
         in_flight = UNROLL_LOADS if barriers == 0 else 1
         exposed += arch.mem_latency_cycles / in_flight
     elif loads:
@@ -220,3 +220,38 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     exposed += arch.lds_latency_cycles * (any(not a.store for a in lds) + any(a.store for a in lds))
     exposed += BARRIER_CYCLES * barriers
     return iters * (issue + exposed) + arch.mem_latency_cycles
+
+
+def _overlapped(a, loop) -> bool:
+    """A global load whose latency the iteration's compute covers: a prefetch (double
+    buffering through LDS), or a load whose value is first used after the compute loop
+    of the same iteration (double buffering through registers)."""
+    if a.role == "prefetch":
+        return True
+    body = list(loop.body.block.ops)
+    compute = [i for i, op in enumerate(body) if op.attributes.get("gemm.role") == StringAttr("compute")]
+    if not compute:
+        return False
+    start = _top_index(a.op, loop, body)
+    uses = [_top_index(u, loop, body) for u in _uses(a.op)]
+    uses = [u for u in uses if u is not None]
+    return start is not None and bool(uses) and all(start < compute[0] < u for u in uses)
+
+
+def _top_index(op, loop, body) -> int | None:
+    while op is not None and op.parent_op() is not loop:
+        op = op.parent_op()
+    return body.index(op) if op is not None and op in body else None
+
+
+def _uses(op, depth: int = 4) -> list:
+    """The ops using op's results, through scf.if results (a guarded load yields its value)."""
+    out = []
+    for r in op.results:
+        for use in r.uses:
+            user = use.operation
+            if isinstance(user, scf.YieldOp) and depth and isinstance(user.parent_op(), scf.IfOp):
+                out.extend(_uses(user.parent_op(), depth - 1))
+            else:
+                out.append(user)
+    return out

@@ -13,8 +13,9 @@
   Two switches credit it with more: `L1_SHARES_LINES` (the waves of a workgroup touching
   a line in the same iteration fetch it once) and `L1_WINDOW` > 1 (lines kept across
   the w consecutive iterations of the access's innermost loop whose lines, over all
-  resident workgroups, fit in the L1: lines per iteration = lines(w) / w).  Both are off:
-  measured naive kernels show no such reuse (docs/cost-model.md, validation).
+  resident workgroups, fit in the L1: lines per iteration = lines(w) / w).  Both are off
+  for AMD's vector L1 (measured naive kernels show no such reuse, docs/cost-model.md);
+  an arch with `l1_reuse` (NVIDIA's L1 caches global loads) gets both, w up to 64.
 * dram: bytes from memory.  Resident workgroups walk the grid in dispatch order (x
   fastest), so at any time they cover R / grid_x rows of C tiles; each such band reads
   its A panel once and all of B.  B is read again for every band unless it stays in the
@@ -80,11 +81,12 @@ def _add(d: dict, key, value: float) -> None:
 
 def _reuse(k: KernelIR, arch: Arch, group: list[Access], loop, resident: int) -> tuple[list[float], int]:
     """Per access: L2 lines per iteration over the wave-summed lines (<= 1), and the window."""
-    if loop is None or (L1_WINDOW <= 1 and not L1_SHARES_LINES):
+    window = MAX_WINDOW if arch.l1_reuse else L1_WINDOW
+    if loop is None or (window <= 1 and not (L1_SHARES_LINES or arch.l1_reuse)):
         return [1.0] * len(group), 1
     ev0 = k.evaluator()
     trip = ev0.samples(loop).trip
-    wmax = max(1, min(trip, MAX_WINDOW, L1_WINDOW))
+    wmax = max(1, min(trip, MAX_WINDOW, window))
     ev = k.evaluator(overrides={loop: np.arange(wmax)}, blocks=(np.zeros(1, np.int64), np.zeros(1, np.int64)))
     depth = len(loops_of(loop, k.kernel))
     per_access = []

@@ -47,6 +47,8 @@ class Candidate:
     width: int
     waves_per_eu: int
     layout: str = ""
+    stage: str = ""  # double-buffer's stage option where the pass has one ("" = its default)
+    matrix: bool = False  # matrix-cores (MFMA / WMMA) after vectorize
 
     @property
     def threads(self) -> int:
@@ -62,9 +64,11 @@ class Candidate:
             layout = f" lds-layout={self.layout}" if self.layout else ""
             parts.append(f"register-tiling{{thread-m={self.thread_m} thread-n={self.thread_n}{layout}}}")
         if self.double_buffer:
-            parts.append("double-buffer")
+            parts.append(f"double-buffer{{stage={self.stage}}}" if self.stage else "double-buffer")
         if self.width > 1:
             parts.append(f"vectorize{{width={self.width}}}")
+        if self.matrix:
+            parts.append("matrix-cores")
         if self.waves_per_eu:
             parts.append(f"launch-bounds{{max-threads={max(self.threads, 64)} min-waves-per-eu={self.waves_per_eu}}}")
         return ",".join(parts)
@@ -101,40 +105,62 @@ class TuneResult:
         return sum(1 for t in self.trials if t.prediction is None)
 
 
-def layouts() -> tuple[str, ...]:
-    """register-tiling's lds-layout values, if this build has the option."""
+def _options(pass_name: str) -> set[str]:
     from gemmc.pipeline import PASSES
 
-    cls = PASSES["register-tiling"]()
-    names = {f.name for f in dataclasses.fields(cls)}
-    return ("tutorial", "k-major") if "lds_layout" in names else ("",)
+    if pass_name not in PASSES:
+        return set()
+    return {f.name for f in dataclasses.fields(PASSES[pass_name]())}
 
 
-def space(arch: Arch) -> list[Candidate]:
+def layouts() -> tuple[str, ...]:
+    """register-tiling's lds-layout values, if this build has the option."""
+    return ("tutorial", "k-major") if "lds_layout" in _options("register-tiling") else ("",)
+
+
+def buffering() -> tuple[tuple[bool, str], ...]:
+    """(double buffer?, stage): through LDS, and through registers where the pass can."""
+    if "stage" in _options("double-buffer"):
+        return ((False, ""), (True, ""), (True, "registers"))
+    return ((False, ""), (True, ""))
+
+
+def matrix_options(arch: Arch, dtype: str | None) -> tuple[bool, ...]:
+    """Whether to try matrix-cores: the pass exists and the arch has an instruction for dtype."""
+    from gemmc.pipeline import PASSES
+
+    ok = "matrix-cores" in PASSES and any(mi.in_type == (dtype or "f32") for mi in arch.matrix_instrs)
+    return (False, True) if ok else (False,)
+
+
+def space(arch: Arch, dtype: str | None = None) -> list[Candidate]:
     """Every candidate that passes the cheap checks (tiles divide, thread count sane)."""
     out = []
-    for bm, bn, bk, tm, tn, db, w, wpe, lay in itertools.product(
-        BLOCK_MN, BLOCK_MN, BLOCK_K, THREAD_MN, THREAD_MN, (False, True), VECTOR, WAVES_PER_EU, layouts()
+    for bm, bn, bk, tm, tn, (db, stage), w, wpe, lay, mx in itertools.product(
+        BLOCK_MN, BLOCK_MN, BLOCK_K, THREAD_MN, THREAD_MN, buffering(), VECTOR, WAVES_PER_EU, layouts(),
+        matrix_options(arch, dtype),
     ):
         if tm > bm or tn > bn or (tm == 1) != (tn == 1):
             continue
-        if (tm == 1 and lay and lay != "tutorial") or (wpe and wpe > arch.max_waves_per_simd):
+        if (tm == 1 and (lay not in ("", "tutorial") or mx)) or (wpe and wpe > arch.max_waves_per_simd):
             continue
-        c = Candidate(bm, bn, bk, tm, tn, db, w, wpe, lay if tm > 1 else "")
+        c = Candidate(bm, bn, bk, tm, tn, db, w, wpe, lay if tm > 1 else "", stage, mx)
         if not arch.wave_size <= c.threads <= arch.max_threads_per_block:
             continue
         out.append(c)
     return sorted(set(out), key=lambda c: c.pipeline())
 
 
-def evaluate(load: Callable[[], ModuleOp], arch: Arch, c: Candidate, dims=None, compiler=False) -> Trial:
+def evaluate(load: Callable[[], ModuleOp], arch: Arch, c: Candidate, dims=None, compiler: bool | None = False) -> Trial:
+    """Lower and predict one candidate; compiler: False estimates VGPRs, None asks the
+    compiler when there is one, True requires it."""
     from gemmc.api import lower
 
     t = Trial(c, c.pipeline())
     try:
         module = load()
         lower(module, t.pipeline, arch)
-        t.prediction = predict_module(module, arch, dims, compiler) if compiler else predict(module, arch, dims)
+        t.prediction = predict(module, arch, dims) if compiler is False else predict_module(module, arch, dims, compiler)
     except GemmcError as e:
         t.error = e.message
     return t
@@ -150,7 +176,11 @@ def tune(
     progress: Callable[[int, int, Trial | None], None] | None = None,
 ) -> TuneResult:
     rng = random.Random(seed)
-    all_c = space(arch)
+    from gemmc.api import is_lowered
+
+    probe = load()
+    dtype = None if is_lowered(probe) else _dtype(probe)
+    all_c = space(arch, dtype)
     result = TuneResult()
     seen: set[Candidate] = set()
     explore = max(1, budget // 2)
@@ -199,7 +229,7 @@ def _neighbours(c: Candidate, all_c: list[Candidate]) -> list[Candidate]:
 def _rerank(load, arch: Arch, result: TuneResult, dims, compiler) -> None:
     """Predict the best few again with the compiler's VGPRs and spills, when there is one."""
     for t in result.ranked[:RERANK]:
-        again = evaluate(load, arch, t.candidate, dims, compiler=True if compiler else None)
+        again = evaluate(load, arch, t.candidate, dims, compiler=compiler)
         if again.prediction is not None:
             t.prediction = again.prediction
         elif compiler:
@@ -298,3 +328,13 @@ def test_path(directory: str, source_name: str, arch: Arch):
     stem = src.stem if source_name != "<stdin>" else "stdin"
     suffix = ".mlir" if src.suffix == ".mlir" else ".gemm"
     return d / f"{stem}-{arch.name}-tuned{suffix}"
+
+
+def _dtype(module: ModuleOp) -> str | None:
+    """The input element type of the module's gemm.matmul."""
+    from gemmc.dialects.gemm import MatmulOp
+
+    for op in module.walk():
+        if isinstance(op, MatmulOp):
+            return str(op.a.type.element_type)
+    return None
