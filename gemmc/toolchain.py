@@ -34,6 +34,7 @@ headers expect).  Every failure is a `GemmcError` with code EXIT_TOOLCHAIN.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -241,7 +242,7 @@ def compile_device(
     with tempfile.TemporaryDirectory(prefix="gemmc-") as tmp:
         src = Path(tmp) / "kernel.hip"
         src.write_text(hip_source)
-        flags = device_flags(target, tc, hip_headers) + list(extra_flags)
+        flags = device_flags(target, tc, hip_headers) + [_cuid(hip_source)] + list(extra_flags)
         if emit == "hsaco":
             out = Path(tmp) / "kernel.hsaco"
             _run([tc.clang, *flags, "--no-gpu-bundle-output", str(src), "-o", str(out)], tc, target, tmp)
@@ -255,6 +256,13 @@ def compile_device(
         _run([mc, f"-triple={TRIPLE}", f"-mcpu={target.name}", "-filetype=obj", str(asm), "-o", str(obj)],
              tc, target, tmp)
         return obj.read_bytes()
+
+
+def _cuid(hip_source: str) -> str:
+    """clang derives the HIP compilation-unit id (the `__hip_cuid_*` symbol) from the input's
+    path, which is a fresh temporary directory each time; an id from the source keeps the
+    assembly and the code object byte-identical from run to run."""
+    return f"-cuid={hashlib.sha256(hip_source.encode()).hexdigest()[:16]}"
 
 
 def _check_arch(tc: Toolchain, arch: Arch) -> None:

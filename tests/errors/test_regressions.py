@@ -1,0 +1,217 @@
+"""Every crash or silent wrong answer the fuzzer (tests/test_fuzz.py) and the bad-input
+catalogue found, kept as a regression test: the input that broke, and what gemmc must do
+now.  Each names the file that was fixed and the cause."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+import fuzzing as F
+from errors.helpers import BASE, SGEMM, base_with, run_in_process
+from gemmc import api
+from gemmc.diagnostics import GemmcError
+
+
+def _diag(fn, *args, **kwargs) -> GemmcError:
+    with pytest.raises(GemmcError) as e:
+        fn(*args, **kwargs)
+    F.assert_diagnostic(e.value)
+    return e.value
+
+
+# -- gemmc/pipeline.py ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["gemm-to-kernel{", "gemm-to-kernel}", ",", "a,,b", "x{y=}", "'step1'", " ,"])
+def test_malformed_pipeline_is_not_a_traceback(spec):
+    """xDSL's ArgSpecParseError derives from BaseException, so `except Exception` let it
+    through as a traceback (fuzzer: pipeline 'gemm-to-kernel{')."""
+    e = _diag(api.lower, api.parse(BASE), spec, "gfx942")
+    assert e.code == 2 and e.message.startswith(f"malformed pipeline '{spec}': ")
+
+
+@pytest.mark.parametrize("spec", ["step1,step2", "step1,", "step1{block-x=8}"])
+def test_named_pipeline_inside_a_list(spec):
+    """A named pipeline in a pass list read `ArgSpec.args`, which does not exist
+    (AttributeError, exit 5; fuzzer: 'step1,')."""
+    m = api.parse(BASE)
+    if spec == "step1,":
+        api.lower(m, spec, "gfx942")  # a trailing comma is allowed
+        return
+    e = _diag(api.lower, m, spec, "gfx942")
+    if "{" in spec:
+        assert e.code == 2 and "takes no options" in e.message
+    else:
+        assert "gemm-to-kernel: expects gemm.matmul ops" in e.message  # step2 starts again from the gemm level
+
+
+def test_option_type_errors_are_worded():
+    """'Incompatible types: given ('x',), expected <class 'int'>' leaked xDSL's internals."""
+    e = _diag(api.lower, api.parse(BASE), "gemm-to-kernel{block-x=x}", "gfx942")
+    assert e.message == "pass 'gemm-to-kernel': option 'block-x' expects an integer, not \"x\""
+
+
+# -- gemmc/tiling_checks.py --------------------------------------------------------------------------
+
+
+def test_launch_bounds_then_more_threads():
+    """launch-bounds{max-threads=64} before register-tiling that makes 1024 threads printed
+    __launch_bounds__(64) on a 1024-thread kernel: a launch failure on the GPU, and the
+    interpreter passed it (fuzzer invariant: a kernel never exceeds its launch bounds)."""
+    pipeline = ("gemm-to-kernel{block-x=8 block-y=8},launch-bounds{max-threads=64},"
+                "lds-tiling{block-m=64 block-n=64},register-tiling{thread-m=2 thread-n=2}")
+    e = _diag(api.lower, api.parse(BASE), pipeline, "gfx942")
+    assert e.message.startswith("register-tiling: 1024 threads per workgroup exceed the launch bounds (64)")
+    # launch-bounds after the tiling passes is the supported order
+    m = api.parse(BASE)
+    api.lower(m, pipeline.replace("launch-bounds{max-threads=64},", "") + ",launch-bounds{max-threads=1024}", "gfx942")
+    assert api.check(m, "gfx942").passed
+
+
+# -- gemmc/frontend/parser.py ----------------------------------------------------------------------
+
+
+def test_dims_beyond_32_bits():
+    """dim M = 99999999999999999999 was accepted and printed as `const int M = 9999...;`
+    (clang: integer literal too large); a 65536 x 65536 matrix overflowed int indices."""
+    e = _diag(api.parse, base_with("M = 8", "M = 99999999999999999999"))
+    assert "exceeds 2147483647" in e.message and e.loc.line == 2
+    e = _diag(api.parse, base_with("M = 8, N = 8, K = 8", "M = 65536, N = 8, K = 65536"))
+    assert "kernels index with 32-bit ints" in e.message
+    e = _diag(api.parse, BASE, "x.gemm", {"M": 2**31})
+    assert e.code == 2
+    api.parse(base_with("M = 8, N = 8, K = 8", "M = 2147483647, N = 1, K = 1"))  # the largest allowed
+
+
+@pytest.mark.parametrize("scale, acc", [("1e999", "f32"), ("3.5e38", "f32"), ("70000.0", "f16")])
+def test_scale_literal_overflow(scale, acc):
+    """`C = 1e999 * A @ B` made alpha = inf and C all inf or nan (fuzzer mutant)."""
+    src = base_with("C = A @ B", f"acc {acc}\n  C = {scale} * A @ B")
+    e = _diag(api.parse, src)
+    assert e.message.startswith(f"scale {scale} overflows the accumulator type {acc}")
+
+
+def test_same_matrix_twice_points_at_the_operand():
+    """`C = A @ A` pointed at C's declaration; it now points at the second A."""
+    src = "kernel k {\n  dim M\n  A: f32[M, M]\n  B: f32[M, M]\n  C: f32[M, M]\n  C = A @ A\n}\n"
+    e = _diag(api.parse, src)
+    assert (e.loc.line, e.loc.col) == (6, 11) and "'A' is both operands" in e.message
+
+
+def test_end_of_file_is_named():
+    """Lark calls the end '<END-OF-FILE>'; messages say 'end of file'."""
+    e = _diag(api.parse, BASE + "kernel j {}\n")
+    assert e.message.endswith("expected end of file")
+
+
+# -- gemmc/api.py: reading ---------------------------------------------------------------------------
+
+
+def test_fifo_input_does_not_hang(tmp_path):
+    """Reading a FIFO that nobody writes blocked forever in open()."""
+    fifo = tmp_path / "f.gemm"
+    os.mkfifo(fifo)
+    result = {}
+    t = threading.Thread(target=lambda: result.update(r=run_in_process(["opt", str(fifo)])), daemon=True)
+    t.start()
+    t.join(20)
+    if t.is_alive():  # unblock the reader before failing
+        with open(fifo, "w"):
+            pass
+        t.join(5)
+        pytest.fail("gemmc blocked on a FIFO without a writer")
+    code, _, err = result["r"]
+    assert code == 3 and "is a FIFO with no writer" in err
+
+
+def test_fifo_with_a_writer_is_read(tmp_path):
+    fifo = tmp_path / "f.gemm"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "w") as f:
+            time.sleep(0.2)
+            f.write(BASE)
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    deadline = time.time() + 10
+    while time.time() < deadline:  # wait until the writer has the FIFO open
+        code, out, err = run_in_process(["opt", str(fifo)])
+        if code == 0:
+            break
+        time.sleep(0.05)
+    t.join(5)
+    assert code == 0 and "gemm.matmul" in out, err
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\xff\xfe", "error: <stdin>: not UTF-8 text (byte 0)"),
+    (b"", "error: <stdin>: is empty"),
+    (b"\x00", "error: <stdin>: is a binary file, expected a .gemm or .mlir file"),
+])
+def test_stdin_bytes(data, message):
+    """Binary stdin was decoded with surrogate escapes and parsed as IR ('Unexpected
+    character: \\udcff'); empty stdin was a syntax error instead of 'is empty'."""
+    code, _, err = run_in_process(["opt", "-"], stdin=data)
+    assert code == 3 and err.strip() == message
+
+
+def test_closed_stdin(monkeypatch):
+    """`gemmc opt - <&-`: sys.stdin is None, and .read() was an AttributeError (exit 5)."""
+    monkeypatch.setattr(sys, "stdin", None)
+    e = _diag(api.read_source, "-")
+    assert e.code == 3
+
+
+def test_endless_input_is_bounded():
+    """`gemmc opt /dev/zero` read until memory ran out."""
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    e = _diag(api.read_source, "/dev/zero")
+    assert e.code == 3 and "larger than 64 MiB" in e.message
+
+
+def test_byte_order_mark():
+    """A UTF-8 BOM (Windows editors) was 'unexpected character \\ufeff' at 1:1."""
+    code, out, err = run_in_process(["opt", "-"], stdin=b"\xef\xbb\xbf" + BASE.encode())
+    assert code == 0 and "gemm.matmul" in out, err
+
+
+# -- gemmc/api.py: running and writing ----------------------------------------------------------------
+
+
+def test_out_of_memory_in_run(monkeypatch):
+    """`gemmc run` with sizes numpy cannot allocate ended in 'internal error: MemoryError'."""
+    import gemmc.interp
+
+    def no_memory(*a, **k):
+        raise MemoryError("Unable to allocate 74.5 GiB for an array with shape (100000, 100000)")
+
+    monkeypatch.setattr(gemmc.interp, "check", no_memory)
+    e = _diag(api.check, api.parse(BASE), "gfx942")
+    assert e.message.startswith("not enough memory to interpret this size")
+
+
+def test_interrupted_write_leaves_no_temporary(tmp_path, monkeypatch):
+    """write_output removed its temporary file only on OSError; Ctrl-C left it behind."""
+    target = tmp_path / "out.hip"
+
+    def interrupt(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        api.write_output(str(target), "text")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sgemm_example_still_runs():
+    """The examples stay valid under the new limits."""
+    code, out, err = run_in_process(["run", str(SGEMM), "-D", "M=33", "-D", "N=17", "-D", "K=9", "-p", "step2"])
+    assert code == 0 and out.startswith("PASS"), err
