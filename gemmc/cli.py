@@ -102,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--stats", action="store_true", help="print what the interpreter counted")
     r.set_defaults(run=cmd_run)
 
+    lay = sub.add_parser("layout", help="show which lane and register holds each element of a matrix instruction",
+                         description="Print the lane/register layout of a matrix instruction's A, B and D "
+                                     "(from the arch description), as a grid, as CSV, or as a picture.")
+    lay.add_argument("instr", metavar="INSTR", help="the ISA mnemonic on the arch, e.g. v_mfma_f32_32x32x8_f16")
+    lay.add_argument("--arch", default=DEFAULT_ARCH, help=f"target ({', '.join(ARCHS)})")
+    lay.add_argument("--csv", action="store_true", help="print matrix,block,row,col,gpr,lane,bit_lo,bit_hi rows")
+    lay.add_argument("--plot", metavar="FILE.png", help="draw the layout into an image (needs matplotlib)")
+    lay.set_defaults(run=cmd_layout)
+
     b = sub.add_parser("bench", help="build for an NVIDIA GPU (sm_90), check against cuBLAS, time",
                        description="Lower for sm_90, build with nvcc, check C against cuBLAS FP32 SGEMM "
                                    "and time both with CUDA events (needs an NVIDIA GPU and CUDA).")
@@ -198,6 +207,21 @@ def cmd_bench(args) -> int:
     return 0 if result["passed"] else EXIT_INPUT
 
 
+def cmd_layout(args) -> int:
+    from gemmc import layout
+    from gemmc.arch import get_matrix_instr
+
+    arch = api.get_arch(args.arch)
+    instr = get_matrix_instr(arch, args.instr)
+    if args.plot:
+        layout.plot(instr, arch, args.plot)
+    if args.csv:
+        sys.stdout.write(layout.csv_text(instr))
+    elif not args.plot:
+        sys.stdout.write(layout.grid_text(instr, arch))
+    return 0
+
+
 def cmd_run(args) -> int:
     module = _load(args)
     api.lower(module, args.pipeline, args.arch)
@@ -285,10 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except (SystemExit, GeneratorExit):
-        raise
-    except BaseException as e:  # a bug in gemmc: one line, never a traceback unless asked
-        # (BaseException: some libraries' errors are not Exceptions, e.g. xDSL's ArgSpecParseError)
+    except Exception as e:  # a bug in gemmc: one line, never a traceback unless asked
         if os.environ.get("GEMMC_DEBUG"):
             traceback.print_exc()
         msg = str(e).strip().splitlines()

@@ -6,6 +6,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf, vector
 
 from gemmc.dialects.amdgcn import AMDGCN
+from gemmc.dialects.amdgpu import AMDGPU
 from gemmc.dialects.gemm import Gemm
 
 
@@ -13,7 +14,7 @@ def make_context() -> Context:
     ctx = Context()
     for dialect in (
         builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
-        scf.Scf, gpu.GPU, vector.Vector, Gemm,
+        scf.Scf, gpu.GPU, vector.Vector, Gemm, AMDGPU,
     ):
         ctx.load_dialect(dialect)
     return ctx

@@ -77,6 +77,17 @@ def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     return load
 
 
+def _matrix_pass(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A matrix-core or direct-to-LDS pass (passes/mfma_lowering.py, ...), imported on first use."""
+
+    def load() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
+
+    return load
+
+
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "gemm-to-kernel": _gemm_to_kernel,
     "lds-tiling": _lds_tiling,
@@ -84,6 +95,10 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _double_buffer,
     "vectorize": _vectorize,
     "launch-bounds": _launch_bounds,
+    "mfma-lowering": _matrix_pass("mfma_lowering", "MfmaLoweringPass"),
+    "wmma-lowering": _matrix_pass("wmma_lowering", "WmmaLoweringPass"),
+    "matrix-cores": _matrix_pass("matrix_cores", "MatrixCoresPass"),
+    "direct-to-lds": _matrix_pass("direct_to_lds", "DirectToLdsPass"),
     "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
     "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
     "lower-to-amdgcn": _amdgcn("lower_to_amdgcn", "LowerToAmdgcnPass"),
@@ -101,6 +116,8 @@ NAMED_PIPELINES: dict[str, str] = {
     "step4": _STEP3 + ",double-buffer",
     "step5": _STEP3 + ",double-buffer,vectorize{width=4}",
     "step6": _STEP3 + ",double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    # step 7: the arch's matrix cores (matrix-cores: mfma-lowering on CDNA, wmma-lowering on RDNA)
+    "step7": _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores,launch-bounds{max-threads=256 min-waves-per-eu=2}",
 }
 
 

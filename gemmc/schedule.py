@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i64
 
 SCHEDULE_ATTR = "gemm.schedule"
 
@@ -29,6 +29,15 @@ class Schedule:
     buffers: int = 1  # LDS buffers per operand
     width_a: int = 1  # elements per global->LDS load of A
     width_b: int = 1
+    # -- matrix cores (mfma-lowering, wmma-lowering; gemmc/matrix_kernel.py) and direct-to-lds.
+    # With `instr` set, a wave of waves_m x waves_n owns a tile of thread_m x thread_n
+    # instruction tiles, and the workgroup is (waves_n * wave size) x waves_m threads.
+    instr: str = ""  # the matrix instruction's mnemonic; "" for FMAs
+    waves_m: int = 0
+    waves_n: int = 0
+    frag_type: str = ""  # the fragments' element type when converted from LDS's (f16, bf16)
+    lane_regs: int = 0  # accumulator + fragment registers per lane that `instr` needs
+    direct: int = 0  # global->LDS by global_load_lds: bit 0 for A, bit 1 for B
 
     @property
     def threads(self) -> int:
@@ -38,11 +47,18 @@ class Schedule:
         return replace(self, **changes)
 
     def to_attr(self) -> DictionaryAttr:
-        return DictionaryAttr({k: IntegerAttr(v, i64) for k, v in asdict(self).items()})
+        """Every field; the matrix-core ones only where they are set."""
+        items = {k: v for k, v in asdict(self).items() if k not in _OPTIONAL or v != _OPTIONAL[k]}
+        return DictionaryAttr({
+            k: StringAttr(v) if isinstance(v, str) else IntegerAttr(v, i64) for k, v in items.items()
+        })
 
     @staticmethod
     def from_attr(attr: DictionaryAttr) -> Schedule:
-        return Schedule(**{k: v.value.data for k, v in attr.data.items()})  # type: ignore[attr-defined]
+        return Schedule(**{
+            k: v.data if isinstance(v, StringAttr) else v.value.data  # type: ignore[attr-defined]
+            for k, v in attr.data.items()
+        })
 
     def lds_bytes(self, elem_bytes: int) -> int:
         tiles = self.block_m * self.block_k + self.block_n * self.block_k
@@ -50,7 +66,13 @@ class Schedule:
 
     def vgpr_estimate(self) -> int:
         """Accumulators, fragments and ~24 registers of addresses and loop state."""
+        if self.instr:
+            return self.lane_regs + (self.width_a + self.width_b) * (self.buffers - 1) + 24
         acc = self.thread_m * self.thread_n
         frags = self.thread_m + self.thread_n if self.contiguous else 2
         staging = (self.width_a + self.width_b) * (self.buffers - 1)
         return acc + frags + staging + 24
+
+
+_OPTIONAL = {"instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "direct": 0}
+"""Fields left out of `gemm.schedule` while they hold these defaults."""

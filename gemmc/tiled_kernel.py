@@ -31,6 +31,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
 from gemmc.kernel_builder import LDS_SPACE, KernelBuilder
 from gemmc.schedule import SCHEDULE_ATTR, Schedule
@@ -82,9 +83,12 @@ class _Writer:
         self.row0 = kb.mul(kb.block_id("y", "by"), kb.index(s.block_m), "block_row")
         self.col0 = kb.mul(kb.block_id("x", "bx"), kb.index(s.block_n), "block_col")
         self.tid = kb.add(kb.mul(self.ty, kb.index(s.threads_x)), self.tx, "tid")
-        self.acc = kb.alloca(private_type([s.thread_m, s.thread_n], con.acc_type), "acc")
-        zero = kb.float(0.0, con.acc_type, "zero")
-        self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
+        if s.instr:  # matrix cores: wave tiles, accumulators in the instruction's layout
+            matrix_kernel.setup(self)
+        else:
+            self.acc = kb.alloca(private_type([s.thread_m, s.thread_n], con.acc_type), "acc")
+            zero = kb.float(0.0, con.acc_type, "zero")
+            self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
         lead = [s.buffers] if s.buffers > 1 else []
         self.tile_a = kb.alloca(lds_type(lead + [s.block_m, s.block_k], con.in_type), "tile_a")
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
@@ -167,6 +171,9 @@ class _Writer:
         threads = self.s.threads
         iters = -(-total // threads)
         trans = (role_name == "copy_a" and self.con.transpose_a) or (role_name == "copy_b" and self.con.transpose_b)
+        if self.s.direct & (1 if role_name == "copy_a" else 2):  # global_load_lds (direct-to-lds)
+            matrix_kernel.direct_copy(self, b, role_name, src, tile, buf, lds_index, trans)
+            return
 
         def element(ib: KernelBuilder, it, _):
             idx = ib.add(ib.mul(it, ib.index(threads)), self.tid, "idx")
@@ -228,6 +235,9 @@ class _Writer:
     # -- compute ---------------------------------------------------------------------------
 
     def _compute(self, b: KernelBuilder, buf) -> None:
+        if self.s.instr:
+            matrix_kernel.compute(self, b, buf)
+            return
         s, con = self.s, self.con
         lead = [buf] if buf is not None else []
 
@@ -274,6 +284,9 @@ class _Writer:
     # -- epilogue --------------------------------------------------------------------------
 
     def _epilogue(self) -> None:
+        if self.s.instr:
+            matrix_kernel.epilogue(self)
+            return
         s, con = self.s, self.con
 
         def store(b: KernelBuilder, ij):

@@ -362,6 +362,15 @@ def register_op_printer(*names: str, pure: bool = False) -> Callable[[OpPrinter]
 op_printer = register_op_printer
 
 
+def _register_dialects() -> None:
+    """Printers of dialects kept in their own files (gemmc/emit/amdgpu.py)."""
+    import sys
+
+    from gemmc.emit import amdgpu
+
+    amdgpu.register(sys.modules[__name__])
+
+
 def _is_index_like(t: Attribute) -> bool:
     return isinstance(t, IndexType)
 
@@ -2181,6 +2190,9 @@ def _acc_eps(body: Block, fn: Operation) -> float:
 # ---------------------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------------------
+
+
+_register_dialects()
 
 
 def emit_hip(module: ModuleOp, arch: Arch | str, harness: bool = False) -> str:

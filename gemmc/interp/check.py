@@ -214,6 +214,7 @@ class MatmulSpec:
     alpha: Scalar | None = None
     beta: Scalar | None = None
     acc: str = "f32"
+    compute: str | None = None  # the type A and B are rounded to before multiplying (matrix-core fragments)
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
@@ -236,6 +237,8 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     for name in ("alpha", "beta"):
         if getattr(spec, name) is not None:
             d[name] = scalar(getattr(spec, name))
+    if spec.compute is not None:
+        d["compute_type"] = ELEMENT_TYPES[spec.compute]()
     return DictionaryAttr(d)
 
 
@@ -251,7 +254,7 @@ def _spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
     return MatmulSpec(
         d["a"].value.data, d["b"].value.data, d["c"].value.data,
         "transpose_a" in d, "transpose_b" in d, scalar("alpha"), scalar("beta"),
-        type_name(d["acc_type"]),
+        type_name(d["acc_type"]), type_name(d["compute_type"]) if "compute_type" in d else None,
     )
 
 
@@ -363,12 +366,18 @@ def reference(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp, args: list) 
         spec = matmul_spec(spec)
     a = args[spec.a].astype(np.float64)
     b = args[spec.b].astype(np.float64)
+    if spec.compute is not None:  # the kernel multiplies A and B rounded to this type
+        a, b = (_rounded(x, spec.compute) for x in (a, b))
     r = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)
     if spec.alpha is not None:
         r = spec.alpha.get(args) * r
     if spec.beta is not None:
         r = r + spec.beta.get(args) * args[spec.c].astype(np.float64)
     return r
+
+
+def _rounded(x: np.ndarray, t: str) -> np.ndarray:
+    return (to_bf16(x) if t == "bf16" else x.astype(np_dtype(ELEMENT_TYPES[t]()))).astype(np.float64)
 
 
 def error_scale(spec: MatmulSpec, args: list) -> float:

@@ -1,0 +1,294 @@
+"""The amdgpu dialect: AMD matrix-core instructions and direct global->LDS loads.
+
+Named after MLIR's `amdgpu` dialect, with its op names, operand order and attribute
+names; gemmc keeps only what its lowerings use.
+
+    %d = amdgpu.mfma %a * %b + %c {m = 32 : i32, n = 32 : i32, k = 8 : i32, blocks = 1 : i32}
+        : vector<4xf16>, vector<4xf16>, vector<16xf32>
+    %d = amdgpu.wmma %a * %b + %c {m = 16 : i32, n = 16 : i32, k = 16 : i32}
+        : vector<16xf16>, vector<16xf16>, vector<8xf32>
+    amdgpu.gather_to_lds %A[%i, %j], %tile[%r, %c] : f32, memref<?x?xf32>, memref<128x16xf32, 3 : i64>
+
+Operands are per lane, as in MLIR: each lane passes its own items of A and B (a scalar
+f32 or a vector of packed 16-bit values) and its accumulator registers.  Which matrix
+element each (lane, item) holds is the instruction's layout in gemmc.arch
+(`MatrixInstr.a`, `.b`, `.d`), which the interpreter and the lowerings read.
+`mfma` also has MLIR's cbsz / abid / blgp broadcast controls (0: none), printed only
+when set.
+
+`gather_to_lds` is MLIR's name for global_load_lds: a wave-wide gather in which every
+lane reads one `transferType` value at its own source indices, and lane k of the wave
+writes it at the (wave-uniform) LDS position `dst[dstIndices]` plus k transfer slots
+(4 bytes for transfers of up to 4 bytes, 16 beyond), so a wave fills consecutive LDS
+words without staging them in VGPRs.
+
+Verifiers check shapes and types and that the instruction exists on the module's
+target (the `gemmc.target` module attribute, gfx942 when absent): a 32x32x8 f16 MFMA
+in a module for gfx1100 is an error.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TypeAttribute,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from gemmc.arch import DEFAULT_ARCH, ARCHS, Arch, MatrixInstr
+
+TARGET_ATTR = "gemmc.target"  # gemmc.pipeline.TARGET_ATTR: the module's arch
+LDS_SPACE = 3
+
+_TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}
+
+
+def type_name(t: Attribute) -> str | None:
+    """f32, f16 or bf16 for a float type; None for anything else."""
+    for cls, name in _TYPE_NAMES.items():
+        if isinstance(t, cls):
+            return name
+    return None
+
+
+def lanes_of(t: Attribute) -> tuple[str | None, int]:
+    """(element type name, elements) of an operand type: a scalar counts as one element."""
+    if isinstance(t, VectorType):
+        shape = t.get_shape()
+        return type_name(t.element_type), shape[0] if len(shape) == 1 else -1
+    return type_name(t), 1
+
+
+def target_arch(op: Operation) -> Arch:
+    """The arch of the module holding `op` (its `gemmc.target`), the default if none says."""
+    node: Operation | None = op
+    while node is not None:
+        if isinstance(node, ModuleOp):
+            attr = node.attributes.get(TARGET_ATTR)
+            if isinstance(attr, StringAttr):
+                if attr.data not in ARCHS:
+                    raise VerifyException(f"unknown target '{attr.data}' in {TARGET_ATTR}")
+                return ARCHS[attr.data]
+        node = node.parent_op()
+    return ARCHS[DEFAULT_ARCH]
+
+
+def find_instr(arch: Arch, kind: str, m: int, n: int, k: int, in_type: str, blocks: int = 1) -> MatrixInstr | None:
+    for instr in arch.matrix_instrs:
+        if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.blocks) == (kind, m, n, k, in_type, blocks):
+            return instr
+    return None
+
+
+def _int(v: int) -> IntegerAttr:
+    return IntegerAttr(v, i32)
+
+
+class _MatrixOp(IRDLOperation):
+    """What mfma and wmma share: D = A * B + C on one wave, shapes as i32 properties."""
+
+    KIND: ClassVar[str]
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    sourceA = operand_def()
+    sourceB = operand_def()
+    destC = operand_def(T)
+    destD = result_def(T)
+
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$sourceA `*` $sourceB `+` $destC attr-dict `:` type($sourceA) `,` type($sourceB) `,` type($destC)"
+    )
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.m.value.data, self.n.value.data, self.k.value.data)
+
+    @property
+    def block_count(self) -> int:
+        return 1
+
+    def instr_on(self, arch: Arch) -> MatrixInstr | None:
+        """The instruction this op is on `arch`, or None where it has none."""
+        in_type, _ = lanes_of(self.sourceA.type)
+        return find_instr(arch, self.KIND, *self.shape, in_type or "?", self.block_count)
+
+    def verify_(self) -> None:
+        m, n, k = self.shape
+        if min(m, n, k, self.block_count) < 1:
+            raise VerifyException(f"shape {m}x{n}x{k} (blocks {self.block_count}) must be positive")
+        if self.sourceA.type != self.sourceB.type:
+            raise VerifyException(
+                f"A and B must have one type, got {self.sourceA.type} and {self.sourceB.type}"
+            )
+        in_type, _ = lanes_of(self.sourceA.type)
+        if in_type is None:
+            raise VerifyException(f"A has type {self.sourceA.type}; expected f32 or a vector of f16 or bf16")
+        c_type, c_lanes = lanes_of(self.destC.type)
+        if not isinstance(self.destC.type, VectorType) or c_type != "f32":
+            raise VerifyException(f"the accumulator has type {self.destC.type}; expected a vector of f32")
+        arch = target_arch(self)
+        instr = self.instr_on(arch)
+        if instr is None:
+            have = ", ".join(i.mnemonic for i in arch.matrix_instrs) or "none"
+            raise VerifyException(
+                f"{arch.name} ({arch.family}) has no {self.name.split('.')[1].upper()} "
+                f"{m}x{n}x{k} with {in_type} inputs; its matrix instructions: {have}"
+            )
+        for what, t, want in (("A", self.sourceA.type, instr.a.items), ("B", self.sourceB.type, instr.b.items)):
+            _, got = lanes_of(t)
+            if got != want:
+                expected = in_type if want == 1 else f"vector<{want}x{in_type}>"
+                raise VerifyException(f"{what} of {instr.mnemonic} is {expected} per lane, got {t}")
+        if c_lanes != instr.c_regs:
+            raise VerifyException(
+                f"the accumulator of {instr.mnemonic} is vector<{instr.c_regs}xf32> per lane, got {self.destC.type}"
+            )
+
+
+@irdl_op_definition
+class MFMAOp(_MatrixOp):
+    """A CDNA matrix fused multiply-add: D = A * B + C over one wave64."""
+
+    name = "amdgpu.mfma"
+    KIND: ClassVar[str] = "mfma"
+
+    blocks = prop_def(IntegerAttr)
+    cbsz = opt_prop_def(IntegerAttr, default_value=_int(0))
+    abid = opt_prop_def(IntegerAttr, default_value=_int(0))
+    blgp = opt_prop_def(IntegerAttr, default_value=_int(0))
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, m: int, n: int, k: int, blocks: int = 1):
+        super().__init__(
+            operands=[a, b, c], result_types=[c.type],
+            properties={"m": _int(m), "n": _int(n), "k": _int(k), "blocks": _int(blocks)},
+        )
+
+    @property
+    def block_count(self) -> int:
+        return self.blocks.value.data
+
+    def verify_(self) -> None:
+        super().verify_()
+        for name in ("cbsz", "abid", "blgp"):
+            attr = getattr(self, name)
+            if attr is not None and attr.value.data != 0:
+                raise VerifyException(f"{name} = {attr.value.data}: gemmc supports no broadcast (0 only)")
+
+
+@irdl_op_definition
+class WMMAOp(_MatrixOp):
+    """An RDNA wave matrix multiply-accumulate: D = A * B + C over one wave32."""
+
+    name = "amdgpu.wmma"
+    KIND: ClassVar[str] = "wmma"
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, m: int, n: int, k: int):
+        super().__init__(
+            operands=[a, b, c], result_types=[c.type],
+            properties={"m": _int(m), "n": _int(n), "k": _int(k)},
+        )
+
+
+def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue) -> _MatrixOp:
+    """The amdgpu op that issues `instr`."""
+    if instr.kind == "mfma":
+        return MFMAOp(a, b, c, instr.m, instr.n, instr.k, instr.blocks)
+    return WMMAOp(a, b, c, instr.m, instr.n, instr.k)
+
+
+def transfer_bytes(t: Attribute) -> int:
+    name, count = lanes_of(t)
+    return (4 if name == "f32" else 2) * count
+
+
+def lds_slot_bytes(transfer: int) -> int:
+    """How far apart consecutive lanes' data land in LDS: 4 bytes up to 4, else 16."""
+    return 4 if transfer <= 4 else 16
+
+
+@irdl_op_definition
+class GatherToLDSOp(IRDLOperation):
+    """global_load_lds: each lane reads `transferType` at its src indices; lane k of the
+    wave writes it at dst[dstIndices] (uniform in the wave) + k slots."""
+
+    name = "amdgpu.gather_to_lds"
+
+    src = operand_def(MemRefType)
+    srcIndices = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dstIndices = var_operand_def(IndexType)
+    transferType = prop_def(TypeAttribute)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$src `[` $srcIndices `]` `,` $dst `[` $dstIndices `]` attr-dict `:` "
+        "$transferType `,` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: SSAValue, src_indices, dst: SSAValue, dst_indices, transfer: Attribute):
+        super().__init__(
+            operands=[src, list(src_indices), dst, list(dst_indices)],
+            properties={"transferType": transfer},
+        )
+
+    def verify_(self) -> None:
+        src, dst = self.src.type, self.dst.type
+        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+        if len(self.srcIndices) != src.get_num_dims() or len(self.dstIndices) != dst.get_num_dims():
+            raise VerifyException("expected one index per dimension of the source and of the destination")
+        if _space(dst) != LDS_SPACE:
+            raise VerifyException(f"the destination must be LDS (memory space {LDS_SPACE}), got {dst}")
+        if _space(src) == LDS_SPACE:
+            raise VerifyException("the source must be global memory, not LDS")
+        elem, _ = lanes_of(self.transferType)
+        if elem is None or elem != type_name(src.element_type) or elem != type_name(dst.element_type):
+            raise VerifyException(
+                f"transfer type {self.transferType} must be made of the memrefs' element type "
+                f"({src.element_type}, {dst.element_type})"
+            )
+        arch = target_arch(self)
+        size = transfer_bytes(self.transferType)
+        if not arch.global_load_lds_bytes:
+            capable = ", ".join(a.name for a in ARCHS.values() if a.global_load_lds_bytes)
+            raise VerifyException(f"{arch.name} has no global_load_lds (it exists on {capable})")
+        if size not in arch.global_load_lds_bytes:
+            sizes = ", ".join(map(str, arch.global_load_lds_bytes))
+            raise VerifyException(f"{arch.name}'s global_load_lds moves {sizes} bytes per lane, not {size}")
+
+
+def _space(t: MemRefType) -> int:
+    space = t.memory_space
+    return space.value.data if isinstance(space, IntegerAttr) else 0
+
+
+AMDGPU = Dialect("amdgpu", [MFMAOp, WMMAOp, GatherToLDSOp], [])

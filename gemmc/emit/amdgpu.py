@@ -1,0 +1,44 @@
+"""HIP printers of the amdgpu dialect: matrix-core builtins and global_load_lds.
+
+    amdgpu.mfma  -> d = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);   (cbsz, abid, blgp)
+    amdgpu.wmma  -> d = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c);      (_gfx12 on RDNA4)
+    amdgpu.gather_to_lds -> __builtin_amdgcn_global_load_lds((void*)&A[..], (void*)&tile[..][..], 4, 0, 0);
+
+The builtin of each instruction is an arch fact (gemmc.arch.MatrixInstr.builtin): the op's
+shape and types name the instruction on the emitter's arch.  Operands are the per-lane
+vectors of the IR (v4half, v16float, ...); clang takes bf16 vectors where a builtin
+declares 16-bit integer vectors.  gemmc.emit.hip calls `register` when it is loaded.
+"""
+
+from __future__ import annotations
+
+
+def register(hip) -> None:
+    """Add the printers to the HIP emitter module `hip` (gemmc.emit.hip)."""
+    from gemmc.dialects.amdgpu import lanes_of, transfer_bytes
+
+    @hip.register_op_printer("amdgpu.mfma", "amdgpu.wmma", pure=True)
+    def _print_matrix(p, op) -> None:
+        arch = p.emitter.arch
+        instr = op.instr_on(arch)
+        if instr is None:
+            m, n, k = op.shape
+            raise hip.emit_error(op, f"{arch.name} has no {op.name} {m}x{n}x{k} with "
+                                     f"{lanes_of(op.sourceA.type)[0]} inputs")
+        args = [p.value(v) for v in op.operands]
+        for v in op.operands:
+            p.type_name(v.type, op)
+        if op.name == "amdgpu.mfma":
+            args += [hip.Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
+                     for n in ("cbsz", "abid", "blgp")]
+        p.define(op.results[0], hip.call(instr.builtin, *args))
+
+    @hip.register_op_printer("amdgpu.gather_to_lds")
+    def _print_gather_to_lds(p, op) -> None:
+        n_src = len(op.srcIndices)
+        src = p.memref(op.src, op).element([p.value(i) for i in op.operands[1 : 1 + n_src]])
+        dst = p.memref(op.dst, op).element([p.value(i) for i in op.dstIndices])
+        size = transfer_bytes(op.transferType)
+        p.line(f"__builtin_amdgcn_global_load_lds((void*)&{src.text}, (void*)&{dst.text}, {size}, 0, 0);")
+
+    hip.READ_ONLY_USERS.add("amdgpu.gather_to_lds")  # it reads its global operand

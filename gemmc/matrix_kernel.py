@@ -1,0 +1,310 @@
+"""The matrix-core path of the tiled kernel writer, and its direct-to-LDS copies.
+
+gemmc.tiled_kernel writes a GEMM kernel's loop nest for a Schedule; when the schedule
+names a matrix instruction (`Schedule.instr`, set by mfma-lowering / wmma-lowering) it
+calls `setup`, `compute` and `epilogue` here instead of writing FMAs, and when it asks
+for global_load_lds copies (`Schedule.direct`, set by direct-to-lds) it calls
+`direct_copy`.  Everything about the instruction comes from its arch description
+(gemmc.arch.MatrixInstr): shape, types and the lane layouts of A, B and D, which are
+evaluated on IR values (`Ix`) to get the index arithmetic of each lane.
+
+The body, in the schedule's names (M x N x K the instruction's shape, thread_m x
+thread_n the instruction tiles of one wave, `lane` the lane in its wave):
+
+    lane = tx % wave ; wave_row = ty * thread_m * M ; wave_col = (tx / wave) * thread_n * N
+    acc = memref.alloca : memref<thread_m x thread_n x regs x f32, private>      zeroed
+    for t in K tiles: copy tiles to LDS; barrier
+        for kk in 0 .. block_k step K:                                       (compute)
+            a[ti] = vector.load tile_a[wave_row + ti*M + row_A(lane)][kk + k_A(lane)]
+            b[tj] = vector.load tile_b_t[wave_col + tj*N + col_B(lane)][kk + k_B(lane)]
+            acc[ti][tj] = amdgpu.mfma a[ti] * b[tj] + acc[ti][tj]   (or amdgpu.wmma)
+        barrier
+    for ti, tj, g:  (i, j) = D(lane, g)                                      (epilogue)
+        if (block_row + wave_row + ti*M + i < M && ... < N) { sum = acc[ti][tj][g]; ... }
+
+Each lane loads its items of A and B with one vector load (the layouts of every
+instruction gemmc knows hold a lane's items at consecutive k, and both LDS tiles are
+k-contiguous after register tiling), converting them to `frag_type` when the schedule
+says so (f32 LDS, f16 or bf16 fragments: the tutorial's "Case 1").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType
+from xdsl.ir import Attribute, Block, SSAValue
+
+from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
+from gemmc.contraction import set_role
+from gemmc.dialects.amdgpu import GatherToLDSOp, matrix_op
+from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
+from gemmc.kernel_builder import KernelBuilder, constant_value
+
+UNROLL_ATTR = "gemmc.unroll"  # gemmc.emit.hip: #pragma unroll on an scf.for
+
+
+class Ix:
+    """An index value under construction: gemmc.arch.Layout evaluates on it (// % * +
+    by ints) and so writes the lane's index arithmetic; constants fold."""
+
+    def __init__(self, kb: KernelBuilder, value: SSAValue):
+        self.kb, self.value = kb, value
+
+    def _const(self) -> int | None:
+        return constant_value(self.value)
+
+    def __add__(self, other):
+        if isinstance(other, int):
+            other = self.kb.index(other)
+        elif isinstance(other, Ix):
+            other = other.value
+        return Ix(self.kb, self.kb.add(self.value, other))
+
+    __radd__ = __add__
+
+    def __mul__(self, c: int):
+        return Ix(self.kb, self.kb.mul(self.value, self.kb.index(c)))
+
+    def __floordiv__(self, d: int):
+        c = self._const()
+        if c is not None:
+            return Ix(self.kb, self.kb.index(c // d))
+        if d == 1:
+            return self
+        return self._op(arith.DivUIOp, d)
+
+    def __mod__(self, m: int):
+        c = self._const()
+        if c is not None:
+            return Ix(self.kb, self.kb.index(c % m))
+        return self._op(arith.RemUIOp, m)
+
+    def _op(self, cls, c: int):
+        """lane / 32 and lane % 32 once per builder (its block), however often layouts ask."""
+        seen = self.kb.__dict__.setdefault("_ix_ops", {})
+        key = (cls, id(self.value), c)
+        if key not in seen:
+            seen[key] = self.kb.op(cls(self.value, self.kb.index(c)))
+        return Ix(self.kb, seen[key])
+
+
+def ix_value(kb: KernelBuilder, x, name: str | None = None) -> SSAValue:
+    """The IR value of a layout coordinate (an Ix or a plain int), named if it is computed."""
+    if not isinstance(x, Ix):
+        return kb.index(int(x))
+    if name is not None and constant_value(x.value) is None and x.value.name_hint is None:
+        x.value.name_hint = name
+    return x.value
+
+
+def arch_of(op) -> Arch:
+    """The target of the module holding `op` (gemmc.target)."""
+    from gemmc.pipeline import target_of
+
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    assert isinstance(top, ModuleOp)
+    return target_of(top)
+
+
+def element(name: str) -> Attribute:
+    return ELEMENT_TYPES[name]()
+
+
+def k_contiguous(layout: Layout, k_is_col: bool) -> bool:
+    """Whether each lane's items are consecutive k's of one row (A) or column (B)."""
+    lanes = np.arange(layout.lanes)[:, None]
+    items = np.arange(layout.items)[None, :]
+    shape = (layout.lanes, layout.items)
+    _, row, col = (np.broadcast_to(x, shape) for x in layout.at(lanes, items))
+    k, other = (col, row) if k_is_col else (row, col)
+    return bool((k == k[:, :1] + items).all() and (other == other[:, :1]).all())
+
+
+def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int) -> int:
+    """Accumulator and fragment registers per lane for a wave of tiles_m x tiles_n tiles."""
+    return tiles_m * tiles_n * instr.c_regs + tiles_m * instr.a_regs + tiles_n * instr.b_regs
+
+
+# -- the matrix-core path of tiled_kernel._Writer ------------------------------------------
+
+
+def setup(w) -> None:
+    """Lane and wave coordinates, the accumulator tiles (zeroed)."""
+    kb, s = w.kb, w.s
+    w.arch = arch_of(w.con.kernel)
+    w.instr = instr = get_matrix_instr(w.arch, s.instr)
+    wave = w.arch.wave_size
+    w.lane = kb.op(arith.RemUIOp(w.tx, kb.index(wave)), "lane")
+    wave_n = kb.op(arith.DivUIOp(w.tx, kb.index(wave)), "wave_n")
+    w.wave_row = kb.mul(w.ty, kb.index(s.thread_m * instr.m), "wave_row")
+    w.wave_col = kb.mul(wave_n, kb.index(s.thread_n * instr.n), "wave_col")
+    acc_t = MemRefType(element("f32"), [s.thread_m, s.thread_n, instr.c_regs],
+                       memory_space=IntegerAttr(5, 64))
+    w.acc = kb.alloca(acc_t, "acc")
+    zero = kb.float(0.0, element("f32"), "zero")
+    zeros = kb.op(vector.BroadcastOp(zero, VectorType(element("f32"), [instr.c_regs])), "zeros")
+    w._nest(kb, [s.thread_m, s.thread_n],
+            lambda b, ij: b.b.insert(vector.StoreOp(zeros, w.acc, [*ij, b.index(0)])), ["i", "j"])
+    # Where lane `lane`'s items of A and B start, relative to the wave's tile and to kk.
+    lane = Ix(kb, w.lane)
+    _, a_row, a_k = instr.a.at(lane, 0)
+    _, b_k, b_col = instr.b.at(lane, 0)
+    w.a_row = kb.add(w.wave_row, ix_value(kb, a_row), "a_row")
+    w.a_k = ix_value(kb, a_k, "a_k")
+    w.b_col = kb.add(w.wave_col, ix_value(kb, b_col), "b_col")
+    w.b_k = ix_value(kb, b_k, "b_k")
+
+
+def compute(w, b: KernelBuilder, buf) -> None:
+    """The block-k loop of fragment loads and matrix instructions."""
+    s, instr = w.s, w.instr
+    lead = [buf] if buf is not None else []
+
+    def step(x: KernelBuilder, kk, _):
+        a_frags = [_fragment(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
+                             lead, instr.a.items, "a") for ti in range(s.thread_m)]
+        b_frags = [_fragment(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
+                             lead, instr.b.items, "b") for tj in range(s.thread_n)]
+        for ti in range(s.thread_m):
+            for tj in range(s.thread_n):
+                at = [x.index(ti), x.index(tj), x.index(0)]
+                c = x.op(vector.LoadOp(w.acc, at, VectorType(element("f32"), [instr.c_regs])), "c")
+                d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
+                x.b.insert(vector.StoreOp(d, w.acc, at))
+        return []
+
+    loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k), [], step, "kk")
+    loop.attributes[UNROLL_ATTR] = UnitAttr()
+    set_role(loop, "compute")
+
+
+def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, items: int, name: str):
+    """One lane's items: `items` consecutive k's of LDS row `row` (converted if asked)."""
+    lds_elem = tile.type.element_type
+    if items == 1:
+        v = x.load(tile, lead + [row, k], name)
+    else:
+        v = x.op(vector.LoadOp(tile, lead + [row, k], VectorType(lds_elem, [items])), name)
+    if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
+        to = element(w.s.frag_type)
+        v = x.op(arith.TruncFOp(v, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
+    return v
+
+
+def epilogue(w) -> None:
+    """C from the accumulator layout: lane `lane`'s register g of tile (ti, tj)."""
+    s, con, instr, kb = w.s, w.con, w.instr, w.kb
+    _, i_lane, j_lane = instr.d.at(Ix(kb, w.lane), 0)
+    row_base = kb.add(w.row0, kb.add(w.wave_row, ix_value(kb, i_lane)), "lane_row")
+    col_base = kb.add(w.col0, kb.add(w.wave_col, ix_value(kb, j_lane)), "lane_col")
+
+    def store(b: KernelBuilder, ijg):
+        ti, tj, g = ijg
+        _, i_reg, j_reg = instr.d.at(0, Ix(b, g))
+        r = b.add(row_base, b.add(b.mul(ti, b.index(instr.m)), ix_value(b, i_reg)), "r")
+        c = b.add(col_base, b.add(b.mul(tj, b.index(instr.n)), ix_value(b, j_reg)), "c")
+        inside = b.land(b.lt(r, w.M), b.lt(c, w.N), "inside")
+
+        def body(ib: KernelBuilder):
+            read = memref.LoadOp.get(w.acc, [ti, tj, g])
+            ib.op(read, "sum")
+            set_role(read, "acc_read")
+            mapping = dict(w.args)
+            mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
+            for op in con.epilogue:
+                ib.b.insert(op.clone(value_mapper=mapping))
+
+        guard = b.if_(inside, body)
+        set_role(guard, "epilogue")
+
+    w._nest(kb, [s.thread_m, s.thread_n, instr.c_regs], store, ["ti", "tj", "g"])
+
+
+# -- direct-to-LDS copies ------------------------------------------------------------------
+
+
+def direct_per_lane(elem: Attribute) -> int:
+    """Elements one lane moves: a 4-byte global_load_lds word."""
+    return 1 if type_name(elem) == "f32" else 2
+
+
+def direct_copy(w, b: KernelBuilder, role_name: str, src, tile, buf, lds_index, trans: bool) -> None:
+    """Copy a tile to LDS with amdgpu.gather_to_lds: transfer `idx` (one 4-byte word of
+    the LDS tile, in LDS order) is lane idx % wave of its wave, so a wave fills
+    consecutive words; transfers outside the matrix write zeros instead."""
+    e0, e1, o0, o1, rows, cols = tile
+    lds = w.tile_a if role_name == "copy_a" else w.tile_b
+    L1 = lds.type.get_shape()[-1]
+    elem = lds.type.element_type
+    per = direct_per_lane(elem)
+    total = e0 * e1 // per
+    threads = w.s.threads
+    iters = -(-total // threads)
+    perm = lds_index(0, 1)  # LDS (l0, l1) = stored (s[perm[0]], s[perm[1]])
+    wave = arch_of(w.con.kernel).wave_size
+    if not hasattr(w, "wave_first"):  # at the kernel's top level, before the K loop that is being built
+        lane = w.kb.op(arith.RemUIOp(w.tid, w.kb.index(wave)), "lane")
+        w.wave_first = w.kb.sub(w.tid, lane, "wave_first")
+    transfer = elem if per == 1 else VectorType(elem, [per])
+    lead = [buf] if buf is not None else []
+
+    def transfers(ib: KernelBuilder, it, _):
+        start = ib.mul(it, ib.index(threads))
+        first = ib.add(start, w.wave_first, "chunk")  # the wave's first word: uniform in the wave
+        idx = ib.add(start, w.tid, "idx")
+
+        def body(cb: KernelBuilder):
+            e = cb.mul(idx, cb.index(per))
+            l0 = cb.op(arith.DivUIOp(e, cb.index(L1)), "l0")
+            l1 = cb.op(arith.RemUIOp(e, cb.index(L1)), "l1")
+            stored = [None, None]
+            stored[perm[0]], stored[perm[1]] = l0, l1
+            g0, g1 = cb.add(o0, stored[0], "g0"), cb.add(o1, stored[1], "g1")
+            inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
+
+            def load(tb: KernelBuilder):
+                base = tb.mul(first, tb.index(per))
+                b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
+                b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
+                op = GatherToLDSOp(src, [g0, g1], lds, lead + [b0, b1], transfer)
+                set_role(op, "load_a" if role_name == "copy_a" else "load_b")
+                if trans:
+                    op.attributes["gemm.transposed"] = UnitAttr()
+                tb.b.insert(op)
+
+            def zero(eb: KernelBuilder):
+                z = eb.float(0.0, elem)
+                if per == 1:
+                    eb.store(z, lds, lead + [l0, l1])
+                else:
+                    zv = eb.op(vector.BroadcastOp(z, transfer))
+                    eb.b.insert(vector.StoreOp(zv, lds, lead + [l0, l1]))
+
+            _if_else(cb, inside, load, zero)
+
+        if total % threads == 0:
+            body(ib)
+        else:
+            ib.if_(ib.lt(idx, ib.index(total)), body)
+        return []
+
+    if iters == 1:
+        transfers(b, b.index(0), [])
+    else:
+        b.for_(b.index(0), b.index(iters), b.index(1), [], transfers, "it")
+
+
+def _if_else(b: KernelBuilder, cond: SSAValue, then, otherwise) -> scf.IfOp:
+    blocks = []
+    for fill in (then, otherwise):
+        block = Block()
+        inner = b.nested(block)
+        fill(inner)
+        inner.b.insert(scf.YieldOp())
+        blocks.append(block)
+    op = scf.IfOp(cond, [], [blocks[0]], [blocks[1]])
+    b.b.insert(op)
+    return op

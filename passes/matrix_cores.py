@@ -1,0 +1,54 @@
+"""matrix-cores: the arch's matrix-core lowering, the tutorial's step 7 on any target.
+
+Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (gfx1100,
+gfx1201), with the same options, so that one pipeline (`step7`) serves every arch.
+Options: instr, waves-m, waves-n as those passes; convert (default `auto`: f32 inputs on
+an arch without f32 matrix instructions, i.e. RDNA, are rounded to f16 in the fragment
+loads, the tutorial's "Case 1"; `none` never rounds); fallback (true: leave a kernel
+whose types the arch's matrix cores lack, or an arch without matrix cores, as it is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from gemmc.contraction import analyze, kernels
+from gemmc.diagnostics import GemmcError
+from gemmc.dialects.gemm import type_name
+from gemmc.passes.matrix_lowering import lower_module
+from gemmc.pipeline import target_of
+
+
+@dataclass(frozen=True)
+class MatrixCoresPass(ModulePass):
+    name = "matrix-cores"
+
+    instr: str = ""
+    waves_m: int = 2
+    waves_n: int = 2
+    convert: str = "auto"
+    fallback: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        arch = target_of(op)
+        kinds = {i.kind for i in arch.matrix_instrs}
+        kind = "mfma" if "mfma" in kinds else "wmma"
+        name = "mfma-lowering" if kind == "mfma" else "wmma-lowering"
+        convert = self.convert
+        if convert == "auto":
+            types = {type_name(analyze(k, self.name).in_type) for k in kernels(op, self.name)}
+            has_f32 = any(i.in_type == "f32" for i in arch.matrix_instrs)
+            convert = "f16" if types == {"f32"} and not has_f32 else ""
+        elif convert == "none":
+            convert = ""
+        try:
+            if not kinds:
+                raise GemmcError(f"{self.name}: {arch.name} has no matrix cores")
+            lower_module(name, kind, op, self.instr, self.waves_m, self.waves_n, convert)
+        except GemmcError:
+            if not self.fallback:
+                raise

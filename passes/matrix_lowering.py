@@ -1,0 +1,129 @@
+"""What mfma-lowering and wmma-lowering share: checks, instruction choice, the new schedule.
+
+Both rewrite a register-tiled kernel so that its waves compute the block tile with the
+arch's matrix instructions (gemmc.matrix_kernel writes the loop nest).  The workgroup
+becomes waves-m x waves-n waves; each owns a (block-m / waves-m) x (block-n / waves-n)
+tile of C made of instruction tiles.  Preconditions, each a diagnostic naming the pass:
+the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +
+register-tiling), the instruction exists on the arch and takes the fragments' type,
+the tiles divide, and the accumulator is f32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+
+from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
+from gemmc.contraction import Contraction, analyze, kernels
+from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
+from gemmc.interp.check import SPEC_ATTR
+from gemmc.matrix_kernel import lane_regs
+from gemmc.pipeline import target_of
+from gemmc.schedule import Schedule
+from gemmc.tiled_kernel import rebuild
+from gemmc.tiling_checks import check_fits
+
+KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
+OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}
+COMPUTE_TYPE = "compute_type"  # in gemm.matmul_spec: the type A and B are rounded to
+
+
+def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_m: int, waves_n: int,
+                 convert: str) -> None:
+    arch = target_of(module)
+    if not any(i.kind == kind for i in arch.matrix_instrs):
+        have = {i.kind for i in arch.matrix_instrs}
+        hint = f"; use {OTHER_PASS[kind]}" if have else ""
+        raise pass_error(pass_name, module, f"{arch.name} ({arch.family}) has no {KIND_NAME[kind]} instructions{hint}")
+    for kernel in kernels(module, pass_name):
+        con = analyze(kernel, pass_name)
+        new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert)
+        rebuild(con, new)
+        if new.frag_type:
+            _record_rounding(module, kernel, new.frag_type)
+
+
+def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,
+         convert: str) -> Schedule:
+    """The matrix-core schedule for a register-tiled kernel, or the diagnostic why not."""
+    kernel, s = con.kernel, con.schedule
+
+    def fail(message: str) -> GemmcError:
+        return pass_error(pass_name, kernel, message)
+
+    if s is None or not s.contiguous:
+        raise fail("expects a register-tiled kernel; run lds-tiling and register-tiling first")
+    if s.instr:
+        raise fail(f"the kernel already uses matrix instructions ({s.instr})")
+    in_type = type_name(con.in_type)
+    if type_name(con.acc_type) != "f32":
+        raise fail(f"{KIND_NAME[kind]} accumulates in f32; the kernel accumulates in {type_name(con.acc_type)}")
+    if convert not in ("", "f16", "bf16"):
+        raise fail(f"convert={convert}: expected f16 or bf16")
+    if convert and in_type != "f32":
+        raise fail(f"convert={convert} rounds f32 inputs; the kernel's inputs are already {in_type}")
+    frag = convert or in_type
+    if waves_m < 1 or waves_n < 1:
+        raise fail(f"waves {waves_m}x{waves_n} must be positive")
+    instr = _choose(fail, kind, arch, instr_name, frag, s, waves_m, waves_n)
+    tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
+    if s.block_m % tile_m or s.block_n % tile_n:
+        raise fail(
+            f"block tile {s.block_m}x{s.block_n} is not a multiple of {waves_m}x{waves_n} waves of "
+            f"{instr.mnemonic}'s {instr.m}x{instr.n} tile"
+        )
+    if s.block_k % instr.k:
+        raise fail(f"block-k={s.block_k} is not a multiple of {instr.mnemonic}'s k={instr.k}")
+    tiles_m, tiles_n = s.block_m // tile_m, s.block_n // tile_n
+    # register tiling's own fragment options (A k-major, chunked fragments) do not apply
+    reset = {f.name: f.default for f in fields(Schedule) if f.name in ("a_kmajor", "chunk_m", "chunk_n")}
+    new = s.with_(
+        threads_x=waves_n * arch.wave_size, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n,
+        instr=instr.mnemonic, waves_m=waves_m, waves_n=waves_n,
+        frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n), **reset,
+    )
+    check_fits(pass_name, kernel, new, con, arch)
+    return new
+
+
+def _choose(fail, kind: str, arch: Arch, name: str, frag: str, s: Schedule, waves_m: int, waves_n: int) -> MatrixInstr:
+    """The instruction asked for, checked; or the best one of the arch for `frag` inputs:
+    the largest tile, then the largest k, that the block tile and block-k allow."""
+    if name:
+        try:
+            instr = get_matrix_instr(arch, name)
+        except GemmcError as e:
+            raise fail(e.message) from None
+        if instr.kind != kind:
+            raise fail(f"{instr.mnemonic} is a {KIND_NAME[instr.kind]} instruction; use {OTHER_PASS[kind]}")
+        if instr.in_type != frag:
+            hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
+            raise fail(f"{instr.mnemonic} takes {instr.in_type} inputs; the kernel's fragments are {frag}{hint}")
+        return instr
+    candidates = [i for i in arch.matrix_instrs if i.kind == kind and i.in_type == frag]
+    if not candidates:
+        types = sorted({i.in_type for i in arch.matrix_instrs if i.kind == kind})
+        hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
+        raise fail(f"{arch.name} has no {KIND_NAME[kind]} with {frag} inputs, only {', '.join(types)}{hint}")
+
+    def fits(i: MatrixInstr) -> bool:
+        return s.block_m % (waves_m * i.m) == 0 and s.block_n % (waves_n * i.n) == 0 and s.block_k % i.k == 0
+
+    return max(candidates, key=lambda i: (fits(i), i.m * i.n, i.k))
+
+
+def _record_rounding(module: ModuleOp, kernel, frag: str) -> None:
+    """Fragments rounded to `frag`: the check's reference rounds A and B the same way."""
+    name = kernel.sym_name.data
+    for op in module.walk():
+        if not isinstance(op, func.FuncOp):
+            continue
+        spec = op.attributes.get(SPEC_ATTR)
+        launches = [l for l in op.walk() if l.name == "gpu.launch_func"
+                    and l.kernel.nested_references.data[-1].data == name]
+        if isinstance(spec, DictionaryAttr) and launches:
+            op.attributes[SPEC_ATTR] = DictionaryAttr({**spec.data, COMPUTE_TYPE: ELEMENT_TYPES[frag]()})

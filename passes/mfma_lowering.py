@@ -1,0 +1,43 @@
+"""mfma-lowering: the tutorial's step 7 on CDNA, the outer product on MFMA matrix cores.
+
+Expects: a register-tiled kernel (lds-tiling + register-tiling; double-buffer and
+vectorize may come before or after) for gfx90a, gfx942 or gfx950.
+Produces: the workgroup as waves-m x waves-n waves of 64 lanes; each wave owns a
+(block-m / waves-m) x (block-n / waves-n) tile of C made of instruction tiles, whose
+accumulators live in a private `acc[tiles_m][tiles_n][regs]` (AGPRs/VGPRs once
+compiled).  Per k-step of the instruction, each lane loads its fragment of A and of B
+from LDS in the instruction's layout (one vector load each) and issues `amdgpu.mfma`;
+the epilogue writes C from the accumulator layout.  All layouts come from the arch
+description (gemmc.arch.MatrixInstr).
+
+Options: instr (the ISA mnemonic, e.g. v_mfma_f32_32x32x8_f16 on gfx942; default: the
+largest instruction for the fragment type that the tiles allow), waves-m, waves-n
+(default 2 x 2), convert (f16 or bf16: f32 inputs stay f32 in memory and LDS and are
+rounded in the fragment loads, the tutorial's "Case 1"; without it f32 inputs use the
+f32 MFMA, and f16/bf16 inputs are f16/bf16 in memory and LDS, "Case 2").
+Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or
+that takes another type, tiles that the instruction tile does not divide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from gemmc.passes.matrix_lowering import lower_module
+
+
+@dataclass(frozen=True)
+class MfmaLoweringPass(ModulePass):
+    name = "mfma-lowering"
+
+    instr: str = ""
+    waves_m: int = 2
+    waves_n: int = 2
+    convert: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert)

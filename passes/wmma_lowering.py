@@ -1,0 +1,41 @@
+"""wmma-lowering: the tutorial's step 7 on RDNA, the outer product on WMMA matrix cores.
+
+Expects: a register-tiled kernel (lds-tiling + register-tiling; double-buffer and
+vectorize may come before or after) for gfx1100 (RDNA3) or gfx1201 (RDNA4).
+Produces: the workgroup as waves-m x waves-n waves of 32 lanes, each owning a tile of C
+made of 16x16 instruction tiles; per k-step of 16 each lane loads its fragments of A
+and B from LDS in the instruction's layout and issues `amdgpu.wmma`, and the epilogue
+writes C from the accumulator layout.  The layouts differ by generation and come from
+the arch description: on gfx1100 lanes 16-31 load the same A rows and B columns as
+lanes 0-15 (replication) and D's rows alternate between the two halves; on gfx1201 the
+halves hold k 0-7 and 8-15 and D's rows 0-7 and 8-15.
+
+Options: instr (v_wmma_f32_16x16x16_f16 or _bf16; default: the one for the fragment
+type), waves-m, waves-n (default 2 x 2), convert (f16 or bf16: f32 inputs rounded in the
+fragment loads, the tutorial's "Case 1"; WMMA has no f32 inputs, so f32 kernels need it).
+Diagnostics: an arch without WMMA, no register tiling, f32 fragments, an instruction the
+arch lacks, tiles that 16x16x16 does not divide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from gemmc.passes.matrix_lowering import lower_module
+
+
+@dataclass(frozen=True)
+class WmmaLoweringPass(ModulePass):
+    name = "wmma-lowering"
+
+    instr: str = ""
+    waves_m: int = 2
+    waves_n: int = 2
+    convert: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_module(self.name, "wmma", op, self.instr, self.waves_m, self.waves_n, self.convert)

@@ -1,0 +1,358 @@
+"""Matrix cores: instruction layouts, lane-accurate semantics, the lowerings, direct-to-LDS.
+
+* `gemmc layout`: the CSV facts of the ISA documents (CDNA accumulator tables, RDNA3
+  replication, RDNA4 halves), every element held, error for an instruction the arch lacks;
+* the interpreter's amdgpu.mfma / amdgpu.wmma against numpy for every instruction of every
+  arch, and for the lowered pipelines on random shapes (hypothesis);
+* a permuted layout gives a wrong C (the interpreter gathers from lanes, it does not trust
+  the IR);
+* gather_to_lds: the per-lane gather into consecutive LDS words, the uniform-base check;
+* the emitted HIP compiles for each arch with v_mfma / v_wmma in the K loop and no scratch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gemmc
+from gemmc import cli
+from gemmc.arch import ARCHS, Layout, Term, get_matrix_instr
+from gemmc.diagnostics import GemmcError
+from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.interp.common import InterpError, to_bf16
+from gemmc.interp.matrix import multiply
+from gemmc.layout import HEADER, csv_text, rows
+
+AMD = [a.name for a in ARCHS.values() if a.matrix_instrs]
+INSTRS = [(a.name, i.mnemonic) for a in ARCHS.values() for i in a.matrix_instrs]
+
+
+def layout_csv(instr: str, arch: str, capsys) -> list[dict]:
+    assert cli.main(["layout", instr, "--arch", arch, "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == HEADER
+    keys = HEADER.split(",")
+    return [dict(zip(keys, [v if k == "matrix" else int(v) for k, v in zip(keys, line.split(","))]))
+            for line in lines[1:]]
+
+
+def holder(table: list[dict], matrix: str, row: int, col: int) -> list[tuple[int, int, int, int]]:
+    """(lane, gpr, bit_lo, bit_hi) of every copy of one element."""
+    return [(r["lane"], r["gpr"], r["bit_lo"], r["bit_hi"]) for r in table
+            if r["matrix"] == matrix and r["row"] == row and r["col"] == col]
+
+
+# -- layouts ------------------------------------------------------------------------------
+
+
+def test_layout_csv_mfma_32x32x8_f16(capsys):
+    t = layout_csv("v_mfma_f32_32x32x8_f16", "gfx942", capsys)
+    assert len(t) == 32 * 8 + 8 * 32 + 32 * 32
+    # A[i][k]: lane i + 32 (k / 4), k % 4 packed two per register.
+    assert holder(t, "A", 5, 6) == [(37, 1, 0, 15)]
+    assert holder(t, "A", 31, 3) == [(31, 1, 16, 31)]
+    assert holder(t, "B", 7, 9) == [(41, 1, 16, 31)]
+    # D: the CDNA accumulator table: rows 0-3 lanes 0-31 regs 0-3, rows 4-7 lanes 32-63 ...
+    assert holder(t, "D", 4, 3) == [(35, 0, 0, 31)]
+    assert holder(t, "D", 9, 0) == [(0, 5, 0, 31)]
+    assert holder(t, "D", 31, 31) == [(63, 15, 0, 31)]
+
+
+def test_layout_csv_gfx90a_spelling_and_f32(capsys):
+    t = layout_csv("v_mfma_f32_32x32x8f16", "gfx90a", capsys)
+    assert holder(t, "A", 5, 6) == [(37, 1, 0, 15)]
+    t = layout_csv("v_mfma_f32_16x16x4_f32", "gfx942", capsys)
+    assert holder(t, "A", 3, 2) == [(35, 0, 0, 31)]  # lane i + 16 k
+    assert holder(t, "D", 6, 5) == [(21, 2, 0, 31)]  # lane 16 (i / 4) + j, reg i % 4
+
+
+def test_layout_csv_wmma_rdna3_replicates(capsys):
+    t = layout_csv("v_wmma_f32_16x16x16_f16", "gfx1100", capsys)
+    assert len(t) == 2 * 16 * 16 + 2 * 16 * 16 + 16 * 16
+    assert holder(t, "A", 3, 5) == [(3, 2, 16, 31), (19, 2, 16, 31)]
+    assert holder(t, "B", 5, 3) == [(3, 2, 16, 31), (19, 2, 16, 31)]
+    assert holder(t, "D", 5, 2) == [(18, 2, 0, 31)]  # odd rows in lanes 16-31, register i / 2
+    assert holder(t, "D", 4, 2) == [(2, 2, 0, 31)]
+
+
+def test_layout_csv_wmma_rdna4_halves(capsys):
+    t = layout_csv("v_wmma_f32_16x16x16_bf16", "gfx1201", capsys)
+    assert len(t) == 3 * 16 * 16
+    assert holder(t, "A", 3, 9) == [(19, 0, 16, 31)]  # k 8-15 in lanes 16-31
+    assert holder(t, "A", 3, 6) == [(3, 3, 0, 15)]
+    assert holder(t, "D", 9, 2) == [(18, 1, 0, 31)]  # rows 8-15 in lanes 16-31, register i % 8
+
+
+@pytest.mark.parametrize("arch,name", INSTRS)
+def test_every_element_is_held(arch, name):
+    instr = get_matrix_instr(ARCHS[arch], name)
+    table = rows(instr)
+    for matrix, n_rows, n_cols, regs in (("A", instr.m, instr.k, instr.a_regs), ("B", instr.k, instr.n, instr.b_regs),
+                                         ("D", instr.m, instr.n, instr.c_regs)):
+        held = [(r.row, r.col) for r in table if r.matrix == matrix]
+        copies = instr.replicas if matrix != "D" else 1
+        assert sorted(set(held)) == [(i, j) for i in range(n_rows) for j in range(n_cols)]
+        assert len(held) == copies * n_rows * n_cols
+        assert max(r.gpr for r in table if r.matrix == matrix) == regs - 1
+        slots = {(r.lane, r.gpr, r.bit_lo) for r in table if r.matrix == matrix}
+        assert len(slots) == len(held)  # no two elements in one place
+
+
+def test_layout_grid_and_unknown_instruction(capsys):
+    assert cli.main(["layout", "v_mfma_f32_16x16x16_f16", "--arch", "gfx942"]) == 0
+    out = capsys.readouterr().out
+    assert "__builtin_amdgcn_mfma_f32_16x16x16f16" in out and "A[i][k]" in out and "37:1h" in out
+    assert cli.main(["layout", "v_mfma_f32_32x32x8_f16", "--arch", "gfx1100"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err == ("error: gfx1100 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: "
+                   "v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16")
+
+
+def test_layout_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "l.png"
+    assert cli.main(["layout", "v_wmma_f32_16x16x16_f16", "--arch", "gfx1201", "--plot", str(path)]) == 0
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+# -- the instructions' semantics ---------------------------------------------------------------
+
+
+def scatter(layout: Layout, mat: np.ndarray, waves: int) -> np.ndarray:
+    """Per-lane operands (waves, lanes, items) holding `mat` (waves, rows, cols) in `layout`."""
+    lanes = np.arange(layout.lanes)[:, None]
+    items = np.arange(layout.items)[None, :]
+    shape = (layout.lanes, layout.items)
+    _, r, c = (np.broadcast_to(np.asarray(x), shape) for x in layout.at(lanes, items))
+    return mat[:, r, c]
+
+
+@pytest.mark.parametrize("arch,name", INSTRS)
+def test_instruction_matches_numpy(arch, name):
+    instr = get_matrix_instr(ARCHS[arch], name)
+    rng = np.random.default_rng(1)
+    waves = 3
+    a = rng.uniform(-1, 1, (waves, instr.m, instr.k))
+    b = rng.uniform(-1, 1, (waves, instr.k, instr.n))
+    c = rng.uniform(-1, 1, (waves, instr.m, instr.n)).astype(np.float32)
+    if instr.in_type == "f16":
+        a, b = a.astype(np.float16), b.astype(np.float16)
+    else:
+        a, b = to_bf16(a), to_bf16(b)
+    d = multiply(instr, scatter(instr.a, a, waves), scatter(instr.b, b, waves), scatter(instr.d, c, waves))
+    lanes = np.arange(instr.d.lanes)[:, None]
+    items = np.arange(instr.d.items)[None, :]
+    _, r, col = (np.broadcast_to(np.asarray(x), d.shape[1:]) for x in instr.d.at(lanes, items))
+    got = np.zeros((waves, instr.m, instr.n))
+    got[:, r, col] = d
+    want = a.astype(np.float64) @ b.astype(np.float64) + c
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_rdna3_halves_use_their_own_replicas():
+    """D's odd rows (lanes 16-31) come from lanes 16-31's copies of A: a half-wave that
+    does not replicate A gives wrong rows."""
+    instr = get_matrix_instr(ARCHS["gfx1100"], "v_wmma_f32_16x16x16_f16")
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (1, 16, 16)).astype(np.float16)
+    b = rng.uniform(-1, 1, (1, 16, 16)).astype(np.float16)
+    sa = scatter(instr.a, a, 1)
+    sa[:, 16:] = 0  # lanes 16-31 forget their copy
+    d = multiply(instr, sa, scatter(instr.b, b, 1), np.zeros((1, 32, 8), np.float32))
+    full = a[0].astype(np.float64) @ b[0].astype(np.float64)
+    np.testing.assert_allclose(d[0, :16, :], full[0::2, :16].T, rtol=1e-6, atol=1e-6)  # even rows: right
+    assert not d[0, 16:, :].any()  # odd rows: from the zeroed copies
+
+
+# -- lowered pipelines through the interpreter -------------------------------------------------
+
+SOURCE = """kernel g {{
+  dim M, N, K
+  A: {t}[M, K]{col}
+  B: {t}{bshape}
+  C: f32[M, N]
+  alpha: f32
+  beta: f32
+  acc f32
+  C = alpha * A @ {bexpr} + beta * C
+}}"""
+
+
+def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False) -> str:
+    return SOURCE.format(t=t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
+                         bexpr="B.T" if b_transposed else "B")
+
+
+def run(source: str, pipeline: str, arch, dims: dict, seed: int = 0):
+    module = gemmc.parse(source)
+    gemmc.lower(module, pipeline, arch)
+    return gemmc.check(module, arch, dims, seed=seed)
+
+
+TILED = "gemm-to-kernel,lds-tiling{{block-m=64 block-n=64 block-k={bk}}},register-tiling{{thread-m=4 thread-n=4}}"
+
+
+@pytest.mark.parametrize("arch,name", INSTRS)
+def test_each_instruction_lowered_and_interpreted(arch, name):
+    instr = get_matrix_instr(ARCHS[arch], name)
+    kind = "mfma" if instr.kind == "mfma" else "wmma"
+    tile = max(instr.m, instr.n)
+    waves = "waves-m=2 waves-n=1" if tile == 32 else "waves-m=2 waves-n=2"
+    pipeline = TILED.format(bk=max(16, instr.k)) + f",{kind}-lowering{{instr={name} {waves}}}"
+    r = run(kernel_source(instr.in_type), pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
+    assert r.passed, r.summary()
+    assert r.stats.matrix_instrs > 0
+
+
+@pytest.mark.parametrize("arch", AMD)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "bf16", "f32"]),
+       col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
+    """step7 (matrix-cores: MFMA on CDNA; WMMA on RDNA, f32 rounded to f16) on any shape."""
+    r = run(kernel_source(t, col_major, b_t), "step7", arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed, r.summary()
+
+
+def test_convert_case1_records_the_rounding():
+    """f32 in memory, f16/bf16 fragments: the check rounds A and B as the kernel does, so
+    the tolerance stays that of f32 accumulation."""
+    for arch, convert, lowering in (("gfx942", "bf16", "mfma"), ("gfx1100", "f16", "wmma")):
+        pipeline = TILED.format(bk=16) + f",{lowering}-lowering{{convert={convert}}}"
+        r = run(kernel_source("f32"), pipeline, arch, {"M": 50, "N": 70, "K": 40})
+        assert r.passed and r.tolerance < 1e-5, r.summary()
+
+
+# -- a wrong layout gives a wrong C ------------------------------------------------------------
+
+
+def permuted(arch_name: str, mnemonic: str, **layouts):
+    """The arch with one instruction's layouts replaced (the IR keeps the true one)."""
+    arch = ARCHS[arch_name]
+    instrs = tuple(dataclasses.replace(i, **layouts) if i.mnemonic == mnemonic else i for i in arch.matrix_instrs)
+    return dataclasses.replace(arch, matrix_instrs=instrs)
+
+
+def test_permuted_layout_gives_a_wrong_c():
+    name = "v_mfma_f32_32x32x8_f16"
+    module = gemmc.parse(kernel_source("f16"))
+    gemmc.lower(module, TILED.format(bk=16) + f",mfma-lowering{{instr={name}}}", "gfx942")
+    dims = {"M": 64, "N": 64, "K": 32}
+    assert gemmc.check(module, "gfx942", dims).passed
+    # A: lanes paired up differently (row = lane / 2, k group = lane % 2): still every
+    # element once, but not where the fragment loads put them.
+    a = Layout(64, 4, row=(Term("lane", div=2, mod=32),), col=(Term("lane", mod=2, scale=4), Term("item")))
+    bad = gemmc.check(module, permuted("gfx942", name, a=a), dims)
+    assert not bad.passed and bad.max_rel_err > 0.01
+    # D transposed: the epilogue stores each lane's registers at the wrong (i, j).
+    d = ARCHS["gfx942"].matrix_instrs[2].d
+    bad = gemmc.check(module, permuted("gfx942", name, d=Layout(64, 16, row=d.col, col=d.row)), dims)
+    assert not bad.passed
+
+
+def test_matrix_op_needs_its_whole_wave():
+    """A wave with some lanes masked off cannot run a matrix instruction; a wave with none
+    active skips it and keeps its accumulators."""
+    from types import SimpleNamespace
+
+    from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
+    from xdsl.ir import Block
+
+    from gemmc.dialects.amdgpu import MFMAOp
+    from gemmc.interp.matrix import MatrixFunctions
+    from gemmc.interp.simt import KernelState, Lanes
+    from gemmc.interp.stats import Stats
+
+    block = Block(arg_types=[VectorType(Float16Type(), [4])] * 2 + [VectorType(Float32Type(), [16])])
+    op = MFMAOp(*block.args, 32, 32, 8)
+    st = KernelState(ARCHS["gfx942"], Stats(), SimpleNamespace(sym_name=SimpleNamespace(data="k")))
+    st.begin_batch(Lanes((1, 1, 1), (128, 1, 1), 0, 1, 64))
+    a = np.ones((128, 4), np.float16)
+    c = np.zeros((128, 16), np.float32)
+    run = MatrixFunctions(state=st)._matrix
+    st.mask = np.arange(128) >= 64  # wave 0 off, wave 1 on
+    d = run(op, (a, a, c))
+    assert (d[:64] == 0).all() and (d[64:] == 8).all() and st.stats.matrix_instrs == 1
+    st.mask = np.arange(128) < 96  # half of wave 1
+    with pytest.raises(InterpError, match="divergent control flow"):
+        run(op, (a, a, c))
+
+
+# -- direct-to-LDS -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("t,pipeline", [
+    ("f32", "step2,direct-to-lds"),
+    ("f32", "step3,double-buffer,direct-to-lds"),
+    ("f16", "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=8},direct-to-lds,double-buffer"),
+    ("f32", "step7,direct-to-lds"),
+])
+def test_direct_to_lds(arch, t, pipeline):
+    source = kernel_source(t)
+    if t == "f16":  # 16-bit pairs need static, even row lengths
+        source = source.replace("dim M, N, K", "dim M = 67, N = 42, K = 30")
+    r = run(source, pipeline, arch, {"M": 67, "N": 42, "K": 30} if t == "f16" else {"M": 67, "N": 41, "K": 29})
+    assert r.passed, r.summary()
+    assert r.stats.global_load_instrs > 0
+
+
+def test_gather_to_lds_base_must_be_uniform():
+    module = gemmc.parse(kernel_source("f32"))
+    gemmc.lower(module, "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=8},direct-to-lds", "gfx942")
+    gather = next(op for op in module.walk() if isinstance(op, GatherToLDSOp))
+    b0 = gather.dstIndices[0].owner  # chunk / cols: make it idx / cols, per lane
+    idx = next(op for op in b0.parent_block().parent_op().parent_block().ops
+               if op.results and op.results[0].name_hint == "idx")
+    b0.operands[0] = idx.results[0]
+    with pytest.raises(InterpError, match="differs between the lanes of a wave"):
+        gemmc.check(module, "gfx942", {"M": 64, "N": 64, "K": 64})
+
+
+# -- compiling ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    from gemmc.toolchain import find_toolchain
+
+    try:
+        return find_toolchain()
+    except GemmcError as e:
+        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
+
+
+def in_loop(asm: str, prefix: str) -> int:
+    """How many `prefix` instructions sit in loop blocks (LLVM marks them '; in Loop' or
+    'Loop Header' on their label)."""
+    count, looping = 0, False
+    for line in asm.splitlines():
+        if re.match(r"^\.LBB\d+_\d+:", line):
+            looping = "Loop" in line
+        elif line.strip().startswith(prefix) and looping:
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("arch,t,extra", [
+    ("gfx90a", "f16", ""), ("gfx942", "bf16", ""), ("gfx950", "f16", ""), ("gfx942", "f32", ""),
+    ("gfx1100", "f16", ""), ("gfx1201", "bf16", ""), ("gfx950", "f32", ",direct-to-lds"),
+])
+def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, extra):
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source(t))
+    gemmc.lower(module, "step7" + extra, arch)
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    prefix = "v_mfma" if ARCHS[arch].matrix_instrs[0].kind == "mfma" else "v_wmma"
+    assert in_loop(asm, prefix) > 0
+    assert ".private_segment_fixed_size: 0" in asm
+    if extra:
+        assert "global_load_lds_dword" in asm
