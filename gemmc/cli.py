@@ -309,7 +309,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as e:  # a bug in gemmc: one line, never a traceback unless asked
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as e:  # a bug in gemmc: one line, never a traceback unless asked
+        # (BaseException: some libraries' errors are not Exceptions, e.g. xDSL's ArgSpecParseError)
         if os.environ.get("GEMMC_DEBUG"):
             traceback.print_exc()
         msg = str(e).strip().splitlines()

@@ -23,7 +23,7 @@ Device code is always compiled the same way, ROCm or not, so that the numbers do
 depend on which HIP headers are installed:
 
     clang++ -x hip --cuda-device-only --offload-arch=gfxNNN -nogpulib -nogpuinc
-            -DGEMMC_NO_HIP_HEADERS -O3 [-S]
+            -DGEMMC_NO_HIP_HEADERS -O3 -cuid=<hash of the source> [-S]
 
 The HIP emitter's prelude (gemmc.emit.hip) defines what the kernels need in that mode.
 `hip_headers=True` compiles against the installed HIP headers instead (and passes

@@ -71,6 +71,7 @@ class Case:
         return [self.fill(a, d) for a in self.argv]
 
     def check(self, d: Path, code: int, out: str, err: str) -> None:
+        keep_stderr(self.id, err)
         assert "Traceback" not in err and "Traceback" not in out, err
         assert "internal error" not in err, err
         lines = err.rstrip("\n").split("\n")
@@ -85,6 +86,15 @@ class Case:
             line, col = self.located
             m = re.match(r"(.*?):(\d+):(\d+): error: ", lines[0])
             assert m and (int(m.group(2)), int(m.group(3))) == (line, col), lines[0]
+
+
+def keep_stderr(name: str, err: str) -> None:
+    """With GEMMC_STDERR_DIR set, keep what each case printed there, so that
+    `grep -r Traceback $GEMMC_STDERR_DIR` can show that none reached the user."""
+    where = os.environ.get("GEMMC_STDERR_DIR")
+    if where:
+        Path(where).mkdir(parents=True, exist_ok=True)
+        (Path(where) / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.stderr").write_text(err)
 
 
 def check_render(lines: list[str]) -> None:

@@ -5,6 +5,8 @@ failures exit 1, command-line errors exit 2 (docs/errors.md); each is one line."
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from errors.helpers import BASE, Case, run_in_process
@@ -183,6 +185,6 @@ CLI = [
 
 @pytest.mark.parametrize("case", CLI, ids=lambda c: c.id)
 def test_bad_command_line(case: Case, tmp_path):
-    case.files = FILES
+    case = dataclasses.replace(case, files=FILES)
     argv = case.prepare(tmp_path)
     case.check(tmp_path, *run_in_process(argv))

@@ -3,6 +3,7 @@ as a user runs it: the same one-line message and exit code, and no traceback on 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -34,8 +35,7 @@ def test_console_script(group: str, case: Case, tmp_path):
     skip, why = SKIPS.get(case.id, (False, ""))
     if skip:
         pytest.skip(why)
-    if group == "cli":
-        case.files = CLI_FILES
+    case = dataclasses.replace(case, id=f"console-{case.id}", files=CLI_FILES if group == "cli" else case.files)
     argv = case.prepare(tmp_path)
     env = {k: case.fill(v, tmp_path) for k, v in case.env.items()}
     code, out, err = run_console(argv, case.stdin, env)

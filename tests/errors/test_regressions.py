@@ -215,3 +215,51 @@ def test_sgemm_example_still_runs():
     """The examples stay valid under the new limits."""
     code, out, err = run_in_process(["run", str(SGEMM), "-D", "M=33", "-D", "N=17", "-D", "K=9", "-p", "step2"])
     assert code == 0 and out.startswith("PASS"), err
+
+
+# -- gemmc/cli.py --------------------------------------------------------------------------------------
+
+
+def test_base_exception_from_a_library_is_one_line(monkeypatch, capsys):
+    """main() caught Exception only; a library error deriving from BaseException (as xDSL's
+    ArgSpecParseError does) would have reached the user as a traceback."""
+    from dataclasses import dataclass
+
+    from xdsl.passes import ModulePass
+
+    from gemmc import pipeline
+    from gemmc.cli import main
+
+    class Odd(BaseException):
+        pass
+
+    @dataclass(frozen=True)
+    class Raise(ModulePass):
+        name = "raise-odd"
+
+        def apply(self, ctx, op):
+            raise Odd("from a library")
+
+    monkeypatch.setitem(pipeline.PASSES, "raise-odd", lambda: Raise)
+    monkeypatch.delenv("GEMMC_DEBUG", raising=False)
+    code = main(["opt", str(SGEMM), "-p", "raise-odd"])
+    err = capsys.readouterr().err
+    assert code == 5 and err.strip() == "gemmc: internal error: Odd: from a library (set GEMMC_DEBUG=1 for a traceback)"
+
+
+# -- gemmc/toolchain.py --------------------------------------------------------------------------------
+
+
+def test_asm_does_not_depend_on_the_temporary_directory():
+    """clang named the __hip_cuid_* symbol after the input's path, a fresh temporary
+    directory each time, so `--emit asm` and `--emit hsaco` differed from run to run."""
+    from gemmc.toolchain import compile_device, find_toolchain
+
+    try:
+        find_toolchain()
+    except GemmcError:
+        pytest.skip("no clang with the AMDGPU backend")
+    m = api.parse(BASE)
+    api.lower(m, "step1", "gfx942")
+    hip = api.emit(m, "gfx942", "hip")
+    assert compile_device(hip, "gfx942", "asm") == compile_device(hip, "gfx942", "asm")
