@@ -350,6 +350,7 @@ def run_case(source: str, pipeline: str | None, arch: str, defines: dict[str, in
         _check_launch_bounds(module)
         try:
             api.emit(module, arch, "hip")
+            api.emit(module, arch, "hip", harness=True)
         except GemmcError as e:
             assert_diagnostic(e)
             return "emit"

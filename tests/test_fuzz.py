@@ -98,3 +98,18 @@ def test_fuzz_case_count():
     total = sum(COUNTS.values())
     print(f"fuzz: {total} cases: {OUTCOMES}")
     assert total >= 2000 * min(SCALE, 1)
+
+
+def test_fuzz_oracle_sees_out_of_bounds():
+    """The fuzzer's judge would catch a kernel that reads past a matrix: an off-by-one guard
+    (row <= M) makes the interpreter raise, and run_case lets that exception through."""
+    from gemmc import api
+    from gemmc.interp import InterpError
+
+    m = api.parse(BASE)
+    api.lower(m, "step1", "gfx942")
+    text = api.print_ir(m)
+    assert "arith.cmpi ult, %row, %M" in text
+    bad = api.parse_ir(text.replace("arith.cmpi ult, %row, %M", "arith.cmpi ule, %row, %M"), "bad.mlir")
+    with pytest.raises(InterpError, match="out-of-bounds"):
+        api.check(bad, "gfx942")

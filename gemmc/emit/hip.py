@@ -1524,7 +1524,9 @@ class HipEmitter:
         if isinstance(arg_attrs, ArrayAttr):
             for i, d in enumerate(arg_attrs.data[: len(args)]):
                 if isinstance(d, DictionaryAttr) and DIMS_ATTR in d.data:
-                    host_dims[i] = _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]
+                    # as C names (the launcher's parameters), so the harness finds them: a dim
+                    # called `float` is the parameter `float_`
+                    host_dims[i] = [Namer.sanitize(x) for x in _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]]
         info = LauncherInfo(fn, sym, lname)
         names = Namer([lname, *self.global_names.taken])
         p = FunctionPrinter(self, body, host=True, names=names)

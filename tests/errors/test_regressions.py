@@ -263,3 +263,41 @@ def test_asm_does_not_depend_on_the_temporary_directory():
     api.lower(m, "step1", "gfx942")
     hip = api.emit(m, "gfx942", "hip")
     assert compile_device(hip, "gfx942", "asm") == compile_device(hip, "gfx942", "asm")
+
+
+# -- gemmc/emit/hip.py ---------------------------------------------------------------------------------
+
+WEIRD = """kernel main {
+  dim float, int = 3, threadIdx
+  __global__: f16[float, threadIdx] col_major
+  hipError_t: f16[int, threadIdx]
+  launch_k: f32[float, int]
+  stream: f32
+  const: f32
+  C_: f32
+  launch_k = stream * __global__ @ hipError_t.T + const * launch_k
+}
+"""
+
+
+def test_harness_with_dims_named_like_cpp_keywords(tmp_path):
+    """`--harness` with a dim called `float`: the launcher names the parameter `float_` but
+    the harness looked for `float` ('dim float is neither static nor a launcher parameter').
+    Found by running valid programs with C++ and HIP names through every emitter."""
+    m = api.parse(WEIRD)
+    api.lower(m, "step2", "gfx942")
+    from gemmc.emit import emit_hip
+
+    source = emit_hip(m, "gfx942", harness=True)
+    assert "int float_" in source and "int float," not in source
+    try:
+        from test_emit_hip import _run_on_cpu
+        from gemmc.toolchain import find_toolchain
+
+        tc = find_toolchain()
+    except (ImportError, GemmcError):
+        pytest.skip("no CPU harness runner or no clang")
+    if tc.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    proc = _run_on_cpu(tc, source, ["37", "11"], tmp_path)
+    assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
