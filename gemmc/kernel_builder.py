@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, gpu, math, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -127,6 +127,8 @@ class KernelBuilder:
         if value.type == to:
             return value
         width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+        if width[str(value.type)] == width[str(to)]:  # f16 <-> bf16: no single op (nor C cast) does it
+            value = self.op(arith.ExtFOp(value, Float32Type()))
         if width[str(value.type)] < width[str(to)]:
             return self.op(arith.ExtFOp(value, to), name)
         return self.op(arith.TruncFOp(value, to), name)

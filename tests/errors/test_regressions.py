@@ -301,3 +301,28 @@ def test_harness_with_dims_named_like_cpp_keywords(tmp_path):
         pytest.skip("the CPU run uses plain clang++ for the host")
     proc = _run_on_cpu(tc, source, ["37", "11"], tmp_path)
     assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
+
+
+# -- gemmc/kernel_builder.py -------------------------------------------------------------------------------
+
+
+def test_f16_accumulator_into_bf16_output():
+    """`acc f16` with a bf16 C converted with one `arith.truncf f16 to bf16` (not a narrowing,
+    so not valid MLIR), printed as `(__bf16)sum`, which clang rejects ('C-style cast from
+    _Float16 to __bf16 is not allowed').  It now goes through f32.  Found by compiling
+    fuzzed programs with clang."""
+    src = base_with("C: f32", "C: bf16").replace("C = A @ B", "acc f16\n  C = A @ B")
+    m = api.parse(src)
+    api.lower(m, "step1", "gfx942")
+    ir = api.print_ir(m)
+    assert "f16 to bf16" not in ir and "arith.extf %sum : f16 to f32" in ir
+    assert api.check(m, "gfx942", {}).passed
+    hip = api.emit(m, "gfx942", "hip")
+    assert "(__bf16)sum" not in hip
+    try:
+        from gemmc.toolchain import compile_device, find_toolchain
+
+        find_toolchain()
+    except GemmcError:
+        return
+    compile_device(hip, "gfx942", "asm")  # raises on a compile error
