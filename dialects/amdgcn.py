@@ -556,6 +556,8 @@ for _c in ("eq", "ne", "lt", "le", "gt", "ge"):
 for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
     _define(f"ds_read_b{_b}", Form("DS", (Slot("v", _n),), (V,), mods=("offset",), gfx11=f"ds_load_b{_b}"))
     _define(f"ds_write_b{_b}", Form("DS", (), (V, Slot("v", _n)), mods=("offset",), gfx11=f"ds_store_b{_b}"))
+# two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
+_define("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 
 # GLOBAL: a 64-bit VGPR address ("off"), or a 32-bit VGPR offset from a 64-bit SGPR base.
 for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3", "b96"), (4, "dwordx4", "b128")):

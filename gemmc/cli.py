@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Lower a .gemm file with a pipeline and emit the result.")
     _add_common(c)
     c.add_argument("-o", "--output", help="output file (default: stdout; required for hsaco)")
-    c.add_argument("--emit", choices=["hip", "mlir", "asm", "hsaco"], default="hip",
+    c.add_argument("--emit", choices=["hip", "mlir", "asm", "hsaco", "gcn", "gcn-hsaco"], default="hip",
                    help="what to write (default hip)")
     c.add_argument("--harness", action="store_true",
                    help="with --emit hip: add a main() that allocates, launches, checks and times")
@@ -164,8 +164,8 @@ def _pipeline_for(args, default_none: bool = False) -> str | None:
 def cmd_compile(args) -> int:
     module = _load(args)
     api.lower(module, args.pipeline, args.arch)
-    if args.emit == "hsaco" and not args.output:
-        raise usage_error("--emit hsaco writes a binary code object: give -o FILE")
+    if args.emit in ("hsaco", "gcn-hsaco") and not args.output:
+        raise usage_error(f"--emit {args.emit} writes a binary code object: give -o FILE")
     if args.harness and args.emit != "hip":
         raise usage_error("--harness applies to --emit hip")
     data = api.emit(module, args.arch, args.emit, harness=args.harness)

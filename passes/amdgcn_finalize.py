@@ -162,6 +162,10 @@ class _Flatten:
         for init, a in zip(op.inits, body.args[1:]):
             if init.type != a.type:
                 raise GemmcError(f"{PASS}: internal error: loop init in {init.type}, carried in {a.type}")
+        role = op.attributes.get("gemm.role")
+        role = role.data if isinstance(role, StringAttr) else None
+        if role:
+            self.add(g.CommentOp(f"{role} begin"))
         self.add(g.LabelOp(top))
         self._args_to_regs(body)
         self.flatten(body)
@@ -169,6 +173,8 @@ class _Flatten:
         c1 = self.i("s_add_u32", [c, op.step], [counter_t, self.scc()]).results[0]
         s = self.i("s_cmp_lt_u32", [c1, op.ub], [self.scc()]).results[0]
         self.i("s_cbranch_scc1", [s], [], target=top)
+        if role:
+            self.add(g.CommentOp(f"{role} end"))
         if op.nonempty is None:
             self.add(g.LabelOp(end))
         self._results_to_regs(op)

@@ -15,6 +15,8 @@ LDS accesses are outstanding.  The model (docs/amdgcn.md has it per arch):
     `lgkmcnt(k)`; a scalar load's result only after `lgkmcnt(0)`.
   * s_barrier makes other waves' LDS writes visible only if they completed: wait
     `lgkmcnt(0)` before it while any LDS access is outstanding.
+  * a load from before a loop or branch whose result is read inside it is waited for
+    before it, once;
   * counters saturate at the arch's maximum (vmcnt 63; lgkmcnt 15 on gfx9, 63 on gfx11):
     at most that many are in flight, older ones are complete.
 
@@ -96,6 +98,21 @@ class State:
         return isinstance(other, State) and self.out == other.out and self.age == other.age
 
 
+def _used_inside(region_op: Operation) -> list[SSAValue]:
+    """Values defined before `region_op` and read inside it: their loads are waited for
+    before the loop or branch, once, rather than inside it (on every iteration, or in each
+    branch while the state after a skippable branch keeps them pending)."""
+    out: dict[SSAValue, None] = {}
+    for r in region_op.regions:
+        for b in r.blocks:
+            for inner in b.walk():
+                for v in inner.operands:
+                    owner = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()  # type: ignore[union-attr]
+                    if owner is not None and not region_op.is_ancestor(owner):
+                        out[v] = None
+    return list(out)
+
+
 def _regs(v: SSAValue):
     t = v.type
     if isinstance(t, g.GcnRegisterType):
@@ -166,7 +183,7 @@ class _Waits:
 
     def op(self, op: Operation, s: State, insert: bool) -> State:
         if isinstance(op, g.ForOp):
-            self.wait_before(op, s, self.need(s, op.operands), insert)
+            self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             head = s.copy()
             for _ in range(64):
                 end = self.block(op.body.block, head.copy(), insert=False)
@@ -176,7 +193,7 @@ class _Waits:
                 head = new
             return self.block(op.body.block, head, insert)
         if isinstance(op, g.IfOp):
-            self.wait_before(op, s, self.need(s, op.operands), insert)
+            self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             t = self.block(op.then_region.block, s.copy(), insert)
             e_in = s.join(t)
             if op.else_region.blocks:
@@ -184,7 +201,7 @@ class _Waits:
                 return e_in.join(e)
             return e_in
         if isinstance(op, g.IfUniformOp):
-            self.wait_before(op, s, self.need(s, op.operands), insert)
+            self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             t = self.block(op.then_region.block, s.copy(), insert)
             e = self.block(op.else_region.block, s.copy(), insert) if op.else_region.blocks else s
             return t.join(e)

@@ -180,6 +180,10 @@ class LowerToAmdgcnPass(ModulePass):
     """Unroll constant-trip loops up to this many iterations (register-tile loops always)."""
     saddr: bool = True
     """Address global buffers known to be below 2 GiB as SGPR base + 32-bit VGPR offset."""
+    combine_lds: bool = True
+    """Merge LDS loads from one address register: ds_read_b128/b64 (aligned runs), ds_read2_b32."""
+    hoist_loads: int = 16
+    """Move loads up past arithmetic while they hold at most this many more VGPRs (0: program order)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
@@ -226,6 +230,7 @@ class _KernelLowering:
         self.const_block = Block()  # constants, moved to the kernel's top at the end
         self.block_size = self._block_size()
         self.ranks: dict[SSAValue, int] = {}
+        self.reg_align: dict[SSAValue, int] = {}  # LDS address registers: a power of 2 dividing them
 
     # -- emission -----------------------------------------------------------------------------
 
@@ -460,12 +465,14 @@ class _KernelLowering:
             return I(None, x.const // d)
         if d == 1:
             return x
-        if x.const % d == 0 and x.align % d == 0:
-            # (r + c) / d = r / d + c / d when d divides both
-            return I(self.divc(I(x.reg, 0, None, x.align), d, op).reg, x.const // d, bound, max(1, x.align // d))
+        rb = x.bound - x.const if x.bound is not None and x.const >= 0 else None
+        if x.const > 0 and (x.const % d == 0 or x.align % d == 0):
+            # floor((r + c) / d) = floor(r / d) + floor(c / d) when d divides c or r (r, c >= 0)
+            q = self.divc(I(x.reg, 0, rb, x.align), d, op)
+            return I(q.reg, q.const + x.const // d, bound, q.align)
         r = self.mat(x)
         if _pow2(d):
-            return I(self.shr(r, _log2(d)), 0, bound)
+            return I(self.shr(r, _log2(d)), 0, bound, max(1, x.align // d) if x.const == 0 else 1)
         m, s = magic_u32(d, x.bound if x.bound is not None else 1 << 31)
         if not self.is_v(r):
             hi = self.e1("s_mul_hi_u32", [r, self.const(m)], self.S())
@@ -480,9 +487,11 @@ class _KernelLowering:
             return I(None, x.const % d)
         if x.bound is not None and x.const >= 0 and x.bound <= d and x.const == 0:
             return x
+        if x.const > 0 and x.const % d == 0:  # (r + c) % d = r % d when d divides c
+            return self.remc(I(x.reg, 0, x.bound - x.const if x.bound is not None else None, x.align), d, op)
+        if x.align % d == 0 and x.const >= 0:  # d divides r
+            return I(None, x.const % d)
         if _pow2(d):
-            if x.align % d == 0:
-                return I(None, x.const % d)
             r = self.mat(x)
             mask = self.const(d - 1)
             if not self.is_v(r):
@@ -571,6 +580,7 @@ class _KernelLowering:
         self._kernargs(body)
         for op in body.ops:
             self.lower_op(op)
+        self.finish_block(self.entry)
         kernel_attrs = {
             "args": g.kernel_args_attr(self.arg_layout),
             "kernarg_size": IntegerAttr(self.kernarg_size, i64),
@@ -960,7 +970,9 @@ class _KernelLowering:
     def _lds_addr(self, op: Operation, mem: LdsMem, idx: list[I]) -> tuple[SSAValue, int, int]:
         off = self.add(self.linear(idx, mem.sizes, mem.elem_bytes), I(None, mem.offset))
         r, c, al = self.split(off, 0, self.isa.ds_offset_max)
-        return self.to_vgpr(r if r is not None else self.const(0)), c, al
+        a = self.to_vgpr(r if r is not None else self.const(0))
+        self.reg_align[a] = max(self.reg_align.get(a, 1), al)
+        return a, c, al
 
     _G_SUFFIX = {1: "dword", 2: "dwordx2", 3: "dwordx3", 4: "dwordx4"}
 
@@ -1200,10 +1212,13 @@ class _KernelLowering:
         yielded += [self.private[k] for k in carried_priv]
         outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
         self.insert(g.YieldOp(*outs))
+        self.finish_block(body)
         self.pop()
         self.private = saved_priv
         nonempty = lb.is_const and ub.is_const and lb.const < ub.const
         loop = self.insert(g.ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
+        if "gemm.role" in op.attributes:
+            loop.attributes["gemm.role"] = op.attributes["gemm.role"]
         for i, r in enumerate(op.results):
             self.env[r] = self._wrap(entry_vals[i], loop.results[i])
         for k, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):
@@ -1264,6 +1279,7 @@ class _KernelLowering:
             self.push(blk)
             outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(vals, types)]
             self.insert(g.YieldOp(*outs))
+            self.finish_block(blk)
             self.pop()
         if divergent:
             mask = self.insert(g.CopyOp(c.reg, self.S(self.mask_n))).results[0]  # type: ignore[arg-type]
@@ -1276,6 +1292,152 @@ class _KernelLowering:
             self.env[r] = self._wrap(tv, nr)
         for k, tv, nr in zip(changed, t_vals[n:], new.results[n:]):
             self.private[k] = self._wrap(tv, nr)
+
+
+# -- after a block is selected: combine LDS loads, hoist loads ----------------------------------
+
+
+def _is_ds_read1(op: Operation) -> bool:
+    return isinstance(op, g.GcnInstruction) and op.MNEMONIC == "ds_read_b32"
+
+
+def _is_load(op: Operation) -> bool:
+    return isinstance(op, g.GcnInstruction) and op.FORM.fmt in ("DS", "GLOBAL") and bool(op.dsts)
+
+
+def _is_memory_or_sync(op: Operation) -> bool:
+    if op.regions or isinstance(op, g.YieldOp):
+        return True
+    return isinstance(op, g.GcnInstruction) and (
+        op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or op.MNEMONIC in ("s_barrier", "s_waitcnt", "s_endpgm"))
+
+
+def _finish_block(self: _KernelLowering, block: Block) -> None:
+    if self.opts.combine_lds:
+        _combine_ds_reads(self, block)
+    if self.opts.hoist_loads > 0:
+        _hoist_loads(block, self.opts.hoist_loads)
+
+
+def _combine_ds_reads(self: _KernelLowering, block: Block) -> None:
+    """Within a stretch without LDS writes, barriers or regions, ds_read_b32s from one address
+    register at offsets o, o+4, o+8, o+12 become one ds_read_b128 (o and the register 16-byte
+    aligned), pairs at o, o+4 a ds_read_b64 (8-byte aligned), other pairs a ds_read2_b32
+    (offsets below 1024); the parts are amdgcn.extract of the wide result."""
+    group: list[Operation] = []
+    for op in list(block.ops):
+        if _is_ds_read1(op):
+            group.append(op)
+        elif op.regions or isinstance(op, g.YieldOp) or (
+                isinstance(op, g.GcnInstruction) and (op.MNEMONIC.startswith("ds_write") or
+                                                     op.MNEMONIC in ("s_barrier", "s_waitcnt"))):
+            _combine_group(self, block, group)
+            group = []
+    _combine_group(self, block, group)
+
+
+def _combine_group(self: _KernelLowering, block: Block, loads: list[Operation]) -> None:
+    if len(loads) < 2:
+        return
+    order = {op: i for i, op in enumerate(block.ops)}
+    by_addr: dict[SSAValue, list] = {}
+    for op in loads:
+        by_addr.setdefault(op.srcs[0], []).append(op)  # type: ignore[attr-defined]
+    for addr, ops in by_addr.items():
+        al = self.reg_align.get(addr, 4)
+        ops.sort(key=lambda o: (o.mods["offset"], order[o]) if "offset" in o.mods else (0, order[o]))
+        offs = [o.mods.get("offset", 0) for o in ops]
+        singles = []
+        i = 0
+        while i < len(ops):
+            o = offs[i]
+            n = 1
+            while i + n < len(ops) and n < 4 and offs[i + n] == o + 4 * n:
+                n += 1
+            if n == 4 and o % 16 == 0 and al % 16 == 0:
+                _replace_loads(block, order, ops[i:i + 4], "ds_read_b128", 4, {"offset": o})
+                i += 4
+            elif n >= 2 and o % 8 == 0 and al % 8 == 0:
+                _replace_loads(block, order, ops[i:i + 2], "ds_read_b64", 2, {"offset": o})
+                i += 2
+            else:
+                singles.append(ops[i])
+                i += 1
+        # pairs of the rest: ds_read2_b32 reaches 255 dwords past its address register, so
+        # when the offsets are beyond that, the address is rebased once (v_add_u32) for them
+        singles = [x for x in singles if x.mods.get("offset", 0) % 4 == 0]
+        if len(singles) < 2:
+            continue
+        base = min(x.mods.get("offset", 0) for x in singles)
+        base = 0 if max(x.mods.get("offset", 0) for x in singles) <= 4 * 255 else base
+        reg = addr
+        if base:
+            first = min(singles, key=lambda x: order[x])
+            c = self.const(base)
+            add = g.instr("v_add_u32", [c, addr], [g.vgpr()])
+            block.insert_op_before(add, first)
+            order[add] = order[first]
+            reg = add.results[0]
+        k = 0
+        while k + 1 < len(singles):
+            o1, o2 = (x.mods.get("offset", 0) - base for x in singles[k:k + 2])
+            if o1 != o2 and 0 <= o1 <= 4 * 255 and 0 <= o2 <= 4 * 255:
+                _replace_loads(block, order, singles[k:k + 2], "ds_read2_b32", 2,
+                               {"offset0": o1 // 4, "offset1": o2 // 4}, reg)
+                k += 2
+            else:
+                k += 1
+
+
+def _replace_loads(block: Block, order: dict, parts: list[Operation], mnemonic: str, n: int, mods: dict,
+                   addr: SSAValue | None = None) -> None:
+    first = min(parts, key=lambda o: order[o])
+    wide = g.instr(mnemonic, [addr or parts[0].operands[0]], [g.vgpr(n)], **mods)
+    block.insert_op_before(wide, first)
+    anchor: Operation = wide
+    for k, op in enumerate(parts):
+        ex = g.ExtractOp(wide.results[0], k, g.vgpr())
+        block.insert_op_after(ex, anchor)
+        anchor = ex
+        op.results[0].replace_all_uses_with(ex.results[0])
+    for op in parts:
+        op.detach()
+        op.erase()
+    order[wide] = order[first]
+
+
+def _hoist_loads(block: Block, budget: int) -> None:
+    """Issue loads earlier: move each load up past ALU instructions, never past what defines
+    its operands, another memory instruction, a wait, a barrier or a region (loads keep their
+    order), and only while the results of the loads moved over an instruction occupy at most
+    `budget` more registers there (latency hides behind arithmetic, pressure stays bounded)."""
+    ops = list(block.ops)
+    extra = [0] * len(ops)  # registers held over each op by loads moved above it
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if _is_load(op):
+            width = sum(r.type.n for r in op.results if isinstance(r.type, g.GcnRegisterType))
+            needed = set(op.operands)
+            j = i
+            while j > 0:
+                prev = ops[j - 1]
+                if needed.intersection(prev.results) or _is_memory_or_sync(prev):
+                    break
+                if extra[j - 1] + width > budget:
+                    break
+                j -= 1
+            if j < i:
+                for k in range(j, i):
+                    extra[k] += width
+                op.detach()
+                block.insert_op_before(op, ops[j])
+                ops.insert(j, ops.pop(i))
+                extra.insert(j, extra.pop(i))
+        i += 1
+
+
+_KernelLowering.finish_block = _finish_block  # type: ignore[attr-defined]
 
 
 def _space(t: MemRefType) -> int:

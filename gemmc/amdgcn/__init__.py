@@ -36,3 +36,30 @@ def emit_gcn(module, arch) -> str:
 
         lower(module, "amdgcn-regalloc,insert-waitcnt,amdgcn-finalize", arch)
     return print_module(module)
+
+
+def emit_gcn_hsaco(module, arch) -> bytes:
+    """The code object: emit_gcn's assembly through llvm-mc and ld.lld."""
+    from gemmc.amdgcn.toolchain import assemble
+
+    return assemble(emit_gcn(module, arch), arch)
+
+
+def report(module) -> str:
+    """VGPRs, SGPRs, LDS and instruction count of each finalized amdgcn kernel, as a table."""
+    from gemmc.dialects.amdgcn import GcnInstruction, GcnModuleOp, KernelOp
+
+    rows = [("kernel", "arch", "VGPRs", "SGPRs", "LDS B/block", "instructions", "s_waitcnt")]
+    for m in module.walk():
+        if not isinstance(m, GcnModuleOp):
+            continue
+        for k in m.body.block.ops:
+            if isinstance(k, KernelOp):
+                instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
+                waits = sum(1 for op in instrs if op.MNEMONIC.startswith("s_waitcnt"))
+                rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("sgprs")),
+                             str(k.int_attr("lds_bytes")), str(len(instrs)), str(waits)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1])]
+                       + [c.rjust(w) for c, w in zip(r[2:], widths[2:])]).rstrip() for r in rows]
+    return "\n".join(lines) + "\n"

@@ -74,6 +74,8 @@ def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
         return f"{name} {dsts[0]}, {srcs[0]}, 0x{mods.get('offset', 0):x}"
     off = mods.get("offset", 0)
     suffix = f" offset:{off}" if off else ""
+    if "offset0" in f.mods:
+        suffix = "".join(f" {k}:{mods[k]}" for k in ("offset0", "offset1") if mods.get(k))
     if f.fmt == "DS":
         return f"{name} {', '.join(dsts + srcs)}{suffix}"
     if f.fmt == "GLOBAL":

@@ -118,6 +118,8 @@ class Machine:
         z = lambda: Counters(np.zeros(W, np.int64), np.zeros(W, np.int64))  # noqa: E731
         self.vm, self.lds, self.smem, self.vs = z(), z(), z(), z()
         self.lds_write_seq = np.zeros(W, np.int64)
+        self.vmaybe = np.zeros((W, nv), bool)
+        self.smaybe = np.zeros((W, ns + 2), bool)
         self.stats = Stats()
         self._compile()
 
@@ -240,16 +242,23 @@ class Machine:
         return (((kind == 1) & (seq > self.vm.done[:, None])) | ((kind == 2) & (seq > self.lds.done[:, None]))
                 | ((kind == 3) & (seq > self.smem.done[:, None])))
 
+    def refresh_pending(self) -> None:
+        """Recompute which registers may be pending (after waits); checks read this first."""
+        self.vmaybe = self.pending(self.vkind, self.vseq)
+        self.smaybe = self.pending(self.skind, self.sseq)
+
     def check_regs(self, op: Operation, vals, act: np.ndarray, what: str) -> None:
         for v in vals:
             t = v.type
             if isinstance(t, g.VGPRType):
-                k, s, base = self.vkind, self.vseq, t.first
+                k, s, base, maybe = self.vkind, self.vseq, t.first, self.vmaybe
             elif isinstance(t, g.SGPRType):
-                k, s, base = self.skind, self.sseq, t.first
+                k, s, base, maybe = self.skind, self.sseq, t.first, self.smaybe
             else:
                 continue
             sl = slice(base, base + t.n)
+            if not maybe[:, sl].any():
+                continue
             p = self.pending(k[:, sl], s[:, sl]) & act[:, None]
             if p.any():
                 w, r = (int(x[0]) for x in np.nonzero(p))
@@ -259,6 +268,12 @@ class Machine:
                 raise self.error(op, f"{what} {name} before the load writing it completed "
                                      f"(missing s_waitcnt {counter})", p.any(axis=1))
 
+    def saturate(self) -> None:
+        """A counter holds at most its maximum: the wave stalls rather than issue more, so
+        accesses with that many younger ones in flight have completed."""
+        self.vm.done = np.maximum(self.vm.done, self.vm.issued - self.isa.vmcnt_max)
+        self.lds.done = np.maximum(self.lds.done, self.lds.issued - self.isa.lgkmcnt_max)
+
     def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray) -> None:
         if isinstance(t, g.VGPRType):
             k, s = self.vkind, self.vseq
@@ -267,6 +282,7 @@ class Machine:
         sl = slice(t.first, t.first + t.n)
         k[:, sl] = np.where(act[:, None], kind, k[:, sl])
         s[:, sl] = np.where(act[:, None], seq[:, None], s[:, sl])
+        (self.vmaybe if isinstance(t, g.VGPRType) else self.smaybe)[:, sl] |= act[:, None]
 
     # -- memory ----------------------------------------------------------------------------------
 
@@ -389,21 +405,7 @@ class Machine:
             def body(act, tgt):
                 S.wr_s64(d0, S.rd_scalar64(srcs[0]), act)
             return body
-        ops2 = {
-            "s_add_u32": (lambda a, b: a + b, lambda r, a, b: r > M32),
-            "s_sub_u32": (lambda a, b: (a - b) & M32, lambda r, a, b: b > a),
-            "s_add_i32": (lambda a, b: a + b, None),
-            "s_mul_i32": (lambda a, b: a * b, None),
-            "s_mul_hi_u32": (lambda a, b: (a * b) >> U64(32), None),
-            "s_lshl_b32": (lambda a, b: a << (b & U64(31)), lambda r, a, b: (r & M32) != 0),
-            "s_lshr_b32": (lambda a, b: a >> (b & U64(31)), lambda r, a, b: r != 0),
-            "s_and_b32": (lambda a, b: a & b, lambda r, a, b: r != 0),
-            "s_or_b32": (lambda a, b: a | b, lambda r, a, b: r != 0),
-            "s_xor_b32": (lambda a, b: a ^ b, lambda r, a, b: r != 0),
-            "s_andn2_b32": (lambda a, b: a & ~b & M32, lambda r, a, b: r != 0),
-            "s_min_u32": (lambda a, b: np.minimum(a, b), lambda r, a, b: a < b),
-            "s_max_u32": (lambda a, b: np.maximum(a, b), lambda r, a, b: a > b),
-        }
+        ops2 = _SALU2
         if m in ops2:
             fn, sc = ops2[m]
             return salu(fn, sc)
@@ -460,6 +462,7 @@ class Machine:
                         S.smem.done = np.where(act, S.smem.issued, S.smem.done)
                 if "vscnt" in mods:
                     S.vs.done = np.where(act, np.maximum(S.vs.done, S.vs.issued - mods["vscnt"]), S.vs.done)
+                S.refresh_pending()
             return body
         if m == "s_branch":
             return lambda act, tgt: np.full(S.W, tgt)
@@ -536,6 +539,7 @@ class Machine:
                     reg[mm] = vals[i]
                     S.V[d.first + i] = reg
                 S.vm.issued += act
+                S.saturate()
                 S.mark(d, 1, S.vm.issued, act)
             else:
                 data = srcs[1]
@@ -549,6 +553,8 @@ class Machine:
         off = op.mods.get("offset", 0)
         load = m.startswith("ds_read")
         n = dsts[0].type.n if load else srcs[1].type.n
+        if m == "ds_read2_b32":
+            return self._ds_read2(op, srcs, dsts)
 
         def body(act, tgt):
             mm = S.lanes_act(act)
@@ -563,6 +569,7 @@ class Machine:
                     reg[mm] = S.LDS[wg, word + i]
                     S.V[d.first + i] = reg
                 S.lds.issued += act
+                S.saturate()
                 S.mark(d, 2, S.lds.issued, act)
             else:
                 for i in range(n):
@@ -570,49 +577,33 @@ class Machine:
                 for i in range(n):
                     S.LDS[wg, word + i] = np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm]
                 S.lds.issued += act
+                S.saturate()
+        return body
+
+    def _ds_read2(self, op, srcs, dsts):
+        S = self
+        offs = (4 * op.mods.get("offset0", 0), 4 * op.mods.get("offset1", 0))
+        d = dsts[0].type
+
+        def body(act, tgt):
+            mm = S.lanes_act(act)
+            for i, off in enumerate(offs):
+                a = S.rd_v(srcs[0]).astype(np.int64) + off
+                wave, wg, word = S.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4)
+                S.race_read(op, wave, wg, word)
+                reg = S.V[d.first + i].copy()
+                reg[mm] = S.LDS[wg, word]
+                S.V[d.first + i] = reg
+            S.lds.issued += act
+            S.saturate()
+            S.mark(d, 2, S.lds.issued, act)
         return body
 
     def _valu(self, op, m: str, srcs, dsts):  # noqa: C901
         S = self
         d0 = dsts[0].type if dsts else None
-
-        def f32(x):
-            return np.asarray(x, dtype=U32).view(np.float32)
-
-        def u(x):
-            return np.asarray(x).astype(U64)
-
-        M32 = U64(0xFFFFFFFF)
-        ALU = {
-            "v_mov_b32": lambda a: a,
-            "v_add_u32": lambda a, b: (u(a) + u(b)) & M32,
-            "v_sub_u32": lambda a, b: (u(a) - u(b)) & M32,
-            "v_mul_u32_u24": lambda a, b: ((u(a) & U64(0xFFFFFF)) * (u(b) & U64(0xFFFFFF))) & M32,
-            "v_lshlrev_b32": lambda a, b: (u(b) << (u(a) & U64(31))) & M32,
-            "v_lshrrev_b32": lambda a, b: u(b) >> (u(a) & U64(31)),
-            "v_and_b32": lambda a, b: u(a) & u(b),
-            "v_or_b32": lambda a, b: u(a) | u(b),
-            "v_max_u32": lambda a, b: np.maximum(u(a), u(b)),
-            "v_min_u32": lambda a, b: np.minimum(u(a), u(b)),
-            "v_mul_lo_u32": lambda a, b: (u(a) * u(b)) & M32,
-            "v_mul_hi_u32": lambda a, b: (u(a) * u(b)) >> U64(32),
-            "v_mad_u32_u24": lambda a, b, c: ((u(a) & U64(0xFFFFFF)) * (u(b) & U64(0xFFFFFF)) + u(c)) & M32,
-            "v_lshl_add_u32": lambda a, b, c: ((u(a) << (u(b) & U64(31))) + u(c)) & M32,
-            "v_add_lshl_u32": lambda a, b, c: ((u(a) + u(b)) << (u(c) & U64(31))) & M32,
-            "v_lshl_or_b32": lambda a, b, c: ((u(a) << (u(b) & U64(31))) | u(c)) & M32,
-            "v_add3_u32": lambda a, b, c: (u(a) + u(b) + u(c)) & M32,
-            "v_bfe_u32": lambda a, b, c: (u(a) >> (u(b) & U64(31))) & ((U64(1) << (u(c) & U64(31))) - U64(1)),
-            "v_cvt_f32_u32": lambda a: f32(np.asarray(a).astype(np.float32).view(U32)),
-        }
-        FLOAT = {
-            "v_add_f32": lambda a, b: f32(a) + f32(b),
-            "v_sub_f32": lambda a, b: f32(a) - f32(b),
-            "v_mul_f32": lambda a, b: f32(a) * f32(b),
-            "v_max_f32": lambda a, b: np.maximum(f32(a), f32(b)),
-            "v_min_f32": lambda a, b: np.minimum(f32(a), f32(b)),
-            "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
-            "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
-        }
+        f32, u, M32 = _f32, _u, _M32
+        ALU, FLOAT = _ALU, _FLOAT
         n_in = len(srcs)
         if m in ALU:
             fn = ALU[m]
@@ -689,6 +680,66 @@ class Machine:
             steps += 1
             if steps > MAX_STEPS:
                 raise GcnInterpError(f"amdgcn interpreter: more than {MAX_STEPS} steps; an endless loop?")
+
+
+def _f32(x):
+    return np.asarray(x, dtype=U32).view(np.float32)
+
+
+def _u(x):
+    return np.asarray(x).astype(U64)
+
+
+_M32 = U64(0xFFFFFFFF)
+_U24 = U64(0xFFFFFF)
+_S31 = U64(31)
+_ALU = {
+    "v_mov_b32": lambda a: a,
+    "v_add_u32": lambda a, b: (_u(a) + _u(b)) & _M32,
+    "v_sub_u32": lambda a, b: (_u(a) - _u(b)) & _M32,
+    "v_mul_u32_u24": lambda a, b: ((_u(a) & _U24) * (_u(b) & _U24)) & _M32,
+    "v_lshlrev_b32": lambda a, b: (_u(b) << (_u(a) & _S31)) & _M32,
+    "v_lshrrev_b32": lambda a, b: _u(b) >> (_u(a) & _S31),
+    "v_and_b32": lambda a, b: _u(a) & _u(b),
+    "v_or_b32": lambda a, b: _u(a) | _u(b),
+    "v_max_u32": lambda a, b: np.maximum(_u(a), _u(b)),
+    "v_min_u32": lambda a, b: np.minimum(_u(a), _u(b)),
+    "v_mul_lo_u32": lambda a, b: (_u(a) * _u(b)) & _M32,
+    "v_mul_hi_u32": lambda a, b: (_u(a) * _u(b)) >> U64(32),
+    "v_mad_u32_u24": lambda a, b, c: ((_u(a) & _U24) * (_u(b) & _U24) + _u(c)) & _M32,
+    "v_lshl_add_u32": lambda a, b, c: ((_u(a) << (_u(b) & _S31)) + _u(c)) & _M32,
+    "v_add_lshl_u32": lambda a, b, c: ((_u(a) + _u(b)) << (_u(c) & _S31)) & _M32,
+    "v_lshl_or_b32": lambda a, b, c: ((_u(a) << (_u(b) & _S31)) | _u(c)) & _M32,
+    "v_add3_u32": lambda a, b, c: (_u(a) + _u(b) + _u(c)) & _M32,
+    "v_bfe_u32": lambda a, b, c: (_u(a) >> (_u(b) & _S31)) & ((U64(1) << (_u(c) & _S31)) - U64(1)),
+    "v_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32).view(U32),
+}
+_FLOAT = {
+    "v_add_f32": lambda a, b: _f32(a) + _f32(b),
+    "v_sub_f32": lambda a, b: _f32(a) - _f32(b),
+    "v_mul_f32": lambda a, b: _f32(a) * _f32(b),
+    "v_max_f32": lambda a, b: np.maximum(_f32(a), _f32(b)),
+    "v_min_f32": lambda a, b: np.minimum(_f32(a), _f32(b)),
+    # fused: the f32 product is exact in float64, the sum rounded once more to f32
+    "v_fma_f32": lambda a, b, c: (_f32(a).astype(np.float64) * _f32(b) + _f32(c)).astype(np.float32),
+    "v_fmac_f32": lambda a, b, c: (_f32(a).astype(np.float64) * _f32(b) + _f32(c)).astype(np.float32),
+}
+
+_SALU2 = {
+    "s_add_u32": (lambda a, b: a + b, lambda r, a, b: r > _M32),
+    "s_sub_u32": (lambda a, b: (a - b) & _M32, lambda r, a, b: b > a),
+    "s_add_i32": (lambda a, b: a + b, None),
+    "s_mul_i32": (lambda a, b: a * b, None),
+    "s_mul_hi_u32": (lambda a, b: (a * b) >> U64(32), None),
+    "s_lshl_b32": (lambda a, b: a << (b & U64(31)), lambda r, a, b: (r & _M32) != 0),
+    "s_lshr_b32": (lambda a, b: a >> (b & U64(31)), lambda r, a, b: r != 0),
+    "s_and_b32": (lambda a, b: a & b, lambda r, a, b: r != 0),
+    "s_or_b32": (lambda a, b: a | b, lambda r, a, b: r != 0),
+    "s_xor_b32": (lambda a, b: a ^ b, lambda r, a, b: r != 0),
+    "s_andn2_b32": (lambda a, b: a & ~b & _M32, lambda r, a, b: r != 0),
+    "s_min_u32": (lambda a, b: np.minimum(a, b), lambda r, a, b: a < b),
+    "s_max_u32": (lambda a, b: np.maximum(a, b), lambda r, a, b: a > b),
+}
 
 
 _CMP = {

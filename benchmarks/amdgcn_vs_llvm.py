@@ -1,0 +1,172 @@
+"""gemmc's own AMDGCN backend against LLVM, per tutorial step, on gfx942 and gfx1100.
+
+    python benchmarks/amdgcn_vs_llvm.py [--markdown] [--gemm examples/sgemm.gemm]
+
+For each named pipeline step1..step6 and arch, the same kernel IR goes two ways:
+  * gemmc: lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt, amdgcn-finalize (`--emit gcn`);
+  * LLVM: the HIP printed from it, compiled by clang -O3 (`--emit asm`).
+Both assembly files are read the same way: the instructions one iteration of the K loop
+executes (gemmc marks the loop `; k_loop begin/end`; in LLVM's output it is the blocks
+whose header comment puts them at loop depth >= 1, a depth-2 loop counted as often as it
+must run to do the iteration's FMAs), how many of them are s_waitcnt, LDS (ds_*) and global
+(global_*) instructions, the k steps one iteration covers (FMAs / thread-tile size;
+v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs), and from the kernel descriptor
+the VGPRs, SGPRs (next free register) and LDS bytes; "static" columns count the whole
+kernel's code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+
+import gemmc
+from gemmc.amdgcn import emit_gcn
+from gemmc.schedule import SCHEDULE_ATTR, Schedule
+
+STEPS = ["step1", "step2", "step3", "step4", "step5", "step6"]
+ARCHS = ["gfx942", "gfx1100"]
+_INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
+
+
+@dataclass
+class Counts:
+    loop: float = 0  # instructions executed per iteration of the K loop (inner loops counted per trip)
+    loop_static: int = 0  # instructions written in the K-loop nest
+    loop_waits: float = 0
+    loop_lds: float = 0
+    loop_global: float = 0
+    loop_fma: float = 0  # FMAs per K-loop iteration
+    total: int = 0
+    waits: int = 0
+    vgprs: int = 0
+    sgprs: int = 0
+    lds: int = 0
+
+
+def _kernel_lines(asm: str) -> list[str]:
+    out, inside = [], False
+    for line in asm.splitlines():
+        if re.match(r"^[A-Za-z_][\w]*:", line) and not line.startswith(".L"):
+            inside = True
+            continue
+        if inside and (line.startswith(".Lfunc_end") or line.strip().startswith(".section") or
+                       line.strip().startswith(".rodata")):
+            break
+        if inside:
+            out.append(line)
+    return out
+
+
+def _depths_llvm(lines: list[str]) -> list[int]:
+    """Loop depth of each line, from LLVM's block header comments."""
+    depths, cur = [], 0
+    for i, line in enumerate(lines):
+        if re.match(r"^(\.LBB\d+_\d+:|; %bb\.\d+:)", line):
+            # the depth is on this line or on the comment line right after it
+            text = line + (lines[i + 1] if i + 1 < len(lines) and lines[i + 1].lstrip().startswith(";") else "")
+            m = re.findall(r"Depth=(\d+)", text)
+            cur = max(map(int, m)) if m else 0
+        depths.append(cur)
+    return depths
+
+
+def _depths_gemmc(lines: list[str]) -> list[int]:
+    depths, cur = [], 0
+    for line in lines:
+        if "; k_loop begin" in line:
+            cur = 1
+        elif "; k_loop end" in line:
+            cur = 0
+        depths.append(cur)
+    return depths
+
+
+def _fmas(line: str) -> int:
+    return sum(2 if p.strip().startswith("v_pk_fma_f32") else
+               int(p.strip().startswith(("v_fma_f32", "v_fmac_f32", "v_mac_f32", "v_dual_fmac_f32")))
+               for p in line.split("::"))
+
+
+def analyze(asm: str, gemmc_style: bool, tile: int, block_k: int) -> Counts:
+    c = Counts()
+    lines = _kernel_lines(asm)
+    depths = _depths_gemmc(lines) if gemmc_style else _depths_llvm(lines)
+    per = {1: Counts(), 2: Counts()}
+    for line, d in zip(lines, depths):
+        m = _INSTR.match(line)
+        if not m or line.strip().startswith((";", ".")):
+            continue
+        name = m.group(1)
+        c.total += 1
+        wait = name.startswith("s_waitcnt")
+        c.waits += wait
+        if d >= 1:
+            x = per[min(d, 2)]
+            c.loop_static += 1
+            x.loop += 1
+            x.loop_waits += wait
+            x.loop_lds += name.startswith("ds_")
+            x.loop_global += name.startswith(("global_", "buffer_"))
+            x.loop_fma += _fmas(line)
+    # inner loops run until the iteration's FMAs are done: tile * (k per outer iteration)
+    inner = per[2]
+    trips = 0.0
+    if inner.loop_fma:
+        trips = (tile * block_k - per[1].loop_fma) / inner.loop_fma
+    for f in ("loop", "loop_waits", "loop_lds", "loop_global", "loop_fma"):
+        setattr(c, f, getattr(per[1], f) + trips * getattr(inner, f))
+    for key, attr in (("vgprs", "next_free_vgpr"), ("sgprs", "next_free_sgpr"), ("lds", "group_segment_fixed_size")):
+        m = re.search(rf"\.amdhsa_{attr}\s+(\d+)", asm)
+        setattr(c, key, int(m.group(1)) if m else -1)
+    return c
+
+
+def schedule_of(module) -> Schedule | None:
+    for op in module.walk():
+        a = op.attributes.get(SCHEDULE_ATTR)
+        if a is not None:
+            return Schedule.from_attr(a)
+    return None
+
+
+def compare(path: str, step: str, arch: str) -> tuple[Counts, Counts]:
+    m = gemmc.parse_file(path)
+    gemmc.lower(m, step, arch)
+    s = schedule_of(m)
+    tile, bk = (s.thread_m * s.thread_n, s.block_k) if s else (1, 1)
+    llvm = analyze(gemmc.emit(m, arch, "asm"), False, tile, bk)  # type: ignore[arg-type]
+    ours = analyze(emit_gcn(m, arch), True, tile, bk)
+    for c in (llvm, ours):
+        c.k = c.loop_fma / tile  # type: ignore[attr-defined]
+    return ours, llvm
+
+
+def table(path: str) -> str:
+    head = ("| step | arch | backend | instr / K iter | k / iter | instr / k | s_waitcnt / iter | LDS / iter "
+            "| global / iter | VGPRs | SGPRs | LDS bytes | instr (static) | s_waitcnt (static) |")
+    rows = [head, "|" + "---|" * 14]
+    for step in STEPS:
+        for arch in ARCHS:
+            for name, c in zip(("gemmc", "LLVM"), compare(path, step, arch)):
+                k = c.k  # type: ignore[attr-defined]
+                per_k = f"{c.loop / k:.1f}" if k else "-"
+                rows.append(
+                    f"| {step} | {arch} | {name} | {c.loop:g} | {k:g} | {per_k} | {c.loop_waits:g} | {c.loop_lds:g} "
+                    f"| {c.loop_global:g} | {c.vgprs} | {c.sgprs} | {c.lds} | {c.total} | {c.waits} |"
+                )
+    return "\n".join(rows) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--gemm", default="examples/sgemm.gemm")
+    args = p.parse_args(argv)
+    sys.stdout.write(table(args.gemm))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,258 @@
+"""gemmc's own AMDGCN backend (docs/amdgcn.md): the dialect, lower-to-amdgcn, amdgcn-regalloc,
+insert-waitcnt, amdgcn-finalize, the assembly (llvm-mc), and the amdgcn interpreter against numpy."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gemmc
+from gemmc.amdgcn import GCN_PIPELINE, emit_gcn
+from gemmc.amdgcn.interp import GcnInterpError
+from gemmc.amdgcn.interp import check as gcn_check
+from gemmc.api import parse_ir, print_ir
+from gemmc.diagnostics import GemmcError
+from gemmc.dialects import amdgcn as g
+
+ARCHS = ["gfx942", "gfx1100"]
+STEPS = [f"step{i}" for i in range(1, 7)]
+SGEMM = "examples/sgemm.gemm"
+NT = "examples/gemm_alpha_beta.gemm"  # dynamic dims, alpha, beta, B transposed
+MC = shutil.which("llvm-mc-22") or shutil.which("llvm-mc")
+
+
+def lowered(path: str, pipeline: str, arch: str, defines: dict | None = None, gcn: str = GCN_PIPELINE):
+    m = gemmc.parse_file(path, defines=defines)
+    gemmc.lower(m, f"{pipeline},{gcn}" if gcn else pipeline, arch)
+    return m
+
+
+def kernel(m) -> g.KernelOp:
+    return next(op for op in m.walk() if isinstance(op, g.KernelOp))
+
+
+# -- the emitted assembly ---------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("step", STEPS)
+def test_every_step_assembles_and_links(step, arch, tmp_path):
+    from gemmc.amdgcn.toolchain import assemble
+
+    m = gemmc.parse_file(SGEMM)
+    gemmc.lower(m, step, arch)
+    asm = emit_gcn(m, arch)
+    assert f'.amdgcn_target "amdgcn-amd-amdhsa--{arch}"' in asm
+    assert ".amdhsa_kernel sgemm" in asm and "amdhsa.kernels:" in asm
+    # the waits are encodable on this arch (llvm-mc checks too)
+    lgkm_max = 15 if arch == "gfx942" else 63
+    assert all(int(n) <= lgkm_max for n in re.findall(r"lgkmcnt\((\d+)\)", asm))
+    hsaco = assemble(asm, arch)
+    assert hsaco[:4] == b"\x7fELF"
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+@pytest.mark.parametrize("arch", ARCHS)
+def test_dynamic_dims_assemble_with_64bit_addresses(arch):
+    from gemmc.amdgcn.toolchain import assemble
+
+    m = gemmc.parse_file(NT)
+    gemmc.lower(m, "step1", arch)
+    asm = emit_gcn(m, arch)
+    assert re.search(r"v_mad_u64_u32 v\[\d+:\d+\], (vcc|null), ", asm)
+    assert re.search(r"global_load_(dword|b32) v\d+, v\[\d+:\d+\], off", asm)
+    assert assemble(asm, arch, link=False)[:4] == b"\x7fELF"
+
+
+def test_gfx11_spellings_and_wave32():
+    asm = emit_gcn(lowered(SGEMM, "step2", "gfx1100", gcn=""), "gfx1100")
+    assert "ds_load_b128" in asm and "ds_store_b32" in asm and "global_load_b32" in asm
+    assert "s_and_saveexec_b32" in asm and "exec_lo" in asm and ".amdhsa_wavefront_size32 1" in asm
+    assert "v_add_nc_u32_e32" in asm and "global_load_dword" not in asm
+
+
+# -- the interpreter against numpy ------------------------------------------------------------------
+
+
+def _run(path, step, arch, dims, dynamic=False, gcn=GCN_PIPELINE):
+    m = lowered(path, step, arch, defines=None if dynamic else dims, gcn=gcn)
+    r = gcn_check(m, arch, dims, seed=dims["M"] * 7 + dims["K"])
+    assert r.passed, f"{step} {arch} {dims}: {r.summary()}"
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    step=st.sampled_from(STEPS),
+    arch=st.sampled_from(ARCHS),
+    m=st.integers(1, 80),
+    n=st.integers(1, 80),
+    k=st.integers(1, 24),
+)
+def test_interpreter_matches_numpy_at_random_shapes(step, arch, m, n, k):
+    _run(SGEMM, step, arch, {"M": m, "N": n, "K": k})
+
+
+@pytest.mark.parametrize("step, arch", [("step4", "gfx942"), ("step6", "gfx1100")])
+def test_odd_sizes_with_rolled_loops_pass(step, arch):
+    """unroll-limit=2 keeps the K loop, the copy loops and the kk loop rolled: nested scalar
+    loops carrying the 8x8 register tile."""
+    _run(SGEMM, step, arch, {"M": 131, "N": 67, "K": 37},
+         gcn=GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{unroll-limit=2}"))
+
+
+@pytest.mark.parametrize("step, arch", [("step5", "gfx942"), ("step6", "gfx1100")])
+def test_vectorized_copies_pass(step, arch):
+    """Sizes that are multiples of 4 let vectorize{width=4} apply: dwordx4 loads, ds_write_b128."""
+    m = lowered(SGEMM, step, arch, {"M": 68, "N": 36, "K": 20})
+    instrs = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    assert "global_load_dwordx4_saddr" in instrs and "ds_write_b128" in instrs
+    assert gcn_check(m, arch, {}).passed
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("step", ["step1", "step3"])
+def test_dynamic_dims_alpha_beta_transposed(step, arch):
+    _run(NT, step, arch, {"M": 37, "N": 29, "K": 23}, dynamic=True)
+
+
+# -- what the interpreter refuses ------------------------------------------------------------------
+
+
+def test_missing_waitcnt_is_an_error():
+    m = lowered(SGEMM, "step2", "gfx942", {"M": 20, "N": 20, "K": 20},
+                gcn="lower-to-amdgcn,amdgcn-regalloc,amdgcn-finalize")
+    with pytest.raises(GcnInterpError, match=r"before the load writing it completed \(missing s_waitcnt"):
+        gcn_check(m, "gfx942", {})
+
+
+def test_lds_race_without_barriers_is_an_error():
+    m = lowered(SGEMM, "step2", "gfx942", {"M": 32, "N": 32, "K": 32})
+    for op in list(kernel(m).body.block.ops):
+        if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_barrier":
+            op.detach()
+            op.erase()
+    with pytest.raises(GcnInterpError, match="LDS race"):
+        gcn_check(m, "gfx942", {})
+
+
+def test_wrong_code_fails_the_check():
+    """Start the accumulator at 1.0 instead of 0.0: the interpreter's C is off by one."""
+    m = lowered(SGEMM, "step1", "gfx942", {"M": 16, "N": 16, "K": 20})
+    from xdsl.dialects.builtin import Float32Type, FloatAttr
+
+    zero = next(op for op in kernel(m).body.block.ops if isinstance(op, g.ConstantOp) and op.is_float)
+    zero.properties["value"] = FloatAttr(1.0, Float32Type())
+    assert not gcn_check(m, "gfx942", {}).passed
+
+
+def test_out_of_bounds_access_is_an_error():
+    m = lowered(SGEMM, "step1", "gfx942", {"M": 16, "N": 16, "K": 20})
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    store = next(op for op in kernel(m).body.block.ops
+                 if isinstance(op, g.GcnInstruction) and op.MNEMONIC.startswith("global_store"))
+    store.attributes["offset"] = IntegerAttr(4000, i32)
+    with pytest.raises(GcnInterpError, match="out-of-bounds global access"):
+        gcn_check(m, "gfx942", {})
+
+
+# -- the passes -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["lower-to-amdgcn", "lower-to-amdgcn,amdgcn-regalloc",
+                                   "lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt", GCN_PIPELINE])
+def test_ir_round_trips(level):
+    m = lowered(SGEMM, "step2", "gfx942", {"M": 40, "N": 40, "K": 40}, gcn=level)
+    text = print_ir(m)
+    assert print_ir(parse_ir(text)) == text
+
+
+def test_registers_are_aligned_and_within_budget():
+    m = lowered(SGEMM, "step5", "gfx942", gcn="lower-to-amdgcn,amdgcn-regalloc")
+    k = kernel(m)
+    for op in k.walk():
+        for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            t = v.type
+            if isinstance(t, g.VGPRType) and t.n > 1:
+                assert t.first % 2 == 0, f"{t.register_name} is not even-aligned (gfx942 needs it)"
+            if isinstance(t, g.SGPRType) and t.n >= 2:
+                assert t.first % min(t.n, 4) == 0, f"{t.register_name} is misaligned"
+    assert 0 < k.int_attr("vgprs") <= 256 and 4 <= k.int_attr("sgprs") <= 96
+
+
+def test_register_budget_is_a_one_line_error():
+    with pytest.raises(GemmcError, match=r"amdgcn-regalloc: kernel @sgemm needs more than 32 VGPRs") as e:
+        lowered(SGEMM, "step3", "gfx942", gcn="lower-to-amdgcn,amdgcn-regalloc{max-vgprs=32}")
+    assert "\n" not in e.value.message
+
+
+@pytest.mark.parametrize("pipeline, message", [
+    ("step1,amdgcn-regalloc", "expects amdgcn.kernel ops; run lower-to-amdgcn first"),
+    ("step1,lower-to-amdgcn,amdgcn-finalize", "expects allocated registers; run amdgcn-regalloc first"),
+    ("step1,lower-to-amdgcn,insert-waitcnt", "expects allocated registers; run amdgcn-regalloc first"),
+    ("lower-to-amdgcn", "expects kernel IR (a gpu.module); run gemm-to-kernel first"),
+])
+def test_pass_preconditions(pipeline, message):
+    m = gemmc.parse_file(SGEMM)
+    with pytest.raises(GemmcError, match=re.escape(message)):
+        gemmc.lower(m, pipeline, "gfx942")
+
+
+def test_unsupported_arch_and_type():
+    with pytest.raises(GemmcError, match="gemmc's AMDGCN backend does not support gfx1201"):
+        lowered(SGEMM, "step1", "gfx1201")
+    with pytest.raises(GemmcError, match="supports f32 kernels only"):
+        lowered("examples/hgemm.gemm", "step1", "gfx942")
+
+
+def test_fma_chain_is_coalesced_into_fmac():
+    """The K-loop accumulator, its init, yield and result share one VGPR: v_fmac_f32, no copy."""
+    asm = emit_gcn(lowered(SGEMM, "step1", "gfx942", gcn=""), "gfx942")
+    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    assert "v_fmac_f32_e32" in loop and "v_mov_b32" not in loop
+
+
+def test_magic_division_is_exact():
+    from gemmc.passes.lower_to_amdgcn import magic_u32
+
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.integers(0, 1 << 31, 20000, dtype=np.uint64), np.arange(4096, dtype=np.uint64),
+                        np.array([(1 << 31) - 1], dtype=np.uint64)])
+    for d in [3, 5, 6, 7, 12, 24, 48, 100, 255, 1000]:
+        mul, s = magic_u32(d)
+        assert np.array_equal((x * np.uint64(mul)) >> np.uint64(32 + s), x // np.uint64(d)), d
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
+def _gemmc(*args):
+    return subprocess.run([sys.executable, "-m", "gemmc.cli", *args], capture_output=True, text=True)
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+def test_cli_emit_gcn_and_code_object(tmp_path):
+    s, o = tmp_path / "k.s", tmp_path / "k.hsaco"
+    r = _gemmc("compile", SGEMM, "--arch", "gfx942", "-p", "step2", "--emit", "gcn", "-o", str(s), "--report")
+    assert r.returncode == 0, r.stderr
+    assert ".amdhsa_kernel sgemm" in s.read_text() and "VGPRs" in r.stderr
+    r = _gemmc("compile", SGEMM, "--arch", "gfx1100", "-p", "step2", "--emit", "gcn-hsaco", "-o", str(o))
+    assert r.returncode == 0, r.stderr
+    assert o.read_bytes()[:4] == b"\x7fELF"
+    r = _gemmc("compile", SGEMM, "--emit", "gcn-hsaco")
+    assert r.returncode == 2 and r.stderr.strip() == "error: --emit gcn-hsaco writes a binary code object: give -o FILE"
+
+
+def test_cli_run_interprets_the_emitted_program():
+    r = _gemmc("run", SGEMM, "--arch", "gfx942", "-p", f"step2,{GCN_PIPELINE}", "-D", "M=33", "-D", "N=17",
+               "-D", "K=21")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("PASS: M=33 N=17 K=21")
