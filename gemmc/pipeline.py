@@ -123,6 +123,9 @@ NAMED_PIPELINES: dict[str, str] = {
 
 def default_pipeline(arch: Arch) -> str:
     """What `gemmc compile` runs without -p: the best pipeline built so far."""
+    if arch.matrix_instrs:  # step 7 where the matrix cores take the kernel's types as they are
+        return _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores{convert=none fallback=true}," \
+            "launch-bounds{max-threads=256 min-waves-per-eu=2}"
     return NAMED_PIPELINES["step6"]
 
 

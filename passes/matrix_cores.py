@@ -2,10 +2,11 @@
 
 Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (gfx1100,
 gfx1201), with the same options, so that one pipeline (`step7`) serves every arch.
-Options: instr, waves-m, waves-n as those passes; convert (default `auto`: f32 inputs on
-an arch without f32 matrix instructions, i.e. RDNA, are rounded to f16 in the fragment
-loads, the tutorial's "Case 1"; `none` never rounds); fallback (true: leave a kernel
-whose types the arch's matrix cores lack, or an arch without matrix cores, as it is).
+Options: instr, waves-m, waves-n as those passes (0: that pass's default); convert
+(default `auto`: f32 inputs on an arch without f32 matrix instructions, i.e. RDNA, are
+rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds);
+fallback (true: leave a kernel whose types the arch's matrix cores lack, or an arch
+without matrix cores, as it is).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from xdsl.passes import ModulePass
 from gemmc.contraction import analyze, kernels
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.gemm import type_name
-from gemmc.passes.matrix_lowering import lower_module
+from gemmc.passes.matrix_lowering import DEFAULT_WAVES, lower_module
 from gemmc.pipeline import target_of
 
 
@@ -28,8 +29,8 @@ class MatrixCoresPass(ModulePass):
     name = "matrix-cores"
 
     instr: str = ""
-    waves_m: int = 2
-    waves_n: int = 2
+    waves_m: int = 0
+    waves_n: int = 0
     convert: str = "auto"
     fallback: bool = False
 
@@ -48,7 +49,8 @@ class MatrixCoresPass(ModulePass):
         try:
             if not kinds:
                 raise GemmcError(f"{self.name}: {arch.name} has no matrix cores")
-            lower_module(name, kind, op, self.instr, self.waves_m, self.waves_n, convert)
+            wm, wn = DEFAULT_WAVES[kind]
+            lower_module(name, kind, op, self.instr, self.waves_m or wm, self.waves_n or wn, convert)
         except GemmcError:
             if not self.fallback:
                 raise

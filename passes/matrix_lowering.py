@@ -29,6 +29,7 @@ from gemmc.tiling_checks import check_fits
 
 KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
 OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}
+DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2)}  # 256 threads either way
 COMPUTE_TYPE = "compute_type"  # in gemm.matmul_spec: the type A and B are rounded to
 
 
@@ -79,10 +80,11 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     if s.block_k % instr.k:
         raise fail(f"block-k={s.block_k} is not a multiple of {instr.mnemonic}'s k={instr.k}")
     tiles_m, tiles_n = s.block_m // tile_m, s.block_n // tile_n
-    # register tiling's own fragment options (A k-major, chunked fragments) do not apply
+    # The fragments read A and B along k: tile_a[m][k] and tile_b_t[n][k], whatever layout
+    # register tiling chose for its own fragments (lds-layout=k-major, chunks).
     reset = {f.name: f.default for f in fields(Schedule) if f.name in ("a_kmajor", "chunk_m", "chunk_n")}
     new = s.with_(
-        threads_x=waves_n * arch.wave_size, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n,
+        threads_x=waves_n * arch.wave_size, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n, b_transposed=1,
         instr=instr.mnemonic, waves_m=waves_m, waves_n=waves_n,
         frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n), **reset,
     )

@@ -221,6 +221,17 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     assert r.passed, r.summary()
 
 
+def test_after_k_major_register_tiling():
+    """The matrix path lays LDS out for its own fragments (tile_a[m][k], tile_b_t[n][k]),
+    whatever register tiling chose for FMA fragments."""
+    pipeline = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
+                "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major},double-buffer,{lowering}")
+    for arch, lowering in (("gfx942", "mfma-lowering"), ("gfx1201", "wmma-lowering")):
+        r = run(kernel_source("f16", col_major=True), pipeline.replace("{lowering}", lowering), arch,
+                {"M": 100, "N": 70, "K": 50})
+        assert r.passed, r.summary()
+
+
 def test_convert_case1_records_the_rounding():
     """f32 in memory, f16/bf16 fragments: the check rounds A and B as the kernel does, so
     the tolerance stays that of f32 accumulation."""
