@@ -66,8 +66,8 @@ def _amdgcn(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     return load
 
 
-def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A cost-model analysis pass (remarks on stderr, IR unchanged), imported on first use."""
+def _matrix_pass(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A matrix-core or direct-to-LDS pass (passes/mfma_lowering.py, ...), imported on first use."""
 
     def load() -> type[ModulePass]:
         import importlib
@@ -77,8 +77,8 @@ def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     return load
 
 
-def _matrix_pass(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A matrix-core or direct-to-LDS pass (passes/mfma_lowering.py, ...), imported on first use."""
+def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A cost-model analysis pass (remarks on stderr, IR unchanged), imported on first use."""
 
     def load() -> type[ModulePass]:
         import importlib
@@ -95,12 +95,12 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _double_buffer,
     "vectorize": _vectorize,
     "launch-bounds": _launch_bounds,
+    "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
+    "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
     "mfma-lowering": _matrix_pass("mfma_lowering", "MfmaLoweringPass"),
     "wmma-lowering": _matrix_pass("wmma_lowering", "WmmaLoweringPass"),
     "matrix-cores": _matrix_pass("matrix_cores", "MatrixCoresPass"),
     "direct-to-lds": _matrix_pass("direct_to_lds", "DirectToLdsPass"),
-    "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
-    "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
     "lower-to-amdgcn": _amdgcn("lower_to_amdgcn", "LowerToAmdgcnPass"),
     "amdgcn-regalloc": _amdgcn("amdgcn_regalloc", "AmdgcnRegallocPass"),
     "insert-waitcnt": _amdgcn("insert_waitcnt", "InsertWaitcntPass"),
@@ -118,11 +118,18 @@ NAMED_PIPELINES: dict[str, str] = {
     "step6": _STEP3 + ",double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
     # step 7: the arch's matrix cores (matrix-cores: mfma-lowering on CDNA, wmma-lowering on RDNA)
     "step7": _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores,launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    # The fastest FP32 pipeline measured on the H200 (benchmarks/h200/results.md): k-major LDS
+    # fragments read as float4 without bank conflicts, register-staged double buffering.
+    "tuned-h200": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
+                  "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},"
+                  "double-buffer{stage=registers},vectorize{width=4},launch-bounds{max-threads=256}",
 }
 
 
 def default_pipeline(arch: Arch) -> str:
-    """What `gemmc compile` runs without -p: the best pipeline built so far."""
+    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch."""
+    if arch.vendor == "nvidia":
+        return NAMED_PIPELINES["tuned-h200"]
     if arch.matrix_instrs:  # step 7 where the matrix cores take the kernel's types as they are
         return _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores{convert=none fallback=true}," \
             "launch-bounds{max-threads=256 min-waves-per-eu=2}"

@@ -90,7 +90,8 @@ class _Writer:
             zero = kb.float(0.0, con.acc_type, "zero")
             self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
         lead = [s.buffers] if s.buffers > 1 else []
-        self.tile_a = kb.alloca(lds_type(lead + [s.block_m, s.block_k], con.in_type), "tile_a")
+        a_shape = [s.block_k, s.block_m] if s.a_kmajor else [s.block_m, s.block_k]
+        self.tile_a = kb.alloca(lds_type(lead + a_shape, con.in_type), "tile_a_t" if s.a_kmajor else "tile_a")
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
         self.tile_b = kb.alloca(lds_type(lead + b_shape, con.in_type), "tile_b_t" if s.b_transposed else "tile_b")
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
@@ -126,6 +127,16 @@ class _Writer:
             nxt_t = b.add(t, b.index(1), "next_t")
             nxt = b.op(arith.RemUIOp(nxt_t, two), "next")
             has_next = b.lt(nxt_t, num_tiles, "has_next")
+            if self.s.stage_regs:
+                # Loads of tile t+1 go out first and land in registers while tile t is
+                # computed; the stores then wait for them.  Without a next tile the loads
+                # give zeros, and storing them into the idle buffer is harmless.
+                pending = self._staged_copies(b, b.mul(nxt_t, b.index(self.s.block_k), "k0"), has_next)
+                self._compute(b, cur)
+                for store in pending:
+                    store(b, nxt)
+                b.b.insert(gpu.BarrierOp())
+                return []
             prefetch = b.if_(has_next, lambda ib: self._copies(ib, ib.mul(nxt_t, ib.index(self.s.block_k), "k0"), nxt))
             set_role(prefetch, "prefetch")
             self._compute(b, cur)
@@ -148,13 +159,58 @@ class _Writer:
             bb = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
         else:
             bb = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
-        self._copy(b, "copy_a", self.A, a, s.width_a, buf, self._a_lds_index(con.transpose_a))
+        self._copy(b, "copy_a", self.A, a, s.width_a, buf, self._a_lds_index(con.transpose_a, s.a_kmajor))
         self._copy(b, "copy_b", self.B, bb, s.width_b, buf, self._b_lds_index(con.transpose_b))
 
+    def _staged_copies(self, b: KernelBuilder, k0: SSAValue, guard: SSAValue) -> list[Callable]:
+        """The loads of both copies now (unrolled, guarded by `guard` too), their LDS stores
+        as closures taking the buffer index, to be emitted after the compute."""
+        s, con = self.s, self.con
+        if con.transpose_a:
+            a = (s.block_k, s.block_m, k0, self.row0, self.K, self.M)
+        else:
+            a = (s.block_m, s.block_k, self.row0, k0, self.M, self.K)
+        if con.transpose_b:
+            bb = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
+        else:
+            bb = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
+        pending = []
+        for name, src, tile, width, lds, index, trans in (
+            ("copy_a", self.A, a, s.width_a, self.tile_a, self._a_lds_index(con.transpose_a, s.a_kmajor), con.transpose_a),
+            ("copy_b", self.B, bb, s.width_b, self.tile_b, self._b_lds_index(con.transpose_b), con.transpose_b),
+        ):
+            e0, e1, o0, o1, rows, cols = tile
+            per_row = e1 // width
+            total = e0 * per_row
+            for it in range(-(-total // s.threads)):
+                idx = b.add(self.tid, b.index(it * s.threads), "idx")
+                i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
+                lane = b.op(arith.RemUIOp(idx, b.index(per_row)))
+                i1 = b.mul(lane, b.index(width), "i1")
+                g0, g1 = b.add(o0, i0, "g0"), b.add(o1, i1, "g1")
+                inside = b.land(b.land(b.lt(g0, rows), b.lt(g1, cols)), guard, "in_bounds")
+                partial = total % s.threads != 0
+                if partial:
+                    inside = b.land(inside, b.lt(idx, b.index(total)))
+                value = self._guarded_load(b, src, [g0, g1], inside, width, trans)
+
+                def store(x, buf, value=value, lds=lds, i0=i0, i1=i1, width=width, index=index,
+                          partial=partial, idx=idx, total=total):
+                    if partial:
+                        x.if_(x.lt(idx, x.index(total)),
+                              lambda y: self._store_lds(y, value, lds, buf, i0, i1, width, index))
+                    else:
+                        self._store_lds(x, value, lds, buf, i0, i1, width, index)
+
+                pending.append(store)
+        return pending
+
     @staticmethod
-    def _a_lds_index(trans: bool) -> Callable:
-        # stored (s0, s1) -> tile_a[m][k]
-        return (lambda s0, s1: (s1, s0)) if trans else (lambda s0, s1: (s0, s1))
+    def _a_lds_index(trans: bool, kmajor: int) -> Callable:
+        # stored (s0, s1) -> tile_a[m][k], or tile_a_t[k][m]
+        if trans == bool(kmajor):
+            return lambda s0, s1: (s0, s1)
+        return lambda s0, s1: (s1, s0)
 
     def _b_lds_index(self, trans: bool) -> Callable:
         # stored (s0, s1) -> logical (k, n) -> tile_b[k][n] or tile_b_t[n][k]
@@ -196,7 +252,7 @@ class _Writer:
         if iters == 1:
             element(b, b.index(0), [])
         else:
-            b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it")
+            self._unrolled(b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it"))
 
     def _guarded_load(self, b: KernelBuilder, src, idx, inside, width, trans) -> SSAValue:
         el = src.type.element_type
@@ -240,9 +296,11 @@ class _Writer:
             return
         s, con = self.s, self.con
         lead = [buf] if buf is not None else []
+        self._buf = buf
 
         def a_at(x, m, kk):
-            return x.convert(x.load(self.tile_a, lead + [m, kk], "a"), con.acc_type)
+            idx = [kk, m] if s.a_kmajor else [m, kk]
+            return x.convert(x.load(self.tile_a, lead + idx, "a"), con.acc_type)
 
         def b_at(x, kk, n):
             idx = [n, kk] if s.b_transposed else [kk, n]
@@ -264,15 +322,24 @@ class _Writer:
 
         loop = b.for_(b.index(0), b.index(s.block_k), b.index(1), [], step, "kk")
         set_role(loop, "compute")
+        self._unrolled(loop)
 
     def _outer_product(self, x: KernelBuilder, kk, a_at, b_at) -> None:
         s, con = self.s, self.con
         a_frag = x.alloca(private_type([s.thread_m], con.acc_type), "a_frag")
         b_frag = x.alloca(private_type([s.thread_n], con.acc_type), "b_frag")
-        m0 = x.mul(self.ty, x.index(s.thread_m), "thread_row")
-        n0 = x.mul(self.tx, x.index(s.thread_n), "thread_col")
-        self._nest(x, [s.thread_m], lambda y, i: y.store(a_at(y, y.add(m0, i[0]), kk), a_frag, i), ["i"])
-        self._nest(x, [s.thread_n], lambda y, j: y.store(b_at(y, kk, y.add(n0, j[0])), b_frag, j), ["j"])
+        if s.chunk_m or s.chunk_n:
+            lead = [b for b in (self._buf,) if b is not None]
+            self._chunked_fragment(x, a_frag, self.tile_a, s.thread_m, s.chunk_m or s.thread_m, s.threads_y,
+                                   self.ty, lambda m: lead + ([kk, m] if s.a_kmajor else [m, kk]), s.a_kmajor)
+            self._chunked_fragment(x, b_frag, self.tile_b, s.thread_n, s.chunk_n or s.thread_n, s.threads_x,
+                                   self.tx, lambda n: lead + ([n, kk] if s.b_transposed else [kk, n]),
+                                   not s.b_transposed)
+        else:
+            m0 = x.mul(self.ty, x.index(s.thread_m), "thread_row")
+            n0 = x.mul(self.tx, x.index(s.thread_n), "thread_col")
+            self._nest(x, [s.thread_m], lambda y, i: y.store(a_at(y, y.add(m0, i[0]), kk), a_frag, i), ["i"])
+            self._nest(x, [s.thread_n], lambda y, j: y.store(b_at(y, kk, y.add(n0, j[0])), b_frag, j), ["j"])
 
         def fma(y: KernelBuilder, ij):
             i, j = ij
@@ -280,6 +347,35 @@ class _Writer:
             y.store(y.fma(y.load(a_frag, [i], "a"), y.load(b_frag, [j], "b"), acc), self.acc, [i, j])
 
         self._nest(x, [s.thread_m, s.thread_n], fma, ["i", "j"])
+
+    def _chunked_fragment(self, x: KernelBuilder, frag, tile, extent, chunk, threads, t, index, contiguous):
+        """frag[c * chunk + e] = tile[... (c * threads + t) * chunk + e ...]: a thread's rows
+        (or columns) in chunks, consecutive threads on consecutive chunks, so a wave reads
+        LDS without bank conflicts; one vector load per chunk where the LDS row is contiguous."""
+        con = self.con
+        vector_ok = contiguous and chunk in (2, 4, 8) and con.in_type == con.acc_type
+        base = x.mul(t, x.index(chunk), "frag_base")
+        for c in range(extent // chunk):
+            start = x.add(base, x.index(c * threads * chunk))
+            if vector_ok:
+                v = x.op(vector.LoadOp(tile, index(start), VectorType(con.in_type, [chunk])), "frag")
+                x.b.insert(vector.StoreOp(v, frag, [x.index(c * chunk)]))
+                continue
+            for e in range(chunk):
+                value = x.convert(x.load(tile, index(x.add(start, x.index(e)))), con.acc_type)
+                x.store(value, frag, [x.index(c * chunk + e)])
+
+    def _thread_offset(self, b: KernelBuilder, i, extent, chunk, threads, t):
+        """Row (or column) of element i of a thread's tile within the block tile."""
+        if chunk in (0, extent):
+            return b.add(b.mul(t, b.index(extent)), i)
+        c = b.op(arith.DivUIOp(i, b.index(chunk)))
+        e = b.op(arith.RemUIOp(i, b.index(chunk)))
+        return b.add(b.add(b.mul(c, b.index(threads * chunk)), b.mul(t, b.index(chunk))), e)
+
+    def _unrolled(self, loop) -> None:
+        if self.s.unroll:
+            loop.attributes["gemmc.unroll"] = UnitAttr()
 
     # -- epilogue --------------------------------------------------------------------------
 
@@ -292,8 +388,8 @@ class _Writer:
         def store(b: KernelBuilder, ij):
             i, j = ij
             if s.contiguous:
-                r = b.add(self.row0, b.add(b.mul(self.ty, b.index(s.thread_m)), i), "r")
-                c = b.add(self.col0, b.add(b.mul(self.tx, b.index(s.thread_n)), j), "c")
+                r = b.add(self.row0, self._thread_offset(b, i, s.thread_m, s.chunk_m, s.threads_y, self.ty), "r")
+                c = b.add(self.col0, self._thread_offset(b, j, s.thread_n, s.chunk_n, s.threads_x, self.tx), "c")
             else:
                 r = b.add(self.row0, b.add(self.ty, b.mul(i, b.index(s.threads_y))), "r")
                 c = b.add(self.col0, b.add(self.tx, b.mul(j, b.index(s.threads_x))), "c")
