@@ -191,18 +191,23 @@ class _Flatten:
         self.i(f"s_and_saveexec_{b}", [m, self.exec_()], [mt, exec_t, self.scc()])
         has_else = self._nonempty(op.else_region)
         else_l, end_l = self.label(), self.label()
-        self.i("s_cbranch_execz", [self.exec_()], [], target=else_l if has_else else end_l)
+        skip_then, skip_else = _worth_skipping(op.then_region), _worth_skipping(op.else_region)
+        if skip_then:
+            self.i("s_cbranch_execz", [self.exec_()], [], target=else_l if has_else else end_l)
         for region in (op.then_region, op.else_region):
             if region.blocks:
                 self._check_yield(region.block, [r.type for r in op.res])
         self.flatten(op.then_region.block)
         if has_else:
-            self.add(g.LabelOp(else_l))
+            if skip_then:
+                self.add(g.LabelOp(else_l))
             saved = self.reg(mt)
             self.i(f"s_andn2_{b}_exec", [saved, self.exec_()], [exec_t, self.scc()])
-            self.i("s_cbranch_execz", [self.exec_()], [], target=end_l)
+            if skip_else:
+                self.i("s_cbranch_execz", [self.exec_()], [], target=end_l)
             self.flatten(op.else_region.block)
-        self.add(g.LabelOp(end_l))
+        if skip_then or (has_else and skip_else):
+            self.add(g.LabelOp(end_l))
         self.i(f"s_mov_{b}_exec", [self.reg(mt)], [exec_t])
         self._results_to_regs(op)
 
@@ -302,6 +307,28 @@ class _Flatten:
         self.kernel.attributes["sgprs"] = IntegerAttr(smax, i64)
         self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
         self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
+
+
+SKIP_THRESHOLD = 12
+
+
+def _worth_skipping(region) -> bool:
+    """Branch around a lane-masked region when no lane is active (s_cbranch_execz) unless it is
+    short and harmless with EXEC = 0: fewer than SKIP_THRESHOLD instructions, no memory access,
+    wait, barrier or nested control flow (LLVM's SIPreEmitPeephole makes the same choice)."""
+    if not region.blocks:
+        return False
+    n = 0
+    for op in region.block.walk():
+        if op.regions and op is not region.block.parent_op():
+            return True
+        if isinstance(op, g.GcnInstruction):
+            if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or op.MNEMONIC in ("s_waitcnt", "s_barrier"):
+                return True
+            n += 1
+        elif isinstance(op, (g.CopyOp, g.ConcatOp)):
+            n += op.result.type.n if isinstance(op.result.type, g.GcnRegisterType) else 1
+    return n >= SKIP_THRESHOLD
 
 
 def _sub_value(f: _Flatten, v: SSAValue, i: int) -> SSAValue:

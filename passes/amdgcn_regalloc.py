@@ -231,6 +231,10 @@ class Allocator:
             unit_of[v] = (u, off)
             seg = self.live_range(v)
             u.segs.append(seg)
+        # a unit's segments may nest (an alias used once inside its range's long life): merge
+        # them, so that the segments held in one register never overlap (free() relies on it)
+        for u in units.values():
+            u.segs = _merge(u.segs)
         # fixed registers (kernel inputs) and the order of the rest
         self.occ: dict[tuple[type, int], list[tuple[float, float]]] = {}
         fixed = [u for u in units.values() if g.is_allocated(u.values[0].type)]
@@ -240,6 +244,7 @@ class Allocator:
         todo = sorted((u for u in units.values() if u.reg is None), key=lambda u: u.start)
         for u in todo:
             self.assign(u, unit_of)
+        self._check_disjoint()
         # rewrite types
         for v in values:
             u, off = unit_of[v]
@@ -336,6 +341,14 @@ class Allocator:
             f"and {u.n} more are needed (no spilling; use smaller register tiles)"
         )
 
+    def _check_disjoint(self) -> None:
+        """No register holds two live values at once (an internal consistency check)."""
+        for (cls, reg), lst in self.occ.items():
+            for (a0, b0), (a1, b1) in zip(lst, lst[1:]):
+                if a1 < b0:
+                    raise GemmcError(f"{PASS}: internal error: {cls.PREFIX}{reg} is given to two values live "
+                                     f"at once ({a0}-{b0}, {a1}-{b1})")
+
     def pressure(self, cls: type, at: float) -> int:
         n = 0
         for (c, _), lst in self.occ.items():
@@ -349,6 +362,16 @@ class Allocator:
                 op.result.replace_all_uses_with(op.source)
                 op.detach()
                 op.erase()
+
+
+def _merge(segs: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(segs):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
 def _early_clobber(op: Operation) -> bool:

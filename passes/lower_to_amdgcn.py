@@ -347,8 +347,14 @@ class _KernelLowering:
         out = list(srcs)
         lits = [i for i, x in enumerate(out) if not self.literal_ok(x)]
         if not self.isa.vop3_literal:
+            # no literal in VOP3 on gfx9: an SGPR holds it while the constant bus has room
+            used = len({x for x in out if isinstance(x.type, g.SGPRType)})
             for i in lits:
-                out[i] = self.to_vgpr(out[i])
+                if used < self.isa.constant_bus_limit:
+                    out[i] = self.e1("s_mov_b32", [out[i]], self.S())
+                    used += 1
+                else:
+                    out[i] = self.to_vgpr(out[i])
         elif len({out[i] for i in lits}) > 1:
             for i in lits[1:]:
                 out[i] = self.to_vgpr(out[i])
