@@ -175,13 +175,22 @@ def lower(
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     """A dtype the arch cannot do is an error before any pass runs."""
-    from xdsl.dialects.builtin import MemRefType
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType, VectorType
 
-    from gemmc.dialects.gemm import type_name
+    from gemmc.dialects.gemm import MatmulOp, type_name
 
+    supported = ", ".join(arch.dtypes)
     for op in module.walk():
+        if isinstance(op, MatmulOp) and type_name(op.acc_type) not in arch.dtypes:
+            raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
+                             f"(it supports {supported}); use 'acc f32'")
         for v in op.results:
             t = v.type
+            scalar = t.element_type if isinstance(t, VectorType) else t
+            if isinstance(scalar, (Float16Type, BFloat16Type)) and type_name(scalar) not in arch.dtypes:
+                # kernel IR given as input: its arithmetic, not only its memrefs
+                raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
+                                 f"(at '{op.name}'; it supports {supported})")
             if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
                 raise GemmcError(
                     f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "

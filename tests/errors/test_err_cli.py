@@ -15,6 +15,7 @@ FILES = {
     "k.gemm": BASE,
     "h.gemm": BASE.replace("A: f32", "A: f16").replace("B: f32", "B: f16"),
     "d.gemm": BASE.replace("M = 8, N = 8, K = 8", "M, N, K"),
+    "a.gemm": BASE.replace("C = A @ B", "acc f16\n  C = A @ B"),
 }
 
 CLI = [
@@ -180,6 +181,8 @@ CLI = [
          "error: dim 'K' is dynamic; give its size with -D K=..."),
     Case('dtype-arch-cannot-do', ["compile", "{dir}/h.gemm", "--arch", "sm_90", "-p", "step1"], 1,
          "re:error: sm_90 cannot do f16 .*"),
+    Case('acc-arch-cannot-do', ["compile", "{dir}/a.gemm", "--arch", "sm_90", "-p", "step1"], 1,
+         "error: sm_90 cannot accumulate in f16 (it supports f32); use 'acc f32'"),
 ]
 
 

@@ -326,3 +326,18 @@ def test_f16_accumulator_into_bf16_output():
     except GemmcError:
         return
     compile_device(hip, "gfx942", "asm")  # raises on a compile error
+
+
+# -- gemmc/api.py: dtypes per arch --------------------------------------------------------------------
+
+
+def test_f16_accumulator_on_an_arch_without_f16():
+    """`acc f16` with f32 matrices passed the per-arch dtype check (it looked at memrefs
+    only), and `gemmc compile --arch sm_90` wrote a file that stops with #error under nvcc."""
+    src = BASE.replace("C = A @ B", "acc f16\n  C = A @ B")
+    e = _diag(api.lower, api.parse(src), "step1", "sm_90")
+    assert e.message == "sm_90 cannot accumulate in f16 (it supports f32); use 'acc f32'"
+    lowered = api.print_ir(api.lower(api.parse(src), "step1", "gfx942"))
+    e = _diag(api.lower, api.parse_ir(lowered), None, "sm_90")  # the same kernel as IR input
+    assert e.message.startswith("sm_90 cannot do f16 arithmetic")
+    api.lower(api.parse(BASE), "step1", "sm_90")  # f32 throughout is fine
