@@ -60,9 +60,9 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gemmc.arch import DEFAULT_ARCH, ARCHS, Arch, MatrixInstr
+from gemmc.arch import ARCHS, DEFAULT_ARCH, Arch, MatrixInstr
+from gemmc.pipeline import TARGET_ATTR
 
-TARGET_ATTR = "gemmc.target"  # gemmc.pipeline.TARGET_ATTR: the module's arch
 LDS_SPACE = 3
 
 _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}
