@@ -402,6 +402,11 @@ class GcnIsa:
     packed_workitem_ids: bool  # v0 holds x in bits 0-9, y in 10-19, z in 20-29
     has_accum_offset: bool  # unified VGPR/AGPR file: descriptor needs .amdhsa_accum_offset
     barrier_waits_memory: bool  # s_barrier itself waits for outstanding memory (no BackOffBarrier)
+    # wait states software must insert (s_nop) after a VALU writes an SGPR or VCC (v_cmp_*_e64,
+    # v_mad_u64_u32's carry, v_readfirstlane) before a VALU / a VMEM instruction reads it
+    # (CDNA3 ISA guide, "Manually Inserted Wait States"; 0: the hardware interlocks)
+    valu_sgpr_then_valu: int = 0
+    valu_sgpr_then_vmem: int = 0
 
 
 _GFX9_ISA = GcnIsa(
@@ -409,9 +414,10 @@ _GFX9_ISA = GcnIsa(
     vmcnt_max=63, lgkmcnt_max=15, expcnt_max=7, stores_in_vscnt=False,
     global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
     packed_workitem_ids=True, has_accum_offset=True, barrier_waits_memory=False,
+    valu_sgpr_then_valu=2, valu_sgpr_then_vmem=5,
 )
 GCN_ISA: dict[str, GcnIsa] = {
-    "gfx90a": _GFX9_ISA,
+    "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "valu_sgpr_then_valu": 0}),  # the 2 wait states are CDNA3's
     "gfx942": _GFX9_ISA,
     "gfx950": _GFX9_ISA,
     # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.

@@ -13,6 +13,8 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
   * block arguments and region results become `amdgcn.reg` values of their registers;
   * amdgcn.copy / amdgcn.concat become the v_mov_b32 / s_mov_b32 / s_mov_b64 of the parts
     not already in place; v_fma_f32 whose addend is its destination becomes v_fmac_f32;
+  * after a VALU instruction writes an SGPR or VCC, the s_nop wait states the hardware does
+    not enforce before a VALU or VMEM reads it (gfx942's 2 and 5; arch.GcnIsa);
   * the registers used (`vgprs`, `sgprs`, `uses_vcc`) are recorded on the kernel for the
     kernel descriptor.
 """
@@ -48,7 +50,7 @@ class AmdgcnFinalizePass(ModulePass):
             for v in _values(k.body.block):
                 if not g.is_allocated(v.type):
                     raise pass_error(PASS, k, "expects allocated registers; run amdgcn-regalloc first")
-            _Flatten(k, arch.wave_size).run()
+            _Flatten(k, arch.wave_size, get_gcn_isa(arch)).run()
 
 
 def _values(block: Block):
@@ -60,8 +62,8 @@ def _values(block: Block):
 
 
 class _Flatten:
-    def __init__(self, kernel: g.KernelOp, wave_size: int):
-        self.kernel = kernel
+    def __init__(self, kernel: g.KernelOp, wave_size: int, isa):
+        self.kernel, self.isa = kernel, isa
         self.wave64 = wave_size == 64
         self.n_labels = 0
         self.out = Block()
@@ -113,6 +115,7 @@ class _Flatten:
             op.detach()
             body.add_op(op)
         self._fmac(body)
+        _insert_nops(body, self.isa)
         self._record(body)
 
     def flatten(self, block: Block) -> None:
@@ -307,6 +310,94 @@ class _Flatten:
         self.kernel.attributes["sgprs"] = IntegerAttr(smax, i64)
         self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
         self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
+
+
+# -- hazards: wait states the hardware does not enforce ------------------------------------------
+
+
+_VALU = ("VOP1", "VOP2", "VOP3", "VOPC")
+
+
+def _sgprs(v: SSAValue):
+    t = v.type
+    if isinstance(t, g.SGPRType):
+        yield from range(t.first, t.first + t.n)
+    elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
+        yield "vcc"
+
+
+def _insert_nops(body: Block, isa) -> None:
+    """After a VALU instruction writes an SGPR or VCC, a VALU reading it as an operand needs
+    `valu_sgpr_then_valu` and a VMEM instruction reading it `valu_sgpr_then_vmem` wait states
+    in between (arch.GcnIsa); insert the s_nop that is missing.  The state (wait states since
+    each such write) flows along the program and is joined at labels with the branches to them
+    (youngest wins), iterated so that loop back edges are seen."""
+    need_valu, need_vmem = isa.valu_sgpr_then_valu, isa.valu_sgpr_then_vmem
+    if not (need_valu or need_vmem):
+        return
+    horizon = max(need_valu, need_vmem)
+
+    def required(op) -> dict:
+        """register -> wait states op needs since a VALU wrote it."""
+        out: dict = {}
+        if not isinstance(op, g.GcnInstruction):
+            return out
+        n = need_valu if op.FORM.fmt in _VALU else (need_vmem if op.FORM.fmt == "GLOBAL" else 0)
+        if n:
+            for v in op.srcs:
+                for r in _sgprs(v):
+                    out[r] = n
+        return out
+
+    def advance(state: dict, op) -> dict:
+        if not isinstance(op, g.GcnInstruction):
+            return state
+        k = op.mods.get("imm", 0) + 1 if op.MNEMONIC == "s_nop" else 1
+        new = {r: a + k for r, a in state.items() if a + k < horizon}
+        if op.FORM.fmt in _VALU:
+            for v in op.dsts:
+                for r in _sgprs(v):
+                    new[r] = 0
+        return new
+
+    def join(a: dict, b: dict) -> dict:
+        out = dict(a)
+        for r, x in b.items():
+            out[r] = min(x, out.get(r, x))
+        return out
+
+    at_label: dict[str, dict] = {}
+    for _ in range(4):  # the states at labels settle within a few passes (windows are short)
+        state: dict = {}
+        changed = False
+        for op in body.ops:
+            if isinstance(op, g.LabelOp):
+                state = join(state, at_label.get(op.label.data, {}))
+                continue
+            state = advance(state, op)
+            t = op.attributes.get("target")
+            if isinstance(t, StringAttr):
+                merged = join(at_label.get(t.data, {}), state)
+                if merged != at_label.get(t.data):
+                    at_label[t.data] = merged
+                    changed = True
+            if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
+                state = {}
+        if not changed:
+            break
+    state = {}
+    for op in list(body.ops):
+        if isinstance(op, g.LabelOp):
+            state = join(state, at_label.get(op.label.data, {}))
+            continue
+        short = max((n - state[r] for r, n in required(op).items() if r in state), default=0)
+        if short > 0:
+            nop = g.instr("s_nop", [], [], imm=short - 1)
+            body.insert_op_before(nop, op)
+            state = advance(state, nop)
+        state = advance(state, op)
+        if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
+            state = {}
 
 
 SKIP_THRESHOLD = 12

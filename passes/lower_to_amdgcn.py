@@ -582,6 +582,10 @@ class _KernelLowering:
         body = fn.body.block
         if any(isinstance(t, MemRefType) and t.element_type != Float32Type() for t in (a.type for a in body.args)):
             raise self.error(fn, "supports f32 kernels only (f16/bf16 are not selected yet)")
+        matrix = next((op for op in fn.walk() if op.name.startswith("amdgpu.")), None)
+        if matrix is not None:
+            raise self.error(matrix, f"'{matrix.name}' (matrix cores, direct-to-LDS) is not selected yet; "
+                                     "use a pipeline without them, e.g. -p step6")
         self._inputs()
         self._kernargs(body)
         for op in body.ops:
