@@ -130,6 +130,16 @@ def test_dynamic_dims_alpha_beta_transposed(step, arch):
     _run(NT, step, arch, {"M": 37, "N": 29, "K": 23}, dynamic=True)
 
 
+def test_interpreter_counts_what_it_executes():
+    m = lowered(SGEMM, "step3", "gfx942", {"M": 128, "N": 128, "K": 32})
+    r = gcn_check(m, "gfx942", {})
+    st = r.stats
+    assert r.passed and st.kernel_launches == 1 and st.threads == 256
+    assert st.flops == 2 * 128 * 128 * 32  # one fma per k per element of C
+    assert st.global_store_bytes == 4 * 128 * 128 and st.global_load_bytes == 4 * (128 * 32 + 32 * 128)
+    assert st.barriers == 4 and st.lds_load_instrs < st.lds_load_bytes // (4 * 64)  # combined ds_read_b128
+
+
 # -- what the interpreter refuses ------------------------------------------------------------------
 
 

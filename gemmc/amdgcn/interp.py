@@ -125,6 +125,42 @@ class Machine:
 
     # -- program -------------------------------------------------------------------------------
 
+    def _counter(self, op: g.GcnInstruction):
+        """(gemmc.interp.Stats field, bytes per lane or 0, per lane?) for what op counts as."""
+        f, m = op.FORM.fmt, op.MNEMONIC
+        if f == "GLOBAL":
+            n = (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+            return ("global_load" if op.dsts else "global_store", 4 * n)
+        if f == "DS":
+            n = 2 if m == "ds_read2_b32" else (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+            return ("lds_load" if op.dsts else "lds_store", 4 * n)
+        if f in ("VOP1", "VOP2", "VOP3", "VOPC"):
+            return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
+                    (1 if m.endswith("_f32") and not m.startswith("v_cmp") else 0))
+        if m == "s_barrier":
+            return ("barrier", 0)
+        return None
+
+    def count(self, op, act: np.ndarray, st) -> None:
+        kind = self.kinds.get(op)
+        if kind is None:
+            return
+        what, x = kind
+        waves = int(act.sum())
+        if what == "barrier":
+            st.barriers += len(np.unique(self.wg_of[act]))
+            return
+        lanes = int((act[:, None] & self.lanes).sum())
+        if what in ("valu", "valu_int"):
+            if what == "valu":
+                st.valu_instrs += waves
+                st.flops += x * lanes
+            else:
+                st.valu_int_instrs += waves
+            return
+        setattr(st, f"{what}_instrs", getattr(st, f"{what}_instrs") + waves)
+        setattr(st, f"{what}_bytes", getattr(st, f"{what}_bytes") + x * lanes)
+
     def _compile(self) -> None:
         ops = list(self.kernel.body.block.ops)
         self.prog: list[tuple[Operation, object]] = []
@@ -138,6 +174,7 @@ class Machine:
                 raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
         self.labels = labels
         self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
+        self.kinds = {op: self._counter(op) for op, _ in self.prog}
 
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         idx = next((i for i, (o, _) in enumerate(self.prog) if o is op), -1)
@@ -657,7 +694,8 @@ class Machine:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, counts=None) -> None:
+        """Run to the end; `counts` (a gemmc.interp.Stats) accumulates what was executed."""
         n = len(self.prog)
         steps = 0
         while True:
@@ -669,6 +707,8 @@ class Machine:
                 raise GcnInterpError("amdgcn interpreter: a wave ran past the end of the program (no s_endpgm)")
             act = alive & (self.pc == p)
             op, fn = self.prog[p]
+            if counts is not None:
+                self.count(op, act, counts)
             nxt = fn(act)
             if nxt is None:
                 self.pc = np.where(act, p + 1, self.pc)
@@ -767,7 +807,7 @@ def kernarg_segment(kernel: g.KernelOp, operands: list, buffer_index: dict[int, 
     return seg
 
 
-def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list) -> Stats:
+def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list, counts=None) -> Stats:
     buffers, index = [], {}
     for i, x in enumerate(operands):
         if isinstance(x, np.ndarray) and x.ndim > 0:
@@ -778,8 +818,12 @@ def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list) -> S
     work = [np.ascontiguousarray(b) for b in buffers]
     seg = kernarg_segment(kernel, operands, index)
     m = Machine(kernel, arch, grid, block, work, seg)
+    if counts is not None:
+        counts.kernel_launches += 1
+        counts.workgroups += m.nwg
+        counts.threads += m.nwg * block[0] * block[1] * block[2]
     with np.errstate(all="ignore"):
-        m.run()
+        m.run(counts)
     for orig, w, flat in zip(buffers, work, m.buffers):
         orig[...] = flat.view(np.float32).reshape(orig.shape)
     return m.stats
@@ -790,6 +834,7 @@ def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list) -> S
 class _GcnHost(InterpreterFunctions):
     arch: Arch | None = None
     stats: list = field(default_factory=list)
+    counts: object = None  # a gemmc.interp.Stats
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
@@ -802,7 +847,8 @@ class _GcnHost(InterpreterFunctions):
         kb = tuple(a.value.data for a in kernel.attributes["block"].data)  # type: ignore[attr-defined]
         if block != kb:
             raise GcnInterpError(f"amdgcn interpreter: launched with block {block}, the kernel is built for {kb}")
-        self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands]))
+        self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands],
+                                     self.counts))
         return ()
 
     @impl(memref.DimOp)
@@ -811,8 +857,9 @@ class _GcnHost(InterpreterFunctions):
         return (np.int64(array.shape[int(axis)]),)
 
 
-def execute(module: ModuleOp, args: list, arch: Arch | str) -> list[Stats]:
-    """Run the host function with the amdgcn kernels; memref arguments are updated in place."""
+def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list[Stats]:
+    """Run the host function with the amdgcn kernels; memref arguments are updated in place;
+    `counts` (a gemmc.interp.Stats) accumulates the executed instructions, bytes and barriers."""
     from gemmc.interp.check import _bind, host_function
     from gemmc.interp.ops import ArithFunctions
 
@@ -822,7 +869,7 @@ def execute(module: ModuleOp, args: list, arch: Arch | str) -> list[Stats]:
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
-    host = _GcnHost(arch)
+    host = _GcnHost(arch, counts=counts)
     interp.register_implementations(host)
     try:
         with np.errstate(all="ignore"):
@@ -842,17 +889,19 @@ def check(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None
     from gemmc.interp.check import (
         CheckResult, error_scale, host_function, matmul_spec, random_inputs, reference, tolerance,
     )
+    from gemmc.interp.stats import Stats as Counts
 
     fn = host_function(module)
     spec = matmul_spec(module, fn)
     args = random_inputs(fn, dims or {}, seed)
     ref = reference(spec, args)
     scale = max(error_scale(spec, args), np.finfo(np.float64).tiny)
-    execute(module, args, arch)
+    counts = Counts()
+    execute(module, args, arch, counts)
     got = args[spec.c].astype(np.float64)
     err = float(np.max(np.abs(got - ref), initial=0.0)) / scale
     if not np.all(np.isfinite(got)):
         err = float("inf")
     m, n, k = spec.mnk(args)
     tol = tolerance(spec, type_name(fn.args[spec.c].type.element_type), k)
-    return CheckResult(err, float(tol), bool(err <= tol), shape=(m, n, k))
+    return CheckResult(err, float(tol), bool(err <= tol), counts, shape=(m, n, k))
