@@ -116,9 +116,17 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     """Parse gemmc IR (any level) in MLIR syntax, and verify it."""
     try:
         module = Parser(make_context(), text, filename).parse_module()
+    except (VerifyException, DiagnosticException) as e:  # some ops check their syntax while parsing
+        raise GemmcError(f"IR does not verify: {_first_line(e)}") from None
+    except ValueError as e:  # e.g. xDSL's 'Invalid Block name format'
+        words = " ".join(" ".join(str(a) for a in e.args).split())
+        raise GemmcError(f"cannot parse the IR: {words or type(e).__name__}") from None
     except ParseError as e:
         loc = e.span.get_location()
-        raise GemmcError(e.msg, location_in(filename, text, loc.line, loc.col)) from None
+        msg = " ".join(e.msg.split()) or "cannot parse"
+        if not text[e.span.start:].strip():  # xDSL's words at the end are thin (' in block definition')
+            msg = f"unexpected end of file ({msg})"
+        raise GemmcError(msg, location_in(filename, text, loc.line, loc.col)) from None
     verify(module)
     return module
 
@@ -137,6 +145,34 @@ def verify(module: ModuleOp) -> None:
         module.verify()
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify: {_first_line(e)}") from None
+    _check_defined_before_use(module)
+
+
+def _check_defined_before_use(module: ModuleOp) -> None:
+    """SSA values are defined before they are used (xDSL's verifier does not check dominance).
+    gemmc's IR has single-block regions, where that means: an operand is an argument of an
+    enclosing block, or the result of an earlier op in the same or an enclosing block."""
+    visible: set[int] = set()
+
+    def walk_block(block) -> None:
+        added = [id(a) for a in block.args]
+        visible.update(added)
+        for op in block.ops:
+            for v in op.operands:
+                if id(v) not in visible:
+                    name = f"%{v.name_hint}" if v.name_hint else "a value"
+                    raise GemmcError(f"IR does not verify: {name} is used by '{op.name}' where it is not defined")
+            for region in op.regions:
+                if len(region.blocks) == 1:  # (a CFG region of several blocks is not checked)
+                    walk_block(region.blocks.first)
+            ids = [id(r) for r in op.results]
+            visible.update(ids)
+            added += ids
+        visible.difference_update(added)
+
+    for region in module.regions:
+        for block in region.blocks:
+            walk_block(block)
 
 
 def _first_line(e: Exception) -> str:

@@ -8,7 +8,7 @@ kernel as `gemm.schedule = {...}` so the next pass, and a reader, can see it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i64
 
@@ -60,10 +60,21 @@ class Schedule:
 
     @staticmethod
     def from_attr(attr: DictionaryAttr) -> Schedule:
-        return Schedule(**{
-            k: v.data if isinstance(v, StringAttr) else v.value.data  # type: ignore[attr-defined]
-            for k, v in attr.data.items()
-        })
+        """The schedule an attribute records; a malformed one (IR written by hand) is a
+        GemmcError naming the field."""
+        from gemmc.diagnostics import GemmcError
+
+        types = {f.name: {"int": int, "str": str}.get(str(f.type), object) for f in fields(Schedule)}
+        values = {}
+        for k, v in attr.data.items():
+            value = v.data if isinstance(v, StringAttr) else getattr(getattr(v, "value", None), "data", None)
+            if k not in types or not isinstance(value, types[k]) or isinstance(value, bool):
+                raise GemmcError(f"{SCHEDULE_ATTR} has a bad field '{k}' (fields: {', '.join(types)})")
+            values[k] = value
+        try:
+            return Schedule(**values)
+        except TypeError as e:  # a required field is missing
+            raise GemmcError(f"{SCHEDULE_ATTR} is incomplete: {e}") from None
 
     def lds_bytes(self, elem_bytes: int) -> int:
         tiles = self.block_m * self.block_k + self.block_n * self.block_k

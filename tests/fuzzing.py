@@ -397,3 +397,55 @@ def random_mutation(rng: random.Random, text: str) -> str:
     if how == 1:
         return text[:s] + rng.choice(VOCAB) + " " + text[s:]
     return text[:s] + rng.choice(VOCAB) + text[e:]
+
+
+# -- IR input ---------------------------------------------------------------------------------------
+
+IR_TOKEN = re.compile(r'%[A-Za-z0-9_]+|@[A-Za-z0-9_]+|"[^"\n]*"|[A-Za-z_][A-Za-z0-9_.]*|-?\d+(?:\.\d+)?|\S')
+IR_SOURCE = ("kernel k {\n  dim M, N = 9, K\n  A: f32[M, K]\n  B: f32[K, N]\n  C: f32[M, N]\n  alpha: f32\n"
+             "  C = alpha * A @ B + C\n}\n")
+_IR_TEXTS: dict[str, str] = {}
+
+
+def ir_text(level: str) -> str:
+    """The IR of IR_SOURCE after a named pipeline ('' = the gemm level), cached."""
+    if level not in _IR_TEXTS:
+        m = api.parse(IR_SOURCE)
+        api.lower(m, level, "gfx942")
+        _IR_TEXTS[level] = api.print_ir(m)
+    return _IR_TEXTS[level]
+
+
+@st.composite
+def ir_mutants(draw) -> str:
+    """IR at some level with one to three tokens deleted, copied over others or inserted."""
+    text = ir_text(draw(st.sampled_from(["", "step1", "step2", "step3", "step5"])))
+    for _ in range(draw(st.integers(1, 3))):
+        toks = [m.span() for m in IR_TOKEN.finditer(text)]
+        s, e = toks[draw(st.integers(0, len(toks) - 1))]
+        s2, e2 = toks[draw(st.integers(0, len(toks) - 1))]
+        how = draw(st.integers(0, 2))
+        if how == 0:
+            text = text[:s] + text[e:]
+        elif how == 1:
+            text = text[:s] + text[s2:e2] + text[e:]
+        else:
+            text = text[:s] + text[s2:e2] + " " + text[s:]
+    return text
+
+
+def run_ir_case(text: str, pipeline: str | None, arch: str) -> str:
+    """Mutated IR: a one-line diagnostic, or it runs (its C may legitimately differ from
+    what the recorded spec says, so only crashes and out-of-bounds accesses count)."""
+    try:
+        module = api.parse_ir(text, "fuzz.mlir")
+        api.lower(module, pipeline, arch)
+        if api.is_lowered(module):
+            api.emit(module, arch, "hip")
+        api.check(module, arch, {"M": 5, "K": 3, "N": 9})
+    except GemmcError as e:
+        assert_diagnostic(e)
+        if "out-of-bounds" in e.message and "lds" not in e.message.lower():
+            return "oob"  # a mutated index: the interpreter caught it, as it should
+        return "diagnostic"
+    return "ran"

@@ -72,6 +72,16 @@ def test_fuzz_pipeline_strings(pipeline, arch):
                                    None, {"M": 7, "K": 5}, roundtrip=False))
 
 
+@fuzz_settings(400)
+@given(F.ir_mutants(), st.sampled_from([None, "", "lds-tiling", "vectorize", "register-tiling", "launch-bounds"]),
+       F.archs)
+def test_fuzz_mutated_ir(text, pipeline, arch):
+    """IR input (`gemmc opt k.mlir`, `gemmc run k.mlir`) with tokens deleted or moved: parse
+    errors, verifier errors (including values used where they are not defined), malformed
+    gemmc attributes: one-line diagnostics, never a crash."""
+    _count("ir", F.run_ir_case(text, pipeline, arch))
+
+
 def test_fuzz_console_script(tmp_path):
     """A few mutants through the installed console script: exit 0..4, one diagnostic, no traceback."""
     rng = random.Random(5)
@@ -153,7 +163,7 @@ def test_fuzz_emitted_hip_compiles(program, pipeline, arch, harness):
 
 def test_fuzz_case_count():
     """The CI run covers at least 2000 cases (when the tests above ran in this session)."""
-    if not {"valid", "mutants", "pipelines", "console"} <= set(COUNTS):
+    if not {"valid", "mutants", "pipelines", "ir", "console"} <= set(COUNTS):
         pytest.skip("the fuzz tests above were not all run")
     total = sum(COUNTS.values())
     print(f"fuzz: {total} cases: {OUTCOMES}")

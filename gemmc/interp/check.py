@@ -269,7 +269,15 @@ def matmul_spec(module: ModuleOp, func_op: func.FuncOp | None = None) -> MatmulS
         raise GemmcError(f"@{fn.sym_name.data} holds {len(matmuls)} gemm.matmul ops; check expects one")
     attr = fn.attributes.get(SPEC_ATTR)
     if isinstance(attr, DictionaryAttr):
-        return _spec_from_attr(attr)
+        try:
+            spec = _spec_from_attr(attr)
+            args = [spec.a, spec.b, spec.c] + [x.arg for x in (spec.alpha, spec.beta) if x and x.arg is not None]
+            if any(not 0 <= i < len(fn.args) for i in args):
+                raise ValueError(f"argument indices {args} for {len(fn.args)} arguments")
+            return spec
+        except (KeyError, AttributeError, TypeError, ValueError) as e:  # IR written by hand
+            raise GemmcError(f"check: the {SPEC_ATTR} of @{fn.sym_name.data} is malformed "
+                             f"({type(e).__name__}: {e}); it needs a, b, c and acc_type") from None
     return _spec_from_launch(module, fn)
 
 

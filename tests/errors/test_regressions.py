@@ -341,3 +341,63 @@ def test_f16_accumulator_on_an_arch_without_f16():
     e = _diag(api.lower, api.parse_ir(lowered), None, "sm_90")  # the same kernel as IR input
     assert e.message.startswith("sm_90 cannot do f16 arithmetic")
     api.lower(api.parse(BASE), "step1", "sm_90")  # f32 throughout is fine
+
+
+# -- IR input: gemmc/api.py, gemmc/schedule.py, gemmc/interp/check.py ----------------------------------
+# Found by test_fuzz_mutated_ir (IR with tokens deleted or moved).
+
+
+def _ir(level: str = "step1") -> str:
+    return F.ir_text(level)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("arith.cmpi ult, %row", "arith.cmpi bogus, %row", "IR does not verify: Unknown comparison mnemonic: bogus"),
+    ("^bb0", "^5", "cannot parse the IR: Invalid Block name format `5`. Make sure names contain only"),
+])
+def test_ir_errors_raised_while_parsing(old, new, message):
+    """xDSL raises VerifyException (an op checking its syntax) or ValueError (a block name)
+    from inside the parser; parse_ir caught ParseError only, so they were internal errors."""
+    text = _ir()
+    assert old in text
+    e = _diag(api.parse_ir, text.replace(old, new, 1), "k.mlir")
+    assert e.message.startswith(message)
+
+
+def test_ir_value_used_before_it_is_defined():
+    """xDSL's verifier does not check dominance: a load moved above the loop that defines its
+    index verified, and the interpreter then died with a KeyError."""
+    lines = _ir().split("\n")
+    i = next(n for n, l in enumerate(lines) if "memref.load %A" in l)
+    j = next(n for n, l in enumerate(lines) if "scf.for" in l)
+    lines.insert(j, lines.pop(i))
+    e = _diag(api.parse_ir, "\n".join(lines), "k.mlir")
+    assert e.message == "IR does not verify: %k is used by 'memref.load' where it is not defined"
+
+
+def test_ir_truncated():
+    """The end of a file inside a block read ' in block definition'."""
+    text = _ir()
+    e = _diag(api.parse_ir, text[: text.index('"gpu.module"')], "k.mlir")
+    assert e.message.startswith("unexpected end of file (")
+
+
+def test_ir_with_a_bad_schedule_field():
+    """A gemm.schedule with an unknown field was a TypeError from Schedule(**fields)."""
+    text = _ir("step2").replace("gemm.schedule = {", "gemm.schedule = {gfx942 = 1 : i64, ", 1)
+    e = _diag(api.lower, api.parse_ir(text, "k.mlir"), "double-buffer", "gfx942")
+    assert e.message.startswith("gemm.schedule has a bad field 'gfx942' (fields: block_m, ")
+
+
+@pytest.mark.parametrize("old, new, why", [
+    ("{a = 0 : i64, ", "{", "KeyError: 'a'"),
+    ("b = 1 : i64", "b = 9 : i64", "argument indices"),
+])
+def test_ir_with_a_bad_matmul_spec(old, new, why):
+    """A gemm.matmul_spec without 'a', or pointing past the arguments, was a KeyError or an
+    IndexError in `gemmc run`."""
+    text = _ir()
+    assert old in text
+    m = api.parse_ir(text.replace(old, new, 1), "k.mlir")
+    e = _diag(api.check, m, "gfx942", {"M": 5, "K": 3})
+    assert e.message.startswith("check: the gemm.matmul_spec of @k is malformed (") and why in e.message
