@@ -106,6 +106,12 @@ FILES = [
          files={"v.mlir": 'builtin.module {\n  func.func @k(%A: memref<8x8xf32>, %B: memref<4x8xf32>, '
                           '%C: memref<8x8xf32>) {\n    gemm.matmul %A, %B, %C {acc_type = f32} : memref<8x8xf32>, '
                           'memref<4x8xf32>, memref<8x8xf32>\n    func.return\n  }\n}\n'}),
+    Case("ir-truncated", ["opt", "{dir}/t.mlir"], 1, "{dir}/t.mlir:3:1: error: unexpected end of file (in block definition)",
+         files={"t.mlir": "builtin.module {\n  func.func @f() {\n"}),
+    Case("ir-use-before-def", ["opt", "{dir}/u.mlir"], 1,
+         "error: IR does not verify: %x is used by 'arith.addf' where it is not defined",
+         files={"u.mlir": "builtin.module {\n  func.func @f() {\n    %y = arith.addf %x, %x : f32\n"
+                          "    %x = arith.constant 1.0 : f32\n    func.return\n  }\n}\n"}),
     # -- the toolchain ---------------------------------------------------------------------------
     Case("clang-nowhere", ["compile", "{src}", "-p", "step1", "--emit", "asm"], 4,
          "error: GEMMC_CLANG={dir}/no-clang is not an executable compiler", files=SOURCE,
