@@ -42,6 +42,7 @@ from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.kernel_builder import KernelBuilder, constant_value
 
 UNROLL_ATTR = "gemmc.unroll"  # gemmc.emit.hip: #pragma unroll on an scf.for
+PRIVATE_SPACE = 5  # as gemmc.tiled_kernel: per-lane memory, registers once unrolled
 
 
 class Ix:
@@ -142,7 +143,7 @@ def setup(w) -> None:
     w.wave_row = kb.mul(w.ty, kb.index(s.thread_m * instr.m), "wave_row")
     w.wave_col = kb.mul(wave_n, kb.index(s.thread_n * instr.n), "wave_col")
     acc_t = MemRefType(element("f32"), [s.thread_m, s.thread_n, instr.c_regs],
-                       memory_space=IntegerAttr(5, 64))
+                       memory_space=IntegerAttr(PRIVATE_SPACE, 64))
     w.acc = kb.alloca(acc_t, "acc")
     zero = kb.float(0.0, element("f32"), "zero")
     zeros = kb.op(vector.BroadcastOp(zero, VectorType(element("f32"), [instr.c_regs])), "zeros")
