@@ -182,6 +182,9 @@ class LowerToAmdgcnPass(ModulePass):
     """Address global buffers known to be below 2 GiB as SGPR base + 32-bit VGPR offset."""
     combine_lds: bool = True
     """Merge LDS loads from one address register: ds_read_b128/b64 (aligned runs), ds_read2_b32."""
+    unroll_factor: int = 8
+    """Unroll a small loop body (no nested loop or barrier, at most 16 ops) this many times
+    inside a scalar loop whose constant trip count it divides (1: never)."""
     hoist_loads: int = 16
     """Move loads up past arithmetic while they hold at most this many more VGPRs (0: program order)."""
 
@@ -1107,11 +1110,20 @@ class _KernelLowering:
             if trip <= self.opts.unroll_limit or self._must_unroll(op):
                 self._unroll(op, lb.const, st.const, trip)
                 return
+            u = self.opts.unroll_factor
+            if u > 1 and trip % u == 0 and self._small_body(op):
+                self._scalar_loop(op, lb, ub, I(None, st.const * u), factor=u, step1=st.const)
+                return
         elif self._must_unroll(op):
             raise self.error(op, "a loop over a private (register) buffer needs constant bounds")
         if not (lb.uniform and ub.uniform and st.uniform):
             raise self.error(op, "loops with lane-varying bounds are not supported")
         self._scalar_loop(op, lb, ub, st)
+
+    @staticmethod
+    def _small_body(op: scf.ForOp) -> bool:
+        ops = list(op.body.walk())
+        return len(ops) <= 16 and not any(isinstance(o, (scf.ForOp, gpu.BarrierOp)) for o in ops)
 
     def _unroll(self, op: scf.ForOp, lb: int, st: int, trip: int) -> None:
         body = op.body.block
@@ -1194,7 +1206,9 @@ class _KernelLowering:
             return Vec(v.n, reg=reg)
         raise AssertionError
 
-    def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I) -> None:
+    def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I, factor: int = 1, step1: int = 0) -> None:
+        """An amdgcn.for; with factor > 1 its body is `factor` copies of op's body, the k-th
+        with the counter plus k * step1 (st is then factor * step1)."""
         carried_priv = self._private_written(op)
         entry_vals = [self.env[v] for v in op.iter_args] + [
             self.private.get(k) or F(self.insert(g.UndefOp(self.V())).results[0]) for k in carried_priv
@@ -1207,19 +1221,20 @@ class _KernelLowering:
         saved_priv = dict(self.private)
         self.push(body)
         bound = ub.const if ub.is_const else ub.bound
-        self.env[op.body.block.args[0]] = I(body.args[0], 0, bound)
         n_iter = len(op.iter_args)
-        for a, v, arg in zip(op.body.block.args[1:], entry_vals[:n_iter], body.args[1:1 + n_iter]):
-            self.env[a] = self._wrap(v, arg)
+        vals = [self._wrap(v, arg) for v, arg in zip(entry_vals[:n_iter], body.args[1:1 + n_iter])]
         for k, v, arg in zip(carried_priv, entry_vals[n_iter:], body.args[1 + n_iter:]):
             self.private[k] = self._wrap(v, arg)
-        yielded: list = []
-        for inner in op.body.block.ops:
-            if isinstance(inner, scf.YieldOp):
-                yielded = [self.env[v] for v in inner.operands]
-            else:
-                self.lower_op(inner)
-        yielded += [self.private[k] for k in carried_priv]
+        for copy in range(factor):
+            self.env[op.body.block.args[0]] = I(body.args[0], copy * step1, bound)
+            for a, v in zip(op.body.block.args[1:], vals):
+                self.env[a] = v
+            for inner in op.body.block.ops:
+                if isinstance(inner, scf.YieldOp):
+                    vals = [self.env[v] for v in inner.operands]
+                else:
+                    self.lower_op(inner)
+        yielded: list = vals + [self.private[k] for k in carried_priv]
         outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
         self.insert(g.YieldOp(*outs))
         self.finish_block(body)
@@ -1417,33 +1432,50 @@ def _replace_loads(block: Block, order: dict, parts: list[Operation], mnemonic: 
 
 
 def _hoist_loads(block: Block, budget: int) -> None:
-    """Issue loads earlier: move each load up past ALU instructions, never past what defines
-    its operands, another memory instruction, a wait, a barrier or a region (loads keep their
-    order), and only while the results of the loads moved over an instruction occupy at most
-    `budget` more registers there (latency hides behind arithmetic, pressure stays bounded)."""
+    """Issue loads earlier: move each load up past arithmetic, never past another memory
+    instruction, a wait, a barrier or a region (loads keep their order), and only while the
+    loads moved over an instruction hold at most `budget` more registers there.  A VALU
+    instruction that computes only this load's address moves up with it.  (Latency hides
+    behind the arithmetic before the load; register pressure stays bounded.)"""
     ops = list(block.ops)
     extra = [0] * len(ops)  # registers held over each op by loads moved above it
+
+    def movable_def(prev: Operation, load: Operation) -> bool:
+        return (isinstance(prev, g.GcnInstruction) and prev.FORM.fmt in ("VOP1", "VOP2", "VOP3")
+                and all(use.operation is load for r in prev.results for use in r.uses))
+
+    def move(i: int, width: int, owner: Operation) -> int:
+        """Move ops[i] up as far as allowed; returns its new index."""
+        op = ops[i]
+        needed = set(op.operands)
+        j = i
+        while j > 0:
+            prev = ops[j - 1]
+            if needed.intersection(prev.results):
+                if movable_def(prev, owner):
+                    k = move(j - 1, width, owner)  # bring the address computation along
+                    if k == j - 1:
+                        break
+                    continue
+                break
+            if _is_memory_or_sync(prev) or extra[j - 1] + width > budget:
+                break
+            j -= 1
+        if j < i:
+            for k in range(j, i):
+                extra[k] += width
+            op.detach()
+            block.insert_op_before(op, ops[j])
+            ops.insert(j, ops.pop(i))
+            extra.insert(j, extra.pop(i))
+        return j
+
     i = 0
     while i < len(ops):
         op = ops[i]
         if _is_load(op):
             width = sum(r.type.n for r in op.results if isinstance(r.type, g.GcnRegisterType))
-            needed = set(op.operands)
-            j = i
-            while j > 0:
-                prev = ops[j - 1]
-                if needed.intersection(prev.results) or _is_memory_or_sync(prev):
-                    break
-                if extra[j - 1] + width > budget:
-                    break
-                j -= 1
-            if j < i:
-                for k in range(j, i):
-                    extra[k] += width
-                op.detach()
-                block.insert_op_before(op, ops[j])
-                ops.insert(j, ops.pop(i))
-                extra.insert(j, extra.pop(i))
+            move(i, width, op)
         i += 1
 
 
