@@ -126,7 +126,7 @@ def _clang():
         return None
 
 
-@fuzz_settings(12)
+@fuzz_settings(40)
 @given(F.programs(), F.coherent_pipelines(), st.sampled_from(["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"]),
        st.booleans())
 def test_fuzz_emitted_hip_compiles(program, pipeline, arch, harness):
