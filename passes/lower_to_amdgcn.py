@@ -180,8 +180,9 @@ class LowerToAmdgcnPass(ModulePass):
     """Unroll constant-trip loops up to this many iterations (register-tile loops always)."""
     saddr: bool = True
     """Address global buffers known to be below 2 GiB as SGPR base + 32-bit VGPR offset."""
-    combine_lds: bool = True
-    """Merge LDS loads from one address register: ds_read_b128/b64 (aligned runs), ds_read2_b32."""
+    combine_loads: bool = True
+    """Merge loads from one address: ds_read_b128/b64 (aligned runs), ds_read2_b32, and
+    global_load_dwordx2/x3/x4 (consecutive dwords)."""
     unroll_factor: int = 8
     """Unroll a small loop body (no nested loop or barrier, at most 16 ops) this many times
     inside a scalar loop whose constant trip count it divides (1: never)."""
@@ -1338,8 +1339,9 @@ def _is_memory_or_sync(op: Operation) -> bool:
 
 
 def _finish_block(self: _KernelLowering, block: Block) -> None:
-    if self.opts.combine_lds:
+    if self.opts.combine_loads:
         _combine_ds_reads(self, block)
+        _combine_global_loads(self, block)
     if self.opts.hoist_loads > 0:
         _hoist_loads(block, self.opts.hoist_loads)
 
@@ -1414,10 +1416,50 @@ def _combine_group(self: _KernelLowering, block: Block, loads: list[Operation]) 
                 k += 1
 
 
+_GLOBAL1 = ("global_load_dword", "global_load_dword_saddr")
+
+
+def _combine_global_loads(self: _KernelLowering, block: Block) -> None:
+    """Within a stretch without stores, barriers or regions (one EXEC), global_load_dwords from
+    one address at consecutive offsets become one global_load_dwordx2/x3/x4 (multi-dword
+    global accesses need only dword alignment on these targets, as LLVM also assumes)."""
+    group: list[Operation] = []
+    for op in list(block.ops):
+        if isinstance(op, g.GcnInstruction) and op.MNEMONIC in _GLOBAL1:
+            group.append(op)
+        elif op.regions or isinstance(op, g.YieldOp) or (
+                isinstance(op, g.GcnInstruction) and (op.MNEMONIC.startswith("global_store") or
+                                                     op.MNEMONIC in ("s_barrier", "s_waitcnt"))):
+            _combine_global_group(block, group)
+            group = []
+    _combine_global_group(block, group)
+
+
+def _combine_global_group(block: Block, loads: list[Operation]) -> None:
+    if len(loads) < 2:
+        return
+    order = {op: i for i, op in enumerate(block.ops)}
+    by_addr: dict[tuple, list] = {}
+    for op in loads:
+        by_addr.setdefault((op.MNEMONIC, tuple(op.operands)), []).append(op)  # type: ignore[attr-defined]
+    for (mn, operands), ops in by_addr.items():
+        ops.sort(key=lambda o: (o.mods.get("offset", 0), order[o]))
+        offs = [o.mods.get("offset", 0) for o in ops]
+        i = 0
+        while i < len(ops):
+            n = 1
+            while i + n < len(ops) and n < 4 and offs[i + n] == offs[i] + 4 * n:
+                n += 1
+            if n >= 2:
+                wide = mn.replace("global_load_dword", "global_load_dword" + {2: "x2", 3: "x3", 4: "x4"}[n])
+                _replace_loads(block, order, ops[i:i + n], wide, n, {"offset": offs[i]}, operands=list(operands))
+            i += n
+
+
 def _replace_loads(block: Block, order: dict, parts: list[Operation], mnemonic: str, n: int, mods: dict,
-                   addr: SSAValue | None = None) -> None:
+                   addr: SSAValue | None = None, operands: list | None = None) -> None:
     first = min(parts, key=lambda o: order[o])
-    wide = g.instr(mnemonic, [addr or parts[0].operands[0]], [g.vgpr(n)], **mods)
+    wide = g.instr(mnemonic, operands or [addr or parts[0].operands[0]], [g.vgpr(n)], **mods)
     block.insert_op_before(wide, first)
     anchor: Operation = wide
     for k, op in enumerate(parts):

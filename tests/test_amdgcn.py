@@ -112,7 +112,7 @@ def test_sixty_four_bit_addresses_without_combining_or_hoisting():
     """saddr=false on static sizes: 64-bit addresses everywhere.  (Found by a random sweep: the
     kernel-argument range's aliases nest in its live range, which the allocator once mishandled.)"""
     _run(SGEMM, "step4", "gfx942", {"M": 145, "N": 21, "K": 35},
-         gcn=GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{saddr=false hoist-loads=0 combine-lds=false}"))
+         gcn=GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{saddr=false hoist-loads=0 combine-loads=false}"))
 
 
 @pytest.mark.parametrize("step, arch", [("step5", "gfx942"), ("step6", "gfx1100")])
