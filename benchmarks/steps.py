@@ -40,6 +40,7 @@ def machine() -> dict:
         "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
         "numpy": numpy.__version__, "xdsl": str(getattr(xdsl, "__version__", "?")),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "load_average": os.getloadavg(),
     }
 
 
