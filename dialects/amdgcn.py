@@ -776,22 +776,26 @@ class ForOp(IRDLOperation):
 
 class _IfBase(IRDLOperation):
     cond = operand_def()
+    inits = var_operand_def()  # amdgcn.if only
     res = var_result_def()
     then_region = region_def("single_block")
     else_region = region_def()
 
-    def __init__(self, cond: SSAValue, result_types: Sequence[Attribute], then_region: Region, else_region: Region):
-        super().__init__(operands=[cond], result_types=[list(result_types)], regions=[then_region, else_region])
+    def __init__(self, cond: SSAValue, result_types: Sequence[Attribute], then_region: Region, else_region: Region,
+                 inits: Sequence[SSAValue] = ()):
+        super().__init__(operands=[cond, list(inits)], result_types=[list(result_types)],
+                         regions=[then_region, else_region])
 
     def verify_(self) -> None:
         for region in (self.then_region, self.else_region):
             if not region.blocks:
                 continue
             y = region.block.last_op
-            if not isinstance(y, YieldOp) or len(y.values) != len(self.res):
+            if not isinstance(y, YieldOp) or (len(y.values) != len(self.res) and
+                                              not (region is self.else_region and not y.values)):
                 raise VerifyException(f"{self.name}: each branch ends in amdgcn.yield of {len(self.res)} values")
-        if self.res and not self.else_region.blocks:
-            raise VerifyException(f"{self.name}: an if with results has an else branch")
+        if self.res and not self.else_region.blocks and not self.inits:
+            raise VerifyException(f"{self.name}: an if with results has an else branch (or inits)")
 
 
 @irdl_op_definition
@@ -800,9 +804,18 @@ class IfOp(_IfBase):
     `s_and_saveexec cond, cond` (cond now holds the old EXEC), runs the then branch on the
     lanes of the mask, the else branch on `cond & ~exec`, and restores EXEC from cond.
     A branch whose lanes are all off is skipped (s_cbranch_execz).  Results are VGPRs,
-    written by each branch for its own lanes."""
+    written by each branch for its own lanes.  With `inits` (then no else branch) the results
+    start as the inits, in all lanes, and the then branch overwrites its lanes."""
 
     name = "amdgcn.if"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.inits:
+            if len(self.inits) != len(self.res):
+                raise VerifyException("amdgcn.if: one init per result")
+            if self.else_region.blocks and any(not isinstance(o, YieldOp) for o in self.else_region.block.ops):
+                raise VerifyException("amdgcn.if: an if with inits has no else branch")
 
 
 @irdl_op_definition
@@ -810,6 +823,11 @@ class IfUniformOp(_IfBase):
     """Uniform if: `cond` is an SGPR holding 0 or 1; the wave branches on s_cmp_lg_u32."""
 
     name = "amdgcn.if_uniform"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.inits:
+            raise VerifyException("amdgcn.if_uniform takes no inits")
 
 
 # -- kernels -------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
     s_cbranch_scc1 LOOP`;
   * amdgcn.if (lane mask m): `s_and_saveexec m, m` (m := exec, exec &= m),
     `s_cbranch_execz ELSE`, then-branch, `ELSE: s_andn2 exec, m, exec` (the other lanes),
-    `s_cbranch_execz END`, else-branch, `END: s_mov exec, m`;
+    `s_cbranch_execz END`, else-branch, `END: s_mov exec, m` (with inits there is no else
+    branch: the inits, in the results' registers, hold the other lanes' values);
   * amdgcn.if_uniform: `s_cmp_lg_u32 c, 0; s_cbranch_scc0 ELSE`, then, `s_branch END`,
     `ELSE:` else, `END:`;
   * block arguments and region results become `amdgcn.reg` values of their registers;
@@ -198,8 +199,11 @@ class _Flatten:
         if skip_then:
             self.i("s_cbranch_execz", [self.exec_()], [], target=else_l if has_else else end_l)
         for region in (op.then_region, op.else_region):
-            if region.blocks:
+            if region.blocks and (region is op.then_region or not op.inits):
                 self._check_yield(region.block, [r.type for r in op.res])
+        for init, r in zip(op.inits, op.res):
+            if init.type != r.type:
+                raise GemmcError(f"{PASS}: internal error: if init in {init.type}, result in {r.type}")
         self.flatten(op.then_region.block)
         if has_else:
             if skip_then:

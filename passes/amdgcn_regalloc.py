@@ -14,9 +14,13 @@ How (docs/amdgcn.md has the long form):
     mask until its end; loads and instructions that write a range read their operands
     "early-clobber" (their results may not reuse an operand's register);
   * one register for a web: a loop's init copy, carried argument, yield operand and
-    result, or an if's two yield operands and result;  a web's live range is the union
+    result, or an if's two yield operands (or init and then-yield) and result;  a web's live range is the union
     of its members' ranges, with holes (a carried value is dead between its last use in
     the body and the yield);
+  * an EXEC-masked amdgcn.if's inits are read at its start: inside the then branch every
+    write to a VGPR is masked to the branch's lanes, so a value the branch computes may take
+    the result's register (the load of `if (c) v = load else v = 0` lands in it directly)
+    while the other lanes keep the init;
   * amdgcn.extract results live inside their source range (the source stays live while
     any part is used);
   * first fit in order of start, on the VGPR and SGPR files separately, ranges aligned
@@ -127,7 +131,7 @@ class Allocator:
         p: float = self.pos[user]
         if isinstance(user, g.ForOp) and user.operands[operand_index] in (user.ub, user.step) and operand_index in (1, 2):
             p = self.end[user]
-        elif isinstance(user, g.IfOp) and operand_index == 0:
+        elif isinstance(user, g.IfOp) and operand_index == 0:  # the mask holds the saved EXEC
             p = self.end[user]
         elif _early_clobber(user):
             p += 0.5
@@ -207,6 +211,8 @@ class Allocator:
                     for m in (op.body.block.args[i + 1], y.values[i], op.res[i]):
                         union(init, m)
             elif isinstance(op, (g.IfOp, g.IfUniformOp)):
+                for i, init in enumerate(op.inits):
+                    union(op.res[i], init)
                 for region in (op.then_region, op.else_region):
                     if region.blocks:
                         y = region.block.last_op

@@ -1301,7 +1301,15 @@ class _KernelLowering:
             if not divergent and isinstance(tv, I) and isinstance(ev, I) and tv.uniform and ev.uniform:
                 t = self.S()
             types.append(t)
+        # `if (c) v = load else v = 0` under EXEC: the else values (no instructions of their own)
+        # initialise the results in all lanes before the branch, and there is no else branch
+        inits_form = divergent and bool(types) and not list(eb.ops)
+        inits: list[SSAValue] = []
+        if inits_form:
+            inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(e_vals, types)]
         for blk, vals in ((tb, t_vals), (eb, e_vals)):
+            if inits_form and blk is eb:
+                continue
             self.push(blk)
             outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(vals, types)]
             self.insert(g.YieldOp(*outs))
@@ -1309,7 +1317,7 @@ class _KernelLowering:
             self.pop()
         if divergent:
             mask = self.insert(g.CopyOp(c.reg, self.S(self.mask_n))).results[0]  # type: ignore[arg-type]
-            new = self.insert(g.IfOp(mask, types, Region(tb), Region(eb)))
+            new = self.insert(g.IfOp(mask, types, Region(tb), Region() if inits_form else Region(eb), inits))
         else:
             new = self.insert(g.IfUniformOp(c.reg, types, Region(tb), Region(eb)))  # type: ignore[arg-type]
         self.private = entry_priv
