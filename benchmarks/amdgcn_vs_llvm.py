@@ -11,7 +11,7 @@ whose header comment puts them at loop depth >= 1, a depth-2 loop counted as oft
 must run to do the iteration's FMAs), how many of them are s_waitcnt, LDS (ds_*) and global
 (global_*) instructions, the k steps one iteration covers (FMAs / thread-tile size;
 v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs), and from the kernel descriptor
-the VGPRs, SGPRs (next free register) and LDS bytes; "static" columns count the whole
+the VGPRs, scratch (spill) bytes per lane, SGPRs (next free register) and LDS bytes; "static" columns count the whole
 kernel's code.
 """
 
@@ -44,6 +44,7 @@ class Counts:
     vgprs: int = 0
     sgprs: int = 0
     lds: int = 0
+    scratch: int = 0  # bytes per lane (spills)
 
 
 def _kernel_lines(asm: str) -> list[str]:
@@ -118,7 +119,8 @@ def analyze(asm: str, gemmc_style: bool, tile: int, block_k: int) -> Counts:
         trips = (tile * block_k - per[1].loop_fma) / inner.loop_fma
     for f in ("loop", "loop_waits", "loop_lds", "loop_global", "loop_fma"):
         setattr(c, f, getattr(per[1], f) + trips * getattr(inner, f))
-    for key, attr in (("vgprs", "next_free_vgpr"), ("sgprs", "next_free_sgpr"), ("lds", "group_segment_fixed_size")):
+    for key, attr in (("vgprs", "next_free_vgpr"), ("sgprs", "next_free_sgpr"), ("lds", "group_segment_fixed_size"),
+                      ("scratch", "private_segment_fixed_size")):
         m = re.search(rf"\.amdhsa_{attr}\s+(\d+)", asm)
         setattr(c, key, int(m.group(1)) if m else -1)
     return c
@@ -146,8 +148,8 @@ def compare(path: str, step: str, arch: str) -> tuple[Counts, Counts]:
 
 def table(path: str) -> str:
     head = ("| step | arch | backend | instr / K iter | k / iter | instr / k | s_waitcnt / iter | LDS / iter "
-            "| global / iter | VGPRs | SGPRs | LDS bytes | instr (static) | s_waitcnt (static) |")
-    rows = [head, "|" + "---|" * 14]
+            "| global / iter | VGPRs | scratch B/lane | SGPRs | LDS bytes | instr (static) | s_waitcnt (static) |")
+    rows = [head, "|" + "---|" * 15]
     for step in STEPS:
         for arch in ARCHS:
             for name, c in zip(("gemmc", "LLVM"), compare(path, step, arch)):
@@ -155,7 +157,7 @@ def table(path: str) -> str:
                 per_k = f"{c.loop / k:.1f}" if k else "-"
                 rows.append(
                     f"| {step} | {arch} | {name} | {c.loop:g} | {k:g} | {per_k} | {c.loop_waits:g} | {c.loop_lds:g} "
-                    f"| {c.loop_global:g} | {c.vgprs} | {c.sgprs} | {c.lds} | {c.total} | {c.waits} |"
+                    f"| {c.loop_global:g} | {c.vgprs} | {c.scratch} | {c.sgprs} | {c.lds} | {c.total} | {c.waits} |"
                 )
     return "\n".join(rows) + "\n"
 
