@@ -14,7 +14,7 @@ def make_context() -> Context:
     ctx = Context()
     for dialect in (
         builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
-        scf.Scf, gpu.GPU, vector.Vector, Gemm, AMDGPU,
+        scf.Scf, gpu.GPU, vector.Vector, Gemm, AMDGPU, AMDGCN,
     ):
         ctx.load_dialect(dialect)
     return ctx
