@@ -42,13 +42,12 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
-    IntegerType,
     NoneAttr,
     StringAttr,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,

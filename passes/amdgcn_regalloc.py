@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 

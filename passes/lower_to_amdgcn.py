@@ -48,13 +48,11 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float32Type,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
-    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue

@@ -413,7 +413,7 @@ class Machine:
         return run
 
     def _semantics(self, op, m: str, f: g.Form, srcs, dsts):  # noqa: C901
-        S, rs, rv = self, self.rd_s, self.rd_v
+        S, rs = self, self.rd_s
         d0 = dsts[0].type if dsts else None
 
         def salu(fn, scc_fn=None):
