@@ -148,17 +148,23 @@ class _Writer:
 
     # -- global -> LDS copies ----------------------------------------------------------
 
-    def _copies(self, b: KernelBuilder, k0: SSAValue, buf: SSAValue | None) -> None:
+    def _tiles(self, k0: SSAValue) -> tuple[tuple, tuple]:
+        """The A and B tiles at depth k0 in stored coordinates: (outer extent, inner extent,
+        outer origin, inner origin, outer size, inner size) of the row-major memref."""
         s, con = self.s, self.con
-        # Tiles in stored coordinates: (outer extent, inner extent, outer origin, inner origin).
         if con.transpose_a:
             a = (s.block_k, s.block_m, k0, self.row0, self.K, self.M)
         else:
             a = (s.block_m, s.block_k, self.row0, k0, self.M, self.K)
         if con.transpose_b:
-            bb = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
+            b = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
         else:
-            bb = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
+            b = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
+        return a, b
+
+    def _copies(self, b: KernelBuilder, k0: SSAValue, buf: SSAValue | None) -> None:
+        s, con = self.s, self.con
+        a, bb = self._tiles(k0)
         self._copy(b, "copy_a", self.A, a, s.width_a, buf, self._a_lds_index(con.transpose_a, s.a_kmajor))
         self._copy(b, "copy_b", self.B, bb, s.width_b, buf, self._b_lds_index(con.transpose_b))
 
@@ -166,14 +172,7 @@ class _Writer:
         """The loads of both copies now (unrolled, guarded by `guard` too), their LDS stores
         as closures taking the buffer index, to be emitted after the compute."""
         s, con = self.s, self.con
-        if con.transpose_a:
-            a = (s.block_k, s.block_m, k0, self.row0, self.K, self.M)
-        else:
-            a = (s.block_m, s.block_k, self.row0, k0, self.M, self.K)
-        if con.transpose_b:
-            bb = (s.block_n, s.block_k, self.col0, k0, self.N, self.K)
-        else:
-            bb = (s.block_k, s.block_n, k0, self.col0, self.K, self.N)
+        a, bb = self._tiles(k0)
         pending = []
         for name, src, tile, width, lds, index, trans in (
             ("copy_a", self.A, a, s.width_a, self.tile_a, self._a_lds_index(con.transpose_a, s.a_kmajor), con.transpose_a),
