@@ -268,20 +268,7 @@ class _Context:
 
     def addresses(self, a: Access, ev: LaneEvaluator | None = None) -> np.ndarray | None:
         """Element offset of each lane's access, shape (ny, nx, T, iterations...)."""
-        ev = ev or self.ev
-        mem, idx = _memref_and_indices(a.op)
-        t = mem.type
-        shape = [self.k.dim_of(mem, i) for i in range(t.get_num_dims())]
-        if any(s is None for s in shape):
-            return None
-        off, stride = np.int64(0), 1
-        for i in range(len(idx) - 1, -1, -1):
-            v = ev.value(idx[i])
-            if v is None:
-                return None
-            off = off + v * stride
-            stride *= shape[i]
-        return np.asarray(off)
+        return element_offsets(self.k, ev or self.ev, a.op)
 
     def analyze(self, a: Access) -> None:
         addr = self.addresses(a)
@@ -406,6 +393,23 @@ def _weighted_mean(values: np.ndarray, live_rows: np.ndarray, weights: np.ndarra
     w = weights * live_rows
     total = float(w.sum())
     return float((values * w).sum()) / total if total else 0.0
+
+
+def element_offsets(k: KernelIR, ev: LaneEvaluator, op: Operation) -> np.ndarray | None:
+    """Row-major element offset of each sampled lane's access by `op`; None when a size or
+    an index is not known."""
+    mem, idx = _memref_and_indices(op)
+    shape = [k.dim_of(mem, i) for i in range(mem.type.get_num_dims())]
+    if any(s is None for s in shape):
+        return None
+    off, stride = np.int64(0), 1
+    for i in range(len(idx) - 1, -1, -1):
+        v = ev.value(idx[i])
+        if v is None:
+            return None
+        off = off + v * stride
+        stride *= shape[i]
+    return np.asarray(off)
 
 
 def _lines(byte_addr: np.ndarray, live: np.ndarray, access: int, line: int) -> np.ndarray:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gemmc.arch import Arch
-from gemmc.cost.counts import Access, Counts, _lines, _memref_and_indices
+from gemmc.cost.counts import Access, Counts, _lines, element_offsets
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import loops_of
 from gemmc.cost.occupancy import Occupancy
@@ -111,18 +111,9 @@ def _reuse(k: KernelIR, arch: Arch, group: list[Access], loop, resident: int) ->
 def _window_lines(k: KernelIR, arch: Arch, ev, a: Access, depth: int, wmax: int) -> dict | None:
     """Distinct lines one workgroup touches in the first w iterations, for w = 1, 2, 4, ...;
     and under "waves" the lines of one iteration summed over waves (no sharing)."""
-    mem, idx = _memref_and_indices(a.op)
-    shape = [k.dim_of(mem, i) for i in range(mem.type.get_num_dims())]
-    if any(s is None for s in shape):
+    off = element_offsets(k, ev, a.op)
+    if off is None:
         return None
-    off, stride = np.int64(0), 1
-    for i in range(len(idx) - 1, -1, -1):
-        v = ev.value(idx[i])
-        if v is None:
-            return None
-        off = off + v * stride
-        stride *= shape[i]
-    off = np.asarray(off)
     # keep the thread axis and this loop's axis; other loops at their first sample
     sel = [0, 0, slice(None)] + [0] * (off.ndim - 3)
     axis = 3 + depth
