@@ -31,7 +31,7 @@ says so (f32 LDS, f16 or bf16 fragments: the tutorial's "Case 1").
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType
 from xdsl.ir import Attribute, Block, SSAValue
 
@@ -197,7 +197,7 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
 
 def epilogue(w) -> None:
     """C from the accumulator layout: lane `lane`'s register g of tile (ti, tj)."""
-    s, con, instr, kb = w.s, w.con, w.instr, w.kb
+    s, instr, kb = w.s, w.instr, w.kb
     _, i_lane, j_lane = instr.d.at(Ix(kb, w.lane), 0)
     row_base = kb.add(w.row0, kb.add(w.wave_row, ix_value(kb, i_lane)), "lane_row")
     col_base = kb.add(w.col0, kb.add(w.wave_col, ix_value(kb, j_lane)), "lane_col")
@@ -207,19 +207,7 @@ def epilogue(w) -> None:
         _, i_reg, j_reg = instr.d.at(0, Ix(b, g))
         r = b.add(row_base, b.add(b.mul(ti, b.index(instr.m)), ix_value(b, i_reg)), "r")
         c = b.add(col_base, b.add(b.mul(tj, b.index(instr.n)), ix_value(b, j_reg)), "c")
-        inside = b.land(b.lt(r, w.M), b.lt(c, w.N), "inside")
-
-        def body(ib: KernelBuilder):
-            read = memref.LoadOp.get(w.acc, [ti, tj, g])
-            ib.op(read, "sum")
-            set_role(read, "acc_read")
-            mapping = dict(w.args)
-            mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
-            for op in con.epilogue:
-                ib.b.insert(op.clone(value_mapper=mapping))
-
-        guard = b.if_(inside, body)
-        set_role(guard, "epilogue")
+        w.guarded_epilogue(b, r, c, [ti, tj, g])
 
     w._nest(kb, [s.thread_m, s.thread_n, instr.c_regs], store, ["ti", "tj", "g"])
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, UnitAttr, VectorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, UnitAttr, VectorType
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -382,7 +382,7 @@ class _Writer:
         if self.s.instr:
             matrix_kernel.epilogue(self)
             return
-        s, con = self.s, self.con
+        s = self.s
 
         def store(b: KernelBuilder, ij):
             i, j = ij
@@ -392,21 +392,26 @@ class _Writer:
             else:
                 r = b.add(self.row0, b.add(self.ty, b.mul(i, b.index(s.threads_y))), "r")
                 c = b.add(self.col0, b.add(self.tx, b.mul(j, b.index(s.threads_x))), "c")
-            inside = b.land(b.lt(r, self.M), b.lt(c, self.N), "inside")
-
-            def body(ib: KernelBuilder):
-                read = memref.LoadOp.get(self.acc, [i, j])
-                ib.op(read, "sum")
-                set_role(read, "acc_read")
-                mapping = dict(self.args)
-                mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
-                for op in con.epilogue:
-                    ib.b.insert(op.clone(value_mapper=mapping))
-
-            guard = b.if_(inside, body)
-            set_role(guard, "epilogue")
+            self.guarded_epilogue(b, r, c, [i, j])
 
         self._nest(self.kb, [s.thread_m, s.thread_n], store, ["i", "j"])
+
+    def guarded_epilogue(self, b: KernelBuilder, r, c, acc_index) -> None:
+        """if (r < M && c < N) { sum = acc[acc_index]; <the epilogue at (r, c)> }"""
+        con = self.con
+        inside = b.land(b.lt(r, self.M), b.lt(c, self.N), "inside")
+
+        def body(ib: KernelBuilder):
+            read = memref.LoadOp.get(self.acc, acc_index)
+            ib.op(read, "sum")
+            set_role(read, "acc_read")
+            mapping = dict(self.args)
+            mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
+            for op in con.epilogue:
+                ib.b.insert(op.clone(value_mapper=mapping))
+
+        guard = b.if_(inside, body)
+        set_role(guard, "epilogue")
 
     # -- loops -----------------------------------------------------------------------------
 
