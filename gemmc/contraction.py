@@ -15,7 +15,7 @@ from xdsl.dialects import gpu, memref, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.diagnostics import pass_error
 from gemmc.schedule import SCHEDULE_ATTR, Schedule
 
 ROLE_ATTR = "gemm.role"
@@ -124,6 +124,3 @@ def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):
     (a, ta), (b, tb) = ops["load_a"], ops["load_b"]
     return a, b, ta, tb
 
-
-def tiling_error(pass_name: str, op: Operation, message: str) -> GemmcError:
-    return pass_error(pass_name, op, message)

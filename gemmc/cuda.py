@@ -71,10 +71,6 @@ def _run(cmd: list[str]) -> subprocess.CompletedProcess:
     return proc
 
 
-_PTXAS = re.compile(r"Function properties for (\w+)|Used (\d+) registers.*?(\d+) bytes smem|"
-                    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-
-
 def resource_report(source: str, arch: Arch) -> list[KernelResources]:
     """Registers, shared memory and spills per kernel, from `ptxas -v`."""
     nvcc = find_nvcc()

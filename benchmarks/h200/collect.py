@@ -40,7 +40,7 @@ def main() -> None:
            "best_4096": {"name": best["name"], "pipeline": pipelines[best["name"]],
                          "tflops": best["gemmc_tflops"], "pct_of_cublas": best["pct_of_cublas"]}}
     (HERE / "results.json").write_text(json.dumps(out, indent=1) + "\n")
-    md = [f"# gemmc on an NVIDIA H200 (sm_90)", "",
+    md = ["# gemmc on an NVIDIA H200 (sm_90)", "",
           f"Measured {machine['date']} on {machine['gpu']}; {machine['nvcc']}.",
           "Median of 20 timed runs after 3 warm-ups (CUDA events), inputs rotated across enough sets",
           "to exceed 4x the L2; C checked against cuBLAS SGEMM with CUBLAS_PEDANTIC_MATH (FP32, no TF32).",

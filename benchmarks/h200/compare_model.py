@@ -9,7 +9,6 @@ table with the error per case and the Spearman rank correlation, writes model_vs
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
