@@ -37,6 +37,7 @@ from xdsl.ir import Operation, SSAValue
 from gemmc.arch import Arch, get_arch, get_gcn_isa
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
+from gemmc.interp.host import launch_geometry
 
 KERNARG_BASE = 0x7F << 40
 BUFFER_SHIFT = 40
@@ -838,9 +839,7 @@ class _GcnHost(InterpreterFunctions):
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
-        values = dict(zip(op.operands, args))
-        grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
-        block = tuple(int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+        values, grid, block = launch_geometry(op, args)
         kernel = interp.get_op_for_symbol(op.kernel)
         if not isinstance(kernel, g.KernelOp):
             raise GcnInterpError(f"amdgcn interpreter: {op.kernel} is not an amdgcn.kernel; run lower-to-amdgcn")

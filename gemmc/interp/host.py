@@ -63,9 +63,7 @@ class HostFunctions(InterpreterFunctions):
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
-        values = dict(zip(op.operands, args))
-        grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
-        block = tuple(int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+        values, grid, block = launch_geometry(op, args)
         kernel = interp.get_op_for_symbol(op.kernel)
         if not isinstance(kernel, gpu.FuncOp):
             raise InterpError(f"gpu.launch_func: {op.kernel} is not a gpu.func")
@@ -122,3 +120,11 @@ def host_interpreter(module: ModuleOp, arch: Arch, stats: Stats, races: bool = T
     interp.register_implementations(ScfFunctions())
     interp.register_implementations(HostFunctions(arch, stats, races, lane_budget))
     return interp
+
+
+def launch_geometry(op: gpu.LaunchFuncOp, args: PythonValues):
+    """(operand values by SSA value, grid size, block size) of a gpu.launch_func."""
+    values = dict(zip(op.operands, args))
+    grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+    block = tuple(int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+    return values, grid, block
