@@ -113,7 +113,16 @@ class RaceTracker:
     *inverted* stamp (thread field 2^32 - 1 - (tid + 1): the lowest reading thread),
     both with np.maximum.at, which is order-free and makes older intervals lose.
     A writer then races with a reader unless it was the only one.
+
+    Both checks are lazy, because in a correctly synchronised kernel neither record
+    is looked at: reads are checked against writes only in workgroups that wrote
+    since their last barrier, and reads are recorded (`_settle`) only when a write
+    comes before the barrier that would make them stale.  Until then they wait in
+    `_pending` (a bounded list of accesses); a barrier passed by every workgroup of
+    the batch drops them.  This keeps LDS-tiled kernels at the cost of their loads.
     """
+
+    MAX_PENDING = 1 << 25  # elements of reads held back before they are recorded anyway
 
     def __init__(self, n: int):
         self.w_rec = np.full(n, _NONE, dtype=np.int64)
@@ -121,20 +130,63 @@ class RaceTracker:
         self.r_hi = np.full(n, _NONE, dtype=np.int64)
         self.r_lo = np.full(n, _NONE, dtype=np.int64)
         self.r_op = np.full(n, _NONE, dtype=np.int64)
+        self._written_at: np.ndarray | None = None  # workgroups' intervals at the last write
+        self._read_at: np.ndarray | None = None  # ... at the last recorded read
+        self._pending: list[tuple[_Access, np.ndarray]] = []  # (read, intervals then)
+        self._pending_size = 0
 
     def on_read(self, acc: _Access) -> None:
-        addr, (mine, base, inverted) = acc.addr, acc.stamps()
+        if self._may_hold_writes(acc.state):
+            self._check_read(acc)
+        self._hold(acc)
+
+    def _may_hold_writes(self, state: KernelState) -> bool:
+        """Whether some workgroup wrote this buffer in its current barrier interval."""
+        return _in_current_interval(state, self._written_at)
+
+    def _may_hold_reads(self, state: KernelState) -> bool:
+        return _in_current_interval(state, self._read_at)
+
+    def _check_read(self, acc: _Access) -> None:
+        addr, (mine, base, _) = acc.addr, acc.stamps()
         w = self.w_rec[addr]
         hit = (w >= base) & (w != mine)
         if hit.any():
             i = int(np.argmax(hit))
             acc.race(i, "reads", int(w[i]), int(self.w_op[addr[i]]), "wrote")
-        np.maximum.at(self.r_hi, addr, mine)
-        np.maximum.at(self.r_lo, addr, inverted)
-        self.r_op[addr] = acc.state.op_id(acc.op)
+
+    def _hold(self, acc: _Access) -> None:
+        """Queue a read; drop the queue first if every workgroup passed a barrier since."""
+        intervals = acc.state.intervals
+        if self._pending and self._pending[-1][1] is not intervals:
+            if bool(np.all(intervals > self._pending[-1][1])):
+                self._pending, self._pending_size = [], 0
+        self._pending.append((acc, intervals))
+        self._pending_size += acc.addr.size
+        if self._pending_size > self.MAX_PENDING:
+            self._settle(acc.state)
+
+    def _settle(self, state: KernelState) -> None:
+        """Record the held reads that may still be in some workgroup's current interval."""
+        for acc, intervals in self._pending:
+            if intervals is not state.intervals and bool(np.all(state.intervals > intervals)):
+                continue  # every workgroup passed a barrier after this read
+            mine, _, inverted = acc.stamps(intervals)
+            np.maximum.at(self.r_hi, acc.addr, mine)
+            np.maximum.at(self.r_lo, acc.addr, inverted)
+            self.r_op[acc.addr] = state.op_id(acc.op)
+            self._read_at = intervals
+        self._pending, self._pending_size = [], 0
 
     def on_write(self, acc: _Access, old: np.ndarray, new: np.ndarray) -> None:
         """Check before the store lands (`old`: the elements' values, `new`: the stored ones)."""
+        self._settle(acc.state)
+        if self._may_hold_reads(acc.state):
+            self._check_overwrite_of_reads(acc)
+        if self._may_hold_writes(acc.state):
+            self._check_overwrite_of_writes(acc, old, new)
+
+    def _check_overwrite_of_reads(self, acc: _Access) -> None:
         addr, (mine, base, inverted) = acc.addr, acc.stamps()
         hi, lo = self.r_hi[addr], self.r_lo[addr]
         war = (hi >= base) & ((hi != mine) | (lo != inverted))
@@ -142,6 +194,9 @@ class RaceTracker:
             i = int(np.argmax(war))
             other = int(hi[i]) if hi[i] != mine[i] else int(lo[i]) ^ int(_LOW)
             acc.race(i, "overwrites", other, int(self.r_op[addr[i]]), "read")
+
+    def _check_overwrite_of_writes(self, acc: _Access, old: np.ndarray, new: np.ndarray) -> None:
+        addr, (mine, base, _) = acc.addr, acc.stamps()
         w = self.w_rec[addr]
         waw = (w >= base) & (w != mine) & (old != new)
         if waw.any():
@@ -152,11 +207,18 @@ class RaceTracker:
         """Record the store; two threads of one store writing different values to one element race."""
         addr, (mine, _, _) = acc.addr, acc.stamps()
         self.w_rec[addr] = mine
-        dup = (self.w_rec[addr] != mine) & (data[addr] != new)
-        if dup.any():
+        clash = self.w_rec[addr] != mine  # another thread of this store wrote the element last
+        if clash.any() and (dup := clash & (data[addr] != new)).any():
             i = int(np.argmax(dup))
             acc.race(i, "writes", int(self.w_rec[addr[i]]), acc.state.op_id(acc.op), "also wrote")
         self.w_op[addr] = acc.state.op_id(acc.op)
+        self._written_at = acc.state.intervals
+
+
+def _in_current_interval(state: KernelState, at: np.ndarray | None) -> bool:
+    """Whether some workgroup is still in the barrier interval it was in when `at`
+    (the workgroups' intervals then) was taken."""
+    return at is not None and bool(np.any(state.intervals == at))
 
 
 @dataclass
@@ -169,9 +231,9 @@ class _Access:
     addr: np.ndarray  # flat indices into buf.data, one per active lane and vector element
     lanes: np.ndarray | None  # the lane of each address; None: lane i for address i
 
-    def stamps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(stamp, interval base, inverted stamp) of each address's lane."""
-        stamps = self.state.lane_stamps()
+    def stamps(self, intervals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(stamp, interval base, inverted stamp) of each address's lane (at `intervals`)."""
+        stamps = self.state.lane_stamps(intervals)
         return stamps if self.lanes is None else tuple(x[self.lanes] for x in stamps)
 
     def race(self, i: int, verb: str, other_stamp: int, other_op: int, other_verb: str) -> None:
@@ -227,13 +289,22 @@ def _check_bounds(state: KernelState, op: Operation, buf: Buffer, indices, width
 def _addresses(state: KernelState, buf: Buffer, indices, width: int):
     """Flat addresses per lane, shape (L,) or (L, w).  Inactive lanes may hold any
     address: loads gather with mode="clip" and stores keep only the active lanes."""
-    terms = [i * s if s != 1 else i for i, s in zip(indices, buf.strides) if s != 0]
-    base = buf.base
-    if not isinstance(base, int):
-        terms.append(base)
-    addr = terms[0] if terms else np.int64(0)
-    for t in terms[1:]:
-        addr = addr + t
+    lane_terms, uniform = [], 0
+    for i, s in zip(indices, buf.strides):
+        if s == 0:
+            continue
+        if isinstance(i, np.ndarray) and i.ndim > 0:
+            lane_terms.append((i, s))
+        else:
+            uniform += int(i) * s
+    if isinstance(buf.base, int):
+        uniform += buf.base
+    else:
+        lane_terms.append((buf.base, 1))
+    addr = np.int64(uniform)
+    if lane_terms:
+        lanes = state.lane_offsets(lane_terms)
+        addr = lanes + addr if uniform else lanes
     addr = np.broadcast_to(addr, (state.lanes.count,))
     if width > 1:  # the vector runs along the last dimension
         addr = addr[:, None] + np.arange(width, dtype=np.int64) * buf.strides[-1]
@@ -275,8 +346,7 @@ def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int
     workgroup with an active lane and scaled by the active waves of the batch: in
     gemmc's kernels every workgroup addresses LDS alike (only its base differs).
     """
-    arch, lanes = state.arch, state.lanes
-    threads = lanes.threads
+    threads = state.lanes.threads
     mask = state.mask
     first = 0
     if mask is not None:
@@ -287,13 +357,39 @@ def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int
     sel = slice(first, first + threads)
     a = addr[sel] if addr.ndim == 1 else addr[sel, 0]
     live = np.ones(threads, dtype=bool) if mask is None else mask[sel]
-    access_bytes = width * buf.elem_bytes
+    byte = a[live] * buf.elem_bytes
+    if byte.size == 0:
+        return 0
+    # Shifting every address by a multiple of the banks' span changes no bank, so the
+    # pattern relative to that is the key: a tile read in a k loop has a few of them.
+    arch, access_bytes = state.arch, width * buf.elem_bytes
+    span = arch.lds_banks * arch.lds_bank_bytes
+    relative = byte - int(byte.min()) // span * span
+    key = (arch.lds_banks, arch.lds_bank_bytes, arch.wave_size, access_bytes, relative.tobytes(),
+           None if mask is None else live.tobytes())
+    extra = _CONFLICTS.get(key)
+    if extra is None:
+        extra = _conflict_cycles(arch, byte, live, access_bytes)
+        if len(_CONFLICTS) >= 4096:
+            _CONFLICTS.pop(next(iter(_CONFLICTS)))
+        _CONFLICTS[key] = extra
+    if extra == 0:
+        return 0
+    waves_here = int(np.count_nonzero(np.logical_or.reduceat(live, np.arange(0, threads, arch.wave_size))))
+    return extra * state.active_counts()[1] // max(1, waves_here)
+
+
+_CONFLICTS: dict[tuple, int] = {}  # bank-conflict cycles per access pattern (see bank_conflicts)
+
+
+def _conflict_cycles(arch, byte: np.ndarray, live: np.ndarray, access_bytes: int) -> int:
+    """Extra cycles of one workgroup's access: `byte` the live lanes' byte addresses."""
     bank_bytes = arch.lds_bank_bytes
     group = min(arch.wave_size, max(1, arch.lds_banks * bank_bytes // max(access_bytes, bank_bytes)))
-    tid = np.arange(threads, dtype=np.int64)[live]
-    word0 = (a[live] * buf.elem_bytes) // bank_bytes
-    words = (word0[:, None] + np.arange(max(1, access_bytes // bank_bytes))).ravel()
-    key = np.repeat(tid // group, max(1, access_bytes // bank_bytes))
+    tid = np.arange(live.size, dtype=np.int64)[live]
+    per_access = max(1, access_bytes // bank_bytes)
+    words = ((byte // bank_bytes)[:, None] + np.arange(per_access)).ravel()
+    key = np.repeat(tid // group, per_access)
     banks = words % arch.lds_banks
     slot = key * arch.lds_banks + banks
     order = np.lexsort((words, slot))
@@ -304,11 +400,7 @@ def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int
     per_group = per_slot.reshape(-1, arch.lds_banks) if per_slot.size % arch.lds_banks == 0 else \
         np.pad(per_slot, (0, -per_slot.size % arch.lds_banks)).reshape(-1, arch.lds_banks)
     cycles = per_group.max(axis=1)
-    extra = int(np.maximum(cycles - 1, 0).sum())
-    if extra == 0:
-        return 0
-    waves_here = int(np.count_nonzero(np.logical_or.reduceat(live, np.arange(0, threads, arch.wave_size))))
-    return extra * state.active_counts()[1] // max(1, waves_here)
+    return int(np.maximum(cycles - 1, 0).sum())
 
 
 def _uniform_row(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> int | None:

@@ -147,6 +147,7 @@ class KernelState:
     _lane_interval: np.ndarray | None = None
     _stamp: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _ranges: dict[tuple[int, int], tuple] = field(default_factory=dict)
+    _offsets: dict[tuple, tuple] = field(default_factory=dict)
 
     def begin_batch(self, lanes: Lanes) -> None:
         self.lanes = lanes
@@ -155,6 +156,7 @@ class KernelState:
         self.intervals = np.zeros(lanes.nwg, dtype=np.int64)
         self._lane_interval = self._stamp = None
         self._ranges = {}
+        self._offsets = {}
         self.lds_bytes = {}
 
     # -- the active mask -------------------------------------------------------------
@@ -201,6 +203,23 @@ class KernelState:
         self._ranges[key] = (x, self.mask, r)
         return r
 
+    def lane_offsets(self, terms: list[tuple[np.ndarray, int]]) -> np.ndarray:
+        """sum(array * stride) over per-lane index arrays, remembered for the last few
+        term lists: an LDS tile read inside the k loop (As[ty][k]) combines the same
+        loop-invariant lane arrays every iteration, and only the uniform part changes."""
+        key = tuple((id(a), s) for a, s in terms)
+        hit = self._offsets.get(key)
+        if hit is not None and all(a is b for (a, _), b in zip(terms, hit[0])):
+            return hit[1]
+        total = None
+        for a, s in terms:
+            t = a * s if s != 1 else a
+            total = t if total is None else total + t
+        if len(self._offsets) >= 64:
+            self._offsets.pop(next(iter(self._offsets)))
+        self._offsets[key] = (tuple(a for a, _ in terms), total)
+        return total
+
     def first_active_lane(self, bad: np.ndarray | None = None) -> int:
         """The first active lane (where `bad`, if given)."""
         m = self.active_mask() if bad is None else bad
@@ -215,21 +234,33 @@ class KernelState:
 
     # -- barrier intervals, for LDS race detection --------------------------------------
 
+    def pass_barrier(self, passing: np.ndarray) -> None:
+        """The workgroups where `passing` start a new barrier interval.  A new array, never
+        an update in place: race records keep the old one as the time of an access."""
+        self.intervals = self.intervals + passing
+        self._lane_interval = self._stamp = None
+
     def lane_interval(self) -> np.ndarray:
         """Each lane's current barrier interval (the count of barriers its workgroup passed)."""
         if self._lane_interval is None:
             self._lane_interval = self.intervals[self.lanes.wg]
         return self._lane_interval
 
-    def lane_stamps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def lane_stamps(self, intervals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per lane, what LDS race records hold (see memory.RaceTracker): the stamp
         (barrier interval << 32) | (thread id + 1), the interval's base (interval << 32),
-        and the stamp with its thread field inverted."""
+        and the stamp with its thread field inverted.  `intervals`: the workgroups'
+        intervals at an earlier time (default: now, remembered until the next barrier)."""
+        if intervals is not None and intervals is not self.intervals:
+            return self._stamps_from(intervals[self.lanes.wg])
         if self._stamp is None:
-            base = self.lane_interval() << 32
-            tid1 = self.lanes.tid + 1
-            self._stamp = (base | tid1, base, base | (0xFFFFFFFF - tid1))
+            self._stamp = self._stamps_from(self.lane_interval())
         return self._stamp
+
+    def _stamps_from(self, lane_interval: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        base = lane_interval << 32
+        tid1 = self.lanes.tid + 1
+        return base | tid1, base, base | (0xFFFFFFFF - tid1)
 
     def op_id(self, op: Operation) -> int:
         """A small integer naming an op, so LDS words can record their last writer."""
@@ -327,8 +358,7 @@ class GpuFunctions(InterpreterFunctions):
                     "while other threads of its workgroup wait at it"
                 )
         st.stats.barriers += int(np.count_nonzero(passing))
-        st.intervals = st.intervals + passing
-        st._lane_interval = st._stamp = None
+        st.pass_barrier(passing)
         return ()
 
     @impl_terminator(gpu.ReturnOp)
