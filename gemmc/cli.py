@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compile", help="compile to HIP, IR, assembly or a code object",
                        description="Lower a .gemm file with a pipeline and emit the result.")
     _add_common(c)
-    c.add_argument("-o", "--output", help="output file (default: stdout; required for hsaco)")
+    c.add_argument("-o", "--output", help="output file (default or -: stdout; a file is required for hsaco)")
     c.add_argument("--emit", choices=["hip", "mlir", "asm", "hsaco", "gcn", "gcn-hsaco"], default="hip",
                    help="what to write (default hip)")
     c.add_argument("--harness", action="store_true",
@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     o = sub.add_parser("opt", help="run passes and print the IR (like xdsl-opt / mlir-opt)",
                        description="Parse a .gemm or .mlir file, run a pipeline, print the IR.")
     _add_common(o)
-    o.add_argument("-o", "--output", help="output file (default: stdout)")
+    o.add_argument("-o", "--output", help="output file (default or -: stdout)")
     o.add_argument("--print-ir-after-all", action="store_true",
                    help="print the IR after every pass to stderr")
     o.set_defaults(run=cmd_opt)
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args) -> object:
-    if getattr(args, "output", None):
+    if getattr(args, "output", None) not in (None, "-"):
         api.check_output_path(args.output, args.file)
     module = api.parse_file(args.file, _defines(args.defines))
     return module
@@ -164,7 +164,7 @@ def _pipeline_for(args, default_none: bool = False) -> str | None:
 def cmd_compile(args) -> int:
     module = _load(args)
     api.lower(module, args.pipeline, args.arch)
-    if args.emit in ("hsaco", "gcn-hsaco") and not args.output:
+    if args.emit in ("hsaco", "gcn-hsaco") and args.output in (None, "-"):
         raise usage_error(f"--emit {args.emit} writes a binary code object: give -o FILE")
     if args.harness and args.emit != "hip":
         raise usage_error("--harness applies to --emit hip")
@@ -280,7 +280,7 @@ def cmd_tune(args) -> int:
 
 
 def _write(args, data) -> None:
-    if args.output:
+    if args.output and args.output != "-":  # -o - is stdout, as without -o
         api.write_output(args.output, data, input_path=args.file)
     elif isinstance(data, bytes):
         sys.stdout.buffer.write(data)

@@ -39,9 +39,8 @@ from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
 from gemmc.dialects.amdgpu import GatherToLDSOp, matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.kernel_builder import KernelBuilder, constant_value
+from gemmc.kernel_builder import UNROLL_ATTR, KernelBuilder, constant_value
 
-UNROLL_ATTR = "gemmc.unroll"  # gemmc.emit.hip: #pragma unroll on an scf.for
 PRIVATE_SPACE = 5  # as gemmc.tiled_kernel: per-lane memory, registers once unrolled
 
 

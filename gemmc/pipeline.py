@@ -114,8 +114,8 @@ NAMED_PIPELINES: dict[str, str] = {
     "step2": "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=16}",
     "step3": _STEP3,
     "step4": _STEP3 + ",double-buffer",
-    "step5": _STEP3 + ",double-buffer,vectorize{width=4}",
-    "step6": _STEP3 + ",double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    "step5": _STEP3 + ",double-buffer,vectorize{width=4 operands=a}",
+    "step6": _STEP3 + ",double-buffer,vectorize{width=4 operands=a},launch-bounds{max-threads=256 min-waves-per-eu=2}",
     # step 7: the arch's matrix cores (matrix-cores: mfma-lowering on CDNA, wmma-lowering on RDNA)
     "step7": _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores,launch-bounds{max-threads=256 min-waves-per-eu=2}",
     # The fastest FP32 pipeline measured on the H200 (benchmarks/h200/results.md): k-major LDS

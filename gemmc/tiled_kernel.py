@@ -33,7 +33,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
-from gemmc.kernel_builder import LDS_SPACE, KernelBuilder
+from gemmc.kernel_builder import LDS_SPACE, UNROLL_ATTR, KernelBuilder
 from gemmc.schedule import SCHEDULE_ATTR, Schedule
 
 PRIVATE_SPACE = 5
@@ -179,13 +179,10 @@ class _Writer:
             ("copy_b", self.B, bb, s.width_b, self.tile_b, self._b_lds_index(con.transpose_b), con.transpose_b),
         ):
             e0, e1, o0, o1, rows, cols = tile
-            per_row = e1 // width
-            total = e0 * per_row
+            total = e0 * (e1 // width)
             for it in range(-(-total // s.threads)):
                 idx = b.add(self.tid, b.index(it * s.threads), "idx")
-                i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
-                lane = b.op(arith.RemUIOp(idx, b.index(per_row)))
-                i1 = b.mul(lane, b.index(width), "i1")
+                i0, i1 = self._copy_coords(b, idx, e0, e1, width, index)
                 g0, g1 = b.add(o0, i0, "g0"), b.add(o1, i1, "g1")
                 inside = b.land(b.land(b.lt(g0, rows), b.lt(g1, cols)), guard, "in_bounds")
                 partial = total % s.threads != 0
@@ -234,9 +231,7 @@ class _Writer:
             idx = ib.add(ib.mul(it, ib.index(threads)), self.tid, "idx")
 
             def body(cb: KernelBuilder):
-                i0 = cb.op(arith.DivUIOp(idx, cb.index(per_row)), "i0")
-                lane = cb.op(arith.RemUIOp(idx, cb.index(per_row)), "i1" if width == 1 else None)
-                i1 = lane if width == 1 else cb.mul(lane, cb.index(width), "i1")
+                i0, i1 = self._copy_coords(cb, idx, e0, e1, width, lds_index)
                 g0, g1 = cb.add(o0, i0, "g0"), cb.add(o1, i1, "g1")
                 inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
                 value = self._guarded_load(cb, src, [g0, g1], inside, width, trans)
@@ -252,6 +247,24 @@ class _Writer:
             element(b, b.index(0), [])
         else:
             self._unrolled(b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it"))
+
+    def _copy_coords(self, b: KernelBuilder, idx, e0: int, e1: int, width: int, lds_index) -> tuple:
+        """The stored-tile coordinates (i0, i1) that copy element `idx` covers.
+
+        Row by row (i1 fastest: consecutive threads read consecutive global addresses),
+        except for a scalar copy that a double-buffered kernel stores transposed: there
+        i0 runs fastest, as in the tutorial's kernels, so that consecutive threads write
+        consecutive LDS words rather than words e0 apart in a few banks.  With the
+        prefetch's stores overlapping other waves' fragment reads, conflict-free stores
+        pay more than coalesced loads (H200, 4096^3: step 4 6.28 -> 6.65 TFLOP/s; step 3,
+        single-buffered, is 1% faster row by row; benchmarks/h200/results.md)."""
+        if width == 1 and self.s.buffers == 2 and lds_index(0, 1) == (1, 0):
+            i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
+            return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")
+        per_row = e1 // width
+        i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
+        lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
+        return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
 
     def _guarded_load(self, b: KernelBuilder, src, idx, inside, width, trans) -> SSAValue:
         el = src.type.element_type
@@ -374,7 +387,7 @@ class _Writer:
 
     def _unrolled(self, loop) -> None:
         if self.s.unroll:
-            loop.attributes["gemmc.unroll"] = UnitAttr()
+            loop.attributes[UNROLL_ATTR] = UnitAttr()
 
     # -- epilogue --------------------------------------------------------------------------
 

@@ -10,6 +10,10 @@ Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
     `gpu.launch_func` that passes the memrefs and scalars.
 The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
 the HIP emitter uses to name the dynamic sizes it passes.
+
+Options: block-x, block-y (threads per block), unroll (0: leave the K loop's unrolling
+to the compiler; n: `gemmc.unroll = n` on it, which the HIP printer writes as
+`#pragma unroll n`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, gpu
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i64,
+)
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -26,7 +32,7 @@ from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
 from gemmc.interp.check import SPEC_ATTR, spec_attr
 from gemmc.interp.check import _spec_from_matmul as spec_from_matmul
-from gemmc.kernel_builder import KernelBuilder
+from gemmc.kernel_builder import UNROLL_ATTR, KernelBuilder
 
 ARG_DIMS_ATTR = "gemm.arg_dims"
 ROLE_ATTR = "gemm.role"
@@ -40,6 +46,7 @@ class GemmToKernelPass(ModulePass):
 
     block_x: int = 16
     block_y: int = 16
+    unroll: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         matmuls = [m for m in op.walk() if isinstance(m, MatmulOp)]
@@ -54,6 +61,8 @@ class GemmToKernelPass(ModulePass):
         for name, v in (("block-x", self.block_x), ("block-y", self.block_y)):
             if v < 1:
                 raise pass_error(self.name, matmul, f"{name}={v} must be positive")
+        if self.unroll < 0:
+            raise pass_error(self.name, matmul, f"unroll={self.unroll} must be 0 (the compiler's choice) or a count")
         if self.block_x * self.block_y > MAX_THREADS:
             raise pass_error(
                 self.name, matmul,
@@ -110,6 +119,8 @@ class GemmToKernelPass(ModulePass):
 
             loop = kb.for_(c0, K, c1, [zero], step)
             loop.attributes[ROLE_ATTR] = StringAttr("k_loop")
+            if self.unroll:
+                loop.attributes[UNROLL_ATTR] = IntegerAttr(self.unroll, i64)
             loop.results[0].name_hint = "sum"
             result = _epilogue(kb, loop.results[0], C, row, col, scalars)
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])

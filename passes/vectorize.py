@@ -11,7 +11,11 @@ origins are multiples of that extent), and the row itself starts aligned when th
 row length is a static multiple of `width`.  Then the vector is also either wholly
 inside the matrix or wholly outside, so the bounds guard stays exact.  An operand
 whose layout does not prove it keeps scalar copies, or with strict=true the pass
-stops with a diagnostic.  Options: width (1, 2, 4; 8 for 16-bit types), strict.
+stops with a diagnostic.  Options: width (1, 2, 4; 8 for 16-bit types), strict,
+operands (which copies to vectorize: `a`, `b` or both, `a,b`; the others keep their
+width).  The tutorial's step 5 vectorizes A only: B's copy is stored transposed, and
+its four scalar LDS stores per vector cost more than the wide load saves (H200,
+4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ class VectorizePass(ModulePass):
 
     width: int = 4
     strict: bool = False
+    operands: tuple[str, ...] = ("a", "b")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op, self.name):
@@ -50,12 +55,19 @@ class VectorizePass(ModulePass):
                     f"width={self.width} is not a vector of at most {MAX_VECTOR_BYTES} bytes of {con.in_type}",
                 )
             widths = {}
-            for operand in ("a", "b"):
+            for operand in self._operands(kernel):
                 reason = self._unproven(con, operand)
                 if reason and self.strict:
                     raise pass_error(self.name, kernel, f"cannot vectorize {operand.upper()} by {self.width}: {reason}")
                 widths[f"width_{operand}"] = 1 if reason else self.width
             rebuild(con, s.with_(**widths))
+
+    def _operands(self, kernel) -> tuple[str, ...]:
+        chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)
+        bad = [o for o in chosen if o not in ("a", "b")]
+        if bad or not chosen:
+            raise pass_error(self.name, kernel, f"operands={','.join(chosen)}: expects a, b or a,b")
+        return chosen
 
     def _unproven(self, con: Contraction, operand: str) -> str | None:
         """Why `width` is not provably aligned for this operand, or None when it is."""

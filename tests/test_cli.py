@@ -121,6 +121,15 @@ def test_stdin_is_read_with_dash(capsys, monkeypatch):
     assert code == 0 and "gemm.matmul" in out
 
 
+def test_dash_output_is_stdout(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["compile", SGEMM, "--arch", "gfx942", "-p", "step1", "-o", "-"], capsys)
+    assert code == 0 and "__global__" in out
+    assert not (tmp_path / "-").exists()
+    code, _, err = run(["compile", SGEMM, "--arch", "gfx942", "--emit", "hsaco", "-o", "-"], capsys)
+    assert code != 0 and "give -o FILE" in err
+
+
 def test_print_ir_after_all(capsys):
     code, _, err = run(["opt", SGEMM, "-p", "step2", "--print-ir-after-all"], capsys)
     assert code == 0

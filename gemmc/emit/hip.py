@@ -101,6 +101,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
+from gemmc.kernel_builder import UNROLL_ATTR
 
 PASS_NAME = "emit-hip"
 PIPELINE_ATTR = "gemmc.pipeline"
@@ -846,9 +847,6 @@ def _print_for(p: FunctionPrinter, op: Operation) -> None:
         p.print_block(body, terminator=lambda y: p.assign_yield(y, carried, loop=True))
     p.line("}")
 
-
-UNROLL_ATTR = "gemmc.unroll"
-"""On an scf.for: unit -> `#pragma unroll`, integer n -> `#pragma unroll n` (1: never unroll)."""
 
 _INDEX_ARITH = {"arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.divsi", "arith.remui",
                 "arith.remsi", "arith.index_cast", "arith.index_castui", "arith.shli", "arith.andi"}
