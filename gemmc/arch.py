@@ -148,6 +148,7 @@ class Arch:
     # L1 caches global loads); AMD's vector L1 is modelled as streaming (docs/cost-model.md)
     fp32_dual: int = 1  # FP32 FMAs per lane per VALU issue slot: 2 with packed FP32 (v_pk_fma_f32,
     # CDNA2+) or dual issue (v_dual_fmac_f32, RDNA3+), which clang emits for register-tiled code
+    naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
 
     @property
     def lds_kib(self) -> int:
@@ -348,6 +349,9 @@ ARCHS: dict[str, Arch] = {
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
+            naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
+            # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
+            # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
         ),
     )
 }

@@ -11,9 +11,9 @@ Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
 The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
 the HIP emitter uses to name the dynamic sizes it passes.
 
-Options: block-x, block-y (threads per block), unroll (0: leave the K loop's unrolling
-to the compiler; n: `gemmc.unroll = n` on it, which the HIP printer writes as
-`#pragma unroll n`).
+Options: block-x, block-y (threads per block), unroll (n: `gemmc.unroll = n` on the K
+loop, which the HIP printer writes as `#pragma unroll n`; 0: leave it to the compiler;
+-1, the default: the target's `naive_k_unroll`, which is 0 on the AMD targets).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
 from gemmc.interp.check import SPEC_ATTR, spec_attr
 from gemmc.interp.check import _spec_from_matmul as spec_from_matmul
 from gemmc.kernel_builder import UNROLL_ATTR, KernelBuilder
+from gemmc.pipeline import target_of
 
 ARG_DIMS_ATTR = "gemm.arg_dims"
 ROLE_ATTR = "gemm.role"
@@ -46,7 +47,7 @@ class GemmToKernelPass(ModulePass):
 
     block_x: int = 16
     block_y: int = 16
-    unroll: int = 0
+    unroll: int = -1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         matmuls = [m for m in op.walk() if isinstance(m, MatmulOp)]
@@ -61,8 +62,9 @@ class GemmToKernelPass(ModulePass):
         for name, v in (("block-x", self.block_x), ("block-y", self.block_y)):
             if v < 1:
                 raise pass_error(self.name, matmul, f"{name}={v} must be positive")
-        if self.unroll < 0:
-            raise pass_error(self.name, matmul, f"unroll={self.unroll} must be 0 (the compiler's choice) or a count")
+        if self.unroll < -1:
+            raise pass_error(self.name, matmul, f"unroll={self.unroll} must be a count, 0 (the compiler's "
+                                                "choice) or -1 (the target's)")
         if self.block_x * self.block_y > MAX_THREADS:
             raise pass_error(
                 self.name, matmul,
@@ -76,7 +78,7 @@ class GemmToKernelPass(ModulePass):
         assert isinstance(host, func.FuncOp)
         kname = host.sym_name.data
         operands = [matmul.a, matmul.b, matmul.c] + [v for v in (matmul.alpha, matmul.beta) if v]
-        kernel = self._kernel(kname, matmul, operands)
+        kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
         # Record what the host function computes, so a lowered module still says which
@@ -86,7 +88,10 @@ class GemmToKernelPass(ModulePass):
 
     # -- the kernel -------------------------------------------------------------------
 
-    def _kernel(self, name: str, matmul: MatmulOp, operands: list[SSAValue]) -> gpu.FuncOp:
+    def _k_unroll(self, module: ModuleOp) -> int:
+        return self.unroll if self.unroll >= 0 else target_of(module).naive_k_unroll
+
+    def _kernel(self, name: str, matmul: MatmulOp, operands: list[SSAValue], unroll: int) -> gpu.FuncOp:
         kernel = gpu.FuncOp(
             name, ([v.type for v in operands], []), kernel=True,
             known_block_size=[self.block_x, self.block_y, 1],
@@ -119,8 +124,8 @@ class GemmToKernelPass(ModulePass):
 
             loop = kb.for_(c0, K, c1, [zero], step)
             loop.attributes[ROLE_ATTR] = StringAttr("k_loop")
-            if self.unroll:
-                loop.attributes[UNROLL_ATTR] = IntegerAttr(self.unroll, i64)
+            if unroll:
+                loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
             result = _epilogue(kb, loop.results[0], C, row, col, scalars)
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])

@@ -191,7 +191,8 @@ def test_register_tiling_cuts_lds_instructions(steps_gfx942):
 
 
 def test_vectorize_cuts_vmem_instructions(steps_gfx942):
-    assert steps_gfx942["step5"].counts.issued("global") < steps_gfx942["step4"].counts.issued("global") / 2
+    # step 5 vectorizes A's copy (a quarter of its loads), not B's: (1/4 + 1) / 2 of step 4's
+    assert steps_gfx942["step5"].counts.issued("global") <= steps_gfx942["step4"].counts.issued("global") * 0.65
 
 
 def test_predictions_are_sane(steps_gfx942):

@@ -33,8 +33,9 @@ TUTORIAL = {
 }
 
 # name -> (step, gemmc pipeline): the named steps, and the variants that decided them
+# (step 1's K-loop unrolling: 0 is nvcc's own choice; sm_90's default is 64)
 VARIANTS = {f"step{i}": (i, f"step{i}") for i in range(1, 7)} | {
-    **{f"step1_unroll{u}": (1, f"gemm-to-kernel{{unroll={u}}}") for u in (1, 2, 4, 8)},
+    **{f"step1_unroll{u}": (1, f"gemm-to-kernel{{unroll={u}}}") for u in (0, 4, 16, 32, 128, 256)},
     "step5_vectorize_b": (5, "step4,vectorize{width=4 operands=a,b}"),
 }
 
