@@ -365,6 +365,8 @@ class Form:
     asm: str | None = None  # the spelling where it differs from the op name (s_mov_b64_exec)
     explicit_exec: bool = False  # exec is written out as an operand (s_mov_b64 exec, s[4:5])
     tied: int | None = None  # this operand is the destination register too (not printed: v_fmac_f32)
+    acc: int | None = None  # the accumulator operand (MFMA SrcC): the destination is exactly its
+    # registers or disjoint from them, and in the same register file
 
 
 class GcnInstruction(IRDLOperation):
@@ -455,6 +457,24 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
         raise VerifyException(f"{op.name}: {where} is {slot.width} register(s) wide, not {t.n}")  # type: ignore[attr-defined]
 
 
+class MfmaInstruction(GcnInstruction):
+    """A matrix fused multiply-add (v_mfma_*): D = A * B + C over the wave.  D and C are in one
+    register file (VGPRs on gfx90a+, or AGPRs) and, as LLVM requires for more than 4 registers,
+    either the same registers or disjoint ones."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        d, c = self.dsts[0].type, self.srcs[self.FORM.acc].type  # type: ignore[index]
+        if type(d) is not type(c):
+            raise VerifyException(f"{self.name}: the accumulator and the result are in one register file, "
+                                  f"not {c.name} and {d.name}")  # type: ignore[attr-defined]
+        if is_allocated(d) and is_allocated(c) and d.first != c.first:  # type: ignore[attr-defined]
+            lo, hi = sorted((d, c), key=lambda t: t.first)  # type: ignore[attr-defined]
+            if lo.first + lo.n > hi.first:  # type: ignore[attr-defined]
+                raise VerifyException(f"{self.name}: result {d.register_name} partly overlaps the accumulator "  # type: ignore[attr-defined]
+                                      f"{c.register_name}")  # type: ignore[attr-defined]
+
+
 INSTRUCTIONS: dict[str, type[GcnInstruction]] = {}
 
 
@@ -462,12 +482,13 @@ def _camel(m: str) -> str:
     return "".join(p.capitalize() for p in m.split("_")) + "Op"
 
 
-def _define(mnemonic: str, form: Form, terminator: bool = False) -> type[GcnInstruction]:
+def _define(mnemonic: str, form: Form, terminator: bool = False,
+            base: type[GcnInstruction] = GcnInstruction) -> type[GcnInstruction]:
     ns = {"name": f"amdgcn.{mnemonic}", "FORM": form, "MNEMONIC": mnemonic, "__module__": __name__,
           "__qualname__": _camel(mnemonic), "__annotations__": {"FORM": ClassVar[Form], "MNEMONIC": ClassVar[str]}}
     if terminator:
         ns["traits"] = traits_def(IsTerminator())
-    cls = irdl_op_definition(type(_camel(mnemonic), (GcnInstruction,), ns))
+    cls = irdl_op_definition(type(_camel(mnemonic), (base,), ns))
     INSTRUCTIONS[mnemonic] = cls
     return cls
 
@@ -568,6 +589,32 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3"
                                          gfx11=f"global_store_{_g11}"))
     _define(f"global_store_{_suf}_saddr", Form("GLOBAL", (), (V, Slot("v", _n), S2), mods=("offset",),
                                                gfx11=f"global_store_{_g11}", asm=f"global_store_{_suf}"))
+
+
+# VOP3P (MAI): the matrix instructions of every CDNA arch's table (gemmc.arch), in that arch's
+# spelling: D (and C) one register per accumulator element, A and B their packed registers.
+# SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand").
+def _define_mfma() -> None:
+    from gemmc.arch import ARCHS
+
+    for arch in ARCHS.values():
+        for mi in arch.matrix_instrs:
+            if mi.kind != "mfma":
+                continue
+            acc = Slot("va", mi.c_regs)
+            form = Form("VOP3P", (acc,), (Slot("va", mi.a_regs), Slot("va", mi.b_regs), acc), acc=2)
+            known = INSTRUCTIONS.get(mi.mnemonic)
+            if known is None:
+                _define(mi.mnemonic, form, base=MfmaInstruction)
+            elif known.FORM != form:
+                raise AssertionError(f"{mi.mnemonic} has different operands on different archs")
+
+
+_define_mfma()
+
+
+def is_mfma(op: Operation) -> bool:
+    return isinstance(op, MfmaInstruction)
 
 
 def instr(mnemonic: str, srcs: Sequence[SSAValue], dst_types: Sequence[Attribute] = (), **mods: int) -> GcnInstruction:
@@ -894,7 +941,7 @@ AMDGCN = Dialect(
 )
 
 __all__ = [
-    "AMDGCN", "AGPRType", "ConcatOp", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
+    "AMDGCN", "AGPRType", "ConcatOp", "MfmaInstruction", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
     "GcnModuleOp", "GcnRegisterType", "INSTRUCTIONS", "IfOp", "IfUniformOp", "ImmType", "InputOp", "KernelOp",
     "LabelOp", "RegOp", "SGPRType", "SpecialRegType", "UndefOp", "VGPRType", "YieldOp", "instr", "sgpr", "vgpr",
 ]

@@ -133,8 +133,8 @@ class Allocator:
             p = self.end[user]
         elif isinstance(user, g.IfOp) and operand_index == 0:  # the mask holds the saved EXEC
             p = self.end[user]
-        elif _early_clobber(user):
-            p += 0.5
+        elif _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
+            p += 0.5  # (an MFMA's result may take its accumulator's registers: see _acc_ok)
         # a use inside a loop that v comes from outside of lasts to that loop's end
         outer = None
         cur = user.parent_op()
@@ -315,8 +315,10 @@ class Allocator:
                     su, off = unit_of[src]
                     if su.reg is not None:
                         out.append(su.reg + off)
-            if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32":
-                src = op.srcs[2]
+            acc = 2 if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32" else (
+                op.FORM.acc if isinstance(op, g.GcnInstruction) else None)
+            if acc is not None:
+                src = op.srcs[acc]
                 if src in unit_of:
                     su, off = unit_of[src]
                     if su.reg is not None:
@@ -333,7 +335,7 @@ class Allocator:
         al = self.align(u)
         cands = [h for h in self.hints(u, unit_of) if h % al == 0 and h + u.n <= limit]
         for r in [*cands, *range(0, limit - u.n + 1, al)]:
-            if all(self.free(u.cls, r + i, u.segs) for i in range(u.n)):
+            if all(self.free(u.cls, r + i, u.segs) for i in range(u.n)) and self._acc_ok(u, r, unit_of):
                 u.reg = r
                 self.occupy(u)
                 return
@@ -346,6 +348,27 @@ class Allocator:
             f"{PASS}: kernel @{self.kernel.sym_name.data} needs more than {limit} {name}: {live} are live{desc} "
             f"and {u.n} more are needed (no spilling; use smaller register tiles)"
         )
+
+    @staticmethod
+    def _acc_ok(u: Unit, r: int, unit_of) -> bool:
+        """An MFMA's result and its accumulator (SrcC) are the same registers or disjoint ones
+        (LLVM's constraint for results of more than 4 registers, kept for all)."""
+        for v in u.values:
+            pairs = []
+            op = v.owner if isinstance(v, OpResult) else None
+            if g.is_mfma(op):
+                pairs.append(op.srcs[op.FORM.acc])  # type: ignore[union-attr]
+            pairs += [use.operation.dsts[0] for use in v.uses
+                      if g.is_mfma(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
+            mine = r + unit_of[v][1]
+            for other in pairs:
+                ou, off = unit_of.get(other, (None, 0))
+                if ou is None or ou.reg is None:
+                    continue
+                theirs = ou.reg + off
+                if theirs != mine and theirs < mine + other.type.n and mine < theirs + v.type.n:
+                    return False
+        return True
 
     def _check_disjoint(self) -> None:
         """No register holds two live values at once (an internal consistency check)."""
