@@ -613,8 +613,8 @@ class _KernelLowering:
                 self.entry.insert_op_before(c, first)
         return g.KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
 
-    _NOT_SELECTED = {"amdgpu.wmma": "RDNA matrix cores (wmma-lowering)",
-                     "amdgpu.gather_to_lds": "direct-to-LDS copies (direct-to-lds)"}
+    _NOT_SELECTED = {"amdgpu.wmma": "RDNA matrix cores; use a pipeline without matrix-cores, e.g. -p step6",
+                     "amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
         """One line for the matrix-core ops this backend does not select: WMMA, direct-to-LDS,
@@ -627,8 +627,7 @@ class _KernelLowering:
                     raise self.error(op, f"'amdgpu.mfma' with 16-bit inputs ({name}) is not selected yet; only f32 "
                                          "MFMAs are (matrix-cores{convert=none})")
             elif op.name in self._NOT_SELECTED:
-                raise self.error(op, f"'{op.name}' ({self._NOT_SELECTED[op.name]}) is not selected yet; "
-                                     "use a pipeline without it, e.g. -p step6")
+                raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
     def _inputs(self) -> None:
         self.kernarg_ptr = self.insert(g.InputOp("kernarg_segment_ptr", g.sgpr(2, 0))).results[0]
