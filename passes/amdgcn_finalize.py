@@ -342,8 +342,9 @@ class Hazards:
     a VALU writing an SGPR/VCC then a VALU or VMEM reading it; an MFMA writing VGPRs then a
     VALU, VMEM or DS instruction reading or overwriting them, or an MFMA reading them as SrcA/B
     or SrcC (none when SrcC is exactly that MFMA's result); a VALU writing a VGPR then an MFMA
-    reading it.  The state maps what was written, ("s", sgpr), ("m", vgpr, mfma op) or
-    ("v", vgpr), to the wait states issued since; a later non-MFMA write of a VGPR retires the
+    reading it; on gfx90a an MFMA reading SrcC then a VALU overwriting it.  The state maps what
+    was written (or read as SrcC), ("s", sgpr), ("m", vgpr, mfma op), ("v", vgpr) or
+    ("c", vgpr, mfma op), to the wait states issued since; a later non-MFMA write of a VGPR retires the
     MFMA's entry (its own wait was checked when it was written)."""
 
     def __init__(self, isa, arch):
@@ -351,14 +352,17 @@ class Hazards:
         self.instrs: dict = {}
         self.horizon = max(isa.valu_sgpr_then_valu, isa.valu_sgpr_then_vmem, isa.valu_then_mfma,
                            *(self.wait(i, c) for i in arch.matrix_instrs if i.kind == "mfma"
-                             for c in ("read", "write", "srcab", "srcc_overlap")), 0)
+                             for c in ("read", "write", "srcab", "srcc_overlap", "war")), 0)
 
     def wait(self, instr, consumer: str) -> int:
         return self.isa.mfma_wait_states(instr, consumer)
 
     def instr(self, op):
         if op not in self.instrs:
-            self.instrs[op] = get_matrix_instr(self.arch, op.MNEMONIC)
+            try:
+                self.instrs[op] = get_matrix_instr(self.arch, op.MNEMONIC)
+            except GemmcError as e:
+                raise pass_error(PASS, op, e.message) from None
         return self.instrs[op]
 
     def need(self, op, key) -> int:
@@ -373,6 +377,8 @@ class Hazards:
             return self.isa.valu_then_mfma if g.is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
         producer = key[2]
         instr = self.instr(producer)
+        if kind == "c":  # the MFMA read this SrcC register: a VALU overwriting it (gfx90a)
+            return self.wait(instr, "war") if fmt in _VALU and any(reg in _vgprs(v) for v in op.dsts) else 0
         if g.is_mfma(op):
             out = 0
             for i, v in enumerate(op.srcs):
@@ -399,6 +405,9 @@ class Hazards:
             for v in op.dsts:
                 for r in _sgprs(v):
                     new[("s", r)] = 0
+        if g.is_mfma(op) and self.wait(self.instr(op), "war"):
+            for r in _vgprs(op.srcs[op.FORM.acc]):
+                new[("c", r, op)] = 0
         for r in written:
             if g.is_mfma(op):
                 new[("m", r, op)] = 0
