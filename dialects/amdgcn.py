@@ -572,6 +572,12 @@ for _c in ("eq", "ne", "lt", "le", "gt", "ge"):
         _cc = {"ne": "neq"}.get(_c, _c) if _t == "f32" else _c
         _define(f"v_cmp_{_cc}_{_t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
 
+# Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
+A = Slot("a")
+_define("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
+_define("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
+_define("v_accvgpr_mov_b32", Form("VOP1", (A,), (A,)))
+
 # DS: LDS.  Address VGPR; modifier `offset` (bytes, unsigned).
 for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
     _define(f"ds_read_b{_b}", Form("DS", (Slot("v", _n),), (V,), mods=("offset",), gfx11=f"ds_load_b{_b}"))

@@ -18,7 +18,7 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
     VALU writes an SGPR or VCC before a VALU or VMEM reads it (gfx942's 2 and 5), after an MFMA
     writes VGPRs before anything but the next MFMA accumulating into them reads them (16-pass
     v_mfma_f32_32x32x2_f32: 18 before a store of C), after a VALU writes a VGPR an MFMA reads (2);
-  * the registers used (`vgprs`, `sgprs`, `uses_vcc`) are recorded on the kernel for the
+  * the registers used (`vgprs`, `sgprs`, `agprs`, `uses_vcc`) are recorded on the kernel for the
     kernel descriptor.
 """
 
@@ -249,7 +249,8 @@ class _Flatten:
                 raise GemmcError(f"{PASS}: internal error: a cycle of register moves in a copy")
             for d, s in ready:
                 src = s if not isinstance(s.type, g.GcnRegisterType) else self.reg(s.type)
-                self.i("v_mov_b32" if cls is g.VGPRType else "s_mov_b32", [src], [d])
+                self.i(_MOVE[cls] if cls is not g.AGPRType or isinstance(s.type, g.AGPRType)
+                       else "v_accvgpr_write_b32", [src], [d])
             pending = [p for p in pending if p not in ready]
 
     def copy(self, op: g.CopyOp) -> None:
@@ -302,18 +303,18 @@ class _Flatten:
             op.erase()
 
     def _record(self, body: Block) -> None:
-        vmax, smax, vcc = 1, 4, 0
+        top, vcc = {g.VGPRType: 1, g.SGPRType: 4, g.AGPRType: 0}, 0
         for op in body.ops:
             for v in (*op.results, *op.operands):
                 t = v.type
-                if isinstance(t, g.VGPRType):
-                    vmax = max(vmax, t.first + t.n)
-                elif isinstance(t, g.SGPRType):
-                    smax = max(smax, t.first + t.n)
+                if type(t) in top:
+                    top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
                 elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
                     vcc = 1
-        self.kernel.attributes["vgprs"] = IntegerAttr(vmax, i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(smax, i64)
+        self.kernel.attributes["vgprs"] = IntegerAttr(top[g.VGPRType], i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
+        if top[g.AGPRType]:
+            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
         self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
         self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
 
@@ -332,9 +333,12 @@ def _sgprs(v: SSAValue):
         yield "vcc"
 
 
-def _vgprs(v: SSAValue) -> range:
+def _vgprs(v: SSAValue) -> list[tuple[str, int]]:
+    """The vector registers (VGPRs and AGPRs) of an operand, as ("v", i) / ("a", i)."""
     t = v.type
-    return range(t.first, t.first + t.n) if isinstance(t, g.VGPRType) else range(0)
+    if not isinstance(t, (g.VGPRType, g.AGPRType)):
+        return []
+    return [(t.PREFIX, i) for i in range(t.first, t.first + t.n)]
 
 
 class Hazards:
@@ -485,6 +489,9 @@ def _worth_skipping(region) -> bool:
         elif isinstance(op, (g.CopyOp, g.ConcatOp)):
             n += op.result.type.n if isinstance(op.result.type, g.GcnRegisterType) else 1
     return n >= SKIP_THRESHOLD
+
+
+_MOVE = {g.VGPRType: "v_mov_b32", g.SGPRType: "s_mov_b32", g.AGPRType: "v_accvgpr_mov_b32"}
 
 
 def _sub_value(f: _Flatten, v: SSAValue, i: int) -> SSAValue:

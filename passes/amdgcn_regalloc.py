@@ -3,7 +3,7 @@
 Expects: amdgcn.kernels from lower-to-amdgcn (unallocated registers, structured control
 flow).  Produces: every VGPR/SGPR value allocated (`!amdgcn.vgpr<v5>`, `!amdgcn.sgpr<s[4:5]>`),
 copies between values that got one register removed, and the registers reached recorded
-on the kernel (`vgprs`, `sgprs`: the next free register of each file).
+on the kernel (`vgprs`, `sgprs`, `agprs`: the next free register of each file).
 
 How (docs/amdgcn.md has the long form):
   * positions: the kernel's ops are numbered in order; an op with regions has a start
@@ -260,17 +260,16 @@ class Allocator:
             if new != t:
                 Rewriter.replace_value_with_new_type(v, new)
         self._drop_self_copies(body)
-        vmax = [0]
-        smax = [self.isa_user_sgprs()]
+        top = {g.VGPRType: 0, g.SGPRType: self.isa_user_sgprs(), g.AGPRType: 0}
         for op in _walk(body):
             for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
                 t = v.type
-                if isinstance(t, g.VGPRType) and g.is_allocated(t):
-                    vmax[0] = max(vmax[0], t.first + t.n)
-                elif isinstance(t, g.SGPRType) and g.is_allocated(t):
-                    smax[0] = max(smax[0], t.first + t.n)
-        self.kernel.attributes["vgprs"] = IntegerAttr(max(vmax[0], 1), i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(smax[0], i64)
+                if type(t) in top and g.is_allocated(t):
+                    top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
+        self.kernel.attributes["vgprs"] = IntegerAttr(max(top[g.VGPRType], 1), i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
+        if top[g.AGPRType]:  # (kernels without AGPRs do not say so)
+            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
 
     @staticmethod
     def isa_user_sgprs() -> int:

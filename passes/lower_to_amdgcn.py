@@ -187,10 +187,15 @@ class LowerToAmdgcnPass(ModulePass):
     inside a scalar loop whose constant trip count it divides (1: never)."""
     hoist_loads: int = 16
     """Move loads up past arithmetic while they hold at most this many more VGPRs (0: program order)."""
+    accumulators: str = "vgpr"
+    """Where MFMA accumulators live: vgpr (gfx90a+, as LLVM chooses below 256 registers) or agpr
+    (the accumulation registers: v_accvgpr_write to zero them, v_accvgpr_read before C is stored)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         isa = get_gcn_isa(arch)
+        if self.accumulators not in ("vgpr", "agpr"):
+            raise pass_error(PASS, op, f"accumulators={self.accumulators}: expected vgpr or agpr")
         gmods = [m for m in op.body.block.ops if isinstance(m, gpu.ModuleOp)]
         if not gmods:
             raise pass_error(PASS, op, "expects kernel IR (a gpu.module); run gemm-to-kernel first")
@@ -328,6 +333,8 @@ class _KernelLowering:
     def to_vgpr(self, x: SSAValue) -> SSAValue:
         if self.is_v(x):
             return x
+        if isinstance(x.type, g.AGPRType):
+            return self.e1("v_accvgpr_read_b32", [x], self.V())
         return self.e1("v_mov_b32", [x], self.V())
 
     def literal_ok(self, x: SSAValue) -> bool:
@@ -1020,7 +1027,10 @@ class _KernelLowering:
                 if key not in self.private:
                     self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
                 vals.append(self.private[key])
-            return vals[0] if n == 1 else Vec(n, elems=tuple(vals))
+            if n == 1:  # an accumulator element read on its own (the epilogue) is read into a VGPR
+                x = vals[0]
+                return F(self.to_vgpr(x.reg)) if isinstance(x, F) and x.reg is not None else x
+            return Vec(n, elems=tuple(vals))
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
@@ -1065,7 +1075,7 @@ class _KernelLowering:
 
     def part(self, reg: SSAValue, e: int) -> F:
         """Register e of range reg, as an f32 value that remembers where it came from."""
-        r = self.insert(g.ExtractOp(reg, e, self.V())).results[0]
+        r = self.insert(g.ExtractOp(reg, e, type(reg.type).unallocated(1))).results[0]
         self.part_of[r] = (reg, e)
         return F(r)
 
@@ -1140,8 +1150,36 @@ class _KernelLowering:
         c = self.env.get(op.destC)
         if not isinstance(c, Vec):
             raise self.error(op, "expects a vector accumulator")
-        d = self.e1(instr.mnemonic, [a, b, self.vec_range(c)], self.V(instr.c_regs), cse=False)
+        agpr = self.opts.accumulators == "agpr"
+        acc = self.agpr_range(c) if agpr else self.vec_range(c)
+        d = self.e1(instr.mnemonic, [a, b, acc], (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs),
+                    cse=False)
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
+
+    def agpr_range(self, v: Vec) -> SSAValue:
+        """v in an AGPR range: itself where it is one, else its elements written in: inline
+        constants and AGPRs by the moves of an amdgcn.concat, VGPRs through v_accvgpr_write."""
+        whole = self.whole(v)
+        if whole is not None and isinstance(whole.type, g.AGPRType):
+            return whole
+        parts = []
+        for e in self.vec_elems(v):
+            x = self.fmat(e)
+            if not (isinstance(x.type, g.AGPRType) or self.is_imm(x) and self.literal_ok(x)):
+                x = self.e1("v_accvgpr_write_b32", [self.fvgpr(e)], g.AGPRType.unallocated(1))
+            parts.append(x)
+        return self.insert(g.ConcatOp(parts, g.AGPRType.unallocated(v.n))).results[0]
+
+    def _agpr_buffers(self) -> set:
+        """Register tiles that are MFMA accumulators (a vector load of them is an MFMA's C),
+        with accumulators=agpr: loops carry them in AGPRs."""
+        if self.opts.accumulators != "agpr":
+            return set()
+        out = set()
+        for op in self.fn.walk():
+            if isinstance(op, MFMAOp) and isinstance(op.destC.owner, vector.LoadOp):
+                out.add(op.destC.owner.base)
+        return out
 
     def _vgpr_operand(self, v: SSAValue, op: Operation) -> SSAValue:
         x = self.env.get(v)
@@ -1233,7 +1271,11 @@ class _KernelLowering:
 
     def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
         """v in a register of type t; with fresh=True a new value (a copy if need be)."""
-        if isinstance(v, Vec):
+        if isinstance(v, Vec) and isinstance(t, g.AGPRType):
+            r = self.agpr_range(v)
+            if not fresh or isinstance(r.owner, g.ConcatOp):
+                return r
+        elif isinstance(v, Vec):
             whole = self.whole(v)
             if whole is not None:
                 r = whole
@@ -1276,6 +1318,10 @@ class _KernelLowering:
         carried_priv = self._private_groups(op, self._private_written(op))
         entry_vals = [self.env[v] for v in op.iter_args] + [self._priv_value(grp) for grp in carried_priv]
         types = [self._reg_type_of(v, op) for v in entry_vals]
+        agpr = self._agpr_buffers()
+        for i, grp in enumerate(carried_priv, len(op.iter_args)):
+            if len(grp) > 1 and self.env[grp[0][0]].value in agpr:  # type: ignore[union-attr]
+                types[i] = g.AGPRType.unallocated(len(grp))
         inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(entry_vals, types)]
         lbv, ubv, stv = (self.mat(x) for x in (lb, ub, st))
         body = Block(arg_types=[self.S(), *types])

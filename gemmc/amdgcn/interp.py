@@ -22,7 +22,7 @@ What it checks, beyond computing C:
     read or wrote) since the last barrier;
   * barriers: all live waves of a workgroup at the same s_barrier;
   * MFMA hazards: each wave counts the wait states it issued (an instruction one, s_nop
-    imm + 1); reading or overwriting a VGPR an MFMA wrote fewer wait states ago than
+    imm + 1); reading or overwriting a VGPR or AGPR an MFMA wrote fewer wait states ago than
     arch.GcnIsa requires (the same table amdgcn-finalize inserts s_nop from) is an error, as
     is an MFMA reading a VGPR a VALU wrote too recently, or an MFMA with some lanes masked off.
 
@@ -94,7 +94,9 @@ class Machine:
         tx, ty = t % bx, t // bx
         nv = max(k.int_attr("vgprs", 1) for k in [kernel])
         ns = max(kernel.int_attr("sgprs", 4), 4)
+        na = kernel.int_attr("agprs")
         self.V = np.zeros((nv, W, L), U32)
+        self.A = np.zeros((max(na, 1), W, L), U32)  # accumulation registers (gfx90a+)
         self.S = np.zeros((ns + 2, W), U32)
         self.V[0] = np.where(valid, tx | (ty << 10), 0).astype(U32)
         self.S[0] = U32(KERNARG_BASE & 0xFFFFFFFF)
@@ -132,9 +134,11 @@ class Machine:
         # hazards: wait states issued per wave; per VGPR the count when an MFMA (mfma_by: its
         # index in mfma_ops, -1 none) or a VALU last wrote it
         self.ws = np.zeros(W, np.int64)
-        self.mfma_at = np.zeros((W, nv), np.int64)
-        self.mfma_by = np.full((W, nv), -1, np.int64)
-        self.valu_at = np.full((W, nv), -(1 << 40), np.int64)
+        # (AGPR i is column nv + i)
+        self.nv = nv
+        self.mfma_at = np.zeros((W, nv + na), np.int64)
+        self.mfma_by = np.full((W, nv + na), -1, np.int64)
+        self.valu_at = np.full((W, nv + na), -(1 << 40), np.int64)
         self.mfma_ops: list = []
         self._compile()
 
@@ -246,6 +250,8 @@ class Machine:
         t = v.type
         if isinstance(t, g.VGPRType):
             return self.V[t.first + i]
+        if isinstance(t, g.AGPRType):
+            return self.A[t.first + i]
         if isinstance(t, g.SGPRType):
             return self.S[t.first + i][:, None]
         c = g.constant_of(v)
@@ -259,10 +265,11 @@ class Machine:
         hi = np.asarray(self.rd_v(v, 1)).astype(U64)
         return lo | (hi << U64(32))
 
-    def wr_v(self, t: g.VGPRType, vals: list, act: np.ndarray) -> None:
+    def wr_v(self, t: g.VGPRType | g.AGPRType, vals: list, act: np.ndarray) -> None:
         m = self.lanes_act(act)
+        file = self.A if isinstance(t, g.AGPRType) else self.V
         for i, x in enumerate(vals):
-            self.V[t.first + i] = np.where(m, np.asarray(x).astype(U32), self.V[t.first + i])
+            file[t.first + i] = np.where(m, np.asarray(x).astype(U32), file[t.first + i])
 
     def wr_s(self, t, vals: list, act: np.ndarray) -> None:
         if isinstance(t, g.SpecialRegType):
@@ -450,8 +457,9 @@ class Machine:
         if not (mfma or valu or fmt in ("GLOBAL", "DS")):
             return None
         isa = self.isa
-        reads = [(v, i) for i, v in enumerate(op.srcs) if isinstance(v.type, g.VGPRType)]
-        writes = [v.type for v in op.dsts if isinstance(v.type, g.VGPRType)]
+        vector = (g.VGPRType, g.AGPRType)
+        reads = [(v, i) for i, v in enumerate(op.srcs) if isinstance(v.type, vector)]
+        writes = [v.type for v in op.dsts if isinstance(v.type, vector)]
         me = -1
         if mfma:
             me = len(self.mfma_ops)
@@ -467,24 +475,29 @@ class Machine:
         def check(act: np.ndarray) -> None:
             for v, i in reads:
                 t = v.type
-                cols = slice(t.first, t.first + t.n)
-                self._check_mfma_writes(op, act, cols, lambda d, t=t, i=i: consumer(i, t, d), f"reads v{t.first}")
+                cols = self._cols(t)
+                self._check_mfma_writes(op, act, cols, lambda d, t=t, i=i: consumer(i, t, d),
+                                        f"reads {t.PREFIX}{t.first}")
                 if mfma:
                     since = self.ws[:, None] - self.valu_at[:, cols]
                     bad = act[:, None] & (since < isa.valu_then_mfma)
                     if bad.any():
-                        raise self.error(op, f"reads a VGPR of v[{t.first}:{t.first + t.n - 1}] "
+                        raise self.error(op, f"reads a register of {t.register_name} "
                                              f"{int(since[bad].min())} wait states after a VALU wrote it; needs "
                                              f"{isa.valu_then_mfma} (missing s_nop)", bad.any(axis=1))
             for t in writes:
-                cols = slice(t.first, t.first + t.n)
+                cols = self._cols(t)
                 if not mfma:
-                    self._check_mfma_writes(op, act, cols, lambda d: "write", f"overwrites v{t.first}")
+                    self._check_mfma_writes(op, act, cols, lambda d: "write", f"overwrites {t.PREFIX}{t.first}")
                 self.mfma_by[:, cols] = np.where(act[:, None], me, self.mfma_by[:, cols])
                 self.mfma_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.mfma_at[:, cols])
                 if valu:
                     self.valu_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.valu_at[:, cols])
         return check
+
+    def _cols(self, t) -> slice:
+        first = t.first + (self.nv if isinstance(t, g.AGPRType) else 0)
+        return slice(first, first + t.n)
 
     def _check_mfma_writes(self, op, act, cols, consumer, what: str) -> None:
         by = self.mfma_by[:, cols]
@@ -632,8 +645,8 @@ class Machine:
 
         S = self
         instr = get_matrix_instr(self.arch, op.MNEMONIC)
-        if instr.in_type != "f32" or any(not isinstance(v.type, g.VGPRType) for v in (*srcs, *dsts)):
-            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 inputs in VGPRs only")
+        if instr.in_type != "f32":
+            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 inputs only")
         d = dsts[0].type
 
         def regs(v, n):
@@ -848,6 +861,9 @@ _U24 = U64(0xFFFFFF)
 _S31 = U64(31)
 _ALU = {
     "v_mov_b32": lambda a: a,
+    "v_accvgpr_write_b32": lambda a: a,
+    "v_accvgpr_read_b32": lambda a: a,
+    "v_accvgpr_mov_b32": lambda a: a,
     "v_add_u32": lambda a, b: (_u(a) + _u(b)) & _M32,
     "v_sub_u32": lambda a, b: (_u(a) - _u(b)) & _M32,
     "v_mul_u32_u24": lambda a, b: ((_u(a) & _U24) * (_u(b) & _U24)) & _M32,
