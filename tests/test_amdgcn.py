@@ -162,6 +162,21 @@ def test_mfma_program_passes(pipeline, dims):
     assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
 
 
+AGPR = GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{accumulators=agpr}")
+
+
+@pytest.mark.parametrize("arch, dims", [
+    ("gfx942", {"M": 257, "N": 131, "K": 95}), ("gfx942", {"M": 64, "N": 64, "K": 300}),
+    ("gfx90a", {"M": 100, "N": 70, "K": 40}),  # gfx90a's spelling (v_mfma_f32_32x32x2f32), its wait states
+])
+def test_mfma_with_agpr_accumulators_passes(arch, dims):
+    m = lowered(SGEMM, "step7", arch, dims, gcn=AGPR)
+    k = kernel(m)
+    mfma = next(op for op in k.body.block.ops if g.is_mfma(op))
+    assert isinstance(mfma.dsts[0].type, g.AGPRType) and k.int_attr("agprs") == 64
+    assert gcn_check(m, arch, dims).passed
+
+
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 40))
 def test_mfma_program_passes_at_random_shapes(m, n, k):
@@ -191,6 +206,9 @@ def test_mfma_kernel_assembles_and_links():
     moved = {int(r) for r in re.findall(r"v_mov_b32_e32 v(\d+),", loop)}
     assert not any(int(lo) <= r <= int(hi) for lo, hi in accs for r in moved)  # and nothing copies them
     assert assemble(asm, "gfx942")[:4] == b"\x7fELF"
+    agpr = emit_gcn(lowered(SGEMM, "step7", "gfx942", gcn=AGPR), "gfx942")
+    assert ".amdhsa_accum_offset 40" in agpr and ".amdhsa_next_free_vgpr 104" in agpr  # 40 VGPRs, 64 AGPRs
+    assert assemble(agpr, "gfx942")[:4] == b"\x7fELF"
 
 
 def test_missing_mfma_nop_is_an_error():
@@ -206,6 +224,20 @@ def test_missing_mfma_nop_is_an_error():
     nop.erase()
     with pytest.raises(GcnInterpError, match=r"reads v\d+ \d+ wait states after the v_mfma_f32_32x32x2_f32 writing "
                                               r"v\[\d+:\d+\]; needs 18 \(missing s_nop\)"):
+        gcn_check(m, "gfx942", {})
+
+
+def test_early_agpr_read_is_an_error():
+    """AGPR accumulators: v_accvgpr_read_b32 of C right after the K loop needs the MFMA's 18 wait
+    states too (at 4096^3 amdgcn-finalize puts s_nop 3 before it)."""
+    m = lowered(SGEMM, "step7", "gfx942", {"M": 64, "N": 64, "K": 32}, gcn=AGPR)
+    ops = list(kernel(m).body.block.ops)
+    read = next(i for i, op in enumerate(ops) if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_accvgpr_read_b32")
+    assert ops[read - 1].MNEMONIC == "s_nop"  # type: ignore[attr-defined]
+    ops[read - 1].detach()
+    ops[read - 1].erase()
+    with pytest.raises(GcnInterpError, match=r"reads a\d+ \d+ wait states after the v_mfma_f32_32x32x2_f32 writing "
+                                              r"a\[\d+:\d+\]; needs 18"):
         gcn_check(m, "gfx942", {})
 
 
