@@ -1027,9 +1027,11 @@ class _KernelLowering:
                 if key not in self.private:
                     self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
                 vals.append(self.private[key])
-            if n == 1:  # an accumulator element read on its own (the epilogue) is read into a VGPR
-                x = vals[0]
-                return F(self.to_vgpr(x.reg)) if isinstance(x, F) and x.reg is not None else x
+            x = vals[0]
+            if n == 1 and isinstance(x, F) and x.reg is not None and isinstance(x.reg.type, g.AGPRType):
+                return F(self.to_vgpr(x.reg))  # an AGPR accumulator read on its own (the epilogue)
+            if n == 1:
+                return x
             return Vec(n, elems=tuple(vals))
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
@@ -1298,7 +1300,8 @@ class _KernelLowering:
         else:
             raise self.error(op, "cannot carry this value in a register")
         if isinstance(t, g.VGPRType) and not self.is_v(r):
-            return self.e1("v_mov_b32", [r], t, cse=False)
+            mov = "v_accvgpr_read_b32" if isinstance(r.type, g.AGPRType) else "v_mov_b32"
+            return self.e1(mov, [r], t, cse=False)
         if not fresh:
             return r
         return self.insert(g.CopyOp(r, t)).results[0]
@@ -1359,24 +1362,22 @@ class _KernelLowering:
 
     def _private_groups(self, loop: scf.ForOp, keys: list[tuple]) -> list[tuple]:
         """The carried register-tile elements, grouped: where every vector access to a buffer in
-        the loop has one width w (the accumulators of a matrix instruction), its elements go
-        through the loop as ranges of w registers, so an MFMA's result is carried in place."""
+        the loop has one width w dividing its last dimension (the accumulators of a matrix
+        instruction), its elements go through the loop as ranges of w registers, so an MFMA's
+        result is carried in place; other elements one by one."""
         widths: dict = {}
         for inner in loop.body.walk():
-            if isinstance(inner, (vector.LoadOp, vector.StoreOp)):
-                mem = self.env.get(inner.base)
+            if isinstance(inner, (vector.LoadOp, vector.StoreOp)) and isinstance(self.env.get(inner.base), PrivMem):
                 t = inner.result.type if isinstance(inner, vector.LoadOp) else inner.vector.type
-                if isinstance(mem, PrivMem):
-                    widths.setdefault(mem.value, set()).add(t.get_shape()[0])  # type: ignore[attr-defined]
+                widths.setdefault(inner.base, set()).add(t.get_shape()[0])  # type: ignore[attr-defined]
         groups: list[tuple] = []
-        for k in keys:
-            w = widths.get(k[0], {1})
-            w = next(iter(w)) if len(w) == 1 else 1
-            size = self.env[k[0]].sizes[-1]  # type: ignore[union-attr]
-            if w > 1 and size % w == 0 and k[1][-1] % w:
-                continue  # a later element of the group of groups[-1]
-            groups.append(tuple((k[0], (*k[1][:-1], k[1][-1] + e)) for e in range(w)) if w > 1 and size % w == 0
-                          else (k,))
+        for buf, idx in keys:
+            ws = widths.get(buf, {1})
+            w = next(iter(ws)) if len(ws) == 1 else 1
+            if self.env[buf].sizes[-1] % w:  # type: ignore[union-attr]
+                w = 1
+            if idx[-1] % w == 0:  # the first element of its group (keys come in index order)
+                groups.append(tuple((buf, (*idx[:-1], idx[-1] + e)) for e in range(w)))
         return groups
 
     def _priv_value(self, grp: tuple) -> object:
