@@ -198,6 +198,7 @@ class Machine:
             elif isinstance(op, (g.ForOp, g.IfOp, g.IfUniformOp, g.CopyOp, g.ConcatOp)):
                 raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
         self.labels = labels
+        self.has_mfma = any(g.is_mfma(op) for op, _ in self.prog)
         self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
         self.kinds = {op: self._counter(op) for op, _ in self.prog}
 
@@ -442,7 +443,8 @@ class Machine:
             if hazard is not None:
                 hazard(act)
             out = body(act, tgt)
-            self.ws += np.where(act, issue, 0)
+            if self.has_mfma:
+                self.ws += np.where(act, issue, 0)
             return out
 
         return run
@@ -454,8 +456,8 @@ class Machine:
         fmt = op.FORM.fmt
         mfma = g.is_mfma(op)
         valu = fmt in ("VOP1", "VOP2", "VOP3", "VOPC")
-        if not (mfma or valu or fmt in ("GLOBAL", "DS")):
-            return None
+        if not self.has_mfma or not (mfma or valu or fmt in ("GLOBAL", "DS")):
+            return None  # (no MFMA, no hazard to track: the other kernels run as fast as before)
         isa = self.isa
         vector = (g.VGPRType, g.AGPRType)
         reads = [(v, i) for i, v in enumerate(op.srcs) if isinstance(v.type, vector)]
