@@ -344,7 +344,8 @@ def constant_of(v: SSAValue) -> ConstantOp | None:
 class Slot:
     """One operand or result position: its register class and width in dwords.
 
-    kind: "v" VGPR, "s" SGPR, "a" AGPR, "vs" VGPR or SGPR or constant (a VALU src0),
+    kind: "v" VGPR, "s" SGPR, "a" AGPR, "vs" VGPR or SGPR or constant (a VALU src0), "va" VGPR or
+    AGPR, "vac" VGPR or AGPR or constant (an MFMA's SrcC: `0` starts an accumulation),
     "vs_noconst" VGPR or SGPR, "ss" SGPR or constant (an SALU source), "mask" a lane mask
     (SGPR, or exec / vcc), "special:<name>" that register.
     """
@@ -438,7 +439,7 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
             raise VerifyException(f"{op.name}: {where} must be {want}, not {t}")
         return
     if isinstance(t, ImmType):
-        if kind in ("vs", "ss") and is_src:
+        if kind in ("vs", "ss", "vac") and is_src:
             return
         raise VerifyException(f"{op.name}: {where} cannot be a constant")
     if isinstance(t, SpecialRegType):
@@ -450,6 +451,7 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
     ok = {
         "v": (VGPRType,), "s": (SGPRType,), "a": (AGPRType,), "vs": (VGPRType, SGPRType),
         "vs_noconst": (VGPRType, SGPRType), "ss": (SGPRType,), "mask": (SGPRType,), "va": (VGPRType, AGPRType),
+        "vac": (VGPRType, AGPRType),
     }[kind]
     if not isinstance(t, ok):
         raise VerifyException(f"{op.name}: {where} must be {'/'.join(c.name for c in ok)}, not {t}")
@@ -465,6 +467,8 @@ class MfmaInstruction(GcnInstruction):
     def verify_(self) -> None:
         super().verify_()
         d, c = self.dsts[0].type, self.srcs[self.FORM.acc].type  # type: ignore[index]
+        if isinstance(c, ImmType):
+            return
         if type(d) is not type(c):
             raise VerifyException(f"{self.name}: the accumulator and the result are in one register file, "
                                   f"not {c.name} and {d.name}")  # type: ignore[attr-defined]
@@ -599,7 +603,8 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3"
 
 # VOP3P (MAI): the matrix instructions of every CDNA arch's table (gemmc.arch), in that arch's
 # spelling: D (and C) one register per accumulator element, A and B their packed registers.
-# SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand").
+# SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC also an
+# inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).
 def _define_mfma() -> None:
     from gemmc.arch import ARCHS
 
@@ -607,8 +612,8 @@ def _define_mfma() -> None:
         for mi in arch.matrix_instrs:
             if mi.kind != "mfma":
                 continue
-            acc = Slot("va", mi.c_regs)
-            form = Form("VOP3P", (acc,), (Slot("va", mi.a_regs), Slot("va", mi.b_regs), acc), acc=2)
+            form = Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
+                                                              Slot("vac", mi.c_regs)), acc=2)
             known = INSTRUCTIONS.get(mi.mnemonic)
             if known is None:
                 _define(mi.mnemonic, form, base=MfmaInstruction)

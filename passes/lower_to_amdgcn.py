@@ -1153,7 +1153,11 @@ class _KernelLowering:
         if not isinstance(c, Vec):
             raise self.error(op, "expects a vector accumulator")
         agpr = self.opts.accumulators == "agpr"
-        acc = self.agpr_range(c) if agpr else self.vec_range(c)
+        if c.elems is not None and all(isinstance(e, F) and e.const is not None and g.f32_bits(e.const) == 0
+                                       for e in c.elems):
+            acc = self.const(0.0)  # the first MFMA of a chain adds to an inline 0: no zeroed registers
+        else:
+            acc = self.agpr_range(c) if agpr else self.vec_range(c)
         d = self.e1(instr.mnemonic, [a, b, acc], (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs),
                     cse=False)
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
