@@ -147,17 +147,18 @@ STEP7_X4 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
                           "mfma-lowering{instr=v_mfma_f32_16x16x4_f32}")
 
 
-@pytest.mark.parametrize("pipeline, dims", [
-    ("step7", {"M": 160, "N": 96, "K": 72}),  # the K loop unrolled (5 tiles)
-    ("step7", {"M": 257, "N": 131, "K": 95}),  # no multiple of anything: guarded copies and stores
-    ("step7", {"M": 64, "N": 64, "K": 300}),  # a scalar K loop carrying the 16-register accumulators
-    (STEP7_X4, {"M": 160, "N": 96, "K": 72}),  # v_mfma_f32_16x16x4_f32: 16 accumulators of 4
+@pytest.mark.parametrize("pipeline, dims, arch", [
+    ("step7", {"M": 160, "N": 96, "K": 72}, "gfx942"),  # the K loop unrolled (5 tiles)
+    ("step7", {"M": 257, "N": 131, "K": 95}, "gfx942"),  # no multiple of anything: guarded copies and stores
+    ("step7", {"M": 64, "N": 64, "K": 300}, "gfx942"),  # a scalar K loop carrying the 16-register accumulators
+    (STEP7_X4, {"M": 160, "N": 96, "K": 72}, "gfx942"),  # v_mfma_f32_16x16x4_f32: 16 accumulators of 4
+    ("step7", {"M": 100, "N": 70, "K": 40}, "gfx950"),  # gfx942's MFMA facts on CDNA4
 ])
-def test_mfma_program_passes(pipeline, dims):
-    m = lowered(SGEMM, pipeline, "gfx942", dims)
+def test_mfma_program_passes(pipeline, dims, arch):
+    m = lowered(SGEMM, pipeline, arch, dims)
     instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
     assert any(g.is_mfma(op) for op in instrs)
-    r = gcn_check(m, "gfx942", dims)
+    r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
 
