@@ -2,7 +2,8 @@
 
     python benchmarks/amdgcn_vs_llvm.py [--markdown] [--gemm examples/sgemm.gemm]
 
-For each named pipeline step1..step6 and arch, the same kernel IR goes two ways:
+For each named pipeline step1..step6 and arch, and step7 (f32 MFMA) on gfx942, the same kernel IR
+goes two ways:
   * gemmc: lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt, amdgcn-finalize (`--emit gcn`);
   * LLVM: the HIP printed from it, compiled by clang -O3 (`--emit asm`).
 Both assembly files are read the same way: the instructions one iteration of the K loop
@@ -10,9 +11,9 @@ executes (gemmc marks the loop `; k_loop begin/end`; in LLVM's output it is the 
 whose header comment puts them at loop depth >= 1, a depth-2 loop counted as often as it
 must run to do the iteration's FMAs), how many of them are s_waitcnt, LDS (ds_*) and global
 (global_*) instructions, the k steps one iteration covers (FMAs / thread-tile size;
-v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs), and from the kernel descriptor
-the VGPRs, scratch (spill) bytes per lane, SGPRs (next free register) and LDS bytes; "static" columns count the whole
-kernel's code.
+v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs, an MFMA v_mfma_*_MxNxK as K steps of
+its tile), and from the kernel descriptor the VGPRs, scratch (spill) bytes per lane, SGPRs (next
+free register) and LDS bytes; "static" columns count the whole kernel's code.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from gemmc.schedule import SCHEDULE_ATTR, Schedule
 
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6"]
 ARCHS = ["gfx942", "gfx1100"]
+# step 7 where gemmc's backend selects the matrix instructions: f32 MFMA on gfx942
+ROWS = [(step, arch) for step in STEPS for arch in ARCHS] + [("step7", "gfx942")]
 _INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
 
 
@@ -85,7 +88,14 @@ def _depths_gemmc(lines: list[str]) -> list[int]:
     return depths
 
 
+_MFMA = re.compile(r"^\s*v_mfma_\w*?_\d+x\d+x(\d+)")
+
+
 def _fmas(line: str) -> int:
+    """k steps of one thread-tile element: an FMA is one (packed: two), an MFMA its k for one tile."""
+    mfma = _MFMA.match(line)
+    if mfma:
+        return int(mfma.group(1))
     return sum(2 if p.strip().startswith("v_pk_fma_f32") else
                int(p.strip().startswith(("v_fma_f32", "v_fmac_f32", "v_mac_f32", "v_dual_fmac_f32")))
                for p in line.split("::"))
@@ -150,15 +160,14 @@ def table(path: str) -> str:
     head = ("| step | arch | backend | instr / K iter | k / iter | instr / k | s_waitcnt / iter | LDS / iter "
             "| global / iter | VGPRs | scratch B/lane | SGPRs | LDS bytes | instr (static) | s_waitcnt (static) |")
     rows = [head, "|" + "---|" * 15]
-    for step in STEPS:
-        for arch in ARCHS:
-            for name, c in zip(("gemmc", "LLVM"), compare(path, step, arch)):
-                k = c.k  # type: ignore[attr-defined]
-                per_k = f"{c.loop / k:.1f}" if k else "-"
-                rows.append(
-                    f"| {step} | {arch} | {name} | {c.loop:g} | {k:g} | {per_k} | {c.loop_waits:g} | {c.loop_lds:g} "
-                    f"| {c.loop_global:g} | {c.vgprs} | {c.scratch} | {c.sgprs} | {c.lds} | {c.total} | {c.waits} |"
-                )
+    for step, arch in ROWS:
+        for name, c in zip(("gemmc", "LLVM"), compare(path, step, arch)):
+            k = c.k  # type: ignore[attr-defined]
+            per_k = f"{c.loop / k:.1f}" if k else "-"
+            rows.append(
+                f"| {step} | {arch} | {name} | {c.loop:g} | {k:g} | {per_k} | {c.loop_waits:g} | {c.loop_lds:g} "
+                f"| {c.loop_global:g} | {c.vgprs} | {c.scratch} | {c.sgprs} | {c.lds} | {c.total} | {c.waits} |"
+            )
     return "\n".join(rows) + "\n"
 
 

@@ -344,7 +344,8 @@ def constant_of(v: SSAValue) -> ConstantOp | None:
 class Slot:
     """One operand or result position: its register class and width in dwords.
 
-    kind: "v" VGPR, "s" SGPR, "a" AGPR, "vs" VGPR or SGPR or constant (a VALU src0),
+    kind: "v" VGPR, "s" SGPR, "a" AGPR, "vs" VGPR or SGPR or constant (a VALU src0), "va" VGPR or
+    AGPR, "vac" VGPR or AGPR or constant (an MFMA's SrcC: `0` starts an accumulation),
     "vs_noconst" VGPR or SGPR, "ss" SGPR or constant (an SALU source), "mask" a lane mask
     (SGPR, or exec / vcc), "special:<name>" that register.
     """
@@ -365,6 +366,8 @@ class Form:
     asm: str | None = None  # the spelling where it differs from the op name (s_mov_b64_exec)
     explicit_exec: bool = False  # exec is written out as an operand (s_mov_b64 exec, s[4:5])
     tied: int | None = None  # this operand is the destination register too (not printed: v_fmac_f32)
+    acc: int | None = None  # the accumulator operand (MFMA SrcC): the destination is exactly its
+    # registers or disjoint from them, and in the same register file
 
 
 class GcnInstruction(IRDLOperation):
@@ -436,7 +439,7 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
             raise VerifyException(f"{op.name}: {where} must be {want}, not {t}")
         return
     if isinstance(t, ImmType):
-        if kind in ("vs", "ss") and is_src:
+        if kind in ("vs", "ss", "vac") and is_src:
             return
         raise VerifyException(f"{op.name}: {where} cannot be a constant")
     if isinstance(t, SpecialRegType):
@@ -448,11 +451,32 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
     ok = {
         "v": (VGPRType,), "s": (SGPRType,), "a": (AGPRType,), "vs": (VGPRType, SGPRType),
         "vs_noconst": (VGPRType, SGPRType), "ss": (SGPRType,), "mask": (SGPRType,), "va": (VGPRType, AGPRType),
+        "vac": (VGPRType, AGPRType),
     }[kind]
     if not isinstance(t, ok):
         raise VerifyException(f"{op.name}: {where} must be {'/'.join(c.name for c in ok)}, not {t}")
     if kind != "mask" and t.n != slot.width:  # type: ignore[attr-defined]
         raise VerifyException(f"{op.name}: {where} is {slot.width} register(s) wide, not {t.n}")  # type: ignore[attr-defined]
+
+
+class MfmaInstruction(GcnInstruction):
+    """A matrix fused multiply-add (v_mfma_*): D = A * B + C over the wave.  D and C are in one
+    register file (VGPRs on gfx90a+, or AGPRs) and, as LLVM requires for more than 4 registers,
+    either the same registers or disjoint ones."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        d, c = self.dsts[0].type, self.srcs[self.FORM.acc].type  # type: ignore[index]
+        if isinstance(c, ImmType):
+            return
+        if type(d) is not type(c):
+            raise VerifyException(f"{self.name}: the accumulator and the result are in one register file, "
+                                  f"not {c.name} and {d.name}")  # type: ignore[attr-defined]
+        if is_allocated(d) and is_allocated(c) and d.first != c.first:  # type: ignore[attr-defined]
+            lo, hi = sorted((d, c), key=lambda t: t.first)  # type: ignore[attr-defined]
+            if lo.first + lo.n > hi.first:  # type: ignore[attr-defined]
+                raise VerifyException(f"{self.name}: result {d.register_name} partly overlaps the accumulator "  # type: ignore[attr-defined]
+                                      f"{c.register_name}")  # type: ignore[attr-defined]
 
 
 INSTRUCTIONS: dict[str, type[GcnInstruction]] = {}
@@ -462,12 +486,13 @@ def _camel(m: str) -> str:
     return "".join(p.capitalize() for p in m.split("_")) + "Op"
 
 
-def _define(mnemonic: str, form: Form, terminator: bool = False) -> type[GcnInstruction]:
+def _define(mnemonic: str, form: Form, terminator: bool = False,
+            base: type[GcnInstruction] = GcnInstruction) -> type[GcnInstruction]:
     ns = {"name": f"amdgcn.{mnemonic}", "FORM": form, "MNEMONIC": mnemonic, "__module__": __name__,
           "__qualname__": _camel(mnemonic), "__annotations__": {"FORM": ClassVar[Form], "MNEMONIC": ClassVar[str]}}
     if terminator:
         ns["traits"] = traits_def(IsTerminator())
-    cls = irdl_op_definition(type(_camel(mnemonic), (GcnInstruction,), ns))
+    cls = irdl_op_definition(type(_camel(mnemonic), (base,), ns))
     INSTRUCTIONS[mnemonic] = cls
     return cls
 
@@ -551,6 +576,12 @@ for _c in ("eq", "ne", "lt", "le", "gt", "ge"):
         _cc = {"ne": "neq"}.get(_c, _c) if _t == "f32" else _c
         _define(f"v_cmp_{_cc}_{_t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
 
+# Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
+A = Slot("a")
+_define("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
+_define("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
+_define("v_accvgpr_mov_b32", Form("VOP1", (A,), (A,)))
+
 # DS: LDS.  Address VGPR; modifier `offset` (bytes, unsigned).
 for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
     _define(f"ds_read_b{_b}", Form("DS", (Slot("v", _n),), (V,), mods=("offset",), gfx11=f"ds_load_b{_b}"))
@@ -568,6 +599,33 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3"
                                          gfx11=f"global_store_{_g11}"))
     _define(f"global_store_{_suf}_saddr", Form("GLOBAL", (), (V, Slot("v", _n), S2), mods=("offset",),
                                                gfx11=f"global_store_{_g11}", asm=f"global_store_{_suf}"))
+
+
+# VOP3P (MAI): the matrix instructions of every CDNA arch's table (gemmc.arch), in that arch's
+# spelling: D (and C) one register per accumulator element, A and B their packed registers.
+# SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC also an
+# inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).
+def _define_mfma() -> None:
+    from gemmc.arch import ARCHS
+
+    for arch in ARCHS.values():
+        for mi in arch.matrix_instrs:
+            if mi.kind != "mfma":
+                continue
+            form = Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
+                                                              Slot("vac", mi.c_regs)), acc=2)
+            known = INSTRUCTIONS.get(mi.mnemonic)
+            if known is None:
+                _define(mi.mnemonic, form, base=MfmaInstruction)
+            elif known.FORM != form:
+                raise AssertionError(f"{mi.mnemonic} has different operands on different archs")
+
+
+_define_mfma()
+
+
+def is_mfma(op: Operation) -> bool:
+    return isinstance(op, MfmaInstruction)
 
 
 def instr(mnemonic: str, srcs: Sequence[SSAValue], dst_types: Sequence[Attribute] = (), **mods: int) -> GcnInstruction:
@@ -894,7 +952,7 @@ AMDGCN = Dialect(
 )
 
 __all__ = [
-    "AMDGCN", "AGPRType", "ConcatOp", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
+    "AMDGCN", "AGPRType", "ConcatOp", "MfmaInstruction", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
     "GcnModuleOp", "GcnRegisterType", "INSTRUCTIONS", "IfOp", "IfUniformOp", "ImmType", "InputOp", "KernelOp",
     "LabelOp", "RegOp", "SGPRType", "SpecialRegType", "UndefOp", "VGPRType", "YieldOp", "instr", "sgpr", "vgpr",
 ]

@@ -411,6 +411,35 @@ class GcnIsa:
     # (CDNA3 ISA guide, "Manually Inserted Wait States"; 0: the hardware interlocks)
     valu_sgpr_then_valu: int = 0
     valu_sgpr_then_vmem: int = 0
+    # MFMA wait states (LLVM's GCNHazardRecognizer, checkMAIHazards90A / checkMAIVALUHazards, and
+    # the CDNA3 ISA guide 7.4 "Dependency Resolution: Required Independent Instructions"), for
+    # the f32 MFMAs gemmc selects (non-XDL "SMFMA" on gfx940+), as N passes + these offsets:
+    mfma_then_read: int = 2  # an MFMA writes a VGPR, a VALU / VMEM / DS instruction reads it
+    mfma_then_write: int = 2  # ... and a VALU instruction overwrites it (WAW)
+    mfma_then_srcab: int = 2  # ... and an MFMA reads it as SrcA / SrcB
+    mfma_then_srcc_overlap: int = 0  # ... as SrcC, overlapping but not the same range
+    # an MFMA reads a VGPR as SrcC and a VALU instruction overwrites it (WAR): None where none
+    # is needed (gfx940+ for SMFMA), else N passes + this
+    mfma_srcc_then_write: int | None = None
+    valu_then_mfma: int = 2  # a VALU writes a VGPR, an MFMA reads it (LegacyVALUWritesVGPR)
+    # SrcC being exactly the range the previous MFMA wrote (a back-to-back accumulation) needs
+    # no wait states for 8- and 16-pass MFMAs: the hardware forwards it
+
+    def mfma_passes(self, instr: MatrixInstr) -> int:
+        """Passes of an MFMA: its issue cycles / 4 (the CDNA3 ISA guide's pass counts)."""
+        return instr.cycles // 4
+
+    def mfma_wait_states(self, instr: MatrixInstr, consumer: str) -> int:
+        """Wait states between `instr` writing (or, for "war", reading as SrcC) a VGPR and a
+        `consumer` of it: "read" (VALU, VMEM, DS), "write" (VALU), "srcab", "srcc_overlap",
+        "srcc_same" (SrcC exactly the written range), "war" (a VALU overwrites a SrcC)."""
+        n = self.mfma_passes(instr)
+        if consumer == "srcc_same":
+            return 0
+        if consumer == "war":
+            return 0 if self.mfma_srcc_then_write is None else n + self.mfma_srcc_then_write
+        return n + {"read": self.mfma_then_read, "write": self.mfma_then_write, "srcab": self.mfma_then_srcab,
+                    "srcc_overlap": self.mfma_then_srcc_overlap}[consumer]
 
 
 _GFX9_ISA = GcnIsa(
@@ -421,7 +450,11 @@ _GFX9_ISA = GcnIsa(
     valu_sgpr_then_valu=2, valu_sgpr_then_vmem=5,
 )
 GCN_ISA: dict[str, GcnIsa] = {
-    "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "valu_sgpr_then_valu": 0}),  # the 2 wait states are CDNA3's
+    # the 2 wait states are CDNA3's; gfx90a's MFMAs need one more than CDNA3's SMFMAs (LLVM's
+    # SMFMA{4x4,16x16,32x32}WritesVGPR* = 5, 11, 19 for 2, 8, 16 passes) and have the SrcC WAR
+    # hazard (SMFMA*ReadVgprVALUWarWaitStates = 1, 7, 15)
+    "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "valu_sgpr_then_valu": 0, "mfma_then_read": 3,
+                        "mfma_then_write": 3, "mfma_then_srcab": 3, "mfma_srcc_then_write": -1}),
     "gfx942": _GFX9_ISA,
     "gfx950": _GFX9_ISA,
     # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.

@@ -14,9 +14,11 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
   * block arguments and region results become `amdgcn.reg` values of their registers;
   * amdgcn.copy / amdgcn.concat become the v_mov_b32 / s_mov_b32 / s_mov_b64 of the parts
     not already in place; v_fma_f32 whose addend is its destination becomes v_fmac_f32;
-  * after a VALU instruction writes an SGPR or VCC, the s_nop wait states the hardware does
-    not enforce before a VALU or VMEM reads it (gfx942's 2 and 5; arch.GcnIsa);
-  * the registers used (`vgprs`, `sgprs`, `uses_vcc`) are recorded on the kernel for the
+  * the s_nop wait states the hardware does not enforce (arch.GcnIsa, Hazards below): after a
+    VALU writes an SGPR or VCC before a VALU or VMEM reads it (gfx942's 2 and 5), after an MFMA
+    writes VGPRs before anything but the next MFMA accumulating into them reads them (16-pass
+    v_mfma_f32_32x32x2_f32: 18 before a store of C), after a VALU writes a VGPR an MFMA reads (2);
+  * the registers used (`vgprs`, `sgprs`, `agprs`, `uses_vcc`) are recorded on the kernel for the
     kernel descriptor.
 """
 
@@ -29,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.arch import get_gcn_isa
+from gemmc.arch import get_gcn_isa, get_matrix_instr
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
 from gemmc.pipeline import target_of
@@ -51,7 +53,7 @@ class AmdgcnFinalizePass(ModulePass):
             for v in _values(k.body.block):
                 if not g.is_allocated(v.type):
                     raise pass_error(PASS, k, "expects allocated registers; run amdgcn-regalloc first")
-            _Flatten(k, arch.wave_size, get_gcn_isa(arch)).run()
+            _Flatten(k, arch, get_gcn_isa(arch)).run()
 
 
 def _values(block: Block):
@@ -63,9 +65,9 @@ def _values(block: Block):
 
 
 class _Flatten:
-    def __init__(self, kernel: g.KernelOp, wave_size: int, isa):
-        self.kernel, self.isa = kernel, isa
-        self.wave64 = wave_size == 64
+    def __init__(self, kernel: g.KernelOp, arch, isa):
+        self.kernel, self.arch, self.isa = kernel, arch, isa
+        self.wave64 = arch.wave_size == 64
         self.n_labels = 0
         self.out = Block()
 
@@ -116,7 +118,7 @@ class _Flatten:
             op.detach()
             body.add_op(op)
         self._fmac(body)
-        _insert_nops(body, self.isa)
+        _insert_nops(body, self.isa, self.arch)
         self._record(body)
 
     def flatten(self, block: Block) -> None:
@@ -247,7 +249,8 @@ class _Flatten:
                 raise GemmcError(f"{PASS}: internal error: a cycle of register moves in a copy")
             for d, s in ready:
                 src = s if not isinstance(s.type, g.GcnRegisterType) else self.reg(s.type)
-                self.i("v_mov_b32" if cls is g.VGPRType else "s_mov_b32", [src], [d])
+                self.i(_MOVE[cls] if cls is not g.AGPRType or isinstance(s.type, g.AGPRType)
+                       else "v_accvgpr_write_b32", [src], [d])
             pending = [p for p in pending if p not in ready]
 
     def copy(self, op: g.CopyOp) -> None:
@@ -300,18 +303,18 @@ class _Flatten:
             op.erase()
 
     def _record(self, body: Block) -> None:
-        vmax, smax, vcc = 1, 4, 0
+        top, vcc = {g.VGPRType: 1, g.SGPRType: 4, g.AGPRType: 0}, 0
         for op in body.ops:
             for v in (*op.results, *op.operands):
                 t = v.type
-                if isinstance(t, g.VGPRType):
-                    vmax = max(vmax, t.first + t.n)
-                elif isinstance(t, g.SGPRType):
-                    smax = max(smax, t.first + t.n)
+                if type(t) in top:
+                    top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
                 elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
                     vcc = 1
-        self.kernel.attributes["vgprs"] = IntegerAttr(vmax, i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(smax, i64)
+        self.kernel.attributes["vgprs"] = IntegerAttr(top[g.VGPRType], i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
+        if top[g.AGPRType]:
+            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
         self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
         self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
 
@@ -330,39 +333,100 @@ def _sgprs(v: SSAValue):
         yield "vcc"
 
 
-def _insert_nops(body: Block, isa) -> None:
-    """After a VALU instruction writes an SGPR or VCC, a VALU reading it as an operand needs
-    `valu_sgpr_then_valu` and a VMEM instruction reading it `valu_sgpr_then_vmem` wait states
-    in between (arch.GcnIsa); insert the s_nop that is missing.  The state (wait states since
-    each such write) flows along the program and is joined at labels with the branches to them
-    (youngest wins), iterated so that loop back edges are seen."""
-    need_valu, need_vmem = isa.valu_sgpr_then_valu, isa.valu_sgpr_then_vmem
-    if not (need_valu or need_vmem):
-        return
-    horizon = max(need_valu, need_vmem)
+def _vgprs(v: SSAValue) -> list[tuple[str, int]]:
+    """The vector registers (VGPRs and AGPRs) of an operand, as ("v", i) / ("a", i)."""
+    t = v.type
+    if not isinstance(t, (g.VGPRType, g.AGPRType)):
+        return []
+    return [(t.PREFIX, i) for i in range(t.first, t.first + t.n)]
 
-    def required(op) -> dict:
-        """register -> wait states op needs since a VALU wrote it."""
-        out: dict = {}
+
+class Hazards:
+    """The wait states an instruction needs since earlier ones wrote what it reads (arch.GcnIsa):
+    a VALU writing an SGPR/VCC then a VALU or VMEM reading it; an MFMA writing VGPRs then a
+    VALU, VMEM or DS instruction reading or overwriting them, or an MFMA reading them as SrcA/B
+    or SrcC (none when SrcC is exactly that MFMA's result); a VALU writing a VGPR then an MFMA
+    reading it; on gfx90a an MFMA reading SrcC then a VALU overwriting it.  The state maps what
+    was written (or read as SrcC), ("s", sgpr), ("m", vgpr, mfma op), ("v", vgpr) or
+    ("c", vgpr, mfma op), to the wait states issued since; a later non-MFMA write of a VGPR retires the
+    MFMA's entry (its own wait was checked when it was written)."""
+
+    def __init__(self, isa, arch):
+        self.isa, self.arch = isa, arch
+        self.instrs: dict = {}
+        self.horizon = max(isa.valu_sgpr_then_valu, isa.valu_sgpr_then_vmem, isa.valu_then_mfma,
+                           *(self.wait(i, c) for i in arch.matrix_instrs if i.kind == "mfma"
+                             for c in ("read", "write", "srcab", "srcc_overlap", "war")), 0)
+
+    def wait(self, instr, consumer: str) -> int:
+        return self.isa.mfma_wait_states(instr, consumer)
+
+    def instr(self, op):
+        if op not in self.instrs:
+            try:
+                self.instrs[op] = get_matrix_instr(self.arch, op.MNEMONIC)
+            except GemmcError as e:
+                raise pass_error(PASS, op, e.message) from None
+        return self.instrs[op]
+
+    def need(self, op, key) -> int:
+        """Wait states `op` needs after the write `key`."""
         if not isinstance(op, g.GcnInstruction):
+            return 0
+        fmt, kind, reg = op.FORM.fmt, key[0], key[1]
+        if kind == "s":
+            n = self.isa.valu_sgpr_then_valu if fmt in _VALU else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
+            return n if n and any(reg in _sgprs(v) for v in op.srcs) else 0
+        if kind == "v":
+            return self.isa.valu_then_mfma if g.is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
+        producer = key[2]
+        instr = self.instr(producer)
+        if kind == "c":  # the MFMA read this SrcC register: a VALU overwriting it (gfx90a)
+            return self.wait(instr, "war") if fmt in _VALU and any(reg in _vgprs(v) for v in op.dsts) else 0
+        if g.is_mfma(op):
+            out = 0
+            for i, v in enumerate(op.srcs):
+                if reg in _vgprs(v):
+                    same = v.type == producer.dsts[0].type
+                    consumer = "srcab" if i != op.FORM.acc else ("srcc_same" if same else "srcc_overlap")
+                    out = max(out, self.wait(instr, consumer))
             return out
-        n = need_valu if op.FORM.fmt in _VALU else (need_vmem if op.FORM.fmt == "GLOBAL" else 0)
-        if n:
-            for v in op.srcs:
-                for r in _sgprs(v):
-                    out[r] = n
-        return out
+        if fmt in (*_VALU, "GLOBAL", "DS"):
+            if any(reg in _vgprs(v) for v in op.srcs):
+                return self.wait(instr, "read")
+            if any(reg in _vgprs(v) for v in op.dsts):
+                return self.wait(instr, "write")
+        return 0
 
-    def advance(state: dict, op) -> dict:
+    def advance(self, state: dict, op) -> dict:
         if not isinstance(op, g.GcnInstruction):
             return state
         k = op.mods.get("imm", 0) + 1 if op.MNEMONIC == "s_nop" else 1
-        new = {r: a + k for r, a in state.items() if a + k < horizon}
+        written = {r for v in op.dsts for r in _vgprs(v)}
+        new = {key: a + k for key, a in state.items() if a + k < self.horizon
+               and not (key[0] in ("m", "v") and key[1] in written)}
         if op.FORM.fmt in _VALU:
             for v in op.dsts:
                 for r in _sgprs(v):
-                    new[r] = 0
+                    new[("s", r)] = 0
+        if g.is_mfma(op) and self.wait(self.instr(op), "war"):
+            for r in _vgprs(op.srcs[op.FORM.acc]):
+                new[("c", r, op)] = 0
+        for r in written:
+            if g.is_mfma(op):
+                new[("m", r, op)] = 0
+            elif op.FORM.fmt in _VALU:
+                new[("v", r)] = 0
         return new
+
+
+def _insert_nops(body: Block, isa, arch) -> None:
+    """Insert the s_nop each instruction is short of (Hazards).  The state flows along the
+    program and is joined at labels with the branches to them (youngest wins), iterated so
+    that loop back edges are seen."""
+    hz = Hazards(isa, arch)
+    if not hz.horizon:
+        return
 
     def join(a: dict, b: dict) -> dict:
         out = dict(a)
@@ -378,7 +442,7 @@ def _insert_nops(body: Block, isa) -> None:
             if isinstance(op, g.LabelOp):
                 state = join(state, at_label.get(op.label.data, {}))
                 continue
-            state = advance(state, op)
+            state = hz.advance(state, op)
             t = op.attributes.get("target")
             if isinstance(t, StringAttr):
                 merged = join(at_label.get(t.data, {}), state)
@@ -394,12 +458,13 @@ def _insert_nops(body: Block, isa) -> None:
         if isinstance(op, g.LabelOp):
             state = join(state, at_label.get(op.label.data, {}))
             continue
-        short = max((n - state[r] for r, n in required(op).items() if r in state), default=0)
-        if short > 0:
-            nop = g.instr("s_nop", [], [], imm=short - 1)
+        short = max((hz.need(op, key) - age for key, age in state.items()), default=0)
+        while short > 0:  # s_nop waits 1 to 8 wait states
+            nop = g.instr("s_nop", [], [], imm=min(short, 8) - 1)
             body.insert_op_before(nop, op)
-            state = advance(state, nop)
-        state = advance(state, op)
+            state = hz.advance(state, nop)
+            short -= min(short, 8)
+        state = hz.advance(state, op)
         if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
             state = {}
 
@@ -424,6 +489,9 @@ def _worth_skipping(region) -> bool:
         elif isinstance(op, (g.CopyOp, g.ConcatOp)):
             n += op.result.type.n if isinstance(op.result.type, g.GcnRegisterType) else 1
     return n >= SKIP_THRESHOLD
+
+
+_MOVE = {g.VGPRType: "v_mov_b32", g.SGPRType: "s_mov_b32", g.AGPRType: "v_accvgpr_mov_b32"}
 
 
 def _sub_value(f: _Flatten, v: SSAValue, i: int) -> SSAValue:

@@ -3,7 +3,7 @@
 Expects: amdgcn.kernels from lower-to-amdgcn (unallocated registers, structured control
 flow).  Produces: every VGPR/SGPR value allocated (`!amdgcn.vgpr<v5>`, `!amdgcn.sgpr<s[4:5]>`),
 copies between values that got one register removed, and the registers reached recorded
-on the kernel (`vgprs`, `sgprs`: the next free register of each file).
+on the kernel (`vgprs`, `sgprs`, `agprs`: the next free register of each file).
 
 How (docs/amdgcn.md has the long form):
   * positions: the kernel's ops are numbered in order; an op with regions has a start
@@ -133,8 +133,8 @@ class Allocator:
             p = self.end[user]
         elif isinstance(user, g.IfOp) and operand_index == 0:  # the mask holds the saved EXEC
             p = self.end[user]
-        elif _early_clobber(user):
-            p += 0.5
+        elif _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
+            p += 0.5  # (an MFMA's result may take its accumulator's registers: see _acc_ok)
         # a use inside a loop that v comes from outside of lasts to that loop's end
         outer = None
         cur = user.parent_op()
@@ -260,17 +260,16 @@ class Allocator:
             if new != t:
                 Rewriter.replace_value_with_new_type(v, new)
         self._drop_self_copies(body)
-        vmax = [0]
-        smax = [self.isa_user_sgprs()]
+        top = {g.VGPRType: 0, g.SGPRType: self.isa_user_sgprs(), g.AGPRType: 0}
         for op in _walk(body):
             for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
                 t = v.type
-                if isinstance(t, g.VGPRType) and g.is_allocated(t):
-                    vmax[0] = max(vmax[0], t.first + t.n)
-                elif isinstance(t, g.SGPRType) and g.is_allocated(t):
-                    smax[0] = max(smax[0], t.first + t.n)
-        self.kernel.attributes["vgprs"] = IntegerAttr(max(vmax[0], 1), i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(smax[0], i64)
+                if type(t) in top and g.is_allocated(t):
+                    top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
+        self.kernel.attributes["vgprs"] = IntegerAttr(max(top[g.VGPRType], 1), i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
+        if top[g.AGPRType]:  # (kernels without AGPRs do not say so)
+            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
 
     @staticmethod
     def isa_user_sgprs() -> int:
@@ -315,8 +314,10 @@ class Allocator:
                     su, off = unit_of[src]
                     if su.reg is not None:
                         out.append(su.reg + off)
-            if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32":
-                src = op.srcs[2]
+            acc = 2 if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32" else (
+                op.FORM.acc if isinstance(op, g.GcnInstruction) else None)
+            if acc is not None:
+                src = op.srcs[acc]
                 if src in unit_of:
                     su, off = unit_of[src]
                     if su.reg is not None:
@@ -333,7 +334,7 @@ class Allocator:
         al = self.align(u)
         cands = [h for h in self.hints(u, unit_of) if h % al == 0 and h + u.n <= limit]
         for r in [*cands, *range(0, limit - u.n + 1, al)]:
-            if all(self.free(u.cls, r + i, u.segs) for i in range(u.n)):
+            if all(self.free(u.cls, r + i, u.segs) for i in range(u.n)) and self._acc_ok(u, r, unit_of):
                 u.reg = r
                 self.occupy(u)
                 return
@@ -346,6 +347,27 @@ class Allocator:
             f"{PASS}: kernel @{self.kernel.sym_name.data} needs more than {limit} {name}: {live} are live{desc} "
             f"and {u.n} more are needed (no spilling; use smaller register tiles)"
         )
+
+    @staticmethod
+    def _acc_ok(u: Unit, r: int, unit_of) -> bool:
+        """An MFMA's result and its accumulator (SrcC) are the same registers or disjoint ones
+        (LLVM's constraint for results of more than 4 registers, kept for all)."""
+        for v in u.values:
+            pairs = []
+            op = v.owner if isinstance(v, OpResult) else None
+            if g.is_mfma(op):
+                pairs.append(op.srcs[op.FORM.acc])  # type: ignore[union-attr]
+            pairs += [use.operation.dsts[0] for use in v.uses
+                      if g.is_mfma(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
+            mine = r + unit_of[v][1]
+            for other in pairs:
+                ou, off = unit_of.get(other, (None, 0))
+                if ou is None or ou.reg is None:
+                    continue
+                theirs = ou.reg + off
+                if theirs != mine and theirs < mine + other.type.n and mine < theirs + v.type.n:
+                    return False
+        return True
 
     def _check_disjoint(self) -> None:
         """No register holds two live values at once (an internal consistency check)."""

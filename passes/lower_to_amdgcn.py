@@ -61,6 +61,7 @@ from xdsl.passes import ModulePass
 from gemmc.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgpu import MFMAOp
 from gemmc.pipeline import target_of
 
 PASS = "lower-to-amdgcn"
@@ -186,10 +187,15 @@ class LowerToAmdgcnPass(ModulePass):
     inside a scalar loop whose constant trip count it divides (1: never)."""
     hoist_loads: int = 16
     """Move loads up past arithmetic while they hold at most this many more VGPRs (0: program order)."""
+    accumulators: str = "vgpr"
+    """Where MFMA accumulators live: vgpr (gfx90a+, as LLVM chooses below 256 registers) or agpr
+    (the accumulation registers: v_accvgpr_write to zero them, v_accvgpr_read before C is stored)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         isa = get_gcn_isa(arch)
+        if self.accumulators not in ("vgpr", "agpr"):
+            raise pass_error(PASS, op, f"accumulators={self.accumulators}: expected vgpr or agpr")
         gmods = [m for m in op.body.block.ops if isinstance(m, gpu.ModuleOp)]
         if not gmods:
             raise pass_error(PASS, op, "expects kernel IR (a gpu.module); run gemm-to-kernel first")
@@ -233,6 +239,7 @@ class _KernelLowering:
         self.block_size = self._block_size()
         self.ranks: dict[SSAValue, int] = {}
         self.reg_align: dict[SSAValue, int] = {}  # LDS address registers: a power of 2 dividing them
+        self.part_of: dict[SSAValue, tuple[SSAValue, int]] = {}  # extract result -> (range, offset)
 
     # -- emission -----------------------------------------------------------------------------
 
@@ -326,6 +333,8 @@ class _KernelLowering:
     def to_vgpr(self, x: SSAValue) -> SSAValue:
         if self.is_v(x):
             return x
+        if isinstance(x.type, g.AGPRType):
+            return self.e1("v_accvgpr_read_b32", [x], self.V())
         return self.e1("v_mov_b32", [x], self.V())
 
     def literal_ok(self, x: SSAValue) -> bool:
@@ -584,15 +593,13 @@ class _KernelLowering:
         body = fn.body.block
         if any(isinstance(t, MemRefType) and t.element_type != Float32Type() for t in (a.type for a in body.args)):
             raise self.error(fn, "supports f32 kernels only (f16/bf16 are not selected yet)")
-        matrix = next((op for op in fn.walk() if op.name.startswith("amdgpu.")), None)
-        if matrix is not None:
-            raise self.error(matrix, f"'{matrix.name}' (matrix cores, direct-to-LDS) is not selected yet; "
-                                     "use a pipeline without them, e.g. -p step6")
+        self._refuse_unselected()
         self._inputs()
         self._kernargs(body)
         for op in body.ops:
             self.lower_op(op)
         self.finish_block(self.entry)
+        _drop_unused_extracts(self.entry)
         kernel_attrs = {
             "args": g.kernel_args_attr(self.arg_layout),
             "kernarg_size": IntegerAttr(self.kernarg_size, i64),
@@ -612,6 +619,22 @@ class _KernelLowering:
             else:
                 self.entry.insert_op_before(c, first)
         return g.KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
+
+    _NOT_SELECTED = {"amdgpu.wmma": "RDNA matrix cores; use a pipeline without matrix-cores, e.g. -p step6",
+                     "amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
+
+    def _refuse_unselected(self) -> None:
+        """One line for the matrix-core ops this backend does not select: WMMA, direct-to-LDS,
+        and MFMAs with 16-bit inputs (matrix-cores{convert=f16|bf16})."""
+        for op in self.fn.walk():
+            if isinstance(op, MFMAOp):
+                instr = op.instr_on(self.arch)
+                if instr is None or instr.in_type != "f32":
+                    name = instr.mnemonic if instr else "an MFMA"
+                    raise self.error(op, f"'amdgpu.mfma' with 16-bit inputs ({name}) is not selected yet; only f32 "
+                                         "MFMAs are (matrix-cores{convert=none})")
+            elif op.name in self._NOT_SELECTED:
+                raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
     def _inputs(self) -> None:
         self.kernarg_ptr = self.insert(g.InputOp("kernarg_segment_ptr", g.sgpr(2, 0))).results[0]
@@ -942,6 +965,13 @@ class _KernelLowering:
                 raise self.error(op, f"private buffer index {key} is out of bounds {tuple(mem.sizes)}")
         return (mem.value, key)
 
+    def _priv_keys(self, op: Operation, mem: PrivMem, idx: list[I], n: int) -> list[tuple]:
+        """The elements a (vector) access of n elements along the last dimension touches."""
+        buf, key = self._priv_key(op, mem, idx)
+        if key[-1] + n > mem.sizes[-1]:
+            raise self.error(op, f"private buffer access of {n} at {key} is out of bounds {tuple(mem.sizes)}")
+        return [(buf, (*key[:-1], key[-1] + e)) for e in range(n)]
+
     def linear(self, idx: list[I], sizes: list, scale: int) -> I:
         """sum(idx[i] * stride[i]) * scale, the strides from the sizes (ints or I)."""
         total: I | None = None
@@ -992,12 +1022,17 @@ class _KernelLowering:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
         if isinstance(mem, PrivMem):
-            if n != 1:
-                raise self.error(op, "vector access to a private buffer is not supported")
-            key = self._priv_key(op, mem, idx)
-            if key not in self.private:
-                self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
-            return self.private[key]
+            vals = []
+            for key in self._priv_keys(op, mem, idx, n):
+                if key not in self.private:
+                    self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
+                vals.append(self.private[key])
+            x = vals[0]
+            if n == 1 and isinstance(x, F) and x.reg is not None and isinstance(x.reg.type, g.AGPRType):
+                return F(self.to_vgpr(x.reg))  # an AGPR accumulator read on its own (the epilogue)
+            if n == 1:
+                return x
+            return Vec(n, elems=tuple(vals))
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
@@ -1017,9 +1052,9 @@ class _KernelLowering:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
         if isinstance(mem, PrivMem):
-            if n != 1:
-                raise self.error(op, "vector access to a private buffer is not supported")
-            self.private[self._priv_key(op, mem, idx)] = value
+            elems = [value] if n == 1 else self.vec_elems(value)  # type: ignore[arg-type]
+            for key, e in zip(self._priv_keys(op, mem, idx, n), elems):
+                self.private[key] = e
             return
         if n == 1:
             assert isinstance(value, F)
@@ -1040,9 +1075,31 @@ class _KernelLowering:
         else:
             raise self.error(op, "store to an unknown memref")
 
-    def vec_range(self, v: Vec) -> SSAValue:
+    def part(self, reg: SSAValue, e: int) -> F:
+        """Register e of range reg, as an f32 value that remembers where it came from."""
+        r = self.insert(g.ExtractOp(reg, e, type(reg.type).unallocated(1))).results[0]
+        self.part_of[r] = (reg, e)
+        return F(r)
+
+    def vec_elems(self, v: Vec) -> list:
+        return list(v.elems) if v.elems is not None else [self.part(v.reg, e) for e in range(v.n)]  # type: ignore[arg-type]
+
+    def whole(self, v: Vec) -> SSAValue | None:
+        """The range v is made of, when its elements are that range's registers in order (an
+        accumulator stored to and loaded from a register tile): no moves needed."""
         if v.reg is not None:
             return v.reg
+        parts = [self.part_of.get(e.reg) if isinstance(e, F) and e.reg is not None else None for e in v.elems]  # type: ignore[union-attr]
+        if parts[0] is None:
+            return None
+        r = parts[0][0]
+        ok = r.type.n == v.n and all(p == (r, i) for i, p in enumerate(parts))  # type: ignore[attr-defined]
+        return r if ok else None
+
+    def vec_range(self, v: Vec) -> SSAValue:
+        r = self.whole(v)
+        if r is not None:
+            return r
         parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
         return self.insert(g.ConcatOp(parts, self.V(v.n))).results[0]
 
@@ -1058,7 +1115,8 @@ class _KernelLowering:
     def _vector_load(self, op: vector.LoadOp) -> None:
         t = op.result.type
         n = t.get_shape()[0]  # type: ignore[attr-defined]
-        if t.get_num_dims() != 1 or n not in (2, 3, 4):  # type: ignore[attr-defined]
+        private = isinstance(self.env.get(op.base), PrivMem)  # register tiles: any width (accumulators)
+        if t.get_num_dims() != 1 or not (n in (2, 3, 4) or private and n > 1):  # type: ignore[attr-defined]
             raise self.error(op, f"vector loads of {t} are not supported")
         self.env[op.result] = self._load(op, op.base, op.indices, n)
 
@@ -1084,6 +1142,56 @@ class _KernelLowering:
             self.env[op.result] = v.elems[pos[0]]
         else:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
+
+    def _mfma(self, op: MFMAOp) -> None:
+        """v_mfma D, A, B, C: A and B in VGPRs (one per packed item), C a VGPR range that the
+        allocator may give D too (an accumulation chain stays in its registers)."""
+        instr = op.instr_on(self.arch)
+        assert instr is not None  # _refuse_unselected checked it
+        a, b = (self._vgpr_operand(v, op) for v in (op.sourceA, op.sourceB))
+        c = self.env.get(op.destC)
+        if not isinstance(c, Vec):
+            raise self.error(op, "expects a vector accumulator")
+        agpr = self.opts.accumulators == "agpr"
+        if c.elems is not None and all(isinstance(e, F) and e.const is not None and g.f32_bits(e.const) == 0
+                                       for e in c.elems):
+            acc = self.const(0.0)  # the first MFMA of a chain adds to an inline 0: no zeroed registers
+        else:
+            acc = self.agpr_range(c) if agpr else self.vec_range(c)
+        d = self.e1(instr.mnemonic, [a, b, acc], (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs),
+                    cse=False)
+        self.env[op.destD] = Vec(instr.c_regs, reg=d)
+
+    def agpr_range(self, v: Vec) -> SSAValue:
+        """v in an AGPR range: itself where it is one, else its elements written in: inline
+        constants and AGPRs by the moves of an amdgcn.concat, VGPRs through v_accvgpr_write."""
+        whole = self.whole(v)
+        if whole is not None and isinstance(whole.type, g.AGPRType):
+            return whole
+        parts = []
+        for e in self.vec_elems(v):
+            x = self.fmat(e)
+            if not (isinstance(x.type, g.AGPRType) or self.is_imm(x) and self.literal_ok(x)):
+                x = self.e1("v_accvgpr_write_b32", [self.fvgpr(e)], g.AGPRType.unallocated(1))
+            parts.append(x)
+        return self.insert(g.ConcatOp(parts, g.AGPRType.unallocated(v.n))).results[0]
+
+    def _agpr_buffers(self) -> set:
+        """Register tiles that are MFMA accumulators (a vector load of them is an MFMA's C),
+        with accumulators=agpr: loops carry them in AGPRs."""
+        if self.opts.accumulators != "agpr":
+            return set()
+        out = set()
+        for op in self.fn.walk():
+            if isinstance(op, MFMAOp) and isinstance(op.destC.owner, vector.LoadOp):
+                out.add(op.destC.owner.base)
+        return out
+
+    def _vgpr_operand(self, v: SSAValue, op: Operation) -> SSAValue:
+        x = self.env.get(v)
+        if isinstance(x, Vec):
+            return self.vec_range(x)
+        return self.fvgpr(self.fval(v, op))
 
     # -- control flow --------------------------------------------------------------------------
 
@@ -1169,9 +1277,14 @@ class _KernelLowering:
 
     def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
         """v in a register of type t; with fresh=True a new value (a copy if need be)."""
-        if isinstance(v, Vec):
-            if v.reg is not None:
-                r = v.reg
+        if isinstance(v, Vec) and isinstance(t, g.AGPRType):
+            r = self.agpr_range(v)
+            if not fresh or isinstance(r.owner, g.ConcatOp):
+                return r
+        elif isinstance(v, Vec):
+            whole = self.whole(v)
+            if whole is not None:
+                r = whole
             else:
                 parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
                 return self.insert(g.ConcatOp(parts, t)).results[0]
@@ -1191,7 +1304,8 @@ class _KernelLowering:
         else:
             raise self.error(op, "cannot carry this value in a register")
         if isinstance(t, g.VGPRType) and not self.is_v(r):
-            return self.e1("v_mov_b32", [r], t, cse=False)
+            mov = "v_accvgpr_read_b32" if isinstance(r.type, g.AGPRType) else "v_mov_b32"
+            return self.e1(mov, [r], t, cse=False)
         if not fresh:
             return r
         return self.insert(g.CopyOp(r, t)).results[0]
@@ -1208,11 +1322,13 @@ class _KernelLowering:
     def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I, factor: int = 1, step1: int = 0) -> None:
         """An amdgcn.for; with factor > 1 its body is `factor` copies of op's body, the k-th
         with the counter plus k * step1 (st is then factor * step1)."""
-        carried_priv = self._private_written(op)
-        entry_vals = [self.env[v] for v in op.iter_args] + [
-            self.private.get(k) or F(self.insert(g.UndefOp(self.V())).results[0]) for k in carried_priv
-        ]
+        carried_priv = self._private_groups(op, self._private_written(op))
+        entry_vals = [self.env[v] for v in op.iter_args] + [self._priv_value(grp) for grp in carried_priv]
         types = [self._reg_type_of(v, op) for v in entry_vals]
+        agpr = self._agpr_buffers()
+        for i, grp in enumerate(carried_priv, len(op.iter_args)):
+            if len(grp) > 1 and self.env[grp[0][0]].value in agpr:  # type: ignore[union-attr]
+                types[i] = g.AGPRType.unallocated(len(grp))
         inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(entry_vals, types)]
         lbv, ubv, stv = (self.mat(x) for x in (lb, ub, st))
         body = Block(arg_types=[self.S(), *types])
@@ -1222,8 +1338,8 @@ class _KernelLowering:
         bound = ub.const if ub.is_const else ub.bound
         n_iter = len(op.iter_args)
         vals = [self._wrap(v, arg) for v, arg in zip(entry_vals[:n_iter], body.args[1:1 + n_iter])]
-        for k, v, arg in zip(carried_priv, entry_vals[n_iter:], body.args[1 + n_iter:]):
-            self.private[k] = self._wrap(v, arg)
+        for grp, v, arg in zip(carried_priv, entry_vals[n_iter:], body.args[1 + n_iter:]):
+            self._set_priv(grp, v, arg)
         for copy in range(factor):
             self.env[op.body.block.args[0]] = I(body.args[0], copy * step1, bound)
             for a, v in zip(op.body.block.args[1:], vals):
@@ -1233,7 +1349,7 @@ class _KernelLowering:
                     vals = [self.env[v] for v in inner.operands]
                 else:
                     self.lower_op(inner)
-        yielded: list = vals + [self.private[k] for k in carried_priv]
+        yielded: list = vals + [self._priv_value(grp) for grp in carried_priv]
         outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
         self.insert(g.YieldOp(*outs))
         self.finish_block(body)
@@ -1245,8 +1361,44 @@ class _KernelLowering:
             loop.attributes["gemm.role"] = op.attributes["gemm.role"]
         for i, r in enumerate(op.results):
             self.env[r] = self._wrap(entry_vals[i], loop.results[i])
-        for k, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):
-            self.private[k] = self._wrap(v, r)
+        for grp, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):
+            self._set_priv(grp, v, r)
+
+    def _private_groups(self, loop: scf.ForOp, keys: list[tuple]) -> list[tuple]:
+        """The carried register-tile elements, grouped: where every vector access to a buffer in
+        the loop has one width w dividing its last dimension (the accumulators of a matrix
+        instruction), its elements go through the loop as ranges of w registers, so an MFMA's
+        result is carried in place; other elements one by one."""
+        widths: dict = {}
+        for inner in loop.body.walk():
+            if isinstance(inner, (vector.LoadOp, vector.StoreOp)) and isinstance(self.env.get(inner.base), PrivMem):
+                t = inner.result.type if isinstance(inner, vector.LoadOp) else inner.vector.type
+                widths.setdefault(inner.base, set()).add(t.get_shape()[0])  # type: ignore[attr-defined]
+        groups: list[tuple] = []
+        for buf, idx in keys:
+            ws = widths.get(buf, {1})
+            w = next(iter(ws)) if len(ws) == 1 else 1
+            if self.env[buf].sizes[-1] % w:  # type: ignore[union-attr]
+                w = 1
+            if idx[-1] % w == 0:  # the first element of its group (keys come in index order)
+                groups.append(tuple((buf, (*idx[:-1], idx[-1] + e)) for e in range(w)))
+        return groups
+
+    def _priv_value(self, grp: tuple) -> object:
+        """The current value of a group of register-tile elements (undefined ones made up)."""
+        if len(grp) == 1:
+            return self.private.get(grp[0]) or F(self.insert(g.UndefOp(self.V())).results[0])
+        if not any(k in self.private for k in grp):
+            return Vec(len(grp), reg=self.insert(g.UndefOp(self.V(len(grp)))).results[0])
+        elems = [self.private.get(k) or F(self.insert(g.UndefOp(self.V())).results[0]) for k in grp]
+        return Vec(len(grp), elems=tuple(elems))
+
+    def _set_priv(self, grp: tuple, like: object, reg: SSAValue) -> None:
+        if len(grp) == 1:
+            self.private[grp[0]] = self._wrap(like, reg)
+            return
+        for e, k in enumerate(grp):
+            self.private[k] = self.part(reg, e)
 
     def _if(self, op: scf.IfOp) -> None:
         c = self.env.get(op.cond)
@@ -1530,6 +1682,19 @@ def _hoist_loads(block: Block, budget: int) -> None:
 _KernelLowering.finish_block = _finish_block  # type: ignore[attr-defined]
 
 
+def _drop_unused_extracts(block: Block) -> None:
+    """Remove the register-tile parts (amdgcn.extract) nothing reads: a stored accumulator's
+    registers are named one by one in case a scalar load reads them."""
+    changed = True
+    while changed:
+        changed = False
+        for op in list(block.walk()):
+            if isinstance(op, g.ExtractOp) and not op.result.uses:
+                op.detach()
+                op.erase()
+                changed = True
+
+
 def _space(t: MemRefType) -> int:
     ms = t.memory_space
     if isinstance(ms, IntegerAttr):
@@ -1564,5 +1729,6 @@ _HANDLERS: dict[type, Callable] = {
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
     vector.ExtractOp: _K._extract,
+    MFMAOp: _K._mfma,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

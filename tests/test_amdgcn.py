@@ -140,6 +140,127 @@ def test_interpreter_counts_what_it_executes():
     assert st.barriers == 4 and st.lds_load_instrs < st.lds_load_bytes // (4 * 64)  # combined ds_read_b128
 
 
+# -- MFMA (gfx942, f32): step 7 and the default pipeline ------------------------------------------
+
+STEP7_X4 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
+                          "register-tiling{thread-m=8 thread-n=8},double-buffer,vectorize{width=4},"
+                          "mfma-lowering{instr=v_mfma_f32_16x16x4_f32}")
+
+
+@pytest.mark.parametrize("pipeline, dims, arch", [
+    ("step7", {"M": 160, "N": 96, "K": 72}, "gfx942"),  # the K loop unrolled (5 tiles)
+    ("step7", {"M": 257, "N": 131, "K": 95}, "gfx942"),  # no multiple of anything: guarded copies and stores
+    ("step7", {"M": 64, "N": 64, "K": 300}, "gfx942"),  # a scalar K loop carrying the 16-register accumulators
+    (STEP7_X4, {"M": 160, "N": 96, "K": 72}, "gfx942"),  # v_mfma_f32_16x16x4_f32: 16 accumulators of 4
+    ("step7", {"M": 100, "N": 70, "K": 40}, "gfx950"),  # gfx942's MFMA facts on CDNA4
+])
+def test_mfma_program_passes(pipeline, dims, arch):
+    m = lowered(SGEMM, pipeline, arch, dims)
+    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    assert any(g.is_mfma(op) for op in instrs)
+    r = gcn_check(m, arch, dims)
+    assert r.passed, r.summary()
+    assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
+
+
+AGPR = GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{accumulators=agpr}")
+
+
+@pytest.mark.parametrize("arch, dims", [
+    ("gfx942", {"M": 257, "N": 131, "K": 95}), ("gfx942", {"M": 64, "N": 64, "K": 300}),
+    ("gfx90a", {"M": 100, "N": 70, "K": 40}),  # gfx90a's spelling (v_mfma_f32_32x32x2f32), its wait states
+])
+def test_mfma_with_agpr_accumulators_passes(arch, dims):
+    m = lowered(SGEMM, "step7", arch, dims, gcn=AGPR)
+    k = kernel(m)
+    mfma = next(op for op in k.body.block.ops if g.is_mfma(op))
+    assert isinstance(mfma.dsts[0].type, g.AGPRType) and k.int_attr("agprs") == 64
+    assert gcn_check(m, arch, dims).passed
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 40))
+def test_mfma_program_passes_at_random_shapes(m, n, k):
+    _run(SGEMM, "step7", "gfx942", {"M": m, "N": n, "K": k})
+
+
+def test_default_pipeline_is_mfma_and_passes():
+    from gemmc.arch import get_arch
+    from gemmc.pipeline import default_pipeline
+
+    dims = {"M": 130, "N": 70, "K": 40}
+    m = lowered(SGEMM, default_pipeline(get_arch("gfx942")), "gfx942", dims)
+    assert any(g.is_mfma(op) for op in kernel(m).body.block.ops)
+    assert gcn_check(m, "gfx942", dims).passed
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+def test_mfma_kernel_assembles_and_links():
+    from gemmc.amdgcn.toolchain import assemble
+
+    m = gemmc.parse_file(SGEMM)
+    gemmc.lower(m, "step7", "gfx942")
+    asm = emit_gcn(m, "gfx942")
+    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    accs = re.findall(r"v_mfma_f32_32x32x2_f32 v\[(\d+):(\d+)\], v\d+, v\d+, v\[\1:\2\]\n", loop)
+    assert len(accs) == 32  # every MFMA accumulates in place
+    moved = {int(r) for r in re.findall(r"v_mov_b32_e32 v(\d+),", loop)}
+    assert not any(int(lo) <= r <= int(hi) for lo, hi in accs for r in moved)  # and nothing copies them
+    assert assemble(asm, "gfx942")[:4] == b"\x7fELF"
+    agpr = emit_gcn(lowered(SGEMM, "step7", "gfx942", gcn=AGPR), "gfx942")
+    assert ".amdhsa_accum_offset 40" in agpr and ".amdhsa_next_free_vgpr 104" in agpr  # 40 VGPRs, 64 AGPRs
+    assert assemble(agpr, "gfx942")[:4] == b"\x7fELF"
+
+
+def test_missing_mfma_nop_is_an_error():
+    """K=16: the epilogue's first store reads an MFMA result within 18 wait states; without the
+    s_nop amdgcn-finalize put there, the interpreter stops."""
+    m = lowered(SGEMM, "step7", "gfx942", {"M": 64, "N": 64, "K": 16})
+    ops = list(kernel(m).body.block.ops)
+    store = next(i for i, op in enumerate(ops) if isinstance(op, g.GcnInstruction) and op.MNEMONIC.startswith("global_store"))
+    nop = ops[store - 1]
+    assert isinstance(nop, g.GcnInstruction) and nop.MNEMONIC == "s_nop"
+    assert gcn_check(m, "gfx942", {}).passed
+    nop.detach()
+    nop.erase()
+    with pytest.raises(GcnInterpError, match=r"reads v\d+ \d+ wait states after the v_mfma_f32_32x32x2_f32 writing "
+                                              r"v\[\d+:\d+\]; needs 18 \(missing s_nop\)"):
+        gcn_check(m, "gfx942", {})
+
+
+def test_early_agpr_read_is_an_error():
+    """AGPR accumulators: v_accvgpr_read_b32 of C right after the K loop needs the MFMA's 18 wait
+    states too (at 4096^3 amdgcn-finalize puts s_nop 3 before it)."""
+    m = lowered(SGEMM, "step7", "gfx942", {"M": 64, "N": 64, "K": 32}, gcn=AGPR)
+    ops = list(kernel(m).body.block.ops)
+    read = next(i for i, op in enumerate(ops) if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_accvgpr_read_b32")
+    assert ops[read - 1].MNEMONIC == "s_nop"  # type: ignore[attr-defined]
+    ops[read - 1].detach()
+    ops[read - 1].erase()
+    with pytest.raises(GcnInterpError, match=r"reads a\d+ \d+ wait states after the v_mfma_f32_32x32x2_f32 writing "
+                                              r"a\[\d+:\d+\]; needs 18"):
+        gcn_check(m, "gfx942", {})
+
+
+@pytest.mark.parametrize("text, message", [
+    ("(!amdgcn.vgpr<v0>, !amdgcn.vgpr<v1>, !amdgcn.vgpr<v[4:19]>) -> !amdgcn.vgpr<v[8:23]>",
+     "result v[8:23] partly overlaps the accumulator v[4:19]"),
+    ("(!amdgcn.vgpr<v0>, !amdgcn.vgpr<v1>, !amdgcn.vgpr<v[4:7]>) -> !amdgcn.vgpr<v[4:7]>",
+     "operand 2 is 16 register(s) wide, not 4"),
+    ("(!amdgcn.vgpr<v0>, !amdgcn.vgpr<v1>, !amdgcn.agpr<a[0:15]>) -> !amdgcn.vgpr<v[4:19]>",
+     "the accumulator and the result are in one register file"),
+    ("(!amdgcn.sgpr<s0>, !amdgcn.vgpr<v1>, !amdgcn.vgpr<v[4:19]>) -> !amdgcn.vgpr<v[4:19]>",
+     "operand 0 must be amdgcn.vgpr/amdgcn.agpr"),
+])
+def test_mfma_verifier(text, message):
+    types = text.split(" -> ")[0][1:-1].split(", ")
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    src = (f"func.func @f({args}) {{\n  %d = amdgcn.v_mfma_f32_32x32x2_f32 %a0, %a1, %a2 : {text}\n"
+           "  func.return\n}")
+    with pytest.raises(Exception, match=re.escape(message)):
+        parse_ir(src).verify()
+
+
 # -- what the interpreter refuses ------------------------------------------------------------------
 
 

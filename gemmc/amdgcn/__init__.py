@@ -46,10 +46,11 @@ def emit_gcn_hsaco(module, arch) -> bytes:
 
 
 def report(module) -> str:
-    """VGPRs, SGPRs, LDS and instruction count of each finalized amdgcn kernel, as a table."""
+    """VGPRs, AGPRs, SGPRs, LDS and instruction counts of each finalized amdgcn kernel, as a table."""
+    from gemmc.dialects import amdgcn as g
     from gemmc.dialects.amdgcn import GcnInstruction, GcnModuleOp, KernelOp
 
-    rows = [("kernel", "arch", "VGPRs", "SGPRs", "LDS B/block", "instructions", "s_waitcnt")]
+    rows = [("kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS B/block", "instructions", "MFMA", "s_waitcnt")]
     for m in module.walk():
         if not isinstance(m, GcnModuleOp):
             continue
@@ -57,8 +58,10 @@ def report(module) -> str:
             if isinstance(k, KernelOp):
                 instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
                 waits = sum(1 for op in instrs if op.MNEMONIC.startswith("s_waitcnt"))
-                rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("sgprs")),
-                             str(k.int_attr("lds_bytes")), str(len(instrs)), str(waits)))
+                mfmas = sum(1 for op in instrs if g.is_mfma(op))
+                rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("agprs")),
+                             str(k.int_attr("sgprs")), str(k.int_attr("lds_bytes")), str(len(instrs)), str(mfmas),
+                             str(waits)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1])]
                        + [c.rjust(w) for c, w in zip(r[2:], widths[2:])]).rstrip() for r in rows]

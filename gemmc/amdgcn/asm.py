@@ -88,6 +88,15 @@ def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
     return f"{name} {', '.join(dsts + srcs)}"
 
 
+def vector_registers(k: g.KernelOp) -> tuple[int, int]:
+    """(accum_offset, next free VGPR of the unified file): gfx90a+ place the AGPRs after the
+    architected VGPRs at accum_offset (a multiple of 4, at least 4) in one 512-entry file, and
+    the descriptor's next_free_vgpr counts both (AMDGPUUsage, "amdhsa_accum_offset")."""
+    vgprs, agprs = k.int_attr("vgprs", 1), k.int_attr("agprs")
+    offset = max(4, -(-vgprs // 4) * 4)
+    return offset, offset + agprs if agprs else vgprs
+
+
 def _kernel_text(k: g.KernelOp, arch: Arch) -> list[str]:
     isa = get_gcn_isa(arch)
     if not k.int_attr("finalized"):
@@ -112,10 +121,12 @@ def _kernel_text(k: g.KernelOp, arch: Arch) -> list[str]:
             n_instr += 0 if isinstance(op, g.CommentOp) else 1
     lines.append(f".Lfunc_end_{name}:")
     lines.append(f"\t.size\t{name}, .Lfunc_end_{name}-{name}")
-    vgprs, sgprs = k.int_attr("vgprs", 1), k.int_attr("sgprs", 4)
+    sgprs = k.int_attr("sgprs", 4)
+    accum_offset, vgprs = vector_registers(k) if isa.has_accum_offset else (0, k.int_attr("vgprs", 1))
     lds = k.int_attr("lds_bytes")
     block = [a.value.data for a in k.attributes["block"].data]  # type: ignore[attr-defined]
-    lines.append(f"; gemmc: {n_instr} instructions, {vgprs} VGPRs, {sgprs} SGPRs, {lds} bytes of LDS")
+    agprs = f" ({k.int_attr('agprs')} AGPRs from v{accum_offset})" if k.int_attr("agprs") else ""
+    lines.append(f"; gemmc: {n_instr} instructions, {vgprs} VGPRs{agprs}, {sgprs} SGPRs, {lds} bytes of LDS")
     d = [
         f"\t.amdhsa_group_segment_fixed_size {lds}",
         "\t.amdhsa_private_segment_fixed_size 0",
@@ -130,7 +141,7 @@ def _kernel_text(k: g.KernelOp, arch: Arch) -> list[str]:
         f"\t.amdhsa_next_free_sgpr {sgprs}",
     ]
     if isa.has_accum_offset:
-        d.append(f"\t.amdhsa_accum_offset {max(4, -(-vgprs // 4) * 4)}")
+        d.append(f"\t.amdhsa_accum_offset {accum_offset}")
     d.append(f"\t.amdhsa_reserve_vcc {k.int_attr('uses_vcc')}")
     if arch.wave_size == 32:
         d.append("\t.amdhsa_wavefront_size32 1")
@@ -163,13 +174,13 @@ def _metadata(kernels: list[g.KernelOp], arch: Arch) -> list[str]:
             "    .private_segment_fixed_size: 0",
             f"    .sgpr_count: {k.int_attr('sgprs') + extra}",
             "    .sgpr_spill_count: 0",
-            f"    .vgpr_count: {k.int_attr('vgprs')}",
+            f"    .vgpr_count: {vector_registers(k)[1] if isa.has_accum_offset else k.int_attr('vgprs')}",
             "    .vgpr_spill_count: 0",
             f"    .wavefront_size: {arch.wave_size}",
             "    .uniform_work_group_size: 1",
         ]
         if isa.has_accum_offset:
-            out.append("    .agpr_count: 0")
+            out.append(f"    .agpr_count: {k.int_attr('agprs')}")
     out += [f"amdhsa.target: amdgcn-amd-amdhsa--{arch.name}", "amdhsa.version:", "  - 1", "  - 2", "...",
             "\t.end_amdgpu_metadata"]
     return out

@@ -20,7 +20,14 @@ What it checks, beyond computing C:
     and aligned to its size;
   * LDS races: a wave reading a word another wave wrote (or writing one another wave
     read or wrote) since the last barrier;
-  * barriers: all live waves of a workgroup at the same s_barrier.
+  * barriers: all live waves of a workgroup at the same s_barrier;
+  * MFMA hazards: each wave counts the wait states it issued (an instruction one, s_nop
+    imm + 1); reading or overwriting a VGPR or AGPR an MFMA wrote fewer wait states ago than
+    arch.GcnIsa requires (the same table amdgcn-finalize inserts s_nop from) is an error, as
+    is an MFMA reading a VGPR a VALU wrote too recently, or an MFMA with some lanes masked off.
+
+v_mfma_* computes D = A * B + C lane-accurately from the instruction's layouts in gemmc.arch
+(gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.arch import Arch, get_arch, get_gcn_isa
+from gemmc.arch import Arch, get_arch, get_gcn_isa, get_matrix_instr
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
 from gemmc.interp.host import launch_geometry
@@ -87,7 +94,9 @@ class Machine:
         tx, ty = t % bx, t // bx
         nv = max(k.int_attr("vgprs", 1) for k in [kernel])
         ns = max(kernel.int_attr("sgprs", 4), 4)
+        na = kernel.int_attr("agprs")
         self.V = np.zeros((nv, W, L), U32)
+        self.A = np.zeros((max(na, 1), W, L), U32)  # accumulation registers (gfx90a+)
         self.S = np.zeros((ns + 2, W), U32)
         self.V[0] = np.where(valid, tx | (ty << 10), 0).astype(U32)
         self.S[0] = U32(KERNARG_BASE & 0xFFFFFFFF)
@@ -122,6 +131,15 @@ class Machine:
         self.vmaybe = np.zeros((W, nv), bool)
         self.smaybe = np.zeros((W, ns + 2), bool)
         self.stats = Stats()
+        # hazards: wait states issued per wave; per VGPR the count when an MFMA (mfma_by: its
+        # index in mfma_ops, -1 none) or a VALU last wrote it
+        self.ws = np.zeros(W, np.int64)
+        # (AGPR i is column nv + i)
+        self.nv = nv
+        self.mfma_at = np.zeros((W, nv + na), np.int64)
+        self.mfma_by = np.full((W, nv + na), -1, np.int64)
+        self.valu_at = np.full((W, nv + na), -(1 << 40), np.int64)
+        self.mfma_ops: list = []
         self._compile()
 
     # -- program -------------------------------------------------------------------------------
@@ -135,6 +153,8 @@ class Machine:
         if f == "DS":
             n = 2 if m == "ds_read2_b32" else (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
             return ("lds_load" if op.dsts else "lds_store", 4 * n)
+        if g.is_mfma(op):
+            return ("mfma", get_matrix_instr(self.arch, m).flops)
         if f in ("VOP1", "VOP2", "VOP3", "VOPC"):
             return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
                     (1 if m.endswith("_f32") and not m.startswith("v_cmp") else 0))
@@ -152,6 +172,10 @@ class Machine:
             st.barriers += len(np.unique(self.wg_of[act]))
             return
         lanes = int((act[:, None] & self.lanes).sum())
+        if what == "mfma":
+            st.matrix_instrs += waves
+            st.flops += x * waves
+            return
         if what in ("valu", "valu_int"):
             if what == "valu":
                 st.valu_instrs += waves
@@ -174,6 +198,7 @@ class Machine:
             elif isinstance(op, (g.ForOp, g.IfOp, g.IfUniformOp, g.CopyOp, g.ConcatOp)):
                 raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
         self.labels = labels
+        self.has_mfma = any(g.is_mfma(op) for op, _ in self.prog)
         self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
         self.kinds = {op: self._counter(op) for op, _ in self.prog}
 
@@ -226,6 +251,8 @@ class Machine:
         t = v.type
         if isinstance(t, g.VGPRType):
             return self.V[t.first + i]
+        if isinstance(t, g.AGPRType):
+            return self.A[t.first + i]
         if isinstance(t, g.SGPRType):
             return self.S[t.first + i][:, None]
         c = g.constant_of(v)
@@ -239,10 +266,11 @@ class Machine:
         hi = np.asarray(self.rd_v(v, 1)).astype(U64)
         return lo | (hi << U64(32))
 
-    def wr_v(self, t: g.VGPRType, vals: list, act: np.ndarray) -> None:
+    def wr_v(self, t: g.VGPRType | g.AGPRType, vals: list, act: np.ndarray) -> None:
         m = self.lanes_act(act)
+        file = self.A if isinstance(t, g.AGPRType) else self.V
         for i, x in enumerate(vals):
-            self.V[t.first + i] = np.where(m, np.asarray(x).astype(U32), self.V[t.first + i])
+            file[t.first + i] = np.where(m, np.asarray(x).astype(U32), file[t.first + i])
 
     def wr_s(self, t, vals: list, act: np.ndarray) -> None:
         if isinstance(t, g.SpecialRegType):
@@ -406,12 +434,86 @@ class Machine:
         if target is not None and tgt is None:
             raise GcnInterpError(f"amdgcn interpreter: branch to unknown label {target.data}")  # type: ignore[attr-defined]
 
+        hazard = self._hazard_check(op)
+        issue = op.mods.get("imm", 0) + 1 if m == "s_nop" else 1
+
         def run(act: np.ndarray):
             self.check_regs(op, reg_srcs, act, "reads")
             self.check_regs(op, reg_dsts, act, "overwrites")
-            return body(act, tgt)
+            if hazard is not None:
+                hazard(act)
+            out = body(act, tgt)
+            if self.has_mfma:
+                self.ws += np.where(act, issue, 0)
+            return out
 
         return run
+
+    # -- MFMA hazards ------------------------------------------------------------------------------
+
+    def _hazard_check(self, op):
+        """The wait-state check of op's VGPR operands and the bookkeeping of its writes, or None."""
+        fmt = op.FORM.fmt
+        mfma = g.is_mfma(op)
+        valu = fmt in ("VOP1", "VOP2", "VOP3", "VOPC")
+        if not self.has_mfma or not (mfma or valu or fmt in ("GLOBAL", "DS")):
+            return None  # (no MFMA, no hazard to track: the other kernels run as fast as before)
+        isa = self.isa
+        vector = (g.VGPRType, g.AGPRType)
+        reads = [(v, i) for i, v in enumerate(op.srcs) if isinstance(v.type, vector)]
+        writes = [v.type for v in op.dsts if isinstance(v.type, vector)]
+        me = -1
+        if mfma:
+            me = len(self.mfma_ops)
+            self.mfma_ops.append((get_matrix_instr(self.arch, op.MNEMONIC), op.dsts[0].type))
+
+        def consumer(i: int, t, producer_dst) -> str:
+            if not mfma:
+                return "read"
+            if i != op.FORM.acc:
+                return "srcab"
+            return "srcc_same" if t == producer_dst else "srcc_overlap"
+
+        def check(act: np.ndarray) -> None:
+            for v, i in reads:
+                t = v.type
+                cols = self._cols(t)
+                self._check_mfma_writes(op, act, cols, lambda d, t=t, i=i: consumer(i, t, d),
+                                        f"reads {t.PREFIX}{t.first}")
+                if mfma:
+                    since = self.ws[:, None] - self.valu_at[:, cols]
+                    bad = act[:, None] & (since < isa.valu_then_mfma)
+                    if bad.any():
+                        raise self.error(op, f"reads a register of {t.register_name} "
+                                             f"{int(since[bad].min())} wait states after a VALU wrote it; needs "
+                                             f"{isa.valu_then_mfma} (missing s_nop)", bad.any(axis=1))
+            for t in writes:
+                cols = self._cols(t)
+                if not mfma:
+                    self._check_mfma_writes(op, act, cols, lambda d: "write", f"overwrites {t.PREFIX}{t.first}")
+                self.mfma_by[:, cols] = np.where(act[:, None], me, self.mfma_by[:, cols])
+                self.mfma_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.mfma_at[:, cols])
+                if valu:
+                    self.valu_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.valu_at[:, cols])
+        return check
+
+    def _cols(self, t) -> slice:
+        first = t.first + (self.nv if isinstance(t, g.AGPRType) else 0)
+        return slice(first, first + t.n)
+
+    def _check_mfma_writes(self, op, act, cols, consumer, what: str) -> None:
+        by = self.mfma_by[:, cols]
+        live = act[:, None] & (by >= 0)
+        if not live.any():
+            return
+        since = self.ws[:, None] - self.mfma_at[:, cols]
+        for k in np.unique(by[live]):
+            instr, dst = self.mfma_ops[int(k)]
+            need = self.isa.mfma_wait_states(instr, consumer(dst))
+            bad = live & (by == k) & (since < need)
+            if bad.any():
+                raise self.error(op, f"{what} {int(since[bad].min())} wait states after the {instr.mnemonic} "
+                                     f"writing {dst.register_name}; needs {need} (missing s_nop)", bad.any(axis=1))
 
     def _semantics(self, op, m: str, f: g.Form, srcs, dsts):  # noqa: C901
         S, rs = self, self.rd_s
@@ -535,7 +637,32 @@ class Machine:
             return self._global(op, m, srcs, dsts)
         if f.fmt == "DS":
             return self._ds(op, m, srcs, dsts)
+        if g.is_mfma(op):
+            return self._mfma(op, srcs, dsts)
         return self._valu(op, m, srcs, dsts)
+
+    def _mfma(self, op, srcs, dsts):
+        """D = A * B + C per wave, from the instruction's lane layouts (f32 inputs)."""
+        from gemmc.interp.matrix import multiply
+
+        S = self
+        instr = get_matrix_instr(self.arch, op.MNEMONIC)
+        if instr.in_type != "f32":
+            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 inputs only")
+        d = dsts[0].type
+
+        def regs(v, n):
+            return np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1).view(np.float32)
+
+        def body(act, tgt):
+            full = S.lanes.all(axis=1)
+            if np.any(act & ~full):
+                raise S.error(op, "an MFMA with some lanes of its wave masked off (EXEC is not all ones)", act & ~full)
+            a, b, c = regs(srcs[0], instr.a_regs), regs(srcs[1], instr.b_regs), regs(srcs[2], instr.c_regs)
+            out = c.copy()
+            out[act] = multiply(instr, a[act], b[act], c[act])
+            S.wr_v(d, [out[..., i].view(U32) for i in range(instr.c_regs)], act)
+        return body
 
     def _barrier(self, op):
         S = self
@@ -736,6 +863,9 @@ _U24 = U64(0xFFFFFF)
 _S31 = U64(31)
 _ALU = {
     "v_mov_b32": lambda a: a,
+    "v_accvgpr_write_b32": lambda a: a,
+    "v_accvgpr_read_b32": lambda a: a,
+    "v_accvgpr_mov_b32": lambda a: a,
     "v_add_u32": lambda a, b: (_u(a) + _u(b)) & _M32,
     "v_sub_u32": lambda a, b: (_u(a) - _u(b)) & _M32,
     "v_mul_u32_u24": lambda a, b: ((_u(a) & _U24) * (_u(b) & _U24)) & _M32,

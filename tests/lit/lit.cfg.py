@@ -12,8 +12,10 @@ config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 
 config.substitutions.append(("%python", sys.executable))
-# `gemmc` is the installed console script; fall back to running the module.
-gemmc = shutil.which("gemmc") or f"{sys.executable} -m gemmc.cli"
+# `gemmc` is the console script of the Python running lit (a venv's, when run from one), else the
+# one on PATH; fall back to running the module.
+gemmc = (shutil.which("gemmc", path=os.path.dirname(sys.executable)) or shutil.which("gemmc")
+         or f"{sys.executable} -m gemmc.cli")
 config.substitutions.append(("%gemmc", gemmc))
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
