@@ -628,6 +628,17 @@ def is_mfma(op: Operation) -> bool:
     return isinstance(op, MfmaInstruction)
 
 
+def mfma_consumer(op: Operation, src_index: int, producer_dst: Attribute) -> str:
+    """How source `src_index` of `op` reads registers an MFMA wrote as `producer_dst`, in the
+    consumer kinds of GcnIsa.mfma_wait_states: "read" (not an MFMA), "srcab", "srcc_same"
+    (exactly that MFMA's result: an accumulation chain) or "srcc_overlap"."""
+    if not is_mfma(op):
+        return "read"
+    if src_index != op.FORM.acc:  # type: ignore[attr-defined]
+        return "srcab"
+    return "srcc_same" if op.srcs[src_index].type == producer_dst else "srcc_overlap"  # type: ignore[attr-defined]
+
+
 def instr(mnemonic: str, srcs: Sequence[SSAValue], dst_types: Sequence[Attribute] = (), **mods: int) -> GcnInstruction:
     """Build instruction `mnemonic` reading `srcs` and writing registers of `dst_types`."""
     cls = INSTRUCTIONS[mnemonic]

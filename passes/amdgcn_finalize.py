@@ -387,9 +387,7 @@ class Hazards:
             out = 0
             for i, v in enumerate(op.srcs):
                 if reg in _vgprs(v):
-                    same = v.type == producer.dsts[0].type
-                    consumer = "srcab" if i != op.FORM.acc else ("srcc_same" if same else "srcc_overlap")
-                    out = max(out, self.wait(instr, consumer))
+                    out = max(out, self.wait(instr, g.mfma_consumer(op, i, producer.dsts[0].type)))
             return out
         if fmt in (*_VALU, "GLOBAL", "DS"):
             if any(reg in _vgprs(v) for v in op.srcs):

@@ -467,18 +467,11 @@ class Machine:
             me = len(self.mfma_ops)
             self.mfma_ops.append((get_matrix_instr(self.arch, op.MNEMONIC), op.dsts[0].type))
 
-        def consumer(i: int, t, producer_dst) -> str:
-            if not mfma:
-                return "read"
-            if i != op.FORM.acc:
-                return "srcab"
-            return "srcc_same" if t == producer_dst else "srcc_overlap"
-
         def check(act: np.ndarray) -> None:
             for v, i in reads:
                 t = v.type
                 cols = self._cols(t)
-                self._check_mfma_writes(op, act, cols, lambda d, t=t, i=i: consumer(i, t, d),
+                self._check_mfma_writes(op, act, cols, lambda d, i=i: g.mfma_consumer(op, i, d),
                                         f"reads {t.PREFIX}{t.first}")
                 if mfma:
                     since = self.ws[:, None] - self.valu_at[:, cols]

@@ -157,11 +157,9 @@ class RaceTracker:
 
     def _hold(self, acc: _Access) -> None:
         """Queue a read; drop the queue first if every workgroup passed a barrier since."""
-        intervals = acc.state.intervals
-        if self._pending and self._pending[-1][1] is not intervals:
-            if bool(np.all(intervals > self._pending[-1][1])):
-                self._pending, self._pending_size = [], 0
-        self._pending.append((acc, intervals))
+        if self._pending and _all_passed_since(acc.state, self._pending[-1][1]):
+            self._pending, self._pending_size = [], 0
+        self._pending.append((acc, acc.state.intervals))
         self._pending_size += acc.addr.size
         if self._pending_size > self.MAX_PENDING:
             self._settle(acc.state)
@@ -169,8 +167,8 @@ class RaceTracker:
     def _settle(self, state: KernelState) -> None:
         """Record the held reads that may still be in some workgroup's current interval."""
         for acc, intervals in self._pending:
-            if intervals is not state.intervals and bool(np.all(state.intervals > intervals)):
-                continue  # every workgroup passed a barrier after this read
+            if _all_passed_since(state, intervals):
+                continue
             mine, _, inverted = acc.stamps(intervals)
             np.maximum.at(self.r_hi, acc.addr, mine)
             np.maximum.at(self.r_lo, acc.addr, inverted)
@@ -213,6 +211,11 @@ class RaceTracker:
             acc.race(i, "writes", int(self.w_rec[addr[i]]), acc.state.op_id(acc.op), "also wrote")
         self.w_op[addr] = acc.state.op_id(acc.op)
         self._written_at = acc.state.intervals
+
+
+def _all_passed_since(state: KernelState, at: np.ndarray) -> bool:
+    """Whether every workgroup passed a barrier since `at` (the workgroups' intervals then)."""
+    return at is not state.intervals and bool(np.all(state.intervals > at))
 
 
 def _in_current_interval(state: KernelState, at: np.ndarray | None) -> bool:

@@ -23,6 +23,7 @@ gpu and scf are here, arith/math/vector in ops.py, memref/vector memory ops in m
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -129,6 +130,27 @@ class Lanes:
         return (tid % bx, (tid // bx) % by, tid // (bx * by))
 
 
+class IdentityMemo:
+    """Results remembered for the last `size` tuples of operands, matched by identity.
+    Sound because the interpreter never modifies a value or a mask in place, and the
+    entry keeps its operands alive, so their ids are not reused while it stands."""
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self.entries: dict[tuple, tuple] = {}
+
+    def get(self, operands: tuple, extra: Any, compute: Callable[[], Any]) -> Any:
+        key = (tuple(map(id, operands)), extra)
+        hit = self.entries.get(key)
+        if hit is not None and all(a is b for a, b in zip(operands, hit[0])):
+            return hit[1]
+        value = compute()
+        if len(self.entries) >= self.size:
+            self.entries.pop(next(iter(self.entries)))
+        self.entries[key] = (operands, value)
+        return value
+
+
 @dataclass
 class KernelState:
     """What the kernel op implementations share: lanes, the active mask, counters."""
@@ -146,8 +168,8 @@ class KernelState:
     _active: tuple[int, int] | None = None
     _lane_interval: np.ndarray | None = None
     _stamp: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    _ranges: dict[tuple[int, int], tuple] = field(default_factory=dict)
-    _offsets: dict[tuple, tuple] = field(default_factory=dict)
+    _ranges: IdentityMemo = field(default_factory=IdentityMemo)
+    _offsets: IdentityMemo = field(default_factory=IdentityMemo)
 
     def begin_batch(self, lanes: Lanes) -> None:
         self.lanes = lanes
@@ -155,8 +177,8 @@ class KernelState:
         self._active = None
         self.intervals = np.zeros(lanes.nwg, dtype=np.int64)
         self._lane_interval = self._stamp = None
-        self._ranges = {}
-        self._offsets = {}
+        self._ranges = IdentityMemo()
+        self._offsets = IdentityMemo()
         self.lds_bytes = {}
 
     # -- the active mask -------------------------------------------------------------
@@ -191,34 +213,25 @@ class KernelState:
     def value_range(self, x: np.ndarray) -> tuple[int, int]:
         """(min, max) of a per-lane index array over the active lanes, remembered for the
         last few (array, mask) pairs: loop-invariant indices (row, col) are range-checked
-        once, not per iteration.  Values and masks are never modified in place."""
-        key = (id(x), id(self.mask))
-        hit = self._ranges.get(key)
-        if hit is not None and hit[0] is x and hit[1] is self.mask:
-            return hit[2]
-        v = x if self.mask is None else x[self.mask]
-        r = (int(v.min()), int(v.max())) if v.size else (0, -1)
-        if len(self._ranges) >= 64:
-            self._ranges.pop(next(iter(self._ranges)))
-        self._ranges[key] = (x, self.mask, r)
-        return r
+        once, not per iteration."""
+        def compute():
+            v = x if self.mask is None else x[self.mask]
+            return (int(v.min()), int(v.max())) if v.size else (0, -1)
+
+        return self._ranges.get((x, self.mask), None, compute)
 
     def lane_offsets(self, terms: list[tuple[np.ndarray, int]]) -> np.ndarray:
         """sum(array * stride) over per-lane index arrays, remembered for the last few
         term lists: an LDS tile read inside the k loop (As[ty][k]) combines the same
         loop-invariant lane arrays every iteration, and only the uniform part changes."""
-        key = tuple((id(a), s) for a, s in terms)
-        hit = self._offsets.get(key)
-        if hit is not None and all(a is b for (a, _), b in zip(terms, hit[0])):
-            return hit[1]
-        total = None
-        for a, s in terms:
-            t = a * s if s != 1 else a
-            total = t if total is None else total + t
-        if len(self._offsets) >= 64:
-            self._offsets.pop(next(iter(self._offsets)))
-        self._offsets[key] = (tuple(a for a, _ in terms), total)
-        return total
+        def compute():
+            total = None
+            for a, s in terms:
+                t = a * s if s != 1 else a
+                total = t if total is None else total + t
+            return total
+
+        return self._offsets.get(tuple(a for a, _ in terms), tuple(s for _, s in terms), compute)
 
     def first_active_lane(self, bad: np.ndarray | None = None) -> int:
         """The first active lane (where `bad`, if given)."""
