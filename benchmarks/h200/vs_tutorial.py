@@ -43,9 +43,12 @@ SHIM = """// HIP's runtime names as CUDA's, so the tutorial's HIP sources build 
 #pragma once
 #include <cuda_runtime.h>
 """
-SHIM_NAMES = ["Error_t", "Success", "GetErrorString", "Malloc", "Free", "Memcpy", "MemcpyHostToDevice",
-              "MemcpyDeviceToHost", "DeviceSynchronize", "GetLastError", "Event_t", "EventCreate",
-              "EventDestroy", "EventRecord", "EventSynchronize", "EventElapsedTime", "GetDeviceProperties"]
+# HIP name -> CUDA name (hipX -> cudaX, but for the device properties' type)
+SHIM_NAMES = {f"hip{x}": f"cuda{x}" for x in (
+    "Error_t", "Success", "GetErrorString", "Malloc", "Free", "Memcpy", "MemcpyHostToDevice",
+    "MemcpyDeviceToHost", "DeviceSynchronize", "GetLastError", "Event_t", "EventCreate",
+    "EventDestroy", "EventRecord", "EventSynchronize", "EventElapsedTime", "GetDeviceProperties")} | {
+    "hipDeviceProp_t": "cudaDeviceProp"}
 
 HARNESS = r"""
 #define main tutorial_main
@@ -123,8 +126,8 @@ def gemmc_source(pipeline: str) -> str:
 def gen(tutorial_dir: Path, out: Path) -> None:
     (out / "hip").mkdir(parents=True, exist_ok=True)
     (out / "tutorial").mkdir(exist_ok=True)
-    shim = SHIM + "".join(f"#ifndef hip{x}\n#define hip{x} cuda{x}\n#endif\n" for x in SHIM_NAMES)
-    (out / "hip" / "hip_runtime.h").write_text(shim + "#ifndef hipDeviceProp_t\n#define hipDeviceProp_t cudaDeviceProp\n#endif\n")
+    shim = SHIM + "".join(f"#ifndef {h}\n#define {h} {c}\n#endif\n" for h, c in SHIM_NAMES.items())
+    (out / "hip" / "hip_runtime.h").write_text(shim)
     for file, _ in TUTORIAL.values():
         (out / "tutorial" / file).write_text((tutorial_dir / file).read_text())
     for name, (step, pipeline) in VARIANTS.items():
