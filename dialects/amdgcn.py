@@ -459,10 +459,10 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
         raise VerifyException(f"{op.name}: {where} is {slot.width} register(s) wide, not {t.n}")  # type: ignore[attr-defined]
 
 
-class MfmaInstruction(GcnInstruction):
-    """A matrix fused multiply-add (v_mfma_*): D = A * B + C over the wave.  D and C are in one
-    register file (VGPRs on gfx90a+, or AGPRs) and, as LLVM requires for more than 4 registers,
-    either the same registers or disjoint ones."""
+class MatrixInstruction(GcnInstruction):
+    """A matrix multiply-add over the wave (v_mfma_*, v_wmma_*): D = A * B + C.  D and C are in
+    one register file and, as LLVM requires for results wider than 4 registers, either the same
+    registers or disjoint ones."""
 
     def verify_(self) -> None:
         super().verify_()
@@ -477,6 +477,14 @@ class MfmaInstruction(GcnInstruction):
             if lo.first + lo.n > hi.first:  # type: ignore[attr-defined]
                 raise VerifyException(f"{self.name}: result {d.register_name} partly overlaps the accumulator "  # type: ignore[attr-defined]
                                       f"{c.register_name}")  # type: ignore[attr-defined]
+
+
+class MfmaInstruction(MatrixInstruction):
+    """CDNA's v_mfma_*: D and C in VGPRs (gfx90a+) or AGPRs."""
+
+
+class WmmaInstruction(MatrixInstruction):
+    """RDNA's v_wmma_*: A, B, C and D in VGPRs."""
 
 
 INSTRUCTIONS: dict[str, type[GcnInstruction]] = {}
@@ -557,6 +565,10 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (4, "dwordx4"
 _define("v_mov_b32", Form("VOP1", (V,), (VS,), suffix="_e32"))
 _define("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
 _define("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
+# f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
+_define("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True))
+_define("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above src0's
+_define("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
 for _m, _g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
                  ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
                  ("v_max_u32", None), ("v_min_u32", None), ("v_add_f32", None), ("v_sub_f32", None),
@@ -601,27 +613,49 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3"
                                                gfx11=f"global_store_{_g11}", asm=f"global_store_{_suf}"))
 
 
-# VOP3P (MAI): the matrix instructions of every CDNA arch's table (gemmc.arch), in that arch's
-# spelling: D (and C) one register per accumulator element, A and B their packed registers.
-# SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC also an
-# inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).
-def _define_mfma() -> None:
+# VOP3P: the matrix instructions of every arch's table (gemmc.arch), in that arch's spelling:
+# D (and C) one register per accumulator element, A and B their packed registers.
+# MFMA (CDNA): SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC
+# also an inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).
+# WMMA (RDNA): VGPRs only.  gfx12's WMMAs have gfx11's names but half the A/B registers (no
+# replicated halves): they are ops of their own, `<name>_gfx12`, printed with the plain name.
+def _matrix_form(mi) -> Form:
+    if mi.kind == "mfma":
+        return Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
+                                                        Slot("vac", mi.c_regs)), acc=2)
+    return Form("VOP3P", (Slot("v", mi.c_regs),), (Slot("v", mi.a_regs), Slot("v", mi.b_regs),
+                                                   Slot("v", mi.c_regs)), acc=2,
+                asm=mi.mnemonic)
+
+
+def matrix_op_name(arch, mi) -> str:
+    """The amdgcn op (its MNEMONIC key) for matrix instruction `mi` on `arch`."""
+    return f"{mi.mnemonic}_gfx12" if mi.kind == "wmma" and arch.name.startswith("gfx12") else mi.mnemonic
+
+
+def _define_matrix() -> None:
     from gemmc.arch import ARCHS
 
     for arch in ARCHS.values():
         for mi in arch.matrix_instrs:
-            if mi.kind != "mfma":
-                continue
-            form = Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
-                                                              Slot("vac", mi.c_regs)), acc=2)
-            known = INSTRUCTIONS.get(mi.mnemonic)
+            form, name = _matrix_form(mi), matrix_op_name(arch, mi)
+            known = INSTRUCTIONS.get(name)
             if known is None:
-                _define(mi.mnemonic, form, base=MfmaInstruction)
+                _define(name, form, base=MfmaInstruction if mi.kind == "mfma" else WmmaInstruction)
             elif known.FORM != form:
                 raise AssertionError(f"{mi.mnemonic} has different operands on different archs")
 
 
-_define_mfma()
+_define_matrix()
+
+
+def is_matrix(op: Operation) -> bool:
+    """An MFMA or a WMMA: D = A * B + C, with D and C the same registers or disjoint ones."""
+    return isinstance(op, MatrixInstruction)
+
+
+def is_wmma(op: Operation) -> bool:
+    return isinstance(op, WmmaInstruction)
 
 
 def is_mfma(op: Operation) -> bool:
@@ -963,7 +997,7 @@ AMDGCN = Dialect(
 )
 
 __all__ = [
-    "AMDGCN", "AGPRType", "ConcatOp", "MfmaInstruction", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
+    "AMDGCN", "AGPRType", "ConcatOp", "MatrixInstruction", "MfmaInstruction", "WmmaInstruction", "ConstantOp", "CopyOp", "ExtractOp", "ForOp", "GcnInstruction",
     "GcnModuleOp", "GcnRegisterType", "INSTRUCTIONS", "IfOp", "IfUniformOp", "ImmType", "InputOp", "KernelOp",
     "LabelOp", "RegOp", "SGPRType", "SpecialRegType", "UndefOp", "VGPRType", "YieldOp", "instr", "sgpr", "vgpr",
 ]

@@ -18,6 +18,7 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
     VALU writes an SGPR or VCC before a VALU or VMEM reads it (gfx942's 2 and 5), after an MFMA
     writes VGPRs before anything but the next MFMA accumulating into them reads them (16-pass
     v_mfma_f32_32x32x2_f32: 18 before a store of C), after a VALU writes a VGPR an MFMA reads (2);
+    and a v_nop between two WMMAs where the second reads the first's result as A or B;
   * the registers used (`vgprs`, `sgprs`, `agprs`, `uses_vcc`) are recorded on the kernel for the
     kernel descriptor.
 """
@@ -417,14 +418,45 @@ class Hazards:
                 new[("v", r)] = 0
         return new
 
+    def fixes(self, state: dict, op) -> list[Operation]:
+        """The s_nops to put before op: the wait states it is short of."""
+        short = max((self.need(op, key) - age for key, age in state.items()), default=0)
+        nops = []
+        while short > 0:  # s_nop waits 1 to 8 wait states
+            nops.append(g.instr("s_nop", [], [], imm=min(short, 8) - 1))
+            short -= min(short, 8)
+        return nops
+
+
+class WmmaHazards:
+    """A WMMA reading as A or B the registers the VALU instruction just before it wrote, where
+    that was a WMMA, needs a VALU instruction between (LLVM's fixWMMAHazards inserts v_nop; an
+    s_nop does not count).  The state holds ("w", vgpr) for the last VALU's results while that
+    VALU is a WMMA."""
+
+    def advance(self, state: dict, op) -> dict:
+        if not (isinstance(op, g.GcnInstruction) and op.FORM.fmt in (*_VALU, "VOP3P")):
+            return state
+        return {("w", r): 0 for r in _vgprs(op.dsts[0])} if g.is_wmma(op) else {}
+
+    def fixes(self, state: dict, op) -> list[Operation]:
+        if g.is_wmma(op) and any(("w", r) in state for v in op.srcs[:2] for r in _vgprs(v)):
+            return [g.instr("v_nop", [], [])]
+        return []
+
 
 def _insert_nops(body: Block, isa, arch) -> None:
-    """Insert the s_nop each instruction is short of (Hazards).  The state flows along the
-    program and is joined at labels with the branches to them (youngest wins), iterated so
-    that loop back edges are seen."""
     hz = Hazards(isa, arch)
-    if not hz.horizon:
-        return
+    if hz.horizon:
+        _insert_fixes(body, hz)
+    if any(i.kind == "wmma" for i in arch.matrix_instrs):
+        _insert_fixes(body, WmmaHazards())
+
+
+def _insert_fixes(body: Block, hz) -> None:
+    """Insert the instructions `hz` says each instruction needs before it (s_nop, v_nop).  The
+    hazard state flows along the program and is joined at labels with the branches to them
+    (youngest wins), iterated so that loop back edges are seen."""
 
     def join(a: dict, b: dict) -> dict:
         out = dict(a)
@@ -456,12 +488,9 @@ def _insert_nops(body: Block, isa, arch) -> None:
         if isinstance(op, g.LabelOp):
             state = join(state, at_label.get(op.label.data, {}))
             continue
-        short = max((hz.need(op, key) - age for key, age in state.items()), default=0)
-        while short > 0:  # s_nop waits 1 to 8 wait states
-            nop = g.instr("s_nop", [], [], imm=min(short, 8) - 1)
-            body.insert_op_before(nop, op)
-            state = hz.advance(state, nop)
-            short -= min(short, 8)
+        for fix in hz.fixes(state, op):
+            body.insert_op_before(fix, op)
+            state = hz.advance(state, fix)
         state = hz.advance(state, op)
         if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
             state = {}

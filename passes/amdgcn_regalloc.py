@@ -12,7 +12,8 @@ How (docs/amdgcn.md has the long form):
     loop that the value is defined outside of extends to the loop's end (the value must
     survive the back edge); amdgcn.for reads ub and step at its end, amdgcn.if holds its
     mask until its end; loads and instructions that write a range read their operands
-    "early-clobber" (their results may not reuse an operand's register);
+    "early-clobber" (their results may not reuse an operand's register), and so does
+    amdgcn.concat, whose parts are either placed in its range or outside it;
   * one register for a web: a loop's init copy, carried argument, yield operand and
     result, or an if's two yield operands (or init and then-yield) and result;  a web's live range is the union
     of its members' ranges, with holes (a carried value is dead between its last use in
@@ -133,8 +134,10 @@ class Allocator:
             p = self.end[user]
         elif isinstance(user, g.IfOp) and operand_index == 0:  # the mask holds the saved EXEC
             p = self.end[user]
-        elif _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
-            p += 0.5  # (an MFMA's result may take its accumulator's registers: see _acc_ok)
+        elif isinstance(user, g.ConcatOp) or _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
+            # (an MFMA's result may take its accumulator's registers: see _acc_ok; a concat's
+            # range is disjoint from its parts, or they are in place: its moves form no cycle)
+            p += 0.5
         # a use inside a loop that v comes from outside of lasts to that loop's end
         outer = None
         cur = user.parent_op()
@@ -223,6 +226,9 @@ class Allocator:
         for v in root:
             if v in webbed:
                 raise GemmcError(f"{PASS}: an extracted register cannot be loop-carried or a branch result")
+        for op in _walk(body):
+            if isinstance(op, g.ConcatOp):
+                _place_parts(op, root, webbed)
         units: dict[SSAValue, Unit] = {}
         unit_of: dict[SSAValue, tuple[Unit, int]] = {}
         for v in values:
@@ -350,15 +356,15 @@ class Allocator:
 
     @staticmethod
     def _acc_ok(u: Unit, r: int, unit_of) -> bool:
-        """An MFMA's result and its accumulator (SrcC) are the same registers or disjoint ones
-        (LLVM's constraint for results of more than 4 registers, kept for all)."""
+        """A matrix instruction's result and its accumulator (SrcC) are the same registers or
+        disjoint ones (LLVM's constraint for results of more than 4 registers, kept for all)."""
         for v in u.values:
             pairs = []
             op = v.owner if isinstance(v, OpResult) else None
-            if g.is_mfma(op):
+            if g.is_matrix(op):
                 pairs.append(op.srcs[op.FORM.acc])  # type: ignore[union-attr]
             pairs += [use.operation.dsts[0] for use in v.uses
-                      if g.is_mfma(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
+                      if g.is_matrix(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
             mine = r + unit_of[v][1]
             for other in pairs:
                 ou, off = unit_of.get(other, (None, 0))
@@ -390,6 +396,27 @@ class Allocator:
                 op.result.replace_all_uses_with(op.source)
                 op.detach()
                 op.erase()
+
+
+def _place_parts(op: g.ConcatOp, root: dict, webbed: set) -> None:
+    """Alias the parts of a concat to their place in its range where nothing else decides
+    their register, so that they are computed in place and the concat needs no moves: a
+    part defined by an instruction, of the range's class, not loop-carried, not already an
+    alias (a value in two concats, or twice in one, lands in the first place only).  Not
+    where the range is in a web (an if's init, a loop-carried value): the web's other
+    members write its registers while a part (hoisted out of the loop) must keep its value."""
+    if op.result in webbed:
+        return
+    off = 0
+    for p in op.parts:
+        t = p.type
+        if isinstance(t, g.GcnRegisterType):
+            if (isinstance(p, OpResult) and isinstance(p.owner, g.GcnInstruction) and type(t) is type(op.result.type)
+                    and not g.is_allocated(t) and p not in root and p not in webbed):
+                root[p] = (op.result, off)
+            off += t.n
+        else:
+            off += 1
 
 
 def _merge(segs: list[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -46,6 +46,7 @@ from xdsl.dialects import arith, gpu, math as xmath, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    Float16Type,
     Float32Type,
     FloatAttr,
     IntegerAttr,
@@ -53,6 +54,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -61,7 +63,7 @@ from xdsl.passes import ModulePass
 from gemmc.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.dialects.amdgpu import MFMAOp
+from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
 from gemmc.pipeline import target_of
 
 PASS = "lower-to-amdgcn"
@@ -125,6 +127,15 @@ class Vec:
     n: int
     reg: SSAValue | None = None
     elems: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A vector of n f16 values packed two to a VGPR, as the matrix instructions take them:
+    element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31."""
+
+    n: int
+    parts: tuple
 
 
 @dataclass
@@ -240,6 +251,7 @@ class _KernelLowering:
         self.ranks: dict[SSAValue, int] = {}
         self.reg_align: dict[SSAValue, int] = {}  # LDS address registers: a power of 2 dividing them
         self.part_of: dict[SSAValue, tuple[SSAValue, int]] = {}  # extract result -> (range, offset)
+        self.packed_ranges: dict[Packed, SSAValue] = {}  # an f16 fragment's VGPR range
 
     # -- emission -----------------------------------------------------------------------------
 
@@ -620,12 +632,11 @@ class _KernelLowering:
                 self.entry.insert_op_before(c, first)
         return g.KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
 
-    _NOT_SELECTED = {"amdgpu.wmma": "RDNA matrix cores; use a pipeline without matrix-cores, e.g. -p step6",
-                     "amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
+    _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: WMMA, direct-to-LDS,
-        and MFMAs with 16-bit inputs (matrix-cores{convert=f16|bf16})."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS, MFMAs
+        with 16-bit inputs (matrix-cores{convert=f16|bf16} on CDNA) and bf16 WMMAs."""
         for op in self.fn.walk():
             if isinstance(op, MFMAOp):
                 instr = op.instr_on(self.arch)
@@ -633,6 +644,12 @@ class _KernelLowering:
                     name = instr.mnemonic if instr else "an MFMA"
                     raise self.error(op, f"'amdgpu.mfma' with 16-bit inputs ({name}) is not selected yet; only f32 "
                                          "MFMAs are (matrix-cores{convert=none})")
+            elif isinstance(op, WMMAOp):
+                instr = op.instr_on(self.arch)
+                if instr is None or instr.in_type != "f16":
+                    name = instr.mnemonic if instr else "a WMMA"
+                    raise self.error(op, f"'amdgpu.wmma' with bf16 inputs ({name}) is not selected yet; only f16 "
+                                         "WMMAs are (matrix-cores{convert=f16})")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
@@ -1038,14 +1055,23 @@ class _KernelLowering:
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
         elif isinstance(mem, LdsMem):
             a, c, al = self._lds_addr(op, mem, idx)
-            if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
-                parts = []
-                for e in range(n):
-                    parts.append(self.e1("ds_read_b32", [a], self.V(), cse=False, offset=c + 4 * e))
-                return Vec(n, elems=tuple(F(p) for p in parts))
-            r = self.e1(f"ds_read_b{32 * n}", [a], self.V(n), cse=False, offset=c)
+            if n > 4:  # a matrix-core fragment: 16 bytes at a time
+                elems: list = []
+                for e in range(0, n, 4):
+                    elems += self.vec_elems(self._lds_read(a, c + 4 * e, al, 4))
+                return Vec(n, elems=tuple(elems))
+            return self._lds_read(a, c, al, n)
         else:
             raise self.error(op, "load from an unknown memref")
+        return F(r) if n == 1 else Vec(n, reg=r)
+
+    def _lds_read(self, a: SSAValue, c: int, al: int, n: int) -> "F | Vec":
+        """n dwords from LDS at register a + offset c (a known to be a multiple of al): one
+        ds_read_b{32n} where the address is n-dword aligned, else one ds_read_b32 per dword."""
+        if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
+            parts = [self.e1("ds_read_b32", [a], self.V(), cse=False, offset=c + 4 * e) for e in range(n)]
+            return Vec(n, elems=tuple(F(p) for p in parts))
+        r = self.e1(f"ds_read_b{32 * n}", [a], self.V(n), cse=False, offset=c)
         return F(r) if n == 1 else Vec(n, reg=r)
 
     def _store(self, op: Operation, value: object, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> None:
@@ -1115,8 +1141,10 @@ class _KernelLowering:
     def _vector_load(self, op: vector.LoadOp) -> None:
         t = op.result.type
         n = t.get_shape()[0]  # type: ignore[attr-defined]
-        private = isinstance(self.env.get(op.base), PrivMem)  # register tiles: any width (accumulators)
-        if t.get_num_dims() != 1 or not (n in (2, 3, 4) or private and n > 1):  # type: ignore[attr-defined]
+        mem = self.env.get(op.base)
+        private = isinstance(mem, PrivMem)  # register tiles: any width (accumulators)
+        lds_fragment = isinstance(mem, LdsMem) and n % 4 == 0  # matrix-core fragments: 16-byte pieces
+        if t.get_num_dims() != 1 or not (n in (2, 3, 4) or private and n > 1 or lds_fragment):  # type: ignore[attr-defined]
             raise self.error(op, f"vector loads of {t} are not supported")
         self.env[op.result] = self._load(op, op.base, op.indices, n)
 
@@ -1160,6 +1188,49 @@ class _KernelLowering:
             acc = self.agpr_range(c) if agpr else self.vec_range(c)
         d = self.e1(instr.mnemonic, [a, b, acc], (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs),
                     cse=False)
+        self.env[op.destD] = Vec(instr.c_regs, reg=d)
+
+    def _truncf(self, op: arith.TruncFOp) -> None:
+        """f32 vector -> f16 vector, packed: v_cvt_f16_f32 each element (round to nearest even,
+        as arith.truncf), v_pack_b32_f16 each pair."""
+        src, t = self.env.get(op.input), op.result.type
+        if not (isinstance(src, Vec) and src.n % 2 == 0 and isinstance(t, VectorType)
+                and t.element_type == Float16Type()):
+            raise self.error(op, f"truncf to {t} is not selected; only f32 vectors of even length to f16 are")
+        elems = self.vec_elems(src)
+        self.env[op.result] = Packed(src.n, tuple(self.pack_f16(lo, hi) for lo, hi in zip(elems[::2], elems[1::2])))
+
+    def pack_f16(self, lo: F, hi: F) -> SSAValue:
+        if lo.reg is None and hi.reg is None:
+            import numpy as np
+
+            bits = np.array([lo.const, hi.const], np.float32).astype(np.float16).view(np.uint32)[0]
+            return self.to_vgpr(self.const(int(bits)))
+        halves = [self.e1("v_cvt_f16_f32", [self.fmat(x)], self.V()) for x in (lo, hi)]
+        return self.vop3("v_pack_b32_f16", halves)
+
+    def packed_range(self, v: SSAValue, op: Operation) -> SSAValue:
+        x = self.env.get(v)
+        if not isinstance(x, Packed):
+            raise self.error(op, f"expects packed f16 operands (arith.truncf of an f32 vector), not {v.type}")
+        r = self.packed_ranges.get(x)
+        if r is None:  # one range per fragment, however many instructions read it
+            frame = max(self.def_frame.get(q, 0) for q in x.parts)  # (where the parts are, so it dominates)
+            r = self.insert(g.ConcatOp(x.parts, self.V(len(x.parts))), frame).results[0]
+            self.packed_ranges[x] = r
+        return r
+
+    def _wmma(self, op: WMMAOp) -> None:
+        """v_wmma D, A, B, C: A and B packed f16 VGPR ranges, C a VGPR range that the allocator
+        may give D too (an accumulation chain stays in its registers).  No inline-constant C:
+        the first WMMA of a chain adds to zeroed registers."""
+        instr = op.instr_on(self.arch)
+        assert instr is not None  # _refuse_unselected checked it
+        a, b = (self.packed_range(v, op) for v in (op.sourceA, op.sourceB))
+        c = self.env.get(op.destC)
+        if not isinstance(c, Vec):
+            raise self.error(op, "expects a vector accumulator")
+        d = self.e1(g.matrix_op_name(self.arch, instr), [a, b, self.vec_range(c)], self.V(instr.c_regs), cse=False)
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
 
     def agpr_range(self, v: Vec) -> SSAValue:
@@ -1729,6 +1800,6 @@ _HANDLERS: dict[type, Callable] = {
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
     vector.ExtractOp: _K._extract,
-    MFMAOp: _K._mfma,
+    MFMAOp: _K._mfma, WMMAOp: _K._wmma, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

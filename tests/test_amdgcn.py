@@ -261,6 +261,69 @@ def test_mfma_verifier(text, message):
         parse_ir(src).verify()
 
 
+# -- WMMA (gfx1100): step 7, f32 data rounded to f16 fragments ----------------------------------------
+
+
+@pytest.mark.parametrize("dims", [
+    {"M": 160, "N": 96, "K": 72},  # the K loop unrolled (5 tiles)
+    {"M": 257, "N": 131, "K": 95},  # no multiple of anything: guarded copies and stores
+    {"M": 64, "N": 64, "K": 300},  # a scalar K loop carrying eight 8-register accumulators
+])
+def test_wmma_program_passes(dims):
+    m = lowered(SGEMM, "step7", "gfx1100", dims)
+    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    assert any(g.is_wmma(op) for op in instrs)
+    r = gcn_check(m, "gfx1100", dims)
+    assert r.passed, r.summary()
+    assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 40))
+def test_wmma_program_passes_at_random_shapes(m, n, k):
+    _run(SGEMM, "step7", "gfx1100", {"M": m, "N": n, "K": k})
+
+
+def test_wmma_operands_in_the_wrong_order_fail():
+    """The check can fail: with A and B of every WMMA swapped the program computes something
+    else, and the interpreter's C differs from numpy's."""
+    dims = {"M": 64, "N": 64, "K": 32}
+    m = lowered(SGEMM, "step7", "gfx1100", dims)
+    assert gcn_check(m, "gfx1100", dims).passed
+    for op in kernel(m).body.block.ops:
+        if g.is_wmma(op):
+            a, b = op.operands[0], op.operands[1]
+            op.operands = [b, a, *op.operands[2:]]
+    assert not gcn_check(m, "gfx1100", dims).passed
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+def test_wmma_kernel_assembles_and_links():
+    from gemmc.amdgcn.toolchain import assemble
+
+    m = gemmc.parse_file(SGEMM)
+    gemmc.lower(m, "step7", "gfx1100")
+    asm = emit_gcn(m, "gfx1100")
+    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    wmmas = re.findall(r"v_wmma_f32_16x16x16_f16 v\[(\d+):(\d+)\], v\[\d+:\d+\], v\[\d+:\d+\], v\[\1:\2\]\n", loop)
+    assert len(wmmas) == 8  # every WMMA accumulates in place
+    assert "v_mov_b32" not in loop.split("v_wmma")[1]  # the fragments are packed in place: no moves between
+    assert assemble(asm, "gfx1100")[:4] == b"\x7fELF"
+
+
+def test_missing_wmma_nop_is_an_error():
+    """A WMMA reading the previous WMMA's result as A, with no VALU instruction between."""
+    src = open("tests/lit/amdgcn-finalize/wmma-hazards.mlir").read()
+    m = parse_ir(src)
+    k = next(op for op in m.walk() if isinstance(op, g.KernelOp) and op.sym_name.data == "result_as_a")
+    from gemmc.amdgcn.interp import Machine
+    from gemmc.arch import get_arch
+
+    with pytest.raises(GcnInterpError, match=r"reads v\[8:15\], which the WMMA just before it wrote; a VALU "
+                                              r"instruction must come between \(missing v_nop\)"):
+        Machine(k, get_arch("gfx1100"), (1, 1, 1), (32, 1, 1), [], np.zeros(0, np.uint32)).run()
+
+
 # -- what the interpreter refuses ------------------------------------------------------------------
 
 

@@ -50,7 +50,7 @@ def report(module) -> str:
     from gemmc.dialects import amdgcn as g
     from gemmc.dialects.amdgcn import GcnInstruction, GcnModuleOp, KernelOp
 
-    rows = [("kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS B/block", "instructions", "MFMA", "s_waitcnt")]
+    rows = [("kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS B/block", "instructions", "MFMA/WMMA", "s_waitcnt")]
     for m in module.walk():
         if not isinstance(m, GcnModuleOp):
             continue
@@ -58,7 +58,7 @@ def report(module) -> str:
             if isinstance(k, KernelOp):
                 instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
                 waits = sum(1 for op in instrs if op.MNEMONIC.startswith("s_waitcnt"))
-                mfmas = sum(1 for op in instrs if g.is_mfma(op))
+                mfmas = sum(1 for op in instrs if g.is_matrix(op))
                 rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("agprs")),
                              str(k.int_attr("sgprs")), str(k.int_attr("lds_bytes")), str(len(instrs)), str(mfmas),
                              str(waits)))

@@ -85,7 +85,7 @@ def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
         else:  # store: vaddr, vdata, saddr|off
             args = srcs if saddr else srcs + ["off"]
         return f"{name} {', '.join(args)}{suffix}"
-    return f"{name} {', '.join(dsts + srcs)}"
+    return f"{name} {', '.join(dsts + srcs)}".rstrip()
 
 
 def vector_registers(k: g.KernelOp) -> tuple[int, int]:
@@ -143,6 +143,9 @@ def _kernel_text(k: g.KernelOp, arch: Arch) -> list[str]:
     if isa.has_accum_offset:
         d.append(f"\t.amdhsa_accum_offset {accum_offset}")
     d.append(f"\t.amdhsa_reserve_vcc {k.int_attr('uses_vcc')}")
+    # IEEE denormals for f32 too, as LLVM sets them for HIP (the assembler's default flushes
+    # f32 denormals; the interpreter, like numpy, keeps them)
+    d += ["\t.amdhsa_float_denorm_mode_32 3", "\t.amdhsa_float_denorm_mode_16_64 3"]
     if arch.wave_size == 32:
         d.append("\t.amdhsa_wavefront_size32 1")
     lines += ["\t.rodata", "\t.p2align\t6", f"\t.amdhsa_kernel {name}", *d, "\t.end_amdhsa_kernel"]

@@ -21,13 +21,16 @@ What it checks, beyond computing C:
   * LDS races: a wave reading a word another wave wrote (or writing one another wave
     read or wrote) since the last barrier;
   * barriers: all live waves of a workgroup at the same s_barrier;
+  * WMMA hazards: a WMMA reading as A or B what the WMMA just before it wrote (no VALU
+    instruction between) is an error;
   * MFMA hazards: each wave counts the wait states it issued (an instruction one, s_nop
     imm + 1); reading or overwriting a VGPR or AGPR an MFMA wrote fewer wait states ago than
     arch.GcnIsa requires (the same table amdgcn-finalize inserts s_nop from) is an error, as
     is an MFMA reading a VGPR a VALU wrote too recently, or an MFMA with some lanes masked off.
 
-v_mfma_* computes D = A * B + C lane-accurately from the instruction's layouts in gemmc.arch
-(gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma).
+v_mfma_* and v_wmma_* compute D = A * B + C lane-accurately from the instruction's layouts in
+gemmc.arch (gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma and
+amdgpu.wmma); f16 operands are unpacked two per register.
 """
 
 from __future__ import annotations
@@ -140,6 +143,8 @@ class Machine:
         self.mfma_by = np.full((W, nv + na), -1, np.int64)
         self.valu_at = np.full((W, nv + na), -(1 << 40), np.int64)
         self.mfma_ops: list = []
+        # WMMA hazard: the VGPRs the last VALU instruction wrote, where that was a WMMA
+        self.wmma_d = np.zeros((W, nv), bool)
         self._compile()
 
     # -- program -------------------------------------------------------------------------------
@@ -153,11 +158,11 @@ class Machine:
         if f == "DS":
             n = 2 if m == "ds_read2_b32" else (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
             return ("lds_load" if op.dsts else "lds_store", 4 * n)
-        if g.is_mfma(op):
-            return ("mfma", get_matrix_instr(self.arch, m).flops)
+        if g.is_matrix(op):
+            return ("mfma", _matrix_instr(self.arch, op).flops)
         if f in ("VOP1", "VOP2", "VOP3", "VOPC"):
             return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
-                    (1 if m.endswith("_f32") and not m.startswith("v_cmp") else 0))
+                    (1 if m.endswith("_f32") and not m.startswith(("v_cmp", "v_cvt")) else 0))
         if m == "s_barrier":
             return ("barrier", 0)
         return None
@@ -199,6 +204,7 @@ class Machine:
                 raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
         self.labels = labels
         self.has_mfma = any(g.is_mfma(op) for op, _ in self.prog)
+        self.has_wmma = any(g.is_wmma(op) for op, _ in self.prog)
         self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
         self.kinds = {op: self._counter(op) for op, _ in self.prog}
 
@@ -434,7 +440,7 @@ class Machine:
         if target is not None and tgt is None:
             raise GcnInterpError(f"amdgcn interpreter: branch to unknown label {target.data}")  # type: ignore[attr-defined]
 
-        hazard = self._hazard_check(op)
+        hazard = self._hazard_check(op) or self._wmma_hazard_check(op)
         issue = op.mods.get("imm", 0) + 1 if m == "s_nop" else 1
 
         def run(act: np.ndarray):
@@ -488,6 +494,27 @@ class Machine:
                 self.mfma_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.mfma_at[:, cols])
                 if valu:
                     self.valu_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.valu_at[:, cols])
+        return check
+
+    def _wmma_hazard_check(self, op):
+        """A WMMA reading as A or B a VGPR that the VALU instruction before it, a WMMA, wrote
+        is an error: a VALU instruction must come between (LLVM's fixWMMAHazards: v_nop)."""
+        if not self.has_wmma or op.FORM.fmt not in ("VOP1", "VOP2", "VOP3", "VOPC", "VOP3P"):
+            return None
+        wmma = g.is_wmma(op)
+        reads = [v.type for v in op.srcs[:2]] if wmma else []
+        written = self._cols(op.dsts[0].type) if wmma else None
+
+        def check(act: np.ndarray) -> None:
+            for t in reads:
+                bad = act[:, None] & self.wmma_d[:, self._cols(t)]
+                if bad.any():
+                    raise self.error(op, f"reads {t.register_name}, which the WMMA just before it wrote; a VALU "
+                                         "instruction must come between (missing v_nop)", bad.any(axis=1))
+            rows = np.nonzero(act)[0]
+            self.wmma_d[rows] = False
+            if written is not None:
+                self.wmma_d[rows, written] = True
         return check
 
     def _cols(self, t) -> slice:
@@ -630,28 +657,34 @@ class Machine:
             return self._global(op, m, srcs, dsts)
         if f.fmt == "DS":
             return self._ds(op, m, srcs, dsts)
-        if g.is_mfma(op):
-            return self._mfma(op, srcs, dsts)
+        if g.is_matrix(op):
+            return self._matrix(op, srcs, dsts)
+        if m == "v_nop":
+            return lambda act, tgt: None
         return self._valu(op, m, srcs, dsts)
 
-    def _mfma(self, op, srcs, dsts):
-        """D = A * B + C per wave, from the instruction's lane layouts (f32 inputs)."""
+    def _matrix(self, op, srcs, dsts):
+        """D = A * B + C per wave (v_mfma_*, v_wmma_*), from the instruction's lane layouts;
+        16-bit inputs are unpacked two per register, element 2i from the low half."""
         from gemmc.interp.matrix import multiply
 
         S = self
-        instr = get_matrix_instr(self.arch, op.MNEMONIC)
-        if instr.in_type != "f32":
-            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 inputs only")
+        instr = _matrix_instr(self.arch, op)
+        if instr.in_type not in ("f32", "f16"):
+            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 or f16 inputs only")
+        ab = np.float32 if instr.in_type == "f32" else np.float16
         d = dsts[0].type
 
-        def regs(v, n):
-            return np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1).view(np.float32)
+        def regs(v, n, dtype):
+            return np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1).view(dtype)
 
         def body(act, tgt):
             full = S.lanes.all(axis=1)
             if np.any(act & ~full):
-                raise S.error(op, "an MFMA with some lanes of its wave masked off (EXEC is not all ones)", act & ~full)
-            a, b, c = regs(srcs[0], instr.a_regs), regs(srcs[1], instr.b_regs), regs(srcs[2], instr.c_regs)
+                raise S.error(op, "a matrix instruction with some lanes of its wave masked off (EXEC is not all ones)",
+                              act & ~full)
+            a, b = regs(srcs[0], instr.a_regs, ab), regs(srcs[1], instr.b_regs, ab)
+            c = regs(srcs[2], instr.c_regs, np.float32)
             out = c.copy()
             out[act] = multiply(instr, a[act], b[act], c[act])
             S.wr_v(d, [out[..., i].view(U32) for i in range(instr.c_regs)], act)
@@ -843,6 +876,10 @@ class Machine:
                 raise GcnInterpError(f"amdgcn interpreter: more than {MAX_STEPS} steps; an endless loop?")
 
 
+def _matrix_instr(arch: Arch, op: g.GcnInstruction):
+    return get_matrix_instr(arch, op.FORM.asm or op.MNEMONIC)
+
+
 def _f32(x):
     return np.asarray(x, dtype=U32).view(np.float32)
 
@@ -877,6 +914,9 @@ _ALU = {
     "v_add3_u32": lambda a, b, c: (_u(a) + _u(b) + _u(c)) & _M32,
     "v_bfe_u32": lambda a, b, c: (_u(a) >> (_u(b) & _S31)) & ((U64(1) << (_u(c) & _S31)) - U64(1)),
     "v_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32).view(U32),
+    # f16 in the low half, rounded to nearest even (numpy's cast); the high half zero
+    "v_cvt_f16_f32": lambda a: _f32(a).astype(np.float16).view(np.uint16).astype(U64),
+    "v_pack_b32_f16": lambda a, b: ((_u(b) & U64(0xFFFF)) << U64(16)) | (_u(a) & U64(0xFFFF)),
 }
 _FLOAT = {
     "v_add_f32": lambda a, b: _f32(a) + _f32(b),
