@@ -2,7 +2,8 @@
 
     python benchmarks/amdgcn_vs_llvm.py [--markdown] [--gemm examples/sgemm.gemm]
 
-For each named pipeline step1..step6 and arch, and step7 (f32 MFMA) on gfx942, the same kernel IR
+For each named pipeline step1..step6 and arch, and step7 (f32 MFMA on gfx942, f16 WMMA on gfx1100:
+the f32 tiles rounded to f16 fragments), the same kernel IR
 goes two ways:
   * gemmc: lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt, amdgcn-finalize (`--emit gcn`);
   * LLVM: the HIP printed from it, compiled by clang -O3 (`--emit asm`).
@@ -11,8 +12,8 @@ executes (gemmc marks the loop `; k_loop begin/end`; in LLVM's output it is the 
 whose header comment puts them at loop depth >= 1, a depth-2 loop counted as often as it
 must run to do the iteration's FMAs), how many of them are s_waitcnt, LDS (ds_*) and global
 (global_*) instructions, the k steps one iteration covers (FMAs / thread-tile size;
-v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs, an MFMA v_mfma_*_MxNxK as K steps of
-its tile), and from the kernel descriptor the VGPRs, scratch (spill) bytes per lane, SGPRs (next
+v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs, an MFMA v_mfma_*_MxNxK or a WMMA
+v_wmma_*_MxNxK as K steps of its tile), and from the kernel descriptor the VGPRs, scratch (spill) bytes per lane, SGPRs (next
 free register) and LDS bytes; "static" columns count the whole kernel's code.
 """
 
@@ -29,8 +30,8 @@ from gemmc.schedule import SCHEDULE_ATTR, Schedule
 
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6"]
 ARCHS = ["gfx942", "gfx1100"]
-# step 7 where gemmc's backend selects the matrix instructions: f32 MFMA on gfx942
-ROWS = [(step, arch) for step in STEPS for arch in ARCHS] + [("step7", "gfx942")]
+# step 7: the matrix instructions, f32 MFMA on gfx942 and f16 WMMA on gfx1100
+ROWS = [(step, arch) for step in STEPS for arch in ARCHS] + [("step7", "gfx942"), ("step7", "gfx1100")]
 _INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
 
 
@@ -88,11 +89,11 @@ def _depths_gemmc(lines: list[str]) -> list[int]:
     return depths
 
 
-_MFMA = re.compile(r"^\s*v_mfma_\w*?_\d+x\d+x(\d+)")
+_MFMA = re.compile(r"^\s*v_(?:mfma|wmma)_\w*?_\d+x\d+x(\d+)")
 
 
 def _fmas(line: str) -> int:
-    """k steps of one thread-tile element: an FMA is one (packed: two), an MFMA its k for one tile."""
+    """k steps of one thread-tile element: an FMA is one (packed: two), an MFMA or WMMA its k for one tile."""
     mfma = _MFMA.match(line)
     if mfma:
         return int(mfma.group(1))

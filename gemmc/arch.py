@@ -424,10 +424,18 @@ class GcnIsa:
     valu_then_mfma: int = 2  # a VALU writes a VGPR, an MFMA reads it (LegacyVALUWritesVGPR)
     # SrcC being exactly the range the previous MFMA wrote (a back-to-back accumulation) needs
     # no wait states for 8- and 16-pass MFMAs: the hardware forwards it
+    # gfx940+'s XDL MFMAs (16-bit inputs; LLVM's GFX940_XDL_N_Pass* helpers): N passes + these
+    # for read, write, srcab, srcc_overlap, war (an XDL MFMA reads SrcC, a VALU overwrites it);
+    # None where MFMAs have no XDL kind (gfx90a: the numbers above hold for every MFMA)
+    xdl: tuple[int, int, int, int, int] | None = None
+    xdl_modelled: bool = True  # False: XDL wait states not known here (gfx950 adds to gfx942's)
 
     def mfma_passes(self, instr: MatrixInstr) -> int:
         """Passes of an MFMA: its issue cycles / 4 (the CDNA3 ISA guide's pass counts)."""
         return instr.cycles // 4
+
+    def is_xdl(self, instr: MatrixInstr) -> bool:
+        return self.xdl is not None and instr.in_type != "f32"
 
     def mfma_wait_states(self, instr: MatrixInstr, consumer: str) -> int:
         """Wait states between `instr` writing (or, for "war", reading as SrcC) a VGPR and a
@@ -436,6 +444,10 @@ class GcnIsa:
         n = self.mfma_passes(instr)
         if consumer == "srcc_same":
             return 0
+        if self.is_xdl(instr):
+            read, write, srcab, srcc_overlap, war = self.xdl  # type: ignore[misc]
+            return n + {"read": read, "write": write, "srcab": srcab, "srcc_overlap": srcc_overlap,
+                        "war": war}[consumer]
         if consumer == "war":
             return 0 if self.mfma_srcc_then_write is None else n + self.mfma_srcc_then_write
         return n + {"read": self.mfma_then_read, "write": self.mfma_then_write, "srcab": self.mfma_then_srcab,
@@ -455,8 +467,10 @@ GCN_ISA: dict[str, GcnIsa] = {
     # hazard (SMFMA*ReadVgprVALUWarWaitStates = 1, 7, 15)
     "gfx90a": GcnIsa(**{**_GFX9_ISA.__dict__, "valu_sgpr_then_valu": 0, "mfma_then_read": 3,
                         "mfma_then_write": 3, "mfma_then_srcab": 3, "mfma_srcc_then_write": -1}),
-    "gfx942": _GFX9_ISA,
-    "gfx950": _GFX9_ISA,
+    # XDL: N + 3 to read, overwrite or take as SrcA/B, N + 1 as an overlapping SrcC, N - 1 for the
+    # SrcC WAR (checkMAIHazards90A / checkMAIVALUHazards with hasGFX940Insts)
+    "gfx942": GcnIsa(**{**_GFX9_ISA.__dict__, "xdl": (3, 3, 3, 1, -1)}),
+    "gfx950": GcnIsa(**{**_GFX9_ISA.__dict__, "xdl": (3, 3, 3, 1, -1), "xdl_modelled": False}),
     # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.
     "gfx1100": GcnIsa(
         generation="gfx11", sgprs=104, aligned_vgpr_tuples=False, constant_bus_limit=2, vop3_literal=True,

@@ -30,7 +30,10 @@ How values are selected:
     (address space 5) register tile is indexed, are unrolled; private memrefs become
     registers, carried through loops and branches as amdgcn.for / amdgcn.if results;
   * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
-    amdgcn.if_uniform (a scalar branch).
+    amdgcn.if_uniform (a scalar branch);
+  * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges;
+    arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
+    pair (matrix-core fragments, two f16 per VGPR).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 """
@@ -635,15 +638,18 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS, MFMAs
-        with 16-bit inputs (matrix-cores{convert=f16|bf16} on CDNA) and bf16 WMMAs."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS, bf16
+        MFMAs and WMMAs (no bf16 rounding is selected), f16 MFMAs on gfx950."""
         for op in self.fn.walk():
             if isinstance(op, MFMAOp):
                 instr = op.instr_on(self.arch)
-                if instr is None or instr.in_type != "f32":
+                if instr is None or instr.in_type == "bf16":
                     name = instr.mnemonic if instr else "an MFMA"
-                    raise self.error(op, f"'amdgpu.mfma' with 16-bit inputs ({name}) is not selected yet; only f32 "
-                                         "MFMAs are (matrix-cores{convert=none})")
+                    raise self.error(op, f"'amdgpu.mfma' with bf16 inputs ({name}) is not selected yet; f32 and f16 "
+                                         "MFMAs are (matrix-cores{convert=none|f16})")
+                if self.isa.is_xdl(instr) and not self.isa.xdl_modelled:
+                    raise self.error(op, f"'amdgpu.mfma' with f16 inputs ({instr.mnemonic}) is not selected on "
+                                         f"{self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
             elif isinstance(op, WMMAOp):
                 instr = op.instr_on(self.arch)
                 if instr is None or instr.in_type != "f16":
@@ -1164,6 +1170,8 @@ class _KernelLowering:
     def _extract(self, op: vector.ExtractOp) -> None:
         v = self.env.get(op.vector)
         pos = list(op.static_position.get_values())
+        if isinstance(v, Packed):
+            raise self.error(op, "vector.extract of an f16 vector is not selected (f16 vectors feed matrix instructions only)")
         if not isinstance(v, Vec) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
             raise self.error(op, "vector.extract with a constant position only")
         if v.elems is not None:
@@ -1172,7 +1180,8 @@ class _KernelLowering:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
 
     def _mfma(self, op: MFMAOp) -> None:
-        """v_mfma D, A, B, C: A and B in VGPRs (one per packed item), C a VGPR range that the
+        """v_mfma D, A, B, C: A and B in VGPRs (f32: one per item; f16: packed pairs, one range
+        per fragment), C a VGPR range that the
         allocator may give D too (an accumulation chain stays in its registers)."""
         instr = op.instr_on(self.arch)
         assert instr is not None  # _refuse_unselected checked it
@@ -1260,6 +1269,8 @@ class _KernelLowering:
 
     def _vgpr_operand(self, v: SSAValue, op: Operation) -> SSAValue:
         x = self.env.get(v)
+        if isinstance(x, Packed):  # f16 fragments
+            return self.packed_range(v, op)
         if isinstance(x, Vec):
             return self.vec_range(x)
         return self.fvgpr(self.fval(v, op))

@@ -147,12 +147,18 @@ STEP7_X4 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
                           "mfma-lowering{instr=v_mfma_f32_16x16x4_f32}")
 
 
+F16 = "step6,matrix-cores{convert=f16}"
+
+
 @pytest.mark.parametrize("pipeline, dims, arch", [
     ("step7", {"M": 160, "N": 96, "K": 72}, "gfx942"),  # the K loop unrolled (5 tiles)
     ("step7", {"M": 257, "N": 131, "K": 95}, "gfx942"),  # no multiple of anything: guarded copies and stores
     ("step7", {"M": 64, "N": 64, "K": 300}, "gfx942"),  # a scalar K loop carrying the 16-register accumulators
     (STEP7_X4, {"M": 160, "N": 96, "K": 72}, "gfx942"),  # v_mfma_f32_16x16x4_f32: 16 accumulators of 4
     ("step7", {"M": 100, "N": 70, "K": 40}, "gfx950"),  # gfx942's MFMA facts on CDNA4
+    (F16, {"M": 257, "N": 131, "K": 95}, "gfx942"),  # f16 fragments: the XDL v_mfma_f32_32x32x8_f16
+    (F16, {"M": 64, "N": 64, "K": 300}, "gfx942"),
+    (F16, {"M": 100, "N": 70, "K": 40}, "gfx90a"),  # v_mfma_f32_32x32x8f16, gfx90a's wait states
 ])
 def test_mfma_program_passes(pipeline, dims, arch):
     m = lowered(SGEMM, pipeline, arch, dims)
@@ -210,6 +216,22 @@ def test_mfma_kernel_assembles_and_links():
     agpr = emit_gcn(lowered(SGEMM, "step7", "gfx942", gcn=AGPR), "gfx942")
     assert ".amdhsa_accum_offset 40" in agpr and ".amdhsa_next_free_vgpr 104" in agpr  # 40 VGPRs, 64 AGPRs
     assert assemble(agpr, "gfx942")[:4] == b"\x7fELF"
+
+
+def test_xdl_wait_states():
+    """gfx942's f16 MFMAs are XDL (LLVM's GFX940_XDL_N_Pass* numbers), its f32 ones are not;
+    gfx90a's numbers go by passes alone."""
+    from gemmc.arch import get_arch, get_gcn_isa, get_matrix_instr
+
+    isa = get_gcn_isa(get_arch("gfx942"))
+    f16 = get_matrix_instr(get_arch("gfx942"), "v_mfma_f32_32x32x8_f16")  # 8 passes
+    f32 = get_matrix_instr(get_arch("gfx942"), "v_mfma_f32_32x32x2_f32")  # 16 passes
+    assert [isa.mfma_wait_states(f16, c) for c in ("read", "write", "srcab", "srcc_overlap", "srcc_same", "war")] \
+        == [11, 11, 11, 9, 0, 7]
+    assert [isa.mfma_wait_states(f32, c) for c in ("read", "srcab", "srcc_overlap", "war")] == [18, 18, 16, 0]
+    isa90 = get_gcn_isa(get_arch("gfx90a"))
+    f16_90 = get_matrix_instr(get_arch("gfx90a"), "v_mfma_f32_32x32x8f16")  # 16 passes
+    assert [isa90.mfma_wait_states(f16_90, c) for c in ("read", "srcab", "war")] == [19, 19, 15]
 
 
 def test_missing_mfma_nop_is_an_error():
