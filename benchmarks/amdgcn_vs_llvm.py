@@ -1,16 +1,16 @@
-"""gemmc's own AMDGCN backend against LLVM, per tutorial step, on gfx942 and gfx1100.
+"""gemmc's own AMDGCN backend against LLVM, per tutorial step, on gfx942, gfx1100 and gfx1201.
 
     python benchmarks/amdgcn_vs_llvm.py [--markdown] [--gemm examples/sgemm.gemm]
 
-For each named pipeline step1..step6 and arch, and step7 (f32 MFMA on gfx942, f16 WMMA on gfx1100:
-the f32 tiles rounded to f16 fragments), the same kernel IR
+For each named pipeline step1..step7 and arch (step 7: f32 MFMA on gfx942, f16 WMMA on gfx1100 and
+gfx1201: the f32 tiles rounded to f16 fragments), the same kernel IR
 goes two ways:
   * gemmc: lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt, amdgcn-finalize (`--emit gcn`);
   * LLVM: the HIP printed from it, compiled by clang -O3 (`--emit asm`).
 Both assembly files are read the same way: the instructions one iteration of the K loop
 executes (gemmc marks the loop `; k_loop begin/end`; in LLVM's output it is the blocks
 whose header comment puts them at loop depth >= 1, a depth-2 loop counted as often as it
-must run to do the iteration's FMAs), how many of them are s_waitcnt, LDS (ds_*) and global
+must run to do the iteration's FMAs), how many of them are memory waits (s_waitcnt; gfx12's s_wait_loadcnt/dscnt/kmcnt), LDS (ds_*) and global
 (global_*) instructions, the k steps one iteration covers (FMAs / thread-tile size;
 v_pk_fma_f32 and a v_dual_fmac_f32 pair count as two FMAs, an MFMA v_mfma_*_MxNxK or a WMMA
 v_wmma_*_MxNxK as K steps of its tile), and from the kernel descriptor the VGPRs, scratch (spill) bytes per lane, SGPRs (next
@@ -28,10 +28,10 @@ import gemmc
 from gemmc.amdgcn import emit_gcn
 from gemmc.schedule import SCHEDULE_ATTR, Schedule
 
-STEPS = ["step1", "step2", "step3", "step4", "step5", "step6"]
-ARCHS = ["gfx942", "gfx1100"]
-# step 7: the matrix instructions, f32 MFMA on gfx942 and f16 WMMA on gfx1100
-ROWS = [(step, arch) for step in STEPS for arch in ARCHS] + [("step7", "gfx942"), ("step7", "gfx1100")]
+STEPS = ["step1", "step2", "step3", "step4", "step5", "step6", "step7"]
+ARCHS = ["gfx942", "gfx1100", "gfx1201"]
+ROWS = [(step, arch) for step in STEPS for arch in ARCHS]
+_WAITS = ("s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_storecnt", "s_wait_loadcnt_dscnt")
 _INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
 
 
@@ -113,7 +113,7 @@ def analyze(asm: str, gemmc_style: bool, tile: int, block_k: int) -> Counts:
             continue
         name = m.group(1)
         c.total += 1
-        wait = name.startswith("s_waitcnt")
+        wait = name.startswith("s_waitcnt") or name in _WAITS
         c.waits += wait
         if d >= 1:
             x = per[min(d, 2)]

@@ -360,7 +360,7 @@ class Form:
     dsts: tuple[Slot, ...]
     srcs: tuple[Slot, ...]
     mods: tuple[str, ...] = ()  # integer modifiers, printed `offset:16`
-    gfx11: str | None = None  # the gfx11 spelling where it differs
+    gfx11: str | None = None  # the gfx11 spelling where it differs (gfx12's too, unless gfx12 says)
     suffix: str = ""  # _e32 / _e64 as LLVM prints it
     gfx9_suffix_only: bool = False
     asm: str | None = None  # the spelling where it differs from the op name (s_mov_b64_exec)
@@ -368,6 +368,7 @@ class Form:
     tied: int | None = None  # this operand is the destination register too (not printed: v_fmac_f32)
     acc: int | None = None  # the accumulator operand (MFMA SrcC): the destination is exactly its
     # registers or disjoint from them, and in the same register file
+    gfx12: str | None = None  # the gfx12 spelling where it differs from gfx11's
 
 
 class GcnInstruction(IRDLOperation):
@@ -385,8 +386,13 @@ class GcnInstruction(IRDLOperation):
 
     def mnemonic(self, generation: str) -> str:
         f = self.FORM
-        base = f.gfx11 if generation == "gfx11" and f.gfx11 else (f.asm or self.MNEMONIC)
-        if f.suffix and not (f.gfx9_suffix_only and generation == "gfx11"):
+        rdna = generation in ("gfx11", "gfx12")
+        base = f.asm or self.MNEMONIC
+        if rdna and f.gfx11:
+            base = f.gfx11
+        if generation == "gfx12" and f.gfx12:
+            base = f.gfx12
+        if f.suffix and not (f.gfx9_suffix_only and rdna):
             base += f.suffix
         return base
 
@@ -550,6 +556,13 @@ _define("s_nop", Form("SOPP", (), (), mods=("imm",)))
 _define("s_barrier", Form("SOPP", (), ()))
 _define("s_waitcnt", Form("SOPP", (), (), mods=("vmcnt", "expcnt", "lgkmcnt")))
 _define("s_waitcnt_vscnt", Form("SOPP", (), (), mods=("vscnt",)))
+# gfx12: one wait per counter, the split barrier, and s_wait_alu (a depctr field at 0 waits
+# for that kind of SGPR write: sa_sdst SALU, va_sdst VALU, va_vcc VALU writing VCC)
+for _c in ("loadcnt", "dscnt", "kmcnt", "storecnt"):
+    _define(f"s_wait_{_c}", Form("SOPP", (), (), mods=("imm",)))
+_define("s_wait_alu", Form("SOPP", (), (), mods=("sa_sdst", "va_sdst", "va_vcc")))
+_define("s_barrier_signal", Form("SOPP", (), ()))
+_define("s_barrier_wait", Form("SOPP", (), ()))
 _define("s_branch", Form("SOPP", (), ()))
 _define("s_cbranch_scc0", Form("SOPP", (), (SCC,)))
 _define("s_cbranch_scc1", Form("SOPP", (), (SCC,)))
@@ -581,7 +594,7 @@ for _m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_
     _define(_m, Form("VOP3", (V,), (VS, VS, VS)))
 for _m in ("v_mul_lo_u32", "v_mul_hi_u32"):
     _define(_m, Form("VOP3", (V,), (VS, VS)))
-_define("v_mad_u64_u32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2))))
+_define("v_mad_u64_u32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_u64_u32"))
 _define("v_lshl_add_u64", Form("VOP3", (V2,), (Slot("vs", 2), VS, Slot("vs", 2))))
 for _c in ("eq", "ne", "lt", "le", "gt", "ge"):
     for _t in ("u32", "i32", "f32"):
@@ -678,6 +691,38 @@ def instr(mnemonic: str, srcs: Sequence[SSAValue], dst_types: Sequence[Attribute
     cls = INSTRUCTIONS[mnemonic]
     attrs = {k: IntegerAttr(v, i32) for k, v in mods.items()}
     return cls.create(operands=list(srcs), result_types=list(dst_types), attributes=attrs)
+
+
+MEMORY_WAITS = ("s_waitcnt", "s_waitcnt_vscnt", "s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_storecnt")
+BARRIERS = ("s_barrier", "s_barrier_signal", "s_barrier_wait")
+
+
+def is_memory_wait(op: Operation) -> bool:
+    return isinstance(op, GcnInstruction) and op.MNEMONIC in MEMORY_WAITS
+
+
+def is_barrier(op: Operation) -> bool:
+    return isinstance(op, GcnInstruction) and op.MNEMONIC in BARRIERS
+
+
+VCC_INDEX = 128  # VCC among the SGPR numbers of sgpr_numbers (the hardware's s106:107)
+
+
+def sgpr_numbers(values: Sequence[SSAValue]) -> list[int]:
+    """The SGPRs the operands name, once each, VCC as VCC_INDEX (gfx12's SGPR read hazards)."""
+    out: list[int] = []
+    for v in values:
+        t = v.type
+        if isinstance(t, SGPRType):
+            out += [r for r in range(t.first, t.first + t.n) if r not in out]
+        elif isinstance(t, SpecialRegType) and t.reg.data == "vcc" and VCC_INDEX not in out:
+            out.append(VCC_INDEX)
+    return out
+
+
+def sgpr_pair(r: int) -> int:
+    """The aligned SGPR pair of SGPR number r (gfx12 tracks its SGPR read hazards per pair)."""
+    return 53 if r == VCC_INDEX else r >> 1
 
 
 def is_instruction(op: Operation, *fmts: str) -> bool:

@@ -391,7 +391,7 @@ class GcnIsa:
     packed work-item ids), checked against llvm-mc-22.
     """
 
-    generation: str  # "gfx9" (GCN/CDNA spellings: global_load_dword) or "gfx11" (RDNA3: global_load_b32)
+    generation: str  # "gfx9" (GCN/CDNA spellings: global_load_dword), "gfx11" (RDNA3: global_load_b32), "gfx12"
     sgprs: int  # SGPRs a kernel may allocate, s0..s{sgprs-1} (VCC, XNACK mask, flat scratch excluded)
     aligned_vgpr_tuples: bool  # 64-bit and wider VGPR operands start at an even register
     constant_bus_limit: int  # SGPRs and literals one VALU instruction may read
@@ -429,6 +429,14 @@ class GcnIsa:
     # None where MFMAs have no XDL kind (gfx90a: the numbers above hold for every MFMA)
     xdl: tuple[int, int, int, int, int] | None = None
     xdl_modelled: bool = True  # False: XDL wait states not known here (gfx950 adds to gfx942's)
+    # gfx12 (RDNA4): one wait instruction per counter (s_wait_loadcnt, s_wait_dscnt, s_wait_kmcnt;
+    # vmcnt_max / lgkmcnt_max are loadcnt's and dscnt's maxima), s_barrier split into
+    # s_barrier_signal and s_barrier_wait, and the SGPR read hazards that s_wait_alu resolves
+    # (LLVM's AMDGPUWaitSGPRHazards)
+    split_counters: bool = False
+    kmcnt_max: int = 0
+    split_barrier: bool = False
+    sgpr_read_hazards: bool = False
 
     def mfma_passes(self, instr: MatrixInstr) -> int:
         """Passes of an MFMA: its issue cycles / 4 (the CDNA3 ISA guide's pass counts)."""
@@ -477,6 +485,15 @@ GCN_ISA: dict[str, GcnIsa] = {
         vmcnt_max=63, lgkmcnt_max=63, expcnt_max=7, stores_in_vscnt=True,
         global_offset_min=-4096, global_offset_max=4095, ds_offset_max=65535,
         packed_workitem_ids=True, has_accum_offset=False, barrier_waits_memory=False,
+    ),
+    # RDNA4 ISA guide: gfx11's register files and operand rules; split counters (6-bit loadcnt,
+    # dscnt and storecnt, 5-bit kmcnt), the split barrier, s_wait_alu.
+    "gfx1201": GcnIsa(
+        generation="gfx12", sgprs=104, aligned_vgpr_tuples=False, constant_bus_limit=2, vop3_literal=True,
+        vmcnt_max=63, lgkmcnt_max=63, expcnt_max=7, stores_in_vscnt=True,
+        global_offset_min=-8388608, global_offset_max=8388607, ds_offset_max=65535,
+        packed_workitem_ids=True, has_accum_offset=False, barrier_waits_memory=False,
+        split_counters=True, kmcnt_max=31, split_barrier=True, sgpr_read_hazards=True,
     ),
 }
 

@@ -19,6 +19,8 @@ Produces: each kernel one block of instructions, labels and branches, ending in 
     writes VGPRs before anything but the next MFMA accumulating into them reads them (16-pass
     v_mfma_f32_32x32x2_f32: 18 before a store of C), after a VALU writes a VGPR an MFMA reads (2);
     and a v_nop between two WMMAs where the second reads the first's result as A or B;
+  * on gfx12: s_barrier as s_barrier_signal, s_barrier_wait, and the s_wait_alu its SGPR read
+    hazards need (SgprHazards);
   * the registers used (`vgprs`, `sgprs`, `agprs`, `uses_vcc`) are recorded on the kernel for the
     kernel descriptor.
 """
@@ -119,6 +121,8 @@ class _Flatten:
             op.detach()
             body.add_op(op)
         self._fmac(body)
+        if self.isa.split_barrier:
+            _split_barriers(body)
         _insert_nops(body, self.isa, self.arch)
         self._record(body)
 
@@ -326,14 +330,6 @@ class _Flatten:
 _VALU = ("VOP1", "VOP2", "VOP3", "VOPC")
 
 
-def _sgprs(v: SSAValue):
-    t = v.type
-    if isinstance(t, g.SGPRType):
-        yield from range(t.first, t.first + t.n)
-    elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
-        yield "vcc"
-
-
 def _vgprs(v: SSAValue) -> list[tuple[str, int]]:
     """The vector registers (VGPRs and AGPRs) of an operand, as ("v", i) / ("a", i)."""
     t = v.type
@@ -377,7 +373,7 @@ class Hazards:
         fmt, kind, reg = op.FORM.fmt, key[0], key[1]
         if kind == "s":
             n = self.isa.valu_sgpr_then_valu if fmt in _VALU else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
-            return n if n and any(reg in _sgprs(v) for v in op.srcs) else 0
+            return n if n and reg in g.sgpr_numbers(op.srcs) else 0
         if kind == "v":
             return self.isa.valu_then_mfma if g.is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
         producer = key[2]
@@ -406,7 +402,7 @@ class Hazards:
                and not (key[0] in ("m", "v") and key[1] in written)}
         if op.FORM.fmt in _VALU:
             for v in op.dsts:
-                for r in _sgprs(v):
+                for r in g.sgpr_numbers([v]):
                     new[("s", r)] = 0
         if g.is_mfma(op) and self.wait(self.instr(op), "war"):
             for r in _vgprs(op.srcs[op.FORM.acc]):
@@ -445,12 +441,81 @@ class WmmaHazards:
         return []
 
 
+_SALU = ("SOP1", "SOP2", "SOPK", "SOPC")
+
+
+class SgprHazards:
+    """gfx12's SGPR read hazards (LLVM's AMDGPUWaitSGPRHazards): once a VALU instruction has
+    read an SGPR pair, a value an SALU (or a VALU) then writes into it is not seen by a later
+    read until `s_wait_alu depctr_sa_sdst(0)` (`depctr_va_sdst(0)` for a VALU write read by a
+    VALU; `depctr_va_vcc(0)` for VCC).  The state holds ("t", pair) for pairs a VALU read,
+    ("sa", sgpr) / ("va", sgpr) for uncommitted writes (VCC as amdgcn.VCC_INDEX).  Scalar
+    loads commit every write (LLVM: SMEM clears the hazards)."""
+
+    def _kind(self, op) -> str | None:
+        if not isinstance(op, g.GcnInstruction):
+            return None
+        fmt = op.FORM.fmt
+        return "valu" if fmt in (*_VALU, "VOP3P") else ("salu" if fmt in _SALU else None)
+
+    def advance(self, state: dict, op) -> dict:
+        if not isinstance(op, g.GcnInstruction):
+            return state
+        if op.FORM.fmt == "SMEM":
+            return {k: a for k, a in state.items() if k[0] == "t"}
+        if op.MNEMONIC == "s_wait_alu":
+            clear = {"sa"} if "sa_sdst" in op.mods else set()
+            return {k: a for k, a in state.items()
+                    if not (k[0] in clear or k[0] == "va" and ("va_sdst" in op.mods and k[1] != g.VCC_INDEX
+                                                               or "va_vcc" in op.mods and k[1] == g.VCC_INDEX))}
+        kind = self._kind(op)
+        if kind is None:
+            return state
+        new = dict(state)
+        for r in g.sgpr_numbers(op.srcs):
+            if ("t", g.sgpr_pair(r)) not in new:
+                if kind == "valu":
+                    new[("t", g.sgpr_pair(r))] = 0
+            elif kind == "salu":  # an SALU read commits VALU writes
+                new = {k: a for k, a in new.items() if not (k[0] == "va" and (k[1] == g.VCC_INDEX) == (r == g.VCC_INDEX))}
+        for r in g.sgpr_numbers(op.dsts):
+            if ("t", g.sgpr_pair(r)) in new:
+                new[("sa" if kind == "salu" else "va", r)] = 0
+        return new
+
+    def fixes(self, state: dict, op) -> list[Operation]:
+        kind = self._kind(op)
+        if kind is None:
+            return []
+        mods = {}
+        for r in g.sgpr_numbers(op.srcs):
+            if ("t", g.sgpr_pair(r)) not in state:
+                continue
+            if ("sa", r) in state:
+                mods["sa_sdst"] = 0
+            if kind == "valu" and ("va", r) in state:
+                mods["va_vcc" if r == g.VCC_INDEX else "va_sdst"] = 0
+        return [g.instr("s_wait_alu", [], [], **mods)] if mods else []
+
+
+def _split_barriers(body: Block) -> None:
+    """gfx12: s_barrier is s_barrier_signal then s_barrier_wait."""
+    for op in list(body.ops):
+        if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_barrier":
+            body.insert_op_before(g.instr("s_barrier_signal", [], []), op)
+            body.insert_op_before(g.instr("s_barrier_wait", [], []), op)
+            op.detach()
+            op.erase()
+
+
 def _insert_nops(body: Block, isa, arch) -> None:
     hz = Hazards(isa, arch)
     if hz.horizon:
         _insert_fixes(body, hz)
     if any(i.kind == "wmma" for i in arch.matrix_instrs):
         _insert_fixes(body, WmmaHazards())
+    if isa.sgpr_read_hazards:
+        _insert_fixes(body, SgprHazards())
 
 
 def _insert_fixes(body: Block, hz) -> None:
@@ -510,7 +575,7 @@ def _worth_skipping(region) -> bool:
         if op.regions and op is not region.block.parent_op():
             return True
         if isinstance(op, g.GcnInstruction):
-            if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or op.MNEMONIC in ("s_waitcnt", "s_barrier"):
+            if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or g.is_memory_wait(op) or g.is_barrier(op):
                 return True
             n += 1
         elif isinstance(op, (g.CopyOp, g.ConcatOp)):

@@ -1,7 +1,8 @@
 """insert-waitcnt: the weakest s_waitcnt before each use of a load's result.
 
 Expects: amdgcn.kernels after amdgcn-regalloc (physical registers, structured control flow).
-Produces: `amdgcn.s_waitcnt {vmcnt = N, lgkmcnt = M}` before every instruction that reads
+Produces: `amdgcn.s_waitcnt {vmcnt = N, lgkmcnt = M}` (gfx12: `amdgcn.s_wait_loadcnt {imm = N}`,
+`s_wait_dscnt`, `s_wait_kmcnt`) before every instruction that reads
 (or overwrites) a register whose load may still be in flight, and before s_barrier while
 LDS accesses are outstanding.  The model (docs/amdgcn.md has it per arch):
 
@@ -18,7 +19,11 @@ LDS accesses are outstanding.  The model (docs/amdgcn.md has it per arch):
   * a load from before a loop or branch whose result is read inside it is waited for
     before it, once;
   * counters saturate at the arch's maximum (vmcnt 63; lgkmcnt 15 on gfx9, 63 on gfx11):
-    at most that many are in flight, older ones are complete.
+    at most that many are in flight, older ones are complete;
+  * gfx12 has a counter per kind and a wait instruction per counter: loadcnt (vector memory
+    loads, in order, 63), dscnt (LDS, in order, 63), kmcnt (scalar loads, out of order, 31):
+    `s_wait_loadcnt 0x2`, `s_wait_dscnt 0x0`, `s_wait_kmcnt 0x0`; before s_barrier only LDS
+    accesses are waited for (scalar loads no longer share their counter).
 
 The state is, per counter class, the number of accesses possibly in flight and, per
 register, how many accesses of its class were issued after its load.  Through an
@@ -45,7 +50,10 @@ from gemmc.pipeline import target_of
 
 PASS = "insert-waitcnt"
 CLASSES = ("vm", "lds", "smem")
-COUNTER = {"vm": "vmcnt", "lds": "lgkmcnt", "smem": "lgkmcnt"}
+COUNTERS = {  # the counter each class of access counts in
+    False: {"vm": "vmcnt", "lds": "lgkmcnt", "smem": "lgkmcnt"},  # one s_waitcnt with fields
+    True: {"vm": "loadcnt", "lds": "dscnt", "smem": "kmcnt"},  # gfx12: one s_wait_<counter> each
+}
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,9 @@ def _regs(v: SSAValue):
 class _Waits:
     def __init__(self, isa: GcnIsa):
         self.isa = isa
-        self.max = {"vm": isa.vmcnt_max, "lds": isa.lgkmcnt_max, "smem": isa.lgkmcnt_max}
+        self.counter = COUNTERS[isa.split_counters]
+        self.max = {"vm": isa.vmcnt_max, "lds": isa.lgkmcnt_max,
+                    "smem": isa.kmcnt_max if isa.split_counters else isa.lgkmcnt_max}
 
     def need(self, s: State, vals, barrier: bool = False) -> dict[str, int]:
         """The counters to wait for before reading/writing `vals`."""
@@ -136,20 +146,22 @@ class _Waits:
                     if a is None:
                         continue
                     n = 0 if c == "smem" else a
-                    key = COUNTER[c]
+                    key = self.counter[c]
                     want[key] = min(want.get(key, n), n)
-        if barrier and (s.out["lds"] > 0 or s.out["smem"] > 0):
-            want["lgkmcnt"] = 0
+        shared = self.counter["lds"] == self.counter["smem"]
+        if barrier and (s.out["lds"] > 0 or shared and s.out["smem"] > 0):
+            want[self.counter["lds"]] = 0
         return want
 
-    @staticmethod
-    def apply_wait(s: State, want: dict[str, int]) -> None:
-        if "vmcnt" in want:
-            s.out["vm"] = min(s.out["vm"], want["vmcnt"])
-        if "lgkmcnt" in want:
-            s.out["lds"] = min(s.out["lds"], want["lgkmcnt"])
-            if want["lgkmcnt"] == 0:
-                s.out["smem"] = 0
+    def apply_wait(self, s: State, want: dict[str, int]) -> None:
+        for c in CLASSES:
+            n = want.get(self.counter[c])
+            if n is None:
+                continue
+            if c != "smem":
+                s.out[c] = min(s.out[c], n)
+            elif n == 0:  # scalar loads return out of order: only a wait for all completes one
+                s.out[c] = 0
         s.prune()
 
     def event(self, s: State, c: str, dsts) -> None:
@@ -172,8 +184,13 @@ class _Waits:
         if not want:
             return
         self.apply_wait(s, want)
-        if insert:
-            w = g.instr("s_waitcnt", [], [], **want)
+        if not insert:
+            return
+        if self.isa.split_counters:
+            waits = [g.instr(f"s_wait_{k}", [], [], imm=n) for k, n in sorted(want.items())]
+        else:
+            waits = [g.instr("s_waitcnt", [], [], **want)]
+        for w in waits:
             op.parent_block().insert_op_before(w, op)  # type: ignore[union-attr]
 
     def block(self, block: Block, s: State, insert: bool) -> State:
@@ -209,6 +226,9 @@ class _Waits:
             m = op.MNEMONIC
             if m == "s_waitcnt":
                 self.apply_wait(s, op.mods)
+                return s
+            if g.is_memory_wait(op) and m.startswith("s_wait_"):
+                self.apply_wait(s, {m[len("s_wait_"):]: op.mods["imm"]})
                 return s
             want = self.need(s, [*op.srcs, *op.dsts], barrier=(m == "s_barrier"))
             self.wait_before(op, s, want, insert)

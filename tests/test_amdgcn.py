@@ -21,7 +21,7 @@ from gemmc.api import parse_ir, print_ir
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
 
-ARCHS = ["gfx942", "gfx1100"]
+ARCHS = ["gfx942", "gfx1100", "gfx1201"]
 STEPS = [f"step{i}" for i in range(1, 7)]
 SGEMM = "examples/sgemm.gemm"
 NT = "examples/gemm_alpha_beta.gemm"  # dynamic dims, alpha, beta, B transposed
@@ -55,6 +55,7 @@ def test_every_step_assembles_and_links(step, arch, tmp_path):
     # the waits are encodable on this arch (llvm-mc checks too)
     lgkm_max = 15 if arch == "gfx942" else 63
     assert all(int(n) <= lgkm_max for n in re.findall(r"lgkmcnt\((\d+)\)", asm))
+    assert all(int(n, 16) <= 63 for n in re.findall(r"s_wait_dscnt 0x([0-9a-f]+)", asm))
     hsaco = assemble(asm, arch)
     assert hsaco[:4] == b"\x7fELF"
 
@@ -67,9 +68,34 @@ def test_dynamic_dims_assemble_with_64bit_addresses(arch):
     m = gemmc.parse_file(NT)
     gemmc.lower(m, "step1", arch)
     asm = emit_gcn(m, arch)
-    assert re.search(r"v_mad_u64_u32 v\[\d+:\d+\], (vcc|null), ", asm)
+    assert re.search(r"v_mad_(co_)?u64_u32 v\[\d+:\d+\], (vcc|null), ", asm)
     assert re.search(r"global_load_(dword|b32) v\d+, v\[\d+:\d+\], off", asm)
     assert assemble(asm, arch, link=False)[:4] == b"\x7fELF"
+
+
+def test_gfx12_waits_barriers_and_spellings():
+    """gfx1201: a wait instruction per counter, the split barrier, s_wait_alu for the SGPR read
+    hazards, gfx12's v_mad_co_u64_u32."""
+    asm = emit_gcn(lowered(SGEMM, "step2", "gfx1201"), "gfx1201")
+    assert "s_waitcnt" not in asm and "lgkmcnt" not in asm
+    assert re.search(r"s_wait_dscnt 0x0\n\ts_barrier_signal -1\n\ts_barrier_wait -1\n", asm)
+    assert "s_wait_loadcnt 0x0" in asm and "s_wait_kmcnt 0x0" in asm and "s_wait_alu depctr_sa_sdst(0)" in asm
+    dyn = emit_gcn(lowered(NT, "step1", "gfx1201"), "gfx1201")
+    assert "v_mad_co_u64_u32" in dyn
+
+
+def test_missing_wait_alu_is_an_error():
+    """Each s_wait_alu amdgcn-finalize puts in the step-2 kernel on gfx1201 is needed: without
+    it, a read sees an SGPR an SALU wrote after a VALU had read it."""
+    dims = {"M": 64, "N": 64, "K": 32}
+    m = lowered(SGEMM, "step2", "gfx1201", dims)
+    assert gcn_check(m, "gfx1201", dims).passed
+    wait = next(op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_wait_alu")
+    wait.detach()
+    wait.erase()
+    with pytest.raises(GcnInterpError, match=r"reads s\d+, which an SALU instruction wrote after a VALU read it, "
+                                              r"with no s_wait_alu depctr_sa_sdst\(0\) between"):
+        gcn_check(m, "gfx1201", dims)
 
 
 def test_gfx11_spellings_and_wave32():
@@ -291,11 +317,12 @@ def test_mfma_verifier(text, message):
     {"M": 257, "N": 131, "K": 95},  # no multiple of anything: guarded copies and stores
     {"M": 64, "N": 64, "K": 300},  # a scalar K loop carrying eight 8-register accumulators
 ])
-def test_wmma_program_passes(dims):
-    m = lowered(SGEMM, "step7", "gfx1100", dims)
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])  # gfx12: 8 f16 per lane, A and B in 4 VGPRs
+def test_wmma_program_passes(dims, arch):
+    m = lowered(SGEMM, "step7", arch, dims)
     instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
     assert any(g.is_wmma(op) for op in instrs)
-    r = gcn_check(m, "gfx1100", dims)
+    r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
 
@@ -430,8 +457,8 @@ def test_pass_preconditions(pipeline, message):
 
 
 def test_unsupported_arch_and_type():
-    with pytest.raises(GemmcError, match="gemmc's AMDGCN backend does not support gfx1201"):
-        lowered(SGEMM, "step1", "gfx1201")
+    with pytest.raises(GemmcError, match="gemmc's AMDGCN backend does not support sm_90"):
+        lowered(SGEMM, "step1", "sm_90")
     with pytest.raises(GemmcError, match="supports f32 kernels only"):
         lowered("examples/hgemm.gemm", "step1", "gfx942")
 

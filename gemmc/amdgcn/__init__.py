@@ -57,7 +57,7 @@ def report(module) -> str:
         for k in m.body.block.ops:
             if isinstance(k, KernelOp):
                 instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
-                waits = sum(1 for op in instrs if op.MNEMONIC.startswith("s_waitcnt"))
+                waits = sum(1 for op in instrs if g.is_memory_wait(op))
                 mfmas = sum(1 for op in instrs if g.is_matrix(op))
                 rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("agprs")),
                              str(k.int_attr("sgprs")), str(k.int_attr("lds_bytes")), str(len(instrs)), str(mfmas),

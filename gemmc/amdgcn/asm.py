@@ -64,6 +64,12 @@ def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
             return f"{name} null, 0x{mods.get('vscnt', 0):x}"
         if m == "s_nop":
             return f"{name} {mods.get('imm', 0)}"
+        if m.startswith("s_wait_") and m != "s_wait_alu":
+            return f"{name} 0x{mods.get('imm', 0):x}"
+        if m == "s_wait_alu":
+            return f"{name} {' '.join(f'depctr_{k}(0)' for k in ('sa_sdst', 'va_sdst', 'va_vcc') if k in mods)}"
+        if m in ("s_barrier_signal", "s_barrier_wait"):
+            return f"{name} -1"  # -1: the workgroup barrier
         target = op.attributes.get("target")
         if target is not None:
             return f"{name} {target.data}"  # type: ignore[attr-defined]

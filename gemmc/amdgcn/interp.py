@@ -145,6 +145,11 @@ class Machine:
         self.mfma_ops: list = []
         # WMMA hazard: the VGPRs the last VALU instruction wrote, where that was a WMMA
         self.wmma_d = np.zeros((W, nv), bool)
+        # gfx12 SGPR read hazards: SGPR pairs a VALU read, SGPRs (VCC at amdgcn.VCC_INDEX) with an
+        # uncommitted SALU / VALU write
+        self.sg_tracked = np.zeros((W, 64), bool)
+        self.sg_sa = np.zeros((W, 129), bool)
+        self.sg_va = np.zeros((W, 129), bool)
         self._compile()
 
     # -- program -------------------------------------------------------------------------------
@@ -163,7 +168,7 @@ class Machine:
         if f in ("VOP1", "VOP2", "VOP3", "VOPC"):
             return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
                     (1 if m.endswith("_f32") and not m.startswith(("v_cmp", "v_cvt")) else 0))
-        if m == "s_barrier":
+        if m in ("s_barrier", "s_barrier_wait"):
             return ("barrier", 0)
         return None
 
@@ -334,11 +339,12 @@ class Machine:
             p = self.pending(k[:, sl], s[:, sl]) & act[:, None]
             if p.any():
                 w, r = (int(x[0]) for x in np.nonzero(p))
-                kinds = {1: "vmcnt", 2: "lgkmcnt", 3: "lgkmcnt(0)"}
+                kinds = ({1: "s_wait_loadcnt", 2: "s_wait_dscnt", 3: "s_wait_kmcnt 0"} if self.isa.split_counters
+                         else {1: "s_waitcnt vmcnt", 2: "s_waitcnt lgkmcnt", 3: "s_waitcnt lgkmcnt(0)"})
                 counter = kinds[int(k[w, base + r])]
                 name = f"{'v' if isinstance(t, g.VGPRType) else 's'}{base + r}"
                 raise self.error(op, f"{what} {name} before the load writing it completed "
-                                     f"(missing s_waitcnt {counter})", p.any(axis=1))
+                                     f"(missing {counter})", p.any(axis=1))
 
     def saturate(self) -> None:
         """A counter holds at most its maximum: the wave stalls rather than issue more, so
@@ -440,13 +446,14 @@ class Machine:
         if target is not None and tgt is None:
             raise GcnInterpError(f"amdgcn interpreter: branch to unknown label {target.data}")  # type: ignore[attr-defined]
 
-        hazard = self._hazard_check(op) or self._wmma_hazard_check(op)
+        hazards = [h for h in (self._hazard_check(op), self._wmma_hazard_check(op), self._sgpr_hazard_check(op))
+                   if h is not None]
         issue = op.mods.get("imm", 0) + 1 if m == "s_nop" else 1
 
         def run(act: np.ndarray):
             self.check_regs(op, reg_srcs, act, "reads")
             self.check_regs(op, reg_dsts, act, "overwrites")
-            if hazard is not None:
+            for hazard in hazards:
                 hazard(act)
             out = body(act, tgt)
             if self.has_mfma:
@@ -515,6 +522,61 @@ class Machine:
             self.wmma_d[rows] = False
             if written is not None:
                 self.wmma_d[rows, written] = True
+        return check
+
+    def _sgpr_hazard_check(self, op):
+        """gfx12: reading an SGPR whose pair a VALU read before an SALU (or VALU) wrote it, with
+        no s_wait_alu (depctr_sa_sdst(0), depctr_va_sdst(0), depctr_va_vcc(0)) or scalar load
+        since, is an error (the rules of LLVM's AMDGPUWaitSGPRHazards, which amdgcn-finalize
+        follows)."""
+        if not self.isa.sgpr_read_hazards:
+            return None
+        fmt, m = op.FORM.fmt, op.MNEMONIC
+        if fmt == "SMEM":
+            def commit(act):
+                self.sg_sa[act] = False
+                self.sg_va[act] = False
+            return commit
+        if m == "s_wait_alu":
+            mods = op.mods
+
+            def wait(act):
+                if "sa_sdst" in mods:
+                    self.sg_sa[act] = False
+                if "va_sdst" in mods:
+                    self.sg_va[act, :g.VCC_INDEX] = False
+                if "va_vcc" in mods:
+                    self.sg_va[act, g.VCC_INDEX] = False
+            return wait
+        valu = fmt in ("VOP1", "VOP2", "VOP3", "VOPC", "VOP3P")
+        if not (valu or fmt in ("SOP1", "SOP2", "SOPK", "SOPC")):
+            return None
+        uses, defs = g.sgpr_numbers(op.srcs), g.sgpr_numbers(op.dsts)
+
+        def check(act: np.ndarray) -> None:
+            for r in uses:
+                pair = g.sgpr_pair(r)
+                tracked = act & self.sg_tracked[:, pair]
+                name = "vcc" if r == g.VCC_INDEX else f"s{r}"
+                bad = tracked & self.sg_sa[:, r]
+                if bad.any():
+                    raise self.error(op, f"reads {name}, which an SALU instruction wrote after a VALU read it, "
+                                         "with no s_wait_alu depctr_sa_sdst(0) between", bad)
+                bad = tracked & self.sg_va[:, r] if valu else None
+                if bad is not None and bad.any():
+                    field = "va_vcc" if r == g.VCC_INDEX else "va_sdst"
+                    raise self.error(op, f"reads {name}, which a VALU instruction wrote after a VALU read it, "
+                                         f"with no s_wait_alu depctr_{field}(0) between", bad)
+                if valu:
+                    self.sg_tracked[act, pair] = True
+                else:  # an SALU read commits VALU writes
+                    cols = [g.VCC_INDEX] if r == g.VCC_INDEX else slice(0, g.VCC_INDEX)
+                    rows = np.nonzero(tracked)[0]
+                    self.sg_va[np.ix_(rows, np.arange(129)[cols])] = False
+            for r in defs:
+                pair = g.sgpr_pair(r)
+                hit = act & self.sg_tracked[:, pair]
+                (self.sg_va if valu else self.sg_sa)[hit, r] = True
         return check
 
     def _cols(self, t) -> slice:
@@ -607,8 +669,23 @@ class Machine:
             return body
         if m == "s_nop":
             return lambda act, tgt: None
-        if m == "s_barrier":
-            return self._barrier(op)
+        if m in g.BARRIERS:
+            return self._barrier(op, signal=m != "s_barrier_wait", wait=m != "s_barrier_signal")
+        if m == "s_wait_alu":
+            return lambda act, tgt: None
+        if m.startswith("s_wait_"):  # gfx12: one counter each
+            n, which = op.mods.get("imm", 0), m[len("s_wait_"):]
+
+            def body(act, tgt):
+                S.stats.waits += int(act.sum())
+                if which == "kmcnt":
+                    if n == 0:  # scalar loads return out of order
+                        S.smem.done = np.where(act, S.smem.issued, S.smem.done)
+                else:
+                    c = {"loadcnt": S.vm, "dscnt": S.lds, "storecnt": S.vs}[which]
+                    c.done = np.where(act, np.maximum(c.done, c.issued - n), c.done)
+                S.refresh_pending()
+            return body
         if m in ("s_waitcnt", "s_waitcnt_vscnt"):
             mods = op.mods
 
@@ -690,18 +767,23 @@ class Machine:
             S.wr_v(d, [out[..., i].view(U32) for i in range(instr.c_regs)], act)
         return body
 
-    def _barrier(self, op):
+    def _barrier(self, op, signal: bool = True, wait: bool = True):
+        """s_barrier (gfx12: s_barrier_signal, which publishes this wave's LDS writes, then
+        s_barrier_wait, where the workgroup's waves meet)."""
         S = self
+        missing = "s_wait_dscnt 0x0" if S.isa.split_counters else "s_waitcnt lgkmcnt(0)"
 
         def body(act, tgt):
-            if np.any(act & (S.lds.issued > S.lds.done)):
-                raise S.error(op, "s_barrier with LDS accesses outstanding (missing s_waitcnt lgkmcnt(0))",
+            if signal and np.any(act & (S.lds.issued > S.lds.done)):
+                raise S.error(op, f"{op.MNEMONIC} with LDS accesses outstanding (missing {missing})",
                               act & (S.lds.issued > S.lds.done))
+            if not wait:
+                return
             wgs = np.unique(S.wg_of[act])
             for wgi in wgs:
                 members = (S.wg_of == wgi) & ~S.done
                 if np.any(members & ~act):
-                    raise S.error(op, "s_barrier reached by only some waves of a workgroup", members & ~act)
+                    raise S.error(op, f"{op.MNEMONIC} reached by only some waves of a workgroup", members & ~act)
             S.epoch[wgs] += 1
         return body
 
