@@ -431,7 +431,7 @@ class WmmaHazards:
     VALU is a WMMA."""
 
     def advance(self, state: dict, op) -> dict:
-        if not (isinstance(op, g.GcnInstruction) and op.FORM.fmt in (*_VALU, "VOP3P")):
+        if not (isinstance(op, g.GcnInstruction) and op.FORM.fmt in g.VALU_FORMATS):
             return state
         return {("w", r): 0 for r in _vgprs(op.dsts[0])} if g.is_wmma(op) else {}
 
@@ -439,9 +439,6 @@ class WmmaHazards:
         if g.is_wmma(op) and any(("w", r) in state for v in op.srcs[:2] for r in _vgprs(v)):
             return [g.instr("v_nop", [], [])]
         return []
-
-
-_SALU = ("SOP1", "SOP2", "SOPK", "SOPC")
 
 
 class SgprHazards:
@@ -456,7 +453,7 @@ class SgprHazards:
         if not isinstance(op, g.GcnInstruction):
             return None
         fmt = op.FORM.fmt
-        return "valu" if fmt in (*_VALU, "VOP3P") else ("salu" if fmt in _SALU else None)
+        return "valu" if fmt in g.VALU_FORMATS else ("salu" if fmt in g.SALU_FORMATS else None)
 
     def advance(self, state: dict, op) -> dict:
         if not isinstance(op, g.GcnInstruction):

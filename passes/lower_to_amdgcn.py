@@ -1071,7 +1071,7 @@ class _KernelLowering:
             raise self.error(op, "load from an unknown memref")
         return F(r) if n == 1 else Vec(n, reg=r)
 
-    def _lds_read(self, a: SSAValue, c: int, al: int, n: int) -> "F | Vec":
+    def _lds_read(self, a: SSAValue, c: int, al: int, n: int) -> F | Vec:
         """n dwords from LDS at register a + offset c (a known to be a multiple of al): one
         ds_read_b{32n} where the address is n-dword aligned, else one ds_read_b32 per dword."""
         if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
@@ -1181,8 +1181,8 @@ class _KernelLowering:
 
     def _mfma(self, op: MFMAOp) -> None:
         """v_mfma D, A, B, C: A and B in VGPRs (f32: one per item; f16: packed pairs, one range
-        per fragment), C a VGPR range that the
-        allocator may give D too (an accumulation chain stays in its registers)."""
+        per fragment), C a VGPR range that the allocator may give D too (an accumulation chain
+        stays in its registers)."""
         instr = op.instr_on(self.arch)
         assert instr is not None  # _refuse_unselected checked it
         a, b = (self._vgpr_operand(v, op) for v in (op.sourceA, op.sourceB))

@@ -148,8 +148,8 @@ class Machine:
         # gfx12 SGPR read hazards: SGPR pairs a VALU read, SGPRs (VCC at amdgcn.VCC_INDEX) with an
         # uncommitted SALU / VALU write
         self.sg_tracked = np.zeros((W, 64), bool)
-        self.sg_sa = np.zeros((W, 129), bool)
-        self.sg_va = np.zeros((W, 129), bool)
+        self.sg_sa = np.zeros((W, g.VCC_INDEX + 1), bool)
+        self.sg_va = np.zeros((W, g.VCC_INDEX + 1), bool)
         self._compile()
 
     # -- program -------------------------------------------------------------------------------
@@ -506,7 +506,7 @@ class Machine:
     def _wmma_hazard_check(self, op):
         """A WMMA reading as A or B a VGPR that the VALU instruction before it, a WMMA, wrote
         is an error: a VALU instruction must come between (LLVM's fixWMMAHazards: v_nop)."""
-        if not self.has_wmma or op.FORM.fmt not in ("VOP1", "VOP2", "VOP3", "VOPC", "VOP3P"):
+        if not self.has_wmma or op.FORM.fmt not in g.VALU_FORMATS:
             return None
         wmma = g.is_wmma(op)
         reads = [v.type for v in op.srcs[:2]] if wmma else []
@@ -548,8 +548,8 @@ class Machine:
                 if "va_vcc" in mods:
                     self.sg_va[act, g.VCC_INDEX] = False
             return wait
-        valu = fmt in ("VOP1", "VOP2", "VOP3", "VOPC", "VOP3P")
-        if not (valu or fmt in ("SOP1", "SOP2", "SOPK", "SOPC")):
+        valu = fmt in g.VALU_FORMATS
+        if not (valu or fmt in g.SALU_FORMATS):
             return None
         uses, defs = g.sgpr_numbers(op.srcs), g.sgpr_numbers(op.dsts)
 
@@ -569,10 +569,10 @@ class Machine:
                                          f"with no s_wait_alu depctr_{field}(0) between", bad)
                 if valu:
                     self.sg_tracked[act, pair] = True
-                else:  # an SALU read commits VALU writes
-                    cols = [g.VCC_INDEX] if r == g.VCC_INDEX else slice(0, g.VCC_INDEX)
-                    rows = np.nonzero(tracked)[0]
-                    self.sg_va[np.ix_(rows, np.arange(129)[cols])] = False
+                elif r == g.VCC_INDEX:  # an SALU read commits VALU writes (of VCC, or of SGPRs)
+                    self.sg_va[tracked, g.VCC_INDEX] = False
+                else:
+                    self.sg_va[tracked, :g.VCC_INDEX] = False
             for r in defs:
                 pair = g.sgpr_pair(r)
                 hit = act & self.sg_tracked[:, pair]
