@@ -601,6 +601,8 @@ for _c in ("eq", "ne", "lt", "le", "gt", "ge"):
         _cc = {"ne": "neq"}.get(_c, _c) if _t == "f32" else _c
         _define(f"v_cmp_{_cc}_{_t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
 
+_define("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # unordered: either is NaN
+
 # Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
 A = Slot("a")
 _define("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))

@@ -33,7 +33,8 @@ How values are selected:
     amdgcn.if_uniform (a scalar branch);
   * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges;
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
-    pair (matrix-core fragments, two f16 per VGPR).
+    pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
+    together (matrix-core fragments, two 16-bit values per VGPR).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 """
@@ -48,6 +49,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, gpu, math as xmath, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     DenseArrayBase,
     Float16Type,
     Float32Type,
@@ -134,8 +136,8 @@ class Vec:
 
 @dataclass(frozen=True)
 class Packed:
-    """A vector of n f16 values packed two to a VGPR, as the matrix instructions take them:
-    element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31."""
+    """A vector of n f16 or bf16 values packed two to a VGPR, as the matrix instructions take
+    them: element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31."""
 
     n: int
     parts: tuple
@@ -638,24 +640,15 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS, bf16
-        MFMAs and WMMAs (no bf16 rounding is selected), f16 MFMAs on gfx950."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS, and
+        16-bit MFMAs on gfx950 (its XDL wait states are not modelled)."""
         for op in self.fn.walk():
             if isinstance(op, MFMAOp):
                 instr = op.instr_on(self.arch)
-                if instr is None or instr.in_type == "bf16":
-                    name = instr.mnemonic if instr else "an MFMA"
-                    raise self.error(op, f"'amdgpu.mfma' with bf16 inputs ({name}) is not selected yet; f32 and f16 "
-                                         "MFMAs are (matrix-cores{convert=none|f16})")
+                assert instr is not None  # (the op verified against the module's target)
                 if self.isa.is_xdl(instr) and not self.isa.xdl_modelled:
-                    raise self.error(op, f"'amdgpu.mfma' with f16 inputs ({instr.mnemonic}) is not selected on "
-                                         f"{self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
-            elif isinstance(op, WMMAOp):
-                instr = op.instr_on(self.arch)
-                if instr is None or instr.in_type != "f16":
-                    name = instr.mnemonic if instr else "a WMMA"
-                    raise self.error(op, f"'amdgpu.wmma' with bf16 inputs ({name}) is not selected yet; only f16 "
-                                         "WMMAs are (matrix-cores{convert=f16})")
+                    raise self.error(op, f"'amdgpu.mfma' with {instr.in_type} inputs ({instr.mnemonic}) is not selected "
+                                         f"on {self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
@@ -1171,7 +1164,7 @@ class _KernelLowering:
         v = self.env.get(op.vector)
         pos = list(op.static_position.get_values())
         if isinstance(v, Packed):
-            raise self.error(op, "vector.extract of an f16 vector is not selected (f16 vectors feed matrix instructions only)")
+            raise self.error(op, "vector.extract of a 16-bit vector is not selected (they feed matrix instructions only)")
         if not isinstance(v, Vec) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
             raise self.error(op, "vector.extract with a constant position only")
         if v.elems is not None:
@@ -1200,14 +1193,15 @@ class _KernelLowering:
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
 
     def _truncf(self, op: arith.TruncFOp) -> None:
-        """f32 vector -> f16 vector, packed: v_cvt_f16_f32 each element (round to nearest even,
-        as arith.truncf), v_pack_b32_f16 each pair."""
+        """f32 vector -> f16 or bf16 vector, packed two per VGPR, rounded to nearest even as
+        arith.truncf rounds."""
         src, t = self.env.get(op.input), op.result.type
         if not (isinstance(src, Vec) and src.n % 2 == 0 and isinstance(t, VectorType)
-                and t.element_type == Float16Type()):
-            raise self.error(op, f"truncf to {t} is not selected; only f32 vectors of even length to f16 are")
+                and isinstance(t.element_type, (Float16Type, BFloat16Type))):
+            raise self.error(op, f"truncf to {t} is not selected; only f32 vectors of even length to f16 or bf16 are")
+        pack = self.pack_f16 if isinstance(t.element_type, Float16Type) else self.pack_bf16
         elems = self.vec_elems(src)
-        self.env[op.result] = Packed(src.n, tuple(self.pack_f16(lo, hi) for lo, hi in zip(elems[::2], elems[1::2])))
+        self.env[op.result] = Packed(src.n, tuple(pack(lo, hi) for lo, hi in zip(elems[::2], elems[1::2])))
 
     def pack_f16(self, lo: F, hi: F) -> SSAValue:
         if lo.reg is None and hi.reg is None:
@@ -1218,10 +1212,34 @@ class _KernelLowering:
         halves = [self.e1("v_cvt_f16_f32", [self.fmat(x)], self.V()) for x in (lo, hi)]
         return self.vop3("v_pack_b32_f16", halves)
 
+    def pack_bf16(self, lo: F, hi: F) -> SSAValue:
+        """Each f32 rounded to bf16 in its upper half, then lo's upper half below hi's."""
+        if lo.reg is None and hi.reg is None:
+            import numpy as np
+
+            from gemmc.interp.common import to_bf16
+
+            halves = to_bf16(np.array([lo.const, hi.const], np.float32)).view(np.uint32) >> np.uint32(16)
+            return self.to_vgpr(self.const(int(halves[0] | halves[1] << np.uint32(16))))
+        rlo, rhi = self.round_bf16(lo), self.round_bf16(hi)
+        low = self.vop2("v_lshrrev_b32", self.const(16), rlo, False)
+        high = self.vop2("v_and_b32", self.const(0xFFFF0000), rhi, True)
+        return self.vop2("v_or_b32", low, high, True)
+
+    def round_bf16(self, x: F) -> SSAValue:
+        """x's f32 bits rounded at bit 16 to nearest even (+ 0x7fff + the lowest kept bit);
+        a NaN stays a NaN, made quiet (| 0x400000), as LLVM's expansion does."""
+        u = self.fvgpr(x)
+        lsb = self.vop3("v_bfe_u32", [u, self.const(16), self.const(1)])
+        rounded = self.vop3("v_add3_u32", [u, self.const(0x7FFF), lsb])
+        quiet = self.vop2("v_or_b32", self.const(0x400000), u, True)
+        nan = self.vop3("v_cmp_u_f32", [u, u], self.S(self.mask_n))
+        return self.e1("v_cndmask_b32", [rounded, quiet, nan], self.V())
+
     def packed_range(self, v: SSAValue, op: Operation) -> SSAValue:
         x = self.env.get(v)
         if not isinstance(x, Packed):
-            raise self.error(op, f"expects packed f16 operands (arith.truncf of an f32 vector), not {v.type}")
+            raise self.error(op, f"expects packed 16-bit operands (arith.truncf of an f32 vector), not {v.type}")
         r = self.packed_ranges.get(x)
         if r is None:  # one range per fragment, however many instructions read it
             frame = max(self.def_frame.get(q, 0) for q in x.parts)  # (where the parts are, so it dominates)
@@ -1230,7 +1248,7 @@ class _KernelLowering:
         return r
 
     def _wmma(self, op: WMMAOp) -> None:
-        """v_wmma D, A, B, C: A and B packed f16 VGPR ranges, C a VGPR range that the allocator
+        """v_wmma D, A, B, C: A and B packed f16/bf16 VGPR ranges, C a VGPR range that the allocator
         may give D too (an accumulation chain stays in its registers).  No inline-constant C:
         the first WMMA of a chain adds to zeroed registers."""
         instr = op.instr_on(self.arch)

@@ -174,6 +174,7 @@ STEP7_X4 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
 
 
 F16 = "step6,matrix-cores{convert=f16}"
+BF16 = "step6,matrix-cores{convert=bf16}"
 
 
 @pytest.mark.parametrize("pipeline, dims, arch", [
@@ -185,6 +186,7 @@ F16 = "step6,matrix-cores{convert=f16}"
     (F16, {"M": 257, "N": 131, "K": 95}, "gfx942"),  # f16 fragments: the XDL v_mfma_f32_32x32x8_f16
     (F16, {"M": 64, "N": 64, "K": 300}, "gfx942"),
     (F16, {"M": 100, "N": 70, "K": 40}, "gfx90a"),  # v_mfma_f32_32x32x8f16, gfx90a's wait states
+    (BF16, {"M": 257, "N": 131, "K": 95}, "gfx942"),  # bf16 fragments: integer rounding, XDL too
 ])
 def test_mfma_program_passes(pipeline, dims, arch):
     m = lowered(SGEMM, pipeline, arch, dims)
@@ -331,6 +333,32 @@ def test_wmma_program_passes(dims, arch):
 @given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 40))
 def test_wmma_program_passes_at_random_shapes(m, n, k):
     _run(SGEMM, "step7", "gfx1100", {"M": m, "N": n, "K": k})
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_bf16_wmma_program_passes(arch):
+    dims = {"M": 257, "N": 131, "K": 95}
+    m = lowered(SGEMM, BF16, arch, dims)
+    assert any(op.MNEMONIC.startswith("v_wmma_f32_16x16x16_bf16") for op in kernel(m).body.block.ops
+               if isinstance(op, g.GcnInstruction))
+    assert gcn_check(m, arch, dims).passed
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_bf16_rounding_is_to_nearest_even(arch):
+    """C = A @ I gives A rounded to bf16, bit for bit, for A whose low halves are ties (0x8000),
+    just below and just above them: the fragment rounding is nearest-even, as arith.truncf's."""
+    from gemmc.amdgcn.interp import execute
+    from gemmc.interp.common import to_bf16
+
+    m = lowered(SGEMM, BF16, arch, {"M": 64, "N": 64, "K": 64})
+    rng = np.random.default_rng(0)
+    high = rng.integers(0x3F00, 0x4100, (64, 64)).astype(np.uint32) << np.uint32(16)
+    low = rng.choice(np.array([0x8000, 0x7FFF, 0x8001, 0], np.uint32), (64, 64))
+    a = (high | low).view(np.float32)
+    c = np.zeros((64, 64), np.float32)
+    execute(m, [a, np.eye(64, dtype=np.float32), c], arch)
+    assert np.array_equal(c, to_bf16(a))
 
 
 def test_wmma_operands_in_the_wrong_order_fail():

@@ -742,18 +742,21 @@ class Machine:
 
     def _matrix(self, op, srcs, dsts):
         """D = A * B + C per wave (v_mfma_*, v_wmma_*), from the instruction's lane layouts;
-        16-bit inputs are unpacked two per register, element 2i from the low half."""
+        16-bit inputs are unpacked two per register, element 2i from the low half (bf16: the
+        upper half of an f32)."""
         from gemmc.interp.matrix import multiply
 
         S = self
         instr = _matrix_instr(self.arch, op)
-        if instr.in_type not in ("f32", "f16"):
-            raise GcnInterpError(f"amdgcn interpreter: {op.MNEMONIC} is modelled with f32 or f16 inputs only")
-        ab = np.float32 if instr.in_type == "f32" else np.float16
         d = dsts[0].type
 
         def regs(v, n, dtype):
-            return np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1).view(dtype)
+            x = np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1)
+            if dtype == "bf16":
+                return (x.view(np.uint16).astype(U32) << U32(16)).view(np.float32)
+            return x.view(dtype)
+
+        ab = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}[instr.in_type]
 
         def body(act, tgt):
             full = S.lanes.all(axis=1)
@@ -1031,6 +1034,7 @@ _SALU2 = {
 _CMP = {
     "eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "u": lambda a, b: np.isnan(a) | np.isnan(b),
 }
 
 
