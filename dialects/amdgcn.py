@@ -707,7 +707,8 @@ def is_barrier(op: Operation) -> bool:
     return isinstance(op, GcnInstruction) and op.MNEMONIC in BARRIERS
 
 
-VALU_FORMATS = ("VOP1", "VOP2", "VOP3", "VOPC", "VOP3P")  # what LLVM's isVALU covers (MFMA, WMMA too)
+PLAIN_VALU_FORMATS = ("VOP1", "VOP2", "VOP3", "VOPC")  # vector ALU but the matrix instructions
+VALU_FORMATS = (*PLAIN_VALU_FORMATS, "VOP3P")  # what LLVM's isVALU covers (MFMA, WMMA too)
 SALU_FORMATS = ("SOP1", "SOP2", "SOPK", "SOPC")
 VCC_INDEX = 128  # VCC among the SGPR numbers of sgpr_numbers (the hardware's s106:107)
 

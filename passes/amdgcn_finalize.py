@@ -327,9 +327,6 @@ class _Flatten:
 # -- hazards: wait states the hardware does not enforce ------------------------------------------
 
 
-_VALU = ("VOP1", "VOP2", "VOP3", "VOPC")
-
-
 def _vgprs(v: SSAValue) -> list[tuple[str, int]]:
     """The vector registers (VGPRs and AGPRs) of an operand, as ("v", i) / ("a", i)."""
     t = v.type
@@ -372,21 +369,21 @@ class Hazards:
             return 0
         fmt, kind, reg = op.FORM.fmt, key[0], key[1]
         if kind == "s":
-            n = self.isa.valu_sgpr_then_valu if fmt in _VALU else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
+            n = self.isa.valu_sgpr_then_valu if fmt in g.PLAIN_VALU_FORMATS else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
             return n if n and reg in g.sgpr_numbers(op.srcs) else 0
         if kind == "v":
             return self.isa.valu_then_mfma if g.is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
         producer = key[2]
         instr = self.instr(producer)
         if kind == "c":  # the MFMA read this SrcC register: a VALU overwriting it (gfx90a)
-            return self.wait(instr, "war") if fmt in _VALU and any(reg in _vgprs(v) for v in op.dsts) else 0
+            return self.wait(instr, "war") if fmt in g.PLAIN_VALU_FORMATS and any(reg in _vgprs(v) for v in op.dsts) else 0
         if g.is_mfma(op):
             out = 0
             for i, v in enumerate(op.srcs):
                 if reg in _vgprs(v):
                     out = max(out, self.wait(instr, g.mfma_consumer(op, i, producer.dsts[0].type)))
             return out
-        if fmt in (*_VALU, "GLOBAL", "DS"):
+        if fmt in (*g.PLAIN_VALU_FORMATS, "GLOBAL", "DS"):
             if any(reg in _vgprs(v) for v in op.srcs):
                 return self.wait(instr, "read")
             if any(reg in _vgprs(v) for v in op.dsts):
@@ -400,7 +397,7 @@ class Hazards:
         written = {r for v in op.dsts for r in _vgprs(v)}
         new = {key: a + k for key, a in state.items() if a + k < self.horizon
                and not (key[0] in ("m", "v") and key[1] in written)}
-        if op.FORM.fmt in _VALU:
+        if op.FORM.fmt in g.PLAIN_VALU_FORMATS:
             for v in op.dsts:
                 for r in g.sgpr_numbers([v]):
                     new[("s", r)] = 0
@@ -410,7 +407,7 @@ class Hazards:
         for r in written:
             if g.is_mfma(op):
                 new[("m", r, op)] = 0
-            elif op.FORM.fmt in _VALU:
+            elif op.FORM.fmt in g.PLAIN_VALU_FORMATS:
                 new[("v", r)] = 0
         return new
 

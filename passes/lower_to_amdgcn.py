@@ -256,7 +256,7 @@ class _KernelLowering:
         self.ranks: dict[SSAValue, int] = {}
         self.reg_align: dict[SSAValue, int] = {}  # LDS address registers: a power of 2 dividing them
         self.part_of: dict[SSAValue, tuple[SSAValue, int]] = {}  # extract result -> (range, offset)
-        self.packed_ranges: dict[Packed, SSAValue] = {}  # an f16 fragment's VGPR range
+        self.packed_ranges: dict[Packed, SSAValue] = {}  # a 16-bit fragment's VGPR range
 
     # -- emission -----------------------------------------------------------------------------
 
@@ -1172,24 +1172,27 @@ class _KernelLowering:
         else:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
 
-    def _mfma(self, op: MFMAOp) -> None:
-        """v_mfma D, A, B, C: A and B in VGPRs (f32: one per item; f16: packed pairs, one range
-        per fragment), C a VGPR range that the allocator may give D too (an accumulation chain
-        stays in its registers)."""
+    def _matrix(self, op: MFMAOp | WMMAOp) -> None:
+        """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed
+        pairs, one range per fragment), C a range that the allocator may give D too (an
+        accumulation chain stays in its registers).  An MFMA's C may be AGPRs
+        (accumulators=agpr), and the first MFMA of a chain adds to an inline 0; a WMMA's C is
+        VGPRs, and the first of a chain adds to zeroed registers."""
         instr = op.instr_on(self.arch)
         assert instr is not None  # _refuse_unselected checked it
-        a, b = (self._vgpr_operand(v, op) for v in (op.sourceA, op.sourceB))
+        operand = self._vgpr_operand if instr.kind == "mfma" else self.packed_range
+        a, b = (operand(v, op) for v in (op.sourceA, op.sourceB))
         c = self.env.get(op.destC)
         if not isinstance(c, Vec):
             raise self.error(op, "expects a vector accumulator")
-        agpr = self.opts.accumulators == "agpr"
-        if c.elems is not None and all(isinstance(e, F) and e.const is not None and g.f32_bits(e.const) == 0
-                                       for e in c.elems):
-            acc = self.const(0.0)  # the first MFMA of a chain adds to an inline 0: no zeroed registers
+        agpr = instr.kind == "mfma" and self.opts.accumulators == "agpr"
+        if instr.kind == "mfma" and c.elems is not None and all(
+                isinstance(e, F) and e.const is not None and g.f32_bits(e.const) == 0 for e in c.elems):
+            acc = self.const(0.0)  # no zeroed registers
         else:
             acc = self.agpr_range(c) if agpr else self.vec_range(c)
-        d = self.e1(instr.mnemonic, [a, b, acc], (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs),
-                    cse=False)
+        d = self.e1(g.matrix_op_name(self.arch, instr), [a, b, acc],
+                    (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs), cse=False)
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
 
     def _truncf(self, op: arith.TruncFOp) -> None:
@@ -1246,19 +1249,6 @@ class _KernelLowering:
             r = self.insert(g.ConcatOp(x.parts, self.V(len(x.parts))), frame).results[0]
             self.packed_ranges[x] = r
         return r
-
-    def _wmma(self, op: WMMAOp) -> None:
-        """v_wmma D, A, B, C: A and B packed f16/bf16 VGPR ranges, C a VGPR range that the allocator
-        may give D too (an accumulation chain stays in its registers).  No inline-constant C:
-        the first WMMA of a chain adds to zeroed registers."""
-        instr = op.instr_on(self.arch)
-        assert instr is not None  # _refuse_unselected checked it
-        a, b = (self.packed_range(v, op) for v in (op.sourceA, op.sourceB))
-        c = self.env.get(op.destC)
-        if not isinstance(c, Vec):
-            raise self.error(op, "expects a vector accumulator")
-        d = self.e1(g.matrix_op_name(self.arch, instr), [a, b, self.vec_range(c)], self.V(instr.c_regs), cse=False)
-        self.env[op.destD] = Vec(instr.c_regs, reg=d)
 
     def agpr_range(self, v: Vec) -> SSAValue:
         """v in an AGPR range: itself where it is one, else its elements written in: inline
@@ -1829,6 +1819,6 @@ _HANDLERS: dict[type, Callable] = {
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
     vector.ExtractOp: _K._extract,
-    MFMAOp: _K._mfma, WMMAOp: _K._wmma, arith.TruncFOp: _K._truncf,
+    MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

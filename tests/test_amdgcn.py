@@ -34,6 +34,11 @@ def lowered(path: str, pipeline: str, arch: str, defines: dict | None = None, gc
     return m
 
 
+def k_loop(asm: str) -> str:
+    """The K loop's lines of an emitted kernel (amdgcn-finalize marks them)."""
+    return asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+
+
 def kernel(m) -> g.KernelOp:
     return next(op for op in m.walk() if isinstance(op, g.KernelOp))
 
@@ -235,7 +240,7 @@ def test_mfma_kernel_assembles_and_links():
     m = gemmc.parse_file(SGEMM)
     gemmc.lower(m, "step7", "gfx942")
     asm = emit_gcn(m, "gfx942")
-    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    loop = k_loop(asm)
     accs = re.findall(r"v_mfma_f32_32x32x2_f32 v\[(\d+):(\d+)\], v\d+, v\d+, v\[\1:\2\]\n", loop)
     assert len(accs) == 32  # every MFMA accumulates in place
     moved = {int(r) for r in re.findall(r"v_mov_b32_e32 v(\d+),", loop)}
@@ -381,7 +386,7 @@ def test_wmma_kernel_assembles_and_links():
     m = gemmc.parse_file(SGEMM)
     gemmc.lower(m, "step7", "gfx1100")
     asm = emit_gcn(m, "gfx1100")
-    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    loop = k_loop(asm)
     wmmas = re.findall(r"v_wmma_f32_16x16x16_f16 v\[(\d+):(\d+)\], v\[\d+:\d+\], v\[\d+:\d+\], v\[\1:\2\]\n", loop)
     assert len(wmmas) == 8  # every WMMA accumulates in place
     assert "v_mov_b32" not in loop.split("v_wmma")[1]  # the fragments are packed in place: no moves between
@@ -494,7 +499,7 @@ def test_unsupported_arch_and_type():
 def test_fma_chain_is_coalesced_into_fmac():
     """The K-loop accumulator, its init, yield and result share one VGPR: v_fmac_f32, no copy."""
     asm = emit_gcn(lowered(SGEMM, "step1", "gfx942", gcn=""), "gfx942")
-    loop = asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
+    loop = k_loop(asm)
     assert "v_fmac_f32_e32" in loop and "v_mov_b32" not in loop
 
 

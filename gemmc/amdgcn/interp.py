@@ -165,7 +165,7 @@ class Machine:
             return ("lds_load" if op.dsts else "lds_store", 4 * n)
         if g.is_matrix(op):
             return ("mfma", _matrix_instr(self.arch, op).flops)
-        if f in ("VOP1", "VOP2", "VOP3", "VOPC"):
+        if f in g.PLAIN_VALU_FORMATS:
             return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
                     (1 if m.endswith("_f32") and not m.startswith(("v_cmp", "v_cvt")) else 0))
         if m in ("s_barrier", "s_barrier_wait"):
@@ -468,7 +468,7 @@ class Machine:
         """The wait-state check of op's VGPR operands and the bookkeeping of its writes, or None."""
         fmt = op.FORM.fmt
         mfma = g.is_mfma(op)
-        valu = fmt in ("VOP1", "VOP2", "VOP3", "VOPC")
+        valu = fmt in g.PLAIN_VALU_FORMATS
         if not self.has_mfma or not (mfma or valu or fmt in ("GLOBAL", "DS")):
             return None  # (no MFMA, no hazard to track: the other kernels run as fast as before)
         isa = self.isa
