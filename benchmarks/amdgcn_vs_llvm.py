@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import gemmc
 from gemmc.amdgcn import emit_gcn
-from gemmc.schedule import SCHEDULE_ATTR, Schedule
+from gemmc.ir_names import SCHEDULE_ATTR
+from gemmc.schedule import Schedule
 
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6", "step7"]
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]

@@ -61,9 +61,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from gemmc.arch import ARCHS, DEFAULT_ARCH, Arch, MatrixInstr
-from gemmc.pipeline import TARGET_ATTR
-
-LDS_SPACE = 3
+from gemmc.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
 
 _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}
 
@@ -266,9 +264,9 @@ class GatherToLDSOp(IRDLOperation):
         assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
         if len(self.srcIndices) != src.get_num_dims() or len(self.dstIndices) != dst.get_num_dims():
             raise VerifyException("expected one index per dimension of the source and of the destination")
-        if _space(dst) != LDS_SPACE:
+        if memory_space(dst) != LDS_SPACE:
             raise VerifyException(f"the destination must be LDS (memory space {LDS_SPACE}), got {dst}")
-        if _space(src) == LDS_SPACE:
+        if memory_space(src) == LDS_SPACE:
             raise VerifyException("the source must be global memory, not LDS")
         elem, _ = lanes_of(self.transferType)
         if elem is None or elem != type_name(src.element_type) or elem != type_name(dst.element_type):
@@ -284,11 +282,6 @@ class GatherToLDSOp(IRDLOperation):
         if size not in arch.global_load_lds_bytes:
             sizes = ", ".join(map(str, arch.global_load_lds_bytes))
             raise VerifyException(f"{arch.name}'s global_load_lds moves {sizes} bytes per lane, not {size}")
-
-
-def _space(t: MemRefType) -> int:
-    space = t.memory_space
-    return space.value.data if isinstance(space, IntegerAttr) else 0
 
 
 AMDGPU = Dialect("amdgpu", [MFMAOp, WMMAOp, GatherToLDSOp], [])

@@ -40,9 +40,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-DIMS_ATTR = "gemm.dims"
-"""Argument attribute naming each dimension of a memref argument."""
-
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type}
 ACC_TYPES = ("f32", "f16")
 

@@ -26,9 +26,10 @@ from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
 from gemmc.context import make_context
 from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
 from gemmc.frontend import parse_gemm
-from gemmc.pipeline import default_pipeline, parse_pipeline_spec, run_pipeline, set_target
+from gemmc.ir_names import PIPELINE_ATTR
+from gemmc.pipeline import default_pipeline, parse_pipeline_spec, run_pipeline
+from gemmc.target import set_target
 
-PIPELINE_ATTR = "gemmc.pipeline"
 
 
 def _arch(arch: Arch | str) -> Arch:

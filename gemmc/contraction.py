@@ -16,9 +16,9 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from gemmc.diagnostics import pass_error
-from gemmc.schedule import SCHEDULE_ATTR, Schedule
+from gemmc.ir_names import ROLE_ATTR, SCHEDULE_ATTR, TRANSPOSED_ATTR
+from gemmc.schedule import Schedule
 
-ROLE_ATTR = "gemm.role"
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):
         load = find_role(kernel, name)
         if load is None:
             raise pass_error(pass_name, kernel, f"expects a global load marked gemm.role = \"{name}\"")
-        trans = load.attributes.get("gemm.transposed")
+        trans = load.attributes.get(TRANSPOSED_ATTR)
         ops[name] = (load.operands[0], trans is not None)
     (a, ta), (b, tb) = ops["load_a"], ops["load_b"]
     return a, b, ta, tb

@@ -14,11 +14,7 @@ from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-LDS_SPACE = 3
-"""AMDGPU's address space for LDS; LDS memrefs carry it as their memory space."""
-UNROLL_ATTR = "gemmc.unroll"
-"""On an scf.for: unit -> unroll fully, integer n -> unroll n times (1: never); the HIP
-printer writes it as `#pragma unroll [n]`."""
+from gemmc.ir_names import LDS_SPACE
 
 
 class KernelBuilder:

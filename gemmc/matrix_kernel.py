@@ -39,9 +39,10 @@ from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
 from gemmc.dialects.amdgpu import GatherToLDSOp, matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.kernel_builder import UNROLL_ATTR, KernelBuilder, constant_value
+from gemmc.ir_names import PRIVATE_SPACE, TRANSPOSED_ATTR, UNROLL_ATTR
+from gemmc.kernel_builder import KernelBuilder, constant_value
+from gemmc.target import target_of
 
-PRIVATE_SPACE = 5  # as gemmc.tiled_kernel: per-lane memory, registers once unrolled
 
 
 class Ix:
@@ -100,8 +101,6 @@ def ix_value(kb: KernelBuilder, x, name: str | None = None) -> SSAValue:
 
 def arch_of(op) -> Arch:
     """The target of the module holding `op` (gemmc.target)."""
-    from gemmc.pipeline import target_of
-
     top = op
     while top.parent_op() is not None:
         top = top.parent_op()
@@ -260,7 +259,7 @@ def direct_copy(w, b: KernelBuilder, role_name: str, src, tile, buf, lds_index, 
                 op = GatherToLDSOp(src, [g0, g1], lds, lead + [b0, b1], transfer)
                 set_role(op, "load_a" if role_name == "copy_a" else "load_b")
                 if trans:
-                    op.attributes["gemm.transposed"] = UnitAttr()
+                    op.attributes[TRANSPOSED_ATTR] = UnitAttr()
                 tb.b.insert(op)
 
             def zero(eb: KernelBuilder):

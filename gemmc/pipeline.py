@@ -8,15 +8,14 @@ import typing
 from collections.abc import Callable
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from gemmc.arch import DEFAULT_ARCH, Arch, get_arch
+from gemmc.arch import Arch
 from gemmc.diagnostics import usage_error
-
-TARGET_ATTR = "gemmc.target"
+from gemmc.target import set_target, target_of  # noqa: F401  (re-exported for callers of the pipeline API)
 
 
 def _gemm_to_kernel():
@@ -196,15 +195,6 @@ def _spec_error(e: BaseException) -> str:
 def _option_message(e: Exception) -> str:
     text = str(e).strip().splitlines()
     return text[0] if text else type(e).__name__
-
-
-def set_target(module: ModuleOp, arch: Arch) -> None:
-    module.attributes[TARGET_ATTR] = StringAttr(arch.name)
-
-
-def target_of(module: ModuleOp) -> Arch:
-    attr = module.attributes.get(TARGET_ATTR)
-    return get_arch(attr.data if isinstance(attr, StringAttr) else DEFAULT_ARCH)
 
 
 def run_pipeline(

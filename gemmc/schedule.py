@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i64
 
-SCHEDULE_ATTR = "gemm.schedule"
+from gemmc.ir_names import SCHEDULE_ATTR
 
 
 @dataclass(frozen=True)

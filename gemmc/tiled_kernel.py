@@ -33,10 +33,17 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
-from gemmc.kernel_builder import LDS_SPACE, UNROLL_ATTR, KernelBuilder
-from gemmc.schedule import SCHEDULE_ATTR, Schedule
+from gemmc.ir_names import (
+    KNOWN_BLOCK_SIZE_ATTR,
+    LDS_SPACE,
+    PRIVATE_SPACE,
+    SCHEDULE_ATTR,
+    TRANSPOSED_ATTR,
+    UNROLL_ATTR,
+)
+from gemmc.kernel_builder import KernelBuilder
+from gemmc.schedule import Schedule
 
-PRIVATE_SPACE = 5
 """AMDGPU's private (per-lane) address space: register tiles live here until promoted."""
 
 
@@ -62,7 +69,7 @@ def rebuild(con: Contraction, s: Schedule) -> None:
     old.erase(safe_erase=False)
     from xdsl.dialects.builtin import DenseArrayBase, i32
 
-    kernel.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
+    kernel.attributes[KNOWN_BLOCK_SIZE_ATTR] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
     kernel.attributes[SCHEDULE_ATTR] = s.to_attr()
     _fix_launch(kernel, s)
     region_dce(kernel.body)
@@ -274,7 +281,7 @@ class _Writer:
         load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
         set_role(load, "load_a" if src is self.A else "load_b")
         if trans:
-            load.attributes["gemm.transposed"] = UnitAttr()
+            load.attributes[TRANSPOSED_ATTR] = UnitAttr()
         v = tb.op(load, "v")
         tb.b.insert(scf.YieldOp(v))
         z = eb.float(0.0, el)

@@ -7,6 +7,7 @@ from xdsl.dialects.builtin import StringAttr
 from gemmc.arch import Arch
 from gemmc.contraction import Contraction
 from gemmc.diagnostics import pass_error
+from gemmc.ir_names import FLAT_WORK_GROUP_SIZE_ATTR
 from gemmc.schedule import Schedule
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
@@ -28,7 +29,7 @@ def check_fits(pass_name: str, kernel, s: Schedule, con: Contraction, arch: Arch
             pass_name, kernel,
             f"{s.threads_x}x{s.threads_y} = {s.threads} threads exceed {arch.max_threads_per_block} per workgroup",
         )
-    bounds = kernel.attributes.get("rocdl.flat_work_group_size")
+    bounds = kernel.attributes.get(FLAT_WORK_GROUP_SIZE_ATTR)
     if isinstance(bounds, StringAttr) and bounds.data.split(",")[-1].strip().isdigit():
         limit = int(bounds.data.split(",")[-1])
         if s.threads > limit:

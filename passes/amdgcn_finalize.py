@@ -37,7 +37,8 @@ from xdsl.passes import ModulePass
 from gemmc.arch import get_gcn_isa, get_matrix_instr
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.pipeline import target_of
+from gemmc.ir_names import ROLE_ATTR
+from gemmc.target import target_of
 
 PASS = "amdgcn-finalize"
 
@@ -173,7 +174,7 @@ class _Flatten:
         for init, a in zip(op.inits, body.args[1:]):
             if init.type != a.type:
                 raise GemmcError(f"{PASS}: internal error: loop init in {init.type}, carried in {a.type}")
-        role = op.attributes.get("gemm.role")
+        role = op.attributes.get(ROLE_ATTR)
         role = role.data if isinstance(role, StringAttr) else None
         if role:
             self.add(g.CommentOp(f"{role} begin"))

@@ -47,7 +47,7 @@ from xdsl.rewriter import Rewriter
 from gemmc.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 
 PASS = "amdgcn-regalloc"
 

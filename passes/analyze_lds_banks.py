@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 
 NAME = "analyze-lds-banks"
 

@@ -31,7 +31,7 @@ from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import type_name
 from gemmc.matrix_kernel import direct_per_lane
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 from gemmc.tiled_kernel import rebuild
 
 

@@ -22,7 +22,7 @@ from xdsl.passes import ModulePass
 
 from gemmc.contraction import analyze, kernels
 from gemmc.diagnostics import pass_error
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 from gemmc.tiled_kernel import rebuild
 from gemmc.tiling_checks import check_fits
 

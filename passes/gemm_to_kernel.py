@@ -29,14 +29,12 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import DIMS_ATTR, MatmulOp
-from gemmc.interp.check import SPEC_ATTR, spec_attr
-from gemmc.interp.check import _spec_from_matmul as spec_from_matmul
-from gemmc.kernel_builder import UNROLL_ATTR, KernelBuilder
-from gemmc.pipeline import target_of
+from gemmc.dialects.gemm import MatmulOp
+from gemmc.ir_names import ARG_DIMS_ATTR, CONTAINER_MODULE_ATTR, DIMS_ATTR, ROLE_ATTR, SPEC_ATTR, UNROLL_ATTR
+from gemmc.kernel_builder import KernelBuilder
+from gemmc.matmul_spec import spec_attr, spec_from_matmul
+from gemmc.target import target_of
 
-ARG_DIMS_ATTR = "gemm.arg_dims"
-ROLE_ATTR = "gemm.role"
 """Marks the ops later passes look for: the K loop, the epilogue guard, copy loops."""
 MAX_THREADS = 1024
 
@@ -56,7 +54,7 @@ class GemmToKernelPass(ModulePass):
         for matmul in matmuls:
             self._check(matmul)
             self._lower(op, matmul)
-        op.attributes["gpu.container_module"] = UnitAttr()
+        op.attributes[CONTAINER_MODULE_ATTR] = UnitAttr()
 
     def _check(self, matmul: MatmulOp) -> None:
         for name, v in (("block-x", self.block_x), ("block-y", self.block_y)):

@@ -46,7 +46,7 @@ from xdsl.passes import ModulePass
 from gemmc.arch import GcnIsa, get_gcn_isa
 from gemmc.diagnostics import pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 
 PASS = "insert-waitcnt"
 CLASSES = ("vm", "lds", "smem")

@@ -19,10 +19,10 @@ from xdsl.passes import ModulePass
 
 from gemmc.contraction import kernels
 from gemmc.diagnostics import pass_error
-from gemmc.pipeline import target_of
+from gemmc.ir_names import FLAT_WORK_GROUP_SIZE_ATTR as FLAT_WORK_GROUP_SIZE
+from gemmc.ir_names import WAVES_PER_EU_ATTR as WAVES_PER_EU
+from gemmc.target import target_of
 
-FLAT_WORK_GROUP_SIZE = "rocdl.flat_work_group_size"
-WAVES_PER_EU = "rocdl.waves_per_eu"
 
 
 @dataclass(frozen=True)

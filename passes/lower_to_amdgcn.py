@@ -69,12 +69,18 @@ from gemmc.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
 from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
-from gemmc.pipeline import target_of
+from gemmc.ir_names import (
+    ARG_DIMS_ATTR,
+    FLAT_WORK_GROUP_SIZE_ATTR,
+    KNOWN_BLOCK_SIZE_ATTR,
+    LDS_SPACE,
+    PRIVATE_SPACE,
+    ROLE_ATTR,
+    WAVES_PER_EU_ATTR,
+)
+from gemmc.target import target_of
 
 PASS = "lower-to-amdgcn"
-LDS_SPACE = 3
-PRIVATE_SPACE = 5
-ARG_DIMS_ATTR = "gemm.arg_dims"
 USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s2, s3
 
 
@@ -599,7 +605,7 @@ class _KernelLowering:
     # -- the kernel -------------------------------------------------------------------------------
 
     def _block_size(self) -> tuple[int, int, int]:
-        bs = self.fn.attributes.get("gpu.known_block_size") or self.fn.properties.get("known_block_size")
+        bs = self.fn.attributes.get(KNOWN_BLOCK_SIZE_ATTR) or self.fn.properties.get("known_block_size")
         if isinstance(bs, DenseArrayBase):
             vals = list(bs.get_values())
             return (int(vals[0]), int(vals[1]), int(vals[2]))
@@ -624,7 +630,7 @@ class _KernelLowering:
             "block": ArrayAttr([IntegerAttr(v, i64) for v in self.block_size]),
             "wave_size": IntegerAttr(self.arch.wave_size, i64),
         }
-        for k in ("rocdl.flat_work_group_size", "rocdl.waves_per_eu"):
+        for k in (FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR):
             if k in fn.attributes:
                 kernel_attrs[k] = fn.attributes[k]
         # constants first, then the kernel's instructions
@@ -1447,8 +1453,8 @@ class _KernelLowering:
         self.private = saved_priv
         nonempty = lb.is_const and ub.is_const and lb.const < ub.const
         loop = self.insert(g.ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
-        if "gemm.role" in op.attributes:
-            loop.attributes["gemm.role"] = op.attributes["gemm.role"]
+        if ROLE_ATTR in op.attributes:
+            loop.attributes[ROLE_ATTR] = op.attributes[ROLE_ATTR]
         for i, r in enumerate(op.results):
             self.env[r] = self._wrap(entry_vals[i], loop.results[i])
         for grp, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):

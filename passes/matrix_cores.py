@@ -21,7 +21,7 @@ from gemmc.contraction import analyze, kernels
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.gemm import type_name
 from gemmc.passes.matrix_lowering import DEFAULT_WAVES, lower_module
-from gemmc.pipeline import target_of
+from gemmc.target import target_of
 
 
 @dataclass(frozen=True)

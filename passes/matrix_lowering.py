@@ -20,10 +20,10 @@ from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.interp.check import SPEC_ATTR
+from gemmc.ir_names import SPEC_ATTR
 from gemmc.matrix_kernel import k_contiguous, lane_regs
-from gemmc.pipeline import target_of
 from gemmc.schedule import Schedule
+from gemmc.target import target_of
 from gemmc.tiled_kernel import rebuild
 from gemmc.tiling_checks import check_fits
 

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType
 from gemmc import api
 from gemmc.arch import ARCHS
 from gemmc.diagnostics import GemmcError
-from gemmc.dialects.gemm import DIMS_ATTR
+from gemmc.ir_names import DIMS_ATTR
 from gemmc.pipeline import NAMED_PIPELINES, PASSES
 
 DTYPES = ("f32", "f16", "bf16")

@@ -19,16 +19,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, VectorType
+from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.ir import Operation
 
 from gemmc.arch import Arch
 from gemmc.cost import banks
 from gemmc.cost.kernel import ELEMENT_BYTES, KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
+from gemmc.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
 
-LDS_SPACE = 3
-PRIVATE_SPACE = 5
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
 UNROLL_LIMIT = 64  # loops up to this trip count are taken as fully unrolled by the compiler
@@ -458,9 +457,7 @@ def _memref_and_indices(op: Operation):
 
 
 def _space(t: MemRefType) -> str:
-    ms = t.memory_space
-    n = ms.value.data if isinstance(ms, IntegerAttr) else 0
-    return {LDS_SPACE: "lds", PRIVATE_SPACE: "private"}.get(n, "global")
+    return {LDS_SPACE: "lds", PRIVATE_SPACE: "private"}.get(memory_space(t), "global")
 
 
 def _vector_width(t) -> int:
@@ -475,7 +472,7 @@ def _vector_width(t) -> int:
 def _role(op: Operation) -> str | None:
     p = op
     while p is not None:
-        r = p.attributes.get("gemm.role")
+        r = p.attributes.get(ROLE_ATTR)
         if r is not None:
             return r.data
         p = p.parent_op()

@@ -29,8 +29,16 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 
 from gemmc.arch import Arch
-from gemmc.cost.counts import PRIVATE_SPACE, LDS_SPACE, Counts
+from gemmc.cost.counts import Counts
 from gemmc.cost.kernel import ELEMENT_BYTES, KernelIR
+from gemmc.ir_names import (
+    FLAT_WORK_GROUP_SIZE_ATTR,
+    LDS_SPACE,
+    PRIVATE_SPACE,
+    ROLE_ATTR,
+    WAVES_PER_EU_ATTR,
+    memory_space,
+)
 
 BASE_VGPRS = 40  # addresses, loop state, indices (fit, see module docstring)
 FRAGMENT_WEIGHT = 4  # the compiler keeps several k-steps of fragments in flight
@@ -69,8 +77,8 @@ def lds_bytes(k: KernelIR) -> int:
 def vgpr_budget(k: KernelIR, arch: Arch) -> int:
     """VGPRs the compiler may use before spilling: from the launch bounds it was given
     (clang assumes 1024-thread workgroups without them; nvcc only caps at 255)."""
-    attr = k.kernel.attributes.get("rocdl.flat_work_group_size")
-    want = k.kernel.attributes.get("rocdl.waves_per_eu")
+    attr = k.kernel.attributes.get(FLAT_WORK_GROUP_SIZE_ATTR)
+    want = k.kernel.attributes.get(WAVES_PER_EU_ATTR)
     if arch.vendor != "amd" and attr is None:
         return arch.vgprs_per_lane
     flat = int(attr.data.split(",")[-1]) if isinstance(attr, StringAttr) else DEFAULT_FLAT_WORKGROUP
@@ -145,16 +153,13 @@ def _k_iterations(k: KernelIR) -> int:
     from xdsl.dialects import scf
 
     for op in k.kernel.walk():
-        if isinstance(op, scf.ForOp) and op.attributes.get("gemm.role") == StringAttr("k_loop"):
+        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr("k_loop"):
             return k.evaluator().samples(op).trip
     return 1
 
 
 def _space(t) -> int:
-    if not isinstance(t, MemRefType):
-        return 0
-    ms = t.memory_space
-    return ms.value.data if isinstance(ms, IntegerAttr) else 0
+    return memory_space(t) if isinstance(t, MemRefType) else 0
 
 
 def _elements(t: MemRefType) -> int:

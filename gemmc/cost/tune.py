@@ -27,6 +27,7 @@ from gemmc.arch import Arch
 from gemmc.cost.explain import predict_module
 from gemmc.cost.model import Prediction, predict
 from gemmc.diagnostics import GemmcError
+from gemmc.ir_names import FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR
 
 BLOCK_MN = (32, 64, 128, 256)
 BLOCK_K = (8, 16, 32)
@@ -265,7 +266,7 @@ def lit_test(source: str, suffix: str, winner: Trial, arch: Arch) -> str:
         start = sched.index("gemm.schedule = {")
         end = sched.index("}", start) + 1
         checks.append("// CHECK: " + sched[start:end])
-    for attr in ("rocdl.flat_work_group_size", "rocdl.waves_per_eu"):
+    for attr in (FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR):
         if sched is not None and attr in sched:
             frag = sched[sched.index(attr):].split(",")[0].rstrip("}) ")
             checks.append(f"// CHECK-SAME: {frag}")

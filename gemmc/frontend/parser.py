@@ -27,7 +27,8 @@ from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
 from gemmc.diagnostics import GemmcError, location_in, usage_error
-from gemmc.dialects.gemm import DIMS_ATTR, ELEMENT_TYPES, MatmulOp, dims_attr
+from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, dims_attr
+from gemmc.ir_names import DIMS_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 _PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)

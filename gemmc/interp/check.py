@@ -35,17 +35,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects import arith, func, gpu, math, memref, vector
+from xdsl.dialects import func, gpu, math, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    FloatAttr,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
-    UnitAttr,
-    i64,
 )
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.traits import SymbolTable
@@ -53,14 +49,18 @@ from xdsl.utils.exceptions import InterpretationError
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import GemmcError
-from gemmc.dialects.gemm import DIMS_ATTR, ELEMENT_TYPES, MatmulOp, type_name
+from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, to_bf16, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
+from gemmc.ir_names import DIMS_ATTR, SPEC_ATTR
+from gemmc.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
+from gemmc.matmul_spec import arg_index as _arg_index
+from gemmc.matmul_spec import scalar_of as _scalar_of
+from gemmc.matmul_spec import spec_from_attr as _spec_from_attr
+from gemmc.matmul_spec import spec_from_matmul as _spec_from_matmul
 
-SPEC_ATTR = "gemm.matmul_spec"
-"""Host func.func attribute a lowering may set to record the gemm.matmul it replaced."""
 
 UNIT_ROUNDOFF = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
 
@@ -191,73 +191,6 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
 # -- the meaning of C ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Scalar:
-    """alpha or beta: a host argument (its index) or a constant."""
-
-    arg: int | None = None
-    value: float | None = None
-
-    def get(self, args: list) -> float:
-        return float(args[self.arg]) if self.arg is not None else float(self.value)
-
-
-@dataclass(frozen=True)
-class MatmulSpec:
-    """C = alpha * op(A) @ op(B) + beta * C over host arguments a, b, c."""
-
-    a: int
-    b: int
-    c: int
-    transpose_a: bool = False
-    transpose_b: bool = False
-    alpha: Scalar | None = None
-    beta: Scalar | None = None
-    acc: str = "f32"
-    compute: str | None = None  # the type A and B are rounded to before multiplying (matrix-core fragments)
-
-    def mnk(self, args: list) -> tuple[int, int, int]:
-        m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
-        n = args[self.c].shape[1]
-        return m, n, k
-
-
-def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
-    """The `gemm.matmul_spec` attribute recording `spec` (for lowerings to attach to the host func)."""
-
-    def scalar(s: Scalar):
-        return IntegerAttr(s.arg, i64) if s.arg is not None else FloatAttr(s.value, ELEMENT_TYPES[spec.acc]())
-
-    d = {"a": IntegerAttr(spec.a, i64), "b": IntegerAttr(spec.b, i64), "c": IntegerAttr(spec.c, i64),
-         "acc_type": ELEMENT_TYPES[spec.acc]()}
-    if spec.transpose_a:
-        d["transpose_a"] = UnitAttr()
-    if spec.transpose_b:
-        d["transpose_b"] = UnitAttr()
-    for name in ("alpha", "beta"):
-        if getattr(spec, name) is not None:
-            d[name] = scalar(getattr(spec, name))
-    if spec.compute is not None:
-        d["compute_type"] = ELEMENT_TYPES[spec.compute]()
-    return DictionaryAttr(d)
-
-
-def _spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
-    d = attr.data
-
-    def scalar(name):
-        v = d.get(name)
-        if v is None:
-            return None
-        return Scalar(arg=v.value.data) if isinstance(v, IntegerAttr) else Scalar(value=v.value.data)
-
-    return MatmulSpec(
-        d["a"].value.data, d["b"].value.data, d["c"].value.data,
-        "transpose_a" in d, "transpose_b" in d, scalar("alpha"), scalar("beta"),
-        type_name(d["acc_type"]), type_name(d["compute_type"]) if "compute_type" in d else None,
-    )
-
-
 def matmul_spec(module: ModuleOp, func_op: func.FuncOp | None = None) -> MatmulSpec:
     """What the host function computes: from its gemm.matmul, its gemm.matmul_spec
     attribute, or (lowered IR) recovered from its gpu.launch_func."""
@@ -279,30 +212,6 @@ def matmul_spec(module: ModuleOp, func_op: func.FuncOp | None = None) -> MatmulS
             raise GemmcError(f"check: the {SPEC_ATTR} of @{fn.sym_name.data} is malformed "
                              f"({type(e).__name__}: {e}); it needs a, b, c and acc_type") from None
     return _spec_from_launch(module, fn)
-
-
-def _arg_index(fn: func.FuncOp, v: SSAValue, what: str) -> int:
-    if isinstance(v, BlockArgument) and v.block is fn.body.block:
-        return v.index
-    raise GemmcError(f"check: {what} of @{fn.sym_name.data} is not one of its arguments")
-
-
-def _scalar_of(fn: func.FuncOp, v: SSAValue | None, what: str) -> Scalar | None:
-    if v is None:
-        return None
-    if isinstance(v, BlockArgument):
-        return Scalar(arg=_arg_index(fn, v, what))
-    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, FloatAttr):
-        return Scalar(value=v.owner.value.value.data)
-    raise GemmcError(f"check: {what} of @{fn.sym_name.data} is neither an argument nor a constant")
-
-
-def _spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
-    return MatmulSpec(
-        _arg_index(fn, op.a, "A"), _arg_index(fn, op.b, "B"), _arg_index(fn, op.c, "C"),
-        op.transpose_a is not None, op.transpose_b is not None,
-        _scalar_of(fn, op.alpha, "alpha"), _scalar_of(fn, op.beta, "beta"), type_name(op.acc_type),
-    )
 
 
 def _spec_from_launch(module: ModuleOp, fn: func.FuncOp) -> MatmulSpec:

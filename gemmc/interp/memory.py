@@ -26,20 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import memref, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.simt import KernelState
-from gemmc.kernel_builder import LDS_SPACE
+from gemmc.ir_names import LDS_SPACE, memory_space
 
 _NONE = -1
-
-
-def memory_space(t: MemRefType) -> int:
-    space = t.memory_space
-    return space.value.data if isinstance(space, IntegerAttr) else 0
 
 
 class Buffer:
