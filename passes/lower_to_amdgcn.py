@@ -1226,7 +1226,7 @@ class _KernelLowering:
         if lo.reg is None and hi.reg is None:
             import numpy as np
 
-            from gemmc.interp.common import to_bf16
+            from gemmc.arith_semantics import to_bf16
 
             halves = to_bf16(np.array([lo.const, hi.const], np.float32)).view(np.uint32) >> np.uint32(16)
             return self.to_vgpr(self.const(int(halves[0] | halves[1] << np.uint32(16))))

@@ -13,7 +13,8 @@ shared set of axes:
 so an address computed inside a loop nest has one entry per (workgroup, thread,
 iteration) and a value outside the loops is just broadcast.  Values the evaluator
 cannot know (loads, floats, loop-carried values) are None; callers treat a None guard
-as taken.  Nothing here runs the kernel: it is a few numpy operations per index op.
+as taken.  Nothing here runs the kernel: it is a few numpy operations per index op,
+each the interpreter's own (gemmc/arith_semantics.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from gemmc.arith_semantics import CMPI, CMPI_NAMES, INT_BINARY
 
 FULL_TRIP = 8  # loops with at most this many iterations are enumerated; longer ones sampled
 SAMPLES = 4  # iterations sampled from a longer loop: first, second, middle, last
@@ -217,8 +220,8 @@ class LaneEvaluator:
             a, b = self.value(op.lhs), self.value(op.rhs)
             if a is None or b is None:
                 return None
-            return _CMP[_predicate(op)](a, b)
-        fn = _BINARY.get(type(op))
+            return CMPI[_predicate(op)](a, b)
+        fn = INT_BINARY.get(type(op))
         if fn is not None and len(op.operands) == 2:
             a, b = self.value(op.operands[0]), self.value(op.operands[1])
             if a is None or b is None:
@@ -233,38 +236,4 @@ def _dim(op) -> int:
 
 
 def _predicate(op: arith.CmpiOp) -> str:
-    return ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"][op.predicate.value.data]
-
-
-def _ceildiv(a, b):
-    return -(-a // np.where(b == 0, 1, b))
-
-
-_BINARY: dict[type, Callable] = {
-    arith.AddiOp: np.add,
-    arith.SubiOp: np.subtract,
-    arith.MuliOp: np.multiply,
-    arith.DivUIOp: lambda a, b: a // np.where(b == 0, 1, b),
-    arith.DivSIOp: lambda a, b: np.trunc(a / np.where(b == 0, 1, b)).astype(np.int64),
-    arith.FloorDivSIOp: lambda a, b: a // np.where(b == 0, 1, b),
-    arith.CeilDivUIOp: _ceildiv,
-    arith.CeilDivSIOp: _ceildiv,
-    arith.RemUIOp: lambda a, b: a % np.where(b == 0, 1, b),
-    arith.RemSIOp: lambda a, b: np.fmod(a, np.where(b == 0, 1, b)),
-    arith.MinUIOp: np.minimum,
-    arith.MinSIOp: np.minimum,
-    arith.MaxUIOp: np.maximum,
-    arith.MaxSIOp: np.maximum,
-    arith.AndIOp: np.bitwise_and,
-    arith.OrIOp: np.bitwise_or,
-    arith.XOrIOp: np.bitwise_xor,
-    arith.ShLIOp: np.left_shift,
-    arith.ShRUIOp: np.right_shift,
-    arith.ShRSIOp: np.right_shift,
-}
-
-_CMP: dict[str, Callable] = {
-    "eq": np.equal, "ne": np.not_equal,
-    "slt": np.less, "sle": np.less_equal, "sgt": np.greater, "sge": np.greater_equal,
-    "ult": np.less, "ule": np.less_equal, "ugt": np.greater, "uge": np.greater_equal,
-}
+    return CMPI_NAMES[op.predicate.value.data]

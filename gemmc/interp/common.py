@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
+from gemmc.arith_semantics import to_bf16
 from gemmc.diagnostics import GemmcError
 
 
@@ -91,31 +92,6 @@ def element_bytes(t: Attribute) -> int:
     if isinstance(t, IntegerType):
         return max(1, t.width.data // 8)
     return 8
-
-
-def to_bf16(x):
-    """Round float values to bf16 (nearest, ties to even), returned as float32.
-
-    Works on the bits: adding 0x7FFF plus the lowest kept bit to the float32 pattern and
-    clearing the low 16 bits is round-to-nearest-even; NaNs are kept as (quiet) NaNs.
-    float64 input is rounded the same way at bf16's bit in the float64 pattern, so it is
-    rounded once (going through float32 first could round twice).
-    """
-    a = np.asarray(x)
-    if a.dtype == np.float64:
-        bits = a.view(np.uint64)
-        keep = np.uint64(45)  # float64 has 52 fraction bits, bf16 7
-        half = np.uint64((1 << 44) - 1)
-        rounded = ((bits + half + ((bits >> keep) & np.uint64(1))) >> keep) << keep
-        out = np.where(np.isnan(a), np.nan, rounded.view(np.float64)).astype(np.float32)
-        return out if out.ndim else np.float32(out)
-    a = np.asarray(a, dtype=np.float32)
-    bits = a.view(np.uint32)
-    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(
-        0xFFFF0000
-    )
-    out = np.where(np.isnan(a), np.float32(np.nan), rounded.view(np.float32))
-    return out if out.ndim else np.float32(out)
 
 
 def round_to(x, t: Attribute):

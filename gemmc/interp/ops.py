@@ -11,7 +11,8 @@ float64 (which holds the product of two f32 exactly) and rounded once to the typ
 a fused multiply-add, up to a rare double rounding for f32 when the sum needs more
 than 53 bits.
 
-Integer ops on per-lane values count as integer VALU instructions; on uniform
+What each arith op computes is gemmc/arith_semantics.py's table, which the cost model's
+lane evaluator shares.  Integer ops on per-lane values count as integer VALU instructions; on uniform
 values (loop counters, sizes) they are scalar ALU work and are not counted.
 """
 
@@ -28,95 +29,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from gemmc.arith_semantics import CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FLOAT_BINARY, INT_BINARY
+from gemmc.arith_semantics import scalar as _scalar
+from gemmc.arith_semantics import signed as _s
+from gemmc.arith_semantics import unsigned as _u
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width
 from gemmc.interp.simt import KernelState, lane_where
-
-
-def _scalar(x):
-    """0-d arrays back to numpy scalars, so uniform values stay scalars."""
-    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
-
-
-def _u(x) -> np.ndarray:
-    """An index value reinterpreted as unsigned (for the *ui ops and unsigned compares)."""
-    return np.asarray(x, dtype=np.int64).astype(np.uint64)
-
-
-def _s(x):
-    return _scalar(np.asarray(x).astype(np.int64))
-
-
-def _divsi(a, b):
-    """Signed division rounding toward zero, as arith.divsi (numpy's // floors)."""
-    r = np.fmod(a, b)
-    return _scalar(np.floor_divide(np.subtract(a, r), b))
-
-
-def _ceildivui(a, b):
-    ua, ub = _u(a), _u(b)
-    return _s(ua // ub + (ua % ub != 0))
-
-
-INT_BINARY = {
-    arith.AddiOp: np.add,
-    arith.SubiOp: np.subtract,
-    arith.MuliOp: np.multiply,
-    arith.DivSIOp: _divsi,
-    arith.DivUIOp: lambda a, b: _s(_u(a) // _u(b)),
-    arith.FloorDivSIOp: np.floor_divide,
-    arith.CeilDivSIOp: lambda a, b: np.negative(np.floor_divide(np.negative(a), b)),
-    arith.CeilDivUIOp: _ceildivui,
-    arith.RemSIOp: np.fmod,
-    arith.RemUIOp: lambda a, b: _s(_u(a) % _u(b)),
-    arith.MinSIOp: np.minimum,
-    arith.MaxSIOp: np.maximum,
-    arith.MinUIOp: lambda a, b: _s(np.minimum(_u(a), _u(b))),
-    arith.MaxUIOp: lambda a, b: _s(np.maximum(_u(a), _u(b))),
-    arith.AndIOp: np.bitwise_and,
-    arith.OrIOp: np.bitwise_or,
-    arith.XOrIOp: np.bitwise_xor,
-    arith.ShLIOp: np.left_shift,
-    arith.ShRSIOp: np.right_shift,
-    arith.ShRUIOp: lambda a, b: _s(_u(a) >> _u(b)),
-}
-
-FLOAT_BINARY = {
-    arith.AddfOp: np.add,
-    arith.SubfOp: np.subtract,
-    arith.MulfOp: np.multiply,
-    arith.DivfOp: np.divide,
-    arith.MaximumfOp: np.maximum,  # NaN-propagating, like maximumf
-    arith.MinimumfOp: np.minimum,
-    arith.MaxnumfOp: np.fmax,  # NaN-ignoring, like maxnumf
-    arith.MinnumfOp: np.fmin,
-}
-
-CMPI = {
-    "eq": np.equal, "ne": np.not_equal,
-    "slt": np.less, "sle": np.less_equal, "sgt": np.greater, "sge": np.greater_equal,
-    "ult": lambda a, b: _u(a) < _u(b), "ule": lambda a, b: _u(a) <= _u(b),
-    "ugt": lambda a, b: _u(a) > _u(b), "uge": lambda a, b: _u(a) >= _u(b),
-}
-
-
-def _unordered(a, b):
-    return np.isnan(a) | np.isnan(b)
-
-
-CMPF = {
-    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool),
-    "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal,
-    "olt": np.less, "ole": np.less_equal,
-    "one": lambda a, b: np.not_equal(a, b) & ~_unordered(a, b),
-    "ord": lambda a, b: ~_unordered(a, b),
-    "ueq": lambda a, b: np.equal(a, b) | _unordered(a, b),
-    "ugt": lambda a, b: ~np.less_equal(a, b), "uge": lambda a, b: ~np.less(a, b),
-    "ult": lambda a, b: ~np.greater_equal(a, b), "ule": lambda a, b: ~np.greater(a, b),
-    "une": np.not_equal, "uno": _unordered,
-    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool),
-}
-CMPI_NAMES = list(CMPI)
-CMPF_NAMES = list(CMPF)
 
 
 @dataclass
