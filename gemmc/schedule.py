@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i64
 
 from gemmc.ir_names import SCHEDULE_ATTR
+from gemmc.resources import buffer_bytes
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,13 @@ class Schedule:
         except TypeError as e:  # a required field is missing
             raise GemmcError(f"{SCHEDULE_ATTR} is incomplete: {e}") from None
 
+    def lds_tiles(self) -> list[tuple[int, int]]:
+        """Shapes of the LDS buffers the kernel of this schedule allocates: an A and a B
+        tile per buffer (their layout, k-major or not, does not change their size)."""
+        return [(self.block_m, self.block_k), (self.block_n, self.block_k)] * self.buffers
+
     def lds_bytes(self, elem_bytes: int) -> int:
-        tiles = self.block_m * self.block_k + self.block_n * self.block_k
-        return tiles * elem_bytes * self.buffers
+        return buffer_bytes(self.lds_tiles(), elem_bytes)
 
     def vgpr_estimate(self) -> int:
         """Accumulators, fragments and ~24 registers of addresses and loop state."""

@@ -8,9 +8,9 @@ from gemmc.arch import Arch
 from gemmc.contraction import Contraction
 from gemmc.diagnostics import pass_error
 from gemmc.ir_names import FLAT_WORK_GROUP_SIZE_ATTR
+from gemmc.resources import ELEMENT_BYTES
 from gemmc.schedule import Schedule
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 
 
 def element_bytes(con: Contraction) -> int:

@@ -20,9 +20,9 @@ from xdsl.ir import BlockArgument, SSAValue
 from gemmc.cost.lanes import Grid, LaneEvaluator, loops_of
 from gemmc.diagnostics import GemmcError
 from gemmc.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, SCHEDULE_ATTR
+from gemmc.resources import ELEMENT_BYTES
 from gemmc.schedule import Schedule
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4}
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 
+from gemmc import resources
 from gemmc.arch import Arch
 from gemmc.cost.counts import Counts
-from gemmc.cost.kernel import ELEMENT_BYTES, KernelIR
+from gemmc.cost.kernel import KernelIR
 from gemmc.ir_names import (
     FLAT_WORK_GROUP_SIZE_ATTR,
-    LDS_SPACE,
     PRIVATE_SPACE,
     ROLE_ATTR,
     WAVES_PER_EU_ATTR,
@@ -66,12 +66,8 @@ class Occupancy:
 
 
 def lds_bytes(k: KernelIR) -> int:
-    """LDS a workgroup allocates: its address-space-3 memref.alloca ops."""
-    total = 0
-    for op in k.kernel.walk():
-        if isinstance(op, memref.AllocaOp) and _space(op.memref.type) == LDS_SPACE:
-            total += _elements(op.memref.type) * ELEMENT_BYTES.get(str(op.memref.type.element_type), 4)
-    return total
+    """LDS a workgroup allocates (gemmc.resources.lds_bytes of the kernel)."""
+    return resources.lds_bytes(k.kernel)
 
 
 def vgpr_budget(k: KernelIR, arch: Arch) -> int:
