@@ -35,10 +35,11 @@ def buffer_bytes(shapes: Iterable[Sequence[int]], elem_bytes: int) -> int:
 
 
 def lds_bytes(kernel: Operation) -> int:
-    """LDS a workgroup of `kernel` allocates: its memref.alloca ops in memory space 3."""
+    """LDS a workgroup of `kernel` allocates: its memref.alloca and memref.alloc ops in
+    memory space 3 (gemmc's passes write alloca; hand-written IR may use alloc)."""
     total = 0
     for op in kernel.walk():
-        t = op.memref.type if isinstance(op, memref.AllocaOp) else None
+        t = op.memref.type if isinstance(op, (memref.AllocaOp, memref.AllocOp)) else None
         if isinstance(t, MemRefType) and memory_space(t) == LDS_SPACE:
             total += buffer_bytes([t.get_shape()], ELEMENT_BYTES.get(str(t.element_type), 4))
     return total
