@@ -1117,7 +1117,7 @@ class Param:
     name: str
     decl: str  # the parameter declaration text
     arg: int | None = None  # block argument index (memref, scalar)
-    dim: str | None = None  # the dim name (dim)
+    dim: str | None = None  # the dim's name in the IR, the user's (dim); `name` is its C name
     type: Attribute | None = None
 
 
@@ -1128,7 +1128,7 @@ class KernelInfo:
     sym: str
     cname: str
     params: list[Param] = field(default_factory=list)
-    dims: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg, axis) -> dim name
+    dims: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg, axis) -> the dim's C name
     const_args: set[int] = field(default_factory=set)
     text: list[str] = field(default_factory=list)
 
@@ -1164,6 +1164,17 @@ def _dim_order(body: Block, args: Sequence[BlockArgument], dims: dict[tuple[int,
         if dims[key] not in order:
             order.append(dims[key])
     return order
+
+
+def _fresh_dims(names: Namer, dims: dict[tuple[int, int], str], order: list[str]) -> dict[str, str]:
+    """The dims' C parameter names, {dim: name} in `order`, and `dims` renamed to them in place.
+    Dims are named before the other parameters, so the user's M, N, K keep their names, but
+    through the same fresh-name check: a dim called like the kernel (`kernel N { dim N }`)
+    must not become a parameter that hides the kernel in its launcher."""
+    renamed = {d: names.fresh(d) for d in order}
+    for key, d in dims.items():
+        dims[key] = renamed[d]
+    return renamed
 
 
 def _arg_name(arg: BlockArgument) -> str:
@@ -1456,10 +1467,8 @@ class HipEmitter:
                     if size < 0:
                         given = arg_dims[arg.index]
                         dim = given[axis] if given and axis < len(given) else f"{_arg_name(arg)}_dim{axis}"
-                        info.dims[(arg.index, axis)] = Namer.sanitize(dim)
-        dim_names = _dim_order(body, args, info.dims)
-        for d in dim_names:
-            names.reserve(d)
+                        info.dims[(arg.index, axis)] = dim
+        c_dims = _fresh_dims(names, info.dims, _dim_order(body, args, info.dims))
 
         memref_params, scalar_params = [], []
         for arg in args:
@@ -1482,7 +1491,7 @@ class HipEmitter:
                 decl = f"{p.type_name(t, fn)} {name}"
                 scalar_params.append(Param("scalar", name, decl, arg=arg.index, type=t))
                 p.values[arg] = Expr(name)
-        dim_params = [Param("dim", d, f"int {d}", dim=d) for d in dim_names]
+        dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
         info.params = memref_params + dim_params + scalar_params
 
         p.print_block(body)
@@ -1522,9 +1531,7 @@ class HipEmitter:
         if isinstance(arg_attrs, ArrayAttr):
             for i, d in enumerate(arg_attrs.data[: len(args)]):
                 if isinstance(d, DictionaryAttr) and DIMS_ATTR in d.data:
-                    # as C names (the launcher's parameters), so the harness finds them: a dim
-                    # called `float` is the parameter `float_`
-                    host_dims[i] = [Namer.sanitize(x) for x in _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]]
+                    host_dims[i] = _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]
         info = LauncherInfo(fn, sym, lname)
         names = Namer([lname, *self.global_names.taken])
         p = FunctionPrinter(self, body, host=True, names=names)
@@ -1535,10 +1542,11 @@ class HipEmitter:
                     if size < 0:
                         given = host_dims[arg.index]
                         dim = given[axis] if given and axis < len(given) else f"{_arg_name(arg)}_dim{axis}"
-                        info.dims[(arg.index, axis)] = Namer.sanitize(dim)
-        dim_names = _dim_order(body, args, info.dims)
-        for d in dim_names:
-            names.reserve(d)
+                        info.dims[(arg.index, axis)] = dim
+        c_dims = _fresh_dims(names, info.dims, _dim_order(body, args, info.dims))
+        # host_dims as C names (the launcher's parameters), so that the harness finds them: a
+        # dim called `float` is the parameter `float_`, one called like the kernel `N_1`
+        host_dims = [None if hd is None else [c_dims.get(x) or Namer.sanitize(x) for x in hd] for hd in host_dims]
         names.reserve("stream")
         # A pointer is const when every kernel parameter it is passed to is.
         writes: set[int] = set()
@@ -1563,7 +1571,7 @@ class HipEmitter:
             else:
                 scalar_params.append(Param("scalar", name, f"{p.type_name(t, fn)} {name}", arg=arg.index, type=t))
                 p.values[arg] = Expr(name)
-        info.params = memref_params + [Param("dim", d, f"int {d}", dim=d) for d in dim_names] + scalar_params
+        info.params = memref_params + [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()] + scalar_params
         info.host_dims = host_dims
         p.print_block(body)
         decls = [q.decl for q in info.params] + ["hipStream_t stream"]
@@ -1597,7 +1605,7 @@ class HipEmitter:
             elif q.kind == "scalar":
                 args.append(p.value(launch_operands[q.arg]).text)  # type: ignore[index]
             else:
-                (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.dim)
+                (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.name)
                 args.append(p.memref(launch_operands[i], op).sizes[axis].text)
         grid_s = ", ".join(e.at(ARG) for e in sizes[:3])
         block_s = ", ".join(e.at(ARG) for e in sizes[3:])
