@@ -102,6 +102,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
 from gemmc.kernel_builder import UNROLL_ATTR
+from gemmc.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
 
 PASS_NAME = "emit-hip"
 PIPELINE_ATTR = "gemmc.pipeline"
@@ -125,24 +126,6 @@ PRIMARY, UNARY, MUL, ADD, SHIFT, REL, EQ, BAND, BXOR, BOR, LAND, LOR, COND = (
 )
 ARG = COND  # a function argument: anything but a comma expression
 
-_CPP_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue
-co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit
-export extern false float for friend goto if inline int long mutable namespace new noexcept
-not not_eq nullptr operator or or_eq private protected public register reinterpret_cast
-requires return short signed sizeof static static_assert static_cast struct switch template
-this thread_local throw true try typedef typeid typename union unsigned using virtual void
-volatile wchar_t while xor xor_eq restrict
-""".split())
-_HIP_NAMES = frozenset("""
-threadIdx blockIdx blockDim gridDim warpSize dim3 main std size_t stream hipStream_t
-hipError_t hipSuccess fmaf fma min max abs assert printf half float2 float4 int2 int4
-make_float2 make_float4 INFINITY NAN NULL EXIT_SUCCESS EXIT_FAILURE
-""".split())
-_GENERATED_NAME = re.compile(r"(gemmc|GEMMC)_\w*|v[0-9]+(float|half|bf16|double|char|short|int|long)")
-"""Names the printed file defines itself (helpers, vector typedefs)."""
-RESERVED = _CPP_KEYWORDS | _HIP_NAMES
 
 
 def emit_error(op: Operation | None, message: str) -> GemmcError:
@@ -296,16 +279,7 @@ class Namer:
         self.taken: set[str] = set(RESERVED) | set(reserved)
         self.temps = 0
 
-    @staticmethod
-    def sanitize(hint: str) -> str:
-        name = re.sub(r"[^A-Za-z0-9_]", "_", hint)
-        if not name or name[0].isdigit():
-            name = "v" + name
-        if name.startswith("__"):
-            name = name.lstrip("_") or "v"
-        if name in RESERVED or _GENERATED_NAME.fullmatch(name):
-            name += "_"
-        return name
+    sanitize = staticmethod(c_identifier)  # the naming rule, shared with the AMDGCN backend
 
     def fresh(self, hint: str | None) -> str:
         if hint is None:
@@ -1269,11 +1243,13 @@ class HipEmitter:
                     raise emit_error(fn, "device functions that are not kernels are not supported")
         if not kernels:
             raise emit_error(None, "expects kernel IR with at least one gpu.func kernel; run gemm-to-kernel first")
-        for f in host_funcs:
-            self.global_names.reserve(f"launch_{Namer.sanitize(_sym_name(f) or 'kernel')}")
+        hosts = [_sym_name(f) or "kernel" for f in host_funcs]
+        for h in hosts:
+            self.global_names.reserve(launcher_name(h))
+        symbols = kernel_symbols([_sym_name(fn) or "kernel" for _, fn in kernels], hosts)
         kernel_text: list[str] = []
-        for gm, fn in kernels:
-            info = self.print_kernel(gm, fn)
+        for (gm, fn), cname in zip(kernels, symbols):
+            info = self.print_kernel(gm, fn, cname)
             kernel_text += info.text
         launchers = [f for f in host_funcs if any(o.name == "gpu.launch_func" for o in f.walk())]
         host_text: list[str] = []
@@ -1446,9 +1422,10 @@ class HipEmitter:
 
     # -- a kernel ----------------------------------------------------------------------
 
-    def print_kernel(self, gm: Operation, fn: Operation) -> KernelInfo:
+    def print_kernel(self, gm: Operation, fn: Operation, cname: str) -> KernelInfo:
+        """The kernel `fn` of `gm`, as the C function `cname` (its symbol, from kernel_symbols)."""
         sym = _sym_name(fn) or "kernel"
-        cname = self.global_names.fresh(sym)
+        self.global_names.reserve(cname)
         info = KernelInfo(fn, _sym_name(gm) or "", sym, cname)
         self.kernels[(info.module_name, sym)] = info
         body = fn.regions[0].blocks[0]
@@ -1523,7 +1500,7 @@ class HipEmitter:
 
     def print_launcher(self, fn: Operation) -> tuple[list[str], LauncherInfo]:
         sym = _sym_name(fn) or "kernel"
-        lname = f"launch_{Namer.sanitize(sym)}"
+        lname = launcher_name(sym)
         body = fn.regions[0].blocks[0]
         args = list(body.args)
         arg_attrs = _prop(fn, "arg_attrs")
