@@ -63,8 +63,10 @@ def host_compile(tc, source: str, arch: str, tmp: Path) -> subprocess.CompletedP
     root = _hip_root(tc)
     if root is not None:
         # /usr/include is searched anyway; ROCm's prefix is clang's --rocm-path.  Old HIP
-        # headers expect the wave size from the compiler, as in gemmc.toolchain.device_flags.
-        flags.append(f"-D__AMDGCN_WAVEFRONT_SIZE={a.wave_size}")
+        # headers expect the wave size from the compiler, which plain LLVM no longer defines
+        # (as in gemmc.toolchain.device_flags).
+        if tc.kind == "llvm":
+            flags.append(f"-D__AMDGCN_WAVEFRONT_SIZE={a.wave_size}")
         if root != "/usr":
             flags.append(f"--rocm-path={root}")
     else:
