@@ -75,3 +75,21 @@ def test_llvm_code_object_has_the_gcn_symbol():
         pytest.skip("no clang with the AMDGPU backend")
     globls = re.findall(r"^\s*\.globl\s+(\S+)$", asm, re.M)
     assert [g for g in globls if not g.startswith("__hip_cuid_")] == ["Weird_Name_2"]
+
+
+def test_docs_table_is_the_rule():
+    """docs/language.md's "Names" table says what c_identifier does, row by row."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text()
+    section = doc.split("## Names", 1)[1].split("\n## ", 1)[0]
+    pairs = []
+    for row in section.splitlines():
+        cells = row.split("|")[1:-1]
+        if len(cells) == 3 and "`" in cells[0] and "`" in cells[1]:
+            names, identifiers = (re.findall(r"`([^`]+)`", c) for c in cells[:2])
+            assert len(names) == len(identifiers), row
+            pairs += zip(names, identifiers)
+    assert len(pairs) >= 10
+    for name, identifier in pairs:
+        assert c_identifier(name) == identifier, name
