@@ -127,7 +127,6 @@ PRIMARY, UNARY, MUL, ADD, SHIFT, REL, EQ, BAND, BXOR, BOR, LAND, LOR, COND = (
 ARG = COND  # a function argument: anything but a comma expression
 
 
-
 def emit_error(op: Operation | None, message: str) -> GemmcError:
     """A precondition of the emitter that the IR breaks, naming the op and its function."""
     if op is None:
