@@ -160,3 +160,16 @@ def test_host_compile_requires_host_code(toolchain, tmp_path):
     source = "#define GEMMC_NO_HIP_HEADERS 1\n" + api.emit(m, "gfx942", "hip")
     proc = host_compile(toolchain, source, "gfx942", tmp_path)
     assert proc.returncode != 0 and "the host code was not compiled" in proc.stderr
+
+
+@pytest.mark.parametrize("dim", ["N", "float"])
+def test_bench_passes_dims_by_the_users_names(dim):
+    """`gemmc bench` calls the launcher with -D values looked up by the dim's own name, not its
+    C name (N_1 beside a kernel N, float_): before, it passed 0 for them."""
+    from gemmc.bench import bench_source
+
+    text = KERNEL_LIKE_DIM.replace("N", dim).replace("kernel " + dim, "kernel N")
+    m = api.parse(text, "n.gemm")
+    api.lower(m, "step1", "sm_90")
+    source = bench_source(m, get_arch("sm_90"), {"M": 64, dim: 32, "K": 16})
+    assert "launch_N(dA[s], dB[s], dC[s], 64, 32, 16, stream)" in source
