@@ -108,6 +108,7 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTRS,
     memory_space,
 )
+from gemmc.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
 
 PASS_NAME = "emit-hip"
 
@@ -119,25 +120,6 @@ PRIMARY, UNARY, MUL, ADD, SHIFT, REL, EQ, BAND, BXOR, BOR, LAND, LOR, COND = (
     16, 15, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,
 )
 ARG = COND  # a function argument: anything but a comma expression
-
-_CPP_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue
-co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit
-export extern false float for friend goto if inline int long mutable namespace new noexcept
-not not_eq nullptr operator or or_eq private protected public register reinterpret_cast
-requires return short signed sizeof static static_assert static_cast struct switch template
-this thread_local throw true try typedef typeid typename union unsigned using virtual void
-volatile wchar_t while xor xor_eq restrict
-""".split())
-_HIP_NAMES = frozenset("""
-threadIdx blockIdx blockDim gridDim warpSize dim3 main std size_t stream hipStream_t
-hipError_t hipSuccess fmaf fma min max abs assert printf half float2 float4 int2 int4
-make_float2 make_float4 INFINITY NAN NULL EXIT_SUCCESS EXIT_FAILURE
-""".split())
-_GENERATED_NAME = re.compile(r"(gemmc|GEMMC)_\w*|v[0-9]+(float|half|bf16|double|char|short|int|long)")
-"""Names the printed file defines itself (helpers, vector typedefs)."""
-RESERVED = _CPP_KEYWORDS | _HIP_NAMES
 
 
 def emit_error(op: Operation | None, message: str) -> GemmcError:
@@ -282,16 +264,7 @@ class Namer:
         self.taken: set[str] = set(RESERVED) | set(reserved)
         self.temps = 0
 
-    @staticmethod
-    def sanitize(hint: str) -> str:
-        name = re.sub(r"[^A-Za-z0-9_]", "_", hint)
-        if not name or name[0].isdigit():
-            name = "v" + name
-        if name.startswith("__"):
-            name = name.lstrip("_") or "v"
-        if name in RESERVED or _GENERATED_NAME.fullmatch(name):
-            name += "_"
-        return name
+    sanitize = staticmethod(c_identifier)  # the naming rule, shared with the AMDGCN backend
 
     def fresh(self, hint: str | None) -> str:
         if hint is None:
@@ -1103,7 +1076,7 @@ class Param:
     name: str
     decl: str  # the parameter declaration text
     arg: int | None = None  # block argument index (memref, scalar)
-    dim: str | None = None  # the dim name (dim)
+    dim: str | None = None  # the dim's name in the IR, the user's (dim); `name` is its C name
     type: Attribute | None = None
 
 
@@ -1114,7 +1087,7 @@ class KernelInfo:
     sym: str
     cname: str
     params: list[Param] = field(default_factory=list)
-    dims: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg, axis) -> dim name
+    dims: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg, axis) -> the dim's C name
     const_args: set[int] = field(default_factory=set)
     text: list[str] = field(default_factory=list)
 
@@ -1150,6 +1123,17 @@ def _dim_order(body: Block, args: Sequence[BlockArgument], dims: dict[tuple[int,
         if dims[key] not in order:
             order.append(dims[key])
     return order
+
+
+def _fresh_dims(names: Namer, dims: dict[tuple[int, int], str], order: list[str]) -> dict[str, str]:
+    """The dims' C parameter names, {dim: name} in `order`, and `dims` renamed to them in place.
+    Dims are named before the other parameters, so the user's M, N, K keep their names, but
+    through the same fresh-name check: a dim called like the kernel (`kernel N { dim N }`)
+    must not become a parameter that hides the kernel in its launcher."""
+    renamed = {d: names.fresh(d) for d in order}
+    for key, d in dims.items():
+        dims[key] = renamed[d]
+    return renamed
 
 
 def _arg_name(arg: BlockArgument) -> str:
@@ -1244,11 +1228,13 @@ class HipEmitter:
                     raise emit_error(fn, "device functions that are not kernels are not supported")
         if not kernels:
             raise emit_error(None, "expects kernel IR with at least one gpu.func kernel; run gemm-to-kernel first")
-        for f in host_funcs:
-            self.global_names.reserve(f"launch_{Namer.sanitize(_sym_name(f) or 'kernel')}")
+        hosts = [_sym_name(f) or "kernel" for f in host_funcs]
+        for h in hosts:
+            self.global_names.reserve(launcher_name(h))
+        symbols = kernel_symbols([_sym_name(fn) or "kernel" for _, fn in kernels], hosts)
         kernel_text: list[str] = []
-        for gm, fn in kernels:
-            info = self.print_kernel(gm, fn)
+        for (gm, fn), cname in zip(kernels, symbols):
+            info = self.print_kernel(gm, fn, cname)
             kernel_text += info.text
         launchers = [f for f in host_funcs if any(o.name == "gpu.launch_func" for o in f.walk())]
         host_text: list[str] = []
@@ -1423,9 +1409,10 @@ class HipEmitter:
 
     # -- a kernel ----------------------------------------------------------------------
 
-    def print_kernel(self, gm: Operation, fn: Operation) -> KernelInfo:
+    def print_kernel(self, gm: Operation, fn: Operation, cname: str) -> KernelInfo:
+        """The kernel `fn` of `gm`, as the C function `cname` (its symbol, from kernel_symbols)."""
         sym = _sym_name(fn) or "kernel"
-        cname = self.global_names.fresh(sym)
+        self.global_names.reserve(cname)
         info = KernelInfo(fn, _sym_name(gm) or "", sym, cname)
         self.kernels[(info.module_name, sym)] = info
         body = fn.regions[0].blocks[0]
@@ -1444,10 +1431,8 @@ class HipEmitter:
                     if size < 0:
                         given = arg_dims[arg.index]
                         dim = given[axis] if given and axis < len(given) else f"{_arg_name(arg)}_dim{axis}"
-                        info.dims[(arg.index, axis)] = Namer.sanitize(dim)
-        dim_names = _dim_order(body, args, info.dims)
-        for d in dim_names:
-            names.reserve(d)
+                        info.dims[(arg.index, axis)] = dim
+        c_dims = _fresh_dims(names, info.dims, _dim_order(body, args, info.dims))
 
         memref_params, scalar_params = [], []
         for arg in args:
@@ -1470,7 +1455,7 @@ class HipEmitter:
                 decl = f"{p.type_name(t, fn)} {name}"
                 scalar_params.append(Param("scalar", name, decl, arg=arg.index, type=t))
                 p.values[arg] = Expr(name)
-        dim_params = [Param("dim", d, f"int {d}", dim=d) for d in dim_names]
+        dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
         info.params = memref_params + dim_params + scalar_params
 
         p.print_block(body)
@@ -1502,7 +1487,7 @@ class HipEmitter:
 
     def print_launcher(self, fn: Operation) -> tuple[list[str], LauncherInfo]:
         sym = _sym_name(fn) or "kernel"
-        lname = f"launch_{Namer.sanitize(sym)}"
+        lname = launcher_name(sym)
         body = fn.regions[0].blocks[0]
         args = list(body.args)
         arg_attrs = _prop(fn, "arg_attrs")
@@ -1510,9 +1495,7 @@ class HipEmitter:
         if isinstance(arg_attrs, ArrayAttr):
             for i, d in enumerate(arg_attrs.data[: len(args)]):
                 if isinstance(d, DictionaryAttr) and DIMS_ATTR in d.data:
-                    # as C names (the launcher's parameters), so the harness finds them: a dim
-                    # called `float` is the parameter `float_`
-                    host_dims[i] = [Namer.sanitize(x) for x in _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]]
+                    host_dims[i] = _dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]
         info = LauncherInfo(fn, sym, lname)
         names = Namer([lname, *self.global_names.taken])
         p = FunctionPrinter(self, body, host=True, names=names)
@@ -1523,10 +1506,11 @@ class HipEmitter:
                     if size < 0:
                         given = host_dims[arg.index]
                         dim = given[axis] if given and axis < len(given) else f"{_arg_name(arg)}_dim{axis}"
-                        info.dims[(arg.index, axis)] = Namer.sanitize(dim)
-        dim_names = _dim_order(body, args, info.dims)
-        for d in dim_names:
-            names.reserve(d)
+                        info.dims[(arg.index, axis)] = dim
+        c_dims = _fresh_dims(names, info.dims, _dim_order(body, args, info.dims))
+        # host_dims as C names (the launcher's parameters), so that the harness finds them: a
+        # dim called `float` is the parameter `float_`, one called like the kernel `N_1`
+        host_dims = [None if hd is None else [c_dims.get(x) or Namer.sanitize(x) for x in hd] for hd in host_dims]
         names.reserve("stream")
         # A pointer is const when every kernel parameter it is passed to is.
         writes: set[int] = set()
@@ -1551,7 +1535,7 @@ class HipEmitter:
             else:
                 scalar_params.append(Param("scalar", name, f"{p.type_name(t, fn)} {name}", arg=arg.index, type=t))
                 p.values[arg] = Expr(name)
-        info.params = memref_params + [Param("dim", d, f"int {d}", dim=d) for d in dim_names] + scalar_params
+        info.params = memref_params + [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()] + scalar_params
         info.host_dims = host_dims
         p.print_block(body)
         decls = [q.decl for q in info.params] + ["hipStream_t stream"]
@@ -1585,7 +1569,7 @@ class HipEmitter:
             elif q.kind == "scalar":
                 args.append(p.value(launch_operands[q.arg]).text)  # type: ignore[index]
             else:
-                (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.dim)
+                (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.name)
                 args.append(p.memref(launch_operands[i], op).sizes[axis].text)
         grid_s = ", ".join(e.at(ARG) for e in sizes[:3])
         block_s = ", ".join(e.at(ARG) for e in sizes[3:])

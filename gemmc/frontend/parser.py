@@ -82,6 +82,10 @@ def _parse_tree(text: str, filename: str) -> Tree:
     try:
         return _PARSER.parse(text)
     except UnexpectedInput as e:
+        star = _star_for_at(e, text)
+        if star is not None:
+            (line, col), message = star
+            raise GemmcError(message, location_in(filename, text, line, col)) from None
         raise GemmcError(_syntax_message(e, text), location_in(filename, text, *_position(e, text))) from None
 
 
@@ -108,16 +112,47 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16)\s*\[")
+
+
+def _tokens(text: str, end: int) -> list[re.Match]:
+    """The tokens of text[:end], comments and whitespace skipped."""
+    return [m for m in _TOKEN.finditer(text, 0, end)
+            if not m.group(0)[0].isspace() and not m.group(0).startswith(("#", "//"))]
+
+
+def _star_for_at(e: UnexpectedInput, text: str) -> tuple[tuple[int, int], str] | None:
+    """`C = A * B`: the parser reads `A *` as a scale and fails at whatever follows B (the
+    next line's `}`); the mistake is the `*` after a matrix, where '@' belongs.  The place and
+    message for that, when the failing assignment has such a `*` and no '@'."""
+    if not isinstance(e, (UnexpectedToken, UnexpectedEOF)) or "AT" not in (getattr(e, "expected", None) or ()):
+        return None
+    end = e.token.start_pos if isinstance(e, UnexpectedToken) and e.token.type != "$END" else len(text)
+    if end is None:
+        return None
+    toks = _tokens(text, end)
+    start = max((i for i, m in enumerate(toks) if m.group(0) == "="), default=None)
+    if start is None:
+        return None
+    stmt = toks[start + 1:]
+    if any(m.group(0) == "@" for m in stmt):
+        return None
+    matrices = {m.group(1) for m in _MATRIX_DECL.finditer(text)}
+    for before, star in zip(stmt, stmt[1:]):
+        if star.group(0) == "*" and before.group(0) in matrices:
+            pos = star.start()
+            line = text.count("\n", 0, pos) + 1
+            col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+            return (line, col), f"unexpected '*' after the matrix '{before.group(0)}'; expected '@'"
+    return None
 
 
 def _previous_token(text: str, pos: int | None) -> tuple[str, int] | None:
     """The token before offset `pos` and its line (comments and whitespace skipped)."""
     if pos is None:
         return None
-    last = None
-    for m in _TOKEN.finditer(text, 0, pos):
-        if not m.group(0)[0].isspace() and not m.group(0).startswith(("#", "//")):
-            last = m
+    toks = _tokens(text, pos)
+    last = toks[-1] if toks else None
     return (last.group(0), text.count("\n", 0, last.start()) + 1) if last else None
 
 
@@ -207,6 +242,10 @@ class _Use:
     token: Token
     transpose: bool
 
+    def spelled(self) -> str:
+        """The operand as the user wrote it: `B` or `B.T`."""
+        return f"{self.token}.T" if self.transpose else str(self.token)
+
     def logical_dims(self) -> tuple[str, str]:
         d0, d1 = (str(d) for d in self.tensor.dims)
         return (d1, d0) if self.transpose_of_declared() else (d0, d1)
@@ -287,18 +326,25 @@ class _Builder:
     def _check_shapes(self, a: _Use, b: _Use, c: _Tensor, c_tok: Token) -> None:
         m, ka = a.logical_dims()
         kb, n = b.logical_dims()
-        if ka != kb:
-            raise self.error(
-                b.token,
-                f"'{b.token}' has shape {self._shape(b)} but {a.token} @ {b.token} needs [{ka}, {n}]",
-            )
         if c.col_major:
             raise self.error(c_tok, f"the output '{c_tok}' must be row-major")
-        cd = tuple(str(d) for d in c.dims)
-        if cd != (m, n):
-            raise self.error(
-                c_tok, f"'{c_tok}' has shape [{cd[0]}, {cd[1]}] but the product is [{m}, {n}]"
-            )
+        cm, cn = (str(d) for d in c.dims)
+        if ka != kb:
+            self._inner_mismatch(a, b, (cm, cn))
+        if (cm, cn) != (m, n):
+            raise self.error(c_tok, f"'{c_tok}' has shape [{cm}, {cn}] but the product is [{m}, {n}]")
+
+    def _inner_mismatch(self, a: _Use, b: _Use, c: tuple[str, str]) -> None:
+        """A @ B whose inner dims differ: blame the operand that does not fit C's shape either
+        (B when both fit it), quoting it as written and the shape it would need."""
+        (m, ka), (kb, n) = a.logical_dims(), b.logical_dims()
+        product = f"{a.spelled()} @ {b.spelled()}"
+        if m != c[0]:
+            # A's other dim is B's first, unless B does not fit C either: then it is unknown
+            other = kb if n == c[1] else "..."
+            raise self.error(a.token, f"'{a.spelled()}' has shape [{m}, {ka}] but {product} needs "
+                                      f"[{c[0]}, {other}] (the output is [{c[0]}, {c[1]}])")
+        raise self.error(b.token, f"'{b.spelled()}' has shape [{kb}, {n}] but {product} needs [{ka}, {c[1]}]")
 
     def _check_size(self, t: _Tensor) -> None:
         d0, d1 = (self.k.dims[str(d)] for d in t.dims)
@@ -307,11 +353,6 @@ class _Builder:
                 t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
                 f"so a matrix holds at most {MAX_DIM}",
             )
-
-    @staticmethod
-    def _shape(use: _Use) -> str:
-        d0, d1 = use.logical_dims()
-        return f"[{d0}, {d1}]"
 
     # -- IR ---------------------------------------------------------------------
 

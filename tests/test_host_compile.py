@@ -1,0 +1,175 @@
+"""The host side of the emitted HIP compiles: launchers and the `--harness` main, for every
+example and for programs made of the catalogue's odd names (tests/fuzzing.py's NAMES: C++
+keywords, HIP names, one-letter names), with the kernel named like one of its own dims,
+matrices or scalars.
+
+Every other compile test builds device code only (-DGEMMC_NO_HIP_HEADERS), where the host
+code is #ifdef'd out.  Here clang compiles the host side (`--cuda-host-only`) against HIP's
+runtime headers: ROCm's, or Debian's libamdhip64-dev that setup.sh installs.  Without them
+the test falls back on the stand-in header of test_emit_hip.py, which declares the same HIP
+API; both reject a launcher whose parameter hides the kernel it launches.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gemmc import api
+from gemmc.arch import get_arch
+from gemmc.diagnostics import GemmcError
+from gemmc.toolchain import find_toolchain
+
+from fuzzing import NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.gemm"))
+# Beyond NAMES: names the HIP path rewrites (docs/language.md, "Names") or that the printed
+# file itself defines.
+EXTRA_NAMES = ("__Weird_Name_2", "gemmc_check", "GEMMC_CHECK", "v4float", "hipLaunchKernelGGL",
+               "launch_N", "N_1", "dim3", "size_A", "h_A", "d_A", "argc")
+ODD = tuple(dict.fromkeys(NAMES + EXTRA_NAMES))
+ROLES = 8  # 3 dims, 3 matrices, 2 scalars per program
+
+# The host code must really be compiled: the prelude leaves it out when no HIP header is found.
+REQUIRE_HOST = "\n#ifndef GEMMC_HOST_CODE\n#error \"the host code was not compiled\"\n#endif\n"
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    try:
+        return find_toolchain()
+    except GemmcError:
+        pytest.skip("no clang with the AMDGPU backend")
+
+
+def _hip_root(tc) -> str | None:
+    """The install prefix holding include/hip/hip_runtime.h, if a real HIP is there."""
+    for root in (tc.rocm_path, os.environ.get("ROCM_PATH"), "/usr"):
+        if root and (Path(root) / "include" / "hip" / "hip_runtime.h").is_file():
+            return root
+    return None
+
+
+def host_compile(tc, source: str, arch: str, tmp: Path) -> subprocess.CompletedProcess:
+    """clang -fsyntax-only of the host side of `source` for `arch`."""
+    a = get_arch(arch)
+    path = tmp / "k.hip"
+    path.write_text(source + REQUIRE_HOST)
+    flags = ["-x", "hip", "--cuda-host-only", f"--offload-arch={a.name}", "-fsyntax-only", "-Werror"]
+    root = _hip_root(tc)
+    if root is not None:
+        # /usr/include is searched anyway; ROCm's prefix is clang's --rocm-path.  Old HIP
+        # headers expect the wave size from the compiler, which plain LLVM no longer defines
+        # (as in gemmc.toolchain.device_flags).
+        if tc.kind == "llvm":
+            flags.append(f"-D__AMDGCN_WAVEFRONT_SIZE={a.wave_size}")
+        if root != "/usr":
+            flags.append(f"--rocm-path={root}")
+    else:
+        from test_emit_hip import STUB_HIP_RUNTIME
+
+        (tmp / "hip").mkdir(exist_ok=True)
+        (tmp / "hip" / "hip_runtime.h").write_text(STUB_HIP_RUNTIME)
+        flags += ["-nogpulib", "-nogpuinc", f"-I{tmp}"]
+    return subprocess.run([tc.clang, *flags, str(path)], capture_output=True, text=True, timeout=300)
+
+
+def _assert_host_compiles(tc, text: str, arch: str, pipeline: str | None, tmp: Path) -> None:
+    m = api.parse(text, "odd.gemm")
+    api.lower(m, pipeline, arch)
+    proc = host_compile(tc, api.emit(m, arch, "hip", harness=True), arch, tmp)
+    assert proc.returncode == 0, f"{text}\n{proc.stderr[:3000]}"
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_examples_host_side_compiles(toolchain, example, arch, tmp_path):
+    """What `gemmc compile EXAMPLE --harness` writes (default pipeline) builds for the host."""
+    _assert_host_compiles(toolchain, example.read_text(), arch, None, tmp_path)
+
+
+def odd_program(names: tuple[str, ...], kernel: str) -> str:
+    """A BLAS-form kernel over dynamic dims, all of whose names come from `names`."""
+    m, n, k, a, b, c, alpha, beta = names
+    return f"""kernel {kernel} {{
+  dim {m}, {n}, {k}
+  {a}: f32[{m}, {k}]
+  {b}: f32[{k}, {n}]
+  {c}: f32[{m}, {n}]
+  {alpha}: f32
+  {beta}: f32
+  {c} = {alpha} * {a} @ {b} + {beta} * {c}
+}}
+"""
+
+
+def odd_programs() -> list[tuple[str, str]]:
+    """Each odd name as a dim, a matrix and a scalar; each program's kernel is named like one
+    of its own names (a dim, a matrix, then a scalar: the ones a launcher parameter may hide)."""
+    out = []
+    for shift, kernel_role in ((0, 1), (3, 4), (6, 7)):
+        rotated = ODD[shift:] + ODD[:shift]
+        for start in range(0, len(rotated), ROLES):
+            chunk = rotated[start:start + ROLES]
+            if len(chunk) < ROLES:
+                chunk += rotated[:ROLES - len(chunk)]
+            out.append((f"{chunk[kernel_role]}-{start // ROLES}", odd_program(chunk, chunk[kernel_role])))
+    return out
+
+
+ODD_PROGRAMS = odd_programs()
+
+
+@pytest.mark.parametrize("text", [t for _, t in ODD_PROGRAMS], ids=[i for i, _ in ODD_PROGRAMS])
+def test_odd_names_host_side_compiles(toolchain, text, tmp_path):
+    _assert_host_compiles(toolchain, text, "gfx942", "step1", tmp_path)
+
+
+KERNEL_LIKE_DIM = """kernel N {
+  dim M, N, K
+  A: f32[M, K]
+  B: f32[K, N]
+  C: f32[M, N]
+  C = A @ B
+}
+"""
+
+
+def test_kernel_named_like_a_dynamic_dim(toolchain, tmp_path):
+    """The launcher's `int N` hid the kernel N: 'called object type 'int' is not a function'."""
+    m = api.parse(KERNEL_LIKE_DIM, "n.gemm")
+    api.lower(m, None, "gfx942")
+    source = api.emit(m, "gfx942", "hip")
+    assert "hipError_t launch_N(" in source and "int N_1" in source and "int N," not in source
+    proc = host_compile(toolchain, source, "gfx942", tmp_path)
+    assert proc.returncode == 0, proc.stderr[:3000]
+    # the same file with the dim parameter named N again must not compile: the check can fail
+    broken = source.replace("N_1", "N")
+    proc = host_compile(toolchain, broken, "gfx942", tmp_path)
+    assert proc.returncode != 0 and "not a function" in proc.stderr
+
+
+def test_host_compile_requires_host_code(toolchain, tmp_path):
+    """A file whose host code is left out (no HIP header found) fails the check instead of passing."""
+    m = api.parse(KERNEL_LIKE_DIM, "n.gemm")
+    api.lower(m, "step1", "gfx942")
+    source = "#define GEMMC_NO_HIP_HEADERS 1\n" + api.emit(m, "gfx942", "hip")
+    proc = host_compile(toolchain, source, "gfx942", tmp_path)
+    assert proc.returncode != 0 and "the host code was not compiled" in proc.stderr
+
+
+@pytest.mark.parametrize("dim", ["N", "float"])
+def test_bench_passes_dims_by_the_users_names(dim):
+    """`gemmc bench` calls the launcher with -D values looked up by the dim's own name, not its
+    C name (N_1 beside a kernel N, float_): before, it passed 0 for them."""
+    from gemmc.bench import bench_source
+
+    text = KERNEL_LIKE_DIM.replace("N", dim).replace("kernel " + dim, "kernel N")
+    m = api.parse(text, "n.gemm")
+    api.lower(m, "step1", "sm_90")
+    source = bench_source(m, get_arch("sm_90"), {"M": 64, dim: 32, "K": 16})
+    assert "launch_N(dA[s], dB[s], dC[s], 64, 32, 16, stream)" in source
