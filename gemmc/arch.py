@@ -204,11 +204,14 @@ _WMMA_GFX11 = dict(
     b=Layout(32, 16, row=(Term("item"),), col=(Term("lane", mod=16),)),
     d=Layout(32, 8, row=(Term("item", scale=2), Term("lane", div=16)), col=(Term("lane", mod=16),)),
 )
-# RDNA4 ISA guide 7.12 (and the gfx12 WMMA example policy): lanes 16-31 hold k 8-15 of
-# the rows/columns lanes 0-15 hold k 0-7 of; D row 8 * (L // 16) + g in register g.
+# RDNA4 (AMD Matrix Instruction Calculator v1.3.2 `-a rdna4`, the RDNA4 WMMA builtins
+# reference's register table, tinygrad's RDNA4 emulator): A row (B column) L % 16; lanes 0-15
+# hold k 0-3 (registers 0-1) and 8-11 (registers 2-3), lanes 16-31 k 4-7 and 12-15;
+# D row 8 * (L // 16) + g in register g.
+_K_GFX12 = (Term("lane", div=16, scale=4), Term("item", mod=4), Term("item", div=4, scale=8))
 _WMMA_GFX12 = dict(
-    a=Layout(32, 8, row=(Term("lane", mod=16),), col=(Term("lane", div=16, scale=8), Term("item"))),
-    b=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
+    a=Layout(32, 8, row=(Term("lane", mod=16),), col=_K_GFX12),
+    b=Layout(32, 8, row=_K_GFX12, col=(Term("lane", mod=16),)),
     d=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
 )
 

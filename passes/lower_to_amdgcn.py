@@ -1172,6 +1172,22 @@ class _KernelLowering:
         else:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
 
+    def _shuffle(self, op: vector.ShuffleOp) -> None:
+        """Registers picked, no instruction: f32 elements, or 16-bit pairs that stay pairs
+        (RDNA4's fragments: two runs of four put together)."""
+        v1, v2 = self.env.get(op.v1), self.env.get(op.v2)
+        mask = list(op.mask.get_values())
+        if isinstance(v1, Vec) and isinstance(v2, Vec):
+            elems = self.vec_elems(v1) + self.vec_elems(v2)
+            self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
+            return
+        pairs = [(mask[i], mask[i + 1]) for i in range(0, len(mask) - 1, 2)]
+        if not (isinstance(v1, Packed) and isinstance(v2, Packed) and len(mask) % 2 == 0
+                and all(lo % 2 == 0 and hi == lo + 1 for lo, hi in pairs)):
+            raise self.error(op, "vector.shuffle is selected for f32 vectors and whole 16-bit pairs only")
+        parts = v1.parts + v2.parts
+        self.env[op.result] = Packed(len(mask), tuple(parts[lo // 2] for lo, _ in pairs))
+
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed
         pairs, one range per fragment), C a range that the allocator may give D too (an
@@ -1818,7 +1834,7 @@ _HANDLERS: dict[type, Callable] = {
     memref.DimOp: _K._dim, memref.AllocaOp: _K._alloca, memref.LoadOp: _K._memref_load,
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
-    vector.ExtractOp: _K._extract,
+    vector.ExtractOp: _K._extract, vector.ShuffleOp: _K._shuffle,
     MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

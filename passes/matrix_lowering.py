@@ -21,7 +21,7 @@ from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.interp.check import SPEC_ATTR
-from gemmc.matrix_kernel import k_contiguous, lane_regs
+from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.pipeline import target_of
 from gemmc.schedule import Schedule
 from gemmc.tiled_kernel import rebuild
@@ -71,8 +71,8 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
     instr = _choose(fail, kind, arch, instr_name, frag, s, waves_m, waves_n)
-    if not (k_contiguous(instr.a, k_is_col=True) and k_contiguous(instr.b, k_is_col=False)):
-        raise fail(f"{instr.mnemonic}'s lanes do not hold consecutive k's, which the fragment loads need")
+    if k_runs(instr.a, k_is_col=True) is None or k_runs(instr.b, k_is_col=False) is None:
+        raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
     tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
     if s.block_m % tile_m or s.block_n % tile_n:
         raise fail(

@@ -84,8 +84,13 @@ def test_layout_csv_wmma_rdna3_replicates(capsys):
 def test_layout_csv_wmma_rdna4_halves(capsys):
     t = layout_csv("v_wmma_f32_16x16x16_bf16", "gfx1201", capsys)
     assert len(t) == 3 * 16 * 16
-    assert holder(t, "A", 3, 9) == [(19, 0, 16, 31)]  # k 8-15 in lanes 16-31
-    assert holder(t, "A", 3, 6) == [(3, 3, 0, 15)]
+    # AMD's Matrix Instruction Calculator (rdna4): lanes 0-15 hold k 0-3 (registers 0-1) and
+    # 8-11 (registers 2-3), lanes 16-31 k 4-7 and 12-15.
+    assert holder(t, "A", 0, 4) == [(16, 0, 0, 15)]
+    assert holder(t, "A", 3, 9) == [(3, 2, 16, 31)]
+    assert holder(t, "A", 3, 6) == [(19, 1, 0, 15)]
+    assert holder(t, "A", 3, 15) == [(19, 3, 16, 31)]
+    assert holder(t, "B", 13, 5) == [(21, 2, 16, 31)]
     assert holder(t, "D", 9, 2) == [(18, 1, 0, 31)]  # rows 8-15 in lanes 16-31, register i % 8
 
 
