@@ -273,6 +273,27 @@ def test_permuted_layout_gives_a_wrong_c():
     assert not bad.passed
 
 
+# What gemmc used for gfx1201 before following AMD's Matrix Instruction Calculator: lanes
+# 0-15 k 0-7, lanes 16-31 k 8-15.  A kernel passes with it only if A and B share it.
+_OLD_GFX12_K = (Term("lane", div=16, scale=8), Term("item"))
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_gfx1201_one_operand_in_another_layout_fails(operand):
+    """Each operand is checked on its own: fragments of one operand in the old k order (as
+    another library's would be, mixed with gemmc's) give a wrong C."""
+    name = "v_wmma_f32_16x16x16_f16"
+    module = gemmc.parse(kernel_source("f16"))
+    gemmc.lower(module, TILED.format(bk=16) + f",wmma-lowering{{instr={name}}}", "gfx1201")
+    dims = {"M": 64, "N": 64, "K": 32}
+    assert gemmc.check(module, "gfx1201", dims).passed
+    true = get_matrix_instr(ARCHS["gfx1201"], name)
+    old = {"a": Layout(32, 8, row=true.a.row, col=_OLD_GFX12_K), "b": Layout(32, 8, row=_OLD_GFX12_K, col=true.b.col)}
+    bad = gemmc.check(module, permuted("gfx1201", name, **{operand: old[operand]}), dims)
+    assert not bad.passed and bad.max_rel_err > 0.01
+    assert gemmc.check(module, permuted("gfx1201", name, **old), dims).passed  # a shared permutation hides
+
+
 def test_matrix_op_needs_its_whole_wave():
     """A wave with some lanes masked off cannot run a matrix instruction; a wave with none
     active skips it and keeps its accumulators."""
