@@ -12,7 +12,7 @@ The body, in the schedule's names (M x N x K the instruction's shape, thread_m x
 thread_n the instruction tiles of one wave, `lane` the lane in its wave):
 
     lane = tx % wave ; wave_row = ty * thread_m * M ; wave_col = (tx / wave) * thread_n * N
-    acc = memref.alloca : memref<thread_m x thread_n x regs x f32, private>      zeroed
+    acc = memref.alloca : memref<thread_m x thread_n x acc_len x out_type, private>  zeroed
     for t in K tiles: copy tiles to LDS; barrier
         for kk in 0 .. block_k step K:                                       (compute)
             a[ti] = vector.load tile_a[wave_row + ti*M + row_A(lane)][kk + k_A(lane)]
@@ -155,11 +155,11 @@ def setup(w) -> None:
     wave_n = kb.op(arith.DivUIOp(w.tx, kb.index(wave)), "wave_n")
     w.wave_row = kb.mul(w.ty, kb.index(s.thread_m * instr.m), "wave_row")
     w.wave_col = kb.mul(wave_n, kb.index(s.thread_n * instr.n), "wave_col")
-    acc_t = MemRefType(element("f32"), [s.thread_m, s.thread_n, instr.c_regs],
+    acc_t = MemRefType(element(instr.out_type), [s.thread_m, s.thread_n, instr.acc_len],
                        memory_space=IntegerAttr(PRIVATE_SPACE, 64))
     w.acc = kb.alloca(acc_t, "acc")
-    zero = kb.float(0.0, element("f32"), "zero")
-    zeros = kb.op(vector.BroadcastOp(zero, VectorType(element("f32"), [instr.c_regs])), "zeros")
+    zero = kb.float(0.0, element(instr.out_type), "zero")
+    zeros = kb.op(vector.BroadcastOp(zero, VectorType(element(instr.out_type), [instr.acc_len])), "zeros")
     w._nest(kb, [s.thread_m, s.thread_n],
             lambda b, ij: b.b.insert(vector.StoreOp(zeros, w.acc, [*ij, b.index(0)])), ["i", "j"])
     # Where lane `lane`'s items of A and B start, relative to the wave's tile and to kk.
@@ -185,7 +185,7 @@ def compute(w, b: KernelBuilder, buf) -> None:
         for ti in range(s.thread_m):
             for tj in range(s.thread_n):
                 at = [x.index(ti), x.index(tj), x.index(0)]
-                c = x.op(vector.LoadOp(w.acc, at, VectorType(element("f32"), [instr.c_regs])), "c")
+                c = x.op(vector.LoadOp(w.acc, at, VectorType(element(instr.out_type), [instr.acc_len])), "c")
                 d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
                 x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
@@ -222,7 +222,8 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
 
 
 def epilogue(w) -> None:
-    """C from the accumulator layout: lane `lane`'s register g of tile (ti, tj)."""
+    """C from the accumulator layout: lane `lane`'s item g of tile (ti, tj), element
+    g * d_stride of its accumulator vector (RDNA3's 16-bit results: the even elements)."""
     s, instr, kb = w.s, w.instr, w.kb
     _, i_lane, j_lane = instr.d.at(Ix(kb, w.lane), 0)
     row_base = kb.add(w.row0, kb.add(w.wave_row, ix_value(kb, i_lane)), "lane_row")
@@ -233,9 +234,9 @@ def epilogue(w) -> None:
         _, i_reg, j_reg = instr.d.at(0, Ix(b, g))
         r = b.add(row_base, b.add(b.mul(ti, b.index(instr.m)), ix_value(b, i_reg)), "r")
         c = b.add(col_base, b.add(b.mul(tj, b.index(instr.n)), ix_value(b, j_reg)), "c")
-        w.guarded_epilogue(b, r, c, [ti, tj, g])
+        w.guarded_epilogue(b, r, c, [ti, tj, g if instr.d_stride == 1 else b.mul(g, b.index(instr.d_stride))])
 
-    w._nest(kb, [s.thread_m, s.thread_n, instr.c_regs], store, ["ti", "tj", "g"])
+    w._nest(kb, [s.thread_m, s.thread_n, instr.d.items], store, ["ti", "tj", "g"])
 
 
 # -- direct-to-LDS copies ------------------------------------------------------------------
