@@ -640,8 +640,9 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS, and
-        16-bit MFMAs on gfx950 (its XDL wait states are not modelled)."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS,
+        16-bit MFMAs on gfx950 (its XDL wait states are not modelled) and WMMAs with 16-bit
+        accumulators."""
         for op in self.fn.walk():
             if isinstance(op, MFMAOp):
                 instr = op.instr_on(self.arch)
@@ -649,6 +650,9 @@ class _KernelLowering:
                 if self.isa.is_xdl(instr) and not self.isa.xdl_modelled:
                     raise self.error(op, f"'amdgpu.mfma' with {instr.in_type} inputs ({instr.mnemonic}) is not selected "
                                          f"on {self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
+            elif isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
+                raise self.error(op, f"'amdgpu.wmma' with {instr.out_type} accumulators ({instr.mnemonic}) is not "
+                                     "selected; use the HIP path (--emit asm) or acc f32")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
