@@ -31,7 +31,8 @@ How values are selected:
     registers, carried through loops and branches as amdgcn.for / amdgcn.if results;
   * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
     amdgcn.if_uniform (a scalar branch);
-  * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges;
+  * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges (a
+    vector.shuffle of fragment pieces only picks registers);
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
     pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
     together (matrix-core fragments, two 16-bit values per VGPR).
@@ -1177,20 +1178,14 @@ class _KernelLowering:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
 
     def _shuffle(self, op: vector.ShuffleOp) -> None:
-        """Registers picked, no instruction: f32 elements, or 16-bit pairs that stay pairs
-        (RDNA4's fragments: two runs of four put together)."""
+        """Registers picked, no instruction (RDNA4's fragments: two runs of four f32 put
+        together before they are rounded to 16 bits)."""
         v1, v2 = self.env.get(op.v1), self.env.get(op.v2)
         mask = list(op.mask.get_values())
-        if isinstance(v1, Vec) and isinstance(v2, Vec):
-            elems = self.vec_elems(v1) + self.vec_elems(v2)
-            self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
-            return
-        pairs = [(mask[i], mask[i + 1]) for i in range(0, len(mask) - 1, 2)]
-        if not (isinstance(v1, Packed) and isinstance(v2, Packed) and len(mask) % 2 == 0
-                and all(lo % 2 == 0 and hi == lo + 1 for lo, hi in pairs)):
-            raise self.error(op, "vector.shuffle is selected for f32 vectors and whole 16-bit pairs only")
-        parts = v1.parts + v2.parts
-        self.env[op.result] = Packed(len(mask), tuple(parts[lo // 2] for lo, _ in pairs))
+        if not (isinstance(v1, Vec) and isinstance(v2, Vec)) or min(mask) < 0:
+            raise self.error(op, "vector.shuffle is selected for f32 vectors with a defined mask only")
+        elems = self.vec_elems(v1) + self.vec_elems(v2)
+        self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
 
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed

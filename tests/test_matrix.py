@@ -273,6 +273,16 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     assert r.passed, r.summary()
 
 
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "f32"]),
+       col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_step7_acc_f16_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
+    """acc f16 on RDNA (v_wmma_f16_16x16x16_f16; f32 inputs rounded to f16) on any shape."""
+    r = run(kernel_source(t, col_major, b_t, acc="f16"), "step7", arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed, r.summary()
+
+
 def test_after_k_major_register_tiling():
     """The matrix path lays LDS out for its own fragments (tile_a[m][k], tile_b_t[n][k]),
     whatever register tiling chose for FMA fragments."""
