@@ -237,7 +237,8 @@ def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict, out: str = 
 # 16-bit accumulators (v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16).  RDNA3: D in the
 # f32 layout's rows, each result in the low half (OPSEL 0) of its VGPR: a v16half of which
 # elements 0, 2, .. 14 count (RDNA3 WMMA builtins reference, `opsel`).  RDNA4: the same rows,
-# 8 results packed in 4 VGPRs (v8half; RDNA4 WMMA builtins reference).
+# 8 results packed in 4 VGPRs (v8half; RDNA4 WMMA builtins reference, which gives the type but
+# no table: element g holds row 8 * (L // 16) + g, the f32 form's rows in order).
 _WMMA_GFX11_16 = dict(_WMMA_GFX11, d=Layout(32, 8, row=_WMMA_GFX11["d"].row, col=_WMMA_GFX11["d"].col),
                       d_stride=2, builtin_args=("false",))
 
