@@ -7,12 +7,15 @@ names; gemmc keeps only what its lowerings use.
         : vector<4xf16>, vector<4xf16>, vector<16xf32>
     %d = amdgpu.wmma %a * %b + %c {m = 16 : i32, n = 16 : i32, k = 16 : i32}
         : vector<16xf16>, vector<16xf16>, vector<8xf32>
+    %d = amdgpu.wmma %a * %b + %c {m = 16 : i32, n = 16 : i32, k = 16 : i32}    (RDNA3, f16 accumulators:
+        : vector<16xf16>, vector<16xf16>, vector<16xf16>                     results in the even elements)
     amdgpu.gather_to_lds %A[%i, %j], %tile[%r, %c] : f32, memref<?x?xf32>, memref<128x16xf32, 3 : i64>
 
 Operands are per lane, as in MLIR: each lane passes its own items of A and B (a scalar
 f32 or a vector of packed 16-bit values) and its accumulator registers.  Which matrix
 element each (lane, item) holds is the instruction's layout in gemmc.arch
-(`MatrixInstr.a`, `.b`, `.d`), which the interpreter and the lowerings read.
+(`MatrixInstr.a`, `.b`, `.d`), which the interpreter and the lowerings read; the
+accumulator's element type picks the instruction (f32, or f16 / bf16 on RDNA).
 `mfma` also has MLIR's cbsz / abid / blgp broadcast controls (0: none), printed only
 when set.
 
@@ -96,9 +99,11 @@ def target_arch(op: Operation) -> Arch:
     return ARCHS[DEFAULT_ARCH]
 
 
-def find_instr(arch: Arch, kind: str, m: int, n: int, k: int, in_type: str, blocks: int = 1) -> MatrixInstr | None:
+def find_instr(arch: Arch, kind: str, m: int, n: int, k: int, in_type: str, blocks: int = 1,
+               out_type: str = "f32") -> MatrixInstr | None:
     for instr in arch.matrix_instrs:
-        if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.blocks) == (kind, m, n, k, in_type, blocks):
+        if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.blocks, instr.out_type) == (
+                kind, m, n, k, in_type, blocks, out_type):
             return instr
     return None
 
@@ -138,7 +143,8 @@ class _MatrixOp(IRDLOperation):
     def instr_on(self, arch: Arch) -> MatrixInstr | None:
         """The instruction this op is on `arch`, or None where it has none."""
         in_type, _ = lanes_of(self.sourceA.type)
-        return find_instr(arch, self.KIND, *self.shape, in_type or "?", self.block_count)
+        out_type, _ = lanes_of(self.destC.type)
+        return find_instr(arch, self.KIND, *self.shape, in_type or "?", self.block_count, out_type or "?")
 
     def verify_(self) -> None:
         m, n, k = self.shape
@@ -152,24 +158,25 @@ class _MatrixOp(IRDLOperation):
         if in_type is None:
             raise VerifyException(f"A has type {self.sourceA.type}; expected f32 or a vector of f16 or bf16")
         c_type, c_lanes = lanes_of(self.destC.type)
-        if not isinstance(self.destC.type, VectorType) or c_type != "f32":
-            raise VerifyException(f"the accumulator has type {self.destC.type}; expected a vector of f32")
+        if not isinstance(self.destC.type, VectorType) or c_type is None:
+            raise VerifyException(f"the accumulator has type {self.destC.type}; expected a vector of f32, f16 or bf16")
         arch = target_arch(self)
         instr = self.instr_on(arch)
         if instr is None:
             have = ", ".join(i.mnemonic for i in arch.matrix_instrs) or "none"
             raise VerifyException(
                 f"{arch.name} ({arch.family}) has no {self.name.split('.')[1].upper()} "
-                f"{m}x{n}x{k} with {in_type} inputs; its matrix instructions: {have}"
+                f"{m}x{n}x{k} with {in_type} inputs and {c_type} accumulators; its matrix instructions: {have}"
             )
         for what, t, want in (("A", self.sourceA.type, instr.a.items), ("B", self.sourceB.type, instr.b.items)):
             _, got = lanes_of(t)
             if got != want:
                 expected = in_type if want == 1 else f"vector<{want}x{in_type}>"
                 raise VerifyException(f"{what} of {instr.mnemonic} is {expected} per lane, got {t}")
-        if c_lanes != instr.c_regs:
+        if c_lanes != instr.acc_len:
             raise VerifyException(
-                f"the accumulator of {instr.mnemonic} is vector<{instr.c_regs}xf32> per lane, got {self.destC.type}"
+                f"the accumulator of {instr.mnemonic} is vector<{instr.acc_len}x{instr.out_type}> per lane, "
+                f"got {self.destC.type}"
             )
 
 

@@ -75,6 +75,10 @@ class MatrixInstr:
     b: Layout | None = None  # B[k][j]: row k, col j
     d: Layout | None = None  # C and D[i][j] per (lane, accumulator register)
     blocks: int = 1  # independent output blocks (every instruction gemmc lowers to has 1)
+    # C/D item g is element g * d_stride of the per-lane accumulator vector: 2 for RDNA3's
+    # 16-bit accumulators, whose results sit in the low halves (OPSEL 0) of 8 VGPRs
+    d_stride: int = 1
+    builtin_args: tuple[str, ...] = ()  # trailing builtin arguments (RDNA3's 16-bit OPSEL: "false")
 
     @property
     def in_bits(self) -> int:
@@ -90,9 +94,18 @@ class MatrixInstr:
         return -(-self.b.items * self.in_bits // 32)
 
     @property
+    def out_bits(self) -> int:
+        return 32 if self.out_type == "f32" else 16
+
+    @property
+    def acc_len(self) -> int:
+        """Elements of the per-lane accumulator vector (C and D operands of amdgpu.wmma)."""
+        return self.d.items * self.d_stride
+
+    @property
     def c_regs(self) -> int:
-        """Accumulator registers (AGPRs or VGPRs) per lane: one f32 each."""
-        return self.d.items
+        """Accumulator registers (AGPRs or VGPRs) per lane, 32 bits each."""
+        return -(-self.acc_len * self.out_bits // 32)
 
     @property
     def replicas(self) -> int:
@@ -204,18 +217,30 @@ _WMMA_GFX11 = dict(
     b=Layout(32, 16, row=(Term("item"),), col=(Term("lane", mod=16),)),
     d=Layout(32, 8, row=(Term("item", scale=2), Term("lane", div=16)), col=(Term("lane", mod=16),)),
 )
-# RDNA4 ISA guide 7.12 (and the gfx12 WMMA example policy): lanes 16-31 hold k 8-15 of
-# the rows/columns lanes 0-15 hold k 0-7 of; D row 8 * (L // 16) + g in register g.
+# RDNA4 (AMD Matrix Instruction Calculator v1.3.2 `-a rdna4`, the RDNA4 WMMA builtins
+# reference's register table, tinygrad's RDNA4 emulator): A row (B column) L % 16; lanes 0-15
+# hold k 0-3 (registers 0-1) and 8-11 (registers 2-3), lanes 16-31 k 4-7 and 12-15;
+# D row 8 * (L // 16) + g in register g.
+_K_GFX12 = (Term("lane", div=16, scale=4), Term("item", mod=4), Term("item", div=4, scale=8))
 _WMMA_GFX12 = dict(
-    a=Layout(32, 8, row=(Term("lane", mod=16),), col=(Term("lane", div=16, scale=8), Term("item"))),
-    b=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
+    a=Layout(32, 8, row=(Term("lane", mod=16),), col=_K_GFX12),
+    b=Layout(32, 8, row=_K_GFX12, col=(Term("lane", mod=16),)),
     d=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
 )
 
 
-def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict) -> MatrixInstr:
-    return MatrixInstr(mn, 16, 16, 16, t, "f32", cycles, kind="wmma",
-                       builtin=f"__builtin_amdgcn_{builtin}", **layouts)
+def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict, out: str = "f32", **extra) -> MatrixInstr:
+    return MatrixInstr(mn, 16, 16, 16, t, out, cycles, kind="wmma",
+                       builtin=f"__builtin_amdgcn_{builtin}", **layouts, **extra)
+
+
+# 16-bit accumulators (v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16).  RDNA3: D in the
+# f32 layout's rows, each result in the low half (OPSEL 0) of its VGPR: a v16half of which
+# elements 0, 2, .. 14 count (RDNA3 WMMA builtins reference, `opsel`).  RDNA4: the same rows,
+# 8 results packed in 4 VGPRs (v8half; RDNA4 WMMA builtins reference, which gives the type but
+# no table: element g holds row 8 * (L // 16) + g, the f32 form's rows in order).
+_WMMA_GFX11_16 = dict(_WMMA_GFX11, d=Layout(32, 8, row=_WMMA_GFX11["d"].row, col=_WMMA_GFX11["d"].col),
+                      d_stride=2, builtin_args=("false",))
 
 
 # CDNA3 ISA guide, section 7 (MFMA): shapes and pass counts; gfx90a spells the
@@ -244,13 +269,19 @@ _GFX950_MFMA = _GFX942_MFMA + (
     _mfma("v_mfma_f32_32x32x16_bf16", 32, 32, 16, "bf16", 32, "mfma_f32_32x32x16_bf16"),
 )
 # RDNA3 ISA guide 7.9 / RDNA4 ISA guide: one 16x16x16 shape per input type, wave32.
+# The 16-bit-accumulator forms' cycles are assumed equal to the f32 forms' (same shape; no
+# separate figure is used here).
 _GFX11_WMMA = (
     _wmma("v_wmma_f32_16x16x16_f16", "f16", 32, "wmma_f32_16x16x16_f16_w32", _WMMA_GFX11),
     _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 32, "wmma_f32_16x16x16_bf16_w32", _WMMA_GFX11),
+    _wmma("v_wmma_f16_16x16x16_f16", "f16", 32, "wmma_f16_16x16x16_f16_w32", _WMMA_GFX11_16, out="f16"),
+    _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 32, "wmma_bf16_16x16x16_bf16_w32", _WMMA_GFX11_16, out="bf16"),
 )
 _GFX12_WMMA = (
     _wmma("v_wmma_f32_16x16x16_f16", "f16", 16, "wmma_f32_16x16x16_f16_w32_gfx12", _WMMA_GFX12),
     _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", _WMMA_GFX12),
+    _wmma("v_wmma_f16_16x16x16_f16", "f16", 16, "wmma_f16_16x16x16_f16_w32_gfx12", _WMMA_GFX12, out="f16"),
+    _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
 )
 
 ARCHS: dict[str, Arch] = {

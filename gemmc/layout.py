@@ -8,8 +8,9 @@ instruction's A, B and D, read from the arch description (gemmc.arch.MatrixInstr
 
 A is indexed (row i, col k), B (row k, col j), D (row i, col j).  `gpr` counts 32-bit
 registers from the operand's first; `bit_lo`..`bit_hi` are the element's bits in it
-(0-15 and 16-31 for 16-bit elements).  An element that several lanes replicate (RDNA3's
-WMMA) has a row per lane.
+(0-15 and 16-31 for 16-bit elements; RDNA3's 16-bit accumulators use bits 0-15 of each
+of 8 registers, OPSEL 0).  An element that several lanes replicate (RDNA3's WMMA) has a
+row per lane.
 """
 
 from __future__ import annotations
@@ -45,13 +46,14 @@ def operands(instr: MatrixInstr) -> list[tuple[str, Layout, int, int, int]]:
     return [
         ("A", instr.a, instr.m, instr.k, instr.in_bits),
         ("B", instr.b, instr.k, instr.n, instr.in_bits),
-        ("D", instr.d, instr.m, instr.n, 32),
+        ("D", instr.d, instr.m, instr.n, instr.out_bits),
     ]
 
 
 def rows(instr: MatrixInstr) -> list[LayoutRow]:
     out = []
     for name, layout, _, _, bits in operands(instr):
+        stride = instr.d_stride if name == "D" else 1  # RDNA3's 16-bit D: low halves only
         lanes = np.arange(layout.lanes)[:, None]
         items = np.arange(layout.items)[None, :]
         shape = (layout.lanes, layout.items)
@@ -59,7 +61,7 @@ def rows(instr: MatrixInstr) -> list[LayoutRow]:
         lane, item = np.broadcast_to(lanes, shape), np.broadcast_to(items, shape)
         order = np.lexsort((lane.ravel(), col.ravel(), row.ravel(), blk.ravel()))
         for f in order:
-            e = int(item.ravel()[f])
+            e = int(item.ravel()[f]) * stride
             lo = e * bits % 32
             out.append(LayoutRow(name, int(blk.ravel()[f]), int(row.ravel()[f]), int(col.ravel()[f]),
                                  e * bits // 32, int(lane.ravel()[f]), lo, lo + bits - 1))

@@ -12,7 +12,7 @@ The body, in the schedule's names (M x N x K the instruction's shape, thread_m x
 thread_n the instruction tiles of one wave, `lane` the lane in its wave):
 
     lane = tx % wave ; wave_row = ty * thread_m * M ; wave_col = (tx / wave) * thread_n * N
-    acc = memref.alloca : memref<thread_m x thread_n x regs x f32, private>      zeroed
+    acc = memref.alloca : memref<thread_m x thread_n x acc_len x out_type, private>  zeroed
     for t in K tiles: copy tiles to LDS; barrier
         for kk in 0 .. block_k step K:                                       (compute)
             a[ti] = vector.load tile_a[wave_row + ti*M + row_A(lane)][kk + k_A(lane)]
@@ -22,17 +22,18 @@ thread_n the instruction tiles of one wave, `lane` the lane in its wave):
     for ti, tj, g:  (i, j) = D(lane, g)                                      (epilogue)
         if (block_row + wave_row + ti*M + i < M && ... < N) { sum = acc[ti][tj][g]; ... }
 
-Each lane loads its items of A and B with one vector load (the layouts of every
-instruction gemmc knows hold a lane's items at consecutive k, and both LDS tiles are
-k-contiguous after register tiling), converting them to `frag_type` when the schedule
-says so (f32 LDS, f16 or bf16 fragments: the tutorial's "Case 1").
+Each lane loads its items of A and B with one vector load per run of consecutive k's
+(one run on CDNA and RDNA3; on RDNA4 k 0-3 and 8-11, or 4-7 and 12-15, two runs put
+together by a vector.shuffle; both LDS tiles are k-contiguous after register tiling),
+converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
+fragments: the tutorial's "Case 1").
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, Block, SSAValue
 
 from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
@@ -112,14 +113,27 @@ def element(name: str) -> Attribute:
     return ELEMENT_TYPES[name]()
 
 
-def k_contiguous(layout: Layout, k_is_col: bool) -> bool:
-    """Whether each lane's items are consecutive k's of one row (A) or column (B)."""
+def k_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[int, ...]] | None:
+    """How each lane's items lie along k in one row (A) or column (B): (r, offsets) when
+    items q*r .. q*r + r - 1 are consecutive k's starting `offsets[q]` after item 0's k,
+    the same for every lane (one run on CDNA and RDNA3; two of 4 on RDNA4); None if not."""
     lanes = np.arange(layout.lanes)[:, None]
     items = np.arange(layout.items)[None, :]
     shape = (layout.lanes, layout.items)
     _, row, col = (np.broadcast_to(x, shape) for x in layout.at(lanes, items))
     k, other = (col, row) if k_is_col else (row, col)
-    return bool((k == k[:, :1] + items).all() and (other == other[:, :1]).all())
+    if not (other == other[:, :1]).all():
+        return None
+    rel = k - k[:, :1]
+    if not (rel == rel[:1]).all():
+        return None
+    steps = np.flatnonzero(np.diff(rel[0]) != 1)  # where a run ends
+    r = int(steps[0]) + 1 if steps.size else layout.items
+    if layout.items % r:
+        return None
+    offsets = tuple(int(x) for x in rel[0, ::r])
+    runs = rel[0].reshape(-1, r) - np.asarray(offsets)[:, None]
+    return (r, offsets) if (runs == np.arange(r)).all() else None
 
 
 def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int) -> int:
@@ -140,11 +154,11 @@ def setup(w) -> None:
     wave_n = kb.op(arith.DivUIOp(w.tx, kb.index(wave)), "wave_n")
     w.wave_row = kb.mul(w.ty, kb.index(s.thread_m * instr.m), "wave_row")
     w.wave_col = kb.mul(wave_n, kb.index(s.thread_n * instr.n), "wave_col")
-    acc_t = MemRefType(element("f32"), [s.thread_m, s.thread_n, instr.c_regs],
+    acc_t = MemRefType(element(instr.out_type), [s.thread_m, s.thread_n, instr.acc_len],
                        memory_space=IntegerAttr(PRIVATE_SPACE, 64))
     w.acc = kb.alloca(acc_t, "acc")
-    zero = kb.float(0.0, element("f32"), "zero")
-    zeros = kb.op(vector.BroadcastOp(zero, VectorType(element("f32"), [instr.c_regs])), "zeros")
+    zero = kb.float(0.0, element(instr.out_type), "zero")
+    zeros = kb.op(vector.BroadcastOp(zero, VectorType(element(instr.out_type), [instr.acc_len])), "zeros")
     w._nest(kb, [s.thread_m, s.thread_n],
             lambda b, ij: b.b.insert(vector.StoreOp(zeros, w.acc, [*ij, b.index(0)])), ["i", "j"])
     # Where lane `lane`'s items of A and B start, relative to the wave's tile and to kk.
@@ -164,13 +178,13 @@ def compute(w, b: KernelBuilder, buf) -> None:
 
     def step(x: KernelBuilder, kk, _):
         a_frags = [_fragment(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
-                             lead, instr.a.items, "a") for ti in range(s.thread_m)]
+                             lead, instr.a, True, "a") for ti in range(s.thread_m)]
         b_frags = [_fragment(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
-                             lead, instr.b.items, "b") for tj in range(s.thread_n)]
+                             lead, instr.b, False, "b") for tj in range(s.thread_n)]
         for ti in range(s.thread_m):
             for tj in range(s.thread_n):
                 at = [x.index(ti), x.index(tj), x.index(0)]
-                c = x.op(vector.LoadOp(w.acc, at, VectorType(element("f32"), [instr.c_regs])), "c")
+                c = x.op(vector.LoadOp(w.acc, at, VectorType(element(instr.out_type), [instr.acc_len])), "c")
                 d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
                 x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
@@ -180,13 +194,26 @@ def compute(w, b: KernelBuilder, buf) -> None:
     set_role(loop, "compute")
 
 
-def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, items: int, name: str):
-    """One lane's items: `items` consecutive k's of LDS row `row` (converted if asked)."""
+def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, layout: Layout,
+              k_is_col: bool, name: str):
+    """One lane's items of LDS row `row` from k `k` on: one vector load per run of
+    consecutive k's, the runs put together in item order, converted if asked."""
     lds_elem = tile.type.element_type
-    if items == 1:
+    runs = k_runs(layout, k_is_col)
+    assert runs is not None  # (plan checked it)
+    r, offsets = runs
+    if layout.items == 1:
         v = x.load(tile, lead + [row, k], name)
     else:
-        v = x.op(vector.LoadOp(tile, lead + [row, k], VectorType(lds_elem, [items])), name)
+        parts = [x.op(vector.LoadOp(tile, lead + [row, k if off == 0 else x.add(k, x.index(off))],
+                                    VectorType(lds_elem, [r])), name if len(offsets) == 1 else f"{name}{q}")
+                 for q, off in enumerate(offsets)]
+        v = parts[0]
+        for part in parts[1:]:
+            width = v.type.get_shape()[0] + r
+            v = x.op(vector.ShuffleOp(v, part, DenseArrayBase.from_list(i64, list(range(width))),
+                                      result_type=VectorType(lds_elem, [width])), name)
+    items = layout.items
     if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
         to = element(w.s.frag_type)
         v = x.op(arith.TruncFOp(v, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
@@ -194,7 +221,8 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
 
 
 def epilogue(w) -> None:
-    """C from the accumulator layout: lane `lane`'s register g of tile (ti, tj)."""
+    """C from the accumulator layout: lane `lane`'s item g of tile (ti, tj), element
+    g * d_stride of its accumulator vector (RDNA3's 16-bit results: the even elements)."""
     s, instr, kb = w.s, w.instr, w.kb
     _, i_lane, j_lane = instr.d.at(Ix(kb, w.lane), 0)
     row_base = kb.add(w.row0, kb.add(w.wave_row, ix_value(kb, i_lane)), "lane_row")
@@ -205,9 +233,9 @@ def epilogue(w) -> None:
         _, i_reg, j_reg = instr.d.at(0, Ix(b, g))
         r = b.add(row_base, b.add(b.mul(ti, b.index(instr.m)), ix_value(b, i_reg)), "r")
         c = b.add(col_base, b.add(b.mul(tj, b.index(instr.n)), ix_value(b, j_reg)), "c")
-        w.guarded_epilogue(b, r, c, [ti, tj, g])
+        w.guarded_epilogue(b, r, c, [ti, tj, g if instr.d_stride == 1 else b.mul(g, b.index(instr.d_stride))])
 
-    w._nest(kb, [s.thread_m, s.thread_n, instr.c_regs], store, ["ti", "tj", "g"])
+    w._nest(kb, [s.thread_m, s.thread_n, instr.d.items], store, ["ti", "tj", "g"])
 
 
 # -- direct-to-LDS copies ------------------------------------------------------------------

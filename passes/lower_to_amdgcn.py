@@ -31,7 +31,8 @@ How values are selected:
     registers, carried through loops and branches as amdgcn.for / amdgcn.if results;
   * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
     amdgcn.if_uniform (a scalar branch);
-  * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges;
+  * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges (a
+    vector.shuffle of fragment pieces only picks registers);
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
     pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
     together (matrix-core fragments, two 16-bit values per VGPR).
@@ -646,8 +647,9 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS, and
-        16-bit MFMAs on gfx950 (its XDL wait states are not modelled)."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS,
+        16-bit MFMAs on gfx950 (its XDL wait states are not modelled) and WMMAs with 16-bit
+        accumulators."""
         for op in self.fn.walk():
             if isinstance(op, MFMAOp):
                 instr = op.instr_on(self.arch)
@@ -655,6 +657,9 @@ class _KernelLowering:
                 if self.isa.is_xdl(instr) and not self.isa.xdl_modelled:
                     raise self.error(op, f"'amdgpu.mfma' with {instr.in_type} inputs ({instr.mnemonic}) is not selected "
                                          f"on {self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
+            elif isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
+                raise self.error(op, f"'amdgpu.wmma' with {instr.out_type} accumulators ({instr.mnemonic}) is not "
+                                     "selected; use the HIP path (--emit asm) or acc f32")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
 
@@ -1177,6 +1182,16 @@ class _KernelLowering:
             self.env[op.result] = v.elems[pos[0]]
         else:
             self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
+
+    def _shuffle(self, op: vector.ShuffleOp) -> None:
+        """Registers picked, no instruction (RDNA4's fragments: two runs of four f32 put
+        together before they are rounded to 16 bits)."""
+        v1, v2 = self.env.get(op.v1), self.env.get(op.v2)
+        mask = list(op.mask.get_values())
+        if not (isinstance(v1, Vec) and isinstance(v2, Vec)) or min(mask) < 0:
+            raise self.error(op, "vector.shuffle is selected for f32 vectors with a defined mask only")
+        elems = self.vec_elems(v1) + self.vec_elems(v2)
+        self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
 
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed
@@ -1824,7 +1839,7 @@ _HANDLERS: dict[type, Callable] = {
     memref.DimOp: _K._dim, memref.AllocaOp: _K._alloca, memref.LoadOp: _K._memref_load,
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
-    vector.ExtractOp: _K._extract,
+    vector.ExtractOp: _K._extract, vector.ShuffleOp: _K._shuffle,
     MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

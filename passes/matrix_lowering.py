@@ -6,7 +6,8 @@ becomes waves-m x waves-n waves; each owns a (block-m / waves-m) x (block-n / wa
 tile of C made of instruction tiles.  Preconditions, each a diagnostic naming the pass:
 the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +
 register-tiling), the instruction exists on the arch and takes the fragments' type,
-the tiles divide, and the accumulator is f32.
+the tiles divide, and the arch has an instruction accumulating in the kernel's type (f32;
+f16 also on RDNA: v_wmma_f16_16x16x16_f16).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.ir_names import SPEC_ATTR
-from gemmc.matrix_kernel import k_contiguous, lane_regs
+from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
 from gemmc.tiled_kernel import rebuild
@@ -60,9 +61,9 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
         raise fail("expects a register-tiled kernel; run lds-tiling and register-tiling first")
     if s.instr:
         raise fail(f"the kernel already uses matrix instructions ({s.instr})")
-    in_type = type_name(con.in_type)
-    if type_name(con.acc_type) != "f32":
-        raise fail(f"{KIND_NAME[kind]} accumulates in f32; the kernel accumulates in {type_name(con.acc_type)}")
+    in_type, acc = type_name(con.in_type), type_name(con.acc_type)
+    if acc != "f32" and not any(i.kind == kind and i.out_type == acc for i in arch.matrix_instrs):
+        raise fail(f"{KIND_NAME[kind]} on {arch.name} accumulates in f32; the kernel accumulates in {acc}")
     if convert not in ("", "f16", "bf16"):
         raise fail(f"convert={convert}: expected f16 or bf16")
     if convert and in_type != "f32":
@@ -70,9 +71,9 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     frag = convert or in_type
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
-    instr = _choose(fail, kind, arch, instr_name, frag, s, waves_m, waves_n)
-    if not (k_contiguous(instr.a, k_is_col=True) and k_contiguous(instr.b, k_is_col=False)):
-        raise fail(f"{instr.mnemonic}'s lanes do not hold consecutive k's, which the fragment loads need")
+    instr = _choose(fail, kind, arch, instr_name, frag, acc, s, waves_m, waves_n)
+    if k_runs(instr.a, k_is_col=True) is None or k_runs(instr.b, k_is_col=False) is None:
+        raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
     tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
     if s.block_m % tile_m or s.block_n % tile_n:
         raise fail(
@@ -94,9 +95,12 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     return new
 
 
-def _choose(fail, kind: str, arch: Arch, name: str, frag: str, s: Schedule, waves_m: int, waves_n: int) -> MatrixInstr:
-    """The instruction asked for, checked; or the best one of the arch for `frag` inputs:
-    the largest tile, then the largest k, that the block tile and block-k allow."""
+def _choose(fail, kind: str, arch: Arch, name: str, frag: str, acc: str, s: Schedule, waves_m: int,
+            waves_n: int) -> MatrixInstr:
+    """The instruction asked for, checked; or the best one of the arch for `frag` inputs
+    and `acc` accumulators: the largest tile, then the largest k, that the block tile and
+    block-k allow."""
+    hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
     if name:
         try:
             instr = get_matrix_instr(arch, name)
@@ -105,14 +109,15 @@ def _choose(fail, kind: str, arch: Arch, name: str, frag: str, s: Schedule, wave
         if instr.kind != kind:
             raise fail(f"{instr.mnemonic} is a {KIND_NAME[instr.kind]} instruction; use {OTHER_PASS[kind]}")
         if instr.in_type != frag:
-            hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
             raise fail(f"{instr.mnemonic} takes {instr.in_type} inputs; the kernel's fragments are {frag}{hint}")
+        if instr.out_type != acc:
+            raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
         return instr
-    candidates = [i for i in arch.matrix_instrs if i.kind == kind and i.in_type == frag]
+    candidates = [i for i in arch.matrix_instrs if i.kind == kind and i.in_type == frag and i.out_type == acc]
     if not candidates:
-        types = sorted({i.in_type for i in arch.matrix_instrs if i.kind == kind})
-        hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
-        raise fail(f"{arch.name} has no {KIND_NAME[kind]} with {frag} inputs, only {', '.join(types)}{hint}")
+        types = sorted({i.in_type for i in arch.matrix_instrs if i.kind == kind and i.out_type == acc})
+        acc_text = "" if acc == "f32" else f" accumulating in {acc}"
+        raise fail(f"{arch.name} has no {KIND_NAME[kind]} with {frag} inputs{acc_text}, only {', '.join(types)}{hint}")
 
     def fits(i: MatrixInstr) -> bool:
         return s.block_m % (waves_m * i.m) == 0 and s.block_n % (waves_n * i.n) == 0 and s.block_k % i.k == 0

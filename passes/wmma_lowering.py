@@ -7,8 +7,9 @@ made of 16x16 instruction tiles; per k-step of 16 each lane loads its fragments 
 and B from LDS in the instruction's layout and issues `amdgpu.wmma`, and the epilogue
 writes C from the accumulator layout.  The layouts differ by generation and come from
 the arch description: on gfx1100 lanes 16-31 load the same A rows and B columns as
-lanes 0-15 (replication) and D's rows alternate between the two halves; on gfx1201 the
-halves hold k 0-7 and 8-15 and D's rows 0-7 and 8-15.
+lanes 0-15 (replication) and D's rows alternate between the two halves; on gfx1201
+lanes 0-15 hold k 0-3 and 8-11, lanes 16-31 k 4-7 and 12-15 (two loads of four, put
+together), and D's rows 0-7 and 8-15.
 
 Options: instr (v_wmma_f32_16x16x16_f16 or _bf16; default: the one for the fragment
 type), waves-m, waves-n (default 4 x 2: eight waves, 256 threads, each a 32 x 64 tile of

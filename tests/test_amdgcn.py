@@ -379,6 +379,29 @@ def test_wmma_operands_in_the_wrong_order_fail():
     assert not gcn_check(m, "gfx1100", dims).passed
 
 
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_gfx1201_wmma_one_operand_in_the_old_layout_fails(operand):
+    """The interpreter reads A and B each in the calculator's RDNA4 layout (k 0-3 and 8-11 in
+    lanes 0-15): interpreting the program with one operand's layout in the old k order
+    (lanes 0-15 k 0-7) gives a wrong C."""
+    import dataclasses
+
+    from gemmc.arch import ARCHS as TARGETS, Layout, Term
+
+    dims = {"M": 64, "N": 64, "K": 32}
+    m = lowered(SGEMM, "step7", "gfx1201", dims)
+    assert gcn_check(m, "gfx1201", dims).passed
+    old_k = (Term("lane", div=16, scale=8), Term("item"))
+    arch = TARGETS["gfx1201"]
+    instrs = []
+    for i in arch.matrix_instrs:
+        if i.mnemonic == "v_wmma_f32_16x16x16_f16":
+            old = Layout(32, 8, row=i.a.row, col=old_k) if operand == "a" else Layout(32, 8, row=old_k, col=i.b.col)
+            i = dataclasses.replace(i, **{operand: old})
+        instrs.append(i)
+    assert not gcn_check(m, dataclasses.replace(arch, matrix_instrs=tuple(instrs)), dims).passed
+
+
 @pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
 def test_wmma_kernel_assembles_and_links():
     from gemmc.amdgcn.toolchain import assemble

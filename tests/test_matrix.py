@@ -84,9 +84,25 @@ def test_layout_csv_wmma_rdna3_replicates(capsys):
 def test_layout_csv_wmma_rdna4_halves(capsys):
     t = layout_csv("v_wmma_f32_16x16x16_bf16", "gfx1201", capsys)
     assert len(t) == 3 * 16 * 16
-    assert holder(t, "A", 3, 9) == [(19, 0, 16, 31)]  # k 8-15 in lanes 16-31
-    assert holder(t, "A", 3, 6) == [(3, 3, 0, 15)]
+    # AMD's Matrix Instruction Calculator (rdna4): lanes 0-15 hold k 0-3 (registers 0-1) and
+    # 8-11 (registers 2-3), lanes 16-31 k 4-7 and 12-15.
+    assert holder(t, "A", 0, 4) == [(16, 0, 0, 15)]
+    assert holder(t, "A", 3, 9) == [(3, 2, 16, 31)]
+    assert holder(t, "A", 3, 6) == [(19, 1, 0, 15)]
+    assert holder(t, "A", 3, 15) == [(19, 3, 16, 31)]
+    assert holder(t, "B", 13, 5) == [(21, 2, 16, 31)]
     assert holder(t, "D", 9, 2) == [(18, 1, 0, 31)]  # rows 8-15 in lanes 16-31, register i % 8
+
+
+def test_layout_csv_wmma_f16_accumulators(capsys):
+    """RDNA3: D row 2g + L/16 in the low half of register g (OPSEL 0); RDNA4: rows
+    8 (L/16) + g packed two to a register."""
+    t = layout_csv("v_wmma_f16_16x16x16_f16", "gfx1100", capsys)
+    assert holder(t, "D", 5, 2) == [(18, 2, 0, 15)]
+    assert holder(t, "A", 3, 5) == [(3, 2, 16, 31), (19, 2, 16, 31)]
+    t = layout_csv("v_wmma_f16_16x16x16_f16", "gfx1201", capsys)
+    assert holder(t, "D", 9, 2) == [(18, 0, 16, 31)]
+    assert holder(t, "D", 6, 0) == [(0, 3, 0, 15)]
 
 
 @pytest.mark.parametrize("arch,name", INSTRS)
@@ -112,7 +128,8 @@ def test_layout_grid_and_unknown_instruction(capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert err == ("error: gfx1100 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: "
-                   "v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16")
+                   "v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16, v_wmma_f16_16x16x16_f16, "
+                   "v_wmma_bf16_16x16x16_bf16")
 
 
 def test_layout_plot(tmp_path):
@@ -146,14 +163,47 @@ def test_instruction_matches_numpy(arch, name):
         a, b = a.astype(np.float16), b.astype(np.float16)
     else:
         a, b = to_bf16(a), to_bf16(b)
-    d = multiply(instr, scatter(instr.a, a, waves), scatter(instr.b, b, waves), scatter(instr.d, c, waves))
+    if instr.out_type != "f32":
+        c = (c.astype(np.float16) if instr.out_type == "f16" else to_bf16(c))
+    d = multiply(instr, scatter(instr.a, a, waves), scatter(instr.b, b, waves), acc_vector(instr, c, waves))
     lanes = np.arange(instr.d.lanes)[:, None]
     items = np.arange(instr.d.items)[None, :]
-    _, r, col = (np.broadcast_to(np.asarray(x), d.shape[1:]) for x in instr.d.at(lanes, items))
+    _, r, col = (np.broadcast_to(np.asarray(x), (instr.d.lanes, instr.d.items)) for x in instr.d.at(lanes, items))
     got = np.zeros((waves, instr.m, instr.n))
-    got[:, r, col] = d
+    got[:, r, col] = d[..., ::instr.d_stride]
     want = a.astype(np.float64) @ b.astype(np.float64) + c
-    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+    tol = {"f32": 1e-6, "f16": 2 ** -11, "bf16": 2 ** -8}[instr.out_type]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=10 * tol)
+
+
+def acc_vector(instr, c: np.ndarray, waves: int) -> np.ndarray:
+    """Per-lane accumulator vectors holding `c`: item g at element g * d_stride (RDNA3's
+    16-bit accumulators), the other elements garbage that must not be read."""
+    items = scatter(instr.d, c, waves)
+    out = np.full(items.shape[:2] + (instr.acc_len,), 1e4, dtype=items.dtype)
+    out[..., ::instr.d_stride] = items
+    return out
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_f16_accumulator_halves(arch):
+    """RDNA3 reads C from and writes D to the low halves (elements 0, 2, ..) of 8 VGPRs and
+    leaves the high halves undefined (NaN here, so a kernel that reads them FAILs); RDNA4
+    packs the 8 results in 4 VGPRs.  D is rounded once to f16."""
+    instr = get_matrix_instr(ARCHS[arch], "v_wmma_f16_16x16x16_f16")
+    assert (instr.acc_len, instr.c_regs) == ((16, 8) if arch == "gfx1100" else (8, 4))
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (1, 16, 16)).astype(np.float16)
+    b = rng.uniform(-1, 1, (1, 16, 16)).astype(np.float16)
+    c = rng.uniform(-1, 1, (1, 16, 16)).astype(np.float16)
+    d = multiply(instr, scatter(instr.a, a, 1), scatter(instr.b, b, 1), acc_vector(instr, c, 1))
+    assert d.dtype == np.float16
+    want = (a[0].astype(np.float64) @ b[0].astype(np.float64) + c[0]).astype(np.float16)
+    lanes = np.arange(32)[:, None]
+    _, r, col = (np.broadcast_to(np.asarray(x), (32, 8)) for x in instr.d.at(lanes, np.arange(8)[None, :]))
+    assert (d[0][:, ::instr.d_stride] == want[r, col]).all()  # rounded once, bit for bit
+    if arch == "gfx1100":
+        assert np.isnan(d[0][:, 1::2]).all()
 
 
 def test_rdna3_halves_use_their_own_replicas():
@@ -178,16 +228,16 @@ SOURCE = """kernel g {{
   A: {t}[M, K]{col}
   B: {t}{bshape}
   C: f32[M, N]
-  alpha: f32
-  beta: f32
-  acc f32
+  alpha: {acc}
+  beta: {acc}
+  acc {acc}
   C = alpha * A @ {bexpr} + beta * C
 }}"""
 
 
-def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False) -> str:
+def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False, acc: str = "f32") -> str:
     return SOURCE.format(t=t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
-                         bexpr="B.T" if b_transposed else "B")
+                         bexpr="B.T" if b_transposed else "B", acc=acc)
 
 
 def run(source: str, pipeline: str, arch, dims: dict, seed: int = 0):
@@ -199,14 +249,16 @@ def run(source: str, pipeline: str, arch, dims: dict, seed: int = 0):
 TILED = "gemm-to-kernel,lds-tiling{{block-m=64 block-n=64 block-k={bk}}},register-tiling{{thread-m=4 thread-n=4}}"
 
 
-@pytest.mark.parametrize("arch,name", INSTRS)
+# (the language has acc f32 and f16: no kernel takes the bf16-accumulating WMMAs)
+@pytest.mark.parametrize("arch,name", [(a, n) for a, n in INSTRS
+                                       if get_matrix_instr(ARCHS[a], n).out_type in ("f32", "f16")])
 def test_each_instruction_lowered_and_interpreted(arch, name):
     instr = get_matrix_instr(ARCHS[arch], name)
     kind = "mfma" if instr.kind == "mfma" else "wmma"
     tile = max(instr.m, instr.n)
     waves = "waves-m=2 waves-n=1" if tile == 32 else "waves-m=2 waves-n=2"
     pipeline = TILED.format(bk=max(16, instr.k)) + f",{kind}-lowering{{instr={name} {waves}}}"
-    r = run(kernel_source(instr.in_type), pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
+    r = run(kernel_source(instr.in_type, acc=instr.out_type), pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0
 
@@ -221,6 +273,16 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     assert r.passed, r.summary()
 
 
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "f32"]),
+       col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_step7_acc_f16_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
+    """acc f16 on RDNA (v_wmma_f16_16x16x16_f16; f32 inputs rounded to f16) on any shape."""
+    r = run(kernel_source(t, col_major, b_t, acc="f16"), "step7", arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed, r.summary()
+
+
 def test_after_k_major_register_tiling():
     """The matrix path lays LDS out for its own fragments (tile_a[m][k], tile_b_t[n][k]),
     whatever register tiling chose for FMA fragments."""
@@ -230,6 +292,33 @@ def test_after_k_major_register_tiling():
         r = run(kernel_source("f16", col_major=True), pipeline.replace("{lowering}", lowering), arch,
                 {"M": 100, "N": 70, "K": 50})
         assert r.passed, r.summary()
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_acc_f16_on_rdna_uses_v_wmma_f16(arch):
+    """acc f16 takes the 16-bit-accumulator WMMA on RDNA (step7 and the default pipeline)."""
+    from gemmc.pipeline import default_pipeline
+
+    for pipeline in ("step7", default_pipeline(ARCHS[arch])):
+        module = gemmc.parse(kernel_source("f16", acc="f16"))
+        gemmc.lower(module, pipeline, arch)
+        assert "v_wmma_f16_16x16x16_f16" in str(module)
+        r = gemmc.check(module, arch, {"M": 77, "N": 45, "K": 70})
+        assert r.passed and r.stats.matrix_instrs > 0, r.summary()
+
+
+def test_acc_f16_refused_where_untrue():
+    """CDNA's MFMAs accumulate in f32 only; RDNA has no bf16 -> f16 WMMA; an f32-accumulating
+    instruction asked for by name does not take an f16 accumulator."""
+    cases = [("gfx942", "bf16", "mfma-lowering", "MFMA on gfx942 accumulates in f32; the kernel accumulates in f16"),
+             ("gfx1100", "bf16", "wmma-lowering", "gfx1100 has no WMMA with bf16 inputs accumulating in f16, only f16"),
+             ("gfx1201", "f16", "wmma-lowering{instr=v_wmma_f32_16x16x16_f16}",
+              "v_wmma_f32_16x16x16_f16 accumulates in f32; the kernel accumulates in f16")]
+    for arch, t, lowering, message in cases:
+        module = gemmc.parse(kernel_source(t, acc="f16"))
+        with pytest.raises(GemmcError) as e:
+            gemmc.lower(module, TILED.format(bk=16) + "," + lowering, arch)
+        assert message in e.value.message
 
 
 def test_convert_case1_records_the_rounding():
@@ -266,6 +355,27 @@ def test_permuted_layout_gives_a_wrong_c():
     d = ARCHS["gfx942"].matrix_instrs[2].d
     bad = gemmc.check(module, permuted("gfx942", name, d=Layout(64, 16, row=d.col, col=d.row)), dims)
     assert not bad.passed
+
+
+# What gemmc used for gfx1201 before following AMD's Matrix Instruction Calculator: lanes
+# 0-15 k 0-7, lanes 16-31 k 8-15.  A kernel passes with it only if A and B share it.
+_OLD_GFX12_K = (Term("lane", div=16, scale=8), Term("item"))
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_gfx1201_one_operand_in_another_layout_fails(operand):
+    """Each operand is checked on its own: fragments of one operand in the old k order (as
+    another library's would be, mixed with gemmc's) give a wrong C."""
+    name = "v_wmma_f32_16x16x16_f16"
+    module = gemmc.parse(kernel_source("f16"))
+    gemmc.lower(module, TILED.format(bk=16) + f",wmma-lowering{{instr={name}}}", "gfx1201")
+    dims = {"M": 64, "N": 64, "K": 32}
+    assert gemmc.check(module, "gfx1201", dims).passed
+    true = get_matrix_instr(ARCHS["gfx1201"], name)
+    old = {"a": Layout(32, 8, row=true.a.row, col=_OLD_GFX12_K), "b": Layout(32, 8, row=_OLD_GFX12_K, col=true.b.col)}
+    bad = gemmc.check(module, permuted("gfx1201", name, **{operand: old[operand]}), dims)
+    assert not bad.passed and bad.max_rel_err > 0.01
+    assert gemmc.check(module, permuted("gfx1201", name, **old), dims).passed  # a shared permutation hides
 
 
 def test_matrix_op_needs_its_whole_wave():
@@ -355,14 +465,19 @@ def in_loop(asm: str, prefix: str) -> int:
 @pytest.mark.parametrize("arch,t,extra", [
     ("gfx90a", "f16", ""), ("gfx942", "bf16", ""), ("gfx950", "f16", ""), ("gfx942", "f32", ""),
     ("gfx1100", "f16", ""), ("gfx1201", "bf16", ""), ("gfx950", "f32", ",direct-to-lds"),
+    ("gfx1100", "f16", "acc f16"), ("gfx1201", "f16", "acc f16"),
 ])
 def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, extra):
     from gemmc.toolchain import compile_device
 
-    module = gemmc.parse(kernel_source(t))
+    acc = "f16" if extra == "acc f16" else "f32"
+    extra = "" if extra == "acc f16" else extra
+    module = gemmc.parse(kernel_source(t, acc=acc))
     gemmc.lower(module, "step7" + extra, arch)
     asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
     prefix = "v_mfma" if ARCHS[arch].matrix_instrs[0].kind == "mfma" else "v_wmma"
+    if acc == "f16":
+        prefix = "v_wmma_f16_16x16x16_f16"
     assert in_loop(asm, prefix) > 0
     assert ".private_segment_fixed_size: 0" in asm
     if extra:

@@ -2,6 +2,7 @@
 
     amdgpu.mfma  -> d = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);   (cbsz, abid, blgp)
     amdgpu.wmma  -> d = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c);      (_gfx12 on RDNA4)
+                    d = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(a, b, c, false);  (RDNA3 f16 acc: OPSEL)
     amdgpu.gather_to_lds -> __builtin_amdgcn_global_load_lds((void*)&A[..], (void*)&tile[..][..], 4, 0, 0);
 
 The builtin of each instruction is an arch fact (gemmc.arch.MatrixInstr.builtin): the op's
@@ -31,6 +32,7 @@ def register(hip) -> None:
         if op.name == "amdgpu.mfma":
             args += [hip.Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
                      for n in ("cbsz", "abid", "blgp")]
+        args += [hip.Expr(x) for x in instr.builtin_args]  # RDNA3's 16-bit accumulators: OPSEL
         p.define(op.results[0], hip.call(instr.builtin, *args))
 
     @hip.register_op_printer("amdgpu.gather_to_lds")

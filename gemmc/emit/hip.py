@@ -766,6 +766,18 @@ def _lane(vec: Expr, pos: Expr, t: Attribute) -> Expr:
     return Expr(f"{vec.at(PRIMARY)}[{pos.text}]")
 
 
+@op_printer("vector.shuffle", pure=True)
+def _print_vector_shuffle(p: FunctionPrinter, op: Operation) -> None:
+    """clang's __builtin_shufflevector (ext_vector_type operands): RDNA4's two-run fragments."""
+    v1, v2 = op.operands
+    mask = list(op.mask.get_values())
+    if len(op.results[0].type.get_shape()) != 1 or min(mask) < 0:
+        raise p.unsupported(op, "vector.shuffle of anything but 1-D vectors with a defined mask")
+    for v in op.operands:
+        p.type_name(v.type, op)
+    p.define(op.results[0], call("__builtin_shufflevector", p.value(v1), p.value(v2), *(Expr(str(i)) for i in mask)))
+
+
 @op_printer("vector.insert")
 def _print_vector_insert(p: FunctionPrinter, op: Operation) -> None:
     x, vec, *dynamic = op.operands

@@ -2,7 +2,8 @@
 
 `amdgpu.mfma` / `amdgpu.wmma`: every wave assembles A, B and C from its lanes exactly as
 the instruction's layout (gemmc.arch.MatrixInstr.a / .b / .d) places them, computes
-D = A @ B + C (in float64, rounded once to f32), and hands each lane back the registers
+D = A @ B + C (in float64, rounded once to the accumulator type: f32, or f16 / bf16 on
+RDNA, whose RDNA3 forms fill every other element, OPSEL 0), and hands each lane back the registers
 the layout gives it.  A lane's operand contributes only the elements the layout assigns
 to it, so fragments loaded in a wrong layout give a wrong C.  Where the layout has
 lanes replicate an operand (RDNA3's WMMA: lanes 16-31 repeat lanes 0-15), each half of
@@ -29,7 +30,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from gemmc.arch import Layout, MatrixInstr
 from gemmc.dialects.amdgpu import GatherToLDSOp, MFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes
 from gemmc.interp import memory
-from gemmc.interp.common import InterpError, is_vector
+from gemmc.interp.common import InterpError, is_vector, to_bf16
 from gemmc.interp.simt import KernelState
 
 
@@ -63,7 +64,11 @@ def operand_map(layout: Layout, blocks: int, rows: int, cols: int) -> OperandMap
 
 
 def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """D for whole waves: a (W, wave, ka), b (W, wave, kb), c (W, wave, regs) -> (W, wave, regs)."""
+    """D for whole waves: a (W, wave, ka), b (W, wave, kb), c (W, wave, acc) -> (W, wave, acc).
+
+    D is rounded once to the accumulator type (f32, f16, bf16).  Where results take every
+    other element (RDNA3's 16-bit accumulators, OPSEL 0: the low halves), C is read there
+    only and D's other elements are NaN: the builtin leaves them undefined."""
     am = operand_map(instr.a, instr.blocks, instr.m, instr.k)
     bm = operand_map(instr.b, instr.blocks, instr.k, instr.n)
     dm = operand_map(instr.d, instr.blocks, instr.m, instr.n)
@@ -74,10 +79,18 @@ def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray) ->
     d_lane, d_item = dm.lane[0], dm.item[0]  # (blk, m, n)
     rep = d_lane * reps // instr.d.lanes  # the replica of A and B that the lane holding D(i, j) uses
     blk, i, j = np.indices(d_lane.shape)
-    acc = c[:, d_lane, d_item].astype(np.float64) + prod[:, rep, blk, i, j]
-    out = np.empty_like(c)
-    out[:, d_lane, d_item] = acc.astype(np.float32)
+    stride = instr.d_stride
+    acc = c[:, d_lane, d_item * stride].astype(np.float64) + prod[:, rep, blk, i, j]
+    out = np.full_like(c, np.nan) if stride > 1 else np.empty_like(c)
+    out[:, d_lane, d_item * stride] = _round(acc, instr.out_type).astype(c.dtype)
     return out
+
+
+def _round(x: np.ndarray, out_type: str) -> np.ndarray:
+    """float64 results rounded once to the accumulator type."""
+    if out_type == "bf16":
+        return to_bf16(x)
+    return x.astype(np.float16 if out_type == "f16" else np.float32)
 
 
 def _per_lane(x, lanes: int, vector: bool) -> np.ndarray:

@@ -212,6 +212,20 @@ class VectorFunctions(_Counted):
         out[..., int(pos)] = src
         return (out,)
 
+    @impl(vector.ShuffleOp)
+    def run_shuffle(self, interp: Interpreter, op: vector.ShuffleOp, args: PythonValues):
+        """Elements of v1 then v2 picked by the mask (1-D: RDNA4's two-run fragments)."""
+        if len(op.result.type.get_shape()) != 1 or len(op.v1.type.get_shape()) != 1:
+            raise InterpError(f"{op.name}: only 1-D vectors are supported")
+        v1, v2 = args
+        lanes = np.broadcast_shapes(np.shape(v1)[:-1], np.shape(v2)[:-1])
+        both = np.concatenate([np.broadcast_to(v1, lanes + np.shape(v1)[-1:]),
+                               np.broadcast_to(v2, lanes + np.shape(v2)[-1:])], axis=-1)
+        mask = list(op.mask.get_values())
+        if min(mask) < 0:
+            raise InterpError(f"{op.name}: undefined (-1) mask elements are not supported")
+        return (both[..., mask],)
+
     @impl(vector.FMAOp)
     def run_fma(self, interp: Interpreter, op: vector.FMAOp, args: PythonValues):
         self.valu(op, 2)

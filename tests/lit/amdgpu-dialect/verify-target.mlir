@@ -8,4 +8,4 @@ builtin.module attributes {gemmc.target = "gfx1100"} {
   }
 }
 
-// CHECK: error: IR does not verify: gfx1100 (RDNA3) has no MFMA 32x32x8 with f16 inputs; its matrix instructions: v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16
+// CHECK: error: IR does not verify: gfx1100 (RDNA3) has no MFMA 32x32x8 with f16 inputs and f32 accumulators; its matrix instructions: v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16, v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16
