@@ -26,7 +26,9 @@ from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
 from gemmc.context import make_context
 from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
 from gemmc.frontend import parse_gemm
-from gemmc.pipeline import default_pipeline, parse_pipeline_spec, run_pipeline, set_target
+from gemmc.pipeline import (  # noqa: F401  (load_pass_file, register_pass: re-exported)
+    default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline, set_target,
+)
 
 PIPELINE_ATTR = "gemmc.pipeline"
 
@@ -350,6 +352,6 @@ def write_output(path: str, data: str | bytes, input_path: str | None = None) ->
 
 
 __all__ = [
-    "GemmcError", "Location", "check", "emit", "lower", "parse", "parse_file", "parse_ir",
-    "print_ir", "read_source", "resource_report", "verify", "write_output",
+    "GemmcError", "Location", "check", "emit", "load_pass_file", "lower", "parse", "parse_file", "parse_ir",
+    "print_ir", "read_source", "register_pass", "resource_report", "verify", "write_output",
 ]
