@@ -52,8 +52,8 @@ class MulToShift(RewritePattern):
             return
         amount = arith.ConstantOp(IntegerAttr(k, t))
         shift = arith.ShLIOp(op.operands[other], amount.result)
-        rewriter.insert_op(amount)  # before op; alone, so that only the shift takes the product's name
-        rewriter.replace_op(op, shift)
+        rewriter.insert(amount)  # before op, alone: only the shift takes the product's name
+        rewriter.replace(op, shift)
 
 
 @dataclass(frozen=True)
