@@ -25,7 +25,6 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
 from gemmc.context import make_context
 from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
-from gemmc.frontend import parse_gemm
 from gemmc.pipeline import (  # noqa: F401  (load_pass_file, register_pass: re-exported)
     default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline, set_target,
 )
@@ -111,6 +110,8 @@ def is_ir(text: str, name: str) -> bool:
 
 def parse(text: str, filename: str = "<input>", defines: dict[str, int] | None = None) -> ModuleOp:
     """Parse .gemm source into gemm IR."""
+    from gemmc.frontend import parse_gemm  # Lark: only for .gemm input
+
     return parse_gemm(text, filename, defines)
 
 

@@ -137,8 +137,8 @@ def _unknown_pass(name: str) -> str:
     known = ", ".join([*PASSES, *NAMED_PIPELINES])
     close = difflib.get_close_matches(name, [*PASSES, *NAMED_PIPELINES, *upstream_passes()], n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ""
-    return (f"unknown pass '{name}'{hint}; known passes and pipelines: {known}; "
-            "and xDSL's passes by their names (canonicalize, cse, dce, licm, ...)")
+    return (f"unknown pass '{name}'; known passes and pipelines: {known}, "
+            f"and xDSL's passes by their names (canonicalize, cse, dce, licm, ...){hint}")
 
 
 # -- the user's own passes ----------------------------------------------------------
