@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import re
+import sys
 import typing
 from collections.abc import Callable
 
@@ -173,7 +174,6 @@ def load_pass_file(path: str) -> list[str]:
     defines (`--load FILE.py`); returns their names. A file that does not import, or defines no
     such pass, is an error naming the file."""
     import importlib.util
-    import sys
     from pathlib import Path
 
     from gemmc.diagnostics import EXIT_IO, GemmcError
@@ -302,7 +302,10 @@ def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
     except (GemmcError, VerifyException, DiagnosticException):
         raise
     except Exception as e:  # noqa: BLE001
-        where = type(p).__module__.removeprefix("gemmc_user_passes.")
+        module_name = type(p).__module__
+        where = module_name  # xDSL's: its module; the user's: the file it was loaded from
+        if module_name.startswith("gemmc_user_passes."):
+            where = getattr(sys.modules.get(module_name), "__file__", None) or module_name
         raise GemmcError(f"pass '{p.name}' ({where}) failed: {type(e).__name__}: {_first_line(e)}") from None
 
 
