@@ -203,4 +203,5 @@ def test_canonicalize_cse_then_tiling_passes(capsys):
 
 def test_unknown_pass_suggests_a_name(capsys):
     code, _, err = run(["opt", SGEMM, "-p", "gemm-to-kernel,canonicalise"], capsys)
-    assert code == 2 and err.startswith("error: unknown pass 'canonicalise'; did you mean 'canonicalize'?")
+    assert code == 2 and err.startswith("error: unknown pass 'canonicalise'; known passes and pipelines: ")
+    assert err.rstrip().endswith("; did you mean 'canonicalize'?")
