@@ -166,7 +166,12 @@ def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
         raise usage_error(f"register_pass: '{name}' is taken by {old.__module__}.{old.__qualname__}; "
                           f"{cls.__module__}.{cls.__qualname__} needs another name")
     PASSES[name] = lambda: cls
+    _REGISTERED.add(cls)
     return cls
+
+
+_REGISTERED: set[type[ModulePass]] = set()
+"""Classes registered by register_pass: the user's, whose failures are theirs (_apply_foreign)."""
 
 
 def load_pass_file(path: str) -> list[str]:
@@ -281,10 +286,10 @@ def run_pipeline(
 ) -> None:
     """Apply passes in order, verifying after each so a broken pass is caught where it broke."""
     for p in passes:
-        if type(p).__module__.startswith("gemmc.passes."):
-            p.apply(ctx, module)
-        else:
+        if type(p) in _REGISTERED or type(p).__module__.startswith("xdsl."):
             _apply_foreign(p, ctx, module)
+        else:
+            p.apply(ctx, module)
         module.verify()
         if after_each is not None:
             after_each(p, module)
