@@ -16,7 +16,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from gemmc.arch import DEFAULT_ARCH, Arch, get_arch
-from gemmc.diagnostics import usage_error
+from gemmc.diagnostics import EXIT_IO, GemmcError, Location, usage_error
 
 TARGET_ATTR = "gemmc.target"
 
@@ -178,10 +178,20 @@ def load_pass_file(path: str) -> list[str]:
     """Import a Python file and register every ModulePass subclass with a `name` that it
     defines (`--load FILE.py`); returns their names. A file that does not import, or defines no
     such pass, is an error naming the file."""
+    module = _import_file(path)
+    found = [c for c in vars(module).values()
+             if isinstance(c, type) and issubclass(c, ModulePass) and c.__module__ == module.__name__
+             and isinstance(getattr(c, "name", None), str)]
+    if not found:
+        raise usage_error(f"--load {path}: defines no pass (a subclass of xdsl.passes.ModulePass "
+                          "with a `name`)")
+    return [register_pass(c).name for c in found]
+
+
+def _import_file(path: str):
+    """The module a Python file defines, run once more on every call; its failures as GemmcErrors."""
     import importlib.util
     from pathlib import Path
-
-    from gemmc.diagnostics import EXIT_IO, GemmcError
 
     file = Path(path)
     if not file.is_file():
@@ -198,23 +208,15 @@ def load_pass_file(path: str) -> list[str]:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         sys.modules.pop(modname, None)
-        from gemmc.diagnostics import Location
-
         loc = Location(path, e.lineno, e.offset or 1, e.text) if e.lineno else None
         raise GemmcError(f"--load: {e.msg}" + ("" if loc else f" in {path}"), loc) from None
-    except BaseException as e:  # noqa: BLE001  the user's code: any failure is theirs to see
+    except BaseException as e:  # noqa: BLE001  the user's code: any failure is theirs to see, sys.exit too
         sys.modules.pop(modname, None)
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+        if isinstance(e, KeyboardInterrupt):
             raise
         raise usage_error(f"--load {path}: cannot import it: {type(e).__name__}: "
                           f"{_first_line(e)}{_line_in(e, resolved)}") from None
-    found = [c for c in vars(module).values()
-             if isinstance(c, type) and issubclass(c, ModulePass) and c.__module__ == modname
-             and isinstance(getattr(c, "name", None), str)]
-    if not found:
-        raise usage_error(f"--load {path}: defines no pass (a subclass of xdsl.passes.ModulePass "
-                          "with a `name`)")
-    return [register_pass(c).name for c in found]
+    return module
 
 
 def _first_line(e: BaseException) -> str:
@@ -299,8 +301,6 @@ def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
     """A pass that is not gemmc's (xDSL's, the user's): its crash is an error that names it,
     not an internal error of gemmc."""
     from xdsl.utils.exceptions import DiagnosticException, VerifyException
-
-    from gemmc.diagnostics import GemmcError
 
     try:
         p.apply(ctx, module)

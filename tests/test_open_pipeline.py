@@ -79,6 +79,7 @@ PASS_HEAD = "from xdsl.passes import ModulePass\n\n"
         # an import-time failure: one line with the exception and the file's line
         (PASS_HEAD + "x = 1\nundefined_name\n", 2,
          "error: --load {f}: cannot import it: NameError: name 'undefined_name' is not defined (line 4)"),
+        ("import sys\nsys.exit(0)\n", 2, "error: --load {f}: cannot import it: SystemExit: 0 (line 2)"),
         ("import no_such_module_here\n", 2,
          "error: --load {f}: cannot import it: ModuleNotFoundError: No module named 'no_such_module_here' (line 1)"),
         # no ModulePass subclass with a name; an imported pass does not count as the file's own
@@ -93,7 +94,7 @@ PASS_HEAD = "from xdsl.passes import ModulePass\n\n"
         (PASS_HEAD + "class Mine(ModulePass):\n    name = 'my pass'\n    def apply(self, ctx, op): pass\n", 2,
          "error: register_pass: Mine needs a class attribute `name`, a pass name such as 'my-pass'"),
     ],
-    ids=["syntax", "name-error", "missing-module", "no-pass", "builtin-name", "pipeline-name", "bad-name"],
+    ids=["syntax", "name-error", "exit", "missing-module", "no-pass", "builtin-name", "pipeline-name", "bad-name"],
 )
 def test_bad_pass_file_is_one_line(tmp_path, body, code, message, capsys):
     f = write(tmp_path, "p.py", body)
