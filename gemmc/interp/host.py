@@ -113,8 +113,8 @@ def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:
 
 def host_interpreter(module: ModuleOp, arch: Arch, stats: Stats, races: bool = True,
                      lane_budget: int = LANE_BUDGET) -> Interpreter:
-    # here, not at the top: importing xdsl.interpreters imports all of xDSL's interpreters (riscv,
-    # ...), which the passes that record a gemm.matmul_spec through gemmc.interp.check must not pay
+    # here, not at the top: importing xdsl.interpreters imports every interpreter of xDSL's (riscv,
+    # ...), which only interpreting should pay for, not a module that imports gemmc.interp for a name
     from xdsl.interpreters.func import FuncFunctions
 
     interp = Interpreter(module)
