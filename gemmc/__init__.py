@@ -6,11 +6,13 @@ import gemmc.emit  # noqa: F401  isort: skip
 from gemmc.api import (
     check,
     emit,
+    load_pass_file,
     lower,
     parse,
     parse_file,
     parse_ir,
     print_ir,
+    register_pass,
     resource_report,
     verify,
     write_output,
@@ -21,6 +23,6 @@ from gemmc.diagnostics import GemmcError
 __version__ = "0.1.0"
 
 __all__ = [
-    "ARCHS", "GemmcError", "check", "emit", "get_arch", "lower", "parse", "parse_file",
-    "parse_ir", "print_ir", "resource_report", "verify", "write_output",
+    "ARCHS", "GemmcError", "check", "emit", "get_arch", "load_pass_file", "lower", "parse",
+    "parse_file", "parse_ir", "print_ir", "register_pass", "resource_report", "verify", "write_output",
 ]

@@ -25,9 +25,10 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
 from gemmc.context import make_context
 from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
-from gemmc.frontend import parse_gemm
 from gemmc.ir_names import PIPELINE_ATTR
-from gemmc.pipeline import default_pipeline, parse_pipeline_spec, run_pipeline
+from gemmc.pipeline import (  # noqa: F401  (load_pass_file, register_pass: re-exported)
+    default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline,
+)
 from gemmc.target import set_target
 
 
@@ -110,6 +111,8 @@ def is_ir(text: str, name: str) -> bool:
 
 def parse(text: str, filename: str = "<input>", defines: dict[str, int] | None = None) -> ModuleOp:
     """Parse .gemm source into gemm IR."""
+    from gemmc.frontend import parse_gemm  # Lark: only for .gemm input
+
     return parse_gemm(text, filename, defines)
 
 
@@ -351,6 +354,6 @@ def write_output(path: str, data: str | bytes, input_path: str | None = None) ->
 
 
 __all__ = [
-    "GemmcError", "Location", "check", "emit", "lower", "parse", "parse_file", "parse_ir",
-    "print_ir", "read_source", "resource_report", "verify", "write_output",
+    "GemmcError", "Location", "check", "emit", "load_pass_file", "lower", "parse", "parse_file", "parse_ir",
+    "print_ir", "read_source", "register_pass", "resource_report", "verify", "write_output",
 ]

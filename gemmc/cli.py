@@ -26,6 +26,8 @@ EPILOG = f"""\
 archs: {', '.join(ARCHS)} (default {DEFAULT_ARCH})
 named pipelines: {', '.join(NAMED_PIPELINES)}
 passes: {', '.join(PASSES)}
+  and xDSL's passes by their names (canonicalize, cse, dce, licm, scf-for-loop-unroll, ...),
+  and your own: --load my_passes.py (docs/passes.md)
 
 examples:
   gemmc compile examples/sgemm.gemm --arch gfx942 -o sgemm.hip
@@ -33,6 +35,7 @@ examples:
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
   gemmc explain examples/sgemm.gemm --arch gfx942
   gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
+  gemmc opt examples/sgemm.gemm --load examples/passes/mul_to_shift.py -p gemm-to-kernel,mul-to-shift
 """
 
 
@@ -66,6 +69,9 @@ def _add_common(p: argparse.ArgumentParser, arch: bool = True) -> None:
                         "pipeline (step1, ...); '' runs none")
     p.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE",
                    help="set a dim, overriding the source (repeatable)")
+    p.add_argument("--load", action="append", default=[], metavar="FILE.py",
+                   help="import a Python file and make its ModulePass subclasses names in -p "
+                        "(repeatable; docs/passes.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -300,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         if hasattr(args, "arch"):
             api.get_arch(args.arch)
+        for path in getattr(args, "load", []):
+            api.load_pass_file(path)
         return args.run(args)
     except GemmcError as e:
         print(e.render(), file=sys.stderr)

@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf, vector
+import importlib
+from collections.abc import Callable
 
-from gemmc.dialects.amdgcn import AMDGCN
-from gemmc.dialects.amdgpu import AMDGPU
-from gemmc.dialects.gemm import Gemm
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin
+from xdsl.ir import Dialect
+
+DIALECTS: dict[str, tuple[str, str]] = {
+    "func": ("xdsl.dialects.func", "Func"),
+    "arith": ("xdsl.dialects.arith", "Arith"),
+    "math": ("xdsl.dialects.math", "Math"),
+    "memref": ("xdsl.dialects.memref", "MemRef"),
+    "scf": ("xdsl.dialects.scf", "Scf"),
+    "gpu": ("xdsl.dialects.gpu", "GPU"),
+    "vector": ("xdsl.dialects.vector", "Vector"),
+    "gemm": ("gemmc.dialects.gemm", "Gemm"),
+    "amdgpu": ("gemmc.dialects.amdgpu", "AMDGPU"),
+    "amdgcn": ("gemmc.dialects.amdgcn", "AMDGCN"),
+}
+"""Dialect name -> (module, Dialect object): registered, and imported by the parser only when
+the text uses the dialect (the AMDGCN dialect alone takes as long to import as a compile's passes)."""
+
+
+def _factory(module: str, attr: str) -> Callable[[], Dialect]:
+    return lambda: getattr(importlib.import_module(module), attr)
 
 
 def make_context() -> Context:
     ctx = Context()
-    for dialect in (
-        builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
-        scf.Scf, gpu.GPU, vector.Vector, Gemm, AMDGPU, AMDGCN,
-    ):
-        ctx.load_dialect(dialect)
+    ctx.load_dialect(Builtin)
+    for name, (module, attr) in DIALECTS.items():
+        ctx.register_dialect(name, _factory(module, attr))
     return ctx

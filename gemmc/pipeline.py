@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
+import sys
 import typing
 from collections.abc import Callable
 
@@ -14,97 +16,44 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from gemmc.arch import Arch
-from gemmc.diagnostics import usage_error
+from gemmc.diagnostics import EXIT_IO, GemmcError, Location, usage_error
 from gemmc.target import set_target, target_of  # noqa: F401  (re-exported for callers of the pipeline API)
 
 
-def _gemm_to_kernel():
-    from gemmc.passes.gemm_to_kernel import GemmToKernelPass
-
-    return GemmToKernelPass
-
-
-def _lds_tiling():
-    from gemmc.passes.lds_tiling import LdsTilingPass
-
-    return LdsTilingPass
-
-
-def _register_tiling():
-    from gemmc.passes.register_tiling import RegisterTilingPass
-
-    return RegisterTilingPass
-
-
-def _double_buffer():
-    from gemmc.passes.double_buffer import DoubleBufferPass
-
-    return DoubleBufferPass
-
-
-def _vectorize():
-    from gemmc.passes.vectorize import VectorizePass
-
-    return VectorizePass
-
-
-def _launch_bounds():
-    from gemmc.passes.launch_bounds import LaunchBoundsPass
-
-    return LaunchBoundsPass
-
-
-def _amdgcn(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A pass of gemmc's own AMDGCN backend (docs/amdgcn.md), imported on first use."""
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """gemmc.passes.MODULE.CLS, imported on first use: a command pays only for the passes it runs."""
 
     def load() -> type[ModulePass]:
-        import importlib
-
         return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
 
     return load
 
 
-def _matrix_pass(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A matrix-core or direct-to-LDS pass (passes/mfma_lowering.py, ...), imported on first use."""
-
-    def load() -> type[ModulePass]:
-        import importlib
-
-        return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
-
-    return load
-
-
-def _analysis(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A cost-model analysis pass (remarks on stderr, IR unchanged), imported on first use."""
-
-    def load() -> type[ModulePass]:
-        import importlib
-
-        return getattr(importlib.import_module(f"gemmc.passes.{module}"), cls)
-
-    return load
-
-
-PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "gemm-to-kernel": _gemm_to_kernel,
-    "lds-tiling": _lds_tiling,
-    "register-tiling": _register_tiling,
-    "double-buffer": _double_buffer,
-    "vectorize": _vectorize,
-    "launch-bounds": _launch_bounds,
-    "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
-    "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
-    "mfma-lowering": _matrix_pass("mfma_lowering", "MfmaLoweringPass"),
-    "wmma-lowering": _matrix_pass("wmma_lowering", "WmmaLoweringPass"),
-    "matrix-cores": _matrix_pass("matrix_cores", "MatrixCoresPass"),
-    "direct-to-lds": _matrix_pass("direct_to_lds", "DirectToLdsPass"),
-    "lower-to-amdgcn": _amdgcn("lower_to_amdgcn", "LowerToAmdgcnPass"),
-    "amdgcn-regalloc": _amdgcn("amdgcn_regalloc", "AmdgcnRegallocPass"),
-    "insert-waitcnt": _amdgcn("insert_waitcnt", "InsertWaitcntPass"),
-    "amdgcn-finalize": _amdgcn("amdgcn_finalize", "AmdgcnFinalizePass"),
+BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "gemm-to-kernel": _lazy("gemm_to_kernel", "GemmToKernelPass"),
+    "lds-tiling": _lazy("lds_tiling", "LdsTilingPass"),
+    "register-tiling": _lazy("register_tiling", "RegisterTilingPass"),
+    "double-buffer": _lazy("double_buffer", "DoubleBufferPass"),
+    "vectorize": _lazy("vectorize", "VectorizePass"),
+    "launch-bounds": _lazy("launch_bounds", "LaunchBoundsPass"),
+    # cost-model analyses: remarks on stderr, IR unchanged
+    "analyze-lds-banks": _lazy("analyze_lds_banks", "AnalyzeLdsBanksPass"),
+    "analyze-occupancy": _lazy("analyze_occupancy", "AnalyzeOccupancyPass"),
+    "mfma-lowering": _lazy("mfma_lowering", "MfmaLoweringPass"),
+    "wmma-lowering": _lazy("wmma_lowering", "WmmaLoweringPass"),
+    "matrix-cores": _lazy("matrix_cores", "MatrixCoresPass"),
+    "direct-to-lds": _lazy("direct_to_lds", "DirectToLdsPass"),
+    # gemmc's own AMDGCN backend (docs/amdgcn.md)
+    "lower-to-amdgcn": _lazy("lower_to_amdgcn", "LowerToAmdgcnPass"),
+    "amdgcn-regalloc": _lazy("amdgcn_regalloc", "AmdgcnRegallocPass"),
+    "insert-waitcnt": _lazy("insert_waitcnt", "InsertWaitcntPass"),
+    "amdgcn-finalize": _lazy("amdgcn_finalize", "AmdgcnFinalizePass"),
 }
+"""gemmc's own passes."""
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = dict(BUILTIN_PASSES)
+"""gemmc's passes and those registered with `register_pass` or `--load` (docs/passes.md)."""
+
 
 _STEP3 = "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8}"
 
@@ -149,16 +98,140 @@ def parse_pipeline_spec(spec: str) -> list[ModulePass]:
                 raise usage_error(f"pipeline '{s.name}' takes no options; spell out its passes to change them")
             passes.extend(parse_pipeline_spec(NAMED_PIPELINES[s.name]))
             continue
-        if s.name not in PASSES:
-            known = ", ".join([*PASSES, *NAMED_PIPELINES])
-            raise usage_error(f"unknown pass '{s.name}'; known passes and pipelines: {known}")
-        cls = PASSES[s.name]()
+        cls = pass_class(s.name)
+        if cls is None:
+            raise usage_error(_unknown_pass(s.name))
         _check_options(s.name, cls, s.parameters)
         try:
             passes.append(cls.from_pass_spec(s))
         except Exception as e:
             raise usage_error(f"pass '{s.name}': {_option_message(e)}") from None
     return passes
+
+
+def pass_class(name: str) -> type[ModulePass] | None:
+    """The pass called `name`: gemmc's or a registered one, else xDSL's upstream pass of that
+    name (canonicalize, cse, dce, licm, scf-for-loop-unroll, ...); gemmc's names win a clash."""
+    if name in PASSES:
+        return PASSES[name]()
+    upstream = upstream_passes().get(name)
+    return upstream() if upstream is not None else None
+
+
+def upstream_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """xDSL's own passes by name, each imported on first use (xdsl.transforms.get_all_passes)."""
+    global _UPSTREAM
+    if _UPSTREAM is None:
+        from xdsl.transforms import get_all_passes
+
+        _UPSTREAM = get_all_passes()
+    return _UPSTREAM
+
+
+_UPSTREAM: dict[str, Callable[[], type[ModulePass]]] | None = None
+
+
+def _unknown_pass(name: str) -> str:
+    import difflib
+
+    known = ", ".join([*PASSES, *NAMED_PIPELINES])
+    close = difflib.get_close_matches(name, [*PASSES, *NAMED_PIPELINES, *upstream_passes()], n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"unknown pass '{name}'; known passes and pipelines: {known}, "
+            f"and xDSL's passes by their names (canonicalize, cse, dce, licm, ...){hint}")
+
+
+# -- the user's own passes ----------------------------------------------------------
+
+
+_PASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
+    """Make a ModulePass subclass usable by its `name` in pipelines (`-p`); returns the class,
+    so that it also works as a decorator. A name of gemmc's own passes or pipelines is refused;
+    registering a class of the same module and name again (a notebook cell run twice) replaces it."""
+    if not (isinstance(cls, type) and issubclass(cls, ModulePass)):
+        raise usage_error(f"register_pass: {cls!r} is not a subclass of xdsl.passes.ModulePass")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not _PASS_NAME.match(name):
+        raise usage_error(f"register_pass: {cls.__qualname__} needs a class attribute `name`, a pass "
+                          f"name such as 'my-pass' (letters, digits, '-', '_', '.'), not {name!r}")
+    if name in BUILTIN_PASSES or name in NAMED_PIPELINES:
+        raise usage_error(f"register_pass: '{name}' ({cls.__qualname__}) is the name of gemmc's own "
+                          f"{'pass' if name in BUILTIN_PASSES else 'pipeline'}; choose another")
+    old = PASSES[name]() if name in PASSES else None
+    if old is not None and (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise usage_error(f"register_pass: '{name}' is taken by {old.__module__}.{old.__qualname__}; "
+                          f"{cls.__module__}.{cls.__qualname__} needs another name")
+    PASSES[name] = lambda: cls
+    _REGISTERED.add(cls)
+    return cls
+
+
+_REGISTERED: set[type[ModulePass]] = set()
+"""Classes registered by register_pass: the user's, whose failures are theirs (_apply_foreign)."""
+
+
+def load_pass_file(path: str) -> list[str]:
+    """Import a Python file and register every ModulePass subclass with a `name` that it
+    defines (`--load FILE.py`); returns their names. A file that does not import, or defines no
+    such pass, is an error naming the file."""
+    module = _import_file(path)
+    found = [c for c in vars(module).values()
+             if isinstance(c, type) and issubclass(c, ModulePass) and c.__module__ == module.__name__
+             and isinstance(getattr(c, "name", None), str)]
+    if not found:
+        raise usage_error(f"--load {path}: defines no pass (a subclass of xdsl.passes.ModulePass "
+                          "with a `name`)")
+    return [register_pass(c).name for c in found]
+
+
+def _import_file(path: str):
+    """The module a Python file defines, run once more on every call; its failures as GemmcErrors."""
+    import importlib.util
+    from pathlib import Path
+
+    file = Path(path)
+    if not file.is_file():
+        raise GemmcError(f"--load {path}: {'is a directory' if file.is_dir() else 'no such file'}", code=EXIT_IO)
+    resolved = file.resolve()
+    # one module name per file: loading a file twice replaces its passes instead of clashing
+    modname = "gemmc_user_passes." + re.sub(r"\W", "_", str(resolved))
+    spec = importlib.util.spec_from_file_location(modname, resolved)
+    if spec is None or spec.loader is None:
+        raise usage_error(f"--load {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module  # dataclasses and typing look the module up while it runs
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        sys.modules.pop(modname, None)
+        loc = Location(path, e.lineno, e.offset or 1, e.text) if e.lineno else None
+        raise GemmcError(f"--load: {e.msg}" + ("" if loc else f" in {path}"), loc) from None
+    except BaseException as e:  # noqa: BLE001  the user's code: any failure is theirs to see, sys.exit too
+        sys.modules.pop(modname, None)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise usage_error(f"--load {path}: cannot import it: {type(e).__name__}: "
+                          f"{_first_line(e)}{_line_in(e, resolved)}") from None
+    return module
+
+
+def _first_line(e: BaseException) -> str:
+    lines = [l for l in str(e).splitlines() if l.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def _line_in(e: BaseException, file) -> str:
+    """' (line N)': the last line of `file` in the exception's traceback, if any."""
+    line = None
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == str(file):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f" (line {line})" if line is not None else ""
 
 
 def _check_options(name: str, cls: type[ModulePass], params: dict[str, tuple]) -> None:
@@ -205,10 +278,33 @@ def run_pipeline(
 ) -> None:
     """Apply passes in order, verifying after each so a broken pass is caught where it broke."""
     for p in passes:
-        p.apply(ctx, module)
+        if type(p) in _REGISTERED or type(p).__module__.startswith("xdsl."):
+            _apply_foreign(p, ctx, module)
+        else:
+            p.apply(ctx, module)
         module.verify()
         if after_each is not None:
             after_each(p, module)
 
 
-__all__ = ["PassPipeline", "parse_pipeline_spec", "run_pipeline", "set_target", "target_of"]
+def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
+    """A pass that is not gemmc's (xDSL's, the user's): its crash is an error that names it,
+    not an internal error of gemmc."""
+    from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+    try:
+        p.apply(ctx, module)
+    except (GemmcError, VerifyException, DiagnosticException):
+        raise
+    except Exception as e:  # noqa: BLE001
+        module_name = type(p).__module__
+        where = module_name  # xDSL's: its module; the user's: the file it was loaded from
+        if module_name.startswith("gemmc_user_passes."):
+            where = getattr(sys.modules.get(module_name), "__file__", None) or module_name
+        raise GemmcError(f"pass '{p.name}' ({where}) failed: {type(e).__name__}: {_first_line(e)}") from None
+
+
+__all__ = [
+    "PassPipeline", "load_pass_file", "parse_pipeline_spec", "pass_class", "register_pass", "run_pipeline",
+    "set_target", "target_of",
+]

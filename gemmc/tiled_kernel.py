@@ -473,9 +473,9 @@ def _fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
         tx, ty = kb.index(s.threads_x, "block_x"), kb.index(s.threads_y, "block_y")
         for i, v in ((0, grid_x), (1, grid_y), (3, tx), (4, ty)):
             launch.operands[i] = v
-        for dead in (gx, gy):
+        for dead in dict.fromkeys((gx, gy)):  # one op after cse when M and N are the same
             if not any(r.uses for r in dead.results):
-                consts = [o.owner for o in dead.operands]
+                consts = list(dict.fromkeys(o.owner for o in dead.operands))
                 dead.detach()
                 dead.erase()
                 for c in consts:

@@ -14,7 +14,6 @@ import numpy as np
 from xdsl.dialects import gpu, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.interpreters.func import FuncFunctions
 
 from gemmc.arch import Arch
 from gemmc.dialects.gemm import MatmulOp
@@ -114,6 +113,10 @@ def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:
 
 def host_interpreter(module: ModuleOp, arch: Arch, stats: Stats, races: bool = True,
                      lane_budget: int = LANE_BUDGET) -> Interpreter:
+    # here, not at the top: importing xdsl.interpreters imports every interpreter of xDSL's (riscv,
+    # ...), which only interpreting should pay for, not a module that imports gemmc.interp for a name
+    from xdsl.interpreters.func import FuncFunctions
+
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
