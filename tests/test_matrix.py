@@ -245,7 +245,7 @@ def test_convert_case1_reports_the_rounding():
         assert r.rounding == Rounding(convert, f"{lowering}-lowering{{convert={convert}}}")
         assert r.tolerance > 2 * UNIT_ROUNDOFF[convert]
         assert r.rounded.rel_err < 1e-5 < r.max_rel_err  # the declared program is f32's
-        assert f"inputs rounded from f32 to {convert} by {lowering}-lowering{{convert={convert}}}" in r.summary()
+        assert f"inputs rounded to {convert} by {lowering}-lowering{{convert={convert}}}" in r.summary()
 
 
 # -- a wrong layout gives a wrong C ------------------------------------------------------------

@@ -113,10 +113,11 @@ class ExactPlan:
 
 
 def exact_plan(k: int, exact_bits: int, input_bits: int, alpha_max: float, beta_max: float) -> ExactPlan:
-    """The widest range (then the fewest zeros) for which |alpha| sum_k |a b| + |beta c|
-    stays at most 2^exact_bits, so every partial sum in any order is an exact integer in
-    a type of that many significand bits; inputs are exact below 2^input_bits."""
+    """The widest range (then the fewest zeros) for which sum_k |a b| and |alpha| sum_k |a b|
+    + |beta c| stay at most 2^exact_bits, so every partial sum in any order is an exact
+    integer in a type of that many significand bits; inputs are exact up to 2^input_bits."""
     limit = 2**exact_bits
+    alpha_max = max(alpha_max, 1.0)  # the sum itself, before a scale below 1
     r = 1
     while r < 2**input_bits and alpha_max * k * (r + 1) ** 2 + beta_max * (r + 1) <= limit:
         r += 1

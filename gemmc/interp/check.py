@@ -430,8 +430,8 @@ class Rounding:
     type: str
     by: str
 
-    def describe(self, declared: str) -> str:
-        return f"inputs rounded from {declared} to {self.type} by {self.by}"
+    def describe(self) -> str:
+        return f"inputs rounded to {self.type} by {self.by}"
 
 
 def fragment_rounding(module: ModuleOp, spec: MatmulSpec, arch: Arch) -> Rounding | None:
@@ -503,9 +503,9 @@ class CheckResult:
         lines = [f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: max relative error "
                  f"{self.max_rel_err:.3g}" + (_against_bound(self.declared) if self.declared else "")]
         if self.rounding is not None and self.rounded is not None:
-            lines.append(f"  {self.rounding.describe(self.in_type)}: that error is against the declared "
-                         f"{self.in_type} program; against the rounded inputs: {self.rounded.rel_err:.3g}"
-                         + _against_bound(self.rounded))
+            lines.append(f"  {self.rounding.describe()}: max relative error {self.rounded.rel_err:.3g} against "
+                         f"the rounded inputs{_against_bound(self.rounded)}; the error above is against the "
+                         f"declared {self.in_type} program, its bound allowing for the rounding")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
         return "\n".join(lines)
