@@ -167,3 +167,12 @@ def test_wrong_rounding_in_the_kernel_fails():
     assert not r.passed and r.rounding is None and r.declared.ratio > 1, r.summary()
     assert not r.exact.passed  # integers up to 2^9 are not bf16's: the exact run sees it too
     assert np.isfinite(r.max_rel_err)
+
+
+def test_scale_that_rounds_to_zero_warns(capsys):
+    """1e-50 is 0 in f32: a located warning (the program still builds); 1e-45 is not."""
+    src = "kernel t {\n  dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]\n  C = 1e-50 * A @ B + 1e-45 * C\n}"
+    gemmc.parse(src, filename="t.gemm")
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["t.gemm:3:7: warning: scale 1e-50 rounds to 0 in the accumulator type f32 "
+                   "(its smallest nonzero value is 1.4e-45)", "  C = 1e-50 * A @ B + 1e-45 * C", "      ^"]
