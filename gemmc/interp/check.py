@@ -5,6 +5,7 @@
     matmul_spec(module)                               what C should be, as a MatmulSpec
     reference(spec, args)                             that C in float64
     check(module, dims, arch, seed)                   all of the above -> CheckResult
+    compare_runs(module, fn, spec, dims, arch, seed, run)   the same for any interpreter
 
 `check` works on the gemm level (the frontend's output) and on lowered modules.  On a
 lowered module the gemm.matmul is gone; its meaning is read from the host function's
