@@ -118,11 +118,14 @@ def exact_plan(k: int, exact_bits: int, input_bits: int, alpha_max: float, beta_
     integer in a type of that many significand bits; inputs are exact up to 2^input_bits."""
     limit = 2**exact_bits
     alpha_max = max(alpha_max, 1.0)  # the sum itself, before a scale below 1
-    r = 1
-    while r < 2**input_bits and alpha_max * k * (r + 1) ** 2 + beta_max * (r + 1) <= limit:
-        r += 1
+    def fits(r: int) -> bool:
+        return alpha_max * k * r * r + beta_max * r <= limit
+
+    r = min(2**input_bits, math.isqrt(int(limit / (alpha_max * max(k, 1)))) + 1)
+    while r > 1 and not fits(r):
+        r -= 1
     stride = 1
-    while alpha_max * -(-k // stride) * r * r + beta_max * r > limit:
+    while stride < k and alpha_max * -(-k // stride) * r * r + beta_max * r > limit:
         stride += 1
     return ExactPlan(r, stride)
 
