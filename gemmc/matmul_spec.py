@@ -42,7 +42,6 @@ class MatmulSpec:
     alpha: Scalar | None = None
     beta: Scalar | None = None
     acc: str = "f32"
-    compute: str | None = None  # the type A and B are rounded to before multiplying (matrix-core fragments)
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
@@ -65,8 +64,6 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     for name in ("alpha", "beta"):
         if getattr(spec, name) is not None:
             d[name] = scalar(getattr(spec, name))
-    if spec.compute is not None:
-        d["compute_type"] = ELEMENT_TYPES[spec.compute]()
     return DictionaryAttr(d)
 
 
@@ -82,7 +79,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
     return MatmulSpec(
         d["a"].value.data, d["b"].value.data, d["c"].value.data,
         "transpose_a" in d, "transpose_b" in d, scalar("alpha"), scalar("beta"),
-        type_name(d["acc_type"]), type_name(d["compute_type"]) if "compute_type" in d else None,
+        type_name(d["acc_type"]),
     )
 
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import GemmcError, pass_error
-from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.ir_names import SPEC_ATTR
+from gemmc.dialects.gemm import type_name
 from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
@@ -31,7 +29,6 @@ from gemmc.tiling_checks import check_fits
 KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
 OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}
 DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2)}  # 256 threads either way
-COMPUTE_TYPE = "compute_type"  # in gemm.matmul_spec: the type A and B are rounded to
 
 
 def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_m: int, waves_n: int,
@@ -45,8 +42,6 @@ def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_
         con = analyze(kernel, pass_name)
         new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert)
         rebuild(con, new)
-        if new.frag_type:
-            _record_rounding(module, kernel, new.frag_type)
 
 
 def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,
@@ -124,15 +119,3 @@ def _choose(fail, kind: str, arch: Arch, name: str, frag: str, acc: str, s: Sche
 
     return max(candidates, key=lambda i: (fits(i), i.m * i.n, i.k))
 
-
-def _record_rounding(module: ModuleOp, kernel, frag: str) -> None:
-    """Fragments rounded to `frag`: the check's reference rounds A and B the same way."""
-    name = kernel.sym_name.data
-    for op in module.walk():
-        if not isinstance(op, func.FuncOp):
-            continue
-        spec = op.attributes.get(SPEC_ATTR)
-        launches = [l for l in op.walk() if l.name == "gpu.launch_func"
-                    and l.kernel.nested_references.data[-1].data == name]
-        if isinstance(spec, DictionaryAttr) and launches:
-            op.attributes[SPEC_ATTR] = DictionaryAttr({**spec.data, COMPUTE_TYPE: ELEMENT_TYPES[frag]()})

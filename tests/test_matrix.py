@@ -25,6 +25,8 @@ from gemmc import cli
 from gemmc.arch import ARCHS, Layout, Term, get_matrix_instr
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.interp.accuracy import UNIT_ROUNDOFF
+from gemmc.interp.check import Rounding
 from gemmc.interp.common import InterpError, to_bf16
 from gemmc.interp.matrix import multiply
 from gemmc.layout import HEADER, csv_text, rows
@@ -321,13 +323,18 @@ def test_acc_f16_refused_where_untrue():
         assert message in e.value.message
 
 
-def test_convert_case1_records_the_rounding():
-    """f32 in memory, f16/bf16 fragments: the check rounds A and B as the kernel does, so
-    the tolerance stays that of f32 accumulation."""
+def test_convert_case1_reports_the_rounding():
+    """f32 in memory, f16/bf16 fragments: the reference stays the declared f32 program; the
+    check reads the rounding from the fragment types, allows for it in the bound, and also
+    holds C to f32 accumulation of the rounded inputs."""
     for arch, convert, lowering in (("gfx942", "bf16", "mfma"), ("gfx1100", "f16", "wmma")):
         pipeline = TILED.format(bk=16) + f",{lowering}-lowering{{convert={convert}}}"
         r = run(kernel_source("f32"), pipeline, arch, {"M": 50, "N": 70, "K": 40})
-        assert r.passed and r.tolerance < 1e-5, r.summary()
+        assert r.passed, r.summary()
+        assert r.rounding == Rounding(convert, f"{lowering}-lowering{{convert={convert}}}")
+        assert r.tolerance > 2 * UNIT_ROUNDOFF[convert]
+        assert r.rounded.rel_err < 1e-5 < r.max_rel_err  # the declared program is f32's
+        assert f"inputs rounded to {convert} by {lowering}-lowering{{convert={convert}}}" in r.summary()
 
 
 # -- a wrong layout gives a wrong C ------------------------------------------------------------

@@ -1132,24 +1132,11 @@ def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list
 
 
 def check(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, seed: int = 0):
-    """Run a finalized amdgcn module on random inputs and compare C with numpy (as gemmc.check)."""
-    from gemmc.dialects.gemm import type_name
-    from gemmc.interp.check import (
-        CheckResult, error_scale, host_function, matmul_spec, random_inputs, reference, tolerance,
-    )
-    from gemmc.interp.stats import Stats as Counts
+    """Run a finalized amdgcn module on random and exact inputs and compare C with the
+    declared program (gemmc.interp.check.compare_runs, as gemmc.check)."""
+    from gemmc.interp.check import compare_runs, host_function, matmul_spec
 
+    arch = get_arch(arch) if isinstance(arch, str) else arch
     fn = host_function(module)
-    spec = matmul_spec(module, fn)
-    args = random_inputs(fn, dims or {}, seed)
-    ref = reference(spec, args)
-    scale = max(error_scale(spec, args), np.finfo(np.float64).tiny)
-    counts = Counts()
-    execute(module, args, arch, counts)
-    got = args[spec.c].astype(np.float64)
-    err = float(np.max(np.abs(got - ref), initial=0.0)) / scale
-    if not np.all(np.isfinite(got)):
-        err = float("inf")
-    m, n, k = spec.mnk(args)
-    tol = tolerance(spec, type_name(fn.args[spec.c].type.element_type), k)
-    return CheckResult(err, float(tol), bool(err <= tol), counts, shape=(m, n, k))
+    return compare_runs(module, fn, matmul_spec(module, fn), dims or {}, arch, seed,
+                        lambda args, counts: execute(module, args, arch, counts))

@@ -8,6 +8,7 @@ name that is wrong.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -47,6 +48,8 @@ MAX_DIM = 2**31 - 1
 count, must fit."""
 # The largest finite value of each accumulator type, for literal scales.
 _MAX_FINITE = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
+# The smallest nonzero (subnormal) value of each accumulator type: half of it rounds to 0.
+_MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 
 
 @dataclass
@@ -269,6 +272,11 @@ class _Builder:
     def error(self, token: Token, message: str) -> GemmcError:
         return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
 
+    def warn(self, token: Token, message: str) -> None:
+        """A located warning on stderr, in the format of the errors (the program still builds)."""
+        text = self.error(token, message).render().replace(": error: ", ": warning: ", 1)
+        print(text, file=sys.stderr)
+
     def build(self) -> ModuleOp:
         k = self.k
         c_tok, product, *c_term = k.assign.children
@@ -315,6 +323,9 @@ class _Builder:
         if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
             raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
                                   f"(at most {_MAX_FINITE[self.k.acc]:g})")
+        if tok.type == "NUMBER" and 0 < abs(float(tok)) <= _MIN_NONZERO[self.k.acc] / 2:
+            self.warn(tok, f"scale {tok} rounds to 0 in the accumulator type {self.k.acc} "
+                           f"(its smallest nonzero value is {_MIN_NONZERO[self.k.acc]:.3g})")
         if tok.type == "NAME":
             if str(tok) not in self.k.scalars:
                 raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {self.k.acc}'")

@@ -7,6 +7,7 @@
     memory.py  memref/vector memory ops: bounds checks, LDS instances, race detection
     host.py    the host side: gemm.matmul by numpy, gpu.launch_func
     check.py   execute / random_inputs / reference / check: the API the CLI uses
+    accuracy.py  the element-wise error bound and the exact inputs check.py compares with
 """
 
 from gemmc.interp.check import (

@@ -5,6 +5,7 @@
     matmul_spec(module)                               what C should be, as a MatmulSpec
     reference(spec, args)                             that C in float64
     check(module, dims, arch, seed)                   all of the above -> CheckResult
+    compare_runs(module, fn, spec, dims, arch, seed, run)   the same for any interpreter
 
 `check` works on the gemm level (the frontend's output) and on lowered modules.  On a
 lowered module the gemm.matmul is gone; its meaning is read from the host function's
@@ -14,24 +15,17 @@ recovered from the launch: the kernel operands are A, B, C and then alpha and/or
 scalar is beta exactly when the kernel reads C, and the accumulator type is the
 scalars' type or else that of the kernel's first fma.
 
-Error measure: max|C - ref| / max(|alpha| |op(A)| @ |op(B)| + |beta| |C|), a normwise
-error relative to the size of the terms summed rather than of the result.  Rounding
-error in a dot product is bounded by K u times exactly this scale (Higham, Accuracy
-and Stability of Numerical Algorithms, 3.1) and is independent of cancellation; a
-denominator of max|C| is not (M = N = 1 with a cancelling dot product failed it).
-
-Tolerance: 4 (u_acc sqrt(K) + u_C), u the unit roundoff of a type (f32 2^-24, f16
-2^-11, bf16 2^-8): rounding errors of a K-term sum in the accumulator type grow like
-u_acc sqrt(K) (the probabilistic bound of Higham and Mary, 2019), and rounding the
-result to C's type adds at most u_C.  Measured over 1000 random shapes (M = N = 1
-included), types and scalars: at most 0.83 (u_acc sqrt(K) + u_C), so the factor 4
-leaves a margin of ~5.  A skipped k, a wrong index or a wrong epilogue gives errors
-of order 1/K to 1, far above it (though with an f16 accumulator a single skipped k
-stands out only for K below ~100).
+The reference is the program as declared, in float64 (`reference`), never adapted to
+the kernel.  A kernel that rounds A and B to a narrower type (matrix-cores{convert=f16})
+is found from its IR (`fragment_rounding`: the element type of the amdgpu.mfma/wmma or
+v_mfma/v_wmma operands) and judged with that rounding in the bound; C is also compared
+with the rounded inputs' product, and both errors are reported.  The element-wise error
+bound and the exact run on small integers are explained in gemmc/interp/accuracy.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +44,23 @@ from xdsl.utils.exceptions import InterpretationError
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
+from gemmc.interp.accuracy import (
+    EXACT_SCALARS,
+    PRECISION,
+    SMALLEST_NORMAL,
+    UNIT_ROUNDOFF,
+    Comparison,
+    ExactResult,
+    Terms,
+    bound,
+    compare,
+    exact_compare,
+    exact_plan,
+    exact_values,
+    gamma_acc,
+    input_rounding,
+    sparsify,
+)
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, to_bf16, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
@@ -62,7 +73,6 @@ from gemmc.matmul_spec import spec_from_attr as _spec_from_attr
 from gemmc.matmul_spec import spec_from_matmul as _spec_from_matmul
 
 
-UNIT_ROUNDOFF = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
 
 
 # -- running -----------------------------------------------------------------------------
@@ -268,67 +278,159 @@ def _dim_names(fn: func.FuncOp, i: int) -> tuple[str, str]:
     return tuple(n.data for n in names.data if isinstance(n, StringAttr))  # type: ignore[return-value]
 
 
-def reference(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp, args: list) -> np.ndarray:
-    """C as float64 numpy computes it from the (already rounded) inputs; `spec` may also
-    be the module, its host function or the gemm.matmul, to take the spec from."""
+def _spec_of(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp) -> MatmulSpec:
     if isinstance(spec, MatmulOp):
         fn = spec.parent_op()
         assert isinstance(fn, func.FuncOp)
-        spec = _spec_from_matmul(fn, spec)
-    elif isinstance(spec, func.FuncOp):
+        return _spec_from_matmul(fn, spec)
+    if isinstance(spec, func.FuncOp):
         module = spec.parent_op()
         assert isinstance(module, ModuleOp)
-        spec = matmul_spec(module, spec)
-    elif isinstance(spec, ModuleOp):
-        spec = matmul_spec(spec)
-    a = args[spec.a].astype(np.float64)
-    b = args[spec.b].astype(np.float64)
-    if spec.compute is not None:  # the kernel multiplies A and B rounded to this type
-        a, b = (_rounded(x, spec.compute) for x in (a, b))
-    r = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)
-    if spec.alpha is not None:
-        r = spec.alpha.get(args) * r
+        return matmul_spec(module, spec)
+    if isinstance(spec, ModuleOp):
+        return matmul_spec(spec)
+    return spec
+
+
+def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
+    """The declared program's C (and the sizes of its terms) in float64 from the inputs as
+    they are; `rounded_to` rounds A and B first (to compare with a kernel that does)."""
+    a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
+    if rounded_to is not None:
+        a, b = (_rounded(x, rounded_to) for x in (a, b))
+    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    alpha = _declared(spec.alpha, args, spec.acc) if spec.alpha is not None else 1.0
+    ref = alpha * (a @ b)
+    products = abs(alpha) * (np.abs(a) @ np.abs(b))
+    added = np.zeros_like(ref)
     if spec.beta is not None:
-        r = r + spec.beta.get(args) * args[spec.c].astype(np.float64)
-    return r
+        beta, c = _declared(spec.beta, args, spec.acc), args[spec.c].astype(np.float64)
+        ref = ref + beta * c
+        added = abs(beta) * np.abs(c)
+    return Terms(ref, products, added)
+
+
+def _declared(s: Scalar, args: list, acc: str) -> float:
+    """A scalar as the program declares it: a constant is of the accumulator type (1e-40 is
+    an f32 subnormal, not the double the literal spells)."""
+    return float(round_to(s.get(args), ELEMENT_TYPES[acc]()))
+
+
+def reference(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp, args: list) -> np.ndarray:
+    """C as float64 numpy computes it from the inputs in their declared types; `spec` may
+    also be the module, its host function or the gemm.matmul, to take the spec from."""
+    return terms(_spec_of(spec), args).ref
 
 
 def _rounded(x: np.ndarray, t: str) -> np.ndarray:
     return (to_bf16(x) if t == "bf16" else x.astype(np_dtype(ELEMENT_TYPES[t]()))).astype(np.float64)
 
 
-def error_scale(spec: MatmulSpec, args: list) -> float:
-    """max over C of |alpha| |op(A)| @ |op(B)| + |beta| |C|: the size of the terms summed."""
-    a = np.abs(args[spec.a].astype(np.float64))
-    b = np.abs(args[spec.b].astype(np.float64))
-    r = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)
-    if spec.alpha is not None:
-        r = abs(spec.alpha.get(args)) * r
-    if spec.beta is not None:
-        r = r + abs(spec.beta.get(args)) * np.abs(args[spec.c].astype(np.float64))
-    return float(np.max(r, initial=0.0))
+def tolerance(spec: MatmulSpec, k: int, rounded_to: str | None = None) -> float:
+    """The bound's factor on |alpha| |A| |B| (accuracy.bound)."""
+    return gamma_acc(spec.acc, k) + input_rounding(rounded_to)
 
 
-def tolerance(spec: MatmulSpec, c_type: str, k: int) -> float:
-    """See the module docstring."""
-    return 4 * (UNIT_ROUNDOFF[spec.acc] * np.sqrt(max(k, 1)) + UNIT_ROUNDOFF[c_type])
+# -- what the kernel rounds ----------------------------------------------------------------
+
+MATRIX_PASSES = ("matrix-cores", "mfma-lowering", "wmma-lowering")
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """The kernel multiplies A and B rounded to `type`; `by` says who rounds them."""
+
+    type: str
+    by: str
+
+    def describe(self) -> str:
+        return f"inputs rounded to {self.type} by {self.by}"
+
+
+def fragment_rounding(module: ModuleOp, spec: MatmulSpec, arch: Arch) -> Rounding | None:
+    """Whether the kernel's matrix instructions take A and B in a narrower type than
+    declared: read from the operand types of amdgpu.mfma/wmma, or from the mnemonic of
+    gemmc's AMDGCN backend's v_mfma/v_wmma (whose operands are untyped registers)."""
+    fn = host_function(module)
+    declared = type_name(fn.args[spec.a].type.element_type)
+    narrowest, op_name = None, ""
+    for op in module.walk():
+        t = _fragment_type(op, arch)
+        if t is not None and UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[declared] and (
+                narrowest is None or UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[narrowest]):
+            narrowest, op_name = t, op.name
+    if narrowest is None:
+        return None
+    pass_name = _matrix_pass(module)
+    by = f"{pass_name}{{convert={narrowest}}}" if pass_name else f"the {narrowest} operands of {op_name}"
+    return Rounding(narrowest, by)
+
+
+def _fragment_type(op, arch: Arch) -> str | None:
+    if op.name in ("amdgpu.mfma", "amdgpu.wmma"):
+        t = type_name(element_type(op.operands[0].type))
+        return t if t in UNIT_ROUNDOFF else None
+    mnemonic = getattr(op, "MNEMONIC", "")
+    if op.name.startswith("amdgcn.") and mnemonic.startswith(("v_mfma", "v_wmma")):
+        from gemmc.dialects.amdgcn import matrix_op_name
+
+        instr = next((i for i in arch.matrix_instrs if matrix_op_name(arch, i) == mnemonic), None)
+        return instr.in_type if instr is not None and instr.in_type in UNIT_ROUNDOFF else None
+    return None
+
+
+def _matrix_pass(module: ModuleOp) -> str | None:
+    """The last matrix-core pass of the pipeline the module records (gemmc.pipeline)."""
+    from gemmc.pipeline import parse_pipeline_spec
+
+    recorded = module.attributes.get("gemmc.pipeline")
+    if not isinstance(recorded, StringAttr):
+        return None
+    try:
+        names = [p.name for p in parse_pipeline_spec(recorded.data)]
+    except GemmcError:  # a pipeline of passes since unregistered: say what the IR shows instead
+        return None
+    return next((n for n in reversed(names) if n in MATRIX_PASSES), None)
+
+
+# -- checking ------------------------------------------------------------------------------
 
 
 @dataclass
 class CheckResult:
-    max_rel_err: float  # max|C - ref| / max(|alpha| |A| |B| + |beta| |C|), see above
-    tolerance: float
+    max_rel_err: float  # max|C - ref| / max(|alpha| |A| |B| + |beta| |C|), ref the declared program
+    tolerance: float  # the bound's factor on |alpha| |A| |B| (see accuracy.bound)
     passed: bool
     stats: Stats = field(default_factory=Stats)
     shape: tuple[int, int, int] = (0, 0, 0)  # (M, N, K)
+    declared: Comparison | None = None  # random inputs against the declared program
+    rounding: Rounding | None = None  # what the kernel does to A and B, read from its IR
+    rounded: Comparison | None = None  # random inputs against the product of the rounded inputs
+    exact: ExactResult | None = None  # the run on small integers
+    in_type: str = "f32"
 
     def summary(self) -> str:
-        """One line for `gemmc run`: PASS or FAIL, the shape, the error against the tolerance."""
+        """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
+        first line, then the rounding the kernel does (if any) and the exact run."""
         m, n, k = self.shape
-        verdict = "PASS" if self.passed else "FAIL"
-        relation = "<=" if self.passed else ">"
-        return (f"{verdict}: M={m} N={n} K={k}: max relative error {self.max_rel_err:.3g} "
-                f"{relation} tolerance {self.tolerance:.3g}")
+        lines = [f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: max relative error "
+                 f"{self.max_rel_err:.3g}" + (_against_bound(self.declared) if self.declared else "")]
+        if self.rounding is not None and self.rounded is not None:
+            lines.append(f"  {self.rounding.describe()}: max relative error {self.rounded.rel_err:.3g} against "
+                         f"the rounded inputs{_against_bound(self.rounded)}; the error above is against the "
+                         f"declared {self.in_type} program, its bound allowing for the rounding")
+        if self.exact is not None:
+            lines.append("  " + self.exact.describe())
+        return "\n".join(lines)
+
+
+def _against_bound(c: Comparison) -> str:
+    if c.passed:
+        return f", {c.ratio:.2g} of the element-wise bound"
+    return f", {c.ratio:.3g} times the element-wise bound at C[{c.worst[0]}, {c.worst[1]}]"
+
+
+Runner = Callable[[list, Stats], None]
 
 
 def check(
@@ -339,18 +441,78 @@ def check(
     spec: MatmulSpec | None = None,
     races: bool = True,
 ) -> CheckResult:
-    """Run the module on random inputs and compare C with the float64 reference."""
+    """Run the module on random inputs and on exact ones and compare C with the declared program."""
+    arch = get_arch(arch) if isinstance(arch, str) else arch
     fn = host_function(module)
-    spec = spec or matmul_spec(module, fn)
+
+    def run(args: list, stats: Stats) -> None:
+        execute(module, fn.sym_name.data, args, arch, stats, races)
+
+    return compare_runs(module, fn, spec or matmul_spec(module, fn), dims, arch, seed, run)
+
+
+def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
+                 seed: int, run: Runner) -> CheckResult:
+    """The check of any interpreter (`run` executes the program on arguments in place)."""
+    c_type = type_name(fn.args[spec.c].type.element_type)
+    in_type = type_name(fn.args[spec.a].type.element_type)
+    rounding = fragment_rounding(module, spec, arch)
+    rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
-    ref = reference(spec, args)
-    scale = max(error_scale(spec, args), np.finfo(np.float64).tiny)
-    stats = Stats()
-    execute(module, fn.sym_name.data, args, arch, stats, races)
-    got = args[spec.c].astype(np.float64)
-    err = float(np.max(np.abs(got - ref), initial=0.0)) / scale
-    if not np.all(np.isfinite(got)):
-        err = float("inf")
     m, n, k = spec.mnk(args)
-    tol = tolerance(spec, type_name(fn.args[spec.c].type.element_type), k)
-    return CheckResult(err, float(tol), bool(err <= tol), stats, (m, n, k))
+    declared_terms = terms(spec, args)
+    rounded_terms = terms(spec, args, rounded_to) if rounding is not None else None
+    stats = Stats()
+    run(args, stats)
+    got = args[spec.c].astype(np.float64)
+    declared = compare(got, declared_terms, bound(declared_terms, spec.acc, c_type, k, rounded_to))
+    rounded = None
+    if rounded_terms is not None:
+        rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
+    exact = _exact_run(fn, spec, dims, seed, (in_type, c_type, rounded_to), run)
+    passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
+    return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
+                       declared, rounding, rounded, exact, in_type)
+
+
+def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int,
+               types: tuple[str, str, str | None], run: Runner) -> ExactResult:
+    """Run on small integers (accuracy.exact_plan) and compare C bit for bit."""
+    in_type, c_type, rounded_to = types
+    args = random_inputs(fn, dims, seed)  # shapes and scalar types; the values are replaced
+    rng = np.random.default_rng([seed, 1])
+    for s in (spec.alpha, spec.beta):
+        if s is not None and s.arg is not None:
+            args[s.arg] = round_to(rng.choice(EXACT_SCALARS), fn.args[s.arg].type)
+    m, n, k = spec.mnk(args)
+    sizes = [abs(_declared(s, args, spec.acc)) if s is not None else 0.0 for s in (spec.alpha, spec.beta)]
+    in_bits = min(PRECISION[t] for t in (in_type, rounded_to or in_type))
+    plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits,
+                      sizes[0] if spec.alpha is not None else 1.0, sizes[1])
+    op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
+    op_b = exact_values(rng, (k, n), plan.r)
+    for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
+        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
+    args[spec.c] = exact_values(rng, (m, n), plan.r).astype(args[spec.c].dtype)
+    t = terms(spec, args)
+    run(args, Stats())
+    got = args[spec.c].astype(np.float64)
+    if _exact_epilogue(t.ref, spec, args, c_type):
+        return exact_compare(got, t.ref, plan)
+    # A scale such as 0.3 or 1e-40 rounds alpha * sum: exact sums, C within that rounding.
+    limit = (UNIT_ROUNDOFF[c_type] + 2 * UNIT_ROUNDOFF[spec.acc]) * (np.abs(t.ref) + t.added) \
+        + SMALLEST_NORMAL[c_type]
+    return exact_compare(got, t.ref, plan, limit)
+
+
+def _exact_epilogue(ref: np.ndarray, spec: MatmulSpec, args: list, c_type: str) -> bool:
+    """Whether the sum, alpha * sum, beta * C0 and the result are exact in the accumulator's
+    and C's types (the partial sums are, by the plan), so C must equal ref bit for bit."""
+    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
+    total = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)
+    parts = [ref, total]
+    if spec.alpha is not None:
+        parts.append(_declared(spec.alpha, args, spec.acc) * total)
+    if spec.beta is not None:
+        parts.append(_declared(spec.beta, args, spec.acc) * args[spec.c].astype(np.float64))
+    return all(np.array_equal(_rounded(p, t), p) for p in parts for t in (spec.acc, c_type))
