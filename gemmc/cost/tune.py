@@ -179,6 +179,7 @@ def tune(
     from gemmc.api import is_lowered
 
     probe = load()
+    _check_sizes(probe, dims)
     dtype = None if is_lowered(probe) else _dtype(probe)
     all_c = space(arch, dtype)
     result = TuneResult()
@@ -310,8 +311,10 @@ def progress_bar(stream, width: int = 30):
     return show
 
 
-def test_path(directory: str, source_name: str, arch: Arch):
-    """Where --emit-test writes: DIR/<input stem>-<arch>-tuned.<gemm|mlir>."""
+def check_test_dir(directory: str) -> None:
+    """--emit-test's folder is one, or can be made: checked before the search."""
+    import errno
+    import os
     from pathlib import Path
 
     from gemmc.diagnostics import EXIT_IO
@@ -319,6 +322,22 @@ def test_path(directory: str, source_name: str, arch: Arch):
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise GemmcError(f"{directory}: is not a directory", code=EXIT_IO)
+    if not d.exists():  # mkdir -p makes it after the search: its nearest existing folder must be one
+        above = next(p for p in d.absolute().parents if p.exists())
+        why = (errno.ENOTDIR if not above.is_dir() else errno.EACCES if not os.access(above, os.W_OK | os.X_OK)
+               else 0)
+        if why:
+            raise GemmcError(f"{directory}: cannot create: {os.strerror(why)}", code=EXIT_IO)
+
+
+def test_path(directory: str, source_name: str, arch: Arch):
+    """Where --emit-test writes: DIR/<input stem>-<arch>-tuned.<gemm|mlir>."""
+    from pathlib import Path
+
+    from gemmc.diagnostics import EXIT_IO
+
+    d = Path(directory)
+    check_test_dir(directory)
     if not d.exists():
         try:
             d.mkdir(parents=True)
@@ -328,6 +347,14 @@ def test_path(directory: str, source_name: str, arch: Arch):
     stem = src.stem if source_name != "<stdin>" else "stdin"
     suffix = ".mlir" if src.suffix == ".mlir" else ".gemm"
     return d / f"{stem}-{arch.name}-tuned{suffix}"
+
+
+def _check_sizes(module: ModuleOp, dims: dict | None) -> None:
+    """A dynamic dim without -D is the input's error, not every candidate's: say it once."""
+    from gemmc.interp import host_function
+    from gemmc.interp.check import arg_shapes
+
+    arg_shapes(host_function(module), dims or {})
 
 
 def _dtype(module: ModuleOp) -> str | None:
