@@ -117,11 +117,21 @@ def predicted(rows: list[Row]) -> list[Row]:
 
 def predict_module(module: ModuleOp, arch: Arch, dims=None, compiler: bool | None = None) -> Prediction:
     """predict(), with the compiler's resource report when one can be had."""
+    _refuse_gcn(module)
     res = compiler_resources(module, arch) if compiler is not False else None
     if compiler and res is None:
         raise GemmcError(f"no resource report for {arch.name}: a HIP compiler with the AMDGPU backend is "
                          "needed (apt-get install clang-22 lld-22 llvm-22 or install ROCm)", code=4)
     return predict(module, arch, dims, res)
+
+
+def _refuse_gcn(module: ModuleOp) -> None:
+    """The model reads kernel IR (gpu.func); the own AMDGCN backend's program replaces it."""
+    from gemmc.dialects.amdgcn import GcnModuleOp
+
+    if any(isinstance(op, GcnModuleOp) for op in module.walk()):
+        raise GemmcError("explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program "
+                         "(lower-to-amdgcn's output); give the pipeline without the amdgcn passes", code=EXIT_USAGE)
 
 
 def compiler_resources(module: ModuleOp, arch: Arch):
