@@ -6,6 +6,7 @@ needed.  `--plot` is checked before anything is printed and written whole or not
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -232,7 +233,10 @@ def test_a_failing_plot_keeps_the_old_file(argv, tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
     def half_then_fail(self, out, **kw):
-        out.write(b"\x89PNG half")
+        if isinstance(out, (str, os.PathLike)):  # straight to the file, as a non-atomic writer would
+            Path(out).write_bytes(b"\x89PNG half")
+        else:
+            out.write(b"\x89PNG half")
         raise RuntimeError("rendering failed")
 
     monkeypatch.setattr(Figure, "savefig", half_then_fail)
