@@ -257,7 +257,7 @@ def cmd_explain(args) -> int:
 
 def cmd_tune(args) -> int:
     from gemmc import cost
-    from gemmc.cost.tune import check_test_dir, format_best, lit_test, progress_bar, test_path
+    from gemmc.cost.tune import check_test_dir, format_best, lit_test, most_common_error, progress_bar, test_path
 
     arch = api.get_arch(args.arch)
     if args.pipeline is not None:
@@ -275,7 +275,8 @@ def cmd_tune(args) -> int:
                             source=source)
     best = result.best
     if best is None:
-        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget")
+        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget "
+                         f"(most often refused by {most_common_error(result)})")
     print(format_best(result, arch), end="")
     if args.output:
         api.write_output(args.output, best.pipeline + "\n", input_path=args.file)

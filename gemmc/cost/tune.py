@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -179,7 +180,7 @@ def tune(
     from gemmc.api import is_lowered
 
     probe = load()
-    _check_sizes(probe, dims)
+    _check_input(probe, arch, dims)
     dtype = None if is_lowered(probe) else _dtype(probe)
     all_c = space(arch, dtype)
     result = TuneResult()
@@ -349,12 +350,21 @@ def test_path(directory: str, source_name: str, arch: Arch):
     return d / f"{stem}-{arch.name}-tuned{suffix}"
 
 
-def _check_sizes(module: ModuleOp, dims: dict | None) -> None:
-    """A dynamic dim without -D is the input's error, not every candidate's: say it once."""
+def _check_input(module: ModuleOp, arch: Arch, dims: dict | None) -> None:
+    """The input's errors (a dynamic dim without -D, a dtype the arch cannot do) are not
+    every candidate's: said once, before the search, instead of 'no candidate fits'."""
+    from gemmc.api import check_dtypes
     from gemmc.interp import host_function
     from gemmc.interp.check import arg_shapes
 
+    check_dtypes(module, arch)
     arg_shapes(host_function(module), dims or {})
+
+
+def most_common_error(result: TuneResult) -> str:
+    """Why the candidates were refused, the reason most of them share."""
+    errors = Counter(t.error for t in result.trials if t.error)
+    return errors.most_common(1)[0][0] if errors else "none was predicted"
 
 
 def _dtype(module: ModuleOp) -> str | None:

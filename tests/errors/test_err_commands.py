@@ -39,11 +39,12 @@ def _inputs(d: Path) -> None:
     (d / "gcn.mlir").write_text(gcn)
 
 
-def _c(id: str, argv: list[str], code: int, expect: str) -> Case:
-    return Case(id, argv, code, expect, setup=_inputs)
+def _c(id: str, argv: list[str], code: int, expect: str, env: dict[str, str] | None = None) -> Case:
+    return Case(id, argv, code, expect, setup=_inputs, env=env or {})
 
 
 UNKNOWN_ARCH = "re:error: unknown arch 'gfx1'; known archs: gfx90a, gfx942, .*"
+NO_F16 = "error: sm_90 cannot do f16 in gemmc's output (it supports f32): f16 and bf16 need an AMD target"
 GFX942_INSTRS = "v_mfma_f32_32x32x2_f32, v_mfma_f32_16x16x4_f32, v_mfma_f32_32x32x8_f16, "
 
 EXPLAIN = [
@@ -64,6 +65,7 @@ EXPLAIN = [
        "error: explain needs kernel IR: give a pipeline such as -p step1"),
     _c("explain-pass-error", ["explain", "{src}", "-p", "gemm-to-kernel{block-x=0}", NO_CC], 1,
        "error: gemm-to-kernel: block-x=0 must be positive (at 'gemm.matmul' in @k)"),
+    _c("explain-dtype", ["explain", "{dir}/h.gemm", "--arch", "sm_90", NO_CC], 1, NO_F16),
     _c("explain-no-matrix-cores", ["explain", "{src}", "--arch", "sm_90", "-p", "step7", NO_CC], 1,
        "error: matrix-cores: sm_90 has no matrix cores"),
     _c("explain-amdgcn-pipeline", ["explain", "{src}", "-p", "step2,lower-to-amdgcn", NO_CC], 2,
@@ -101,6 +103,7 @@ TUNE = [
        "error: tune searches the pipelines itself and takes no -p; gemmc explain -p PIPELINE predicts one"),
     _c("tune-dynamic-dim", ["tune", "{dir}/d.gemm", "--budget", "2", NO_CC], 1,
        "error: dim 'M' is dynamic; give its size with -D M=..."),
+    _c("tune-dtype", ["tune", "{dir}/h.gemm", "--arch", "sm_90", "--budget", "2", NO_CC], 1, NO_F16),
     _c("tune-kernel-ir-input", ["tune", "{dir}/k1.mlir", "--budget", "2", NO_CC], 2,
        "error: {dir}/k1.mlir: is kernel IR already; tune needs the GEMM (a .gemm file or gemm-level IR)"),
     _c("tune-output-dir-missing", ["tune", "{src}", "--budget", "2", NO_CC, "-o", "{dir}/no/best.pipeline"], 3,
@@ -146,10 +149,13 @@ BENCH = [  # every one before the GPU check: they hold on a machine without an N
        "error: malformed pipeline 'gemm-to-kernel,,lds-tiling': expected pass name here (column 16)"),
     _c("bench-pass-error", ["bench", "{src}", "-p", "gemm-to-kernel{block-x=64 block-y=32}"], 1,
        "error: gemm-to-kernel: block-x * block-y = 2048 exceeds 1024 threads per block (at 'gemm.matmul' in @k)"),
-    _c("bench-dtype", ["bench", "{dir}/h.gemm", "-p", "step1"], 1, "re:error: sm_90 cannot do f16 .*"),
+    _c("bench-dtype", ["bench", "{dir}/h.gemm", "-p", "step1"], 1, NO_F16),
     _c("bench-dynamic-dim", ["bench", "{dir}/d.gemm", "-p", "step1"], 1,
        "error: dim 'M' is dynamic; give its size with -D M=..."),
     _c("bench-repeats-zero", ["bench", "{src}", "--repeats", "0"], 2, "error: --repeats 0: give at least 1 timed run"),
+    _c("bench-no-gpu", ["bench", "{src}", "-p", "step1"], 4,
+       "error: gemmc bench: no NVIDIA GPU here (nvidia-smi finds none); run it on a machine with one",
+       env={"PATH": ""}),
 ]
 
 COMMANDS = EXPLAIN + TUNE + LAYOUT + BENCH
@@ -159,10 +165,26 @@ COMMANDS = EXPLAIN + TUNE + LAYOUT + BENCH
 def test_bad_command(case: Case, tmp_path):
     argv = case.prepare(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
-    code, out, err = run_in_process(argv, stdin=b"" if "-" in argv else None)
+    code, out, err = run_in_process(argv, stdin=b"" if "-" in argv else None, env=case.env)
     case.check(tmp_path, code, out, err)
     assert out == "", f"printed before failing: {out[:200]}"
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written, not even half
+
+
+def test_tune_says_why_no_candidate_fits(tmp_path, monkeypatch):
+    """A search whose every candidate a pass refuses names the refusal, and writes nothing."""
+    from gemmc.cost import tune
+
+    too_big = tune.Candidate(256, 256, 32, 8, 8, True, 1, 0)  # 256x32 + 32x256 f32 tiles, twice: 128 KiB
+    monkeypatch.setattr(tune, "space", lambda arch, dtype=None: [too_big])
+    (tmp_path / "k.gemm").write_text(BASE)
+    code, out, err = run_in_process(["tune", str(tmp_path / "k.gemm"), "--budget", "3", NO_CC,
+                                     "-o", str(tmp_path / "best.pipeline")])
+    assert (code, out) == (1, "")
+    assert err.splitlines()[-1] == (
+        "error: no candidate of 1 fits gfx942; raise --budget (most often refused by double-buffer: LDS tiles "
+        "need 131072 bytes but gfx942 has 65536 per workgroup (at 'gpu.func' @k))"), err
+    assert [p.name for p in tmp_path.iterdir()] == ["k.gemm"]
 
 
 # -- --plot without matplotlib, and whole plots ---------------------------------------------------
