@@ -275,8 +275,9 @@ def cmd_tune(args) -> int:
                             source=source)
     best = result.best
     if best is None:
-        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget "
-                         f"(most often refused by {most_common_error(result)})")
+        why = most_common_error(result)
+        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget"
+                         + (f" (most often refused by {why})" if why else ""))
     print(format_best(result, arch), end="")
     if args.output:
         api.write_output(args.output, best.pipeline + "\n", input_path=args.file)

@@ -361,10 +361,10 @@ def _check_input(module: ModuleOp, arch: Arch, dims: dict | None) -> None:
     arg_shapes(host_function(module), dims or {})
 
 
-def most_common_error(result: TuneResult) -> str:
-    """Why the candidates were refused, the reason most of them share."""
+def most_common_error(result: TuneResult) -> str | None:
+    """Why the candidates were refused: the reason most of them share (None if none was)."""
     errors = Counter(t.error for t in result.trials if t.error)
-    return errors.most_common(1)[0][0] if errors else "none was predicted"
+    return errors.most_common(1)[0][0] if errors else None
 
 
 def _dtype(module: ModuleOp) -> str | None:
