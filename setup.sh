@@ -13,7 +13,7 @@ apt_updated=
 apt_install() {
   export DEBIAN_FRONTEND=noninteractive
   [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }
-  apt-get install -y -qq "$@" >/dev/null
+  apt-get install -y -qq --no-upgrade "$@" >/dev/null  # (what is installed stays as it is)
 }
 die() { echo "setup.sh: $*" >&2; exit 1; }
 
