@@ -86,11 +86,13 @@ def explain_steps(
     compiler: bool | None = None,
 ) -> list[Row]:
     """One row per step (or one for `pipeline`); `load` returns a fresh input module."""
-    from gemmc.api import check_dtypes, is_lowered, lower
+    from gemmc.api import check_dtypes, is_lowered, lower, verify
 
     first = load()
     check_dtypes(first, arch)  # the input's error, not each step's ('no step applies')
     if is_lowered(first) and pipeline is None:
+        lower(first, "", arch)  # the arch as the module's target: its verifier judges the matrix instructions
+        verify(first)
         return [Row("input", "", predict_module(first, arch, dims, compiler))]
     label = pipeline if pipeline is not None and len(pipeline) <= 12 else "pipeline"
     steps = [(label, pipeline)] if pipeline is not None else step_pipelines()

@@ -19,13 +19,16 @@ NO_CC = "--no-compiler"  # the cost model's estimate: no toolchain, fast
 
 
 @functools.cache
-def _lowered() -> tuple[str, str]:
-    """BASE as kernel IR (step1) and as gemmc's AMDGCN program, made once."""
+def _lowered() -> tuple[str, str, str]:
+    """BASE for gfx942 as kernel IR (step1), as gemmc's AMDGCN program and with MFMAs (step7),
+    made once."""
     m = api.parse(BASE)
     api.lower(m, "step1", "gfx942")
     kernel_ir = api.print_ir(m)
     api.lower(m, "lower-to-amdgcn", "gfx942")
-    return kernel_ir, api.print_ir(m)
+    mfma = api.parse(BASE)
+    api.lower(mfma, "step7", "gfx942")
+    return kernel_ir, api.print_ir(m), api.print_ir(mfma)
 
 
 def _inputs(d: Path) -> None:
@@ -34,9 +37,10 @@ def _inputs(d: Path) -> None:
     (d / "h.gemm").write_text(BASE.replace("A: f32", "A: f16").replace("B: f32", "B: f16"))
     (d / "k.svg").write_text(BASE)  # a source that --plot could name
     (d / "dir.svg").mkdir()
-    kernel_ir, gcn = _lowered()
+    kernel_ir, gcn, mfma = _lowered()
     (d / "k1.mlir").write_text(kernel_ir)
     (d / "gcn.mlir").write_text(gcn)
+    (d / "mfma.mlir").write_text(mfma)
 
 
 def _c(id: str, argv: list[str], code: int, expect: str, env: dict[str, str] | None = None) -> Case:
@@ -74,6 +78,9 @@ EXPLAIN = [
     _c("explain-amdgcn-input", ["explain", "{dir}/gcn.mlir", NO_CC], 2,
        "error: explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program (lower-to-amdgcn's output); "
        "give the pipeline without the amdgcn passes"),
+    _c("explain-instr-of-another-arch", ["explain", "{dir}/mfma.mlir", "--arch", "gfx1100", NO_CC], 1,
+       "re:error: IR does not verify: gfx1100 \\(RDNA3\\) has no MFMA 32x32x2 with f32 inputs; "
+       "its matrix instructions: v_wmma_.*"),
     _c("explain-plot-format", ["explain", "{src}", "--plot", "{dir}/roof.txt", NO_CC], 2,
        "error: {dir}/roof.txt: --plot writes .png, .svg or .pdf"),
     _c("explain-plot-dir-missing", ["explain", "{src}", "--plot", "{dir}/no/roof.svg", NO_CC], 3,
