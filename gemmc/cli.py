@@ -215,11 +215,11 @@ def cmd_layout(args) -> int:
 
     arch = api.get_arch(args.arch)
     instr = get_matrix_instr(arch, args.instr)
-    if args.plot:
+    if args.plot is not None:  # --plot '' is a bad name, not no plot
         layout.plot(instr, arch, args.plot)
     if args.csv:
         sys.stdout.write(layout.csv_text(instr))
-    elif not args.plot:
+    elif args.plot is None:
         sys.stdout.write(layout.grid_text(instr, arch))
     return 0
 
@@ -241,14 +241,14 @@ def cmd_explain(args) -> int:
     from gemmc.cost.explain import format_table, to_json
 
     arch = api.get_arch(args.arch)
-    if args.plot:  # a plot that cannot be written fails before the table is printed
+    if args.plot is not None:  # a plot that cannot be written fails before the table is printed
         from gemmc.plotting import check_plot_path
 
         check_plot_path(args.plot, args.file)
     rows = cost.explain_file(args.file, arch, args.pipeline, _defines(args.defines),
                              compiler=False if args.no_compiler else None)
     print(json.dumps(to_json(rows, arch), indent=1) if args.json else format_table(rows, arch), end="\n" if args.json else "")
-    if args.plot:
+    if args.plot is not None:
         from gemmc.cost.plot import plot_roofline
 
         plot_roofline(rows, arch, args.plot, args.file)

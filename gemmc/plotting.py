@@ -22,7 +22,7 @@ def check_plot_path(path: str, input_path: str | None = None) -> None:
     from gemmc import api
 
     if not path.lower().endswith(FORMATS):
-        raise GemmcError(f"{path}: --plot writes .png, .svg or .pdf", code=EXIT_USAGE)
+        raise GemmcError(f"{path or repr(path)}: --plot writes .png, .svg or .pdf", code=EXIT_USAGE)
     api.check_output_path(path, input_path)
     pyplot()
 
