@@ -11,6 +11,7 @@ Errors are raised as `gemmc.GemmcError`; its `render()` is what the CLI prints.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -332,6 +333,12 @@ def check_output_path(path: str, input_path: str | None = None) -> None:
             raise GemmcError(f"{path}: output would overwrite the input", code=EXIT_IO)
     if Path(path).is_dir():
         raise GemmcError(f"{path}: is a directory", code=EXIT_IO)
+    # a folder that is missing or not writable: said now, not after a search or a long lowering
+    parent = Path(os.path.abspath(path)).parent
+    why = (errno.ENOENT if not parent.exists() else errno.ENOTDIR if not parent.is_dir()
+           else errno.EACCES if not os.access(parent, os.W_OK | os.X_OK) else 0)
+    if why:
+        raise GemmcError(f"{path}: cannot write: {os.strerror(why)}", code=EXIT_IO)
 
 
 def write_output(path: str, data: str | bytes, input_path: str | None = None) -> None:

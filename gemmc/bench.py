@@ -95,10 +95,10 @@ def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int =
     """Build with nvcc, run, return the parsed JSON result."""
     from gemmc.cuda import build_executable
 
+    source = bench_source(module, arch, dims, repeats)  # the input's errors (sizes, ...) come first
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         raise GemmcError("gemmc bench: no NVIDIA GPU here (nvidia-smi finds none); run it on a machine with one",
                          code=EXIT_TOOLCHAIN)
-    source = bench_source(module, arch, dims, repeats)
     with tempfile.TemporaryDirectory(prefix="gemmc-bench-") as tmp:
         exe = Path(tmp) / "bench"
         build_executable(source, arch, exe, ["-lcublas"])

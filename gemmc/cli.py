@@ -205,6 +205,8 @@ def cmd_bench(args) -> int:
     arch = api.get_arch(args.arch)
     if arch.vendor != "nvidia":
         raise usage_error(f"gemmc bench runs on NVIDIA GPUs: use --arch sm_90, not {arch.name}")
+    if args.repeats < 1:
+        raise usage_error(f"--repeats {args.repeats}: give at least 1 timed run")
     module = _load(args)
     api.lower(module, args.pipeline, arch)
     result = run_bench(module, arch, _defines(args.defines), args.repeats)
@@ -219,11 +221,11 @@ def cmd_layout(args) -> int:
 
     arch = api.get_arch(args.arch)
     instr = get_matrix_instr(arch, args.instr)
-    if args.plot:
+    if args.plot is not None:  # --plot '' is a bad name, not no plot
         layout.plot(instr, arch, args.plot)
     if args.csv:
         sys.stdout.write(layout.csv_text(instr))
-    elif not args.plot:
+    elif args.plot is None:
         sys.stdout.write(layout.grid_text(instr, arch))
     return 0
 
@@ -245,40 +247,48 @@ def cmd_explain(args) -> int:
     from gemmc.cost.explain import format_table, to_json
 
     arch = api.get_arch(args.arch)
-    if args.plot:
-        from gemmc.cost.plot import check_plot_path
+    if args.plot is not None:  # a plot that cannot be written fails before the table is printed
+        from gemmc.plotting import check_plot_path
 
-        check_plot_path(args.plot)
-        api.check_output_path(args.plot, args.file)
+        check_plot_path(args.plot, args.file)
     rows = cost.explain_file(args.file, arch, args.pipeline, _defines(args.defines),
                              compiler=False if args.no_compiler else None)
     print(json.dumps(to_json(rows, arch), indent=1) if args.json else format_table(rows, arch), end="\n" if args.json else "")
-    if args.plot:
+    if args.plot is not None:
         from gemmc.cost.plot import plot_roofline
 
-        plot_roofline(rows, arch, args.plot)
+        plot_roofline(rows, arch, args.plot, args.file)
     return 0
 
 
 def cmd_tune(args) -> int:
     from gemmc import cost
-    from gemmc.cost.tune import format_best, lit_test, progress_bar, test_path
+    from gemmc.cost.tune import check_test_dir, format_best, lit_test, most_common_error, progress_bar, test_path
 
     arch = api.get_arch(args.arch)
+    if args.pipeline is not None:
+        raise usage_error("tune searches the pipelines itself and takes no -p; "
+                          "gemmc explain -p PIPELINE predicts one")
     if args.budget < 1:
         raise usage_error(f"--budget {args.budget}: give at least 1 candidate")
     if args.output:
         api.check_output_path(args.output, args.file)
+    if args.emit_test:
+        check_test_dir(args.emit_test)
+    source = api.read_source(args.file)  # once: '-' (stdin) is read by the search and --emit-test
     result = cost.tune_file(args.file, arch, args.budget, args.seed, _defines(args.defines),
-                            compiler=False if args.no_compiler else None, progress=progress_bar(sys.stderr))
+                            compiler=False if args.no_compiler else None, progress=progress_bar(sys.stderr),
+                            source=source)
     best = result.best
     if best is None:
-        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget")
+        why = most_common_error(result)
+        raise GemmcError(f"no candidate of {len(result.trials)} fits {arch.name}; raise --budget"
+                         + (f" (most often refused by {why})" if why else ""))
     print(format_best(result, arch), end="")
     if args.output:
         api.write_output(args.output, best.pipeline + "\n", input_path=args.file)
     if args.emit_test:
-        text, name = api.read_source(args.file)
+        text, name = source
         path = test_path(args.emit_test, name, arch)
         api.write_output(str(path), lit_test(text, path.suffix, best, arch), input_path=args.file)
         print(f"wrote {path}", file=sys.stderr)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from gemmc.arch import Arch, Layout, MatrixInstr
-from gemmc.diagnostics import EXIT_IO, EXIT_USAGE, GemmcError
 
 HEADER = "matrix,block,row,col,gpr,lane,bit_lo,bit_hi"
 
@@ -109,14 +108,12 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
 
 
 def plot(instr: MatrixInstr, arch: Arch, path: str) -> None:
-    """Draw A, B and D, each cell coloured by its lane and labelled lane:register."""
-    try:
-        import matplotlib
+    """Draw A, B and D, each cell coloured by its lane and labelled lane:register; the
+    picture is written whole (gemmc.plotting.save) or not at all."""
+    from gemmc.plotting import check_plot_path, pyplot, save
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise GemmcError("--plot needs matplotlib (pip install matplotlib)", code=EXIT_USAGE) from None
+    check_plot_path(path)
+    plt = pyplot()
     ops = operands(instr)
     fig, axes = plt.subplots(1, 3, figsize=(6 + 0.35 * sum(c for *_, c, _ in ops), 2 + 0.3 * max(instr.m, instr.k)))
     for ax, (name, _, rows_, cols, bits) in zip(axes, ops):
@@ -132,9 +129,4 @@ def plot(instr: MatrixInstr, arch: Arch, path: str) -> None:
         ax.set_ylabel("k" if name == "B" else "i")
     fig.suptitle(f"{instr.mnemonic} on {arch.name}: lane and register of each element")
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except OSError as e:
-        raise GemmcError(f"{path}: cannot write: {e.strerror}", code=EXIT_IO) from None
-    finally:
-        plt.close(fig)
+    save(fig, path, dpi=120)

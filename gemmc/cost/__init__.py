@@ -27,10 +27,10 @@ def _arch(arch: Arch | str) -> Arch:
     return arch if isinstance(arch, Arch) else get_arch(arch)
 
 
-def _loader(path: str, defines: dict[str, int] | None):
+def _loader(path: str, defines: dict[str, int] | None, source: tuple[str, str] | None = None):
     from gemmc.api import parse, parse_ir, is_ir, read_source
 
-    text, name = read_source(path)
+    text, name = source or read_source(path)
 
     def load():
         return parse_ir(text, name) if is_ir(text, name) else parse(text, name, defines)
@@ -48,13 +48,15 @@ def explain_file(path: str, arch: Arch | str, pipeline: str | None = None,
 
 
 def tune_file(path: str, arch: Arch | str, budget: int = 40, seed: int = 0,
-              defines: dict[str, int] | None = None, compiler: bool | None = None, progress=None):
-    """Search pipelines for the file's GEMM on `arch` (gemmc.cost.tune)."""
+              defines: dict[str, int] | None = None, compiler: bool | None = None, progress=None,
+              source: tuple[str, str] | None = None):
+    """Search pipelines for the file's GEMM on `arch` (gemmc.cost.tune); `source`: its
+    (text, name) when already read (stdin can be read once only)."""
     from gemmc.api import is_lowered
     from gemmc.cost.tune import tune
     from gemmc.diagnostics import EXIT_USAGE, GemmcError
 
-    load, _, _ = _loader(path, defines)
+    load, _, _ = _loader(path, defines, source)
     if is_lowered(load()):
         raise GemmcError(f"{path}: is kernel IR already; tune needs the GEMM (a .gemm file or gemm-level IR)",
                          code=EXIT_USAGE)

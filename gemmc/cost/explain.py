@@ -86,10 +86,13 @@ def explain_steps(
     compiler: bool | None = None,
 ) -> list[Row]:
     """One row per step (or one for `pipeline`); `load` returns a fresh input module."""
-    from gemmc.api import is_lowered, lower
+    from gemmc.api import check_dtypes, is_lowered, lower, verify
 
     first = load()
+    check_dtypes(first, arch)  # the input's error, not each step's ('no step applies')
     if is_lowered(first) and pipeline is None:
+        lower(first, "", arch)  # the arch as the module's target: its verifier judges the matrix instructions
+        verify(first)
         return [Row("input", "", predict_module(first, arch, dims, compiler))]
     label = pipeline if pipeline is not None and len(pipeline) <= 12 else "pipeline"
     steps = [(label, pipeline)] if pipeline is not None else step_pipelines()
@@ -117,11 +120,21 @@ def predicted(rows: list[Row]) -> list[Row]:
 
 def predict_module(module: ModuleOp, arch: Arch, dims=None, compiler: bool | None = None) -> Prediction:
     """predict(), with the compiler's resource report when one can be had."""
+    _refuse_gcn(module)
     res = compiler_resources(module, arch) if compiler is not False else None
     if compiler and res is None:
         raise GemmcError(f"no resource report for {arch.name}: a HIP compiler with the AMDGPU backend is "
                          "needed (apt-get install clang-22 lld-22 llvm-22 or install ROCm)", code=4)
     return predict(module, arch, dims, res)
+
+
+def _refuse_gcn(module: ModuleOp) -> None:
+    """The model reads kernel IR (gpu.func); the own AMDGCN backend's program replaces it."""
+    from gemmc.dialects.amdgcn import GcnModuleOp
+
+    if any(isinstance(op, GcnModuleOp) for op in module.walk()):
+        raise GemmcError("explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program "
+                         "(lower-to-amdgcn's output); give the pipeline without the amdgcn passes", code=EXIT_USAGE)
 
 
 def compiler_resources(module: ModuleOp, arch: Arch):

@@ -7,30 +7,14 @@ TFLOP/s.  Ceilings: the compute peak, and L2 and DRAM bandwidth times intensity.
 from __future__ import annotations
 
 from gemmc.arch import Arch
-from gemmc.diagnostics import EXIT_IO, EXIT_USAGE, GemmcError
-
-INSTALL_HINT = "pip install 'gemmc[plot]' (or pip install matplotlib)"
+from gemmc.plotting import check_plot_path, pyplot, save
 
 
-def check_plot_path(path: str) -> None:
-    """Refuse an output the plot cannot be written as, before any work."""
-    if not path.lower().endswith((".png", ".svg", ".pdf")):
-        raise GemmcError(f"{path}: --plot writes .png, .svg or .pdf", code=EXIT_USAGE)
-
-
-def plot_roofline(rows, arch: Arch, path: str) -> None:
-    check_plot_path(path)
+def plot_roofline(rows, arch: Arch, path: str, input_path: str | None = None) -> None:
+    """Draw the rows' predictions; written whole (gemmc.plotting.save) or not at all."""
+    check_plot_path(path, input_path)
     rows = [r for r in rows if r.prediction is not None]
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise GemmcError(f"--plot needs matplotlib: {INSTALL_HINT}", code=EXIT_USAGE) from None
-    import os
-    import tempfile
-
+    plt = pyplot()
     peak = rows[0].prediction.peak_tflops
     f = arch.clock_mhz * 1e6
     l2_bw = arch.l2_bytes_per_clk * f / 1e12  # TB/s
@@ -59,20 +43,4 @@ def plot_roofline(rows, arch: Arch, path: str) -> None:
     ax.set_ylabel("TFLOP/s")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    d = os.path.dirname(os.path.abspath(path))
-    suffix = os.path.splitext(path)[1]
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".gemmc-plot-", suffix=suffix, dir=d)
-        os.close(fd)
-        fig.savefig(tmp)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except OSError as e:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise GemmcError(f"{path}: cannot write: {e.strerror}", code=EXIT_IO) from None
-    finally:
-        plt.close(fig)
+    save(fig, path, input_path)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -180,6 +181,7 @@ def tune(
     from gemmc.api import is_lowered
 
     probe = load()
+    _check_input(probe, arch, dims)
     dtype = None if is_lowered(probe) else _dtype(probe)
     all_c = space(arch, dtype)
     result = TuneResult()
@@ -311,8 +313,10 @@ def progress_bar(stream, width: int = 30):
     return show
 
 
-def test_path(directory: str, source_name: str, arch: Arch):
-    """Where --emit-test writes: DIR/<input stem>-<arch>-tuned.<gemm|mlir>."""
+def check_test_dir(directory: str) -> None:
+    """--emit-test's folder is one, or can be made: checked before the search."""
+    import errno
+    import os
     from pathlib import Path
 
     from gemmc.diagnostics import EXIT_IO
@@ -320,6 +324,22 @@ def test_path(directory: str, source_name: str, arch: Arch):
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise GemmcError(f"{directory}: is not a directory", code=EXIT_IO)
+    if not d.exists():  # mkdir -p makes it after the search: its nearest existing folder must be one
+        above = next(p for p in d.absolute().parents if p.exists())
+        why = (errno.ENOTDIR if not above.is_dir() else errno.EACCES if not os.access(above, os.W_OK | os.X_OK)
+               else 0)
+        if why:
+            raise GemmcError(f"{directory}: cannot create: {os.strerror(why)}", code=EXIT_IO)
+
+
+def test_path(directory: str, source_name: str, arch: Arch):
+    """Where --emit-test writes: DIR/<input stem>-<arch>-tuned.<gemm|mlir>."""
+    from pathlib import Path
+
+    from gemmc.diagnostics import EXIT_IO
+
+    d = Path(directory)
+    check_test_dir(directory)
     if not d.exists():
         try:
             d.mkdir(parents=True)
@@ -329,6 +349,23 @@ def test_path(directory: str, source_name: str, arch: Arch):
     stem = src.stem if source_name != "<stdin>" else "stdin"
     suffix = ".mlir" if src.suffix == ".mlir" else ".gemm"
     return d / f"{stem}-{arch.name}-tuned{suffix}"
+
+
+def _check_input(module: ModuleOp, arch: Arch, dims: dict | None) -> None:
+    """The input's errors (a dynamic dim without -D, a dtype the arch cannot do) are not
+    every candidate's: said once, before the search, instead of 'no candidate fits'."""
+    from gemmc.api import check_dtypes
+    from gemmc.interp import host_function
+    from gemmc.interp.check import arg_shapes
+
+    check_dtypes(module, arch)
+    arg_shapes(host_function(module), dims or {})
+
+
+def most_common_error(result: TuneResult) -> str | None:
+    """Why the candidates were refused: the reason most of them share (None if none was)."""
+    errors = Counter(t.error for t in result.trials if t.error)
+    return errors.most_common(1)[0][0] if errors else None
 
 
 def _dtype(module: ModuleOp) -> str | None:

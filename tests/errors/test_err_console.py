@@ -11,6 +11,7 @@ import pytest
 from errors.helpers import Case, run_console
 from errors.test_err_cli import CLI
 from errors.test_err_cli import FILES as CLI_FILES
+from errors.test_err_commands import COMMANDS
 from errors.test_err_files import FILES, SKIPS
 from errors.test_err_source import SOURCE
 
@@ -20,6 +21,7 @@ PICK = {
             "unknown-pass", "pipeline-open-brace", "define-not-int", "dtype-arch-cannot-do"],
     "files": ["missing-input", "fifo-without-writer", "stdin-not-utf8", "output-is-input", "clang-fails",
               "no-toolchain-asm"],
+    "commands": ["explain-plot-format", "tune-budget-zero", "layout-unknown-instr", "bench-dynamic-dim"],
 }
 
 
@@ -27,6 +29,7 @@ def _subset():
     by_id = {c.id: ("source", c) for c in SOURCE}
     by_id.update({c.id: ("cli", c) for c in CLI})
     by_id.update({c.id: ("files", c) for c in FILES})
+    by_id.update({c.id: ("commands", c) for c in COMMANDS})
     return [by_id[i] for group in PICK.values() for i in group]
 
 
