@@ -98,6 +98,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "pad-lds": _matrix_pass("pad_lds", "PadLdsPass"),
     "multi-buffer": _matrix_pass("multi_buffer", "MultiBufferPass"),
     "swizzle-lds": _matrix_pass("swizzle_lds", "SwizzleLdsPass"),
+    "pipeline": _matrix_pass("pipeline_loop", "PipelinePass"),
     "analyze-lds-banks": _analysis("analyze_lds_banks", "AnalyzeLdsBanksPass"),
     "analyze-occupancy": _analysis("analyze_occupancy", "AnalyzeOccupancyPass"),
     "mfma-lowering": _matrix_pass("mfma_lowering", "MfmaLoweringPass"),
