@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, VectorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
@@ -174,8 +174,8 @@ def check_lds_fits(pass_name: str, kernel: Operation, arch) -> None:
 
 
 def kernel_of(op: Operation) -> Operation:
-    """The gpu.func (or other function) that holds op."""
+    """The gpu.func (or func.func) that holds op: the unit whose LDS must fit."""
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, gpu.FuncOp):
+    while parent is not None and not isinstance(parent, gpu.FuncOp | func.FuncOp):
         parent = parent.parent_op()
     return parent or op

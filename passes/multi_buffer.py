@@ -45,8 +45,8 @@ class MultiBufferPass(ModulePass):
         kernels = set()
         slots: dict[scf.ForOp, SSAValue] = {}
         for alloc in select_allocs(op, tuple(self.buffers), self.name):
-            self._multiply(alloc, slots)
             kernels.add(kernel_of(alloc))
+            self._multiply(alloc, slots)
         for kernel in kernels:
             check_lds_fits(self.name, kernel, target_of(op))
 

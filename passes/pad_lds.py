@@ -40,8 +40,8 @@ class PadLdsPass(ModulePass):
             raise pass_error(self.name, op, f"pad={self.pad} must be at least 1")
         kernels = set()
         for alloc in select_allocs(op, tuple(self.buffers), self.name):
-            self._pad(alloc)
             kernels.add(kernel_of(alloc))
+            self._pad(alloc)
         for kernel in kernels:
             check_lds_fits(self.name, kernel, target_of(op))
 

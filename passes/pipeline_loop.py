@@ -45,7 +45,7 @@ from xdsl.traits import is_side_effect_free
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.lds_access import ALLOC_OPS, memory_space
-from gemmc.kernel_builder import LDS_SPACE
+from gemmc.kernel_builder import LDS_SPACE, constant_value
 
 ROLE_ATTR = "gemm.role"
 _WRITES = (memref.StoreOp, vector.StoreOp, GatherToLDSOp)
@@ -196,15 +196,23 @@ def _used_by(producer: list[Operation], consumer: list[Operation]) -> set[Operat
 
 
 def _offset(at: InsertPoint, base: SSAValue, step: SSAValue, times: int, name: str) -> SSAValue:
-    """base + times * step (just base for times = 0)."""
+    """base + times * step, folded where base and step are constants."""
     if times == 0:
         return base
-    n = arith.ConstantOp(IntegerAttr(times, IndexType()))
-    mul = arith.MuliOp(step, n)
-    add = arith.AddiOp(base, mul)
-    add.result.name_hint = name
-    Rewriter.insert_op([n, mul, add], at)
-    return add.result
+    b, s = constant_value(base), constant_value(step)
+    ops: list[Operation] = []
+    if b is not None and s is not None:
+        ops.append(arith.ConstantOp(IntegerAttr(b + times * s, IndexType())))
+    elif s is not None:
+        ops.append(arith.ConstantOp(IntegerAttr(times * s, IndexType())))
+        ops.append(arith.AddiOp(base, ops[-1].results[0]))
+    else:
+        ops.append(arith.ConstantOp(IntegerAttr(times, IndexType())))
+        ops.append(arith.MuliOp(step, ops[-1].results[0]))
+        ops.append(arith.AddiOp(base, ops[-1].results[0]))
+    ops[-1].results[0].name_hint = name
+    Rewriter.insert_op(ops, at)
+    return ops[-1].results[0]
 
 
 def _guarded_clone(at: InsertPoint, producer: list[Operation], iv: SSAValue, value: SSAValue, ub: SSAValue, role: str) -> None:
