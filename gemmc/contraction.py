@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import gpu, memref, scf
+from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from gemmc.diagnostics import pass_error
 from gemmc.ir_names import ROLE_ATTR, SCHEDULE_ATTR, TRANSPOSED_ATTR
+from gemmc.kernel_builder import constant_value
 from gemmc.schedule import Schedule
 
 
@@ -37,6 +38,7 @@ class Contraction:
     sum: SSAValue
     schedule: Schedule | None  # None for the untiled step-1 kernel
     block_size: tuple[int, int]
+    pass_name: str  # the pass that read it, for its diagnostics
 
 
 def role(op: Operation) -> str | None:
@@ -75,6 +77,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     sched_attr = kernel.attributes.get(SCHEDULE_ATTR)
     if sched_attr is None:
         k_loop, sum_value, a, b, ta, tb = _naive_loop(guard, pass_name, kernel)
+        _check_naive_indices(k_loop, row, col, kernel, pass_name)
         start = body.index(k_loop) + 1
     else:
         read = find_role(guard, "acc_read")
@@ -95,7 +98,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         in_type=a.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
         schedule=Schedule.from_attr(sched_attr) if sched_attr is not None else None,
-        block_size=(bx, by),
+        block_size=(bx, by), pass_name=pass_name,
     )
 
 
@@ -108,9 +111,63 @@ def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
         raise pass_error(pass_name, loop, "expects the K loop to load one element of A and one of B")
     k = loop.body.block.args[0]
     la, lb = loads
+    _check_naive_form(loop, guard, pass_name, kernel)
     ta = la.indices[0] is k
     tb = lb.indices[1] is k
     return loop, loop.results[0], la.memref, lb.memref, ta, tb
+
+
+_PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield"}
+_INDEX_OPS = {"arith.constant", "memref.dim", "gpu.thread_id", "gpu.block_id", "arith.muli", "arith.addi",
+              "arith.cmpi", "arith.andi"}
+
+
+def _check_naive_form(loop: scf.ForOp, guard: scf.IfOp, pass_name: str, kernel) -> None:
+    """The tiling passes replace the step-1 body with their loop nest, keeping only the
+    epilogue: refuse anything else they would drop (an extra op in the K loop, a store
+    before it, a loop that does not run k = 0, 1, ... , K - 1)."""
+    for op in loop.body.block.ops:
+        if op.name not in _PRODUCT_OPS:
+            raise pass_error(pass_name, op, f"expects the K loop to compute a product sum only; this '{op.name}' would be dropped")
+    for bound, want in ((loop.lb, 0), (loop.step, 1)):
+        if constant_value(bound) != want:
+            raise pass_error(pass_name, loop, "expects the K loop to run from 0 by 1")
+    for op in kernel.body.block.ops:
+        if op is guard or isinstance(op, gpu.ReturnOp):
+            continue
+        if op.name not in _INDEX_OPS:
+            raise pass_error(pass_name, op, f"expects only index arithmetic before the epilogue guard; this '{op.name}' would be dropped")
+    for op in guard.true_region.block.ops:
+        if op is loop:
+            break
+        if op.name != "arith.constant":
+            raise pass_error(pass_name, op, f"expects only constants before the K loop; this '{op.name}' would be dropped")
+
+
+def _check_naive_indices(loop: scf.ForOp, row: SSAValue, col: SSAValue, kernel, pass_name: str) -> None:
+    """row = block_id.y * block-y + thread_id.y, col likewise in x, and the K loop reads
+    A at (row, k) and B at (k, col): the mapping the tiling passes rebuild."""
+    bs = kernel.known_block_size
+    sizes = dict(zip("xy", bs.get_values()[:2])) if bs is not None else {}
+    for value, dim in ((row, "y"), (col, "x")):
+        if not _is_global_id(value, dim, sizes.get(dim)):
+            raise pass_error(pass_name, value.owner if isinstance(value, OpResult) else kernel,
+                             f"expects the epilogue's {'row' if dim == 'y' else 'column'} to be block_id.{dim} * "
+                             f"{sizes.get(dim)} + thread_id.{dim}")
+    k = loop.body.block.args[0]
+    la, lb = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
+    if set(map(id, la.indices)) != {id(k), id(row)} or set(map(id, lb.indices)) != {id(k), id(col)}:
+        raise pass_error(pass_name, loop, "expects the K loop to read A at (row, k) and B at (k, col) of the epilogue's row and column")
+
+
+def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:
+    add = value.owner
+    if not isinstance(add, arith.AddiOp):
+        return False
+    mul, tid = add.lhs.owner, add.rhs.owner
+    return (isinstance(mul, arith.MuliOp) and isinstance(tid, gpu.ThreadIdOp) and tid.dimension.data == dim
+            and isinstance(mul.lhs.owner, gpu.BlockIdOp) and mul.lhs.owner.dimension.data == dim
+            and constant_value(mul.rhs) == size)
 
 
 def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):

@@ -36,6 +36,11 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _lazy("double_buffer", "DoubleBufferPass"),
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "launch-bounds": _lazy("launch_bounds", "LaunchBoundsPass"),
+    # layout and loop passes that rewrite any kernel IR in place
+    "pad-lds": _lazy("pad_lds", "PadLdsPass"),
+    "swizzle-lds": _lazy("swizzle_lds", "SwizzleLdsPass"),
+    "multi-buffer": _lazy("multi_buffer", "MultiBufferPass"),
+    "pipeline": _lazy("pipeline_loop", "PipelinePass"),
     # cost-model analyses: remarks on stderr, IR unchanged
     "analyze-lds-banks": _lazy("analyze_lds_banks", "AnalyzeLdsBanksPass"),
     "analyze-occupancy": _lazy("analyze_occupancy", "AnalyzeOccupancyPass"),

@@ -27,12 +27,13 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, UnitAttr, VectorType
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
+from gemmc.diagnostics import pass_error
 from gemmc.ir_names import (
     KNOWN_BLOCK_SIZE_ATTR,
     LDS_SPACE,
@@ -56,7 +57,12 @@ def lds_type(shape, element: Attribute) -> MemRefType:
 
 
 def rebuild(con: Contraction, s: Schedule) -> None:
-    """Replace the kernel's body with the loop nest of schedule `s`, and fix its launch."""
+    """Replace the kernel's body with the loop nest of schedule `s`, and fix its launch.
+
+    The body is regenerated, so first `check_regenerable` makes sure that nothing in
+    front of it would be lost: IR that the kernel's own schedule (or, untiled, the
+    step-1 form) does not describe is refused with an error naming its first op."""
+    check_regenerable(con)
     kernel = con.kernel
     old = kernel.body.block
     block = Block(arg_types=old.arg_types)
@@ -482,3 +488,84 @@ def _fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
                     if isinstance(c, arith.ConstantOp) and not c.result.uses:
                         c.detach()
                         c.erase()
+
+
+# -- what a regeneration would drop -------------------------------------------------------
+
+def check_regenerable(con: Contraction) -> None:
+    """Refuse a kernel that its description would not reproduce.
+
+    A tiled kernel must be exactly what `gemm.schedule` generates (after CSE and
+    canonicalization of both, so xDSL's own cleanups are fine); an untiled one must be
+    gemm-to-kernel's form (gemmc.contraction checks the K loop).  A hand edit or another
+    pass's change (pad-lds, swizzle-lds, multi-buffer, pipeline, a user's pass) is reported
+    at its first op, since regenerating would drop it silently."""
+    kernel, s = con.kernel, con.schedule
+    if s is None:
+        return
+    block = Block(arg_types=kernel.body.block.arg_types)
+    _Writer(con, s, block, dict(zip(kernel.body.block.args, block.args))).write()
+    expected = Region(block)
+    region_dce(expected)
+    actual = kernel.body
+    if _same(expected, actual) or _normalized_equal(kernel, expected, actual):
+        _check_block_size(con, s)
+        return
+    op = _first_difference(expected, actual) or next(iter(actual.walk()))  # differs in use-def only
+    raise pass_error(
+        con.pass_name, op,
+        f"this '{op.name}' is not what the kernel's gemm.schedule generates (a hand edit, or a pass that "
+        f"changed the IR without the schedule); {con.pass_name} regenerates the kernel from the schedule and "
+        "would drop it. Run the passes that change the IR locally (pad-lds, swizzle-lds, multi-buffer, "
+        "pipeline, your own) after the tiling passes",
+    )
+
+
+def _check_block_size(con: Contraction, s: Schedule) -> None:
+    if con.block_size != (s.threads_x, s.threads_y):
+        raise pass_error(
+            con.pass_name, con.kernel,
+            f"gpu.known_block_size {con.block_size[0]}x{con.block_size[1]} is not the {s.threads_x}x{s.threads_y} "
+            "threads of the kernel's gemm.schedule",
+        )
+
+
+def _normalized_equal(kernel: gpu.FuncOp, expected: Region, actual: Region) -> bool:
+    """Equal after CSE and canonicalization of copies of both."""
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+    regions = []
+    for r in (expected, actual):
+        fn = kernel.clone_without_regions()  # its body comes back empty: fill it with a copy of r
+        copy = r.clone()
+        for b in list(copy.blocks):
+            copy.detach_block(b)
+            fn.body.add_block(b)
+        holder = ModuleOp([fn])
+        for p in (CommonSubexpressionElimination(), CanonicalizePass(), CommonSubexpressionElimination()):
+            p.apply(Context(allow_unregistered=True), holder)
+        regions.append(fn.body)
+    return _same(*regions)
+
+
+def _same(expected: Region, actual: Region) -> bool:
+    """Structurally equivalent (xDSL's check: ops, attributes, use-def) with the same types
+    (which xDSL's check leaves out: a padded buffer differs only in its type)."""
+    return expected.is_structurally_equivalent(actual) and _first_difference(expected, actual) is None
+
+
+def _first_difference(expected: Region, actual: Region) -> Operation | None:
+    """The first op of `actual`, in walk order, whose kind, attributes or types differ from
+    `expected`'s; the first extra op when one is a prefix of the other."""
+    exp, act = list(expected.walk()), list(actual.walk())
+    for e, a in zip(exp, act):
+        if (e.name != a.name or dict(e.attributes) != dict(a.attributes) or dict(e.properties) != dict(a.properties)
+                or [r.type for r in e.results] != [r.type for r in a.results]
+                or [o.type for o in e.operands] != [o.type for o in a.operands]):
+            return a
+    if len(act) > len(exp):
+        return act[len(exp)]
+    return act[-1] if len(act) < len(exp) else None

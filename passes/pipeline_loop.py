@@ -1,0 +1,228 @@
+"""pipeline: software-pipeline a produce / barrier / consume / barrier loop (MLIR's
+scf::pipelineForLoop, with the stages read off the loop's barriers).
+
+Expects: an scf.for without loop-carried values whose body is
+    P          the producer: everything before the first gpu.barrier (e.g. global -> LDS copies)
+    gpu.barrier
+    C          the consumer (e.g. the compute on the LDS tiles)
+    gpu.barrier
+in which every LDS buffer that P writes is multi-buffered (multi-buffer's output): each
+access's first index is a `slot = (.. iv ..) mod F` computed from the induction variable,
+with F >= stages, so the iterations in flight use distinct slots.  P writes nothing else,
+touches nothing that C writes, and what C uses of P's results is pure (the slot, k0), which
+stays in the loop and is recomputed.
+Produces, with d = stages - 1:
+    for j in 0 .. d-1:  if (lb + j*step < ub) { P(lb + j*step) }      (prologue)
+    gpu.barrier
+    for iv = lb to ub step step:
+        if (iv + d*step < ub) { P(iv + d*step) }                        (prefetch)
+        C(iv)
+        gpu.barrier
+Iteration iv fills the slot of iteration iv + d while it reads its own, and the loop
+needs one barrier per iteration instead of two.  Why it is safe: P(iv + d) writes slot
+(iv + d) mod F, last read by C(iv + d - F), which finished before the barrier of an
+earlier iteration since F > d; and C(iv) reads what P(iv) wrote at least one barrier ago.
+Loops of another form are left as they are; when no loop has this form the pass says so.
+Options: stages (>= 2).  Staging through registers (loads before C, LDS stores after it)
+is double-buffer{stage=registers}'s, not this pass's.
+Diagnostics, each naming the op: no loop of the form, loop-carried values, a buffer written
+in P without enough slots, a write in P to anything but such a buffer, an access in P to
+memory that C writes, an impure result of P used in C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from gemmc.diagnostics import pass_error
+from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.ir_names import LDS_SPACE, ROLE_ATTR, memory_space
+from gemmc.kernel_builder import constant_value
+from gemmc.lds_access import ALLOC_OPS
+
+_WRITES = (memref.StoreOp, vector.StoreOp, GatherToLDSOp)
+
+
+@dataclass(frozen=True)
+class PipelinePass(ModulePass):
+    name = "pipeline"
+
+    stages: int = 2
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.stages < 2:
+            raise pass_error(self.name, op, f"stages={self.stages} must be at least 2")
+        loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp) and _split(loop) is not None]
+        if not loops:
+            raise pass_error(
+                self.name, op,
+                "found no scf.for of the form producer, gpu.barrier, consumer, gpu.barrier to pipeline",
+            )
+        for loop in loops:
+            self._pipeline(loop, *_split(loop))
+
+    def _pipeline(self, loop: scf.ForOp, producer: list[Operation], first_barrier: Operation, consumer: list[Operation]) -> None:
+        if loop.results:
+            raise pass_error(self.name, loop, "the loop carries values (iter_args); pipelining it would need to stage them")
+        self._check(loop, producer, consumer)
+        d = self.stages - 1
+        iv = loop.body.block.args[0]
+        # prologue: P for the first d iterations, each guarded by the trip count
+        before = InsertPoint.before(loop)
+        for j in range(d):
+            first = _offset(before, loop.lb, loop.step, j, f"t{j}")
+            _guarded_clone(before, producer, iv, first, loop.ub, "prologue")
+        Rewriter.insert_op(first_barrier.clone(), before)
+        # in the loop: P for iteration iv + d ahead of C(iv)
+        at_top = InsertPoint.at_start(loop.body.block)
+        ahead = _offset(at_top, iv, loop.step, d, "next_t")
+        _guarded_clone(at_top, producer, iv, ahead, loop.ub, "prefetch")
+        used_by_consumer = _used_by(producer, consumer)
+        for o in reversed(producer):
+            if o not in used_by_consumer:
+                o.detach()
+                o.erase()
+        first_barrier.detach()
+        first_barrier.erase()
+
+    def _check(self, loop: scf.ForOp, producer: list[Operation], consumer: list[Operation]) -> None:
+        consumer_writes = {id(_target(w)) for o in consumer for w in o.walk() if isinstance(w, _WRITES)}
+        for o in producer:
+            for inner in o.walk():
+                if isinstance(inner, _WRITES):
+                    self._check_slotted(loop, inner)
+                for v in inner.operands:
+                    if id(v) in consumer_writes:
+                        raise pass_error(self.name, inner, "the producer touches memory that the consumer writes; moving it ahead would reorder them")
+        for o in _used_by(producer, consumer):
+            if not _pure(o):
+                raise pass_error(self.name, o, f"the consumer uses this '{o.name}' of the producer, which is not pure index arithmetic")
+
+    def _check_slotted(self, loop: scf.ForOp, write: Operation) -> None:
+        buf = _target(write)
+        owner = buf.owner
+        if not (isinstance(owner, ALLOC_OPS) and memory_space(buf.type) == LDS_SPACE):
+            raise pass_error(self.name, write, "the producer writes memory other than an LDS buffer; only LDS buffers with slots can be written ahead")
+        slots = buf.type.get_shape()[0]
+        name = buf.name_hint or "buffer"
+        for use in buf.uses:
+            if not loop.is_ancestor(use.operation):
+                continue
+            index = _first_index(use.operation)
+            if index is None or not _is_slot(index, loop, slots):
+                raise pass_error(
+                    self.name, use.operation,
+                    f"%{name} is written ahead but this access does not index it by the iteration's slot "
+                    "((.. iv ..) mod F); run multi-buffer first",
+                )
+        if slots < self.stages:
+            raise pass_error(self.name, write, f"%{name} has {slots} slots, fewer than the {self.stages} stages in flight; run multi-buffer{{factor={self.stages}}}")
+
+
+def _pure(o: Operation) -> bool:
+    """Recomputing it for another iteration changes nothing: arith (division included: its
+    operands are the same values P used), thread and block ids, memref.dim."""
+    if o.regions:
+        return False
+    return o.name.startswith("arith.") or isinstance(o, gpu.ThreadIdOp | gpu.BlockIdOp | memref.DimOp) or is_side_effect_free(o)
+
+
+def _split(loop: scf.ForOp):
+    """(P, first barrier, C) for a body P; barrier; C; barrier; yield, else None."""
+    ops = list(loop.body.block.ops)
+    barriers = [i for i, o in enumerate(ops) if isinstance(o, gpu.BarrierOp)]
+    if len(barriers) != 2 or barriers[1] != len(ops) - 2:
+        return None
+    b0 = barriers[0]
+    return ops[:b0], ops[b0], ops[b0 + 1:barriers[1]]
+
+
+def _target(write: Operation) -> SSAValue:
+    if isinstance(write, memref.StoreOp):
+        return write.memref
+    if isinstance(write, vector.StoreOp):
+        return write.base
+    return write.dst
+
+
+def _first_index(op: Operation) -> SSAValue | None:
+    if isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp):
+        return op.indices[0] if op.indices else None
+    if isinstance(op, GatherToLDSOp):
+        return op.dstIndices[0] if op.dstIndices else None
+    return None
+
+
+def _is_slot(index: SSAValue, loop: scf.ForOp, slots: int) -> bool:
+    """index = x mod slots, with x computed from the loop's induction variable."""
+    rem = index.owner
+    if not isinstance(rem, arith.RemUIOp) or rem.rhs.owner is None:
+        return False
+    if not (isinstance(rem.rhs.owner, arith.ConstantOp) and rem.rhs.owner.value.value.data == slots):
+        return False
+    iv = loop.body.block.args[0]
+    frontier, seen = [rem.lhs], set()
+    while frontier:
+        v = frontier.pop()
+        if v is iv:
+            return True
+        if id(v) in seen or not isinstance(v.owner, Operation) or not loop.is_ancestor(v.owner):
+            continue
+        seen.add(id(v))
+        frontier.extend(v.owner.operands)
+    return False
+
+
+def _used_by(producer: list[Operation], consumer: list[Operation]) -> set[Operation]:
+    """The producer ops whose results the consumer (or what it uses of P) reads."""
+    in_p = set(producer)
+    needed: set[Operation] = set()
+    frontier = [v for o in consumer for inner in o.walk() for v in inner.operands]
+    while frontier:
+        v = frontier.pop()
+        owner = v.owner
+        if isinstance(owner, Operation) and owner in in_p and owner not in needed:
+            needed.add(owner)
+            frontier.extend(owner.operands)
+    return needed
+
+
+def _offset(at: InsertPoint, base: SSAValue, step: SSAValue, times: int, name: str) -> SSAValue:
+    """base + times * step, folded where base and step are constants."""
+    if times == 0:
+        return base
+    b, s = constant_value(base), constant_value(step)
+    ops: list[Operation] = []
+    if b is not None and s is not None:
+        ops.append(arith.ConstantOp(IntegerAttr(b + times * s, IndexType())))
+    elif s is not None:
+        ops.append(arith.ConstantOp(IntegerAttr(times * s, IndexType())))
+        ops.append(arith.AddiOp(base, ops[-1].results[0]))
+    else:
+        ops.append(arith.ConstantOp(IntegerAttr(times, IndexType())))
+        ops.append(arith.MuliOp(step, ops[-1].results[0]))
+        ops.append(arith.AddiOp(base, ops[-1].results[0]))
+    ops[-1].results[0].name_hint = name
+    Rewriter.insert_op(ops, at)
+    return ops[-1].results[0]
+
+
+def _guarded_clone(at: InsertPoint, producer: list[Operation], iv: SSAValue, value: SSAValue, ub: SSAValue, role: str) -> None:
+    """if (value < ub) { P with iv = value }"""
+    cond = arith.CmpiOp(value, ub, "ult")
+    block = Block()
+    mapper = {iv: value}
+    for o in producer:
+        block.add_op(o.clone(value_mapper=mapper))
+    block.add_op(scf.YieldOp())
+    guard = scf.IfOp(cond, [], [block])
+    guard.attributes[ROLE_ATTR] = StringAttr(role)
+    Rewriter.insert_op([cond, guard], at)

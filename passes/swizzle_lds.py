@@ -1,0 +1,101 @@
+"""swizzle-lds: XOR-swizzle LDS rows so that a column walk touches every bank.
+
+Expects: kernel IR with LDS buffers (memref.alloca/alloc in address space 3) of rank >= 2
+whose every use is an element access (memref.load/store, vector.load/store), and whose
+rows hold a power-of-two number (>= 2) of `vector`-element chunks.
+Produces: element [.., r, j] of each chosen buffer lives at [.., r, j'] with
+    j' = ((j / v) xor (r mod c)) * v + j mod v     (v = `vector`, c = row length / v)
+that is, row r permutes its v-element chunks by XOR with r.  The buffer keeps its type;
+every access gets j' computed in front of it (arith divui/remui/xori/muli/addi), so the
+change is visible and local.  Chunks stay whole, so a vector access of w | v elements that
+starts at a multiple of w stays one contiguous access.  Rows that a transposed copy or a
+k-major fragment read walk down one column then spread over c chunks (banks).
+Options: vector (elements per chunk; 0: the widest access to the buffer), buffers (SSA
+names; all LDS buffers when empty).
+Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
+number of chunks; a use that is not an element access (amdgpu.gather_to_lds writes a
+wave's words in order); a vector access wider than a chunk, or whose column index is not
+provably a multiple of its width (it could straddle two chunks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from gemmc.diagnostics import pass_error
+from gemmc.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
+
+
+@dataclass(frozen=True)
+class SwizzleLdsPass(ModulePass):
+    name = "swizzle-lds"
+
+    vector: int = 0
+    buffers: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.vector < 0:
+            raise pass_error(self.name, op, f"vector={self.vector} must be positive (0: the widest access)")
+        for alloc in select_allocs(op, tuple(self.buffers), self.name):
+            self._swizzle(alloc)
+
+    def _swizzle(self, alloc: Operation) -> None:
+        shape = alloc.results[0].type.get_shape()
+        name = alloc.results[0].name_hint or "buffer"
+        if len(shape) < 2:
+            raise pass_error(self.name, alloc, f"%{name} has rank {len(shape)}; swizzling needs rows (rank >= 2)")
+        found = accesses(alloc, self.name)
+        v = self.vector or max((a.width for a in found), default=1)
+        chunks = shape[-1] // v
+        if shape[-1] % v or chunks < 2 or chunks & (chunks - 1):
+            raise pass_error(
+                self.name, alloc,
+                f"rows of %{name} hold {shape[-1]} elements, not a power-of-two number (>= 2) of {v}-element chunks",
+            )
+        for a in found:
+            self._check(a, v, name)
+        for a in found:
+            col = _swizzled_column(a, v, chunks)
+            set_indices(a, [*a.indices[:-1], col])
+
+    def _check(self, a: Access, v: int, name: str) -> None:
+        if a.wave_contiguous:
+            raise pass_error(self.name, a.op, f"%{name} is written by amdgpu.gather_to_lds, whose wave writes words in order; a swizzle would need per-lane addresses")
+        if a.width > v:
+            raise pass_error(self.name, a.op, f"a {a.width}-element access to %{name} is wider than the {v}-element chunks (set vector={a.width})")
+        if a.width > 1 and known_multiple(a.indices[-1]) % a.width:
+            raise pass_error(
+                self.name, a.op,
+                f"the column index of this {a.width}-element access to %{name} is not provably a multiple of "
+                f"{a.width}, so it could straddle two chunks",
+            )
+
+
+def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:
+    """j' = ((j / v) xor (r mod chunks)) * v + j mod v, built in front of the access."""
+    row, col = a.indices[-2], a.indices[-1]
+    ops: list[Operation] = []
+
+    def emit(o: Operation) -> SSAValue:
+        ops.append(o)
+        return o.results[0]
+
+    def const(n: int) -> SSAValue:
+        return emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+
+    vc = const(v) if v > 1 else None
+    chunk = emit(arith.DivUIOp(col, vc)) if vc else col
+    phase = emit(arith.RemUIOp(row, const(chunks)))
+    moved = emit(arith.XOrIOp(chunk, phase))
+    if vc:
+        moved = emit(arith.AddiOp(emit(arith.MuliOp(moved, vc)), emit(arith.RemUIOp(col, vc))))
+    moved.name_hint = "swz"
+    Rewriter.insert_op(ops, InsertPoint.before(a.op))
+    return moved
