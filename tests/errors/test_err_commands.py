@@ -79,7 +79,7 @@ EXPLAIN = [
        "error: explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program (lower-to-amdgcn's output); "
        "give the pipeline without the amdgcn passes"),
     _c("explain-instr-of-another-arch", ["explain", "{dir}/mfma.mlir", "--arch", "gfx1100", NO_CC], 1,
-       "re:error: IR does not verify: gfx1100 \\(RDNA3\\) has no MFMA 32x32x2 with f32 inputs; "
+       "re:error: IR does not verify: gfx1100 \\(RDNA3\\) has no MFMA 32x32x2 with f32 inputs and f32 accumulators; "
        "its matrix instructions: v_wmma_.*"),
     _c("explain-plot-format", ["explain", "{src}", "--plot", "{dir}/roof.txt", NO_CC], 2,
        "error: {dir}/roof.txt: --plot writes .png, .svg or .pdf"),
