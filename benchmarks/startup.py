@@ -18,15 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import machine as common_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,22 +66,7 @@ def timed(cmd: list[str], runs: int) -> dict:
 
 
 def machine(clang: str) -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import xdsl
-
-    return {
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-        "xdsl": str(getattr(xdsl, "__version__", "?")), "clang": clang,
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "load_average_before": os.getloadavg(),
-    }
+    return common_machine(clang=clang)
 
 
 def main(argv=None) -> int:

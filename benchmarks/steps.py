@@ -10,38 +10,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import gemmc
 from gemmc.interp import Stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import machine as common_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = [f"step{i}" for i in range(1, 7)]
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import numpy
-    import xdsl
 
-    return {
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-        "numpy": numpy.__version__, "xdsl": str(getattr(xdsl, "__version__", "?")),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "load_average": os.getloadavg(),
-    }
+    return common_machine(numpy=numpy.__version__)
 
 
 def compile_time(step: str, arch: str, repeats: int = 3) -> float:
