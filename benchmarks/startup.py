@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     info["load_average_after"] = os.getloadavg()
 
     print(f"{'command':28} {'wall s':>8} {'CPU s':>8}   (median of {args.runs}; {info['cpu']}, "
-          f"{info['cores']} cores, load {info['load_average_before'][0]:.1f})")
+          f"{info['cores']} cores, load {info['load_average'][0]:.1f})")
     for name, r in rows.items():
         print(f"{name:28} {r['wall_s']:8.3f} {r['cpu_s']:8.3f}")
     g, c = rows["gemmc compile"], rows["clang -S (its output)"]

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from gemmc.diagnostics import pass_error
-from gemmc.ir_names import ROLE_ATTR, SCHEDULE_ATTR, TRANSPOSED_ATTR
+from gemmc.ir_names import ROLE_ATTR, SCHEDULE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
 from gemmc.kernel_builder import constant_value
 from gemmc.schedule import Schedule
 
@@ -118,6 +118,8 @@ def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
 
 
 _PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield"}
+_STEP1_ATTRS = {ROLE_ATTR, UNROLL_ATTR}
+"""The attributes gemm-to-kernel puts on the ops the tiling passes replace."""
 _INDEX_OPS = {"arith.constant", "memref.dim", "gpu.thread_id", "gpu.block_id", "arith.muli", "arith.addi",
               "arith.cmpi", "arith.andi"}
 
@@ -129,6 +131,12 @@ def _check_naive_form(loop: scf.ForOp, guard: scf.IfOp, pass_name: str, kernel) 
     for op in loop.body.block.ops:
         if op.name not in _PRODUCT_OPS:
             raise pass_error(pass_name, op, f"expects the K loop to compute a product sum only; this '{op.name}' would be dropped")
+    body = list(guard.true_region.block.ops)
+    kept = {id(o) for top in body[body.index(loop) + 1:] for o in top.walk()}  # the epilogue, cloned over
+    for op in kernel.body.walk():
+        extra = set(op.attributes) - _STEP1_ATTRS
+        if extra and id(op) not in kept:
+            raise pass_error(pass_name, op, f"this '{op.name}' carries {', '.join(sorted(extra))}, which the regenerated kernel would not")
     for bound, want in ((loop.lb, 0), (loop.step, 1)):
         if constant_value(bound) != want:
             raise pass_error(pass_name, loop, "expects the K loop to run from 0 by 1")

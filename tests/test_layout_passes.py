@@ -142,7 +142,16 @@ def edit_schedule(module):
     return True
 
 
-EDITS = [pad_tile_a, extra_barrier, remove_last_barrier, reverse_k_loop, edit_schedule]
+def annotate_fma(module):
+    """An attribute of the user's on the K loop's FMA (kept by a local rewrite, dropped by a regeneration)."""
+    fma = next((op for op in _kernel(module).walk() if op.name == "math.fma"), None)
+    if fma is None:
+        return False
+    fma.attributes[MARK] = UnitAttr()
+    return True
+
+
+EDITS = [pad_tile_a, extra_barrier, remove_last_barrier, reverse_k_loop, edit_schedule, annotate_fma]
 
 
 def _survived(edit, module, before) -> bool:
