@@ -584,7 +584,7 @@ _define("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above
 _define("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
 for _m, _g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
                  ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
-                 ("v_max_u32", None), ("v_min_u32", None), ("v_add_f32", None), ("v_sub_f32", None),
+                 ("v_xor_b32", None), ("v_max_u32", None), ("v_min_u32", None), ("v_add_f32", None), ("v_sub_f32", None),
                  ("v_mul_f32", None), ("v_max_f32", None), ("v_min_f32", None)):
     _define(_m, Form("VOP2", (V,), (VS, V), gfx11=_g11, suffix="_e32"))
 _define("v_fmac_f32", Form("VOP2", (V,), (VS, V, V), suffix="_e32", tied=2))  # dst == src2

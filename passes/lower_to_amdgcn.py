@@ -855,18 +855,21 @@ class _KernelLowering:
             raise self.error(op, f"cannot select instructions for '{op.name}'")
         self.env[op.results[0]] = r
 
-    def _andi_ori(self, op: Operation) -> None:
+    _BITWISE = {arith.AndIOp: ("and", int.__and__), arith.OrIOp: ("or", int.__or__), arith.XOrIOp: ("xor", int.__xor__)}
+
+    def _bitwise(self, op: Operation) -> None:
         x, y = self.env.get(op.operands[0]), self.env.get(op.operands[1])
-        is_and = isinstance(op, arith.AndIOp)
+        m, fold = self._BITWISE[type(op)]
         if isinstance(x, B) and isinstance(y, B):
-            self.env[op.results[0]] = self.band(x, y, is_and)
+            if m == "xor":
+                raise self.error(op, "xor of i1 values is not selected")
+            self.env[op.results[0]] = self.band(x, y, m == "and")
             return
         x, y = self.ival(op.operands[0], op), self.ival(op.operands[1], op)
         if x.reg is None and y.reg is None:
-            self.env[op.results[0]] = I(None, (x.const & y.const) if is_and else (x.const | y.const))
+            self.env[op.results[0]] = I(None, fold(x.const, y.const))
             return
         a, b = self.mat(x), self.mat(y)
-        m = "and" if is_and else "or"
         if not self.is_v(a) and not self.is_v(b):
             self.env[op.results[0]] = I(self.emit(f"s_{m}_b32", [a, b], [self.S(), self.scc()])[0])
         else:
@@ -1829,7 +1832,7 @@ _HANDLERS: dict[type, Callable] = {
     arith.AddiOp: _K._binary_int, arith.SubiOp: _K._binary_int, arith.MuliOp: _K._binary_int,
     arith.DivUIOp: _K._binary_int, arith.RemUIOp: _K._binary_int, arith.CeilDivUIOp: _K._binary_int,
     arith.MinUIOp: _K._binary_int, arith.MaxUIOp: _K._binary_int,
-    arith.AndIOp: _K._andi_ori, arith.OrIOp: _K._andi_ori,
+    arith.AndIOp: _K._bitwise, arith.OrIOp: _K._bitwise, arith.XOrIOp: _K._bitwise,
     arith.CmpiOp: _K._cmpi, arith.SelectOp: _K._select,
     arith.AddfOp: _K._float_binary, arith.MulfOp: _K._float_binary, arith.SubfOp: _K._float_binary,
     xmath.FmaOp: _K._fma,

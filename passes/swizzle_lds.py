@@ -11,7 +11,9 @@ change is visible and local.  Chunks stay whole, so a vector access of w | v ele
 starts at a multiple of w stays one contiguous access.  Rows that a transposed copy or a
 k-major fragment read walk down one column then spread over c chunks (banks).
 Options: vector (elements per chunk; 0: the widest access to the buffer), buffers (SSA
-names; all LDS buffers when empty).
+names; all LDS buffers when empty), strict (true: a buffer that cannot be swizzled is an
+error; false: it keeps its layout, as vectorize keeps scalar copies it cannot prove, which
+lets a default pipeline swizzle whatever each kernel allows).
 Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
 number of chunks; a use that is not an element access (amdgpu.gather_to_lds writes a
 wave's words in order); a vector access wider than a chunk, or whose column index is not
@@ -29,7 +31,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.diagnostics import pass_error
+from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
 
 
@@ -39,12 +41,17 @@ class SwizzleLdsPass(ModulePass):
 
     vector: int = 0
     buffers: tuple[str, ...] = ()
+    strict: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.vector < 0:
             raise pass_error(self.name, op, f"vector={self.vector} must be positive (0: the widest access)")
         for alloc in select_allocs(op, tuple(self.buffers), self.name):
-            self._swizzle(alloc)
+            try:
+                self._swizzle(alloc)
+            except GemmcError:
+                if self.strict:
+                    raise
 
     def _swizzle(self, alloc: Operation) -> None:
         shape = alloc.results[0].type.get_shape()

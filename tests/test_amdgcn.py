@@ -229,7 +229,9 @@ def test_default_pipeline_is_mfma_and_passes():
 
     dims = {"M": 130, "N": 70, "K": 40}
     m = lowered(SGEMM, default_pipeline(get_arch("gfx942")), "gfx942", dims)
-    assert any(g.is_mfma(op) for op in kernel(m).body.block.ops)
+    ops = list(kernel(m).body.block.ops)
+    assert any(g.is_mfma(op) for op in ops)
+    assert any(op.name == "amdgcn.v_xor_b32" for op in ops)  # the swizzled LDS columns (swizzle-lds)
     assert gcn_check(m, "gfx942", dims).passed
 
 

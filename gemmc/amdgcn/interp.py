@@ -988,6 +988,7 @@ _ALU = {
     "v_lshrrev_b32": lambda a, b: _u(b) >> (_u(a) & _S31),
     "v_and_b32": lambda a, b: _u(a) & _u(b),
     "v_or_b32": lambda a, b: _u(a) | _u(b),
+    "v_xor_b32": lambda a, b: _u(a) ^ _u(b),
     "v_max_u32": lambda a, b: np.maximum(_u(a), _u(b)),
     "v_min_u32": lambda a, b: np.minimum(_u(a), _u(b)),
     "v_mul_lo_u32": lambda a, b: (_u(a) * _u(b)) & _M32,
