@@ -79,116 +79,11 @@ from gemmc.ir_names import (
     ROLE_ATTR,
     WAVES_PER_EU_ATTR,
 )
+from gemmc.amdgcn.values import B, F, GlobalMem, I, LdsMem, Packed, PrivMem, Vec, log2, magic_u32, pow2
 from gemmc.target import target_of
 
 PASS = "lower-to-amdgcn"
 USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s2, s3
-
-
-# -- lowered values ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class I:
-    """An integer (index) value: `reg + const`; reg is an SGPR (uniform) or a VGPR, or None.
-
-    bound: an exclusive upper bound of the value when known; align: a power of two known
-    to divide reg's value."""
-
-    reg: SSAValue | None = None
-    const: int = 0
-    bound: int | None = None
-    align: int = 1
-
-    @property
-    def uniform(self) -> bool:
-        return self.reg is None or not isinstance(self.reg.type, g.VGPRType)
-
-    @property
-    def is_const(self) -> bool:
-        return self.reg is None
-
-    def total_align(self) -> int:
-        a = self.align if self.reg is not None else 1 << 30
-        if self.const:
-            a = min(a, self.const & -self.const)
-        return a
-
-
-@dataclass(frozen=True)
-class F:
-    """An f32 value: a register (VGPR, or SGPR for kernel arguments) or a constant."""
-
-    reg: SSAValue | None = None
-    const: float | None = None
-
-
-@dataclass(frozen=True)
-class B:
-    """An i1: a constant, a uniform SGPR holding 0/1, or a lane mask (mask=True)."""
-
-    reg: SSAValue | None = None
-    const: bool | None = None
-    mask: bool = False
-
-
-@dataclass(frozen=True)
-class Vec:
-    """A vector: a VGPR range, or its elements (F values) not yet in one range."""
-
-    n: int
-    reg: SSAValue | None = None
-    elems: tuple | None = None
-
-
-@dataclass(frozen=True)
-class Packed:
-    """A vector of n f16 or bf16 values packed two to a VGPR, as the matrix instructions take
-    them: element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31."""
-
-    n: int
-    parts: tuple
-
-
-@dataclass
-class GlobalMem:
-    base: SSAValue  # SGPR pair
-    sizes: list[I]
-    elem_bytes: int
-    static_bytes: int | None
-
-
-@dataclass
-class LdsMem:
-    offset: int
-    sizes: list[int]
-    elem_bytes: int
-
-
-@dataclass
-class PrivMem:
-    sizes: list[int]
-    value: SSAValue  # the alloca result (the key of its elements)
-
-
-def _pow2(x: int) -> bool:
-    return x > 0 and x & (x - 1) == 0
-
-
-def _log2(x: int) -> int:
-    return x.bit_length() - 1
-
-
-def magic_u32(d: int, bound: int = 1 << 31) -> tuple[int, int]:
-    """(m, s) with floor(x / d) == (x * m) >> (32 + s) for 0 <= x < bound, m < 2^32."""
-    for s in range(32):
-        m = -(-(1 << (32 + s)) // d)
-        if m >= 1 << 32:
-            break
-        err = m * d - (1 << (32 + s))
-        if err * (bound - 1) < (1 << (32 + s)):
-            return m, s
-    raise ValueError(f"no 32-bit magic number divides by {d}")
 
 
 # -- the pass --------------------------------------------------------------------------------------
@@ -456,8 +351,8 @@ class _KernelLowering:
         if c == 1:
             return r
         uniform = not self.is_v(r)
-        if _pow2(c):
-            sh = self.const(_log2(c))
+        if pow2(c):
+            sh = self.const(log2(c))
             if uniform:
                 return self.emit("s_lshl_b32", [r, sh], [self.S(), self.scc()])[0]
             return self.e1("v_lshlrev_b32", [sh, r], self.V())
@@ -512,8 +407,8 @@ class _KernelLowering:
             q = self.divc(I(x.reg, 0, rb, x.align), d, op)
             return I(q.reg, q.const + x.const // d, bound, q.align)
         r = self.mat(x)
-        if _pow2(d):
-            return I(self.shr(r, _log2(d)), 0, bound, max(1, x.align // d) if x.const == 0 else 1)
+        if pow2(d):
+            return I(self.shr(r, log2(d)), 0, bound, max(1, x.align // d) if x.const == 0 else 1)
         m, s = magic_u32(d, x.bound if x.bound is not None else 1 << 31)
         if not self.is_v(r):
             hi = self.e1("s_mul_hi_u32", [r, self.const(m)], self.S())
@@ -532,7 +427,7 @@ class _KernelLowering:
             return self.remc(I(x.reg, 0, x.bound - x.const if x.bound is not None else None, x.align), d, op)
         if x.align % d == 0 and x.const >= 0:  # d divides r
             return I(None, x.const % d)
-        if _pow2(d):
+        if pow2(d):
             r = self.mat(x)
             mask = self.const(d - 1)
             if not self.is_v(r):

@@ -529,7 +529,7 @@ def test_fma_chain_is_coalesced_into_fmac():
 
 
 def test_magic_division_is_exact():
-    from gemmc.passes.lower_to_amdgcn import magic_u32
+    from gemmc.amdgcn.values import magic_u32
 
     rng = np.random.default_rng(1)
     x = np.concatenate([rng.integers(0, 1 << 31, 20000, dtype=np.uint64), np.arange(4096, dtype=np.uint64),
