@@ -28,7 +28,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.diagnostics import pass_error
 from gemmc.kernel_builder import constant_value
-from gemmc.lds_access import Access, accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs, set_indices
+from gemmc.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs, set_indices
 from gemmc.target import target_of
 
 

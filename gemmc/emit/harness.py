@@ -27,7 +27,6 @@ from gemmc.emit.hip import (
     _launch_operands,
     _macro,
     _walk_block,
-    call,
     emit_error,
     float_eps,
     scalar_ctype,
