@@ -16,7 +16,17 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from gemmc.diagnostics import pass_error
-from gemmc.ir_names import ROLE_ATTR, SCHEDULE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
+from gemmc.ir_names import (
+    ROLE_ACC_READ,
+    ROLE_ATTR,
+    ROLE_EPILOGUE,
+    ROLE_K_LOOP,
+    ROLE_LOAD_A,
+    ROLE_LOAD_B,
+    SCHEDULE_ATTR,
+    TRANSPOSED_ATTR,
+    UNROLL_ATTR,
+)
 from gemmc.kernel_builder import constant_value
 from gemmc.schedule import Schedule
 
@@ -65,7 +75,7 @@ def kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
 
 
 def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
-    guard = find_role(kernel, "epilogue")
+    guard = find_role(kernel, ROLE_EPILOGUE)
     if not isinstance(guard, scf.IfOp):
         raise pass_error(pass_name, kernel, "expects a GEMM kernel with an epilogue guard (gemm.role = \"epilogue\")")
     body = list(guard.true_region.block.ops)[:-1]  # without the scf.yield
@@ -80,7 +90,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         _check_naive_indices(k_loop, row, col, kernel, pass_name)
         start = body.index(k_loop) + 1
     else:
-        read = find_role(guard, "acc_read")
+        read = find_role(guard, ROLE_ACC_READ)
         if read is None:
             raise pass_error(pass_name, kernel, "expects the epilogue to read the accumulator tile")
         sum_value = read.results[0]
@@ -103,7 +113,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
 
 
 def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
-    loop = find_role(guard, "k_loop")
+    loop = find_role(guard, ROLE_K_LOOP)
     if not isinstance(loop, scf.ForOp) or len(loop.results) != 1:
         raise pass_error(pass_name, kernel, "expects a step-1 kernel: a K loop (gemm.role = \"k_loop\") carrying the sum")
     loads = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
@@ -180,12 +190,12 @@ def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:
 
 def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):
     ops = {}
-    for name in ("load_a", "load_b"):
+    for name in (ROLE_LOAD_A, ROLE_LOAD_B):
         load = find_role(kernel, name)
         if load is None:
             raise pass_error(pass_name, kernel, f"expects a global load marked gemm.role = \"{name}\"")
         trans = load.attributes.get(TRANSPOSED_ATTR)
         ops[name] = (load.operands[0], trans is not None)
-    (a, ta), (b, tb) = ops["load_a"], ops["load_b"]
+    (a, ta), (b, tb) = ops[ROLE_LOAD_A], ops[ROLE_LOAD_B]
     return a, b, ta, tb
 

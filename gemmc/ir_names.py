@@ -67,6 +67,16 @@ WAVES_PER_EU_ATTRS = ("amdgpu_waves_per_eu", WAVES_PER_EU_ATTR)
 
 ROLE_ATTR = "gemm.role"
 """What an op is to later passes: k_loop, compute, epilogue, acc_read, prefetch, load_a, load_b."""
+
+# the values of gemm.role: the ops later passes and the cost model look for
+ROLE_K_LOOP = "k_loop"
+ROLE_COMPUTE = "compute"
+ROLE_EPILOGUE = "epilogue"
+ROLE_ACC_READ = "acc_read"
+ROLE_PREFETCH = "prefetch"
+ROLE_PROLOGUE = "prologue"
+ROLE_LOAD_A = "load_a"
+ROLE_LOAD_B = "load_b"
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"

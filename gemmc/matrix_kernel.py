@@ -40,7 +40,7 @@ from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
 from gemmc.dialects.amdgpu import GatherToLDSOp, matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.ir_names import PRIVATE_SPACE, TRANSPOSED_ATTR, UNROLL_ATTR
+from gemmc.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, ROLE_LOAD_A, ROLE_LOAD_B, TRANSPOSED_ATTR, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder, constant_value
 from gemmc.target import target_of
 
@@ -191,7 +191,7 @@ def compute(w, b: KernelBuilder, buf) -> None:
 
     loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k), [], step, "kk")
     loop.attributes[UNROLL_ATTR] = UnitAttr()
-    set_role(loop, "compute")
+    set_role(loop, ROLE_COMPUTE)
 
 
 def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, layout: Layout,
@@ -285,7 +285,7 @@ def direct_copy(w, b: KernelBuilder, role_name: str, src, tile, buf, lds_index, 
                 b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
                 b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
                 op = GatherToLDSOp(src, [g0, g1], lds, lead + [b0, b1], transfer)
-                set_role(op, "load_a" if role_name == "copy_a" else "load_b")
+                set_role(op, ROLE_LOAD_A if role_name == "copy_a" else ROLE_LOAD_B)
                 if trans:
                     op.attributes[TRANSPOSED_ATTR] = UnitAttr()
                 tb.b.insert(op)

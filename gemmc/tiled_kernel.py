@@ -38,6 +38,13 @@ from gemmc.ir_names import (
     KNOWN_BLOCK_SIZE_ATTR,
     LDS_SPACE,
     PRIVATE_SPACE,
+    ROLE_ACC_READ,
+    ROLE_COMPUTE,
+    ROLE_EPILOGUE,
+    ROLE_K_LOOP,
+    ROLE_LOAD_A,
+    ROLE_LOAD_B,
+    ROLE_PREFETCH,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
     UNROLL_ATTR,
@@ -127,7 +134,7 @@ class _Writer:
             return []
 
         loop = self.kb.for_(self.kb.index(0), num_tiles, self.kb.index(1), [], tile, "t")
-        set_role(loop, "k_loop")
+        set_role(loop, ROLE_K_LOOP)
 
     def _double_buffered(self, num_tiles: SSAValue) -> None:
         kb = self.kb
@@ -151,13 +158,13 @@ class _Writer:
                 b.b.insert(gpu.BarrierOp())
                 return []
             prefetch = b.if_(has_next, lambda ib: self._copies(ib, ib.mul(nxt_t, ib.index(self.s.block_k), "k0"), nxt))
-            set_role(prefetch, "prefetch")
+            set_role(prefetch, ROLE_PREFETCH)
             self._compute(b, cur)
             b.b.insert(gpu.BarrierOp())
             return []
 
         loop = kb.for_(kb.index(0), num_tiles, kb.index(1), [], tile, "t")
-        set_role(loop, "k_loop")
+        set_role(loop, ROLE_K_LOOP)
 
     # -- global -> LDS copies ----------------------------------------------------------
 
@@ -285,7 +292,7 @@ class _Writer:
         then_block, else_block = Block(), Block()
         tb, eb = b.nested(then_block), b.nested(else_block)
         load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
-        set_role(load, "load_a" if src is self.A else "load_b")
+        set_role(load, ROLE_LOAD_A if src is self.A else ROLE_LOAD_B)
         if trans:
             load.attributes[TRANSPOSED_ATTR] = UnitAttr()
         v = tb.op(load, "v")
@@ -346,7 +353,7 @@ class _Writer:
             return []
 
         loop = b.for_(b.index(0), b.index(s.block_k), b.index(1), [], step, "kk")
-        set_role(loop, "compute")
+        set_role(loop, ROLE_COMPUTE)
         self._unrolled(loop)
 
     def _outer_product(self, x: KernelBuilder, kk, a_at, b_at) -> None:
@@ -430,14 +437,14 @@ class _Writer:
         def body(ib: KernelBuilder):
             read = memref.LoadOp.get(self.acc, acc_index)
             ib.op(read, "sum")
-            set_role(read, "acc_read")
+            set_role(read, ROLE_ACC_READ)
             mapping = dict(self.args)
             mapping.update({con.row: r, con.col: c, con.sum: read.results[0]})
             for op in con.epilogue:
                 ib.b.insert(op.clone(value_mapper=mapping))
 
         guard = b.if_(inside, body)
-        set_role(guard, "epilogue")
+        set_role(guard, ROLE_EPILOGUE)
 
     # -- loops -----------------------------------------------------------------------------
 

@@ -30,7 +30,16 @@ from xdsl.passes import ModulePass
 
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import MatmulOp
-from gemmc.ir_names import ARG_DIMS_ATTR, CONTAINER_MODULE_ATTR, DIMS_ATTR, ROLE_ATTR, SPEC_ATTR, UNROLL_ATTR
+from gemmc.ir_names import (
+    ARG_DIMS_ATTR,
+    CONTAINER_MODULE_ATTR,
+    DIMS_ATTR,
+    ROLE_ATTR,
+    ROLE_EPILOGUE,
+    ROLE_K_LOOP,
+    SPEC_ATTR,
+    UNROLL_ATTR,
+)
 from gemmc.kernel_builder import KernelBuilder
 from gemmc.matmul_spec import spec_attr, spec_from_matmul
 from gemmc.target import target_of
@@ -121,7 +130,7 @@ class GemmToKernelPass(ModulePass):
                 return [kb.fma(a, b, iters[0], "sum")]
 
             loop = kb.for_(c0, K, c1, [zero], step)
-            loop.attributes[ROLE_ATTR] = StringAttr("k_loop")
+            loop.attributes[ROLE_ATTR] = StringAttr(ROLE_K_LOOP)
             if unroll:
                 loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
@@ -129,7 +138,7 @@ class GemmToKernelPass(ModulePass):
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
 
         guard = kb.if_(inside, body)
-        guard.attributes[ROLE_ATTR] = StringAttr("epilogue")
+        guard.attributes[ROLE_ATTR] = StringAttr(ROLE_EPILOGUE)
         kb.b.insert(gpu.ReturnOp([]))
         return kernel
 

@@ -44,7 +44,7 @@ from xdsl.traits import is_side_effect_free
 
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
-from gemmc.ir_names import LDS_SPACE, ROLE_ATTR, memory_space
+from gemmc.ir_names import LDS_SPACE, ROLE_ATTR, ROLE_PREFETCH, ROLE_PROLOGUE, memory_space
 from gemmc.kernel_builder import constant_value
 from gemmc.lds_access import ALLOC_OPS
 
@@ -79,12 +79,12 @@ class PipelinePass(ModulePass):
         before = InsertPoint.before(loop)
         for j in range(d):
             first = _offset(before, loop.lb, loop.step, j, f"t{j}")
-            _guarded_clone(before, producer, iv, first, loop.ub, "prologue")
+            _guarded_clone(before, producer, iv, first, loop.ub, ROLE_PROLOGUE)
         Rewriter.insert_op(first_barrier.clone(), before)
         # in the loop: P for iteration iv + d ahead of C(iv)
         at_top = InsertPoint.at_start(loop.body.block)
         ahead = _offset(at_top, iv, loop.step, d, "next_t")
-        _guarded_clone(at_top, producer, iv, ahead, loop.ub, "prefetch")
+        _guarded_clone(at_top, producer, iv, ahead, loop.ub, ROLE_PREFETCH)
         used_by_consumer = _used_by(producer, consumer)
         for o in reversed(producer):
             if o not in used_by_consumer:

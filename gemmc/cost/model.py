@@ -39,7 +39,7 @@ from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import KernelIR, read_kernel
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
-from gemmc.ir_names import ROLE_ATTR
+from gemmc.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
@@ -181,7 +181,7 @@ def _spill_bytes(k: KernelIR, arch: Arch, occ: Occupancy) -> float:
 
 def k_loop(k: KernelIR) -> scf.ForOp | None:
     for op in k.kernel.walk():
-        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr("k_loop"):
+        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_K_LOOP):
             return op
     loops = [op for op in k.kernel.walk() if isinstance(op, scf.ForOp)]
     return loops[0] if loops else None
@@ -227,10 +227,10 @@ def _overlapped(a, loop) -> bool:
     """A global load whose latency the iteration's compute covers: a prefetch (double
     buffering through LDS), or a load whose value is first used after the compute loop
     of the same iteration (double buffering through registers)."""
-    if a.role == "prefetch":
+    if a.role == ROLE_PREFETCH:
         return True
     body = list(loop.body.block.ops)
-    compute = [i for i, op in enumerate(body) if op.attributes.get(ROLE_ATTR) == StringAttr("compute")]
+    compute = [i for i, op in enumerate(body) if op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_COMPUTE)]
     if not compute:
         return False
     start = _top_index(a.op, loop, body)

@@ -36,6 +36,10 @@ from gemmc.ir_names import (
     FLAT_WORK_GROUP_SIZE_ATTR,
     PRIVATE_SPACE,
     ROLE_ATTR,
+    ROLE_K_LOOP,
+    ROLE_LOAD_A,
+    ROLE_LOAD_B,
+    ROLE_PREFETCH,
     WAVES_PER_EU_ATTR,
     memory_space,
 )
@@ -100,10 +104,10 @@ def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
     acc = private[0] if private else 1
     frags = sum(private[1:])
     staging = 0.0
-    if any(a.role == "prefetch" for a in counts.accesses):
+    if any(a.role == ROLE_PREFETCH for a in counts.accesses):
         threads = max(1, k.grid.workgroups * k.grid.threads)
         lanes = sum(a.lanes * a.width for a in counts.accesses
-                    if a.space == "global" and not a.store and a.role in ("load_a", "load_b"))
+                    if a.space == "global" and not a.store and a.role in (ROLE_LOAD_A, ROLE_LOAD_B))
         tiles = _k_iterations(k)
         staging = lanes / threads / max(1, tiles)
     return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * frags + STAGING_WEIGHT * staging))
@@ -149,7 +153,7 @@ def _k_iterations(k: KernelIR) -> int:
     from xdsl.dialects import scf
 
     for op in k.kernel.walk():
-        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr("k_loop"):
+        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_K_LOOP):
             return k.evaluator().samples(op).trip
     return 1
 
