@@ -90,6 +90,18 @@ def _access(op: Operation, operand: int) -> Access | None:
     return None
 
 
+def written_memref(op: Operation) -> SSAValue | None:
+    """The memref that op stores into (memref.store, vector.store, gather_to_lds's
+    destination), None for an op that writes no memref."""
+    if isinstance(op, memref.StoreOp):
+        return op.memref
+    if isinstance(op, vector.StoreOp):
+        return op.base
+    if isinstance(op, GatherToLDSOp):
+        return op.dst
+    return None
+
+
 def _vector_len(t) -> int:
     assert isinstance(t, VectorType)
     return t.get_shape()[-1]
@@ -150,8 +162,6 @@ def known_multiple(value: SSAValue, depth: int = 16) -> int:
         return known_multiple(op.lhs, depth - 1) * known_multiple(op.rhs, depth - 1)
     if isinstance(op, arith.RemUIOp):
         return gcd(known_multiple(op.lhs, depth - 1), known_multiple(op.rhs, depth - 1))
-    if isinstance(op, gpu.ThreadIdOp | gpu.BlockIdOp):
-        return 1
     return 1
 
 

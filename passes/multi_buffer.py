@@ -60,7 +60,8 @@ class MultiBufferPass(ModulePass):
             raise pass_error(self.name, found[0].op, f"%{name} is used outside any scf.for; there is no iteration to give a slot")
         if loop.is_ancestor(alloc):
             raise pass_error(self.name, alloc, f"%{name} is allocated inside the loop it is used in")
-        first = min(found, key=lambda a: _position(a.op, loop))
+        order = {id(o): i for i, o in enumerate(loop.body.walk())}  # program order in the loop
+        first = min(found, key=lambda a: order[id(a.op)])
         if not first.is_store:
             raise pass_error(
                 self.name, first.op,
@@ -95,14 +96,6 @@ def _loops_around(op: Operation) -> list[scf.ForOp]:
             loops.append(parent)
         parent = parent.parent_op()
     return loops[::-1]
-
-
-def _position(op: Operation, loop: scf.ForOp) -> int:
-    """Program order inside the loop body (walk order)."""
-    for i, o in enumerate(loop.body.walk()):
-        if o is op:
-            return i
-    raise AssertionError("op not in loop")
 
 
 def _slot_index(loop: scf.ForOp, factor: int) -> SSAValue:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -43,12 +43,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.ir_names import LDS_SPACE, ROLE_ATTR, ROLE_PREFETCH, ROLE_PROLOGUE, memory_space
 from gemmc.kernel_builder import constant_value
-from gemmc.lds_access import ALLOC_OPS
+from gemmc.lds_access import ALLOC_OPS, accesses, written_memref
 
-_WRITES = (memref.StoreOp, vector.StoreOp, GatherToLDSOp)
 
 
 @dataclass(frozen=True)
@@ -94,10 +92,10 @@ class PipelinePass(ModulePass):
         first_barrier.erase()
 
     def _check(self, loop: scf.ForOp, producer: list[Operation], consumer: list[Operation]) -> None:
-        consumer_writes = {id(_target(w)) for o in consumer for w in o.walk() if isinstance(w, _WRITES)}
+        consumer_writes = {id(m) for o in consumer for w in o.walk() if (m := written_memref(w)) is not None}
         for o in producer:
             for inner in o.walk():
-                if isinstance(inner, _WRITES):
+                if written_memref(inner) is not None:
                     self._check_slotted(loop, inner)
                 for v in inner.operands:
                     if id(v) in consumer_writes:
@@ -107,19 +105,18 @@ class PipelinePass(ModulePass):
                 raise pass_error(self.name, o, f"the consumer uses this '{o.name}' of the producer, which is not pure index arithmetic")
 
     def _check_slotted(self, loop: scf.ForOp, write: Operation) -> None:
-        buf = _target(write)
+        buf = written_memref(write)
         owner = buf.owner
         if not (isinstance(owner, ALLOC_OPS) and memory_space(buf.type) == LDS_SPACE):
             raise pass_error(self.name, write, "the producer writes memory other than an LDS buffer; only LDS buffers with slots can be written ahead")
         slots = buf.type.get_shape()[0]
         name = buf.name_hint or "buffer"
-        for use in buf.uses:
-            if not loop.is_ancestor(use.operation):
+        for a in accesses(owner, self.name):
+            if not loop.is_ancestor(a.op):
                 continue
-            index = _first_index(use.operation)
-            if index is None or not _is_slot(index, loop, slots):
+            if not a.indices or not _is_slot(a.indices[0], loop, slots):
                 raise pass_error(
-                    self.name, use.operation,
+                    self.name, a.op,
                     f"%{name} is written ahead but this access does not index it by the iteration's slot "
                     "((.. iv ..) mod F); run multi-buffer first",
                 )
@@ -145,28 +142,10 @@ def _split(loop: scf.ForOp):
     return ops[:b0], ops[b0], ops[b0 + 1:barriers[1]]
 
 
-def _target(write: Operation) -> SSAValue:
-    if isinstance(write, memref.StoreOp):
-        return write.memref
-    if isinstance(write, vector.StoreOp):
-        return write.base
-    return write.dst
-
-
-def _first_index(op: Operation) -> SSAValue | None:
-    if isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp):
-        return op.indices[0] if op.indices else None
-    if isinstance(op, GatherToLDSOp):
-        return op.dstIndices[0] if op.dstIndices else None
-    return None
-
-
 def _is_slot(index: SSAValue, loop: scf.ForOp, slots: int) -> bool:
     """index = x mod slots, with x computed from the loop's induction variable."""
     rem = index.owner
-    if not isinstance(rem, arith.RemUIOp) or rem.rhs.owner is None:
-        return False
-    if not (isinstance(rem.rhs.owner, arith.ConstantOp) and rem.rhs.owner.value.value.data == slots):
+    if not isinstance(rem, arith.RemUIOp) or constant_value(rem.rhs) != slots:
         return False
     iv = loop.body.block.args[0]
     frontier, seen = [rem.lhs], set()
