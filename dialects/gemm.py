@@ -1,4 +1,5 @@
-"""The gemm dialect: a whole matrix multiplication as one op, as the frontend builds it.
+"""The gemm dialect: a whole matrix multiplication as one op, as the frontend builds it,
+and the workgroup's tile copy that lds-tiling leaves for the late lowering.
 
     gemm.matmul %A, %B, %C alpha %alpha beta %beta {acc_type = f32, transpose_b}
         : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>, f32
@@ -6,6 +7,11 @@
 computes C = alpha * op(A) @ op(B) + beta * C, where op(X) is X or its transpose.
 Memrefs hold operands in their stored, row-major shape: a transposed A is stored
 [K, M].  Without alpha the product is scaled by 1; without beta, C is overwritten.
+
+`gemm.copy` (CopyOp, below) is the tile-level copy of the structured path: the
+workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling makes it,
+vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and
+move it like any LDS store, and lower-copies turns it into the tutorial's copy loops.
 
 Function arguments carry `gemm.dims`, the names of their dimensions from the .gemm
 source (["M", "K"] for A), which later levels use to name launch parameters.
@@ -17,6 +23,10 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    i64,
     AnyFloat,
     ArrayAttr,
     BFloat16Type,
@@ -32,10 +42,11 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    var_operand_def,
     opt_prop_def,
     prop_def,
 )
-from xdsl.irdl.operations import AttrSizedOperandSegments
+from xdsl.irdl.operations import AttrSizedOperandSegments, ParsePropInAttrDict
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -189,4 +200,84 @@ def _check_dim(name: str, x: int, xop: str, y: int, yop: str) -> None:
         raise VerifyException(f"dimension {name} is {x} in {xop} but {y} in {yop}")
 
 
-Gemm = Dialect("gemm", [MatmulOp], [])
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """The workgroup copies a tile of a global matrix into LDS.
+
+        gemm.copy %A[%o0, %o1] bounds [%M, %K] to %tile_a[%slot] tid %tid
+            {extents = array<i64: 16, 16>, width = 1} : memref<?x?xf32>, memref<2x16x16xf32, 3>
+
+    Element (i0, i1) of the `extents` tile of the row-major `src` at stored coordinates
+    (o0 + i0, o1 + i1) goes to `dst[indices..., i0, i1]`, or `dst[indices..., i1, i0]`
+    with `transpose`; elements outside `bounds` (rows, columns) are stored as zeros.
+    Every thread of the workgroup executes the op with its linear id `tid`; together
+    they cover the tile, `width` consecutive elements of a stored row per load
+    (`direct`: moved by global_load_lds, without registers).  `gemm.role` (load_a,
+    load_b) and `gemm.transposed` carry over to the loads that lower-copies makes.
+    """
+
+    name = "gemm.copy"
+
+    src = operand_def(MemRefType)
+    o0 = operand_def(IndexType())
+    o1 = operand_def(IndexType())
+    rows = operand_def(IndexType())
+    cols = operand_def(IndexType())
+    dst = operand_def(MemRefType)
+    indices = var_operand_def(IndexType())
+    tid = operand_def(IndexType())
+
+    extents = prop_def(DenseArrayBase)
+    width = prop_def(IntegerAttr)
+    transpose = opt_prop_def(UnitAttr)
+    direct = opt_prop_def(UnitAttr)
+
+    assembly_format = (
+        "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
+        "`tid` $tid attr-dict `:` type($src) `,` type($dst)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
+                 indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
+                 transpose: bool = False, direct: bool = False):
+        props: dict[str, Attribute] = {
+            "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
+        }
+        if transpose:
+            props["transpose"] = UnitAttr()
+        if direct:
+            props["direct"] = UnitAttr()
+        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        e0, e1 = self.extents.get_values()
+        return e0, e1
+
+    def dst_index(self, i0, i1) -> tuple:
+        """The destination's last two indices of stored element (i0, i1)."""
+        return (i1, i0) if self.transpose else (i0, i1)
+
+    def verify_(self) -> None:
+        extents = self.extents.get_values()
+        if len(extents) != 2 or min(extents) < 1:
+            raise VerifyException(f"extents must be two positive sizes, got {list(extents)}")
+        if self.src.type.get_num_dims() != 2:
+            raise VerifyException(f"the source must be a 2-D matrix, got {self.src.type}")
+        if self.src.type.element_type != self.dst.type.element_type:
+            raise VerifyException("source and destination must have one element type")
+        if self.dst.type.get_num_dims() != len(self.indices) + 2:
+            raise VerifyException(
+                f"{len(self.indices)} leading indices for a {self.dst.type.get_num_dims()}-D destination; "
+                "expected all but its last two")
+        shape = self.dst.type.get_shape()[-2:]
+        need = self.dst_index(*extents)
+        if any(0 <= s < n for s, n in zip(shape, need)):
+            raise VerifyException(f"a {extents[0]}x{extents[1]} tile does not fit the destination {self.dst.type}")
+        w = self.width.value.data
+        if w < 1 or extents[1] % w:
+            raise VerifyException(f"width {w} does not divide the tile's rows of {extents[1]}")
+
+
+Gemm = Dialect("gemm", [MatmulOp, CopyOp], [])

@@ -196,8 +196,13 @@ def lower(
     pipeline: str | None,
     arch: Arch | str,
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+    finalize: bool = True,
 ) -> ModuleOp:
-    """Run a pipeline (a name such as 'step1', a pass list, None for the arch default)."""
+    """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
+
+    With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
+    to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
+    opt` keeps them, so that the IR can be edited and handed to further passes."""
     target = _arch(arch)
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
@@ -209,9 +214,19 @@ def lower(
         module.attributes[PIPELINE_ATTR] = StringAttr(spec)
     try:
         run_pipeline(module, passes, make_context(), after_each)
+        if finalize:
+            _lower_tile_ops(module, after_each)
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
     return module
+
+
+def _lower_tile_ops(module: ModuleOp, after_each) -> None:
+    """lower-copies, when the pipeline left gemm.copy ops."""
+    from gemmc.passes.lower_copies import LowerCopiesPass, has_copies
+
+    if has_copies(module):
+        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each)
 
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from gemmc.diagnostics import pass_error
+from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import (
     ROLE_ACC_READ,
     ROLE_ATTR,
@@ -107,7 +109,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         kernel=kernel, a=a, b=b, c=c, transpose_a=ta, transpose_b=tb,  # type: ignore[arg-type]
         in_type=a.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
-        schedule=Schedule.from_attr(sched_attr) if sched_attr is not None else None,
+        schedule=_with_copies(Schedule.from_attr(sched_attr), kernel) if sched_attr is not None else None,
         block_size=(bx, by), pass_name=pass_name,
     )
 
@@ -186,6 +188,28 @@ def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:
     return (isinstance(mul, arith.MuliOp) and isinstance(tid, gpu.ThreadIdOp) and tid.dimension.data == dim
             and isinstance(mul.lhs.owner, gpu.BlockIdOp) and mul.lhs.owner.dimension.data == dim
             and constant_value(mul.rhs) == size)
+
+
+def _with_copies(s: Schedule, kernel: gpu.FuncOp) -> Schedule:
+    """The schedule with what the kernel's copies say of themselves (read from the IR,
+    which vectorize and direct-to-lds change in place): their widths, and which operands
+    move by global_load_lds."""
+    widths, direct = {}, 0
+    for op in kernel.walk():
+        r = role(op)
+        if r not in (ROLE_LOAD_A, ROLE_LOAD_B):
+            continue
+        operand = "a" if r == ROLE_LOAD_A else "b"
+        if isinstance(op, CopyOp):
+            widths.setdefault(operand, op.width.value.data)
+            direct |= (1 if operand == "a" else 2) if op.direct else 0
+        elif isinstance(op, GatherToLDSOp):
+            direct |= 1 if operand == "a" else 2
+        elif isinstance(op, vector.LoadOp):  # a copy that double-buffer staged through registers
+            widths.setdefault(operand, op.result.type.get_shape()[-1])
+        else:
+            widths.setdefault(operand, 1)
+    return s.with_(width_a=widths.get("a", 1), width_b=widths.get("b", 1), direct=direct)
 
 
 def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):

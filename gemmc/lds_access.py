@@ -3,7 +3,7 @@
 pad-lds, swizzle-lds and multi-buffer change where an allocation's elements live; each
 must then rewrite every access to it, and refuse an allocation whose uses it cannot
 see through.  This module finds those accesses (memref.load/store, vector.load/store,
-amdgpu.gather_to_lds as its destination), replaces their indices op by op, and proves
+amdgpu.gather_to_lds and gemm.copy as their destination), replaces their indices op by op, and proves
 what the rewrites need to know about an index: a multiple it is known to be.
 """
 
@@ -19,6 +19,7 @@ from xdsl.rewriter import Rewriter
 
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import LDS_SPACE, memory_space
 from gemmc.resources import lds_bytes
 
@@ -28,7 +29,8 @@ ALLOC_OPS = (memref.AllocaOp, memref.AllocOp)
 @dataclass
 class Access:
     """One op reading or writing an allocation: its indices, and how many consecutive
-    elements of the last dimension it touches (a vector's length, else 1)."""
+    elements of the last dimension it touches (a vector's length, else 1).  A gemm.copy
+    writes a whole tile: its indices are only the leading ones, before the tile's two."""
 
     op: Operation
     indices: list[SSAValue]
@@ -36,9 +38,13 @@ class Access:
     is_store: bool
 
     @property
+    def whole_tile(self) -> bool:
+        return isinstance(self.op, CopyOp)
+
+    @property
     def wave_contiguous(self) -> bool:
         """gather_to_lds: the wave writes consecutive LDS words from one position."""
-        return isinstance(self.op, GatherToLDSOp)
+        return isinstance(self.op, GatherToLDSOp) or isinstance(self.op, CopyOp) and self.op.direct is not None
 
 
 def lds_allocs(root: Operation) -> list[Operation]:
@@ -87,6 +93,9 @@ def _access(op: Operation, operand: int) -> Access | None:
         return Access(op, list(op.indices), _vector_len(op.vector.type), True)
     if isinstance(op, GatherToLDSOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), 1, True)
+    if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
+        # its LDS stores: `width` elements wide along the row, one by one when transposed
+        return Access(op, list(op.indices), 1 if op.transpose else op.width.value.data, True)
     return None
 
 
@@ -97,7 +106,7 @@ def written_memref(op: Operation) -> SSAValue | None:
         return op.memref
     if isinstance(op, vector.StoreOp):
         return op.base
-    if isinstance(op, GatherToLDSOp):
+    if isinstance(op, GatherToLDSOp | CopyOp):
         return op.dst
     return None
 
@@ -118,6 +127,9 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
         new = vector.LoadOp(op.base, indices, op.result.type)
     elif isinstance(op, vector.StoreOp):
         new = vector.StoreOp(op.vector, op.base, indices)
+    elif isinstance(op, CopyOp):
+        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile,
+                     op.width.value.data, op.transpose is not None, op.direct is not None)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)

@@ -1,11 +1,9 @@
-"""The matrix-core path of the tiled kernel writer, and its direct-to-LDS copies.
+"""The matrix-core path of the tiled kernel writer.
 
 gemmc.tiled_kernel writes a GEMM kernel's loop nest for a Schedule; when the schedule
 names a matrix instruction (`Schedule.instr`, set by mfma-lowering / wmma-lowering) it
-calls `setup`, `compute` and `epilogue` here instead of writing FMAs, and when it asks
-for global_load_lds copies (`Schedule.direct`, set by direct-to-lds) it calls
-`direct_copy`.  Everything about the instruction comes from its arch description
-(gemmc.arch.MatrixInstr): shape, types and the lane layouts of A, B and D, which are
+calls `setup`, `compute` and `epilogue` here instead of writing FMAs.  Everything about
+the instruction comes from its arch description (gemmc.arch.MatrixInstr): shape, types and the lane layouts of A, B and D, which are
 evaluated on IR values (`Ix`) to get the index arithmetic of each lane.
 
 The body, in the schedule's names (M x N x K the instruction's shape, thread_m x
@@ -32,15 +30,15 @@ fragments: the tutorial's "Case 1").
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import arith, scf, vector
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType, i64
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
-from gemmc.dialects.amdgpu import GatherToLDSOp, matrix_op
+from gemmc.dialects.amdgpu import matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
-from gemmc.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, ROLE_LOAD_A, ROLE_LOAD_B, TRANSPOSED_ATTR, UNROLL_ATTR
+from gemmc.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder, constant_value
 from gemmc.target import target_of
 
@@ -239,87 +237,3 @@ def epilogue(w) -> None:
 
 
 # -- direct-to-LDS copies ------------------------------------------------------------------
-
-
-def direct_per_lane(elem: Attribute) -> int:
-    """Elements one lane moves: a 4-byte global_load_lds word."""
-    return 1 if type_name(elem) == "f32" else 2
-
-
-def direct_copy(w, b: KernelBuilder, role_name: str, src, tile, buf, lds_index, trans: bool) -> None:
-    """Copy a tile to LDS with amdgpu.gather_to_lds: transfer `idx` (one 4-byte word of
-    the LDS tile, in LDS order) is lane idx % wave of its wave, so a wave fills
-    consecutive words; transfers outside the matrix write zeros instead."""
-    e0, e1, o0, o1, rows, cols = tile
-    lds = w.tile_a if role_name == "copy_a" else w.tile_b
-    L1 = lds.type.get_shape()[-1]
-    elem = lds.type.element_type
-    per = direct_per_lane(elem)
-    total = e0 * e1 // per
-    threads = w.s.threads
-    iters = -(-total // threads)
-    perm = lds_index(0, 1)  # LDS (l0, l1) = stored (s[perm[0]], s[perm[1]])
-    wave = arch_of(w.con.kernel).wave_size
-    if not hasattr(w, "wave_first"):  # at the kernel's top level, before the K loop that is being built
-        lane = w.kb.op(arith.RemUIOp(w.tid, w.kb.index(wave)), "lane")
-        w.wave_first = w.kb.sub(w.tid, lane, "wave_first")
-    transfer = elem if per == 1 else VectorType(elem, [per])
-    lead = [buf] if buf is not None else []
-
-    def transfers(ib: KernelBuilder, it, _):
-        start = ib.mul(it, ib.index(threads))
-        first = ib.add(start, w.wave_first, "chunk")  # the wave's first word: uniform in the wave
-        idx = ib.add(start, w.tid, "idx")
-
-        def body(cb: KernelBuilder):
-            e = cb.mul(idx, cb.index(per))
-            l0 = cb.op(arith.DivUIOp(e, cb.index(L1)), "l0")
-            l1 = cb.op(arith.RemUIOp(e, cb.index(L1)), "l1")
-            stored = [None, None]
-            stored[perm[0]], stored[perm[1]] = l0, l1
-            g0, g1 = cb.add(o0, stored[0], "g0"), cb.add(o1, stored[1], "g1")
-            inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
-
-            def load(tb: KernelBuilder):
-                base = tb.mul(first, tb.index(per))
-                b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
-                b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
-                op = GatherToLDSOp(src, [g0, g1], lds, lead + [b0, b1], transfer)
-                set_role(op, ROLE_LOAD_A if role_name == "copy_a" else ROLE_LOAD_B)
-                if trans:
-                    op.attributes[TRANSPOSED_ATTR] = UnitAttr()
-                tb.b.insert(op)
-
-            def zero(eb: KernelBuilder):
-                z = eb.float(0.0, elem)
-                if per == 1:
-                    eb.store(z, lds, lead + [l0, l1])
-                else:
-                    zv = eb.op(vector.BroadcastOp(z, transfer))
-                    eb.b.insert(vector.StoreOp(zv, lds, lead + [l0, l1]))
-
-            _if_else(cb, inside, load, zero)
-
-        if total % threads == 0:
-            body(ib)
-        else:
-            ib.if_(ib.lt(idx, ib.index(total)), body)
-        return []
-
-    if iters == 1:
-        transfers(b, b.index(0), [])
-    else:
-        b.for_(b.index(0), b.index(iters), b.index(1), [], transfers, "it")
-
-
-def _if_else(b: KernelBuilder, cond: SSAValue, then, otherwise) -> scf.IfOp:
-    blocks = []
-    for fill in (then, otherwise):
-        block = Block()
-        inner = b.nested(block)
-        fill(inner)
-        inner.b.insert(scf.YieldOp())
-        blocks.append(block)
-    op = scf.IfOp(cond, [], [blocks[0]], [blocks[1]])
-    b.b.insert(op)
-    return op

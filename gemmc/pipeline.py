@@ -36,6 +36,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "double-buffer": _lazy("double_buffer", "DoubleBufferPass"),
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "launch-bounds": _lazy("launch_bounds", "LaunchBoundsPass"),
+    "lower-copies": _lazy("lower_copies", "LowerCopiesPass"),
     # layout and loop passes that rewrite any kernel IR in place
     "pad-lds": _lazy("pad_lds", "PadLdsPass"),
     "swizzle-lds": _lazy("swizzle_lds", "SwizzleLdsPass"),
@@ -75,7 +76,7 @@ NAMED_PIPELINES: dict[str, str] = {
     # fragments read as float4 without bank conflicts, register-staged double buffering.
     "tuned-h200": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
                   "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},"
-                  "double-buffer{stage=registers},vectorize{width=4},launch-bounds{max-threads=256}",
+                  "vectorize{width=4},double-buffer{stage=registers},launch-bounds{max-threads=256}",
 }
 
 
@@ -87,7 +88,7 @@ def default_pipeline(arch: Arch) -> str:
         # CDNA: XOR-swizzled LDS rows; the cost model predicts sgemm at 4096^3 2.4x faster on gfx942,
         # 2.3x on gfx90a, 1.3x on gfx950 (bank conflicts of the MFMA fragment reads).  Not on RDNA yet:
         # predicted 13% faster there, but gemmc's own AMDGCN backend then runs out of VGPRs.
-        swizzle = "swizzle-lds{strict=false}," if arch.family.startswith("CDNA") else ""
+        swizzle = "lower-copies,swizzle-lds{strict=false}," if arch.family.startswith("CDNA") else ""
         return _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores{convert=none fallback=true}," \
             + swizzle + "launch-bounds{max-threads=256 min-waves-per-eu=2}"
     return NAMED_PIPELINES["step6"]

@@ -28,7 +28,7 @@ class Schedule:
     contiguous: int = 0  # 1: a thread owns a contiguous thread_m x thread_n tile (register tiling)
     b_transposed: int = 0  # 1: B is stored [block_n][block_k] in LDS
     buffers: int = 1  # LDS buffers per operand
-    width_a: int = 1  # elements per global->LDS load of A
+    width_a: int = 1  # elements per global->LDS load of A (this and `direct`: from the copies in the IR)
     width_b: int = 1
     a_kmajor: int = 0  # 1: A is stored [block_k][block_m] in LDS, so A fragments are contiguous
     chunk_m: int = 0  # register tiling: a thread's rows come in chunks of chunk_m, threads_y * chunk_m
@@ -53,8 +53,10 @@ class Schedule:
         return replace(self, **changes)
 
     def to_attr(self) -> DictionaryAttr:
-        """Every field; the matrix-core ones only where they are set."""
-        items = {k: v for k, v in asdict(self).items() if k not in _OPTIONAL or v != _OPTIONAL[k]}
+        """Every field but those the IR itself says (_FROM_IR); the matrix-core ones only where
+        they are set."""
+        items = {k: v for k, v in asdict(self).items()
+                 if k not in _FROM_IR and (k not in _OPTIONAL or v != _OPTIONAL[k])}
         return DictionaryAttr({
             k: StringAttr(v) if isinstance(v, str) else IntegerAttr(v, i64) for k, v in items.items()
         })
@@ -94,6 +96,9 @@ class Schedule:
         staging = (self.width_a + self.width_b) * (self.buffers - 1)
         return acc + frags + staging + 24
 
+
+_FROM_IR = ("width_a", "width_b", "direct")
+"""Fields read from the kernel's copies (gemmc.contraction), never from `gemm.schedule`."""
 
 _OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "stage_regs": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "direct": 0}
 """Fields left out of `gemm.schedule` while they hold these defaults."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects import arith, gpu, memref, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, UnitAttr, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -33,6 +33,8 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
+from gemmc.copy_lowering import staged_copy
+from gemmc.dialects.gemm import CopyOp
 from gemmc.diagnostics import pass_error
 from gemmc.ir_names import (
     KNOWN_BLOCK_SIZE_ATTR,
@@ -93,6 +95,7 @@ class _Writer:
         self.con, self.s, self.block, self.args = con, s, block, args
         self.kb = KernelBuilder.at_end(block)
         self.A, self.B, self.C = args[con.a], args[con.b], args[con.c]
+        self._described: list[CopyOp] = []  # copies written out by hand (register staging), not kept
 
     def write(self) -> None:
         kb, s, con = self.kb, self.s, self.con
@@ -121,6 +124,8 @@ class _Writer:
             self._double_buffered(num_tiles)
         self._epilogue()
         kb.b.insert(gpu.ReturnOp([]))
+        for op in self._described:
+            op.erase()
 
     # -- the K loop ------------------------------------------------------------------
 
@@ -183,42 +188,36 @@ class _Writer:
         return a, b
 
     def _copies(self, b: KernelBuilder, k0: SSAValue, buf: SSAValue | None) -> None:
+        for op in self._copy_ops(k0, buf):
+            b.b.insert(op)
+
+    def _copy_ops(self, k0: SSAValue, buf: SSAValue | None) -> list[CopyOp]:
+        """The gemm.copy of the A and of the B tile at depth k0 into LDS (slot `buf`)."""
         s, con = self.s, self.con
         a, bb = self._tiles(k0)
-        self._copy(b, "copy_a", self.A, a, s.width_a, buf, self._a_lds_index(con.transpose_a, s.a_kmajor))
-        self._copy(b, "copy_b", self.B, bb, s.width_b, buf, self._b_lds_index(con.transpose_b))
+        ops = []
+        for role_name, src, tile, width, lds, index, trans, bit in (
+            (ROLE_LOAD_A, self.A, a, s.width_a, self.tile_a, self._a_lds_index(con.transpose_a, s.a_kmajor),
+             con.transpose_a, 1),
+            (ROLE_LOAD_B, self.B, bb, s.width_b, self.tile_b, self._b_lds_index(con.transpose_b), con.transpose_b, 2),
+        ):
+            e0, e1, o0, o1, rows, cols = tile
+            op = CopyOp(src, [o0, o1], [rows, cols], lds, [buf] if buf is not None else [], self.tid, [e0, e1],
+                        width, transpose=index(0, 1) == (1, 0), direct=bool(s.direct & bit))
+            set_role(op, role_name)
+            if trans:
+                op.attributes[TRANSPOSED_ATTR] = UnitAttr()
+            self._unrolled(op)
+            ops.append(op)
+        return ops
 
     def _staged_copies(self, b: KernelBuilder, k0: SSAValue, guard: SSAValue) -> list[Callable]:
         """The loads of both copies now (unrolled, guarded by `guard` too), their LDS stores
         as closures taking the buffer index, to be emitted after the compute."""
-        s, con = self.s, self.con
-        a, bb = self._tiles(k0)
         pending = []
-        for name, src, tile, width, lds, index, trans in (
-            ("copy_a", self.A, a, s.width_a, self.tile_a, self._a_lds_index(con.transpose_a, s.a_kmajor), con.transpose_a),
-            ("copy_b", self.B, bb, s.width_b, self.tile_b, self._b_lds_index(con.transpose_b), con.transpose_b),
-        ):
-            e0, e1, o0, o1, rows, cols = tile
-            total = e0 * (e1 // width)
-            for it in range(-(-total // s.threads)):
-                idx = b.add(self.tid, b.index(it * s.threads), "idx")
-                i0, i1 = self._copy_coords(b, idx, e0, e1, width, index)
-                g0, g1 = b.add(o0, i0, "g0"), b.add(o1, i1, "g1")
-                inside = b.land(b.land(b.lt(g0, rows), b.lt(g1, cols)), guard, "in_bounds")
-                partial = total % s.threads != 0
-                if partial:
-                    inside = b.land(inside, b.lt(idx, b.index(total)))
-                value = self._guarded_load(b, src, [g0, g1], inside, width, trans)
-
-                def store(x, buf, value=value, lds=lds, i0=i0, i1=i1, width=width, index=index,
-                          partial=partial, idx=idx, total=total):
-                    if partial:
-                        x.if_(x.lt(idx, x.index(total)),
-                              lambda y: self._store_lds(y, value, lds, buf, i0, i1, width, index))
-                    else:
-                        self._store_lds(x, value, lds, buf, i0, i1, width, index)
-
-                pending.append(store)
+        for op in self._copy_ops(k0, None):
+            pending += [lambda x, buf, store=store: store(x, [buf]) for store in staged_copy(b, op, guard, self.s.threads)]
+            self._described.append(op)
         return pending
 
     @staticmethod
@@ -234,91 +233,6 @@ class _Writer:
         if self.s.b_transposed:
             return lambda s0, s1: logical(s0, s1)[::-1]
         return logical
-
-    def _copy(self, b, role_name, src, tile, width, buf, lds_index) -> None:
-        e0, e1, o0, o1, rows, cols = tile
-        lds = self.tile_a if role_name == "copy_a" else self.tile_b
-        per_row = e1 // width
-        total = e0 * per_row
-        threads = self.s.threads
-        iters = -(-total // threads)
-        trans = (role_name == "copy_a" and self.con.transpose_a) or (role_name == "copy_b" and self.con.transpose_b)
-        if self.s.direct & (1 if role_name == "copy_a" else 2):  # global_load_lds (direct-to-lds)
-            matrix_kernel.direct_copy(self, b, role_name, src, tile, buf, lds_index, trans)
-            return
-
-        def element(ib: KernelBuilder, it, _):
-            idx = ib.add(ib.mul(it, ib.index(threads)), self.tid, "idx")
-
-            def body(cb: KernelBuilder):
-                i0, i1 = self._copy_coords(cb, idx, e0, e1, width, lds_index)
-                g0, g1 = cb.add(o0, i0, "g0"), cb.add(o1, i1, "g1")
-                inside = cb.land(cb.lt(g0, rows), cb.lt(g1, cols), "in_bounds")
-                value = self._guarded_load(cb, src, [g0, g1], inside, width, trans)
-                self._store_lds(cb, value, lds, buf, i0, i1, width, lds_index)
-
-            if total % threads == 0:
-                body(ib)
-            else:
-                ib.if_(ib.lt(idx, ib.index(total)), body)
-            return []
-
-        if iters == 1:
-            element(b, b.index(0), [])
-        else:
-            self._unrolled(b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it"))
-
-    def _copy_coords(self, b: KernelBuilder, idx, e0: int, e1: int, width: int, lds_index) -> tuple:
-        """The stored-tile coordinates (i0, i1) that copy element `idx` covers.
-
-        Row by row (i1 fastest: consecutive threads read consecutive global addresses),
-        except for a scalar copy that a double-buffered kernel stores transposed: there
-        i0 runs fastest, as in the tutorial's kernels, so that consecutive threads write
-        consecutive LDS words rather than words e0 apart in a few banks.  With the
-        prefetch's stores overlapping other waves' fragment reads, conflict-free stores
-        pay more than coalesced loads (H200, 4096^3: step 4 6.28 -> 6.65 TFLOP/s; step 3,
-        single-buffered, is 1% faster row by row; benchmarks/h200/results.md)."""
-        if width == 1 and self.s.buffers == 2 and lds_index(0, 1) == (1, 0):
-            i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
-            return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")
-        per_row = e1 // width
-        i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
-        lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
-        return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
-
-    def _guarded_load(self, b: KernelBuilder, src, idx, inside, width, trans) -> SSAValue:
-        el = src.type.element_type
-        t = el if width == 1 else VectorType(el, [width])
-        then_block, else_block = Block(), Block()
-        tb, eb = b.nested(then_block), b.nested(else_block)
-        load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
-        set_role(load, ROLE_LOAD_A if src is self.A else ROLE_LOAD_B)
-        if trans:
-            load.attributes[TRANSPOSED_ATTR] = UnitAttr()
-        v = tb.op(load, "v")
-        tb.b.insert(scf.YieldOp(v))
-        z = eb.float(0.0, el)
-        if width > 1:
-            z = eb.op(vector.BroadcastOp(z, t))
-        eb.b.insert(scf.YieldOp(z))
-        op = scf.IfOp(inside, [t], [then_block], [else_block])
-        b.b.insert(op)
-        op.results[0].name_hint = "v"
-        return op.results[0]
-
-    def _store_lds(self, b: KernelBuilder, value, lds, buf, i0, i1, width, lds_index) -> None:
-        lead = [buf] if buf is not None else []
-        if width == 1:
-            b.store(value, lds, lead + list(lds_index(i0, i1)))
-            return
-        r, c = lds_index(i0, i1)
-        if c is i1:  # the LDS row runs along the same dim as the global one
-            b.b.insert(vector.StoreOp(value, lds, lead + [r, c]))
-            return
-        for e in range(width):
-            x = b.op(vector.ExtractOp(value, [e], value.type.element_type))
-            r, c = lds_index(i0, b.add(i1, b.index(e)))
-            b.store(x, lds, lead + [r, c])
 
     # -- compute ---------------------------------------------------------------------------
 

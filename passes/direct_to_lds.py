@@ -1,21 +1,23 @@
 """direct-to-lds: global->LDS copies by global_load_lds, without VGPRs (gfx942, gfx950).
 
-The tutorial's DirectLoadTilePolicy (step 7).  Expects: an LDS-tiled kernel, on an arch
-whose description lists global_load_lds (gfx942, gfx950).  Produces: the copy of each
-operand as `amdgpu.gather_to_lds`: the LDS tile is treated as a flat array of 4-byte
-words in LDS order; word `idx` is moved by lane idx % wave of its wave, which reads it
+The tutorial's DirectLoadTilePolicy (step 7).  Expects: kernel IR with gemm.copy ops
+(lds-tiling's copies, before lower-copies), on an arch whose description lists
+global_load_lds (gfx942, gfx950).  Produces: each copy it can prove marked `direct`,
+nothing else; lower-copies then moves it by `amdgpu.gather_to_lds`: the LDS tile (which
+must be dense: no padded rows) is treated as a flat array of 4-byte words in LDS order; word `idx` is moved by lane idx % wave of its wave, which reads it
 at its own global address, and the hardware writes a wave's words to consecutive LDS
 words from the wave-uniform base (M0).  Words outside the matrix are written as zeros
 by a plain store instead, so every shape stays correct; waves past the tile's last word
 skip.  One word holds one f32 element, or two 16-bit ones when both lie next to each
 other in global memory too (the tile's LDS rows run along the stored rows, and rows and
-tiles have even lengths, so a pair is wholly inside or outside the matrix).
+tiles have even lengths, and the tile's column origin is provably even, so a pair is
+wholly inside or outside the matrix).
 
 An operand whose layout does not allow this (16-bit B transposed into LDS by register
 tiling, odd or dynamic row lengths) keeps its ordinary copy, or with strict=true the
 pass stops with a diagnostic; it also stops when neither operand can be loaded directly.
 Composes with double-buffer (the next tile's words are in flight during the compute),
-register tiling and the matrix-core lowerings; it replaces vectorize's copies.
+register tiling and the matrix-core lowerings; a direct copy ignores its vector width.
 """
 
 from __future__ import annotations
@@ -23,16 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
 from gemmc.arch import ARCHS
-from gemmc.contraction import Contraction, analyze, kernels
+from gemmc.contraction import kernels, role
+from gemmc.copy_lowering import direct_per_lane
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import type_name
-from gemmc.matrix_kernel import direct_per_lane
+from gemmc.dialects.gemm import CopyOp, type_name
+from gemmc.ir_names import ROLE_LOAD_A
+from gemmc.lds_access import known_multiple
 from gemmc.target import target_of
-from gemmc.tiled_kernel import rebuild
 
 
 @dataclass(frozen=True)
@@ -47,45 +50,45 @@ class DirectToLdsPass(ModulePass):
             capable = ", ".join(a.name for a in ARCHS.values() if 4 in a.global_load_lds_bytes)
             raise pass_error(self.name, op, f"{arch.name} ({arch.family}) has no global_load_lds; it exists on {capable}")
         for kernel in kernels(op, self.name):
-            con = analyze(kernel, self.name)
-            s = con.schedule
-            if s is None:
-                raise pass_error(self.name, kernel, "expects an LDS-tiled kernel; run lds-tiling first")
-            if s.direct:
+            copies = [c for c in kernel.walk() if isinstance(c, CopyOp)]
+            if not copies:
+                raise pass_error(self.name, kernel, "expects gemm.copy ops: run lds-tiling first, and direct-to-lds "
+                                 "before the passes that lower the copies (lower-copies, double-buffer{stage=registers})")
+            if any(c.direct is not None for c in copies):
                 raise pass_error(self.name, kernel, "the kernel already loads LDS directly")
-            direct, reasons = 0, []
-            for bit, operand in ((1, "a"), (2, "b")):
-                reason = self._unproven(con, operand)
+            proven, reasons = [], []
+            for copy in copies:
+                operand = "A" if role(copy) == ROLE_LOAD_A else "B"
+                reason = self._unproven(copy)
                 if reason is None:
-                    direct |= bit
+                    proven.append(copy)
                     continue
                 if self.strict:
-                    raise pass_error(self.name, kernel, f"cannot load {operand.upper()} directly: {reason}")
-                reasons.append(f"{operand.upper()}: {reason}")
-            if not direct:
-                raise pass_error(self.name, kernel, "neither operand can be loaded directly (" + "; ".join(reasons) + ")")
-            rebuild(con, s.with_(direct=direct))
+                    raise pass_error(self.name, copy, f"cannot load {operand} directly: {reason}")
+                reasons.append(f"{operand}: {reason}")
+            if not proven:
+                raise pass_error(self.name, kernel, "neither operand can be loaded directly ("
+                                 + "; ".join(dict.fromkeys(reasons)) + ")")
+            for copy in proven:
+                copy.properties["direct"] = UnitAttr()
 
     @staticmethod
-    def _unproven(con: Contraction, operand: str) -> str | None:
-        """Why `operand`'s words cannot be moved by global_load_lds, or None when they can."""
-        s = con.schedule
-        if direct_per_lane(con.in_type) == 1:
+    def _unproven(copy: CopyOp) -> str | None:
+        """Why this copy's words cannot be moved by global_load_lds, or None when they can."""
+        elem = copy.src.type.element_type
+        tile = list(copy.dst_index(*copy.tile))
+        if list(copy.dst.type.get_shape()[-2:]) != tile:
+            return f"its LDS buffer {copy.dst.type} does not hold the {tile[0]}x{tile[1]} tile densely"
+        if direct_per_lane(elem) == 1:
             return None
-        value, trans = (con.a, con.transpose_a) if operand == "a" else (con.b, con.transpose_b)
-        if operand == "a":
-            kmajor = getattr(s, "a_kmajor", 0)
-            same_way = trans == bool(kmajor)  # LDS rows run along the stored rows
-            extent = s.block_m if trans else s.block_k
-        else:
-            same_way = trans == bool(s.b_transposed)
-            extent = s.block_k if trans else s.block_n
-        elem = type_name(con.in_type)
-        if not same_way:
-            return f"its {elem} pairs are adjacent in global memory but not in its LDS tile (transposed there)"
-        row = value.type.get_shape()[1]
+        if copy.transpose is not None:
+            return f"its {type_name(elem)} pairs are adjacent in global memory but not in its LDS tile (transposed there)"
+        _, extent = copy.tile
+        row = copy.src.type.get_shape()[1]
         if extent % 2:
             return f"the tile's rows have an odd length {extent}"
+        if known_multiple(copy.o1) % 2:
+            return "the tile's column origin is not provably even"
         if row < 0:
             return "its row length is dynamic, so 4-byte pairs are not provably aligned"
         if row % 2:

@@ -73,6 +73,9 @@ class SwizzleLdsPass(ModulePass):
             set_indices(a, [*a.indices[:-1], col])
 
     def _check(self, a: Access, v: int, name: str) -> None:
+        if a.whole_tile:
+            raise pass_error(self.name, a.op, f"%{name} is written by gemm.copy as a whole tile, whose stores cannot be "
+                             "swizzled until they exist: run lower-copies first")
         if a.wave_contiguous:
             raise pass_error(self.name, a.op, f"%{name} is written by amdgpu.gather_to_lds, whose wave writes words in order; a swizzle would need per-lane addresses")
         if a.width > v:

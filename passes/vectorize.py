@@ -1,21 +1,25 @@
 """vectorize: the tutorial's step 5, global->LDS copies as 2- or 4-element vector loads.
 
-Expects: an LDS-tiled kernel.  Produces: each operand's copy loop loads `width`
-consecutive elements along the operand's contiguous (stored row-major) dimension with
-one `vector.load`, and writes them to LDS with one `vector.store` when the LDS row
-runs the same way, or element by element when it does not (B^T after register tiling).
+Expects: kernel IR with gemm.copy ops (lds-tiling's copies, before lower-copies).
+Produces: each chosen copy with `width` set, nothing else: lower-copies then loads
+`width` consecutive elements of a stored row with one `vector.load`, and writes them to
+LDS with one `vector.store` when the LDS row runs the same way, or element by element
+when it does not (B^T after register tiling).
 
-The alignment proof: a vector starts at a multiple of `width` elements within its row
-when the tile's extent along the contiguous dimension is a multiple of `width` (tile
-origins are multiples of that extent), and the row itself starts aligned when the
-row length is a static multiple of `width`.  Then the vector is also either wholly
-inside the matrix or wholly outside, so the bounds guard stays exact.  An operand
-whose layout does not prove it keeps scalar copies, or with strict=true the pass
-stops with a diagnostic.  Options: width (1, 2, 4; 8 for 16-bit types), strict,
-operands (which copies to vectorize: `a`, `b` or both, `a,b`; the others keep their
-width).  The tutorial's step 5 vectorizes A only: B's copy is stored transposed, and
-its four scalar LDS stores per vector cost more than the wide load saves (H200,
-4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
+The alignment proof, from the copy's own operands: the tile's rows (its second extent)
+are a multiple of `width`, the column origin is provably a multiple of `width`
+(gemmc.lds_access.known_multiple), and the source's row length is a static multiple of
+`width`; then every vector starts aligned and lies wholly inside or wholly outside the
+matrix, so the bounds guard stays exact.  A vector stored along the LDS row also needs
+that row's length to be a multiple of `width`.  A copy that this does not prove keeps
+its width, or with strict=true the pass stops with a diagnostic.  Copies by
+global_load_lds (direct-to-lds) are left alone.  Options: width (1, 2, 4; 8 for 16-bit
+types), strict, operands (which copies to vectorize: `a`, `b` or both, `a,b`).  The
+tutorial's step 5 vectorizes A only: B's copy is stored transposed, and its four scalar
+LDS stores per vector cost more than the wide load saves (H200, 4096^3: 6.32 TFLOP/s
+with B vectorized, 6.65 without; benchmarks/h200/results.md).
+Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
+that is no vector of at most 16 bytes, an unproven width with strict=true.
 """
 
 from __future__ import annotations
@@ -23,15 +27,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import Contraction, analyze, kernels
+from gemmc.contraction import kernels, role
 from gemmc.diagnostics import pass_error
-from gemmc.tiled_kernel import rebuild
-from gemmc.tiling_checks import element_bytes
+from gemmc.dialects.gemm import CopyOp
+from gemmc.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
+from gemmc.lds_access import known_multiple
 
 MAX_VECTOR_BYTES = 16
+_ROLES = {"a": ROLE_LOAD_A, "b": ROLE_LOAD_B}
 
 
 @dataclass(frozen=True)
@@ -44,23 +50,31 @@ class VectorizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op, self.name):
-            con = analyze(kernel, self.name)
-            s = con.schedule
-            if s is None:
-                raise pass_error(self.name, kernel, "expects an LDS-tiled kernel; run lds-tiling first")
-            ebytes = element_bytes(con)
-            if self.width not in (1, 2, 4, 8, 16) or self.width * ebytes > MAX_VECTOR_BYTES:
-                raise pass_error(
-                    self.name, kernel,
-                    f"width={self.width} is not a vector of at most {MAX_VECTOR_BYTES} bytes of {con.in_type}",
-                )
-            widths = {}
             for operand in self._operands(kernel):
-                reason = self._unproven(con, operand)
-                if reason and self.strict:
-                    raise pass_error(self.name, kernel, f"cannot vectorize {operand.upper()} by {self.width}: {reason}")
-                widths[f"width_{operand}"] = 1 if reason else self.width
-            rebuild(con, s.with_(**widths))
+                copies = [c for c in kernel.walk() if isinstance(c, CopyOp) and role(c) == _ROLES[operand]]
+                if not copies:
+                    raise pass_error(
+                        self.name, kernel,
+                        f"no gemm.copy of {operand.upper()} to vectorize: run lds-tiling first, and vectorize "
+                        "before the passes that lower the copies (lower-copies, double-buffer{stage=registers})",
+                    )
+                for copy in copies:
+                    self._vectorize(copy, operand)
+
+    def _vectorize(self, copy: CopyOp, operand: str) -> None:
+        ebytes = copy.src.type.element_type.bitwidth // 8
+        if self.width not in (1, 2, 4, 8, 16) or self.width * ebytes > MAX_VECTOR_BYTES:
+            raise pass_error(
+                self.name, copy,
+                f"width={self.width} is not a vector of at most {MAX_VECTOR_BYTES} bytes of {copy.src.type.element_type}",
+            )
+        if copy.direct is not None:
+            return
+        reason = self._unproven(copy)
+        if reason and self.strict:
+            raise pass_error(self.name, copy, f"cannot vectorize {operand.upper()} by {self.width}: {reason}")
+        if reason is None:
+            copy.properties["width"] = IntegerAttr(self.width, i64)
 
     def _operands(self, kernel) -> tuple[str, ...]:
         chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)
@@ -69,21 +83,20 @@ class VectorizePass(ModulePass):
             raise pass_error(self.name, kernel, f"operands={','.join(chosen)}: expects a, b or a,b")
         return chosen
 
-    def _unproven(self, con: Contraction, operand: str) -> str | None:
-        """Why `width` is not provably aligned for this operand, or None when it is."""
-        s = con.schedule
+    def _unproven(self, copy: CopyOp) -> str | None:
+        """Why `width` is not provably aligned for this copy, or None when it is."""
         w = self.width
-        value = con.a if operand == "a" else con.b
-        trans = con.transpose_a if operand == "a" else con.transpose_b
-        if operand == "a":
-            extent, dim = (s.block_m, "block-m") if trans else (s.block_k, "block-k")
-        else:
-            extent, dim = (s.block_k, "block-k") if trans else (s.block_n, "block-n")
-        if extent % w:
-            return f"the tile's contiguous extent {dim}={extent} is not a multiple of {w}"
-        row = value.type.get_shape()[1]
+        _, e1 = copy.tile
+        if e1 % w:
+            return f"the tile's rows of {e1} elements are not a multiple of {w}"
+        if known_multiple(copy.o1) % w:
+            return f"the tile's column origin is not provably a multiple of {w}"
+        row = copy.src.type.get_shape()[1]
         if row < 0:
             return "its row length is dynamic, so row starts are not provably aligned"
         if row % w:
             return f"its row length {row} is not a multiple of {w}"
+        lds_row = copy.dst.type.get_shape()[-1]
+        if copy.transpose is None and lds_row % w:
+            return f"its LDS rows of {lds_row} elements do not keep {w}-element vectors aligned"
         return None

@@ -33,10 +33,13 @@ def dynamic_dims(module: ModuleOp) -> set[str]:
 def kernel_counts(
     module: ModuleOp, arch: Arch, default_dim: int, pass_name: str, remark: Callable[[str], None]
 ) -> tuple[KernelIR, Counts] | None:
-    """The module's kernel and its counts; None (after a remark) when there is no kernel."""
+    """The module's kernel and its counts; None (after a remark) when there is no kernel.
+    Tile-level copies (gemm.copy) are counted as the loops they lower to, on a copy of
+    the module: an analysis leaves the IR as it is."""
     if not any(isinstance(op, gpu.FuncOp) for op in module.walk()):
         remark(f"{pass_name}: no kernel IR yet (run gemm-to-kernel first)")
         return None
+    module = lowered_copies(module)
     dims = {n: default_dim for n in dynamic_dims(module)}
     try:
         k = read_kernel(module, dims)
@@ -44,6 +47,20 @@ def kernel_counts(
         remark(f"{pass_name}: cannot analyze: {e.message}")
         return None
     return k, count(k, arch)
+
+
+def lowered_copies(module: ModuleOp) -> ModuleOp:
+    """The module, or a copy of it with its gemm.copy ops lowered to loops."""
+    from gemmc.copy_lowering import lower_copy
+    from gemmc.dialects.gemm import CopyOp
+
+    if not any(isinstance(op, CopyOp) for op in module.walk()):
+        return module
+    module = module.clone()
+    wave_first: dict = {}
+    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
+        lower_copy(op, wave_first)
+    return module
 
 
 def value_label(v: SSAValue) -> str:

@@ -1,0 +1,278 @@
+"""The loops a `gemm.copy` becomes: the tutorial's cooperative global -> LDS copies.
+
+lower-copies calls `lower_copy` on every gemm.copy; double-buffer's register staging
+builds its unrolled copies from the same pieces (`copy_coords`, `guarded_load`,
+`store_lds`), so both write the loads and stores one way.
+
+A copy of an e0 x e1 tile, `width` elements per load, over T threads:
+
+    for it in 0 .. ceil(e0 * e1 / width / T):        (no loop when one pass covers it)
+        idx = it * T + tid                           (if idx < total, when T does not divide it)
+        i0, i1 = the stored-tile coordinates of idx
+        v = (o0 + i0 < rows && o1 + i1 < cols) ? src[o0 + i0][o1 + i1] : 0
+        dst[slot..., i0, i1] = v                     (or [i1, i0], element by element for vectors)
+
+With `direct` the words go by amdgpu.gather_to_lds (`direct_copy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects.builtin import UnitAttr, VectorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from gemmc.dialects.amdgpu import GatherToLDSOp
+from gemmc.dialects.gemm import CopyOp, type_name
+from gemmc.ir_names import ROLE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
+from gemmc.kernel_builder import KernelBuilder
+from gemmc.target import target_of
+
+
+def direct_per_lane(elem) -> int:
+    """Elements one lane moves by global_load_lds: one 4-byte word."""
+    return 1 if type_name(elem) == "f32" else 2
+
+
+def workgroup_threads(op: Operation) -> int:
+    """Threads of the workgroup running `op`: its kernel's gpu.known_block_size."""
+    kernel = op
+    while kernel is not None and not isinstance(kernel, gpu.FuncOp):
+        kernel = kernel.parent_op()
+    sizes = kernel.known_block_size if kernel is not None else None
+    if sizes is None:
+        raise ValueError("a gemm.copy outside a gpu.func with gpu.known_block_size")
+    total = 1
+    for s in sizes.get_values():
+        total *= s
+    return total
+
+
+def lower_copy(op: CopyOp, wave_first: dict) -> None:
+    """Replace `op` by its copy loops.  `wave_first` caches, per tid value, the first
+    thread of each wave that direct copies need (computed once, at the kernel's top)."""
+    b = KernelBuilder.before(op)
+    if op.direct is not None:
+        direct_copy(b, op, _wave_first(op, wave_first))
+    else:
+        _copy_loop(b, op)
+    op.detach()
+    op.erase()
+
+
+def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
+    e0, e1 = op.tile
+    width = op.width.value.data
+    threads = workgroup_threads(op)
+    total = e0 * (e1 // width)
+    iters = -(-total // threads)
+    column_first = width == 1 and bool(op.indices) and op.transpose is not None
+    lead = list(op.indices)
+
+    def element(ib: KernelBuilder, it, _):
+        idx = ib.add(ib.mul(it, ib.index(threads)), op.tid, "idx")
+
+        def body(cb: KernelBuilder):
+            i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first)
+            g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
+            inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+            value = guarded_load(cb, op, [g0, g1], inside, width)
+            store_lds(cb, value, op, lead, i0, i1, width)
+
+        if total % threads == 0:
+            body(ib)
+        else:
+            ib.if_(ib.lt(idx, ib.index(total)), body)
+        return []
+
+    if iters == 1:
+        element(b, b.index(0), [])
+    else:
+        loop = b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it")
+        if UNROLL_ATTR in op.attributes:  # the copy's loop unrolled like the compute's
+            loop.attributes[UNROLL_ATTR] = UnitAttr()
+
+
+def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_first: bool) -> tuple:
+    """The stored-tile coordinates (i0, i1) that copy element `idx` covers.
+
+    Row by row (i1 fastest: consecutive threads read consecutive global addresses),
+    except for a scalar copy into a multi-buffered tile stored transposed: there i0 runs
+    fastest, as in the tutorial's kernels, so that consecutive threads write consecutive
+    LDS words rather than words e0 apart in a few banks.  With the prefetch's stores
+    overlapping other waves' fragment reads, conflict-free stores pay more than
+    coalesced loads (H200, 4096^3: step 4 6.28 -> 6.65 TFLOP/s; step 3, single-buffered,
+    is 1% faster row by row; benchmarks/h200/results.md)."""
+    if column_first:
+        i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
+        return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")
+    per_row = e1 // width
+    i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
+    lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
+    return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
+
+
+def guarded_load(b: KernelBuilder, op: CopyOp, idx, inside, width: int) -> SSAValue:
+    """`inside ? src[idx] : 0` (a vector of `width` elements when width > 1); the load
+    carries the copy's gemm.role and gemm.transposed."""
+    src = op.src
+    el = src.type.element_type
+    t = el if width == 1 else VectorType(el, [width])
+    then_block, else_block = Block(), Block()
+    tb, eb = b.nested(then_block), b.nested(else_block)
+    load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
+    for name in (ROLE_ATTR, TRANSPOSED_ATTR):
+        if name in op.attributes:
+            load.attributes[name] = op.attributes[name]
+    v = tb.op(load, "v")
+    tb.b.insert(scf.YieldOp(v))
+    z = eb.float(0.0, el)
+    if width > 1:
+        z = eb.op(vector.BroadcastOp(z, t))
+    eb.b.insert(scf.YieldOp(z))
+    guard = scf.IfOp(inside, [t], [then_block], [else_block])
+    b.b.insert(guard)
+    guard.results[0].name_hint = "v"
+    return guard.results[0]
+
+
+def store_lds(b: KernelBuilder, value, op: CopyOp, lead: list, i0, i1, width: int) -> None:
+    """dst[lead..., i0, i1] = value (dst[lead..., i1, i0] with transpose): one vector
+    store when the LDS row runs along the stored row, else element by element."""
+    dst = op.dst
+    if width == 1:
+        b.store(value, dst, lead + list(op.dst_index(i0, i1)))
+        return
+    if op.transpose is None:
+        b.b.insert(vector.StoreOp(value, dst, lead + [i0, i1]))
+        return
+    for e in range(width):
+        x = b.op(vector.ExtractOp(value, [e], value.type.element_type))
+        b.store(x, dst, lead + list(op.dst_index(i0, b.add(i1, b.index(e)))))
+
+
+def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> list[Callable]:
+    """The loads of `op` by `threads` threads now, unrolled and guarded by `guard` too;
+    their LDS stores as closures taking the destination's leading indices, to be emitted
+    later (double buffering through registers)."""
+    e0, e1 = op.tile
+    width = op.width.value.data
+    total = e0 * (e1 // width)
+    pending = []
+    for it in range(-(-total // threads)):
+        idx = b.add(op.tid, b.index(it * threads), "idx")
+        i0, i1 = copy_coords(b, idx, e0, e1, width, False)
+        g0, g1 = b.add(op.o0, i0, "g0"), b.add(op.o1, i1, "g1")
+        inside = b.land(b.land(b.lt(g0, op.rows), b.lt(g1, op.cols)), guard, "in_bounds")
+        partial = total % threads != 0
+        if partial:
+            inside = b.land(inside, b.lt(idx, b.index(total)))
+        value = guarded_load(b, op, [g0, g1], inside, width)
+
+        def store(x: KernelBuilder, lead, value=value, i0=i0, i1=i1, partial=partial, idx=idx):
+            if partial:
+                x.if_(x.lt(idx, x.index(total)), lambda y: store_lds(y, value, op, list(lead), i0, i1, width))
+            else:
+                store_lds(x, value, op, list(lead), i0, i1, width)
+
+        pending.append(store)
+    return pending
+
+
+# -- global_load_lds ---------------------------------------------------------------------
+
+
+def _wave_first(op: CopyOp, cache: dict) -> SSAValue:
+    """tid - tid % wave, built once per tid before the top-level op holding the first
+    direct copy, so that it dominates every later one."""
+    if op.tid in cache:
+        return cache[op.tid]
+    top = op
+    while not isinstance(top.parent_op(), gpu.FuncOp):
+        top = top.parent_op()
+    kb = KernelBuilder.before(top)
+    wave = _wave_size(op)
+    lane = kb.op(arith.RemUIOp(op.tid, kb.index(wave)), "lane")
+    cache[op.tid] = kb.sub(op.tid, lane, "wave_first")
+    return cache[op.tid]
+
+
+def _wave_size(op: Operation) -> int:
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    return target_of(top).wave_size
+
+
+def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:
+    """Copy a tile to LDS with amdgpu.gather_to_lds: transfer `idx` (one 4-byte word of
+    the LDS tile, in LDS order) is lane idx % wave of its wave, so a wave fills
+    consecutive words; transfers outside the matrix write zeros instead."""
+    e0, e1 = op.tile
+    lds = op.dst
+    L1 = lds.type.get_shape()[-1]
+    elem = lds.type.element_type
+    per = direct_per_lane(elem)
+    total = e0 * e1 // per
+    threads = workgroup_threads(op)
+    iters = -(-total // threads)
+    transfer = elem if per == 1 else VectorType(elem, [per])
+    lead = list(op.indices)
+
+    def transfers(ib: KernelBuilder, it, _):
+        start = ib.mul(it, ib.index(threads))
+        first = ib.add(start, wave_first, "chunk")  # the wave's first word: uniform in the wave
+        idx = ib.add(start, op.tid, "idx")
+
+        def body(cb: KernelBuilder):
+            e = cb.mul(idx, cb.index(per))
+            l0 = cb.op(arith.DivUIOp(e, cb.index(L1)), "l0")
+            l1 = cb.op(arith.RemUIOp(e, cb.index(L1)), "l1")
+            s0, s1 = op.dst_index(l0, l1)  # LDS (l0, l1) holds stored (s0, s1)
+            g0, g1 = cb.add(op.o0, s0, "g0"), cb.add(op.o1, s1, "g1")
+            inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+
+            def load(tb: KernelBuilder):
+                base = tb.mul(first, tb.index(per))
+                b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
+                b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
+                gather = GatherToLDSOp(op.src, [g0, g1], lds, lead + [b0, b1], transfer)
+                for name in (ROLE_ATTR, TRANSPOSED_ATTR):
+                    if name in op.attributes:
+                        gather.attributes[name] = op.attributes[name]
+                tb.b.insert(gather)
+
+            def zero(eb: KernelBuilder):
+                z = eb.float(0.0, elem)
+                if per == 1:
+                    eb.store(z, lds, lead + [l0, l1])
+                else:
+                    zv = eb.op(vector.BroadcastOp(z, transfer))
+                    eb.b.insert(vector.StoreOp(zv, lds, lead + [l0, l1]))
+
+            _if_else(cb, inside, load, zero)
+
+        if total % threads == 0:
+            body(ib)
+        else:
+            ib.if_(ib.lt(idx, ib.index(total)), body)
+        return []
+
+    if iters == 1:
+        transfers(b, b.index(0), [])
+    else:
+        b.for_(b.index(0), b.index(iters), b.index(1), [], transfers, "it")
+
+
+def _if_else(b: KernelBuilder, cond: SSAValue, then, otherwise) -> scf.IfOp:
+    blocks = []
+    for fill in (then, otherwise):
+        block = Block()
+        inner = b.nested(block)
+        fill(inner)
+        inner.b.insert(scf.YieldOp())
+        blocks.append(block)
+    op = scf.IfOp(cond, [], [blocks[0]], [blocks[1]])
+    b.b.insert(op)
+    return op
