@@ -25,8 +25,10 @@ from gemmc.ir_names import (
     ROLE_K_LOOP,
     ROLE_LOAD_A,
     ROLE_LOAD_B,
+    LDS_SPACE,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
+    memory_space,
     UNROLL_ATTR,
 )
 from gemmc.kernel_builder import constant_value
@@ -192,8 +194,8 @@ def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:
 
 def _with_copies(s: Schedule, kernel: gpu.FuncOp) -> Schedule:
     """The schedule with what the kernel's copies say of themselves (read from the IR,
-    which vectorize and direct-to-lds change in place): their widths, and which operands
-    move by global_load_lds."""
+    which vectorize, direct-to-lds and double-buffer change in place): their widths, which
+    operands move by global_load_lds, and how many slots the LDS tiles have."""
     widths, direct = {}, 0
     for op in kernel.walk():
         r = role(op)
@@ -209,7 +211,16 @@ def _with_copies(s: Schedule, kernel: gpu.FuncOp) -> Schedule:
             widths.setdefault(operand, op.result.type.get_shape()[-1])
         else:
             widths.setdefault(operand, 1)
-    return s.with_(width_a=widths.get("a", 1), width_b=widths.get("b", 1), direct=direct)
+    return s.with_(width_a=widths.get("a", 1), width_b=widths.get("b", 1), direct=direct, buffers=_slots(kernel))
+
+
+def _slots(kernel: gpu.FuncOp) -> int:
+    """Buffers per operand: the leading dimension of the LDS tiles once multi-buffered."""
+    for op in kernel.walk():
+        if isinstance(op, memref.AllocaOp) and memory_space(op.memref.type) == LDS_SPACE:
+            shape = op.memref.type.get_shape()
+            return shape[0] if len(shape) == 3 else 1
+    return 1
 
 
 def _tiled_operands(kernel: gpu.FuncOp, pass_name: str):

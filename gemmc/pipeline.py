@@ -71,7 +71,8 @@ NAMED_PIPELINES: dict[str, str] = {
     "step5": _STEP3 + ",double-buffer,vectorize{width=4 operands=a}",
     "step6": _STEP3 + ",double-buffer,vectorize{width=4 operands=a},launch-bounds{max-threads=256 min-waves-per-eu=2}",
     # step 7: the arch's matrix cores (matrix-cores: mfma-lowering on CDNA, wmma-lowering on RDNA)
-    "step7": _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores,launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    # (matrix-cores rewrites the kernel from its schedule, so it comes before the in-place passes)
+    "step7": _STEP3 + ",matrix-cores,double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
     # The fastest FP32 pipeline measured on the H200 (benchmarks/h200/results.md): k-major LDS
     # fragments read as float4 without bank conflicts, register-staged double buffering.
     "tuned-h200": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
@@ -89,7 +90,7 @@ def default_pipeline(arch: Arch) -> str:
         # 2.3x on gfx90a, 1.3x on gfx950 (bank conflicts of the MFMA fragment reads).  Not on RDNA yet:
         # predicted 13% faster there, but gemmc's own AMDGCN backend then runs out of VGPRs.
         swizzle = "lower-copies,swizzle-lds{strict=false}," if arch.family.startswith("CDNA") else ""
-        return _STEP3 + ",double-buffer,vectorize{width=4},matrix-cores{convert=none fallback=true}," \
+        return _STEP3 + ",matrix-cores{convert=none fallback=true},double-buffer,vectorize{width=4}," \
             + swizzle + "launch-bounds{max-threads=256 min-waves-per-eu=2}"
     return NAMED_PIPELINES["step6"]
 

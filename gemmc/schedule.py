@@ -97,7 +97,7 @@ class Schedule:
         return acc + frags + staging + 24
 
 
-_FROM_IR = ("width_a", "width_b", "direct")
+_FROM_IR = ("width_a", "width_b", "direct", "buffers")
 """Fields read from the kernel's copies (gemmc.contraction), never from `gemm.schedule`."""
 
 _OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "stage_regs": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "direct": 0}

@@ -17,8 +17,10 @@ The body, with the schedule's names (one LDS buffer shown):
         gpu.barrier
     for i, j: if (r < M && c < N) { sum = acc[i][j]; <epilogue> }  (epilogue)
 
-With two buffers the copy of tile t+1 is issued before the compute on tile t, into
-the other buffer, and one barrier per iteration separates them.
+With two buffers (double-buffer{stage=registers}) the loads of tile t+1 are issued
+before the compute on tile t and stored into the other buffer after it, and one barrier
+per iteration separates them.  The copies are `gemm.copy` ops (lower-copies makes the
+loops), except in that staged form, which writes them out.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ from gemmc.ir_names import (
     ROLE_K_LOOP,
     ROLE_LOAD_A,
     ROLE_LOAD_B,
-    ROLE_PREFETCH,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
     UNROLL_ATTR,
@@ -142,6 +143,8 @@ class _Writer:
         set_role(loop, ROLE_K_LOOP)
 
     def _double_buffered(self, num_tiles: SSAValue) -> None:
+        """Double buffering through registers (double-buffer{stage=registers}); the LDS
+        stage is double-buffer's in-place rewrite (multi-buffer + pipeline)."""
         kb = self.kb
         self._copies(kb, kb.index(0), kb.index(0))  # prologue: tile 0 into buffer 0
         kb.b.insert(gpu.BarrierOp())
@@ -152,19 +155,13 @@ class _Writer:
             nxt_t = b.add(t, b.index(1), "next_t")
             nxt = b.op(arith.RemUIOp(nxt_t, two), "next")
             has_next = b.lt(nxt_t, num_tiles, "has_next")
-            if self.s.stage_regs:
-                # Loads of tile t+1 go out first and land in registers while tile t is
-                # computed; the stores then wait for them.  Without a next tile the loads
-                # give zeros, and storing them into the idle buffer is harmless.
-                pending = self._staged_copies(b, b.mul(nxt_t, b.index(self.s.block_k), "k0"), has_next)
-                self._compute(b, cur)
-                for store in pending:
-                    store(b, nxt)
-                b.b.insert(gpu.BarrierOp())
-                return []
-            prefetch = b.if_(has_next, lambda ib: self._copies(ib, ib.mul(nxt_t, ib.index(self.s.block_k), "k0"), nxt))
-            set_role(prefetch, ROLE_PREFETCH)
+            # Loads of tile t+1 go out first and land in registers while tile t is
+            # computed; the stores then wait for them.  Without a next tile the loads
+            # give zeros, and storing them into the idle buffer is harmless.
+            pending = self._staged_copies(b, b.mul(nxt_t, b.index(self.s.block_k), "k0"), has_next)
             self._compute(b, cur)
+            for store in pending:
+                store(b, nxt)
             b.b.insert(gpu.BarrierOp())
             return []
 
@@ -424,6 +421,12 @@ def check_regenerable(con: Contraction) -> None:
     kernel, s = con.kernel, con.schedule
     if s is None:
         return
+    if s.buffers > 1 and not s.stage_regs:
+        raise pass_error(
+            con.pass_name, kernel,
+            f"the kernel's LDS tiles are multi-buffered in place (double-buffer, multi-buffer); {con.pass_name} "
+            "rewrites the kernel from its gemm.schedule and would drop that: run it before double-buffer",
+        )
     block = Block(arg_types=kernel.body.block.arg_types)
     _Writer(con, s, block, dict(zip(kernel.body.block.args, block.args))).write()
     expected = Region(block)

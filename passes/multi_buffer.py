@@ -42,38 +42,44 @@ class MultiBufferPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.factor < 2:
             raise pass_error(self.name, op, f"factor={self.factor} must be at least 2")
-        kernels = set()
-        slots: dict[scf.ForOp, SSAValue] = {}
-        for alloc in select_allocs(op, tuple(self.buffers), self.name):
-            kernels.add(kernel_of(alloc))
-            self._multiply(alloc, slots)
-        for kernel in kernels:
+        allocs = select_allocs(op, tuple(self.buffers), self.name)
+        multi_buffer(allocs, self.factor, self.name)
+        for kernel in {kernel_of(alloc) for alloc in allocs}:
             check_lds_fits(self.name, kernel, target_of(op))
 
-    def _multiply(self, alloc: Operation, slots: dict) -> None:
-        name = alloc.results[0].name_hint or "buffer"
-        found = accesses(alloc, self.name)
-        if not found:
-            return
-        loop = _common_loop([a.op for a in found])
-        if loop is None:
-            raise pass_error(self.name, found[0].op, f"%{name} is used outside any scf.for; there is no iteration to give a slot")
-        if loop.is_ancestor(alloc):
-            raise pass_error(self.name, alloc, f"%{name} is allocated inside the loop it is used in")
-        order = {id(o): i for i, o in enumerate(loop.body.walk())}  # program order in the loop
-        first = min(found, key=lambda a: order[id(a.op)])
-        if not first.is_store:
-            raise pass_error(
-                self.name, first.op,
-                f"the loop reads %{name} before writing it, so it may carry data between iterations; "
-                "giving each iteration its own slot would change what it reads",
-            )
-        if loop not in slots:
-            slots[loop] = _slot_index(loop, self.factor)
-        t: MemRefType = alloc.results[0].type
-        retype_alloc(alloc, MemRefType(t.get_element_type(), [self.factor, *t.get_shape()], memory_space=t.memory_space))
-        for a in found:
-            set_indices(a, [slots[loop], *a.indices])
+
+def multi_buffer(allocs: list[Operation], factor: int, pass_name: str) -> None:
+    """Give each allocation `factor` slots (the pass, for the allocations chosen; also
+    double-buffer's first half)."""
+    slots: dict[scf.ForOp, SSAValue] = {}
+    for alloc in allocs:
+        _multiply(alloc, factor, slots, pass_name)
+
+
+def _multiply(alloc: Operation, factor: int, slots: dict, pass_name: str) -> None:
+    name = alloc.results[0].name_hint or "buffer"
+    found = accesses(alloc, pass_name)
+    if not found:
+        return
+    loop = _common_loop([a.op for a in found])
+    if loop is None:
+        raise pass_error(pass_name, found[0].op, f"%{name} is used outside any scf.for; there is no iteration to give a slot")
+    if loop.is_ancestor(alloc):
+        raise pass_error(pass_name, alloc, f"%{name} is allocated inside the loop it is used in")
+    order = {id(o): i for i, o in enumerate(loop.body.walk())}  # program order in the loop
+    first = min(found, key=lambda a: order[id(a.op)])
+    if not first.is_store:
+        raise pass_error(
+            pass_name, first.op,
+            f"the loop reads %{name} before writing it, so it may carry data between iterations; "
+            "giving each iteration its own slot would change what it reads",
+        )
+    if loop not in slots:
+        slots[loop] = _slot_index(loop, factor)
+    t: MemRefType = alloc.results[0].type
+    retype_alloc(alloc, MemRefType(t.get_element_type(), [factor, *t.get_shape()], memory_space=t.memory_space))
+    for a in found:
+        set_indices(a, [slots[loop], *a.indices])
 
 
 def _common_loop(ops: list[Operation]) -> scf.ForOp | None:

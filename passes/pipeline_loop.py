@@ -124,6 +124,14 @@ class PipelinePass(ModulePass):
             raise pass_error(self.name, write, f"%{name} has {slots} slots, fewer than the {self.stages} stages in flight; run multi-buffer{{factor={self.stages}}}")
 
 
+def pipeline_loop(loop: scf.ForOp, stages: int, pass_name: str) -> None:
+    """Pipeline one loop (double-buffer's second half); its checks report as `pipeline`."""
+    split = _split(loop)
+    if split is None:
+        raise pass_error(pass_name, loop, "expects the loop to be producer, gpu.barrier, consumer, gpu.barrier")
+    PipelinePass(stages=stages)._pipeline(loop, *split)
+
+
 def _pure(o: Operation) -> bool:
     """Recomputing it for another iteration changes nothing: arith (division included: its
     operands are the same values P used), thread and block ids, memref.dim."""

@@ -59,15 +59,19 @@ class VectorizePass(ModulePass):
                         "before the passes that lower the copies (lower-copies, double-buffer{stage=registers})",
                     )
                 for copy in copies:
+                    self._check_width(kernel, copy)
+                for copy in copies:
                     self._vectorize(copy, operand)
 
-    def _vectorize(self, copy: CopyOp, operand: str) -> None:
+    def _check_width(self, kernel, copy: CopyOp) -> None:
         ebytes = copy.src.type.element_type.bitwidth // 8
         if self.width not in (1, 2, 4, 8, 16) or self.width * ebytes > MAX_VECTOR_BYTES:
             raise pass_error(
-                self.name, copy,
+                self.name, kernel,
                 f"width={self.width} is not a vector of at most {MAX_VECTOR_BYTES} bytes of {copy.src.type.element_type}",
             )
+
+    def _vectorize(self, copy: CopyOp, operand: str) -> None:
         if copy.direct is not None:
             return
         reason = self._unproven(copy)
