@@ -110,9 +110,7 @@ class _Writer:
         if s.instr:  # matrix cores: wave tiles, accumulators in the instruction's layout
             matrix_kernel.setup(self)
         else:
-            self.acc = kb.alloca(private_type([s.thread_m, s.thread_n], con.acc_type), "acc")
-            zero = kb.float(0.0, con.acc_type, "zero")
-            self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
+            self.write_accumulators()
         lead = [s.buffers] if s.buffers > 1 else []
         a_shape = [s.block_k, s.block_m] if s.a_kmajor else [s.block_m, s.block_k]
         self.tile_a = kb.alloca(lds_type(lead + a_shape, con.in_type), "tile_a_t" if s.a_kmajor else "tile_a")
@@ -127,6 +125,13 @@ class _Writer:
         kb.b.insert(gpu.ReturnOp([]))
         for op in self._described:
             op.erase()
+
+    def write_accumulators(self) -> None:
+        """A thread's tile of accumulators, zeroed."""
+        kb, s, con = self.kb, self.s, self.con
+        self.acc = kb.alloca(private_type([s.thread_m, s.thread_n], con.acc_type), "acc")
+        zero = kb.float(0.0, con.acc_type, "zero")
+        self._nest(kb, [s.thread_m, s.thread_n], lambda b, ij: b.store(zero, self.acc, ij), ["i", "j"])
 
     # -- the K loop ------------------------------------------------------------------
 
@@ -476,20 +481,14 @@ def _normalized_equal(kernel: gpu.FuncOp, expected: Region, actual: Region) -> b
 
 
 def _same(expected: Region, actual: Region) -> bool:
-    """Structurally equivalent (xDSL's check: ops, attributes, use-def) with the same types
-    (which xDSL's check leaves out: a padded buffer differs only in its type)."""
-    return expected.is_structurally_equivalent(actual) and _first_difference(expected, actual) is None
+    """The same ops, attributes, types and use-def, constants compared by value wherever
+    they are defined (gemmc.compute_rewrite's comparison)."""
+    return _first_difference(expected, actual) is None
 
 
 def _first_difference(expected: Region, actual: Region) -> Operation | None:
-    """The first op of `actual`, in walk order, whose kind, attributes or types differ from
-    `expected`'s; the first extra op when one is a prefix of the other."""
-    exp, act = list(expected.walk()), list(actual.walk())
-    for e, a in zip(exp, act):
-        if (e.name != a.name or dict(e.attributes) != dict(a.attributes) or dict(e.properties) != dict(a.properties)
-                or [r.type for r in e.results] != [r.type for r in a.results]
-                or [o.type for o in e.operands] != [o.type for o in a.operands]):
-            return a
-    if len(act) > len(exp):
-        return act[len(exp)]
-    return act[-1] if len(act) < len(exp) else None
+    """The first op of `actual`, in walk order, that differs from `expected`'s."""
+    from gemmc.compute_rewrite import first_difference
+
+    return first_difference(list(expected.block.ops), list(actual.block.ops),
+                            list(zip(expected.block.args, actual.block.args)))

@@ -23,7 +23,7 @@ from gemmc.dialects.gemm import type_name
 from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
-from gemmc.tiled_kernel import rebuild
+from gemmc.compute_rewrite import rewrite_compute
 from gemmc.tiling_checks import check_fits
 
 KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
@@ -41,7 +41,7 @@ def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_
     for kernel in kernels(module, pass_name):
         con = analyze(kernel, pass_name)
         new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert)
-        rebuild(con, new)
+        rewrite_compute(con, new)
 
 
 def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,

@@ -182,6 +182,25 @@ def _used_by(producer: list[Operation], consumer: list[Operation]) -> set[Operat
     return needed
 
 
+_FOLDABLE = {arith.AddiOp: lambda a, b: a + b, arith.MuliOp: lambda a, b: a * b,
+             arith.RemUIOp: lambda a, b: a % b if b > 0 <= a else None,
+             arith.DivUIOp: lambda a, b: a // b if b > 0 <= a else None}
+
+
+def _folded(op: Operation) -> Operation | None:
+    """A constant for index arithmetic on constants (non-negative, as the loop's are), else None."""
+    fold = _FOLDABLE.get(type(op))
+    if fold is None:
+        return None
+    a, b = (constant_value(v) for v in op.operands)
+    value = fold(a, b) if a is not None and b is not None else None
+    if value is None:
+        return None
+    const = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    const.result.name_hint = op.results[0].name_hint
+    return const
+
+
 def _offset(at: InsertPoint, base: SSAValue, step: SSAValue, times: int, name: str) -> SSAValue:
     """base + times * step, folded where base and step are constants."""
     if times == 0:
@@ -205,10 +224,20 @@ def _offset(at: InsertPoint, base: SSAValue, step: SSAValue, times: int, name: s
 def _guarded_clone(at: InsertPoint, producer: list[Operation], iv: SSAValue, value: SSAValue, ub: SSAValue, role: str) -> None:
     """if (value < ub) { P with iv = value }"""
     cond = arith.CmpiOp(value, ub, "ult")
+    if role == ROLE_PREFETCH:
+        cond.result.name_hint = "has_next"
     block = Block()
     mapper = {iv: value}
     for o in producer:
-        block.add_op(o.clone(value_mapper=mapper))
+        clone = o.clone(value_mapper=mapper)
+        folded = _folded(clone)
+        if folded is None:
+            block.add_op(clone)
+        else:  # the prologue's iterations are constants: no `0 * 16` in the kernel
+            block.add_op(folded)
+            for old, new in zip(o.results, folded.results):
+                mapper[old] = new
+            clone.erase()
     block.add_op(scf.YieldOp())
     guard = scf.IfOp(cond, [], [block])
     guard.attributes[ROLE_ATTR] = StringAttr(role)

@@ -27,7 +27,7 @@ from xdsl.passes import ModulePass
 from gemmc.contraction import analyze, kernels
 from gemmc.diagnostics import pass_error
 from gemmc.target import target_of
-from gemmc.tiled_kernel import rebuild
+from gemmc.compute_rewrite import rewrite_compute
 from gemmc.tiling_checks import check_fits
 
 
@@ -68,7 +68,7 @@ class RegisterTilingPass(ModulePass):
             elif self.lds_layout != "tutorial":
                 raise pass_error(self.name, kernel, f"lds-layout={self.lds_layout}: expected tutorial or k-major")
             check_fits(self.name, kernel, new, con, arch)
-            rebuild(con, new)
+            rewrite_compute(con, new)
 
 
 def _chunk(extent: int) -> int:

@@ -8,7 +8,7 @@ TUNED = {
     f"tuned_{name}": (
         f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
         f"register-tiling{{thread-m={tm} thread-n={tn} lds-layout=k-major unroll=true}},"
-        f"double-buffer{{stage={stage}}},vectorize{{width=4}}"
+        f"vectorize{{width=4}},double-buffer{{stage={stage}}}"
         + (f",launch-bounds{{max-threads={(bm // tm) * (bn // tn)}}}" if lb else "")
     )
     for name, (bm, bn, bk, tm, tn, stage, lb) in {

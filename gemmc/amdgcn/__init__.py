@@ -13,7 +13,7 @@ that runs the emitted program (interp).
 
 from __future__ import annotations
 
-GCN_PIPELINE = "lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
+GCN_PIPELINE = "lower-copies,lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
 """The passes that take kernel IR to a finalized amdgcn module."""
 
 

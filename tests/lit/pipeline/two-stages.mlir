@@ -26,7 +26,7 @@ builtin.module attributes {gemmc.target = "gfx942"} {
 // CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi ult, %c0, %n : index
 // CHECK-NEXT:    scf.if %[[FIRST]] {
 // CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// CHECK-NEXT:      %[[SLOT0:.*]] = arith.remui %c0, %[[C3]] : index
+// CHECK-NEXT:      %[[SLOT0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[X0:.*]] = memref.load %A[%c0, %i] : memref<64x16xf32>
 // CHECK-NEXT:      memref.store %[[X0]], %tile[%[[SLOT0]], %i, %c0] : memref<3x16x16xf32, 3 : i64>
 // CHECK-NEXT:    }{gemm.role = "prologue"}
