@@ -485,6 +485,9 @@ class _KernelLowering:
         x = self.env.get(v)
         if not isinstance(x, F):
             raise self.error(op, f"expected an f32 value for {v.name_hint or 'an operand'}")
+        if x.reg is not None and isinstance(x.reg.type, g.AGPRType):
+            # an AGPR accumulator read on its own (the epilogue): v_accvgpr_read where it is used
+            return F(self.to_vgpr(x.reg))
         return x
 
     def fmat(self, x: F) -> SSAValue:
@@ -1040,10 +1043,7 @@ class _KernelLowering:
         if v.elems is not None:
             self.env[op.result] = v.elems[pos[0]]
             return
-        x = self.part(v.reg, pos[0])  # type: ignore[arg-type]
-        if isinstance(x.reg.type, g.AGPRType):  # an AGPR accumulator read on its own (the epilogue)
-            x = F(self.to_vgpr(x.reg))  # type: ignore[arg-type]
-        self.env[op.result] = x
+        self.env[op.result] = self.part(v.reg, pos[0])  # type: ignore[arg-type]
 
     def _insert_elem(self, op: vector.InsertOp) -> None:
         """No instruction: the vector's elements with one replaced (promote-private builds the

@@ -54,11 +54,13 @@ class PromotePrivatePass(ModulePass):
 
 @dataclass(eq=False)
 class Lane:
-    """Element e of a vector value stored whole (identity matters: a branch that only reads it
-    leaves it unchanged)."""
+    """Element e of a vector stored whole: `scalar`, its vector.extract, placed where the vector
+    became the buffer's content (so it dominates every later load, and a computation on it can
+    be hoisted there), and `vec` itself for a vector load of exactly that vector."""
 
     vec: SSAValue
     e: int
+    scalar: SSAValue
 
 
 def _is_private(v: SSAValue) -> bool:
@@ -86,7 +88,7 @@ class _Promoter:
     def __init__(self) -> None:
         self.allocas: dict[SSAValue, memref.AllocaOp] = {}  # the private buffers met so far
         self.state: dict[tuple, SSAValue | Lane] = {}  # (buffer, index) -> current value
-        self.cache: dict[tuple, tuple[Lane, SSAValue]] = {}  # a Lane already extracted here
+        self.extracts: list[Operation] = []  # the Lanes' vector.extracts (unused ones go at the end)
 
     def run(self, fn: Operation) -> None:
         allocas = [a for a in fn.walk() if isinstance(a, memref.AllocaOp) and _is_private(a.memref)]
@@ -95,6 +97,10 @@ class _Promoter:
         if not allocas:
             return
         self._block(fn.regions[0].block)
+        for x in self.extracts:
+            if not x.results[0].uses:
+                x.detach()
+                x.erase()
         for a in allocas:
             a.detach()
             a.erase()
@@ -161,8 +167,8 @@ class _Promoter:
         if isinstance(op, memref.StoreOp):
             self.state[keys[0]] = op.value
         elif isinstance(op, vector.StoreOp):
-            for e, k in enumerate(keys):
-                self.state[k] = Lane(op.vector, e)
+            for k, lane in zip(keys, self.lanes(op.vector, op)):
+                self.state[k] = lane
         elif isinstance(op, memref.LoadOp):
             op.res.replace_all_uses_with(self.scalar(keys[0], op))
         else:
@@ -176,19 +182,22 @@ class _Promoter:
     def _elem_type(self, key: tuple) -> Attribute:
         return key[0].type.element_type
 
+    def lanes(self, vec: SSAValue, before: Operation) -> list[Lane]:
+        """vec's elements, extracted in front of `before`."""
+        t = vec.type
+        out = []
+        for e in range(t.get_shape()[0]):  # type: ignore[attr-defined]
+            x = _insert(vector.ExtractOp(vec, [e], t.element_type), before)  # type: ignore[attr-defined]
+            self.extracts.append(x)
+            out.append(Lane(vec, e, x.results[0]))
+        return out
+
     def scalar(self, key: tuple, before: Operation) -> SSAValue:
-        """The element's current value as a scalar, computed in front of `before`."""
+        """The element's current value as a scalar (ub.poison, in front of `before`, if none)."""
         v = self.state.get(key)
         if v is None:
-            return _insert(ub.PoisonOp(self._elem_type(key)), before).result
-        if not isinstance(v, Lane):
-            return v
-        hit = self.cache.get(key)
-        if hit is not None and hit[0] is v:
-            return hit[1]
-        r = _insert(vector.ExtractOp(v.vec, [v.e], self._elem_type(key)), before).result
-        self.cache[key] = (v, r)
-        return r
+            return _insert(ub.PoisonOp(self._elem_type(key)), before).results[0]
+        return v.scalar if isinstance(v, Lane) else v
 
     def vector(self, keys: list[tuple], before: Operation) -> SSAValue:
         """The elements' current values as one vector, in front of `before`."""
@@ -200,12 +209,12 @@ class _Promoter:
             return first.vec  # the vector stored whole
         t = VectorType(self._elem_type(keys[0]), [n])
         if all(v is None for v in vals):
-            return _insert(ub.PoisonOp(t), before).result
+            return _insert(ub.PoisonOp(t), before).results[0]
         elems = [self.scalar(k, before) for k in keys]
-        out = _insert(vector.BroadcastOp(elems[0], t), before).result
+        out = _insert(vector.BroadcastOp(elems[0], t), before).results[0]
         for e in range(1, n):
             if elems[e] is not elems[0]:
-                out = _insert(vector.InsertOp(elems[e], out, [e], t), before).result
+                out = _insert(vector.InsertOp(elems[e], out, [e], t), before).results[0]
         return out
 
     # -- loops -----------------------------------------------------------------------------------
@@ -234,91 +243,81 @@ class _Promoter:
     def _group_value(self, grp: tuple, before: Operation) -> SSAValue:
         return self.scalar(grp[0], before) if len(grp) == 1 else self.vector(list(grp), before)
 
-    def _set_group(self, grp: tuple, v: SSAValue) -> None:
+    def _set_group(self, grp: tuple, v: SSAValue, before: Operation) -> None:
         if len(grp) == 1:
             self.state[grp[0]] = v
         else:
-            for e, k in enumerate(grp):
-                self.state[k] = Lane(v, e)
+            for k, lane in zip(grp, self.lanes(v, before)):
+                self.state[k] = lane
 
     def _for(self, loop: scf.ForOp) -> None:
         groups = self._carried(loop)
-        saved = (dict(self.state), dict(self.cache))
+        saved = dict(self.state)
         if not groups:
             self._block(loop.body.block)
-            self.state, self.cache = saved
+            self.state = saved
             return
         inits = [self._group_value(grp, loop) for grp in groups]
         body = loop.body.block
+        start = body.first_op
+        assert start is not None
         for grp, v in zip(groups, inits):
-            self._set_group(grp, body.insert_arg(v.type, len(body.args)))
+            self._set_group(grp, body.insert_arg(v.type, len(body.args)), start)
         self._block(body)
         yield_op = body.last_op
         assert isinstance(yield_op, scf.YieldOp)
         outs = [self._group_value(grp, yield_op) for grp in groups]
         _replace(yield_op, scf.YieldOp(*yield_op.operands, *outs))
-        self.state, self.cache = saved
+        self.state = saved
         new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits], loop.detach_region(loop.body))
         new.attributes.update(loop.attributes)
         n = len(loop.results)
         _replace(loop, new, new.results[:n])
+        after = new.next_op
+        assert after is not None  # (a block ends with its terminator)
         for grp, r in zip(groups, new.results[n:]):
-            self._set_group(grp, r)
+            self._set_group(grp, r, after)
 
     # -- branches --------------------------------------------------------------------------------
 
     def _if(self, op: scf.IfOp) -> None:
-        entry, entry_cache = dict(self.state), dict(self.cache)
+        entry = dict(self.state)
         ends = []
         for region in (op.true_region, op.false_region):
-            self.state, self.cache = dict(entry), dict(entry_cache)
+            self.state = dict(entry)
             if region.blocks:
                 self._block(region.block)
-            ends.append((self.state, self.cache))
-        changed = [k for k in dict.fromkeys([*ends[0][0], *ends[1][0]])
-                   if any(st.get(k) is not entry.get(k) for st, _ in ends)
+            ends.append(self.state)
+        self.state = entry
+        changed = [k for k in dict.fromkeys([*ends[0], *ends[1]])
+                   if any(st.get(k) is not entry.get(k) for st in ends)
                    and not op.is_ancestor(self.allocas[k[0]])]
-        self.state, self.cache = entry, entry_cache
         if not changed:
             return
-        for region in (op.true_region, op.false_region):
-            if region.blocks and not isinstance(region.block.last_op, scf.YieldOp):
-                region.block.add_op(scf.YieldOp())
-        yields = [self._branch_values(op, region, st, cache, changed)
-                  for region, (st, cache) in zip((op.true_region, op.false_region), ends)]
-        self.state, self.cache = entry, entry_cache
+        yields = [[self._branch_value(op, st, k) for k in changed] for st in ends]
         types = [*op.result_types, *(self._elem_type(k) for k in changed)]
         false_region = op.detach_region(op.false_region) if op.false_region.blocks else Region(Block())
         new = scf.IfOp(op.cond, types, op.detach_region(op.true_region), false_region)
         new.attributes.update(op.attributes)
         for region, vals in zip(new.regions, yields):
-            blk = region.block
-            old = blk.last_op
+            old = region.block.last_op
             if isinstance(old, scf.YieldOp):
                 _replace(old, scf.YieldOp(*old.operands, *vals))
-            else:
-                blk.add_op(scf.YieldOp(*vals))
+            else:  # an else branch added, or a then branch without its (implicit) yield
+                region.block.add_op(scf.YieldOp(*vals))
         n = len(op.results)
         _replace(op, new, new.results[:n])
         for k, r in zip(changed, new.results[n:]):
             self.state[k] = r
 
-    def _branch_values(self, op: scf.IfOp, region: Region, st: dict, cache: dict, changed: list) -> list[SSAValue]:
-        """What a branch yields for the changed elements: a value it left as it was is computed
-        in front of the if (an else branch that only yields stays empty of instructions), one it
-        changed at its end."""
-        out = []
-        end = region.block.last_op if region.blocks else None
-        for k in changed:
-            v = st.get(k)
-            if v is None or v is self.state.get(k) or end is None:
-                out.append(self.scalar(k, op) if v is not None else _insert(ub.PoisonOp(self._elem_type(k)), op).result)
-                continue
-            saved = (self.state, self.cache)
-            self.state, self.cache = st, cache
-            out.append(self.scalar(k, end))
-            self.state, self.cache = saved
-        return out
+    def _branch_value(self, op: scf.IfOp, st: dict, key: tuple) -> SSAValue:
+        """What a branch yields for an element: its value there (defined in the branch, or before
+        the if: an else branch that only yields stays free of instructions); ub.poison, made in
+        front of the if, where it has none."""
+        v = st.get(key)
+        if v is None:
+            return _insert(ub.PoisonOp(self._elem_type(key)), op).results[0]
+        return v.scalar if isinstance(v, Lane) else v
 
 
 def _insert(op: Operation, before: Operation) -> Operation:
