@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -84,16 +84,22 @@ def _loop(opts: UnrollLoopsPass, loop: scf.ForOp) -> None:
 
 
 def indexes_register_tile(loop: scf.ForOp) -> bool:
-    """A private buffer is indexed (memref.load/store) by a value that depends on the loop's counter."""
+    """A private buffer is indexed (memref or vector load/store) by a value that depends on the
+    loop's counter.  (lower-to-amdgcn used to look at memref accesses only, and refused the
+    vector accesses of a matrix instruction's accumulator tile under a loop above its limit.)"""
     dep = {loop.body.block.args[0]}
     for op in loop.body.walk():
         if any(o in dep for o in op.operands):
             dep.update(op.results)
-        if isinstance(op, (memref.LoadOp, memref.StoreOp)):
-            t = op.memref.type
+        if isinstance(op, tuple(_ACCESSES)):
+            t = op.operands[_ACCESSES[type(op)]].type
             if isinstance(t, MemRefType) and memory_space(t) == PRIVATE_SPACE and any(i in dep for i in op.indices):
                 return True
     return False
+
+
+_ACCESSES = {memref.LoadOp: 0, memref.StoreOp: 1, vector.LoadOp: 0, vector.StoreOp: 1}
+"""The element accesses and which operand is the memref."""
 
 
 def _small_body(loop: scf.ForOp) -> bool:
