@@ -115,8 +115,8 @@ class _Promoter:
             if not isinstance(user, _ACCESSES) or _buffer(user) is not alloca.memref:
                 raise pass_error(PASS, user, f"%{name} is used by '{user.name}', which is not a load or store "
                                              "of its elements; the buffer cannot become values")
-            t = _vector_type(user)
-            if t is not None and t.get_num_dims() != 1:
+            vt = _vector_type(user)
+            if vt is not None and vt.get_num_dims() != 1:
                 raise pass_error(PASS, user, f"%{name}: only 1-D vector accesses are promoted")
             parent = user.parent_op()
             while parent is not None and parent is not alloca.parent_op():
@@ -157,6 +157,8 @@ class _Promoter:
                                            "compile-time constant; unroll the loops over it first (unroll-loops)")
             idx.append(c)
         n = _width(op)
+        if not shape:  # a 0-d buffer: one element
+            return [(buf, ())]
         if not all(0 <= k < s for k, s in zip(idx, shape)) or idx[-1] + n > shape[-1]:
             raise pass_error(PASS, op, f"access of {n} at {tuple(idx)} is out of bounds of "
                                        f"%{buf.name_hint or 'buffer'} {tuple(shape)}")
@@ -234,9 +236,11 @@ class _Promoter:
         for buf in bufs:
             shape = buf.type.get_shape()  # type: ignore[attr-defined]
             ws = widths.get(buf, {1})
-            w = next(iter(ws)) if len(ws) == 1 and shape[-1] % next(iter(ws)) == 0 else 1
+            w = next(iter(ws)) if len(ws) == 1 and shape and shape[-1] % next(iter(ws)) == 0 else 1
             for idx in itertools.product(*(range(s) for s in shape)):
-                if idx[-1] % w == 0:
+                if w == 1:
+                    groups.append(((buf, idx),))
+                elif idx[-1] % w == 0:
                     groups.append(tuple((buf, (*idx[:-1], idx[-1] + e)) for e in range(w)))
         return groups
 

@@ -42,6 +42,21 @@ builtin.module attributes {gemmc.target = "gfx942"} {
     func.return %last : f32
   }
 
+  // A 0-d buffer is one element.
+  func.func @zero_d(%x: f32, %n: index) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = memref.alloca() : memref<f32, 5 : i64>
+    memref.store %x, %t[] : memref<f32, 5 : i64>
+    scf.for %i = %c0 to %n step %c1 {
+      %a = memref.load %t[] : memref<f32, 5 : i64>
+      %b = arith.addf %a, %a : f32
+      memref.store %b, %t[] : memref<f32, 5 : i64>
+    }
+    %r = memref.load %t[] : memref<f32, 5 : i64>
+    func.return %r : f32
+  }
+
   // A buffer allocated inside the loop is not carried.
   func.func @inner(%n: index, %x: f32, %out: memref<64xf32>) {
     %c0 = arith.constant 0 : index
@@ -74,6 +89,13 @@ builtin.module attributes {gemmc.target = "gfx942"} {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %last = vector.extract %0[3] : f32 from vector<4xf32>
 // CHECK-NEXT:    func.return %last : f32
+
+// CHECK-LABEL: func.func @zero_d
+// CHECK:         %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (f32) {
+// CHECK-NEXT:      %b = arith.addf %a, %a : f32
+// CHECK-NEXT:      scf.yield %b : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : f32
 
 // CHECK-LABEL: func.func @inner
 // CHECK:         scf.for %k = %c0 to %n step %c1 {
