@@ -48,7 +48,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, math as xmath, memref, scf, ub, vector
+from xdsl.dialects import arith, gpu, math as xmath, memref, scf, vector
+from xdsl.dialects.ub import PoisonOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
@@ -1056,7 +1057,7 @@ class _KernelLowering:
         elems[pos[0]] = x
         self.env[op.result] = Vec(v.n, elems=tuple(elems))
 
-    def _poison(self, op: ub.PoisonOp) -> None:
+    def _poison(self, op: PoisonOp) -> None:
         """An undefined value (an element of a register tile read before it is written): registers
         with no instruction writing them."""
         t = op.result.type
@@ -1593,7 +1594,7 @@ _HANDLERS: dict[type, Callable] = {
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
     vector.ExtractOp: _K._extract, vector.InsertOp: _K._insert_elem, vector.ShuffleOp: _K._shuffle,
-    ub.PoisonOp: _K._poison,
+    PoisonOp: _K._poison,
     MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }
