@@ -17,6 +17,18 @@ builtin.module attributes {gemmc.target = "gfx942"} {
     }
     func.return
   }
+
+  // A vector access counts too (a matrix instruction's accumulator tile).
+  func.func @vectors(%v: vector<4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %acc = memref.alloca() : memref<3x4xf32, 5 : i64>
+    scf.for %i = %c0 to %c3 step %c1 {
+      vector.store %v, %acc[%i, %c0] : memref<3x4xf32, 5 : i64>, vector<4xf32>
+    }
+    func.return
+  }
 }
 
 // CHECK-LABEL: func.func @tile
@@ -30,3 +42,10 @@ builtin.module attributes {gemmc.target = "gfx942"} {
 // CHECK-NEXT:    scf.for %i_4 = %c0 to %c4 step %c1 {
 // CHECK-NEXT:      memref.store %x, %A[%i_4] : memref<64xf32>
 // CHECK-NEXT:    }
+
+// CHECK-LABEL: func.func @vectors
+// CHECK-NOT:     scf.for
+// CHECK:         vector.store %v, %acc[%i, %c0]
+// CHECK:         vector.store %v, %acc[%i_1, %c0]
+// CHECK:         vector.store %v, %acc[%i_2, %c0]
+// CHECK-NEXT:    func.return
