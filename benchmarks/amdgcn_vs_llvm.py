@@ -5,7 +5,8 @@
 For each named pipeline step1..step7 and arch (step 7: f32 MFMA on gfx942, f16 WMMA on gfx1100 and
 gfx1201: the f32 tiles rounded to f16 fragments), the same kernel IR
 goes two ways:
-  * gemmc: lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt, amdgcn-finalize (`--emit gcn`);
+  * gemmc: unroll-loops, promote-private, lower-to-amdgcn, amdgcn-regalloc, insert-waitcnt,
+    amdgcn-finalize (`--emit gcn`);
   * LLVM: the HIP printed from it, compiled by clang -O3 (`--emit asm`).
 Both assembly files are read the same way: the instructions one iteration of the K loop
 executes (gemmc marks the loop `; k_loop begin/end`; in LLVM's output it is the blocks

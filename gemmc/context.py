@@ -17,6 +17,7 @@ DIALECTS: dict[str, tuple[str, str]] = {
     "scf": ("xdsl.dialects.scf", "Scf"),
     "gpu": ("xdsl.dialects.gpu", "GPU"),
     "vector": ("xdsl.dialects.vector", "Vector"),
+    "ub": ("xdsl.dialects.ub", "UB"),
     "gemm": ("gemmc.dialects.gemm", "Gemm"),
     "amdgpu": ("gemmc.dialects.amdgpu", "AMDGPU"),
     "amdgcn": ("gemmc.dialects.amdgcn", "AMDGCN"),

@@ -49,7 +49,9 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wmma-lowering": _lazy("wmma_lowering", "WmmaLoweringPass"),
     "matrix-cores": _lazy("matrix_cores", "MatrixCoresPass"),
     "direct-to-lds": _lazy("direct_to_lds", "DirectToLdsPass"),
-    # gemmc's own AMDGCN backend (docs/amdgcn.md)
+    # gemmc's own AMDGCN backend (docs/amdgcn.md); the first two run on any kernel IR
+    "unroll-loops": _lazy("unroll_loops", "UnrollLoopsPass"),
+    "promote-private": _lazy("promote_private", "PromotePrivatePass"),
     "lower-to-amdgcn": _lazy("lower_to_amdgcn", "LowerToAmdgcnPass"),
     "amdgcn-regalloc": _lazy("amdgcn_regalloc", "AmdgcnRegallocPass"),
     "insert-waitcnt": _lazy("insert_waitcnt", "InsertWaitcntPass"),

@@ -1,7 +1,8 @@
 """lower-to-amdgcn: instruction selection from kernel IR into the amdgcn dialect.
 
 Expects: kernel IR (gemm-to-kernel and any of the tiling passes; `gemmc.target` names the
-arch, one of gfx90a, gfx942, gfx950, gfx1100).
+arch, one of gfx90a, gfx942, gfx950, gfx1100, gfx1201) after unroll-loops and promote-private:
+no private (address space 5) buffers, their elements SSA values; loops kept as loops.
 Produces: each `gpu.module` becomes an `amdgcn.module` of `amdgcn.kernel`s holding
 instructions on unallocated registers (see dialects/amdgcn.py); the host function and its
 `gpu.launch_func` stay as they are (the kernel symbols keep their names).
@@ -25,10 +26,9 @@ How values are selected:
     v_lshl_add_u64 on gfx942) and global_load_dword v, v[a:a+1], off;
   * vector loads and stores become dwordx2..x4 / ds_read_b64..b128 where the LDS address
     is provably aligned (else one dword at a time);
-  * scf.for with uniform bounds becomes amdgcn.for (a scalar counter); loops with a
-    constant trip count of at most `unroll-limit`, and every loop over which a private
-    (address space 5) register tile is indexed, are unrolled; private memrefs become
-    registers, carried through loops and branches as amdgcn.for / amdgcn.if results;
+  * scf.for (uniform bounds) becomes amdgcn.for (a scalar counter), its iter_args carried
+    values (a vector<n x f32> one range of n registers; in AGPRs with accumulators=agpr where
+    it is an MFMA's C); which loops run unrolled is unroll-loops' decision, made before;
   * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
     amdgcn.if_uniform (a scalar branch);
   * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges (a
@@ -38,6 +38,7 @@ How values are selected:
     together (matrix-core fragments, two 16-bit values per VGPR).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
+A private buffer left in the kernel is refused, naming promote-private.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, math as xmath, memref, scf, vector
+from xdsl.dialects.ub import PoisonOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
@@ -79,7 +81,7 @@ from gemmc.ir_names import (
     ROLE_ATTR,
     WAVES_PER_EU_ATTR,
 )
-from gemmc.amdgcn.values import B, F, GlobalMem, I, LdsMem, Packed, PrivMem, Vec, log2, magic_u32, pow2
+from gemmc.amdgcn.values import B, F, GlobalMem, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
 from gemmc.target import target_of
 
 PASS = "lower-to-amdgcn"
@@ -93,16 +95,11 @@ USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s
 class LowerToAmdgcnPass(ModulePass):
     name = "lower-to-amdgcn"
 
-    unroll_limit: int = 16
-    """Unroll constant-trip loops up to this many iterations (register-tile loops always)."""
     saddr: bool = True
     """Address global buffers known to be below 2 GiB as SGPR base + 32-bit VGPR offset."""
     combine_loads: bool = True
     """Merge loads from one address: ds_read_b128/b64 (aligned runs), ds_read2_b32, and
     global_load_dwordx2/x3/x4 (consecutive dwords)."""
-    unroll_factor: int = 8
-    """Unroll a small loop body (no nested loop or barrier, at most 16 ops) this many times
-    inside a scalar loop whose constant trip count it divides (1: never)."""
     hoist_loads: int = 16
     """Move loads up past arithmetic while they hold at most this many more VGPRs (0: program order)."""
     accumulators: str = "vgpr"
@@ -147,7 +144,6 @@ class _KernelLowering:
         self.wave64 = arch.wave_size == 64
         self.mask_n = 2 if self.wave64 else 1
         self.env: dict[SSAValue, object] = {}
-        self.private: dict[tuple, object] = {}  # (alloca value, index tuple) -> F/I
         self.lds_top = 0
         self.entry = Block()
         self.frames = [_Frame(self.entry)]
@@ -490,6 +486,9 @@ class _KernelLowering:
         x = self.env.get(v)
         if not isinstance(x, F):
             raise self.error(op, f"expected an f32 value for {v.name_hint or 'an operand'}")
+        if x.reg is not None and isinstance(x.reg.type, g.AGPRType):
+            # an AGPR accumulator read on its own (the epilogue): v_accvgpr_read where it is used
+            return F(self.to_vgpr(x.reg))
         return x
 
     def fmat(self, x: F) -> SSAValue:
@@ -871,7 +870,8 @@ class _KernelLowering:
             if self.lds_top > self.arch.lds_bytes:
                 raise self.error(op, f"LDS buffers need {self.lds_top} bytes but {self.arch.name} has {self.arch.lds_bytes}")
         elif space == PRIVATE_SPACE:
-            self.env[op.memref] = PrivMem(shape, op.memref)
+            raise self.error(op, f"private buffer %{op.memref.name_hint or 'buffer'} left in the kernel; run "
+                                 "unroll-loops and promote-private first (they turn register tiles into values)")
         else:
             raise self.error(op, f"allocation in memory space {space} is not supported")
 
@@ -879,23 +879,6 @@ class _KernelLowering:
 
     def _indices(self, op: Operation, idx: Sequence[SSAValue]) -> list[I]:
         return [self.ival(v, op) for v in idx]
-
-    def _priv_key(self, op: Operation, mem: PrivMem, idx: list[I]) -> tuple:
-        if any(i.reg is not None for i in idx):
-            raise self.error(op, "a private (register) buffer indexed by a value that is not a compile-time "
-                                 "constant; the loops over it must be unrollable")
-        key = tuple(i.const for i in idx)
-        for k, s in zip(key, mem.sizes):
-            if not 0 <= k < s:
-                raise self.error(op, f"private buffer index {key} is out of bounds {tuple(mem.sizes)}")
-        return (mem.value, key)
-
-    def _priv_keys(self, op: Operation, mem: PrivMem, idx: list[I], n: int) -> list[tuple]:
-        """The elements a (vector) access of n elements along the last dimension touches."""
-        buf, key = self._priv_key(op, mem, idx)
-        if key[-1] + n > mem.sizes[-1]:
-            raise self.error(op, f"private buffer access of {n} at {key} is out of bounds {tuple(mem.sizes)}")
-        return [(buf, (*key[:-1], key[-1] + e)) for e in range(n)]
 
     def linear(self, idx: list[I], sizes: list, scale: int) -> I:
         """sum(idx[i] * stride[i]) * scale, the strides from the sizes (ints or I)."""
@@ -946,18 +929,6 @@ class _KernelLowering:
     def _load(self, op: Operation, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> object:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
-        if isinstance(mem, PrivMem):
-            vals = []
-            for key in self._priv_keys(op, mem, idx, n):
-                if key not in self.private:
-                    self.private[key] = F(self.insert(g.UndefOp(self.V())).results[0])
-                vals.append(self.private[key])
-            x = vals[0]
-            if n == 1 and isinstance(x, F) and x.reg is not None and isinstance(x.reg.type, g.AGPRType):
-                return F(self.to_vgpr(x.reg))  # an AGPR accumulator read on its own (the epilogue)
-            if n == 1:
-                return x
-            return Vec(n, elems=tuple(vals))
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
@@ -985,11 +956,6 @@ class _KernelLowering:
     def _store(self, op: Operation, value: object, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> None:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
-        if isinstance(mem, PrivMem):
-            elems = [value] if n == 1 else self.vec_elems(value)  # type: ignore[arg-type]
-            for key, e in zip(self._priv_keys(op, mem, idx, n), elems):
-                self.private[key] = e
-            return
         if n == 1:
             assert isinstance(value, F)
             data = self.fvgpr(value)
@@ -1050,9 +1016,8 @@ class _KernelLowering:
         t = op.result.type
         n = t.get_shape()[0]  # type: ignore[attr-defined]
         mem = self.env.get(op.base)
-        private = isinstance(mem, PrivMem)  # register tiles: any width (accumulators)
         lds_fragment = isinstance(mem, LdsMem) and n % 4 == 0  # matrix-core fragments: 16-byte pieces
-        if t.get_num_dims() != 1 or not (n in (2, 3, 4) or private and n > 1 or lds_fragment):  # type: ignore[attr-defined]
+        if t.get_num_dims() != 1 or not (n in (2, 3, 4) or lds_fragment):  # type: ignore[attr-defined]
             raise self.error(op, f"vector loads of {t} are not supported")
         self.env[op.result] = self._load(op, op.base, op.indices, n)
 
@@ -1078,8 +1043,31 @@ class _KernelLowering:
             raise self.error(op, "vector.extract with a constant position only")
         if v.elems is not None:
             self.env[op.result] = v.elems[pos[0]]
+            return
+        self.env[op.result] = self.part(v.reg, pos[0])  # type: ignore[arg-type]
+
+    def _insert_elem(self, op: vector.InsertOp) -> None:
+        """No instruction: the vector's elements with one replaced (promote-private builds the
+        register tile's vectors this way)."""
+        v, x = self.env.get(op.dest), self.env.get(op.source)
+        pos = list(op.static_position.get_values())
+        if not isinstance(v, Vec) or not isinstance(x, F) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
+            raise self.error(op, "vector.insert of an f32 at a constant position only")
+        elems = self.vec_elems(v)
+        elems[pos[0]] = x
+        self.env[op.result] = Vec(v.n, elems=tuple(elems))
+
+    def _poison(self, op: PoisonOp) -> None:
+        """An undefined value (an element of a register tile read before it is written): registers
+        with no instruction writing them."""
+        t = op.result.type
+        if isinstance(t, VectorType) and t.get_num_dims() == 1 and t.element_type == Float32Type():
+            n = t.get_shape()[0]
+            self.env[op.result] = Vec(n, reg=self.insert(g.UndefOp(self.V(n))).results[0])
+        elif t == Float32Type():
+            self.env[op.result] = F(self.insert(g.UndefOp(self.V())).results[0])
         else:
-            self.env[op.result] = F(self.insert(g.ExtractOp(v.reg, pos[0], self.V())).results[0])  # type: ignore[arg-type]
+            raise self.error(op, f"ub.poison of {t} is not selected")
 
     def _shuffle(self, op: vector.ShuffleOp) -> None:
         """Registers picked, no instruction (RDNA4's fragments: two runs of four f32 put
@@ -1183,17 +1171,6 @@ class _KernelLowering:
             parts.append(x)
         return self.insert(g.ConcatOp(parts, g.AGPRType.unallocated(v.n))).results[0]
 
-    def _agpr_buffers(self) -> set:
-        """Register tiles that are MFMA accumulators (a vector load of them is an MFMA's C),
-        with accumulators=agpr: loops carry them in AGPRs."""
-        if self.opts.accumulators != "agpr":
-            return set()
-        out = set()
-        for op in self.fn.walk():
-            if isinstance(op, MFMAOp) and isinstance(op.destC.owner, vector.LoadOp):
-                out.add(op.destC.owner.base)
-        return out
-
     def _vgpr_operand(self, v: SSAValue, op: Operation) -> SSAValue:
         x = self.env.get(v)
         if isinstance(x, Packed):  # f16 fragments
@@ -1204,76 +1181,13 @@ class _KernelLowering:
 
     # -- control flow --------------------------------------------------------------------------
 
-    def _must_unroll(self, loop: scf.ForOp) -> bool:
-        """A private buffer is indexed by a value that depends on the loop's counter."""
-        dep = {loop.body.block.args[0]}
-        for op in loop.body.walk():
-            if any(o in dep for o in op.operands):
-                dep.update(op.results)
-            if isinstance(op, (memref.LoadOp, memref.StoreOp)):
-                mem = op.memref
-                if isinstance(mem.type, MemRefType) and _space(mem.type) == PRIVATE_SPACE:
-                    if any(i in dep for i in op.indices):
-                        return True
-        return False
-
     def _for(self, op: scf.ForOp) -> None:
         lb, ub, st = (self.ival(v, op) for v in (op.lb, op.ub, op.step))
-        if lb.is_const and ub.is_const and st.is_const:
-            if st.const <= 0:
-                raise self.error(op, f"loop step {st.const} must be positive")
-            trip = max(0, -(-(ub.const - lb.const) // st.const))
-            if trip <= self.opts.unroll_limit or self._must_unroll(op):
-                self._unroll(op, lb.const, st.const, trip)
-                return
-            u = self.opts.unroll_factor
-            if u > 1 and trip % u == 0 and self._small_body(op):
-                self._scalar_loop(op, lb, ub, I(None, st.const * u), factor=u, step1=st.const)
-                return
-        elif self._must_unroll(op):
-            raise self.error(op, "a loop over a private (register) buffer needs constant bounds")
+        if st.is_const and st.const <= 0:
+            raise self.error(op, f"loop step {st.const} must be positive")
         if not (lb.uniform and ub.uniform and st.uniform):
             raise self.error(op, "loops with lane-varying bounds are not supported")
         self._scalar_loop(op, lb, ub, st)
-
-    @staticmethod
-    def _small_body(op: scf.ForOp) -> bool:
-        ops = list(op.body.walk())
-        return len(ops) <= 16 and not any(isinstance(o, (scf.ForOp, gpu.BarrierOp)) for o in ops)
-
-    def _unroll(self, op: scf.ForOp, lb: int, st: int, trip: int) -> None:
-        body = op.body.block
-        vals = [self.env[v] for v in op.iter_args]
-        for k in range(trip):
-            self.env[body.args[0]] = I(None, lb + k * st)
-            for a, v in zip(body.args[1:], vals):
-                self.env[a] = v
-            for inner in body.ops:
-                if isinstance(inner, scf.YieldOp):
-                    vals = [self.env[v] for v in inner.operands]
-                else:
-                    self.lower_op(inner)
-        for r, v in zip(op.results, vals):
-            self.env[r] = v
-
-    def _private_written(self, region_op: Operation) -> list[tuple]:
-        """Private elements (that exist now) of buffers allocated outside `region_op` and stored inside it."""
-        bufs: dict = {}
-        for inner in region_op.walk():
-            if isinstance(inner, (memref.StoreOp, vector.StoreOp)):
-                mem = inner.memref if isinstance(inner, memref.StoreOp) else inner.base
-                m = self.env.get(mem)
-                if isinstance(m, PrivMem):
-                    bufs[m.value] = None
-        keys = []
-        for b in bufs:
-            m = self.env[b]
-            assert isinstance(m, PrivMem)
-            import itertools
-
-            for idx in itertools.product(*(range(s) for s in m.sizes)):
-                keys.append((b, idx))
-        return keys
 
     def _reg_type_of(self, v: object, op: Operation):
         if isinstance(v, F):
@@ -1328,86 +1242,46 @@ class _KernelLowering:
             return Vec(v.n, reg=reg)
         raise AssertionError
 
-    def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I, factor: int = 1, step1: int = 0) -> None:
-        """An amdgcn.for; with factor > 1 its body is `factor` copies of op's body, the k-th
-        with the counter plus k * step1 (st is then factor * step1)."""
-        carried_priv = self._private_groups(op, self._private_written(op))
-        entry_vals = [self.env[v] for v in op.iter_args] + [self._priv_value(grp) for grp in carried_priv]
+    def _scalar_loop(self, op: scf.ForOp, lb: I, ub: I, st: I) -> None:
+        """An amdgcn.for carrying op's iter_args."""
+        entry_vals = [self.env[v] for v in op.iter_args]
         types = [self._reg_type_of(v, op) for v in entry_vals]
-        agpr = self._agpr_buffers()
-        for i, grp in enumerate(carried_priv, len(op.iter_args)):
-            if len(grp) > 1 and self.env[grp[0][0]].value in agpr:  # type: ignore[union-attr]
-                types[i] = g.AGPRType.unallocated(len(grp))
+        for i in self._agpr_carried(op):
+            types[i] = g.AGPRType.unallocated(entry_vals[i].n)  # type: ignore[union-attr]
         inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(entry_vals, types)]
         lbv, ubv, stv = (self.mat(x) for x in (lb, ub, st))
         body = Block(arg_types=[self.S(), *types])
         body.args[0].name_hint = op.body.block.args[0].name_hint
-        saved_priv = dict(self.private)
         self.push(body)
         bound = ub.const if ub.is_const else ub.bound
-        n_iter = len(op.iter_args)
-        vals = [self._wrap(v, arg) for v, arg in zip(entry_vals[:n_iter], body.args[1:1 + n_iter])]
-        for grp, v, arg in zip(carried_priv, entry_vals[n_iter:], body.args[1 + n_iter:]):
-            self._set_priv(grp, v, arg)
-        for copy in range(factor):
-            self.env[op.body.block.args[0]] = I(body.args[0], copy * step1, bound)
-            for a, v in zip(op.body.block.args[1:], vals):
-                self.env[a] = v
-            for inner in op.body.block.ops:
-                if isinstance(inner, scf.YieldOp):
-                    vals = [self.env[v] for v in inner.operands]
-                else:
-                    self.lower_op(inner)
-        yielded: list = vals + [self._priv_value(grp) for grp in carried_priv]
+        self.env[op.body.block.args[0]] = I(body.args[0], 0, bound)
+        for a, v, arg in zip(op.body.block.args[1:], entry_vals, body.args[1:]):
+            self.env[a] = self._wrap(v, arg)
+        yielded: list = []
+        for inner in op.body.block.ops:
+            if isinstance(inner, scf.YieldOp):
+                yielded = [self.env[v] for v in inner.operands]
+            else:
+                self.lower_op(inner)
         outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
         self.insert(g.YieldOp(*outs))
         self.finish_block(body)
         self.pop()
-        self.private = saved_priv
         nonempty = lb.is_const and ub.is_const and lb.const < ub.const
         loop = self.insert(g.ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
         if ROLE_ATTR in op.attributes:
             loop.attributes[ROLE_ATTR] = op.attributes[ROLE_ATTR]
-        for i, r in enumerate(op.results):
-            self.env[r] = self._wrap(entry_vals[i], loop.results[i])
-        for grp, v, r in zip(carried_priv, entry_vals[n_iter:], loop.results[n_iter:]):
-            self._set_priv(grp, v, r)
+        for r, v, lr in zip(op.results, entry_vals, loop.results):
+            self.env[r] = self._wrap(v, lr)
 
-    def _private_groups(self, loop: scf.ForOp, keys: list[tuple]) -> list[tuple]:
-        """The carried register-tile elements, grouped: where every vector access to a buffer in
-        the loop has one width w dividing its last dimension (the accumulators of a matrix
-        instruction), its elements go through the loop as ranges of w registers, so an MFMA's
-        result is carried in place; other elements one by one."""
-        widths: dict = {}
-        for inner in loop.body.walk():
-            if isinstance(inner, (vector.LoadOp, vector.StoreOp)) and isinstance(self.env.get(inner.base), PrivMem):
-                t = inner.result.type if isinstance(inner, vector.LoadOp) else inner.vector.type
-                widths.setdefault(inner.base, set()).add(t.get_shape()[0])  # type: ignore[attr-defined]
-        groups: list[tuple] = []
-        for buf, idx in keys:
-            ws = widths.get(buf, {1})
-            w = next(iter(ws)) if len(ws) == 1 else 1
-            if self.env[buf].sizes[-1] % w:  # type: ignore[union-attr]
-                w = 1
-            if idx[-1] % w == 0:  # the first element of its group (keys come in index order)
-                groups.append(tuple((buf, (*idx[:-1], idx[-1] + e)) for e in range(w)))
-        return groups
-
-    def _priv_value(self, grp: tuple) -> object:
-        """The current value of a group of register-tile elements (undefined ones made up)."""
-        if len(grp) == 1:
-            return self.private.get(grp[0]) or F(self.insert(g.UndefOp(self.V())).results[0])
-        if not any(k in self.private for k in grp):
-            return Vec(len(grp), reg=self.insert(g.UndefOp(self.V(len(grp)))).results[0])
-        elems = [self.private.get(k) or F(self.insert(g.UndefOp(self.V())).results[0]) for k in grp]
-        return Vec(len(grp), elems=tuple(elems))
-
-    def _set_priv(self, grp: tuple, like: object, reg: SSAValue) -> None:
-        if len(grp) == 1:
-            self.private[grp[0]] = self._wrap(like, reg)
-            return
-        for e, k in enumerate(grp):
-            self.private[k] = self.part(reg, e)
+    def _agpr_carried(self, op: scf.ForOp) -> list[int]:
+        """With accumulators=agpr: the carried vectors that an MFMA in the loop takes as its C
+        (the accumulator tile, promoted to values): they go around the loop in AGPRs."""
+        if self.opts.accumulators != "agpr":
+            return []
+        args = op.body.block.args[1:]
+        accs = {m.destC for m in op.body.walk() if isinstance(m, MFMAOp)}
+        return [i for i, a in enumerate(args) if a in accs and isinstance(a.type, VectorType)]
 
     def _if(self, op: scf.IfOp) -> None:
         c = self.env.get(op.cond)
@@ -1424,11 +1298,9 @@ class _KernelLowering:
                         self.lower_op(inner)
             return
         divergent = c.mask
-        entry_priv = dict(self.private)
 
         def branch(region: Region):
             blk = Block()
-            self.private = dict(entry_priv)
             self.push(blk)
             ys: list = []
             if region.blocks:
@@ -1437,23 +1309,11 @@ class _KernelLowering:
                         ys = [self.env[v] for v in inner.operands]
                     else:
                         self.lower_op(inner)
-            priv = self.private
             self.pop()
-            return blk, ys, priv
+            return blk, ys
 
-        tb, tys, tpriv = branch(op.true_region)
-        eb, eys, epriv = branch(op.false_region)
-        changed = [
-            k for k in dict.fromkeys([*tpriv, *epriv])
-            if (tpriv.get(k) is not entry_priv.get(k) or epriv.get(k) is not entry_priv.get(k))
-            and not op.is_ancestor(k[0].owner)  # type: ignore[arg-type]
-        ]
-        for k in changed:
-            for p in (tpriv, epriv):
-                if p.get(k) is None:
-                    p[k] = F(self.insert(g.UndefOp(self.V())).results[0])
-        t_vals = tys + [tpriv[k] for k in changed]
-        e_vals = eys + [epriv[k] for k in changed]
+        tb, t_vals = branch(op.true_region)
+        eb, e_vals = branch(op.false_region)
         types = []
         for tv, ev in zip(t_vals, e_vals):
             t = self._reg_type_of(tv, op)
@@ -1479,12 +1339,8 @@ class _KernelLowering:
             new = self.insert(g.IfOp(mask, types, Region(tb), Region() if inits_form else Region(eb), inits))
         else:
             new = self.insert(g.IfUniformOp(c.reg, types, Region(tb), Region(eb)))  # type: ignore[arg-type]
-        self.private = entry_priv
-        n = len(op.results)
-        for r, tv, nr in zip(op.results, t_vals[:n], new.results[:n]):
+        for r, tv, nr in zip(op.results, t_vals, new.results):
             self.env[r] = self._wrap(tv, nr)
-        for k, tv, nr in zip(changed, t_vals[n:], new.results[n:]):
-            self.private[k] = self._wrap(tv, nr)
 
 
 # -- after a block is selected: combine LDS loads, hoist loads ----------------------------------
@@ -1737,7 +1593,8 @@ _HANDLERS: dict[type, Callable] = {
     memref.DimOp: _K._dim, memref.AllocaOp: _K._alloca, memref.LoadOp: _K._memref_load,
     memref.StoreOp: _K._memref_store,
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
-    vector.ExtractOp: _K._extract, vector.ShuffleOp: _K._shuffle,
+    vector.ExtractOp: _K._extract, vector.InsertOp: _K._insert_elem, vector.ShuffleOp: _K._shuffle,
+    PoisonOp: _K._poison,
     MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc.amdgcn import GCN_PIPELINE, emit_gcn
+from gemmc.amdgcn import GCN_PIPELINE, GCN_PREPARE, emit_gcn
 from gemmc.amdgcn.interp import GcnInterpError
 from gemmc.amdgcn.interp import check as gcn_check
 from gemmc.api import parse_ir, print_ir
@@ -133,10 +133,10 @@ def test_interpreter_matches_numpy_at_random_shapes(step, arch, m, n, k):
 
 @pytest.mark.parametrize("step, arch", [("step4", "gfx942"), ("step6", "gfx1100")])
 def test_odd_sizes_with_rolled_loops_pass(step, arch):
-    """unroll-limit=2 keeps the K loop, the copy loops and the kk loop rolled: nested scalar
-    loops carrying the 8x8 register tile."""
+    """unroll-loops{limit=2} keeps the K loop, the copy loops and the kk loop rolled: nested scalar
+    loops carrying the 8x8 register tile (promote-private's iter_args)."""
     _run(SGEMM, step, arch, {"M": 131, "N": 67, "K": 37},
-         gcn=GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{unroll-limit=2}"))
+         gcn=GCN_PIPELINE.replace("unroll-loops", "unroll-loops{limit=2}"))
 
 
 def test_sixty_four_bit_addresses_without_combining_or_hoisting():
@@ -436,7 +436,7 @@ def test_missing_wmma_nop_is_an_error():
 
 def test_missing_waitcnt_is_an_error():
     m = lowered(SGEMM, "step2", "gfx942", {"M": 20, "N": 20, "K": 20},
-                gcn="lower-to-amdgcn,amdgcn-regalloc,amdgcn-finalize")
+                gcn=GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc,amdgcn-finalize")
     with pytest.raises(GcnInterpError, match=r"before the load writing it completed \(missing s_waitcnt"):
         gcn_check(m, "gfx942", {})
 
@@ -475,8 +475,8 @@ def test_out_of_bounds_access_is_an_error():
 # -- the passes -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", ["lower-to-amdgcn", "lower-to-amdgcn,amdgcn-regalloc",
-                                   "lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt", GCN_PIPELINE])
+@pytest.mark.parametrize("level", [GCN_PREPARE, GCN_PREPARE + ",lower-to-amdgcn", GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc",
+                                   GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt", GCN_PIPELINE])
 def test_ir_round_trips(level):
     m = lowered(SGEMM, "step2", "gfx942", {"M": 40, "N": 40, "K": 40}, gcn=level)
     text = print_ir(m)
@@ -484,7 +484,7 @@ def test_ir_round_trips(level):
 
 
 def test_registers_are_aligned_and_within_budget():
-    m = lowered(SGEMM, "step5", "gfx942", gcn="lower-to-amdgcn,amdgcn-regalloc")
+    m = lowered(SGEMM, "step5", "gfx942", gcn=GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc")
     k = kernel(m)
     for op in k.walk():
         for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
@@ -498,7 +498,7 @@ def test_registers_are_aligned_and_within_budget():
 
 def test_register_budget_is_a_one_line_error():
     with pytest.raises(GemmcError, match=r"amdgcn-regalloc: kernel @sgemm needs more than 32 VGPRs") as e:
-        lowered(SGEMM, "step3", "gfx942", gcn="lower-to-amdgcn,amdgcn-regalloc{max-vgprs=32}")
+        lowered(SGEMM, "step3", "gfx942", gcn=GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc{max-vgprs=32}")
     assert "\n" not in e.value.message
 
 
@@ -507,6 +507,8 @@ def test_register_budget_is_a_one_line_error():
     ("step1,lower-to-amdgcn,amdgcn-finalize", "expects allocated registers; run amdgcn-regalloc first"),
     ("step1,lower-to-amdgcn,insert-waitcnt", "expects allocated registers; run amdgcn-regalloc first"),
     ("lower-to-amdgcn", "expects kernel IR (a gpu.module); run gemm-to-kernel first"),
+    ("step3,lower-to-amdgcn", "private buffer %acc left in the kernel; run unroll-loops and promote-private first"),
+    ("step3,promote-private", "%acc is indexed by a value that is not a compile-time constant; unroll the loops"),
 ])
 def test_pass_preconditions(pipeline, message):
     m = gemmc.parse_file(SGEMM)

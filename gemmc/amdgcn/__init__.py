@@ -1,19 +1,24 @@
 """gemmc's own AMDGCN backend, after the kernel IR (docs/amdgcn.md).
 
-    kernel IR --lower-to-amdgcn--> amdgcn (virtual registers, structured control flow)
+    kernel IR --unroll-loops--> loops unrolled --promote-private--> register tiles as values
+              --lower-to-amdgcn--> amdgcn (virtual registers, structured control flow)
               --amdgcn-regalloc--> allocated --insert-waitcnt--> s_waitcnt placed
               --amdgcn-finalize--> labels, branches, EXEC, kernel descriptor values
               --asm.print_module--> .s  --llvm-mc, ld.lld--> code object (.hsaco)
 
-The passes live in passes/ (lower_to_amdgcn, amdgcn_regalloc, insert_waitcnt,
-amdgcn_finalize) and the dialect in dialects/amdgcn.py; this package has what comes after
+The passes live in passes/ (unroll_loops, promote_private, lower_to_amdgcn, amdgcn_regalloc,
+insert_waitcnt, amdgcn_finalize) and the dialect in dialects/amdgcn.py; this package has what comes after
 them: the assembly printer (asm), assembling and linking (toolchain), and the interpreter
 that runs the emitted program (interp).
 """
 
 from __future__ import annotations
 
-GCN_PIPELINE = "lower-copies,lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
+GCN_PREPARE = "lower-copies,unroll-loops,promote-private"
+"""The kernel-IR passes lower-to-amdgcn expects to have run: copies as loops, loops unrolled,
+register tiles as values."""
+
+GCN_PIPELINE = GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
 """The passes that take kernel IR to a finalized amdgcn module."""
 
 

@@ -2,8 +2,8 @@
 known about it (a register, a constant, a bound, an alignment) and the memories it reads.
 
 I (integers: reg + const, with a bound and an alignment), F (f32), B (i1: constant, uniform
-SGPR or lane mask), Vec and Packed (vectors, as ranges or parts), and the three memories
-(GlobalMem, LdsMem, PrivMem).  The instructions that combine them are lower-to-amdgcn's;
+SGPR or lane mask), Vec and Packed (vectors, as ranges or parts), and the two memories
+(GlobalMem, LdsMem; private buffers are values by then, promote-private's work).  The instructions that combine them are lower-to-amdgcn's;
 this module only says what a lowered value is, plus the magic numbers of unsigned division.
 """
 
@@ -94,12 +94,6 @@ class LdsMem:
     offset: int
     sizes: list[int]
     elem_bytes: int
-
-
-@dataclass
-class PrivMem:
-    sizes: list[int]
-    value: SSAValue  # the alloca result (the key of its elements)
 
 
 def pow2(x: int) -> bool:

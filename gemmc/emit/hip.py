@@ -738,6 +738,13 @@ def _print_broadcast(p: FunctionPrinter, op: Operation) -> None:
         p.define(op.results[0], Expr(f"({vt})({p.value(x).text})", UNARY))
 
 
+@op_printer("ub.poison", pure=True)
+def _print_poison(p: FunctionPrinter, op: Operation) -> None:
+    """Any value will do (promote-private's element read before it is written): zero, so that
+    the HIP reads no uninitialized variable."""
+    p.define(op.results[0], Expr(f"{p.type_name(op.results[0].type, op)}{{}}"))
+
+
 def _positions(p: FunctionPrinter, op: Operation, dynamic: Sequence[SSAValue]) -> list[Expr]:
     static = op.properties["static_position"]
     assert isinstance(static, DenseArrayBase)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, math, vector
+from xdsl.dialects import arith, math, ub, vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -238,3 +238,19 @@ class VectorFunctions(_Counted):
         if len(out) != 1:
             raise InterpError(f"{op.name}: only 1-D vectors are supported")
         return out
+
+
+@register_impls
+@dataclass
+class UbFunctions(InterpreterFunctions):
+    """ub.poison (promote-private's value of an element read before it is written): NaN for
+    floats, so that a result which depends on it shows up in the check against numpy."""
+
+    @impl(ub.PoisonOp)
+    def run_poison(self, interp: Interpreter, op: ub.PoisonOp, args: PythonValues):
+        t = op.result.type
+        dtype = np_dtype(t)
+        fill = np.nan if np.issubdtype(dtype, np.floating) else 0
+        if is_vector(t):
+            return (np.full(vector_width(t), fill, dtype=dtype),)
+        return (dtype.type(fill),)
