@@ -49,6 +49,18 @@ def workgroup_threads(op: Operation) -> int:
     return total
 
 
+def with_copies_lowered(module):
+    """`module`, or a copy of it whose gemm.copy ops are lowered: for the printers, the
+    interpreter and the cost model, which take loops, on IR that `gemmc opt` left tile-level."""
+    if not any(isinstance(op, CopyOp) for op in module.walk()):
+        return module
+    module = module.clone()
+    wave_first: dict = {}
+    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
+        lower_copy(op, wave_first)
+    return module
+
+
 def lower_copy(op: CopyOp, wave_first: dict) -> None:
     """Replace `op` by its copy loops.  `wave_first` caches, per tid value, the first
     thread of each wave that direct copies need (computed once, at the kernel's top)."""

@@ -59,8 +59,9 @@ class DoubleBufferPass(ModulePass):
                 check_fits(self.name, kernel, new, con, arch)
                 rebuild(con, new)
             elif self.stage == "lds":
+                check_fits(self.name, kernel, con.schedule.with_(buffers=2), con, arch)
                 self._in_place(kernel)
-                check_lds_fits(self.name, kernel, arch)
+                check_lds_fits(self.name, kernel, arch)  # what the tiles hold besides (padding)
             else:
                 raise pass_error(self.name, kernel, f"stage={self.stage}: expected lds or registers")
 

@@ -556,6 +556,8 @@ class _KernelLowering:
                                      "selected; use the HIP path (--emit asm) or acc f32")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
+            elif op.name == "gemm.copy":
+                raise self.error(op, "'gemm.copy' is a tile-level copy: run lower-copies first (GCN_PREPARE does)")
 
     def _inputs(self) -> None:
         self.kernarg_ptr = self.insert(g.InputOp("kernarg_segment_ptr", g.sgpr(2, 0))).results[0]

@@ -43,7 +43,7 @@ def cases(draw):
 
 def _lowered(base, passes, sizes, static, arch):
     module = gemmc.parse(_source(*sizes, static), "t.gemm")
-    gemmc.lower(module, f"{BASES[base]},{passes}", arch)
+    gemmc.lower(module, f"{BASES[base]},lower-copies,{passes}", arch)  # copies as loops, as GCN_PREPARE has them
     return module
 
 
@@ -81,7 +81,7 @@ def test_unrolled_constant_loops_are_gone():
 def test_promoted_kernel_round_trips():
     """The rolled K loop of step 7 carries the MFMA accumulators as vector iter_args."""
     module = gemmc.parse_file("examples/sgemm.gemm", defines={"M": 64, "N": 64, "K": 64})
-    gemmc.lower(module, "step7,unroll-loops{limit=2},promote-private", "gfx942")
+    gemmc.lower(module, "step7,lower-copies,unroll-loops{limit=2},promote-private", "gfx942")
     loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
     assert any(str(a.type).startswith("vector<16xf32>") for loop in loops for a in loop.iter_args)
     text = print_ir(module)

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 
 from gemmc.arch import Arch
+from gemmc.copy_lowering import with_copies_lowered
 from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import DIMS_ATTR, KernelIR, read_kernel
 from gemmc.diagnostics import GemmcError
@@ -39,7 +40,7 @@ def kernel_counts(
     if not any(isinstance(op, gpu.FuncOp) for op in module.walk()):
         remark(f"{pass_name}: no kernel IR yet (run gemm-to-kernel first)")
         return None
-    module = lowered_copies(module)
+    module = with_copies_lowered(module)
     dims = {n: default_dim for n in dynamic_dims(module)}
     try:
         k = read_kernel(module, dims)
@@ -47,20 +48,6 @@ def kernel_counts(
         remark(f"{pass_name}: cannot analyze: {e.message}")
         return None
     return k, count(k, arch)
-
-
-def lowered_copies(module: ModuleOp) -> ModuleOp:
-    """The module, or a copy of it with its gemm.copy ops lowered to loops."""
-    from gemmc.copy_lowering import lower_copy
-    from gemmc.dialects.gemm import CopyOp
-
-    if not any(isinstance(op, CopyOp) for op in module.walk()):
-        return module
-    module = module.clone()
-    wave_first: dict = {}
-    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
-        lower_copy(op, wave_first)
-    return module
 
 
 def value_label(v: SSAValue) -> str:

@@ -65,12 +65,13 @@ class Candidate:
         if tiled:
             layout = f" lds-layout={self.layout}" if self.layout else ""
             parts.append(f"register-tiling{{thread-m={self.thread_m} thread-n={self.thread_n}{layout}}}")
-        if self.double_buffer:
-            parts.append(f"double-buffer{{stage={self.stage}}}" if self.stage else "double-buffer")
-        if self.width > 1:
-            parts.append(f"vectorize{{width={self.width}}}")
+        # matrix-cores and vectorize before double-buffer: its register stage lowers the copies
         if self.matrix:
             parts.append("matrix-cores")
+        if self.width > 1:
+            parts.append(f"vectorize{{width={self.width}}}")
+        if self.double_buffer:
+            parts.append(f"double-buffer{{stage={self.stage}}}" if self.stage else "double-buffer")
         if self.waves_per_eu:
             parts.append(f"launch-bounds{{max-threads={max(self.threads, 64)} min-waves-per-eu={self.waves_per_eu}}}")
         return ",".join(parts)

@@ -1670,8 +1670,10 @@ _register_dialects()
 
 def emit_hip(module: ModuleOp, arch: Arch | str, harness: bool = False) -> str:
     """The kernel IR of `module` as one HIP C++ file for `arch` (see the module docstring)."""
+    from gemmc.copy_lowering import with_copies_lowered
+
     target = arch if isinstance(arch, Arch) else get_arch(arch)
-    return HipEmitter(target, harness).emit(module)
+    return HipEmitter(target, harness).emit(with_copies_lowered(module))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -441,7 +441,11 @@ def check(
     spec: MatmulSpec | None = None,
     races: bool = True,
 ) -> CheckResult:
-    """Run the module on random inputs and on exact ones and compare C with the declared program."""
+    """Run the module on random inputs and on exact ones and compare C with the declared program
+    (tile-level copies are run as the loops they lower to)."""
+    from gemmc.copy_lowering import with_copies_lowered
+
+    module = with_copies_lowered(module)
     arch = get_arch(arch) if isinstance(arch, str) else arch
     fn = host_function(module)
 

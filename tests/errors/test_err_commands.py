@@ -72,7 +72,7 @@ EXPLAIN = [
     _c("explain-dtype", ["explain", "{dir}/h.gemm", "--arch", "sm_90", NO_CC], 1, NO_F16),
     _c("explain-no-matrix-cores", ["explain", "{src}", "--arch", "sm_90", "-p", "step7", NO_CC], 1,
        "error: matrix-cores: sm_90 has no matrix cores"),
-    _c("explain-amdgcn-pipeline", ["explain", "{src}", "-p", "step2,lower-to-amdgcn", NO_CC], 2,
+    _c("explain-amdgcn-pipeline", ["explain", "{src}", "-p", "step2,lower-copies,unroll-loops,promote-private,lower-to-amdgcn", NO_CC], 2,
        "error: explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program (lower-to-amdgcn's output); "
        "give the pipeline without the amdgcn passes"),
     _c("explain-amdgcn-input", ["explain", "{dir}/gcn.mlir", NO_CC], 2,
