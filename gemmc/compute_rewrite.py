@@ -19,7 +19,7 @@ refused.  A new workgroup size updates gpu.known_block_size, the launch, and `ti
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, gpu, scf
+from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, UnitAttr, i32
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -275,6 +275,10 @@ def _resize_workgroup(con: Contraction, parts: _Parts, s: Schedule) -> None:
     mul.operands = [mul.lhs, width.result]
     con.kernel.attributes[KNOWN_BLOCK_SIZE_ATTR] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
     _fix_launch(con.kernel, s)
+    module = con.kernel.parent_op().parent_op()
+    for host in module.walk():
+        if isinstance(host, func.FuncOp):
+            region_dce(host.body)  # the launch's old block sizes
 
 
 def _erase(op: Operation) -> None:

@@ -111,7 +111,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         kernel=kernel, a=a, b=b, c=c, transpose_a=ta, transpose_b=tb,  # type: ignore[arg-type]
         in_type=a.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
-        schedule=_with_copies(Schedule.from_attr(sched_attr), kernel) if sched_attr is not None else None,
+        schedule=_with_copies(Schedule.from_attr(sched_attr), kernel, ta, tb) if sched_attr is not None else None,
         block_size=(bx, by), pass_name=pass_name,
     )
 
@@ -192,7 +192,7 @@ def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:
             and constant_value(mul.rhs) == size)
 
 
-def _with_copies(s: Schedule, kernel: gpu.FuncOp) -> Schedule:
+def _with_copies(s: Schedule, kernel: gpu.FuncOp, ta: bool = False, tb: bool = False) -> Schedule:
     """The schedule with what the kernel's copies say of themselves (read from the IR,
     which vectorize, direct-to-lds and double-buffer change in place): their widths, which
     operands move by global_load_lds, and how many slots the LDS tiles have."""
@@ -211,7 +211,21 @@ def _with_copies(s: Schedule, kernel: gpu.FuncOp) -> Schedule:
             widths.setdefault(operand, op.result.type.get_shape()[-1])
         else:
             widths.setdefault(operand, 1)
-    return s.with_(width_a=widths.get("a", 1), width_b=widths.get("b", 1), direct=direct, buffers=_slots(kernel))
+    s = s.with_(width_a=widths.get("a", 1), width_b=widths.get("b", 1), direct=direct, buffers=_slots(kernel))
+    bx, by = kernel.known_block_size.get_values()[:2] if kernel.known_block_size is not None else (s.threads_x, s.threads_y)
+    return _with_tiles(s.with_(threads_x=bx, threads_y=by), kernel, ta, tb)
+
+
+def _with_tiles(s: Schedule, kernel: gpu.FuncOp, ta: bool, tb: bool) -> Schedule:
+    """The block tile as the copies have it (their extents, in stored order), where they
+    are still gemm.copy ops."""
+    copies = {role(op): op for op in kernel.walk() if isinstance(op, CopyOp)}
+    a, b = copies.get(ROLE_LOAD_A), copies.get(ROLE_LOAD_B)
+    if a is None or b is None:
+        return s
+    m, k = a.tile[::-1] if ta else a.tile
+    _, n = b.tile[::-1] if tb else b.tile
+    return s.with_(block_m=m, block_n=n, block_k=k)
 
 
 def _slots(kernel: gpu.FuncOp) -> int:

@@ -1,7 +1,8 @@
 """What mfma-lowering and wmma-lowering share: checks, instruction choice, the new schedule.
 
 Both rewrite a register-tiled kernel so that its waves compute the block tile with the
-arch's matrix instructions (gemmc.matrix_kernel writes the loop nest).  The workgroup
+arch's matrix instructions, in place (gemmc/compute_rewrite.py replaces the accumulators,
+the compute loop and the epilogue; gemmc.matrix_kernel writes them).  The workgroup
 becomes waves-m x waves-n waves; each owns a (block-m / waves-m) x (block-n / waves-n)
 tile of C made of instruction tiles.  Preconditions, each a diagnostic naming the pass:
 the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +

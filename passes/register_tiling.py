@@ -11,8 +11,12 @@ the tutorial explains.  With lds-layout=k-major instead, A is stored [block-k][b
 and B [block-k][block-n], and a thread's tile comes in chunks of 4 rows (columns) that
 consecutive threads interleave, so fragments are read from LDS as vectors without bank
 conflicts (the usual layout of fast SIMT SGEMMs).  unroll=true marks the block-k and
-copy loops for full unrolling.  The launch's block size and the copy loops follow the new
-thread count.  Diagnostics: no LDS tiling yet, a thread tile that does not divide the
+copy loops for full unrolling.  The rewrite is in place (gemmc/compute_rewrite.py): the
+accumulators, the compute loop and the epilogue are replaced, the tiles turned around with
+their gemm.copy ops, gpu.known_block_size, `tid` and the launch set to the new thread count
+(the copies follow it when lowered); the rest (a prologue and prefetch of double-buffer,
+vectorized copies, padding) stays.  An edit inside what it replaces is refused at its op.
+Diagnostics: no LDS tiling yet, a thread tile that does not divide the
 block tile, more than 1024 threads, or an estimated VGPR count over the arch's budget.
 """
 

@@ -507,7 +507,8 @@ def test_register_budget_is_a_one_line_error():
     ("step1,lower-to-amdgcn,amdgcn-finalize", "expects allocated registers; run amdgcn-regalloc first"),
     ("step1,lower-to-amdgcn,insert-waitcnt", "expects allocated registers; run amdgcn-regalloc first"),
     ("lower-to-amdgcn", "expects kernel IR (a gpu.module); run gemm-to-kernel first"),
-    ("step3,lower-to-amdgcn", "private buffer %acc left in the kernel; run unroll-loops and promote-private first"),
+    ("step3,lower-to-amdgcn", "'gemm.copy' is a tile-level copy: run lower-copies first"),
+    ("step3,lower-copies,lower-to-amdgcn", "private buffer %acc left in the kernel; run unroll-loops and promote-private first"),
     ("step3,promote-private", "%acc is indexed by a value that is not a compile-time constant; unroll the loops"),
 ])
 def test_pass_preconditions(pipeline, message):

@@ -241,7 +241,7 @@ def test_space_respects_thread_limits():
 def test_candidate_pipeline_text():
     c = Candidate(128, 128, 16, 8, 8, True, 4, 2)
     assert c.pipeline() == ("gemm-to-kernel{block-x=16 block-y=16},lds-tiling{block-m=128 block-n=128 block-k=16},"
-                            "register-tiling{thread-m=8 thread-n=8},double-buffer,vectorize{width=4},"
+                            "register-tiling{thread-m=8 thread-n=8},vectorize{width=4},double-buffer,"
                             "launch-bounds{max-threads=256 min-waves-per-eu=2}")
 
 
