@@ -156,7 +156,6 @@ def _bound_writer(con: Contraction, s: Schedule, parts: _Parts, tiles: tuple | N
     w.M, w.N, w.tx, w.ty, w.tid = parts.M, parts.N, parts.tx, parts.ty, parts.tid
     w.row0, w.col0 = parts.row0, parts.col0
     w.tile_a, w.tile_b = tiles or (parts.tile_a, parts.tile_b)
-    w._described = []
     return w
 
 

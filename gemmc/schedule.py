@@ -34,7 +34,6 @@ class Schedule:
     chunk_m: int = 0  # register tiling: a thread's rows come in chunks of chunk_m, threads_y * chunk_m
     chunk_n: int = 0  # apart (0: one contiguous chunk of thread_m, as the tutorial has it)
     unroll: int = 0  # 1: mark the K-tile loops for full unrolling
-    stage_regs: int = 0  # double buffering: 1 = load tile t+1 into registers before the compute, store after
     # -- matrix cores (mfma-lowering, wmma-lowering; gemmc/matrix_kernel.py) and direct-to-lds.
     # With `instr` set, a wave of waves_m x waves_n owns a tile of thread_m x thread_n
     # instruction tiles, and the workgroup is (waves_n * wave size) x waves_m threads.
@@ -100,5 +99,5 @@ class Schedule:
 _FROM_IR = ("width_a", "width_b", "direct", "buffers")
 """Fields read from the kernel's copies (gemmc.contraction), never from `gemm.schedule`."""
 
-_OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "stage_regs": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "direct": 0}
+_OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "direct": 0}
 """Fields left out of `gemm.schedule` while they hold these defaults."""

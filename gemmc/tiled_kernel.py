@@ -1,26 +1,24 @@
 """Write a GEMM kernel's loop nest for a tiling schedule.
 
-Used by the tiling passes: each reads the contraction back from the IR
-(gemmc.contraction), changes the schedule, and calls `rebuild` to replace the
-kernel body.  The epilogue ops are moved over from the old body (cloned with
-row, col and the sum remapped), so whatever the frontend put there survives.
+lds-tiling reads the step-1 kernel back (gemmc.contraction) and calls `rebuild` to
+replace its body with this loop nest; the epilogue ops are moved over from the old body
+(cloned with row, col and the sum remapped), so whatever the frontend put there survives.
+register-tiling and the matrix-core passes use the same writer for the parts they replace
+in place (gemmc.compute_rewrite): the accumulators, the compute loop, the epilogue.
 
-The body, with the schedule's names (one LDS buffer shown):
+The body, with the schedule's names:
 
     block_row = block_id.y * block_m ; block_col = block_id.x * block_n
     acc = memref.alloca : memref<thread_m x thread_n, private>    zeroed
     tile_a = LDS [block_m][block_k] ; tile_b = LDS [block_k][block_n] (or [block_n][block_k])
     for t in 0 .. ceil(K / block_k):                              (k_loop)
-        copy_a / copy_b: each thread loads width elements per step, guarded by the bounds
+        gemm.copy of A's and B's tiles (the workgroup's threads, zeros outside the matrix)
         gpu.barrier
         for kk in 0 .. block_k: acc[i][j] += tile_a[..][kk] * tile_b[kk][..]   (compute)
         gpu.barrier
     for i, j: if (r < M && c < N) { sum = acc[i][j]; <epilogue> }  (epilogue)
 
-With two buffers (double-buffer{stage=registers}) the loads of tile t+1 are issued
-before the compute on tile t and stored into the other buffer after it, and one barrier
-per iteration separates them.  The copies are `gemm.copy` ops (lower-copies makes the
-loops), except in that staged form, which writes them out.
+The copies are `gemm.copy` ops; lower-copies makes their loops.
 """
 
 from __future__ import annotations
@@ -29,15 +27,13 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, UnitAttr, VectorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, set_role
-from gemmc.copy_lowering import staged_copy
 from gemmc.dialects.gemm import CopyOp
-from gemmc.diagnostics import pass_error
 from gemmc.ir_names import (
     KNOWN_BLOCK_SIZE_ATTR,
     LDS_SPACE,
@@ -69,10 +65,8 @@ def lds_type(shape, element: Attribute) -> MemRefType:
 def rebuild(con: Contraction, s: Schedule) -> None:
     """Replace the kernel's body with the loop nest of schedule `s`, and fix its launch.
 
-    The body is regenerated, so first `check_regenerable` makes sure that nothing in
-    front of it would be lost: IR that the kernel's own schedule (or, untiled, the
-    step-1 form) does not describe is refused with an error naming its first op."""
-    check_regenerable(con)
+    Only lds-tiling regenerates, from the step-1 kernel, whose form gemmc.contraction
+    checks (anything it would not reproduce is refused at its op)."""
     kernel = con.kernel
     old = kernel.body.block
     block = Block(arg_types=old.arg_types)
@@ -96,7 +90,6 @@ class _Writer:
         self.con, self.s, self.block, self.args = con, s, block, args
         self.kb = KernelBuilder.at_end(block)
         self.A, self.B, self.C = args[con.a], args[con.b], args[con.c]
-        self._described: list[CopyOp] = []  # copies written out by hand (register staging), not kept
 
     def write(self) -> None:
         kb, s, con = self.kb, self.s, self.con
@@ -111,20 +104,14 @@ class _Writer:
             matrix_kernel.setup(self)
         else:
             self.write_accumulators()
-        lead = [s.buffers] if s.buffers > 1 else []
         a_shape = [s.block_k, s.block_m] if s.a_kmajor else [s.block_m, s.block_k]
-        self.tile_a = kb.alloca(lds_type(lead + a_shape, con.in_type), "tile_a_t" if s.a_kmajor else "tile_a")
+        self.tile_a = kb.alloca(lds_type(a_shape, con.in_type), "tile_a_t" if s.a_kmajor else "tile_a")
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
-        self.tile_b = kb.alloca(lds_type(lead + b_shape, con.in_type), "tile_b_t" if s.b_transposed else "tile_b")
+        self.tile_b = kb.alloca(lds_type(b_shape, con.in_type), "tile_b_t" if s.b_transposed else "tile_b")
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
-        if s.buffers == 1:
-            self._single_buffered(num_tiles)
-        else:
-            self._double_buffered(num_tiles)
+        self._single_buffered(num_tiles)
         self._epilogue()
         kb.b.insert(gpu.ReturnOp([]))
-        for op in self._described:
-            op.erase()
 
     def write_accumulators(self) -> None:
         """A thread's tile of accumulators, zeroed."""
@@ -145,32 +132,6 @@ class _Writer:
             return []
 
         loop = self.kb.for_(self.kb.index(0), num_tiles, self.kb.index(1), [], tile, "t")
-        set_role(loop, ROLE_K_LOOP)
-
-    def _double_buffered(self, num_tiles: SSAValue) -> None:
-        """Double buffering through registers (double-buffer{stage=registers}); the LDS
-        stage is double-buffer's in-place rewrite (multi-buffer + pipeline)."""
-        kb = self.kb
-        self._copies(kb, kb.index(0), kb.index(0))  # prologue: tile 0 into buffer 0
-        kb.b.insert(gpu.BarrierOp())
-
-        def tile(b: KernelBuilder, t, _):
-            two = b.index(2)
-            cur = b.op(arith.RemUIOp(t, two), "cur")
-            nxt_t = b.add(t, b.index(1), "next_t")
-            nxt = b.op(arith.RemUIOp(nxt_t, two), "next")
-            has_next = b.lt(nxt_t, num_tiles, "has_next")
-            # Loads of tile t+1 go out first and land in registers while tile t is
-            # computed; the stores then wait for them.  Without a next tile the loads
-            # give zeros, and storing them into the idle buffer is harmless.
-            pending = self._staged_copies(b, b.mul(nxt_t, b.index(self.s.block_k), "k0"), has_next)
-            self._compute(b, cur)
-            for store in pending:
-                store(b, nxt)
-            b.b.insert(gpu.BarrierOp())
-            return []
-
-        loop = kb.for_(kb.index(0), num_tiles, kb.index(1), [], tile, "t")
         set_role(loop, ROLE_K_LOOP)
 
     # -- global -> LDS copies ----------------------------------------------------------
@@ -212,15 +173,6 @@ class _Writer:
             self._unrolled(op)
             ops.append(op)
         return ops
-
-    def _staged_copies(self, b: KernelBuilder, k0: SSAValue, guard: SSAValue) -> list[Callable]:
-        """The loads of both copies now (unrolled, guarded by `guard` too), their LDS stores
-        as closures taking the buffer index, to be emitted after the compute."""
-        pending = []
-        for op in self._copy_ops(k0, None):
-            pending += [lambda x, buf, store=store: store(x, [buf]) for store in staged_copy(b, op, guard, self.s.threads)]
-            self._described.append(op)
-        return pending
 
     @staticmethod
     def _a_lds_index(trans: bool, kmajor: int) -> Callable:
@@ -411,87 +363,3 @@ def _fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
                     if isinstance(c, arith.ConstantOp) and not c.result.uses:
                         c.detach()
                         c.erase()
-
-
-# -- what a regeneration would drop -------------------------------------------------------
-
-def check_regenerable(con: Contraction) -> None:
-    """Refuse a kernel that its description would not reproduce.
-
-    A tiled kernel must be exactly what `gemm.schedule` generates (after CSE and
-    canonicalization of both, so xDSL's own cleanups are fine); an untiled one must be
-    gemm-to-kernel's form (gemmc.contraction checks the K loop).  A hand edit or another
-    pass's change (pad-lds, swizzle-lds, multi-buffer, pipeline, a user's pass) is reported
-    at its first op, since regenerating would drop it silently."""
-    kernel, s = con.kernel, con.schedule
-    if s is None:
-        return
-    if s.buffers > 1 and not s.stage_regs:
-        raise pass_error(
-            con.pass_name, kernel,
-            f"the kernel's LDS tiles are multi-buffered in place (double-buffer, multi-buffer); {con.pass_name} "
-            "rewrites the kernel from its gemm.schedule and would drop that: run it before double-buffer",
-        )
-    block = Block(arg_types=kernel.body.block.arg_types)
-    _Writer(con, s, block, dict(zip(kernel.body.block.args, block.args))).write()
-    expected = Region(block)
-    region_dce(expected)
-    actual = kernel.body
-    if _same(expected, actual) or _normalized_equal(kernel, expected, actual):
-        _check_block_size(con, s)
-        return
-    op = _first_difference(expected, actual) or next(iter(actual.walk()))  # differs in use-def only
-    raise pass_error(
-        con.pass_name, op,
-        f"this '{op.name}' is not what the kernel's gemm.schedule generates (a hand edit, or a pass that "
-        f"changed the IR without the schedule); {con.pass_name} regenerates the kernel from the schedule and "
-        "would drop it. Run the passes that change the IR locally (pad-lds, swizzle-lds, multi-buffer, "
-        "pipeline, your own) after the tiling passes",
-    )
-
-
-def _check_block_size(con: Contraction, s: Schedule) -> None:
-    if con.block_size != (s.threads_x, s.threads_y):
-        raise pass_error(
-            con.pass_name, con.kernel,
-            f"gpu.known_block_size {con.block_size[0]}x{con.block_size[1]} is not the {s.threads_x}x{s.threads_y} "
-            "threads of the kernel's gemm.schedule",
-        )
-
-
-def _normalized_equal(kernel: gpu.FuncOp, expected: Region, actual: Region) -> bool:
-    """Equal after CSE and canonicalization of copies of both."""
-    from xdsl.dialects.builtin import ModuleOp
-    from xdsl.transforms.canonicalize import CanonicalizePass
-
-    from gemmc.context import make_context
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-
-    ctx = make_context()  # folding materializes constants through their dialects
-    ctx.allow_unregistered = True  # a hand edit may hold ops of no dialect: compared, never folded
-    regions = []
-    for r in (expected, actual):
-        fn = kernel.clone_without_regions()  # its body comes back empty: fill it with a copy of r
-        copy = r.clone()
-        for b in list(copy.blocks):
-            copy.detach_block(b)
-            fn.body.add_block(b)
-        holder = ModuleOp([fn])
-        for p in (CommonSubexpressionElimination(), CanonicalizePass(), CommonSubexpressionElimination()):
-            p.apply(ctx, holder)
-        regions.append(fn.body)
-    return _same(*regions)
-
-
-def _same(expected: Region, actual: Region) -> bool:
-    """The same ops, attributes, types and use-def, constants compared by value wherever
-    they are defined (gemmc.compute_rewrite's comparison)."""
-    return _first_difference(expected, actual) is None
-
-
-def _first_difference(expected: Region, actual: Region) -> Operation | None:
-    """The first op of `actual`, in walk order, that differs from `expected`'s."""
-    from gemmc.compute_rewrite import first_difference
-
-    return first_difference(list(expected.block.ops), list(actual.block.ops),
-                            list(zip(expected.block.args, actual.block.args)))

@@ -12,12 +12,14 @@ are in flight, and releases with one barrier, so the copy of the next tile overl
 compute of the current one and the loop needs one barrier per tile instead of two.
 Everything else (the compute, the epilogue, a hand edit) is left as it is.
 
-stage=registers still rewrites the kernel from its gemm.schedule (gemmc/tiled_kernel.py):
-the loads of tile t + 1 are issued before the compute and their LDS stores after it, so
-the loads' latency hides behind the compute (the values wait in registers); the copies
-are lowered then, so vectorize and direct-to-lds must come before it.
+stage=registers does the same and then stages the prefetch through registers: the loads of
+tile t + 1 (the prefetched gemm.copy ops, lowered as unrolled guarded loads) are issued
+before the compute and their LDS stores after it, so the loads' latency hides behind the
+compute while the values wait in registers.  Those copies are written out then, so
+vectorize must come before it; a copy by global_load_lds (direct-to-lds) needs no registers
+and is refused here.
 Diagnostics: no LDS tiling yet, already double-buffered, a K loop of another form, twice
-the LDS no longer fitting the arch.
+the LDS (or the staging registers) no longer fitting the arch.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ from xdsl.passes import ModulePass
 
 from gemmc.contraction import analyze, find_role, kernels
 from gemmc.diagnostics import pass_error
-from gemmc.ir_names import LDS_SPACE, ROLE_K_LOOP, memory_space
+from gemmc.contraction import role
+from gemmc.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, memory_space
+from gemmc.copy_lowering import staged_copy, workgroup_threads
+from gemmc.dialects.gemm import CopyOp
+from gemmc.kernel_builder import KernelBuilder
 from gemmc.lds_access import ALLOC_OPS, check_lds_fits, written_memref
 from gemmc.passes.multi_buffer import multi_buffer
 from gemmc.passes.pipeline_loop import pipeline_loop
 from gemmc.target import target_of
-from gemmc.tiled_kernel import rebuild
 from gemmc.tiling_checks import check_fits
 
 
@@ -54,21 +59,24 @@ class DoubleBufferPass(ModulePass):
                 raise pass_error(self.name, kernel, "expects an LDS-tiled kernel; run lds-tiling first")
             if con.schedule.buffers != 1:
                 raise pass_error(self.name, kernel, "the kernel is already double-buffered")
-            if self.stage == "registers":
-                new = con.schedule.with_(buffers=2, stage_regs=1)
-                check_fits(self.name, kernel, new, con, arch)
-                rebuild(con, new)
-            elif self.stage == "lds":
-                check_fits(self.name, kernel, con.schedule.with_(buffers=2), con, arch)
-                self._in_place(kernel)
-                check_lds_fits(self.name, kernel, arch)  # what the tiles hold besides (padding)
-            else:
+            if self.stage not in ("lds", "registers"):
                 raise pass_error(self.name, kernel, f"stage={self.stage}: expected lds or registers")
+            check_fits(self.name, kernel, con.schedule.with_(buffers=2), con, arch)
+            loop = self._k_loop(kernel)
+            multi_buffer(self._tiles(loop), 2, self.name)
+            pipeline_loop(loop, 2, self.name)
+            if self.stage == "registers":
+                self._through_registers(loop)
+            check_lds_fits(self.name, kernel, arch)  # what the tiles hold besides (padding)
 
-    def _in_place(self, kernel) -> None:
+    def _k_loop(self, kernel) -> scf.ForOp:
         loop = find_role(kernel, ROLE_K_LOOP)
         if not isinstance(loop, scf.ForOp):
             raise pass_error(self.name, kernel, "expects a K loop marked gemm.role = \"k_loop\"")
+        return loop
+
+    def _tiles(self, loop: scf.ForOp) -> list:
+        """The LDS buffers the K loop writes."""
         allocs = []
         for op in loop.body.block.ops:
             for inner in op.walk():
@@ -78,5 +86,36 @@ class DoubleBufferPass(ModulePass):
                     allocs.append(buf.owner)
         if not allocs:
             raise pass_error(self.name, loop, "the K loop writes no LDS buffer to double-buffer")
-        multi_buffer(allocs, 2, self.name)
-        pipeline_loop(loop, 2, self.name)
+        return allocs
+
+    def _through_registers(self, loop: scf.ForOp) -> None:
+        """The prefetch's copies as loads before the compute and LDS stores after it."""
+        prefetch = next(op for op in loop.body.block.ops if role(op) == ROLE_PREFETCH)
+        ops = list(prefetch.true_region.block.ops)[:-1]  # without its scf.yield
+        for op in ops:
+            if isinstance(op, CopyOp) and op.direct is not None:
+                raise pass_error(self.name, op, "a copy by global_load_lds (direct-to-lds) goes to LDS without "
+                                 "registers; use stage=lds")
+            if not isinstance(op, CopyOp) and (op.regions or not _pure(op)):
+                raise pass_error(self.name, op, f"stage=registers expects the prefetch to be gemm.copy ops and index "
+                                 f"arithmetic; this '{op.name}' is neither")
+        threads = workgroup_threads(loop)
+        loads = KernelBuilder.before(prefetch)
+        pending = []
+        for op in ops:
+            op.detach()
+            if isinstance(op, CopyOp):
+                pending += [(op, store) for store in staged_copy(loads, op, prefetch.cond, threads)]
+            else:
+                loads.b.insert(op)  # index arithmetic, needed by the loads and the stores
+        stores = KernelBuilder.before(loop.body.block.last_op.prev_op)  # before the final gpu.barrier
+        for op, store in pending:
+            store(stores, list(op.indices))
+        for op in dict.fromkeys(op for op, _ in pending):
+            op.erase()
+        prefetch.detach()
+        prefetch.erase()
+
+
+def _pure(op) -> bool:
+    return op.name.startswith("arith.")
