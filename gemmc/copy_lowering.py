@@ -76,34 +76,41 @@ def lower_copy(op: CopyOp, wave_first: dict) -> None:
 def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
     e0, e1 = op.tile
     width = op.width.value.data
-    threads = workgroup_threads(op)
-    total = e0 * (e1 // width)
-    iters = -(-total // threads)
     column_first = width == 1 and bool(op.indices) and op.transpose is not None
     lead = list(op.indices)
 
-    def element(ib: KernelBuilder, it, _):
-        idx = ib.add(ib.mul(it, ib.index(threads)), op.tid, "idx")
+    def body(cb: KernelBuilder, start, idx):
+        i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first)
+        g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
+        inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+        value = guarded_load(cb, op, [g0, g1], inside, width)
+        store_lds(cb, value, op, lead, i0, i1, width)
 
-        def body(cb: KernelBuilder):
-            i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first)
-            g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
-            inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
-            value = guarded_load(cb, op, [g0, g1], inside, width)
-            store_lds(cb, value, op, lead, i0, i1, width)
+    _over_threads(b, op, e0 * (e1 // width), body, UNROLL_ATTR in op.attributes)
 
+
+def _over_threads(b: KernelBuilder, op: CopyOp, total: int, body, unroll: bool) -> None:
+    """body(builder, start, idx) for each item idx = start + tid below `total`, start running
+    over multiples of the workgroup's threads: no loop when one pass covers the items, no
+    guard when the threads divide them."""
+    threads = workgroup_threads(op)
+    iters = -(-total // threads)
+
+    def step(ib: KernelBuilder, it, _):
+        start = ib.mul(it, ib.index(threads))
+        idx = ib.add(start, op.tid, "idx")
         if total % threads == 0:
-            body(ib)
+            body(ib, start, idx)
         else:
-            ib.if_(ib.lt(idx, ib.index(total)), body)
+            ib.if_(ib.lt(idx, ib.index(total)), lambda cb: body(cb, start, idx))
         return []
 
     if iters == 1:
-        element(b, b.index(0), [])
-    else:
-        loop = b.for_(b.index(0), b.index(iters), b.index(1), [], element, "it")
-        if UNROLL_ATTR in op.attributes:  # the copy's loop unrolled like the compute's
-            loop.attributes[UNROLL_ATTR] = UnitAttr()
+        step(b, b.index(0), [])
+        return
+    loop = b.for_(b.index(0), b.index(iters), b.index(1), [], step, "it")
+    if unroll:  # the copy's loop unrolled like the compute's
+        loop.attributes[UNROLL_ATTR] = UnitAttr()
 
 
 def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_first: bool) -> tuple:
@@ -226,55 +233,39 @@ def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:
     L1 = lds.type.get_shape()[-1]
     elem = lds.type.element_type
     per = direct_per_lane(elem)
-    total = e0 * e1 // per
-    threads = workgroup_threads(op)
-    iters = -(-total // threads)
     transfer = elem if per == 1 else VectorType(elem, [per])
     lead = list(op.indices)
 
-    def transfers(ib: KernelBuilder, it, _):
-        start = ib.mul(it, ib.index(threads))
-        first = ib.add(start, wave_first, "chunk")  # the wave's first word: uniform in the wave
-        idx = ib.add(start, op.tid, "idx")
+    def body(cb: KernelBuilder, start, idx):
+        e = cb.mul(idx, cb.index(per))
+        l0 = cb.op(arith.DivUIOp(e, cb.index(L1)), "l0")
+        l1 = cb.op(arith.RemUIOp(e, cb.index(L1)), "l1")
+        s0, s1 = op.dst_index(l0, l1)  # LDS (l0, l1) holds stored (s0, s1)
+        g0, g1 = cb.add(op.o0, s0, "g0"), cb.add(op.o1, s1, "g1")
+        inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
 
-        def body(cb: KernelBuilder):
-            e = cb.mul(idx, cb.index(per))
-            l0 = cb.op(arith.DivUIOp(e, cb.index(L1)), "l0")
-            l1 = cb.op(arith.RemUIOp(e, cb.index(L1)), "l1")
-            s0, s1 = op.dst_index(l0, l1)  # LDS (l0, l1) holds stored (s0, s1)
-            g0, g1 = cb.add(op.o0, s0, "g0"), cb.add(op.o1, s1, "g1")
-            inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+        def load(tb: KernelBuilder):
+            first = tb.add(start, wave_first, "chunk")  # the wave's first word: uniform in the wave
+            base = tb.mul(first, tb.index(per))
+            b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
+            b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
+            gather = GatherToLDSOp(op.src, [g0, g1], lds, lead + [b0, b1], transfer)
+            for name in (ROLE_ATTR, TRANSPOSED_ATTR):
+                if name in op.attributes:
+                    gather.attributes[name] = op.attributes[name]
+            tb.b.insert(gather)
 
-            def load(tb: KernelBuilder):
-                base = tb.mul(first, tb.index(per))
-                b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
-                b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
-                gather = GatherToLDSOp(op.src, [g0, g1], lds, lead + [b0, b1], transfer)
-                for name in (ROLE_ATTR, TRANSPOSED_ATTR):
-                    if name in op.attributes:
-                        gather.attributes[name] = op.attributes[name]
-                tb.b.insert(gather)
+        def zero(eb: KernelBuilder):
+            z = eb.float(0.0, elem)
+            if per == 1:
+                eb.store(z, lds, lead + [l0, l1])
+            else:
+                zv = eb.op(vector.BroadcastOp(z, transfer))
+                eb.b.insert(vector.StoreOp(zv, lds, lead + [l0, l1]))
 
-            def zero(eb: KernelBuilder):
-                z = eb.float(0.0, elem)
-                if per == 1:
-                    eb.store(z, lds, lead + [l0, l1])
-                else:
-                    zv = eb.op(vector.BroadcastOp(z, transfer))
-                    eb.b.insert(vector.StoreOp(zv, lds, lead + [l0, l1]))
+        _if_else(cb, inside, load, zero)
 
-            _if_else(cb, inside, load, zero)
-
-        if total % threads == 0:
-            body(ib)
-        else:
-            ib.if_(ib.lt(idx, ib.index(total)), body)
-        return []
-
-    if iters == 1:
-        transfers(b, b.index(0), [])
-    else:
-        b.for_(b.index(0), b.index(iters), b.index(1), [], transfers, "it")
+    _over_threads(b, op, e0 * e1 // per, body, False)
 
 
 def _if_else(b: KernelBuilder, cond: SSAValue, then, otherwise) -> scf.IfOp:

@@ -65,3 +65,30 @@ def test_tuned_pipeline_matches_numpy(m, n, k):
     src = "kernel s { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
     module = gemmc.lower(gemmc.parse(src), "tuned-h200", "gfx942")
     assert gemmc.check(module, "gfx942", {"M": m, "N": n, "K": k}).passed
+
+
+IN_PLACE = ["register-tiling{thread-m=4 thread-n=4}", "double-buffer", "double-buffer{stage=registers}",
+            "vectorize{width=4}", "pad-lds{pad=4 buffers=tile_a}", "matrix-cores"]
+
+
+@st.composite
+def in_place_orders(draw):
+    """lds-tiling, then the in-place passes in any order: each applies where its preconditions
+    hold in that order, or stops with a located error."""
+    chosen = draw(st.lists(st.sampled_from(IN_PLACE), unique_by=lambda p: p.split("{")[0], max_size=4))
+    return ",".join(["gemm-to-kernel", "lds-tiling{block-m=64 block-n=64 block-k=16}", *chosen])
+
+
+@SETTINGS
+@given(pipeline=in_place_orders(), m=st.integers(1, 100), n=st.integers(1, 100), k=st.integers(1, 60),
+       arch=st.sampled_from(["gfx942", "gfx1100"]))
+def test_in_place_passes_compose_in_any_order(pipeline, m, n, k, arch):
+    src = "kernel t { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
+    module = gemmc.parse(src, "t.gemm")
+    try:
+        gemmc.lower(module, pipeline, arch)
+    except GemmcError as e:  # an order a pass cannot take (matrix-cores before register-tiling, ...)
+        assert str(e).startswith("error: ") and "(at '" in str(e), str(e)
+        return
+    result = gemmc.check(module, arch, {"M": m, "N": n, "K": k}, seed=m + 5 * n)
+    assert result.passed, (pipeline, result.summary())
