@@ -149,10 +149,7 @@ def _bound_writer(con: Contraction, s: Schedule, parts: _Parts, tiles: tuple | N
     """The tiled kernel writer, its values bound to the kernel's own."""
     from gemmc.tiled_kernel import _Writer
 
-    w = _Writer.__new__(_Writer)
-    w.con, w.s = con, s
-    w.args = {arg: arg for arg in parts.body.args}
-    w.A, w.B, w.C = con.a, con.b, con.c
+    w = _Writer(con, s)
     w.M, w.N, w.tx, w.ty, w.tid = parts.M, parts.N, parts.tx, parts.ty, parts.tid
     w.row0, w.col0 = parts.row0, parts.col0
     w.tile_a, w.tile_b = tiles or (parts.tile_a, parts.tile_b)

@@ -1,8 +1,8 @@
 """Write a GEMM kernel's loop nest for a tiling schedule.
 
-lds-tiling reads the step-1 kernel back (gemmc.contraction) and calls `rebuild` to
-replace its body with this loop nest; the epilogue ops are moved over from the old body
-(cloned with row, col and the sum remapped), so whatever the frontend put there survives.
+lds-tiling reads the step-1 kernel back (gemmc.contraction) and calls `tile_in_place` to
+replace its guarded K loop with this loop nest; the epilogue ops are moved over from the
+guard (cloned with row, col and the sum remapped), so whatever the frontend put there survives.
 register-tiling and the matrix-core passes use the same writer for the parts they replace
 in place (gemmc.compute_rewrite): the accumulators, the compute loop, the epilogue.
 
@@ -25,17 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import arith, gpu, memref, vector
+from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, UnitAttr, VectorType
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from gemmc import matrix_kernel
-from gemmc.contraction import Contraction, set_role
+from gemmc.contraction import Contraction, find_role, set_role
+from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import (
-    KNOWN_BLOCK_SIZE_ATTR,
     LDS_SPACE,
     PRIVATE_SPACE,
     ROLE_ACC_READ,
@@ -62,44 +62,61 @@ def lds_type(shape, element: Attribute) -> MemRefType:
     return MemRefType(element, shape, memory_space=IntegerAttr(LDS_SPACE, 64))
 
 
-def rebuild(con: Contraction, s: Schedule) -> None:
-    """Replace the kernel's body with the loop nest of schedule `s`, and fix its launch.
+def tile_in_place(con: Contraction, s: Schedule) -> None:
+    """lds-tiling's rewrite of a step-1 kernel: its guarded K loop becomes the LDS-tiled loop
+    nest of schedule `s`, in place.
 
-    Only lds-tiling regenerates, from the step-1 kernel, whose form gemmc.contraction
-    checks (anything it would not reproduce is refused at its op)."""
+    What stands before the guard (the sizes, the thread and block ids, anything else) stays,
+    and the nest is built from those values; the guard goes, its K loop replaced by the
+    tiled one and its epilogue ops moved into the new epilogue (gemmc.contraction checked
+    that the guard holds nothing else).  The launch's grid follows the block tile."""
     kernel = con.kernel
-    old = kernel.body.block
-    block = Block(arg_types=old.arg_types)
-    for new, prev in zip(block.args, old.args):
-        new.name_hint = prev.name_hint
-    args = dict(zip(old.args, block.args))
-    _Writer(con, s, block, args).write()
-    kernel.body.insert_block_after(block, old)
-    kernel.body.detach_block(old)
-    old.erase(safe_erase=False)
-    from xdsl.dialects.builtin import DenseArrayBase, i32
-
-    kernel.attributes[KNOWN_BLOCK_SIZE_ATTR] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
+    guard = find_role(kernel, ROLE_EPILOGUE)
+    if guard is None or guard.parent_op() is not kernel:
+        raise pass_error(con.pass_name, kernel, "expects the epilogue guard at the kernel's top level")
+    w = _Writer(con, s)
+    w.kb = kb = KernelBuilder.before(guard)
+    w.M, w.N = _bounds(con, guard)
+    w.K = find_role(guard, ROLE_K_LOOP).ub
+    ids = {(type(op), op.dimension.data): op.results[0] for op in kernel.body.block.ops
+           if isinstance(op, gpu.ThreadIdOp | gpu.BlockIdOp)}
+    w.tx, w.ty = ids[(gpu.ThreadIdOp, "x")], ids[(gpu.ThreadIdOp, "y")]
+    w.row0 = kb.mul(ids[(gpu.BlockIdOp, "y")], kb.index(s.block_m), "block_row")
+    w.col0 = kb.mul(ids[(gpu.BlockIdOp, "x")], kb.index(s.block_n), "block_col")
+    w.tid = kb.add(kb.mul(w.ty, kb.index(s.threads_x)), w.tx, "tid")
+    w.write_body()
+    guard.detach()
+    guard.erase(safe_erase=False)
     kernel.attributes[SCHEDULE_ATTR] = s.to_attr()
     _fix_launch(kernel, s)
     region_dce(kernel.body)
 
 
-class _Writer:
-    def __init__(self, con: Contraction, s: Schedule, block: Block, args: dict):
-        self.con, self.s, self.block, self.args = con, s, block, args
-        self.kb = KernelBuilder.at_end(block)
-        self.A, self.B, self.C = args[con.a], args[con.b], args[con.c]
+def _bounds(con: Contraction, guard: scf.IfOp) -> tuple[SSAValue, SSAValue]:
+    """M and N as the step-1 guard compares row and column with them."""
+    found = {}
+    for op in guard.parent_block().ops:
+        if isinstance(op, arith.CmpiOp) and op.lhs in (con.row, con.col):
+            found[op.lhs] = op.rhs
+    if set(found) != {con.row, con.col}:
+        raise pass_error(con.pass_name, guard, "expects the guard to compare the row with M and the column with N")
+    return found[con.row], found[con.col]
 
-    def write(self) -> None:
+
+class _Writer:
+    """Writes the parts of a tiled kernel at `kb`, from values of the kernel that the caller
+    binds: M, N, K, tx, ty, row0, col0, tid (and tile_a, tile_b, acc where it writes less
+    than the whole body)."""
+
+    def __init__(self, con: Contraction, s: Schedule):
+        self.con, self.s = con, s
+        self.args = {arg: arg for arg in con.kernel.body.block.args}  # the epilogue's clones keep them
+        self.A, self.B, self.C = con.a, con.b, con.c
+
+    def write_body(self) -> None:
+        """Accumulators, LDS tiles, the K loop and the epilogue, from the header values
+        (M, N, K, tx, ty, row0, col0, tid) bound by the caller."""
         kb, s, con = self.kb, self.s, self.con
-        self.M = kb.dim(self.C, 0, "M")
-        self.N = kb.dim(self.C, 1, "N")
-        self.K = kb.dim(self.A, 0 if con.transpose_a else 1, "K")
-        self.tx, self.ty = kb.thread_id("x", "tx"), kb.thread_id("y", "ty")
-        self.row0 = kb.mul(kb.block_id("y", "by"), kb.index(s.block_m), "block_row")
-        self.col0 = kb.mul(kb.block_id("x", "bx"), kb.index(s.block_n), "block_col")
-        self.tid = kb.add(kb.mul(self.ty, kb.index(s.threads_x)), self.tx, "tid")
         if s.instr:  # matrix cores: wave tiles, accumulators in the instruction's layout
             matrix_kernel.setup(self)
         else:
@@ -111,7 +128,6 @@ class _Writer:
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
         self._single_buffered(num_tiles)
         self._epilogue()
-        kb.b.insert(gpu.ReturnOp([]))
 
     def write_accumulators(self) -> None:
         """A thread's tile of accumulators, zeroed."""

@@ -24,7 +24,7 @@ from gemmc.contraction import analyze, kernels
 from gemmc.diagnostics import pass_error
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
-from gemmc.tiled_kernel import rebuild
+from gemmc.tiled_kernel import tile_in_place
 from gemmc.tiling_checks import check_fits
 
 
@@ -57,4 +57,4 @@ class LdsTilingPass(ModulePass):
                 thread_m=self.block_m // ty, thread_n=self.block_n // tx,
             )
             check_fits(self.name, kernel, s, con, arch)
-            rebuild(con, s)
+            tile_in_place(con, s)

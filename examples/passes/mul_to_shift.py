@@ -2,7 +2,7 @@
 become left shifts.
 
     gemmc opt examples/sgemm.gemm --load examples/passes/mul_to_shift.py \
-        -p 'gemm-to-kernel,mul-to-shift,lds-tiling'
+        -p 'step3,mul-to-shift,double-buffer'
 
 `x * 2**k` and `x << k` are the same integer modulo 2**width, for signed and unsigned x alike,
 so the rewrite is exact for every integer and index type. In the kernel IR it turns the block
