@@ -41,6 +41,8 @@ INPLACE_RUNS = {
                              "its prologue still had `0 * 16` for k0, which later builds fold",
     "inplace_registers": "double-buffer{stage=registers} in place too (the prefetched copies staged through "
                          "registers); `tuned-h200` is the default sm_90 pipeline",
+    "inplace_lds_tiling": "lds-tiling in place as well (the kernel's own ids are used; they are declared in "
+                          "another order)",
 }
 
 
@@ -76,6 +78,16 @@ def inplace_section(rows: list[dict]) -> list[str]:
             ratio = f"{after / before['gemmc_tflops']:.3f}" if before else ""
             vs_ref = f"{after / ref:.3f}" if ref else ""
             md.append(f"| {name} | {n} | {b} | {after:.2f} | {ratio} | {vs_ref} |")
+        repeat = HERE / "raw" / f"{stem}_repeat.jsonl"
+        if repeat.exists():  # the same two kernels again, alternating old and new, one session
+            by = {"old": [], "new": []}
+            for line in repeat.read_text().splitlines():
+                rec = json.loads(line)
+                m = re.fullmatch(r"bench_[a-z]_(old|new)_\d+", rec["program"])
+                if m and "result" in rec:
+                    by[m.group(1)].append(f"{rec['result']['gemmc_tflops']:.2f}")
+            md += ["", f"tuned-h200 at 4096^3 again, old and new alternating: old {', '.join(by['old'])}; "
+                   f"new {', '.join(by['new'])} TFLOP/s."]
         programs = re.findall(r"^== (\S+)", san, flags=re.M)
         md += ["", f"compute-sanitizer memcheck ({', '.join(programs)}): "
                f"{san.count('ERROR SUMMARY: 0 errors')} of {len(programs)} programs with 0 errors."]
