@@ -40,6 +40,7 @@ from gemmc.ir_names import (
 from gemmc.kernel_builder import KernelBuilder, constant_value
 from gemmc.lds_access import accesses, retype_alloc
 from gemmc.schedule import Schedule
+from gemmc.tiled_kernel import Writer, fix_launch
 
 
 class _Parts:
@@ -145,14 +146,12 @@ def _before(x: Operation, y: Operation) -> bool:
     return ops.index(x) < ops.index(y)
 
 
-def _bound_writer(con: Contraction, s: Schedule, parts: _Parts, tiles: tuple | None = None):
+def _bound_writer(con: Contraction, s: Schedule, parts: _Parts):
     """The tiled kernel writer, its values bound to the kernel's own."""
-    from gemmc.tiled_kernel import _Writer
-
-    w = _Writer(con, s)
+    w = Writer(con, s)
     w.M, w.N, w.tx, w.ty, w.tid = parts.M, parts.N, parts.tx, parts.ty, parts.tid
     w.row0, w.col0 = parts.row0, parts.col0
-    w.tile_a, w.tile_b = tiles or (parts.tile_a, parts.tile_b)
+    w.tile_a, w.tile_b = parts.tile_a, parts.tile_b
     return w
 
 
@@ -257,8 +256,6 @@ def _relayout(con: Contraction, parts: _Parts, tile: SSAValue, operand: str, k_m
 
 
 def _resize_workgroup(con: Contraction, parts: _Parts, s: Schedule) -> None:
-    from gemmc.tiled_kernel import _fix_launch
-
     if con.block_size == (s.threads_x, s.threads_y):
         return
     tid = parts.tid.owner
@@ -270,7 +267,7 @@ def _resize_workgroup(con: Contraction, parts: _Parts, s: Schedule) -> None:
     mul.parent_block().insert_op_before(width, mul)
     mul.operands = [mul.lhs, width.result]
     con.kernel.attributes[KNOWN_BLOCK_SIZE_ATTR] = DenseArrayBase.from_list(i32, [s.threads_x, s.threads_y, 1])
-    _fix_launch(con.kernel, s)
+    fix_launch(con.kernel, s)
     module = con.kernel.parent_op().parent_op()
     for host in module.walk():
         if isinstance(host, func.FuncOp):

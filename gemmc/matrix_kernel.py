@@ -139,7 +139,7 @@ def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int) -> int:
     return tiles_m * tiles_n * instr.c_regs + tiles_m * instr.a_regs + tiles_n * instr.b_regs
 
 
-# -- the matrix-core path of tiled_kernel._Writer ------------------------------------------
+# -- the matrix-core path of tiled_kernel.Writer -------------------------------------------
 
 
 def setup(w) -> None:

@@ -74,7 +74,7 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
     guard = find_role(kernel, ROLE_EPILOGUE)
     if guard is None or guard.parent_op() is not kernel:
         raise pass_error(con.pass_name, kernel, "expects the epilogue guard at the kernel's top level")
-    w = _Writer(con, s)
+    w = Writer(con, s)
     w.kb = kb = KernelBuilder.before(guard)
     w.M, w.N = _bounds(con, guard)
     w.K = find_role(guard, ROLE_K_LOOP).ub
@@ -88,7 +88,7 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
     guard.detach()
     guard.erase(safe_erase=False)
     kernel.attributes[SCHEDULE_ATTR] = s.to_attr()
-    _fix_launch(kernel, s)
+    fix_launch(kernel, s)
     region_dce(kernel.body)
 
 
@@ -103,7 +103,7 @@ def _bounds(con: Contraction, guard: scf.IfOp) -> tuple[SSAValue, SSAValue]:
     return found[con.row], found[con.col]
 
 
-class _Writer:
+class Writer:
     """Writes the parts of a tiled kernel at `kb`, from values of the kernel that the caller
     binds: M, N, K, tx, ty, row0, col0, tid (and tile_a, tile_b, acc where it writes less
     than the whole body)."""
@@ -352,7 +352,7 @@ class _Writer:
         level(b, 0, [])
 
 
-def _fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
+def fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
     """Point the host's launch at the new block and grid sizes."""
     module = kernel.parent_op().parent_op()  # builtin.module
     for launch in module.walk():
