@@ -1,7 +1,9 @@
-"""LDS a kernel allocates: the one count that the tiling passes' checks and the cost model use.
+"""LDS and VGPRs: the one count of each that the tiling passes' checks and the cost model use.
 
     lds_bytes(kernel)              bytes of the memory-space-3 allocations of a gpu.func
     buffer_bytes(shapes, bytes)    bytes of buffers of these shapes (what a schedule will allocate)
+    vgprs(acc, fragments, staging) VGPRs per lane of a kernel holding that many values, as the
+                                   compiler would want them (`fitted`) or at the least (not)
 
 The tiling passes check a schedule before they build its kernel, so they count the
 buffers the schedule will allocate (gemmc.schedule.Schedule.lds_tiles); the cost model
@@ -43,3 +45,21 @@ def lds_bytes(kernel: Operation) -> int:
         if isinstance(t, MemRefType) and memory_space(t) == LDS_SPACE:
             total += buffer_bytes([t.get_shape()], ELEMENT_BYTES.get(str(t.element_type), 4))
     return total
+
+
+BASE_VGPRS = 40  # addresses, loop state, indices (fit to clang-22's counts: docs/cost-model.md)
+FRAGMENT_WEIGHT = 4  # the compiler keeps several k-steps of fragments in flight
+STAGING_WEIGHT = 2  # prefetched elements live across the compute of a double-buffered tile
+FLOOR_BASE_VGPRS = 24  # addresses and loop state that no kernel does without
+
+
+def vgprs(acc: int, fragments: float, staging: float, fitted: bool = True) -> int:
+    """VGPRs per lane for `acc` accumulators, `fragments` fragment values and `staging`
+    prefetched values.  fitted: what clang-22 allocates, as the cost model predicts it
+    (weights fitted over 108 schedules on gfx942).  Not fitted: the floor, every value
+    live once, which the tiling passes refuse a tile on: a tile over the budget even at
+    its floor cannot fit, while the fitted count is a prediction the compiler may beat."""
+    if not fitted:
+        return int(round(FLOOR_BASE_VGPRS + acc + fragments + staging))
+    return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * fragments + STAGING_WEIGHT * staging))
+

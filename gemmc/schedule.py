@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i64
 
 from gemmc.ir_names import SCHEDULE_ATTR
-from gemmc.resources import buffer_bytes
+from gemmc.resources import buffer_bytes, vgprs
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,13 @@ class Schedule:
         return buffer_bytes(self.lds_tiles(), elem_bytes)
 
     def vgpr_estimate(self) -> int:
-        """Accumulators, fragments and ~24 registers of addresses and loop state."""
-        if self.instr:
-            return self.lane_regs + (self.width_a + self.width_b) * (self.buffers - 1) + 24
-        acc = self.thread_m * self.thread_n
-        frags = self.thread_m + self.thread_n if self.contiguous else 2
+        """The floor of the VGPRs per lane its kernel needs (gemmc.resources.vgprs): accumulators,
+        fragments, and the prefetched values of a double-buffered tile."""
         staging = (self.width_a + self.width_b) * (self.buffers - 1)
-        return acc + frags + staging + 24
+        if self.instr:  # lane_regs: the instruction's accumulator and fragment registers
+            return vgprs(self.lane_regs, 0, staging, fitted=False)
+        frags = self.thread_m + self.thread_n if self.contiguous else 2
+        return vgprs(self.thread_m * self.thread_n, frags, staging, fitted=False)
 
 
 _FROM_IR = ("width_a", "width_b", "direct", "buffers")

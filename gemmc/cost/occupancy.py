@@ -6,8 +6,9 @@
 VGPRs come from the compiler's resource-usage report when one is given (gemmc.toolchain,
 `source="compiler"`), else from an estimate from the IR (`source="estimate"`): the
 accumulator and fragment register tiles (private memrefs), the prefetched tile elements
-a double-buffered kernel holds, and a fixed base; fitted to clang-22's VGPR counts over
-108 schedules on gfx942 (mean relative error 22 %, docs/cost-model.md).  The compiler
+a double-buffered kernel holds, and a fixed base, weighed by gemmc.resources.vgprs (fitted
+to clang-22's VGPR counts over 108 schedules on gfx942, mean relative error 22 %,
+docs/cost-model.md; the tiling passes' check uses the same function's floor).  The compiler
 also caps VGPRs: without launch bounds it assumes 1024-thread workgroups, which on a
 512-register SIMD leaves 128 VGPRs, and spills what does not fit.
 
@@ -44,9 +45,6 @@ from gemmc.ir_names import (
     memory_space,
 )
 
-BASE_VGPRS = 40  # addresses, loop state, indices (fit, see module docstring)
-FRAGMENT_WEIGHT = 4  # the compiler keeps several k-steps of fragments in flight
-STAGING_WEIGHT = 2  # prefetched elements live across the compute of a double-buffered tile
 DEFAULT_FLAT_WORKGROUP = 1024  # what clang assumes without launch bounds
 
 
@@ -110,7 +108,7 @@ def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
                     if a.space == "global" and not a.store and a.role in (ROLE_LOAD_A, ROLE_LOAD_B))
         tiles = _k_iterations(k)
         staging = lanes / threads / max(1, tiles)
-    return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * frags + STAGING_WEIGHT * staging))
+    return resources.vgprs(acc, frags, staging)
 
 
 def occupancy(k: KernelIR, arch: Arch, counts: Counts, resources=None) -> Occupancy:
