@@ -223,7 +223,8 @@ def lower(
 
 def _lower_tile_ops(module: ModuleOp, after_each) -> None:
     """lower-copies, when the pipeline left gemm.copy ops."""
-    from gemmc.passes.lower_copies import LowerCopiesPass, has_copies
+    from gemmc.copy_lowering import has_copies
+    from gemmc.passes.lower_copies import LowerCopiesPass
 
     if has_copies(module):
         run_pipeline(module, [LowerCopiesPass()], make_context(), after_each)

@@ -40,7 +40,7 @@ from gemmc.ir_names import (
 from gemmc.kernel_builder import KernelBuilder, constant_value
 from gemmc.lds_access import accesses, retype_alloc
 from gemmc.schedule import Schedule
-from gemmc.tiled_kernel import Writer, fix_launch
+from gemmc.tiled_kernel import Writer, fix_launch, kernel_ids
 
 
 class _Parts:
@@ -76,7 +76,8 @@ class _Parts:
         k = ops.index(self.k_loop)
         self.epilogue = [op for op in ops[k + 1:] if not isinstance(op, gpu.ReturnOp)]
         self.buf = self._slot()
-        self.tx, self.ty = self._thread_ids()
+        ids = kernel_ids(con)
+        self.tx, self.ty = ids["tx"], ids["ty"]
         a, b = self.copies["a"][0], self.copies["b"][0]
         # row/column origin and bounds of the block tile, as the copies have them
         self.row0, self.M = (a.o1, a.cols) if con.transpose_a else (a.o0, a.rows)
@@ -96,12 +97,6 @@ class _Parts:
         if len(slots) != 1:
             raise pass_error(self.con.pass_name, self.compute, "expects the compute to read the A tile at one slot")
         return slots.pop()
-
-    def _thread_ids(self) -> tuple[SSAValue, SSAValue]:
-        found = {op.dimension.data: op.result for op in self.body.ops if isinstance(op, gpu.ThreadIdOp)}
-        if set(found) < {"x", "y"}:
-            raise pass_error(self.con.pass_name, self.con.kernel, "expects gpu.thread_id x and y at the kernel's top level")
-        return found["x"], found["y"]
 
     def replaced(self) -> list[Operation]:
         return [*self.setup, self.compute, *self.epilogue]

@@ -27,7 +27,8 @@ from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp, type_name
 from gemmc.ir_names import ROLE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder
-from gemmc.target import target_of
+from gemmc.lds_access import kernel_of
+from gemmc.target import arch_of
 
 
 def direct_per_lane(elem) -> int:
@@ -35,14 +36,20 @@ def direct_per_lane(elem) -> int:
     return 1 if type_name(elem) == "f32" else 2
 
 
+class UnsizedWorkgroup(ValueError):
+    """A gemm.copy whose kernel does not say how many threads share it."""
+
+    def __init__(self, op: Operation):
+        super().__init__("a gemm.copy outside a gpu.func with gpu.known_block_size")
+        self.op = op
+
+
 def workgroup_threads(op: Operation) -> int:
     """Threads of the workgroup running `op`: its kernel's gpu.known_block_size."""
-    kernel = op
-    while kernel is not None and not isinstance(kernel, gpu.FuncOp):
-        kernel = kernel.parent_op()
-    sizes = kernel.known_block_size if kernel is not None else None
+    kernel = kernel_of(op)
+    sizes = kernel.known_block_size if isinstance(kernel, gpu.FuncOp) else None
     if sizes is None:
-        raise ValueError("a gemm.copy outside a gpu.func with gpu.known_block_size")
+        raise UnsizedWorkgroup(op)
     total = 1
     for s in sizes.get_values():
         total *= s
@@ -52,13 +59,22 @@ def workgroup_threads(op: Operation) -> int:
 def with_copies_lowered(module):
     """`module`, or a copy of it whose gemm.copy ops are lowered: for the printers, the
     interpreter and the cost model, which take loops, on IR that `gemmc opt` left tile-level."""
-    if not any(isinstance(op, CopyOp) for op in module.walk()):
+    if not has_copies(module):
         return module
     module = module.clone()
-    wave_first: dict = {}
-    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
-        lower_copy(op, wave_first)
+    lower_copies(module)
     return module
+
+
+def has_copies(root: Operation) -> bool:
+    return any(isinstance(op, CopyOp) for op in root.walk())
+
+
+def lower_copies(root: Operation) -> None:
+    """Lower every gemm.copy under `root`, in program order (lower-copies)."""
+    wave_first: dict = {}
+    for op in [o for o in root.walk() if isinstance(o, CopyOp)]:
+        lower_copy(op, wave_first)
 
 
 def lower_copy(op: CopyOp, wave_first: dict) -> None:
@@ -211,17 +227,10 @@ def _wave_first(op: CopyOp, cache: dict) -> SSAValue:
     while not isinstance(top.parent_op(), gpu.FuncOp):
         top = top.parent_op()
     kb = KernelBuilder.before(top)
-    wave = _wave_size(op)
+    wave = arch_of(op).wave_size
     lane = kb.op(arith.RemUIOp(op.tid, kb.index(wave)), "lane")
     cache[op.tid] = kb.sub(op.tid, lane, "wave_first")
     return cache[op.tid]
-
-
-def _wave_size(op: Operation) -> int:
-    top = op
-    while top.parent_op() is not None:
-        top = top.parent_op()
-    return target_of(top).wave_size
 
 
 def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:

@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, SSAValue
 
-from gemmc.arch import Arch, Layout, MatrixInstr, get_matrix_instr
+from gemmc.arch import Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
 from gemmc.dialects.amdgpu import matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder, constant_value
-from gemmc.target import target_of
+from gemmc.target import arch_of
 
 
 
@@ -96,15 +96,6 @@ def ix_value(kb: KernelBuilder, x, name: str | None = None) -> SSAValue:
     if name is not None and constant_value(x.value) is None and x.value.name_hint is None:
         x.value.name_hint = name
     return x.value
-
-
-def arch_of(op) -> Arch:
-    """The target of the module holding `op` (gemmc.target)."""
-    top = op
-    while top.parent_op() is not None:
-        top = top.parent_op()
-    assert isinstance(top, ModuleOp)
-    return target_of(top)
 
 
 def element(name: str) -> Attribute:

@@ -7,6 +7,7 @@ which imports the passes (a pass importing the pipeline would import itself).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
 
 from gemmc.arch import DEFAULT_ARCH, Arch, get_arch
 from gemmc.ir_names import TARGET_ATTR
@@ -20,3 +21,12 @@ def target_of(module: ModuleOp) -> Arch:
     """The module's arch; DEFAULT_ARCH when it names none."""
     attr = module.attributes.get(TARGET_ATTR)
     return get_arch(attr.data if isinstance(attr, StringAttr) else DEFAULT_ARCH)
+
+
+def arch_of(op: Operation) -> Arch:
+    """The target of the module holding `op`."""
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()
+    assert isinstance(top, ModuleOp)
+    return target_of(top)

@@ -78,11 +78,10 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
     w.kb = kb = KernelBuilder.before(guard)
     w.M, w.N = _bounds(con, guard)
     w.K = find_role(guard, ROLE_K_LOOP).ub
-    ids = {(type(op), op.dimension.data): op.results[0] for op in kernel.body.block.ops
-           if isinstance(op, gpu.ThreadIdOp | gpu.BlockIdOp)}
-    w.tx, w.ty = ids[(gpu.ThreadIdOp, "x")], ids[(gpu.ThreadIdOp, "y")]
-    w.row0 = kb.mul(ids[(gpu.BlockIdOp, "y")], kb.index(s.block_m), "block_row")
-    w.col0 = kb.mul(ids[(gpu.BlockIdOp, "x")], kb.index(s.block_n), "block_col")
+    ids = kernel_ids(con)
+    w.tx, w.ty = ids["tx"], ids["ty"]
+    w.row0 = kb.mul(ids["by"], kb.index(s.block_m), "block_row")
+    w.col0 = kb.mul(ids["bx"], kb.index(s.block_n), "block_col")
     w.tid = kb.add(kb.mul(w.ty, kb.index(s.threads_x)), w.tx, "tid")
     w.write_body()
     guard.detach()
@@ -90,6 +89,18 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
     kernel.attributes[SCHEDULE_ATTR] = s.to_attr()
     fix_launch(kernel, s)
     region_dce(kernel.body)
+
+
+def kernel_ids(con: Contraction) -> dict[str, SSAValue]:
+    """tx, ty, bx, by: the kernel's gpu.thread_id and gpu.block_id values at its top level."""
+    names = {(gpu.ThreadIdOp, "x"): "tx", (gpu.ThreadIdOp, "y"): "ty", (gpu.BlockIdOp, "x"): "bx",
+             (gpu.BlockIdOp, "y"): "by"}
+    ids = {names[(type(op), op.dimension.data)]: op.results[0] for op in con.kernel.body.block.ops
+           if isinstance(op, gpu.ThreadIdOp | gpu.BlockIdOp) and (type(op), op.dimension.data) in names}
+    if len(ids) != 4:
+        raise pass_error(con.pass_name, con.kernel, "expects gpu.thread_id and gpu.block_id in x and y at the "
+                         "kernel's top level")
+    return ids
 
 
 def _bounds(con: Contraction, guard: scf.IfOp) -> tuple[SSAValue, SSAValue]:

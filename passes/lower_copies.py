@@ -21,9 +21,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.copy_lowering import lower_copy
+from gemmc.copy_lowering import UnsizedWorkgroup, lower_copies
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import CopyOp
 
 
 @dataclass(frozen=True)
@@ -31,13 +30,7 @@ class LowerCopiesPass(ModulePass):
     name = "lower-copies"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        wave_first: dict = {}
-        for copy in [o for o in op.walk() if isinstance(o, CopyOp)]:
-            try:
-                lower_copy(copy, wave_first)
-            except ValueError as e:
-                raise pass_error(self.name, copy, str(e)) from None
-
-
-def has_copies(module: ModuleOp) -> bool:
-    return any(isinstance(o, CopyOp) for o in module.walk())
+        try:
+            lower_copies(op)
+        except UnsizedWorkgroup as e:
+            raise pass_error(self.name, e.op, str(e)) from None
