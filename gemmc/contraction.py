@@ -78,15 +78,26 @@ def kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
     return found
 
 
+def looping_kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
+    """The kernels with a K loop: those the tiling passes transform (split-k's second kernel,
+    which has none, stays as it is)."""
+    found = [k for k in kernels(module, pass_name) if find_role(k, ROLE_K_LOOP) is not None]
+    if not found:
+        raise pass_error(pass_name, module, "expects a kernel with a K loop (gemm.role = \"k_loop\"); "
+                         "run gemm-to-kernel first")
+    return found
+
+
 def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     guard = find_role(kernel, ROLE_EPILOGUE)
     if not isinstance(guard, scf.IfOp):
         raise pass_error(pass_name, kernel, "expects a GEMM kernel with an epilogue guard (gemm.role = \"epilogue\")")
     body = list(guard.true_region.block.ops)[:-1]  # without the scf.yield
     store = body[-1] if body else None
-    if not isinstance(store, memref.StoreOp) or len(store.indices) != 2:
+    # split-k's epilogues end in an atomic add into C, or a store into its workspace W[z, row, col]
+    if not isinstance(store, (memref.StoreOp, memref.AtomicRMWOp)) or len(store.indices) < 2:
         raise pass_error(pass_name, kernel, "expects the epilogue to end in a store to C[row, col]")
-    row, col = store.indices
+    row, col = store.indices[-2:]
     c = store.memref
     sched_attr = kernel.attributes.get(SCHEDULE_ATTR)
     if sched_attr is None:

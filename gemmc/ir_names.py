@@ -81,3 +81,8 @@ TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"
 """On scf.for: unroll it (unit) or by a count; the HIP printer writes #pragma unroll."""
+
+# -- op properties --------------------------------------------------------------------------
+
+ATOMIC_ADDF = 0
+"""memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""

@@ -173,3 +173,10 @@ def test_bench_passes_dims_by_the_users_names(dim):
     api.lower(m, "step1", "sm_90")
     source = bench_source(m, get_arch("sm_90"), {"M": 64, dim: 32, "K": 16})
     assert "launch_N(dA[s], dB[s], dC[s], 64, 32, 16, stream)" in source
+
+
+@pytest.mark.parametrize("reduce", ["atomic", "workspace"])
+def test_split_k_host_side_compiles(toolchain, reduce, tmp_path):
+    """split-k's second launch and (workspace) its hipMallocAsync / hipFreeAsync build for the host."""
+    text = (ROOT / "examples" / "gemm_alpha_beta.gemm").read_text()
+    _assert_host_compiles(toolchain, text, "gfx942", f"step3,split-k{{factor=3 reduce={reduce}}}", tmp_path)

@@ -98,8 +98,10 @@ from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
 from gemmc.ir_names import (
     ARG_DIMS_ATTR,
+    ATOMIC_ADDF,
     DIMS_ATTR,
     FLAT_WG_ATTRS,
+    GLOBAL_SPACE,
     KNOWN_BLOCK_SIZE_ATTR,
     LDS_SPACE,
     PIPELINE_ATTR,
@@ -676,11 +678,31 @@ def _print_store(p: FunctionPrinter, op: Operation) -> None:
     p.line(f"{view.element([p.value(i) for i in indices]).text} = {p.value(value).text};")
 
 
+@op_printer("memref.atomic_rmw")
+def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
+    value, mem, *indices = op.operands
+    if op.properties["kind"].value.data != ATOMIC_ADDF:  # type: ignore[union-attr]
+        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf")
+    address = f"&{p.memref(mem, op).element([p.value(i) for i in indices]).text}"
+    if p.emitter.arch.vendor == "nvidia":
+        e = call("atomicAdd", Expr(address), p.value(value))
+    else:  # clang's builtin: needs no HIP header (a device-only build) and is what atomicAdd calls
+        e = call("__hip_atomic_fetch_add", Expr(address), p.value(value), Expr("__ATOMIC_RELAXED"),
+                 Expr("__HIP_MEMORY_SCOPE_AGENT"))
+    if op.results[0].uses:
+        p.define(op.results[0], e, pure=False)
+    else:
+        p.line(f"{e.text};")
+
+
 @op_printer("memref.alloc", "memref.alloca")
 def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
     result = op.results[0]
     t = result.type
     assert isinstance(t, MemRefType)
+    if p.host:
+        _print_device_alloc(p, op, t)
+        return
     if op.operands or any(s < 0 for s in t.get_shape()):
         raise p.unsupported(op, f"{op.name} of a dynamic shape ({t})")
     if not _identity_layout(t):
@@ -695,9 +717,28 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
     p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
 
 
+def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:
+    """memref.alloc in the host function: device memory, allocated in the launch's stream."""
+    if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t):
+        raise p.unsupported(op, f"{op.name} of {t} in a host function")
+    result = op.results[0]
+    sizes, dynamic = [], iter(op.operands)
+    for s in t.get_shape():
+        sizes.append(Expr(str(s)) if s >= 0 else p.value(next(dynamic)))
+    elem = p.type_name(t.element_type, op)
+    name = p.names.fresh(result.name_hint or "buf")
+    count = " * ".join(f"(size_t){e.at(UNARY)}" for e in sizes) or "1"
+    p.line(f"{elem}* {name} = nullptr;")
+    p.line(f"if (hipError_t err = hipMallocAsync((void**)&{name}, {count} * sizeof({elem}), stream))")
+    p.line(f"{INDENT}return err;")
+    p.memrefs[result] = MemrefView(Expr(name), "flat", sizes, t)
+
+
 @op_printer("memref.dealloc")
 def _print_dealloc(p: FunctionPrinter, op: Operation) -> None:
-    pass
+    if p.host:
+        p.line(f"if (hipError_t err = hipFreeAsync({p.memref(op.operands[0], op).base.text}, stream))")
+        p.line(f"{INDENT}return err;")
 
 
 # -- vector -----------------------------------------------------------------------------
@@ -1404,7 +1445,7 @@ class HipEmitter:
 
     def cuda_prelude(self) -> list[str]:
         """The kernel language is CUDA's; HIP's runtime names map one to one."""
-        names = ["Error_t", "Stream_t", "Event_t", "DeviceProp_t", "Success", "Malloc", "Free",
+        names = ["Error_t", "Stream_t", "Event_t", "DeviceProp_t", "Success", "Malloc", "Free", "MallocAsync", "FreeAsync",
                  "Memcpy", "MemcpyHostToDevice", "MemcpyDeviceToHost", "MemcpyDeviceToDevice",
                  "Memset", "DeviceSynchronize", "GetLastError", "GetErrorString", "GetDeviceProperties",
                  "EventCreate", "EventDestroy", "EventRecord", "EventSynchronize", "EventElapsedTime"]

@@ -32,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.simt import KernelState
-from gemmc.ir_names import LDS_SPACE, memory_space
+from gemmc.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
 
 _NONE = -1
 
@@ -467,6 +467,26 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     buf.races.after_write(acc, buf.data, flat_value)
 
 
+def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:
+    """memref.atomic_rmw addf: every active lane adds its value, lanes that share an element
+    one after another (np.add.at rounds each add to the buffer's type, as the hardware does).
+    Returns each lane's element before the op's adds."""
+    if buf.kind == "lds":
+        raise InterpError(f"{op.name} on LDS ({buf.name}) is not supported")
+    _check_bounds(state, op, buf, indices, 1)
+    _count(state, buf, 1, store=False)
+    _count(state, buf, 1, store=True)
+    addr = _addresses(state, buf, indices, 1)
+    old = np.take(buf.data, addr, mode="clip")
+    if state.active_counts()[0] == 0:
+        return old
+    value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
+    if state.mask is not None:
+        addr, value = addr[state.mask], value[state.mask]
+    np.add.at(buf.data, addr, value)
+    return old
+
+
 def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """Like `_active`, for addresses already restricted to active lanes."""
     if state.mask is None and addr.ndim == 1:
@@ -505,6 +525,13 @@ class MemoryFunctions(InterpreterFunctions):
         value, buf, *indices = args
         store(self.state, op, buf, indices, value, vector_width(op.vector.type))
         return ()
+
+    @impl(memref.AtomicRMWOp)
+    def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
+        value, buf, *indices = args
+        if op.kind.value.data != ATOMIC_ADDF:
+            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) is supported")
+        return (atomic_add(self.state, op, buf, indices, value),)
 
     @impl(memref.DimOp)
     def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
