@@ -261,8 +261,8 @@ class _Split:
         begin = kb.add(loop.lb, kb.mul(z, width), "k_begin")
         end = kb.op(arith.MinUIOp(kb.add(begin, width), loop.ub), "k_end")
         loop.operands[0], loop.operands[1] = begin, end
-        grid = KernelBuilder.before(self.launch).index(self.factor, "splits")
-        self.launch.operands[2] = grid
+        self.grid_z = self.launch.gridSizeZ  # 1, for the second kernel
+        self.launch.operands[2] = KernelBuilder.before(self.launch).index(self.factor, "splits")
         return z
 
     def _accumulate_atomically(self, stores: list[Operation]) -> None:
@@ -320,7 +320,7 @@ class _Split:
 
     def _launch_before(self, second: gpu.FuncOp) -> None:
         first = self.launch.clone()
-        first.operands[2] = _index_constant_before(self.launch, 1)
+        first.operands[2] = self.grid_z
         first.properties["kernel"] = _symbol_ref(self.launch, second)
         Rewriter.insert_op(first, InsertPoint.before(self.launch))
         _erase_k_loop(_k_loop(second, self.name))
@@ -334,8 +334,7 @@ class _Split:
         grid, block = _sizes(launch)
         operands = [*launch.kernelOperands, w]
         main = gpu.LaunchFuncOp(launch.kernel, grid, block, kernelOperands=operands)
-        one = _index_constant_before(launch, 1)
-        reduce = gpu.LaunchFuncOp(_symbol_ref(launch, second), [*grid[:2], one], block, kernelOperands=operands)
+        reduce = gpu.LaunchFuncOp(_symbol_ref(launch, second), [*grid[:2], self.grid_z], block, kernelOperands=operands)
         Rewriter.replace_op(launch, [main, reduce, memref.DeallocOp.get(w)])
         self.launch = main
 
@@ -431,10 +430,6 @@ def _symbol_ref(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp) -> SymbolRefAttr:
 def _sizes(launch: gpu.LaunchFuncOp) -> tuple[list[SSAValue], list[SSAValue]]:
     return ([launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ],
             [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ])
-
-
-def _index_constant_before(op: Operation, value: int) -> SSAValue:
-    return KernelBuilder.before(op).index(value)
 
 
 def _zero(kb: KernelBuilder, t: Attribute) -> SSAValue:

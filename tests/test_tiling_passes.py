@@ -68,7 +68,7 @@ def test_tuned_pipeline_matches_numpy(m, n, k):
 
 
 IN_PLACE = ["register-tiling{thread-m=4 thread-n=4}", "double-buffer", "double-buffer{stage=registers}",
-            "vectorize{width=4}", "pad-lds{pad=4 buffers=tile_a}", "matrix-cores"]
+            "vectorize{width=4}", "pad-lds{pad=4 buffers=tile_a}", "matrix-cores", "split-k{factor=3}"]
 
 
 @st.composite

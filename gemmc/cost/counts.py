@@ -428,13 +428,14 @@ def _access_of(op: Operation) -> tuple[str, bool, int, int] | None:
         t = op.operands[0].type
         eb = ELEMENT_BYTES.get(str(t.element_type), 4)
         return "global", False, max(1, _transfer_bytes(op) // eb), eb
-    if isinstance(op, (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)):
+    # an atomic add (split-k) is counted as the store it ends in: the add happens in the L2
+    if isinstance(op, (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp, memref.AtomicRMWOp)):
         mem, _ = _memref_and_indices(op)
         t = mem.type
         if not isinstance(t, MemRefType):
             return None
         space = _space(t)
-        store = isinstance(op, (memref.StoreOp, vector.StoreOp))
+        store = isinstance(op, (memref.StoreOp, vector.StoreOp, memref.AtomicRMWOp))
         value_type = (op.operands[0].type if store else op.results[0].type)
         width = _vector_width(value_type)
         eb = ELEMENT_BYTES.get(str(t.element_type), 4)

@@ -142,12 +142,12 @@ def compiler_resources(module: ModuleOp, arch: Arch):
     toolchain (or for a target clang does not report on)."""
     if arch.vendor != "amd":
         return None
-    from xdsl.dialects import gpu
+    from gemmc.cost.kernel import read_kernel
 
-    names = [op.sym_name.data for op in module.walk() if isinstance(op, gpu.FuncOp) and op.kernel is not None]
-    if len(names) != 1:
+    try:
+        name = read_kernel(module).name
+    except GemmcError:
         return None
-    name = names[0]
     try:
         from gemmc.emit import emit_hip
         from gemmc.toolchain import resource_report

@@ -19,7 +19,7 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from gemmc.cost.lanes import Grid, LaneEvaluator, loops_of
 from gemmc.diagnostics import GemmcError
-from gemmc.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, SCHEDULE_ATTR
+from gemmc.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, ROLE_ATTR, ROLE_K_LOOP, SCHEDULE_ATTR
 from gemmc.resources import ELEMENT_BYTES
 from gemmc.schedule import Schedule
 
@@ -85,17 +85,38 @@ class KernelIR:
 
 
 def read_kernel(module: ModuleOp, dims: dict[str, int] | None = None) -> KernelIR:
-    """The one kernel of a lowered module, with its launch and problem sizes."""
-    from gemmc.interp.check import arg_shapes, host_function, matmul_spec
+    """The kernel of a lowered module that runs the K loop, with its launch and problem sizes."""
+    return main_kernel(read_kernels(module, dims))
+
+
+def main_kernel(kernels: list[KernelIR]) -> KernelIR:
+    """Of the kernels a host launches, the one that runs the K loop (split-k adds one without)."""
+    if len(kernels) == 1:
+        return kernels[0]
+    looping = [k for k in kernels if any(op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_K_LOOP)
+                                         for op in k.kernel.walk())]
+    if len(looping) != 1:
+        raise GemmcError(f"@{kernels[0].host.sym_name.data} launches {len(kernels)} kernels, {len(looping)} with a "
+                         "K loop; the cost model takes one kernel with a K loop and any number without")
+    return looping[0]
+
+
+def read_kernels(module: ModuleOp, dims: dict[str, int] | None = None) -> list[KernelIR]:
+    """Every kernel the host function launches, in launch order."""
+    from gemmc.interp.check import host_function
 
     host = host_function(module)
     launches = [op for op in host.walk() if isinstance(op, gpu.LaunchFuncOp)]
     if not launches:
         raise GemmcError(f"@{host.sym_name.data} launches no kernel; the cost model needs kernel IR "
                          "(run a pipeline such as -p step1)")
-    if len(launches) > 1:
-        raise GemmcError(f"@{host.sym_name.data} launches {len(launches)} kernels; the cost model takes one")
-    launch = launches[0]
+    return [_read_launch(module, host, launch, dims) for launch in launches]
+
+
+def _read_launch(module: ModuleOp, host: func.FuncOp, launch: gpu.LaunchFuncOp,
+                 dims: dict[str, int] | None) -> KernelIR:
+    from gemmc.interp.check import arg_shapes, matmul_spec
+
     kernel = _kernel_of(module, launch)
     given = dict(dims or {})
     shapes = arg_shapes(host, given)

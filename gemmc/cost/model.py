@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from gemmc.arch import Arch
 from gemmc.cost.counts import Access, Counts, count
-from gemmc.cost.kernel import KernelIR, read_kernel
+from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
 from gemmc.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
@@ -71,6 +71,7 @@ class Prediction:
     bound: str
     pairable: bool
     notes: list[str] = field(default_factory=list)
+    others: list[Prediction] = field(default_factory=list)  # the host's other kernels, in time_s too
 
     @property
     def flops(self) -> int:
@@ -113,7 +114,20 @@ def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
 def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:
     """Predict the kernel of a lowered module on `arch` (resources: the compiler's report
     for this kernel, a gemmc.toolchain.KernelResources, or None to estimate)."""
-    k = read_kernel(module, dims)
+    kernels = read_kernels(module, dims)
+    main = main_kernel(kernels)
+    p = predict_kernel(main, arch, resources)
+    for k in kernels:
+        if k is not main:  # split-k's init or reduce kernel: its time adds to the main one's
+            extra = predict_kernel(k, arch)
+            p.others.append(extra)
+            p.time_s += extra.time_s
+            p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound")
+    return p
+
+
+def predict_kernel(k: KernelIR, arch: Arch, resources=None) -> Prediction:
+    """The prediction for one launched kernel."""
     c = count(k, arch)
     occ = occupancy(k, arch, c, resources)
     t = traffic(k, arch, c, occ)
