@@ -207,7 +207,12 @@ def lower(
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
     check_dtypes(module, target)
-    spec = default_pipeline(target) if pipeline is None else pipeline
+    if pipeline is None:
+        choice = _select(module, target)
+        if choice.lowered is not None and finalize and after_each is None:
+            return _adopt(module, choice.lowered)  # what the selection lowered already
+        pipeline = choice.pipeline
+    spec = pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)
     if spec.strip():
@@ -218,6 +223,27 @@ def lower(
             _lower_tile_ops(module, after_each)
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
+    return module
+
+
+def _select(module: ModuleOp, target: Arch):
+    """The pipeline for this problem on this arch (gemmc.selection), with why on the module."""
+    from gemmc.selection import SELECTED_ATTR, select_pipeline
+
+    choice = select_pipeline(module, target)
+    module.attributes[SELECTED_ATTR] = StringAttr(choice.reason)
+    return choice
+
+
+def _adopt(module: ModuleOp, lowered: ModuleOp) -> ModuleOp:
+    """`module` becomes `lowered` (its ops and attributes), in place, as lower() promises."""
+    for op in list(module.body.block.ops):
+        op.detach()
+        op.erase()
+    for op in list(lowered.body.block.ops):
+        op.detach()
+        module.body.block.add_op(op)
+    module.attributes.update(lowered.attributes)
     return module
 
 

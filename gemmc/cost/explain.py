@@ -111,7 +111,21 @@ def explain_steps(
         rows.append(Row(name, spec, predict_module(module, arch, dims, compiler)))
     if not any(r.prediction for r in rows):
         raise GemmcError(f"no step applies: {rows[0].skipped}" if rows else "nothing to explain")
+    if pipeline is None:
+        rows.append(_default_row(load(), arch, dims, compiler))
     return rows
+
+
+def _default_row(module: ModuleOp, arch: Arch, dims, compiler) -> Row:
+    """What `gemmc compile` runs without -p (gemmc.selection's choice for this shape), and why."""
+    from gemmc.api import lower
+    from gemmc.ir_names import PIPELINE_ATTR
+    from gemmc.selection import SELECTED_ATTR
+
+    lower(module, None, arch)
+    p = predict_module(module, arch, dims, compiler)
+    p.notes.insert(0, f"selected: {module.attributes[SELECTED_ATTR].data}")
+    return Row("default", module.attributes[PIPELINE_ATTR].data, p)
 
 
 def predicted(rows: list[Row]) -> list[Row]:
