@@ -228,7 +228,8 @@ def lower(
 
 def _select(module: ModuleOp, target: Arch):
     """The pipeline for this problem on this arch (gemmc.selection), with why on the module."""
-    from gemmc.selection import SELECTED_ATTR, select_pipeline
+    from gemmc.ir_names import SELECTED_ATTR
+    from gemmc.selection import select_pipeline
 
     choice = select_pipeline(module, target)
     module.attributes[SELECTED_ATTR] = StringAttr(choice.reason)

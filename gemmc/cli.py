@@ -15,6 +15,7 @@ import traceback
 from gemmc import api
 from gemmc.arch import ARCHS, DEFAULT_ARCH
 from gemmc.diagnostics import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, GemmcError, usage_error
+from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import NAMED_PIPELINES, PASSES
 
 DESCRIPTION = """\
@@ -176,6 +177,10 @@ def cmd_compile(args) -> int:
         raise usage_error("--harness applies to --emit hip")
     data = api.emit(module, args.arch, args.emit, harness=args.harness)
     if args.report:
+        selected = module.attributes.get(SELECTED_ATTR)
+        if selected is not None:
+            print(f"pipeline: {module.attributes[PIPELINE_ATTR].data}\nselected because {selected.data}",
+                  file=sys.stderr)
         print(api.resource_report(module, args.arch), file=sys.stderr)
     _write(args, data)
     return 0

@@ -39,6 +39,8 @@ TARGET_ATTR = "gemmc.target"
 """The arch a module is built for (an arch name); passes read it with gemmc.target.target_of."""
 PIPELINE_ATTR = "gemmc.pipeline"
 """The pipeline a module was lowered with, printed in the HIP file's header."""
+SELECTED_ATTR = "gemmc.selected"
+"""Why gemmc.selection chose the module's pipeline (for --report and explain; no pass reads it)."""
 
 # -- function attributes --------------------------------------------------------------------
 

@@ -4,12 +4,13 @@
     choice.pipeline, choice.reason, choice.predicted    # {candidate label: predicted seconds}
 
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
-(gemmc.pipeline.default_pipeline) is lowered and predicted for the problem's sizes; when its grid
-leaves CUs idle (fewer output tiles than CUs, so the K loop of each workgroup is the whole
-time), the same pipeline with `split-k{factor=S}` before double-buffer is predicted for each S
-that fills at most SPLIT_FILL x the CUs and leaves every split at least MIN_TILES_PER_SPLIT K
-tiles, and the fastest prediction wins.  split-k reduces through a workspace (deterministic,
-and the only way for a 16-bit C); `-p ...,split-k{reduce=atomic}` is there to ask for atomics.
+(gemmc.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
+grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
+workgroup's K loop is the whole time), the same pipeline with `split-k{factor=S}` before
+double-buffer is predicted for each S that keeps the grid within SPLIT_FILL x the slots and every
+split at least MIN_TILES_PER_SPLIT K tiles long, and the fastest prediction wins.  split-k
+reduces through a workspace (deterministic, and the only way for a 16-bit C);
+`-p ...,split-k{reduce=atomic}` asks for atomics.
 A problem with dynamic sizes keeps the default pipeline: its sizes are known at launch only.
 """
 
@@ -23,10 +24,8 @@ from gemmc.arch import Arch
 from gemmc.pipeline import default_pipeline
 
 SPLITS = (2, 4, 8, 16, 32)
-SPLIT_FILL = 4  # splits stop once the grid is this many times the CU count
+SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
 MIN_TILES_PER_SPLIT = 4  # K tiles a split keeps at least: below, the fix-up outweighs the gain
-SELECTED_ATTR = "gemmc.selected"
-"""On the module: why the pipeline was chosen (for --report and explain; no pass reads it)."""
 
 
 @dataclass
@@ -58,12 +57,13 @@ def select_pipeline(module: ModuleOp, arch: Arch) -> Choice:
     p = predict(lowered["no split"], arch)
     k = p.kernel
     predicted = {"no split": p.time_s}
-    cus = arch.cu_count
+    slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = k.grid.workgroups
-    if workgroups >= cus or k.schedule is None:
-        return Choice(base, f"{workgroups} workgroups for {cus} CUs: no split-k", predicted, lowered["no split"])
+    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
+    if workgroups >= slots or k.schedule is None:
+        return Choice(base, f"{grid}: no split-k", predicted, lowered["no split"])
     k_tiles = -(-k.problem.k // k.schedule.block_k)
-    splits = [s for s in SPLITS if workgroups * s <= SPLIT_FILL * cus and k_tiles >= MIN_TILES_PER_SPLIT * s]
+    splits = [s for s in SPLITS if workgroups * s <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * s]
     for s in splits:
         label = f"split-k{{factor={s}}}"
         lowered[label] = lower(module.clone(), with_split_k(base, s), arch)
@@ -71,10 +71,10 @@ def select_pipeline(module: ModuleOp, arch: Arch) -> Choice:
     best = min(predicted, key=predicted.get)
     without = predicted["no split"]
     if best == "no split":
-        return Choice(base, f"{workgroups} workgroups for {cus} CUs, but no split-k is predicted faster",
+        return Choice(base, f"{grid}, but no split-k is predicted faster",
                       predicted, lowered[best])
     factor = int(best.split("=")[1].rstrip("}"))
-    reason = (f"{workgroups} workgroups for {cus} CUs: {best} predicted {predicted[best] * 1e3:.3g} ms "
+    reason = (f"{grid}: {best} predicted {predicted[best] * 1e3:.3g} ms "
               f"against {without * 1e3:.3g} ms without")
     return Choice(with_split_k(base, factor), reason, predicted, lowered[best])
 

@@ -119,8 +119,7 @@ def explain_steps(
 def _default_row(module: ModuleOp, arch: Arch, dims, compiler) -> Row:
     """What `gemmc compile` runs without -p (gemmc.selection's choice for this shape), and why."""
     from gemmc.api import lower
-    from gemmc.ir_names import PIPELINE_ATTR
-    from gemmc.selection import SELECTED_ATTR
+    from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
     lower(module, None, arch)
     p = predict_module(module, arch, dims, compiler)

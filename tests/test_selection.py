@@ -1,0 +1,59 @@
+"""Per-shape selection (gemmc.selection): split-k where the grid leaves CUs idle and the model
+predicts it faster, the default pipeline elsewhere, and the reason said by --report and explain."""
+
+from __future__ import annotations
+
+import pytest
+
+import gemmc
+from gemmc.arch import get_arch
+from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+from gemmc.pipeline import default_pipeline
+from gemmc.selection import select_pipeline, with_split_k
+
+
+def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:
+    return (f"kernel s {{ dim M = {m}, N = {n}, K = {k}  A: {dtype}[M, K]  B: {dtype}[K, N]  C: f32[M, N]  "
+            f"acc f32  C = A @ B }}")
+
+
+def test_with_split_k_goes_before_double_buffer():
+    spec = "gemm-to-kernel,lds-tiling,register-tiling,double-buffer,vectorize{width=4}"
+    assert with_split_k(spec, 4) == ("gemm-to-kernel,lds-tiling,register-tiling,split-k{factor=4 reduce=workspace},"
+                                     "double-buffer,vectorize{width=4}")
+    assert with_split_k("gemm-to-kernel", 2, "atomic") == "gemm-to-kernel,split-k{factor=2 reduce=atomic}"
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "sm_90"])
+def test_deep_k_is_split_and_predicted_faster(arch):
+    choice = select_pipeline(gemmc.parse(problem(512, 512, 8192)), get_arch(arch))
+    assert "split-k{factor=" in choice.pipeline, choice.reason
+    assert min(choice.predicted.values()) < choice.predicted["no split"]
+    assert "predicted" in choice.reason and "without" in choice.reason
+
+
+def test_a_full_grid_is_not_split():
+    choice = select_pipeline(gemmc.parse(problem(4096, 4096, 4096)), get_arch("gfx942"))
+    assert choice.pipeline == default_pipeline(get_arch("gfx942"))
+    assert choice.reason.startswith("1024 workgroups for 304 CUs x ") and choice.reason.endswith(": no split-k")
+
+
+def test_dynamic_sizes_keep_the_default():
+    src = "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
+    choice = select_pipeline(gemmc.parse(src), get_arch("gfx942"))
+    assert choice.pipeline == default_pipeline(get_arch("gfx942"))
+    assert "dynamic" in choice.reason
+
+
+def test_lower_without_pipeline_runs_the_choice_and_says_why():
+    module = gemmc.lower(gemmc.parse(problem(64, 64, 2048)), None, "gfx942")
+    assert "split-k" in module.attributes[PIPELINE_ATTR].data
+    assert module.attributes[SELECTED_ATTR].data.startswith("1 workgroups for 304 CUs x ")
+    assert gemmc.check(module, "gfx942").passed
+
+
+def test_selected_f16_kernel_passes():
+    """16-bit inputs on the matrix cores: the selection's kernel is checked like any other."""
+    module = gemmc.lower(gemmc.parse(problem(48, 80, 3000, "f16")), None, "gfx1201")
+    assert "split-k" in module.attributes[PIPELINE_ATTR].data
+    assert gemmc.check(module, "gfx1201").passed
