@@ -16,6 +16,7 @@ A problem with dynamic sizes keeps the default pipeline: its sizes are known at 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp
@@ -24,6 +25,7 @@ from gemmc.arch import Arch
 from gemmc.pipeline import default_pipeline
 
 SPLITS = (2, 4, 8, 16, 32)
+SMALL_TILES = (64, 4)  # the other workgroup tile (and thread tile) tried for a grid that underfills
 SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
 MIN_TILES_PER_SPLIT = 4  # K tiles a split keeps at least: below, the fix-up outweighs the gain
 
@@ -46,37 +48,59 @@ def with_split_k(spec: str, factor: int, reduce: str = "workspace") -> str:
     return f"{passes[0]},{split},double-buffer" + ",double-buffer".join(passes[1:])
 
 
-def select_pipeline(module: ModuleOp, arch: Arch) -> Choice:
-    from gemmc.api import lower
-    from gemmc.cost.model import predict
+def with_tiles(spec: str, block: int, thread: int) -> str:
+    """`spec` with its workgroup tile block x block and its thread tile thread x thread."""
+    spec = re.sub(r"block-m=\d+ block-n=\d+", f"block-m={block} block-n={block}", spec)
+    return re.sub(r"thread-m=\d+ thread-n=\d+", f"thread-m={thread} thread-n={thread}", spec)
 
+
+@dataclass
+class _Candidate:
+    label: str
+    pipeline: str
+    module: ModuleOp
+    time_s: float
+
+
+def select_pipeline(module: ModuleOp, arch: Arch) -> Choice:
     base = default_pipeline(arch)
     if _has_dynamic_dims(module):
         return Choice(base, "the problem's sizes are dynamic: the arch's default pipeline")
-    lowered = {"no split": lower(module.clone(), base, arch)}
-    p = predict(lowered["no split"], arch)
-    k = p.kernel
-    predicted = {"no split": p.time_s}
+    first, p = _predicted(module, arch, "default", base)
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
-    workgroups = k.grid.workgroups
+    workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
-    if workgroups >= slots or k.schedule is None:
-        return Choice(base, f"{grid}: no split-k", predicted, lowered["no split"])
-    k_tiles = -(-k.problem.k // k.schedule.block_k)
-    splits = [s for s in SPLITS if workgroups * s <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * s]
-    for s in splits:
-        label = f"split-k{{factor={s}}}"
-        lowered[label] = lower(module.clone(), with_split_k(base, s), arch)
-        predicted[label] = predict(lowered[label], arch).time_s
-    best = min(predicted, key=predicted.get)
-    without = predicted["no split"]
-    if best == "no split":
-        return Choice(base, f"{grid}, but no split-k is predicted faster",
-                      predicted, lowered[best])
-    factor = int(best.split("=")[1].rstrip("}"))
-    reason = (f"{grid}: {best} predicted {predicted[best] * 1e3:.3g} ms "
-              f"against {without * 1e3:.3g} ms without")
-    return Choice(with_split_k(base, factor), reason, predicted, lowered[best])
+    if workgroups >= slots or p.kernel.schedule is None:
+        return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module)
+    tiles = [(first, p)]
+    small = with_tiles(base, *SMALL_TILES)
+    if small != base:
+        tiles.append(_predicted(module, arch, f"{SMALL_TILES[0]}x{SMALL_TILES[0]} tiles", small))
+    candidates = [c for c, _ in tiles]
+    for tile, pt in tiles:
+        k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
+        wgs = pt.kernel.grid.workgroups
+        for f in SPLITS:
+            if wgs * f <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * f:
+                label = f"{tile.label}, split-k{{factor={f}}}"
+                candidates.append(_predicted(module, arch, label, with_split_k(tile.pipeline, f))[0])
+    best = min(candidates, key=lambda c: c.time_s)
+    predicted = {c.label: c.time_s for c in candidates}
+    if best is first:
+        return Choice(base, f"{grid}, but no other candidate is predicted faster", predicted, first.module)
+    reason = (f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
+              f"against {first.time_s * 1e3:.3g} ms for the default")
+    return Choice(best.pipeline, reason, predicted, best.module)
+
+
+def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
+    """A candidate: the module lowered with `pipeline` on a copy, and its prediction."""
+    from gemmc.api import lower
+    from gemmc.cost.model import predict
+
+    lowered = lower(module.clone(), pipeline, arch)
+    p = predict(lowered, arch)
+    return _Candidate(label, pipeline, lowered, p.time_s), p
 
 
 def _has_dynamic_dims(module: ModuleOp) -> bool:

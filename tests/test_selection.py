@@ -9,12 +9,24 @@ import gemmc
 from gemmc.arch import get_arch
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import default_pipeline
-from gemmc.selection import select_pipeline, with_split_k
+from gemmc.selection import select_pipeline, with_split_k, with_tiles
 
 
 def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:
     return (f"kernel s {{ dim M = {m}, N = {n}, K = {k}  A: {dtype}[M, K]  B: {dtype}[K, N]  C: f32[M, N]  "
             f"acc f32  C = A @ B }}")
+
+
+def test_with_tiles_changes_the_workgroup_and_thread_tiles():
+    spec = "lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8 unroll=true}"
+    assert with_tiles(spec, 64, 4) == ("lds-tiling{block-m=64 block-n=64 block-k=16},"
+                                       "register-tiling{thread-m=4 thread-n=4 unroll=true}")
+
+
+def test_small_problems_try_small_tiles():
+    choice = select_pipeline(gemmc.parse(problem(256, 256, 16384)), get_arch("gfx942"))
+    assert "64x64 tiles" in choice.reason and "block-m=64 block-n=64" in choice.pipeline
+    assert {"default", "64x64 tiles"} <= set(choice.predicted)
 
 
 def test_with_split_k_goes_before_double_buffer():
@@ -28,14 +40,14 @@ def test_with_split_k_goes_before_double_buffer():
 def test_deep_k_is_split_and_predicted_faster(arch):
     choice = select_pipeline(gemmc.parse(problem(512, 512, 8192)), get_arch(arch))
     assert "split-k{factor=" in choice.pipeline, choice.reason
-    assert min(choice.predicted.values()) < choice.predicted["no split"]
-    assert "predicted" in choice.reason and "without" in choice.reason
+    assert min(choice.predicted.values()) < choice.predicted["default"]
+    assert "predicted" in choice.reason and "for the default" in choice.reason
 
 
 def test_a_full_grid_is_not_split():
     choice = select_pipeline(gemmc.parse(problem(4096, 4096, 4096)), get_arch("gfx942"))
     assert choice.pipeline == default_pipeline(get_arch("gfx942"))
-    assert choice.reason.startswith("1024 workgroups for 304 CUs x ") and choice.reason.endswith(": no split-k")
+    assert choice.reason.startswith("1024 workgroups for 304 CUs x ") and choice.reason.endswith(": the default pipeline")
 
 
 def test_dynamic_sizes_keep_the_default():
