@@ -62,10 +62,33 @@ class _Candidate:
     time_s: float
 
 
-def select_pipeline(module: ModuleOp, arch: Arch) -> Choice:
+def problem_key(module: ModuleOp) -> str | None:
+    """What a selection table is keyed on: sizes, element types, transposes, alpha/beta
+    ("M=1024 N=1024 K=8192 A=f32 B=f32 C=f32 ta=0 tb=0 ab=0"); None while a size is dynamic."""
+    from gemmc.interp.check import arg_shapes, host_function, matmul_spec
+
+    host = host_function(module)
+    if _has_dynamic_dims(module):
+        return None
+    spec = matmul_spec(module, host)
+    shapes = arg_shapes(host, {})
+    args = host.body.block.args
+    m, n = shapes[spec.c]
+    k = shapes[spec.a][0] if spec.transpose_a else shapes[spec.a][1]
+    types = " ".join(f"{x}={args[i].type.element_type}" for x, i in (("A", spec.a), ("B", spec.b), ("C", spec.c)))
+    return (f"M={m} N={n} K={k} {types} ta={int(spec.transpose_a)} tb={int(spec.transpose_b)} "
+            f"ab={int(spec.beta is not None)}")
+
+
+def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
+    """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
+    writes them), else the cost model's choice among the candidates."""
     base = default_pipeline(arch)
     if _has_dynamic_dims(module):
         return Choice(base, "the problem's sizes are dynamic: the arch's default pipeline")
+    key = problem_key(module)
+    if table and key in table:
+        return Choice(table[key], f"the selection table's entry for {key}")
     first, p = _predicted(module, arch, "default", base)
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
