@@ -163,6 +163,8 @@ def test_instruction_matches_numpy(arch, name):
     c = rng.uniform(-1, 1, (waves, instr.m, instr.n)).astype(np.float32)
     if instr.in_type == "f16":
         a, b = a.astype(np.float16), b.astype(np.float16)
+    elif instr.in_bits == 8:  # FP8: A and B in their formats (fp8 x bf8 takes two)
+        a, b = to_fp8(a, instr.in_type), to_fp8(b, instr.b_in_type)
     else:
         a, b = to_bf16(a), to_bf16(b)
     if instr.out_type != "f32":
