@@ -103,6 +103,9 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     for v, name in ((a, "A"), (b, "B"), (c, "C")):
         if not isinstance(v, BlockArgument) or v.block.parent_op() is not kernel:
             raise pass_error(pass_name, kernel, f"expects {name} to be a kernel argument")
+    if a.type.element_type != b.type.element_type:  # fp8 x bf8: the tiles would need a type each
+        raise pass_error(pass_name, kernel, f"A and B of two types ({a.type.element_type} and "
+                                            f"{b.type.element_type}) are not tiled yet; give them one FP8 format")
     bs = kernel.known_block_size
     if bs is None:
         raise pass_error(pass_name, kernel, "expects gpu.known_block_size on the kernel")

@@ -104,12 +104,14 @@ def _choose(fail, kind: str, arch: Arch, name: str, frag: str, acc: str, s: Sche
             raise fail(e.message) from None
         if instr.kind != kind:
             raise fail(f"{instr.mnemonic} is a {KIND_NAME[instr.kind]} instruction; use {OTHER_PASS[kind]}")
-        if instr.in_type != frag:
-            raise fail(f"{instr.mnemonic} takes {instr.in_type} inputs; the kernel's fragments are {frag}{hint}")
+        if (instr.in_type, instr.b_in_type) != (frag, frag):  # (tiled kernels have one type for A and B)
+            inputs = instr.in_type if instr.b_in_type == instr.in_type else f"{instr.in_type} x {instr.b_in_type}"
+            raise fail(f"{instr.mnemonic} takes {inputs} inputs; the kernel's fragments are {frag}{hint}")
         if instr.out_type != acc:
             raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
         return instr
-    candidates = [i for i in arch.matrix_instrs if i.kind == kind and i.in_type == frag and i.out_type == acc]
+    candidates = [i for i in arch.matrix_instrs
+                  if i.kind == kind and i.in_type == i.b_in_type == frag and i.out_type == acc]
     if not candidates:
         types = sorted({i.in_type for i in arch.matrix_instrs if i.kind == kind and i.out_type == acc})
         acc_text = "" if acc == "f32" else f" accumulating in {acc}"

@@ -78,6 +78,10 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -156,6 +160,16 @@ _FLOAT_EPS = {Float32Type: 2.0**-23, Float16Type: 2.0**-10, BFloat16Type: 2.0**-
 _INT_C = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
 _UINT_C = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
 _INT_VEC = {8: "char", 16: "short", 32: "int", 64: "long"}
+# FP8 values are their bytes (unsigned char, vectors v<n>uchar): clang has no FP8 type.
+# Converted to float by the target's v_cvt_f32_fp8 / _bf8 (their builtins), which read the
+# arch's formats (FNUZ on gfx942, OCP on gfx950 and gfx1201), the only ones the arch takes.
+_FP8_TYPES = (Float8E4M3FNUZType, Float8E5M2FNUZType, Float8E4M3FNType, Float8E5M2Type)
+_FP8_TO_F32 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_f32_fp8", Float8E4M3FNType: "__builtin_amdgcn_cvt_f32_fp8",
+               Float8E5M2FNUZType: "__builtin_amdgcn_cvt_f32_bf8", Float8E5M2Type: "__builtin_amdgcn_cvt_f32_bf8"}
+
+
+def is_fp8(t: Attribute) -> bool:
+    return isinstance(t, _FP8_TYPES)
 
 
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
@@ -167,6 +181,8 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
+    if is_fp8(t):
+        return "unsigned char"
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -191,6 +207,8 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
+    if is_fp8(elem):
+        base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
     name = f"v{shape[0]}{base}"
@@ -475,6 +493,11 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
     (x,) = op.operands
     to = op.results[0].type
     e = p.value(x)
+    if op.name in ("arith.extf", "arith.truncf") and (is_fp8(element_type_of(x.type)) or is_fp8(element_type_of(to))):
+        e = _fp8_to_float(p, op, x, e)
+        to_c = p.type_name(to, op)
+        p.define(op.results[0], e if to_c == "float" else cast(to_c, e))
+        return
     if isinstance(to, VectorType):
         e = call("__builtin_convertvector", e, Expr(p.type_name(to, op)))
     else:
@@ -482,6 +505,19 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
             e = _as_unsigned(p, x, e)
         e = cast(p.type_name(to, op), e)
     p.define(op.results[0], e)
+
+
+def element_type_of(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """An FP8 scalar (its byte) as float, by the target's conversion instruction; what gemmc
+    does not emit (f32 -> FP8, FP8 vectors) is refused at the op."""
+    if op.name == "arith.truncf" or isinstance(x.type, VectorType):
+        raise emit_error(op, f"{op.name} {x.type} -> {op.results[0].type} is not emitted as HIP (FP8 values "
+                             "are converted to float one by one; nothing is converted to FP8)")
+    return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
 
 
 @op_printer("arith.bitcast", pure=True)
@@ -513,6 +549,10 @@ _MLIR_CONSTANT_NAME = re.compile(r"c(st)?[0-9]*(_[A-Za-z0-9]+)*|cst|true|false")
 def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op: Operation) -> Expr:
     if isinstance(value, IntegerAttr):
         return int_literal(value.value.data, t)
+    if isinstance(value, FloatAttr) and is_fp8(t):
+        if value.value.data != 0.0:  # +0.0 is byte 0 in every FP8 format
+            raise emit_error(op, f"FP8 constant {value.value.data} is not emitted as HIP (only 0.0 is)")
+        return cast("unsigned char", Expr("0"))
     if isinstance(value, FloatAttr):
         return float_literal(value.value.data, t)
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
