@@ -493,3 +493,36 @@ def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, ext
     assert ".private_segment_fixed_size: 0" in asm
     if extra:
         assert "global_load_lds_dword" in asm
+
+
+@pytest.mark.parametrize("arch,t,mnemonic", [
+    ("gfx942", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"), ("gfx942", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
+    ("gfx950", "f8e4m3fn", "v_mfma_f32_32x32x16_fp8_fp8"), ("gfx1201", "f8e5m2", "v_wmma_f32_16x16x16_bf8_bf8"),
+])
+def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, mnemonic):
+    """FP8 fragments reach the FP8 builtins as their bytes: LLVM selects the FP8 instruction
+    in the K loop, without scratch."""
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source(t))
+    gemmc.lower(module, None, arch)  # the default pipeline: step 7 where the matrix cores take FP8
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    assert in_loop(asm, mnemonic) > 0
+    assert ".private_segment_fixed_size: 0" in asm
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_fp8_lanes_in_another_order_fail(operand):
+    """A planted layout bug on the FP8 MFMA: the kernel loads fragments in the true layout,
+    the interpreter runs the instruction with A's (or B's) lanes paired up differently
+    (row or column lane // 4, k group lane % 4: still every element once): C is wrong."""
+    name = "v_mfma_f32_16x16x32_fp8_fp8"
+    module = gemmc.parse(kernel_source("f8e4m3fnuz"))
+    gemmc.lower(module, TILED.format(bk=32) + f",mfma-lowering{{instr={name}}}", "gfx942")
+    dims = {"M": 64, "N": 64, "K": 64}
+    assert gemmc.check(module, "gfx942", dims).passed
+    k = (Term("lane", mod=4, scale=8), Term("item"))
+    other = (Term("lane", div=4, mod=16),)
+    bad = {"a": Layout(64, 8, row=other, col=k), "b": Layout(64, 8, row=k, col=other)}[operand]
+    result = gemmc.check(module, permuted("gfx942", name, **{operand: bad}), dims)
+    assert not result.passed and not result.exact.passed, result.summary()
