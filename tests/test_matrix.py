@@ -279,6 +279,21 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     assert r.passed, r.summary()
 
 
+FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2"), "gfx1201": ("f8e4m3fn", "f8e5m2")}
+
+
+@pytest.mark.parametrize("arch", list(FP8_ON))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), e5m2=st.booleans(),
+       col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_fp8_default_pipeline_random_shapes(arch, m, n, k, e5m2, col_major, b_t, seed):
+    """FP8 inputs through the default pipeline (the FP8 MFMA / WMMA, interpreted lane by lane)
+    against the declared program in float64, on any shape."""
+    t = FP8_ON[arch][e5m2]
+    r = run(kernel_source(t, col_major, b_t), None, arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed and r.stats.matrix_instrs > 0, r.summary()
+
+
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "f32"]),
