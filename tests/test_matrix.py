@@ -231,7 +231,7 @@ def test_rdna3_halves_use_their_own_replicas():
 SOURCE = """kernel g {{
   dim M, N, K
   A: {t}[M, K]{col}
-  B: {t}{bshape}
+  B: {bt}{bshape}
   C: f32[M, N]
   alpha: {acc}
   beta: {acc}
@@ -240,8 +240,10 @@ SOURCE = """kernel g {{
 }}"""
 
 
-def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False, acc: str = "f32") -> str:
-    return SOURCE.format(t=t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
+def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False, acc: str = "f32",
+                  bt: str | None = None) -> str:
+    """The test kernel with A of type t, B of type bt (t unless given: two FP8 formats may differ)."""
+    return SOURCE.format(t=t, bt=bt or t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
                          bexpr="B.T" if b_transposed else "B", acc=acc)
 
 
@@ -256,15 +258,15 @@ TILED = "gemm-to-kernel,lds-tiling{{block-m=64 block-n=64 block-k={bk}}},registe
 
 # (the language has acc f32 and f16: no kernel takes the bf16-accumulating WMMAs)
 @pytest.mark.parametrize("arch,name", [(a, n) for a, n in INSTRS
-                                       if get_matrix_instr(ARCHS[a], n).out_type in ("f32", "f16")
-                                       and not get_matrix_instr(ARCHS[a], n).b_type])  # (fp8 x bf8: not tiled)
+                                       if get_matrix_instr(ARCHS[a], n).out_type in ("f32", "f16")])
 def test_each_instruction_lowered_and_interpreted(arch, name):
     instr = get_matrix_instr(ARCHS[arch], name)
     kind = "mfma" if instr.kind == "mfma" else "wmma"
     tile = max(instr.m, instr.n)
     waves = "waves-m=2 waves-n=1" if tile == 32 else "waves-m=2 waves-n=2"
     pipeline = TILED.format(bk=max(16, instr.k)) + f",{kind}-lowering{{instr={name} {waves}}}"
-    r = run(kernel_source(instr.in_type, acc=instr.out_type), pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
+    source = kernel_source(instr.in_type, acc=instr.out_type, bt=instr.b_in_type)
+    r = run(source, pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0
 
@@ -284,13 +286,13 @@ FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2
 
 @pytest.mark.parametrize("arch", list(FP8_ON))
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), e5m2=st.booleans(),
-       col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
-def test_fp8_default_pipeline_random_shapes(arch, m, n, k, e5m2, col_major, b_t, seed):
-    """FP8 inputs through the default pipeline (the FP8 MFMA / WMMA, interpreted lane by lane)
-    against the declared program in float64, on any shape."""
-    t = FP8_ON[arch][e5m2]
-    r = run(kernel_source(t, col_major, b_t), None, arch, {"M": m, "N": n, "K": k}, seed)
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), a_e5m2=st.booleans(),
+       b_e5m2=st.booleans(), col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_fp8_default_pipeline_random_shapes(arch, m, n, k, a_e5m2, b_e5m2, col_major, b_t, seed):
+    """FP8 inputs (A and B each e4m3 or e5m2: fp8 x bf8 included) through the default pipeline
+    (the FP8 MFMA / WMMA, interpreted lane by lane) against the declared program in float64."""
+    t, bt = FP8_ON[arch][a_e5m2], FP8_ON[arch][b_e5m2]
+    r = run(kernel_source(t, col_major, b_t, bt=bt), None, arch, {"M": m, "N": n, "K": k}, seed)
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
