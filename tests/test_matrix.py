@@ -512,16 +512,19 @@ def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, ext
         assert "global_load_lds_dword" in asm
 
 
-@pytest.mark.parametrize("arch,t,mnemonic", [
-    ("gfx942", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"), ("gfx942", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
-    ("gfx950", "f8e4m3fn", "v_mfma_f32_32x32x16_fp8_fp8"), ("gfx1201", "f8e5m2", "v_wmma_f32_16x16x16_bf8_bf8"),
+@pytest.mark.parametrize("arch,t,bt,mnemonic", [
+    ("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx942", "f8e5m2fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
+    ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_fp8_bf8"),
+    ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx1201", "f8e5m2", "f8e4m3fn", "v_wmma_f32_16x16x16_bf8_fp8"),
 ])
-def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, mnemonic):
+def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, bt, mnemonic):
     """FP8 fragments reach the FP8 builtins as their bytes: LLVM selects the FP8 instruction
     in the K loop, without scratch."""
     from gemmc.toolchain import compile_device
 
-    module = gemmc.parse(kernel_source(t))
+    module = gemmc.parse(kernel_source(t, bt=bt))
     gemmc.lower(module, None, arch)  # the default pipeline: step 7 where the matrix cores take FP8
     asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
     assert in_loop(asm, mnemonic) > 0
