@@ -91,8 +91,8 @@ class MatrixInstr:
     # FP8 inputs: the f32 -> FP8 conversion that makes its operands from f32 values
     # (v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32, as their clang builtins issue them, without clamp):
     # rounds to nearest even; saturates=False: beyond the largest finite value it gives NaN
-    # (e4m3, FNUZ e5m2) or Inf (OCP e5m2), as ml_dtypes' casts do; HIP's __HIP_SATFINITE
-    # clamps with v_med3_f32 first (amd_hip_fp8.h)
+    # (e4m3, FNUZ e5m2) or Inf (OCP e5m2), as ml_dtypes' casts do; libraries that saturate
+    # clamp with __builtin_amdgcn_fmed3f first (docs/arch.md)
     convert: str = ""
     convert_saturates: bool = False
 
