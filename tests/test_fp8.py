@@ -3,6 +3,8 @@ random inputs in range, and the FP8 matrix instructions in gemmc/arch.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -111,7 +113,8 @@ def test_layout_csv_fp8_mfma_bytes(capsys):
 def test_default_pipeline_lowers_fp8_to_mfma_and_passes():
     """The default pipeline on gfx942 takes FP8 to v_mfma_f32_32x32x16_fp8_fp8 (interpreted
     lane by lane) and the check against the declared program passes."""
-    module = gemmc.parse(open("examples/fp8gemm.gemm").read(), defines={"M": 70, "N": 45, "K": 48})
+    source = (Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm").read_text()
+    module = gemmc.parse(source, defines={"M": 70, "N": 45, "K": 48})
     gemmc.lower(module, None, "gfx942")
     ir = gemmc.print_ir(module)
     assert "amdgpu.mfma" in ir and "vector<8xf8E4M3FNUZ>" in ir
