@@ -8,7 +8,9 @@ tile of C made of instruction tiles.  Preconditions, each a diagnostic naming th
 the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +
 register-tiling), the instruction exists on the arch and takes the fragments' type,
 the tiles divide, and the arch has an instruction accumulating in the kernel's type (f32;
-f16 also on RDNA: v_wmma_f16_16x16x16_f16).
+f16 also on RDNA: v_wmma_f16_16x16x16_f16).  convert= names the fragments' type when f32
+inputs are rounded in the fragment loads: f16, bf16, or an FP8 format of the arch (rounded
+as its conversion instruction does, MatrixInstr.convert).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, kernels
 from gemmc.diagnostics import GemmcError, pass_error
-from gemmc.dialects.gemm import type_name
+from gemmc.dialects.gemm import is_fp8, type_name
 from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
@@ -60,8 +62,9 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     in_type, b_type, acc = type_name(con.in_type), type_name(con.b_type), type_name(con.acc_type)
     if acc != "f32" and not any(i.kind == kind and i.out_type == acc for i in arch.matrix_instrs):
         raise fail(f"{KIND_NAME[kind]} on {arch.name} accumulates in f32; the kernel accumulates in {acc}")
-    if convert not in ("", "f16", "bf16"):
-        raise fail(f"convert={convert}: expected f16 or bf16")
+    fp8 = tuple(t for t in arch.dtypes if is_fp8(t))
+    if convert not in ("", "f16", "bf16", *fp8):
+        raise fail(f"convert={convert}: expected {', '.join(('f16', 'bf16') + fp8)}")
     if convert and in_type != "f32":
         raise fail(f"convert={convert} rounds f32 inputs; the kernel's inputs are already {in_type}")
     frags = (convert or in_type, convert or b_type)  # A's and B's (two FP8 formats: fp8 x bf8)

@@ -546,3 +546,37 @@ def test_fp8_lanes_in_another_order_fail(operand):
     bad = {"a": Layout(64, 8, row=other, col=k), "b": Layout(64, 8, row=k, col=other)}[operand]
     result = gemmc.check(module, permuted("gfx942", name, **{operand: bad}), dims)
     assert not result.passed and not result.exact.passed, result.summary()
+
+
+@pytest.mark.parametrize("arch,fmt,kind", [("gfx942", "f8e4m3fnuz", "mfma"), ("gfx942", "f8e5m2fnuz", "mfma"),
+                                           ("gfx950", "f8e5m2", "mfma"), ("gfx1201", "f8e4m3fn", "wmma")])
+def test_convert_to_fp8_reports_the_rounding(arch, fmt, kind):
+    """convert=<FP8 format>: f32 inputs rounded to the format in the fragment loads (to
+    nearest even, not saturating, as the instructions' conversion); judged against the
+    declared f32 program with that rounding in the bound, and against the rounded inputs."""
+    module = gemmc.parse(kernel_source("f32"))
+    gemmc.lower(module, TILED.format(bk=32) + f",{kind}-lowering{{convert={fmt}}}", arch)
+    r = gemmc.check(module, arch, {"M": 70, "N": 45, "K": 64})
+    assert r.passed and r.rounding == Rounding(fmt, f"{kind}-lowering{{convert={fmt}}}"), r.summary()
+    assert r.rounded.ratio <= 1 and r.exact.passed
+    assert r.declared.ratio > r.rounded.ratio  # the rounding shows against the declared program
+
+
+def test_convert_to_an_fp8_format_the_arch_lacks_is_refused():
+    module = gemmc.parse(kernel_source("f32"))
+    with pytest.raises(GemmcError, match=r"convert=f8e4m3fn: expected f16, bf16, f8e4m3fnuz, f8e5m2fnuz"):
+        gemmc.lower(module, TILED.format(bk=32) + ",mfma-lowering{convert=f8e4m3fn}", "gfx942")
+
+
+@pytest.mark.parametrize("arch,fmt,cvt,mnemonic", [
+    ("gfx942", "f8e4m3fnuz", "v_cvt_pk_fp8_f32", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx950", "f8e5m2", "v_cvt_pk_bf8_f32", "v_mfma_f32_32x32x16_bf8_bf8"),
+])
+def test_convert_to_fp8_compiles_to_the_conversion_and_the_fp8_mfma(toolchain, arch, fmt, cvt, mnemonic):
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source("f32"))
+    gemmc.lower(module, "step3,matrix-cores{convert=" + fmt + "},double-buffer", arch)
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    assert in_loop(asm, cvt) > 0 and in_loop(asm, mnemonic) > 0
+    assert ".private_segment_fixed_size: 0" in asm

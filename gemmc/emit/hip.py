@@ -161,11 +161,14 @@ _INT_C = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
 _UINT_C = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
 _INT_VEC = {8: "char", 16: "short", 32: "int", 64: "long"}
 # FP8 values are their bytes (unsigned char, vectors v<n>uchar): clang has no FP8 type.
-# Converted to float by the target's v_cvt_f32_fp8 / _bf8 (their builtins), which read the
-# arch's formats (FNUZ on gfx942, OCP on gfx950 and gfx1201), the only ones the arch takes.
+# Converted to float by the target's v_cvt_f32_fp8 / _bf8, and f32 vectors to FP8 by
+# v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins), which read and write the arch's formats (FNUZ
+# on gfx942, OCP on gfx950 and gfx1201), the only ones the arch takes.
 _FP8_TYPES = (Float8E4M3FNUZType, Float8E5M2FNUZType, Float8E4M3FNType, Float8E5M2Type)
 _FP8_TO_F32 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_f32_fp8", Float8E4M3FNType: "__builtin_amdgcn_cvt_f32_fp8",
                Float8E5M2FNUZType: "__builtin_amdgcn_cvt_f32_bf8", Float8E5M2Type: "__builtin_amdgcn_cvt_f32_bf8"}
+_F32_TO_FP8 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_pk_fp8_f32", Float8E4M3FNType: "__builtin_amdgcn_cvt_pk_fp8_f32",
+               Float8E5M2FNUZType: "__builtin_amdgcn_cvt_pk_bf8_f32", Float8E5M2Type: "__builtin_amdgcn_cvt_pk_bf8_f32"}
 
 
 def is_fp8(t: Attribute) -> bool:
@@ -496,7 +499,7 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
     if op.name in ("arith.extf", "arith.truncf") and (is_fp8(element_type_of(x.type)) or is_fp8(element_type_of(to))):
         e = _fp8_to_float(p, op, x, e)
         to_c = p.type_name(to, op)
-        p.define(op.results[0], e if to_c == "float" else cast(to_c, e))
+        p.define(op.results[0], e if to_c == "float" or op.name == "arith.truncf" else cast(to_c, e))
         return
     if isinstance(to, VectorType):
         e = call("__builtin_convertvector", e, Expr(p.type_name(to, op)))
@@ -512,12 +515,35 @@ def element_type_of(t: Attribute) -> Attribute:
 
 
 def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
-    """An FP8 scalar (its byte) as float, by the target's conversion instruction; what gemmc
-    does not emit (f32 -> FP8, FP8 vectors) is refused at the op."""
+    """An FP8 scalar (its byte) as float, or f32 vectors of 4k elements as FP8 vectors, by
+    the target's conversion instructions; other FP8 conversions are refused at the op."""
+    to = op.results[0].type
+    if op.name == "arith.truncf" and isinstance(to, VectorType) and to.get_shape()[0] % 4 == 0 \
+            and isinstance(x.type.element_type, Float32Type):
+        return _f32_to_fp8_vector(p, op, x, e)
     if op.name == "arith.truncf" or isinstance(x.type, VectorType):
-        raise emit_error(op, f"{op.name} {x.type} -> {op.results[0].type} is not emitted as HIP (FP8 values "
-                             "are converted to float one by one; nothing is converted to FP8)")
+        raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
+                             "float, f32 vectors of 4k elements to FP8)")
     return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
+
+
+def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """f32 lanes to FP8 bytes, four to a word: v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins,
+    without clamp: nearest even, not saturating, as gemmc.arch.MatrixInstr.convert states)
+    writes two bytes into the low (false) or high (true) half of the word it is given."""
+    to = op.results[0].type
+    n = to.get_shape()[0]
+    pk = _F32_TO_FP8[type(to.element_type)]
+    lane = [_lane(e, Expr(str(i)), x.type) for i in range(n)]
+    words = []
+    for w in range(n // 4):
+        low = call(pk, lane[4 * w], lane[4 * w + 1], Expr("0"), Expr("false"))
+        words.append(call(pk, lane[4 * w + 2], lane[4 * w + 3], low, Expr("true")))
+    if len(words) == 1:
+        packed = words[0]
+    else:
+        packed = Expr(f"{p.type_name(VectorType(IntegerType(32), [n // 4]), op)}{{{', '.join(w.text for w in words)}}}")
+    return call("__builtin_bit_cast", Expr(p.type_name(to, op)), packed)
 
 
 @op_printer("arith.bitcast", pure=True)
