@@ -36,6 +36,10 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     IndexType,
@@ -63,14 +67,17 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gemmc.arch import ARCHS, DEFAULT_ARCH, Arch, MatrixInstr
+from gemmc.arch import ARCHS, DEFAULT_ARCH, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
 from gemmc.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
 
-_TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}
+FP8_NAMES = FNUZ_FP8 + OCP_FP8
+_TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",
+               Float8E4M3FNUZType: "f8e4m3fnuz", Float8E5M2FNUZType: "f8e5m2fnuz",
+               Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2"}
 
 
 def type_name(t: Attribute) -> str | None:
-    """f32, f16 or bf16 for a float type; None for anything else."""
+    """f32, f16, bf16 or an FP8 format's name for a float type; None for anything else."""
     for cls, name in _TYPE_NAMES.items():
         if isinstance(t, cls):
             return name
@@ -100,10 +107,13 @@ def target_arch(op: Operation) -> Arch:
 
 
 def find_instr(arch: Arch, kind: str, m: int, n: int, k: int, in_type: str, blocks: int = 1,
-               out_type: str = "f32") -> MatrixInstr | None:
+               out_type: str = "f32", b_type: str | None = None) -> MatrixInstr | None:
+    """The instruction of that shape and those types (B's type is A's unless given: the FP8
+    instructions take two formats)."""
+    b_type = b_type or in_type
     for instr in arch.matrix_instrs:
-        if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.blocks, instr.out_type) == (
-                kind, m, n, k, in_type, blocks, out_type):
+        if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.b_in_type, instr.blocks,
+                instr.out_type) == (kind, m, n, k, in_type, b_type, blocks, out_type):
             return instr
     return None
 
@@ -143,20 +153,25 @@ class _MatrixOp(IRDLOperation):
     def instr_on(self, arch: Arch) -> MatrixInstr | None:
         """The instruction this op is on `arch`, or None where it has none."""
         in_type, _ = lanes_of(self.sourceA.type)
+        b_type, _ = lanes_of(self.sourceB.type)
         out_type, _ = lanes_of(self.destC.type)
-        return find_instr(arch, self.KIND, *self.shape, in_type or "?", self.block_count, out_type or "?")
+        return find_instr(arch, self.KIND, *self.shape, in_type or "?", self.block_count, out_type or "?",
+                          b_type or "?")
 
     def verify_(self) -> None:
         m, n, k = self.shape
         if min(m, n, k, self.block_count) < 1:
             raise VerifyException(f"shape {m}x{n}x{k} (blocks {self.block_count}) must be positive")
-        if self.sourceA.type != self.sourceB.type:
+        in_type, a_lanes = lanes_of(self.sourceA.type)
+        b_type, b_lanes = lanes_of(self.sourceB.type)
+        if self.sourceA.type != self.sourceB.type and not (
+                a_lanes == b_lanes and in_type in FP8_NAMES and b_type in FP8_NAMES):
             raise VerifyException(
-                f"A and B must have one type, got {self.sourceA.type} and {self.sourceB.type}"
+                f"A and B must have one type, got {self.sourceA.type} and {self.sourceB.type} "
+                "(only vectors of two FP8 formats may differ)"
             )
-        in_type, _ = lanes_of(self.sourceA.type)
         if in_type is None:
-            raise VerifyException(f"A has type {self.sourceA.type}; expected f32 or a vector of f16 or bf16")
+            raise VerifyException(f"A has type {self.sourceA.type}; expected f32 or a vector of f16, bf16 or FP8")
         c_type, c_lanes = lanes_of(self.destC.type)
         if not isinstance(self.destC.type, VectorType) or c_type is None:
             raise VerifyException(f"the accumulator has type {self.destC.type}; expected a vector of f32, f16 or bf16")
@@ -164,14 +179,16 @@ class _MatrixOp(IRDLOperation):
         instr = self.instr_on(arch)
         if instr is None:
             have = ", ".join(i.mnemonic for i in arch.matrix_instrs) or "none"
+            inputs = in_type if b_type == in_type else f"{in_type} x {b_type}"
             raise VerifyException(
                 f"{arch.name} ({arch.family}) has no {self.name.split('.')[1].upper()} "
-                f"{m}x{n}x{k} with {in_type} inputs and {c_type} accumulators; its matrix instructions: {have}"
+                f"{m}x{n}x{k} with {inputs} inputs and {c_type} accumulators; its matrix instructions: {have}"
             )
         for what, t, want in (("A", self.sourceA.type, instr.a.items), ("B", self.sourceB.type, instr.b.items)):
             _, got = lanes_of(t)
             if got != want:
-                expected = in_type if want == 1 else f"vector<{want}x{in_type}>"
+                elem = t.element_type if isinstance(t, VectorType) else t
+                expected = str(elem) if want == 1 else f"vector<{want}x{elem}>"
                 raise VerifyException(f"{what} of {instr.mnemonic} is {expected} per lane, got {t}")
         if c_lanes != instr.acc_len:
             raise VerifyException(

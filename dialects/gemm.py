@@ -30,6 +30,10 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     MemRefType,
@@ -51,12 +55,24 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type}
+# FP8 (8-bit float) formats, by their .gemm names, as xDSL's builtin types: AMD's FNUZ
+# formats of gfx942 (no negative zero, NaN 0x80, exponent bias 8 / 16) and the OCP ones
+# (gfx950, gfx1201).  A and B may be two of them (fp8 x bf8); C and the accumulator may not.
+FP8_TYPES = {
+    "f8e4m3fnuz": Float8E4M3FNUZType, "f8e5m2fnuz": Float8E5M2FNUZType,
+    "f8e4m3fn": Float8E4M3FNType, "f8e5m2": Float8E5M2Type,
+}
+ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES}
+OUTPUT_TYPES = ("f32", "f16", "bf16")  # C's element types
 ACC_TYPES = ("f32", "f16")
 
 
+def is_fp8(name: str) -> bool:
+    return name in FP8_TYPES
+
+
 def type_name(t: Attribute) -> str:
-    """The .gemm spelling of an element type (f32, f16, bf16)."""
+    """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...)."""
     for name, cls in ELEMENT_TYPES.items():
         if isinstance(t, cls):
             return name
@@ -126,15 +142,17 @@ class MatmulOp(IRDLOperation):
             t = getattr(self, name).type
             if t.get_num_dims() != 2:
                 raise VerifyException(f"operand {name.upper()} must be 2-D, got {t}")
-            if type_name(t.element_type) not in ELEMENT_TYPES:
+            allowed = ELEMENT_TYPES if name != "c" else OUTPUT_TYPES
+            if type_name(t.element_type) not in allowed:
                 raise VerifyException(
                     f"operand {name.upper()} has element type {t.element_type}; "
-                    "expected f32, f16 or bf16"
+                    f"expected {', '.join(allowed)}"
                 )
-        if self.a.type.element_type != self.b.type.element_type:
+        a_type, b_type = (type_name(x.type.element_type) for x in (self.a, self.b))
+        if a_type != b_type and not (is_fp8(a_type) and is_fp8(b_type)):
             raise VerifyException(
                 f"A and B must have one element type, got {self.a.type.element_type} "
-                f"and {self.b.type.element_type}"
+                f"and {self.b.type.element_type} (only two FP8 formats may differ)"
             )
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")

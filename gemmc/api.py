@@ -110,11 +110,13 @@ def is_ir(text: str, name: str) -> bool:
     return False
 
 
-def parse(text: str, filename: str = "<input>", defines: dict[str, int] | None = None) -> ModuleOp:
-    """Parse .gemm source into gemm IR."""
+def parse(text: str, filename: str = "<input>", defines: dict[str, int] | None = None,
+          arch: Arch | str | None = None) -> ModuleOp:
+    """Parse .gemm source into gemm IR; with `arch`, an FP8 format it cannot do is an error
+    at its declaration."""
     from gemmc.frontend import parse_gemm  # Lark: only for .gemm input
 
-    return parse_gemm(text, filename, defines)
+    return parse_gemm(text, filename, defines, _arch(arch) if arch is not None else None)
 
 
 def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
@@ -136,12 +138,12 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     return module
 
 
-def parse_file(path: str, defines: dict[str, int] | None = None) -> ModuleOp:
-    """A .gemm file (or '-') into gemm IR, or a .mlir file into the IR it holds."""
+def parse_file(path: str, defines: dict[str, int] | None = None, arch: Arch | str | None = None) -> ModuleOp:
+    """A .gemm file (or '-') into gemm IR, or a .mlir file into the IR it holds (`arch`: see parse)."""
     text, name = read_source(path)
     if is_ir(text, name):
         return parse_ir(text, name)  # -D then gives runtime sizes only (gemmc run)
-    return parse(text, name, defines)
+    return parse(text, name, defines, arch)
 
 
 def verify(module: ModuleOp) -> None:
@@ -259,9 +261,9 @@ def _lower_tile_ops(module: ModuleOp, after_each) -> None:
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     """A dtype the arch cannot do is an error before any pass runs."""
-    from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType, VectorType
+    from xdsl.dialects.builtin import MemRefType, VectorType
 
-    from gemmc.dialects.gemm import MatmulOp, type_name
+    from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
 
     supported = ", ".join(arch.dtypes)
     for op in module.walk():
@@ -271,7 +273,7 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
         for v in op.results:
             t = v.type
             scalar = t.element_type if isinstance(t, VectorType) else t
-            if isinstance(scalar, (Float16Type, BFloat16Type)) and type_name(scalar) not in arch.dtypes:
+            if type_name(scalar) in ELEMENT_TYPES and type_name(scalar) not in arch.dtypes:
                 # kernel IR given as input: its arithmetic, not only its memrefs
                 raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
                                  f"(at '{op.name}'; it supports {supported})")
@@ -283,9 +285,10 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
                 if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                    hint = ": f16 and bf16 need an AMD target" if arch.vendor != "amd" else ""
                     raise GemmcError(
                         f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
-                        f"(it supports {', '.join(arch.dtypes)}): f16 and bf16 need an AMD target"
+                        f"(it supports {', '.join(arch.dtypes)}){hint}"
                     )
 
 

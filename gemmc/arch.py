@@ -7,7 +7,7 @@ source in the comment beside them; docs/arch.md explains them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gemmc.diagnostics import usage_error
 
@@ -57,6 +57,14 @@ def _layout_sum(terms: tuple[Term, ...], lane, item):
     return 0 if total is None else total
 
 
+# Bits of an element type, by its .gemm name (FP8: AMD's FNUZ formats on gfx942, OCP's on
+# gfx950 and gfx1201; gemmc.dialects.gemm.FP8_TYPES).
+ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16,
+                "f8e4m3fnuz": 8, "f8e5m2fnuz": 8, "f8e4m3fn": 8, "f8e5m2": 8}
+FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
+OCP_FP8 = ("f8e4m3fn", "f8e5m2")
+
+
 @dataclass(frozen=True)
 class MatrixInstr:
     """A matrix-core instruction: D[m x n] += A[m x k] * B[k x n] for one wave."""
@@ -65,7 +73,7 @@ class MatrixInstr:
     m: int
     n: int
     k: int
-    in_type: str  # element type of A and B: f32, f16, bf16
+    in_type: str  # element type of A (and of B unless b_type says): f32, f16, bf16, an FP8 format
     out_type: str  # element type of C and D
     cycles: int  # issue cycles (passes x 4) from the ISA guide
     # -- the matrix-core lowerings, interpreter and HIP emitter read these --
@@ -79,10 +87,22 @@ class MatrixInstr:
     # 16-bit accumulators, whose results sit in the low halves (OPSEL 0) of 8 VGPRs
     d_stride: int = 1
     builtin_args: tuple[str, ...] = ()  # trailing builtin arguments (RDNA3's 16-bit OPSEL: "false")
+    b_type: str = ""  # B's element type where it is not A's (fp8 x bf8: _fp8_bf8, _bf8_fp8)
+    # FP8 inputs: the f32 -> FP8 conversion that makes its operands from f32 values
+    # (v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32, as their clang builtins issue them, without clamp):
+    # rounds to nearest even; saturates=False: beyond the largest finite value it gives NaN
+    # (e4m3, FNUZ e5m2) or Inf (OCP e5m2), as ml_dtypes' casts do; libraries that saturate
+    # clamp with __builtin_amdgcn_fmed3f first (docs/arch.md)
+    convert: str = ""
+    convert_saturates: bool = False
+
+    @property
+    def b_in_type(self) -> str:
+        return self.b_type or self.in_type
 
     @property
     def in_bits(self) -> int:
-        return 32 if self.in_type == "f32" else 16
+        return ELEMENT_BITS[self.in_type]
 
     @property
     def a_regs(self) -> int:
@@ -91,7 +111,7 @@ class MatrixInstr:
 
     @property
     def b_regs(self) -> int:
-        return -(-self.b.items * self.in_bits // 32)
+        return -(-self.b.items * ELEMENT_BITS[self.b_in_type] // 32)
 
     @property
     def out_bits(self) -> int:
@@ -254,7 +274,7 @@ _GFX90A_MFMA = (
     _mfma("v_mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16", 64, "mfma_f32_32x32x8bf16_1k"),
     _mfma("v_mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16", 32, "mfma_f32_16x16x16bf16_1k"),
 )
-_GFX942_MFMA = (
+_GFX942_MFMA_16 = (
     _mfma("v_mfma_f32_32x32x2_f32", 32, 32, 2, "f32", 64, "mfma_f32_32x32x2f32"),
     _mfma("v_mfma_f32_16x16x4_f32", 16, 16, 4, "f32", 32, "mfma_f32_16x16x4f32"),
     _mfma("v_mfma_f32_32x32x8_f16", 32, 32, 8, "f16", 32, "mfma_f32_32x32x8f16"),
@@ -262,7 +282,28 @@ _GFX942_MFMA = (
     _mfma("v_mfma_f32_32x32x8_bf16", 32, 32, 8, "bf16", 32, "mfma_f32_32x32x8bf16_1k"),
     _mfma("v_mfma_f32_16x16x16_bf16", 16, 16, 16, "bf16", 16, "mfma_f32_16x16x16bf16_1k"),
 )
-_GFX950_MFMA = _GFX942_MFMA + (
+
+
+def _fp8_mfmas(a_fmt: str, b_fmt: str) -> tuple[MatrixInstr, ...]:
+    """The four FP8 MFMAs of each shape (_fp8_fp8, _fp8_bf8, _bf8_fp8, _bf8_bf8): "fp8" is the
+    e4m3 format, "bf8" e5m2, FNUZ on gfx942 and OCP on gfx950 under the same mnemonics.  A and
+    B are 8 FP8 values per lane (a long in the builtin: 2 VGPRs), in the layout of every
+    single-block MFMA: lane i + m * (k // 8) holds k % 8 (AMD Matrix Instruction Calculator,
+    `-a cdna3 -i v_mfma_f32_16x16x32_fp8_fp8`: A k = 8 (lane / 16) + 4 GPR + byte).  Cycles:
+    the calculator's 16 for 16x16x32 (CDNA3 ISA guide: 4 passes), 32 for 32x32x16 (8 passes)."""
+    fmts = {"fp8": a_fmt, "bf8": b_fmt}
+    out = []
+    for (m, n, k, cycles) in ((16, 16, 32, 16), (32, 32, 16, 32)):
+        for a, b in (("fp8", "fp8"), ("fp8", "bf8"), ("bf8", "fp8"), ("bf8", "bf8")):
+            name = f"mfma_f32_{m}x{n}x{k}_{a}_{b}"
+            instr = _mfma(f"v_{name}", m, n, k, fmts[a], cycles, name)
+            out.append(replace(instr, b_type=fmts[b] if fmts[b] != fmts[a] else "",
+                               convert=f"v_cvt_pk_{a}_f32", convert_saturates=False))
+    return tuple(out)
+
+
+_GFX942_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*FNUZ_FP8)
+_GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + (
     _mfma("v_mfma_f32_16x16x32_f16", 16, 16, 32, "f16", 16, "mfma_f32_16x16x32_f16"),
     _mfma("v_mfma_f32_32x32x16_f16", 32, 32, 16, "f16", 32, "mfma_f32_32x32x16_f16"),
     _mfma("v_mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 16, "mfma_f32_16x16x32_bf16"),
@@ -277,12 +318,28 @@ _GFX11_WMMA = (
     _wmma("v_wmma_f16_16x16x16_f16", "f16", 32, "wmma_f16_16x16x16_f16_w32", _WMMA_GFX11_16, out="f16"),
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 32, "wmma_bf16_16x16x16_bf16_w32", _WMMA_GFX11_16, out="bf16"),
 )
+
+
+def _fp8_wmmas() -> tuple[MatrixInstr, ...]:
+    """RDNA4's FP8 WMMAs (OCP formats; fp8 = e4m3, bf8 = e5m2), 16x16x16 with f32 accumulators.
+    A and B are 8 FP8 values per lane (an int2 in the builtin: 2 VGPRs) in the element layout
+    of the 16-bit forms (_WMMA_GFX12: lanes 0-15 hold k 0-3 and 8-11, lanes 16-31 k 4-7 and
+    12-15), four to a VGPR; docs/arch.md weighs the sources.  Cycles: the 16-bit forms'."""
+    out = []
+    for a, b in (("fp8", "fp8"), ("fp8", "bf8"), ("bf8", "fp8"), ("bf8", "bf8")):
+        fa, fb = (OCP_FP8[0] if x == "fp8" else OCP_FP8[1] for x in (a, b))
+        instr = _wmma(f"v_wmma_f32_16x16x16_{a}_{b}", fa, 16, f"wmma_f32_16x16x16_{a}_{b}_w32_gfx12", _WMMA_GFX12)
+        out.append(replace(instr, b_type=fb if fb != fa else "", convert=f"v_cvt_pk_{a}_f32",
+                           convert_saturates=False))
+    return tuple(out)
+
+
 _GFX12_WMMA = (
     _wmma("v_wmma_f32_16x16x16_f16", "f16", 16, "wmma_f32_16x16x16_f16_w32_gfx12", _WMMA_GFX12),
     _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", _WMMA_GFX12),
     _wmma("v_wmma_f16_16x16x16_f16", "f16", 16, "wmma_f16_16x16x16_f16_w32_gfx12", _WMMA_GFX12, out="f16"),
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
-)
+) + _fp8_wmmas()
 
 ARCHS: dict[str, Arch] = {
     a.name: a
@@ -311,6 +368,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=5300.0,
             fp32_vector_tflops=81.7, fp16_matrix_tflops=1307.4,
             matrix_instrs=_GFX942_MFMA, global_load_lds_bytes=(1, 2, 4),
+            dtypes=("f32", "f16", "bf16") + FNUZ_FP8,  # CDNA3 ISA guide: FP8/BF8 are AMD's FNUZ formats
             # cost model (docs/arch.md): 32 KiB vL1D at 64 B/clk; 8 XCDs x 16 L2 channels x 128 B/clk;
             # 256 MiB Infinity Cache (rocminfo: L1 32 KB, L2 4096 KB, L3 262144 KB)
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
@@ -326,6 +384,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=8000.0,
             fp32_vector_tflops=157.3, fp16_matrix_tflops=2516.0,
             matrix_instrs=_GFX950_MFMA, global_load_lds_bytes=(1, 2, 4, 12, 16),
+            dtypes=("f32", "f16", "bf16") + OCP_FP8,  # CDNA4 ISA guide: OCP FP8/BF8 (no FNUZ)
             # cost model (docs/arch.md): as CDNA3 (32 KiB vL1D, 8 XCDs x 16 L2 channels), 256 MiB MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
@@ -355,7 +414,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=24, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=8 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=644.6,
             fp32_vector_tflops=48.7, fp16_matrix_tflops=194.7,
-            matrix_instrs=_GFX12_WMMA,
+            matrix_instrs=_GFX12_WMMA, dtypes=("f32", "f16", "bf16") + OCP_FP8,  # RDNA4 ISA guide: OCP FP8/BF8
             # cost model (docs/arch.md): SIMD32, 1536 VGPRs/lane in wave32 (LLVM AMDGPUBaseInfo),
             # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,

@@ -18,6 +18,7 @@ defines them:
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith
 
@@ -149,4 +150,24 @@ def to_bf16(x):
         0xFFFF0000
     )
     out = np.where(np.isnan(a), np.float32(np.nan), rounded.view(np.float32))
+    return out if out.ndim else np.float32(out)
+
+
+# FP8 formats by their .gemm names, as ml_dtypes' dtypes (the reference numerics of FP8).
+FP8_DTYPES = {
+    "f8e4m3fnuz": ml_dtypes.float8_e4m3fnuz, "f8e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+    "f8e4m3fn": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2,
+}
+
+
+def to_fp8(x, fmt: str):
+    """Round float values to the FP8 format `fmt` (nearest, ties to even), returned as float32.
+
+    ml_dtypes rounds float64 input directly (once), as arith.truncf does: beyond the largest
+    finite value it gives NaN (e4m3fn, the FNUZ formats: they have no infinity) or Inf
+    (e5m2), no saturation; -0 becomes +0 in the FNUZ formats (they have no negative zero)."""
+    a = np.asarray(x)
+    if a.dtype not in (np.float64, np.float32, np.float16):
+        a = a.astype(np.float64)
+    out = a.astype(FP8_DTYPES[fmt]).astype(np.float32)
     return out if out.ndim else np.float32(out)

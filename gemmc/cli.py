@@ -158,8 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _load(args) -> object:
     if getattr(args, "output", None) not in (None, "-"):
         api.check_output_path(args.output, args.file)
-    module = api.parse_file(args.file, _defines(args.defines))
-    return module
+    arch = ARCHS.get(getattr(args, "arch", None))  # an unknown arch is reported where it is used
+    return api.parse_file(args.file, _defines(args.defines), arch)
 
 
 def _pipeline_for(args, default_none: bool = False) -> str | None:

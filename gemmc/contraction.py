@@ -44,7 +44,8 @@ class Contraction:
     c: BlockArgument
     transpose_a: bool
     transpose_b: bool
-    in_type: Attribute
+    in_type: Attribute  # A's element type
+    b_type: Attribute  # B's: A's, or another FP8 format (fp8 x bf8)
     acc_type: Attribute
     epilogue: list[Operation]  # in order; their free values are row, col, sum and kernel args
     row: SSAValue
@@ -120,7 +121,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     bx, by = bs.get_values()[:2]
     return Contraction(
         kernel=kernel, a=a, b=b, c=c, transpose_a=ta, transpose_b=tb,  # type: ignore[arg-type]
-        in_type=a.type.element_type, acc_type=sum_value.type,
+        in_type=a.type.element_type, b_type=b.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
         schedule=_with_copies(Schedule.from_attr(sched_attr), kernel, ta, tb) if sched_attr is not None else None,
         block_size=(bx, by), pass_name=pass_name,

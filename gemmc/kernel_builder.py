@@ -125,10 +125,9 @@ class KernelBuilder:
         """extf or truncf between float types; the value itself when they match."""
         if value.type == to:
             return value
-        width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-        if width[str(value.type)] == width[str(to)]:  # f16 <-> bf16: no single op (nor C cast) does it
+        if value.type.bitwidth == to.bitwidth:  # f16 <-> bf16: no single op (nor C cast) does it
             value = self.op(arith.ExtFOp(value, Float32Type()))
-        if width[str(value.type)] < width[str(to)]:
+        if value.type.bitwidth < to.bitwidth:
             return self.op(arith.ExtFOp(value, to), name)
         return self.op(arith.TruncFOp(value, to), name)
 

@@ -8,7 +8,7 @@ instruction's A, B and D, read from the arch description (gemmc.arch.MatrixInstr
 
 A is indexed (row i, col k), B (row k, col j), D (row i, col j).  `gpr` counts 32-bit
 registers from the operand's first; `bit_lo`..`bit_hi` are the element's bits in it
-(0-15 and 16-31 for 16-bit elements; RDNA3's 16-bit accumulators use bits 0-15 of each
+(0-15 and 16-31 for 16-bit elements, 0-7 ... 24-31 for FP8's bytes; RDNA3's 16-bit accumulators use bits 0-15 of each
 of 8 registers, OPSEL 0).  An element that several lanes replicate (RDNA3's WMMA) has a
 row per lane.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gemmc.arch import Arch, Layout, MatrixInstr
+from gemmc.arch import ELEMENT_BITS, Arch, Layout, MatrixInstr
 
 HEADER = "matrix,block,row,col,gpr,lane,bit_lo,bit_hi"
 
@@ -44,7 +44,7 @@ def operands(instr: MatrixInstr) -> list[tuple[str, Layout, int, int, int]]:
     """(name, layout, rows, cols, element bits) of A, B and D."""
     return [
         ("A", instr.a, instr.m, instr.k, instr.in_bits),
-        ("B", instr.b, instr.k, instr.n, instr.in_bits),
+        ("B", instr.b, instr.k, instr.n, ELEMENT_BITS[instr.b_in_type]),
         ("D", instr.d, instr.m, instr.n, instr.out_bits),
     ]
 
@@ -72,8 +72,8 @@ def csv_text(instr: MatrixInstr) -> str:
 
 
 def _cells(instr: MatrixInstr, name: str, rows_: int, cols: int, bits: int) -> list[list[str]]:
-    """lane:register per element ('l'/'h' for the low/high half of a 16-bit pair); lanes
-    that replicate an element are joined by '/'."""
+    """lane:register per element ('l'/'h' for the low/high half of a 16-bit pair, '.0'-'.3'
+    for the byte of an 8-bit element); lanes that replicate an element are joined by '/'."""
     grid: list[list[list[str]]] = [[[] for _ in range(cols)] for _ in range(rows_ * instr.blocks)]
     regs: list[list[str]] = [["" for _ in range(cols)] for _ in range(rows_ * instr.blocks)]
     for r in rows(instr):
@@ -81,16 +81,17 @@ def _cells(instr: MatrixInstr, name: str, rows_: int, cols: int, bits: int) -> l
             continue
         y = r.block * rows_ + r.row
         grid[y][r.col].append(str(r.lane))
-        half = "" if bits == 32 else ("l" if r.bit_lo == 0 else "h")
-        regs[y][r.col] = f"{r.gpr}{half}"
+        part = {32: "", 16: "l" if r.bit_lo == 0 else "h", 8: f".{r.bit_lo // 8}"}[bits]
+        regs[y][r.col] = f"{r.gpr}{part}"
     return [[f"{'/'.join(g)}:{regs[y][x]}" for x, g in enumerate(line)] for y, line in enumerate(grid)]
 
 
 def grid_text(instr: MatrixInstr, arch: Arch) -> str:
     """Each operand as a grid of `lane:register` (register counted from the operand's
-    first, `l`/`h` the low or high 16 bits)."""
+    first, `l`/`h` the low or high 16 bits, `.0`-`.3` the byte)."""
+    inputs = instr.in_type if instr.b_in_type == instr.in_type else f"{instr.in_type} x {instr.b_in_type}"
     out = [f"{instr.mnemonic} on {arch.name}: D[{instr.m}x{instr.n}] += A[{instr.m}x{instr.k}] * "
-           f"B[{instr.k}x{instr.n}], {instr.in_type} -> {instr.out_type}, wave{instr.a.lanes}, "
+           f"B[{instr.k}x{instr.n}], {inputs} -> {instr.out_type}, wave{instr.a.lanes}, "
            f"{instr.a_regs} + {instr.b_regs} + {instr.c_regs} registers per lane (A + B + C), "
            f"{instr.cycles} cycles; builtin {instr.builtin}"]
     titles = {"A": "A[i][k]: rows i, columns k", "B": "B[k][j]: rows k, columns j",

@@ -21,8 +21,11 @@ from xdsl.ir import Operation
 
 from gemmc.ir_names import LDS_SPACE, memory_space
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4}
-"""Bytes of an element type on the device, by its IR name (bf16 is 2)."""
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
+                 "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
+                 "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1}
+"""Bytes of an element type on the device, by its IR name (bf16 is 2; FP8 1, also by its
+.gemm name, which the cost model's problem carries)."""
 
 
 def buffer_bytes(shapes: Iterable[Sequence[int]], elem_bytes: int) -> int:

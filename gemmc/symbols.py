@@ -35,7 +35,7 @@ make_float2 make_float4 INFINITY NAN NULL EXIT_SUCCESS EXIT_FAILURE
 RESERVED = CPP_KEYWORDS | HIP_NAMES
 """Names no printed identifier may take: C++'s keywords and the HIP names the file uses."""
 
-GENERATED_NAME = re.compile(r"(gemmc|GEMMC)_\w*|v[0-9]+(float|half|bf16|double|char|short|int|long)")
+GENERATED_NAME = re.compile(r"(gemmc|GEMMC)_\w*|v[0-9]+(float|half|bf16|double|char|uchar|short|int|long)")
 """Names the printed file defines itself (helpers, vector typedefs)."""
 RUNTIME_NAME = re.compile(r"(hip|HIP|cuda|CUDA)\w*")
 """The runtimes' own prefixes: HIP's headers define hip* functions and macros such as

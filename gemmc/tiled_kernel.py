@@ -135,7 +135,7 @@ class Writer:
         a_shape = [s.block_k, s.block_m] if s.a_kmajor else [s.block_m, s.block_k]
         self.tile_a = kb.alloca(lds_type(a_shape, con.in_type), "tile_a_t" if s.a_kmajor else "tile_a")
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
-        self.tile_b = kb.alloca(lds_type(b_shape, con.in_type), "tile_b_t" if s.b_transposed else "tile_b")
+        self.tile_b = kb.alloca(lds_type(b_shape, con.b_type), "tile_b_t" if s.b_transposed else "tile_b")
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
         self._single_buffered(num_tiles)
         self._epilogue()
@@ -280,12 +280,13 @@ class Writer:
         (or columns) in chunks, consecutive threads on consecutive chunks, so a wave reads
         LDS without bank conflicts; one vector load per chunk where the LDS row is contiguous."""
         con = self.con
-        vector_ok = contiguous and chunk in (2, 4, 8) and con.in_type == con.acc_type
+        elem = tile.type.element_type
+        vector_ok = contiguous and chunk in (2, 4, 8) and elem == con.acc_type
         base = x.mul(t, x.index(chunk), "frag_base")
         for c in range(extent // chunk):
             start = x.add(base, x.index(c * threads * chunk))
             if vector_ok:
-                v = x.op(vector.LoadOp(tile, index(start), VectorType(con.in_type, [chunk])), "frag")
+                v = x.op(vector.LoadOp(tile, index(start), VectorType(elem, [chunk])), "frag")
                 x.b.insert(vector.StoreOp(v, frag, [x.index(c * chunk)]))
                 continue
             for e in range(chunk):

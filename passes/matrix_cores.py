@@ -4,7 +4,8 @@ Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (g
 gfx1201), with the same options, so that one pipeline (`step7`) serves every arch.
 Options: instr, waves-m, waves-n as those passes (0: that pass's default); convert
 (default `auto`: f32 inputs on an arch without f32 matrix instructions, i.e. RDNA, are
-rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds);
+rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds; f16,
+bf16 or an FP8 format of the arch: rounded to it);
 fallback (true: leave a kernel whose types the arch's matrix cores lack, or an arch
 without matrix cores, as it is).
 """

@@ -8,7 +8,9 @@ tile of C made of instruction tiles.  Preconditions, each a diagnostic naming th
 the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +
 register-tiling), the instruction exists on the arch and takes the fragments' type,
 the tiles divide, and the arch has an instruction accumulating in the kernel's type (f32;
-f16 also on RDNA: v_wmma_f16_16x16x16_f16).
+f16 also on RDNA: v_wmma_f16_16x16x16_f16).  convert= names the fragments' type when f32
+inputs are rounded in the fragment loads: f16, bf16, or an FP8 format of the arch (rounded
+as its conversion instruction does, MatrixInstr.convert).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, looping_kernels
 from gemmc.diagnostics import GemmcError, pass_error
-from gemmc.dialects.gemm import type_name
+from gemmc.dialects.gemm import is_fp8, type_name
 from gemmc.matrix_kernel import k_runs, lane_regs
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
@@ -57,17 +59,18 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
         raise fail("expects a register-tiled kernel; run lds-tiling and register-tiling first")
     if s.instr:
         raise fail(f"the kernel already uses matrix instructions ({s.instr})")
-    in_type, acc = type_name(con.in_type), type_name(con.acc_type)
+    in_type, b_type, acc = type_name(con.in_type), type_name(con.b_type), type_name(con.acc_type)
     if acc != "f32" and not any(i.kind == kind and i.out_type == acc for i in arch.matrix_instrs):
         raise fail(f"{KIND_NAME[kind]} on {arch.name} accumulates in f32; the kernel accumulates in {acc}")
-    if convert not in ("", "f16", "bf16"):
-        raise fail(f"convert={convert}: expected f16 or bf16")
+    fp8 = tuple(t for t in arch.dtypes if is_fp8(t))
+    if convert not in ("", "f16", "bf16", *fp8):
+        raise fail(f"convert={convert}: expected {', '.join(('f16', 'bf16') + fp8)}")
     if convert and in_type != "f32":
         raise fail(f"convert={convert} rounds f32 inputs; the kernel's inputs are already {in_type}")
-    frag = convert or in_type
+    frags = (convert or in_type, convert or b_type)  # A's and B's (two FP8 formats: fp8 x bf8)
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
-    instr = _choose(fail, kind, arch, instr_name, frag, acc, s, waves_m, waves_n)
+    instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n)
     if k_runs(instr.a, k_is_col=True) is None or k_runs(instr.b, k_is_col=False) is None:
         raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
     tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
@@ -91,11 +94,16 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     return new
 
 
-def _choose(fail, kind: str, arch: Arch, name: str, frag: str, acc: str, s: Schedule, waves_m: int,
+def _inputs(a: str, b: str) -> str:
+    return a if a == b else f"{a} x {b}"
+
+
+def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc: str, s: Schedule, waves_m: int,
             waves_n: int) -> MatrixInstr:
-    """The instruction asked for, checked; or the best one of the arch for `frag` inputs
-    and `acc` accumulators: the largest tile, then the largest k, that the block tile and
-    block-k allow."""
+    """The instruction asked for, checked; or the best one of the arch for `frags` inputs
+    (A's, B's) and `acc` accumulators: the largest tile, then the largest k, that the block
+    tile and block-k allow."""
+    frag = _inputs(*frags)
     hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
     if name:
         try:
@@ -104,14 +112,17 @@ def _choose(fail, kind: str, arch: Arch, name: str, frag: str, acc: str, s: Sche
             raise fail(e.message) from None
         if instr.kind != kind:
             raise fail(f"{instr.mnemonic} is a {KIND_NAME[instr.kind]} instruction; use {OTHER_PASS[kind]}")
-        if instr.in_type != frag:
-            raise fail(f"{instr.mnemonic} takes {instr.in_type} inputs; the kernel's fragments are {frag}{hint}")
+        if (instr.in_type, instr.b_in_type) != frags:
+            inputs = _inputs(instr.in_type, instr.b_in_type)
+            raise fail(f"{instr.mnemonic} takes {inputs} inputs; the kernel's fragments are {frag}{hint}")
         if instr.out_type != acc:
             raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
         return instr
-    candidates = [i for i in arch.matrix_instrs if i.kind == kind and i.in_type == frag and i.out_type == acc]
+    candidates = [i for i in arch.matrix_instrs
+                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc]
     if not candidates:
-        types = sorted({i.in_type for i in arch.matrix_instrs if i.kind == kind and i.out_type == acc})
+        types = sorted({_inputs(i.in_type, i.b_in_type) for i in arch.matrix_instrs
+                        if i.kind == kind and i.out_type == acc})
         acc_text = "" if acc == "f32" else f" accumulating in {acc}"
         raise fail(f"{arch.name} has no {KIND_NAME[kind]} with {frag} inputs{acc_text}, only {', '.join(types)}{hint}")
 

@@ -12,7 +12,7 @@ description (gemmc.arch.MatrixInstr).
 
 Options: instr (the ISA mnemonic, e.g. v_mfma_f32_32x32x8_f16 on gfx942; default: the
 largest instruction for the fragment type that the tiles allow), waves-m, waves-n
-(default 2 x 2), convert (f16 or bf16: f32 inputs stay f32 in memory and LDS and are
+(default 2 x 2), convert (f16, bf16 or an FP8 format of the arch: f32 inputs stay f32 in memory and LDS and are
 rounded in the fragment loads, the tutorial's "Case 1"; without it f32 inputs use the
 f32 MFMA, and f16/bf16 inputs are f16/bf16 in memory and LDS, "Case 2").
 Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or

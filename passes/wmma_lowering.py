@@ -13,8 +13,8 @@ together), and D's rows 0-7 and 8-15.
 
 Options: instr (v_wmma_f32_16x16x16_f16 or _bf16; default: the one for the fragment
 type), waves-m, waves-n (default 4 x 2: eight waves, 256 threads, each a 32 x 64 tile of
-a 128 x 128 block, which keeps accumulators and fragments within the VGPRs), convert (f16
-or bf16: f32 inputs rounded in the fragment loads, the tutorial's "Case 1"; WMMA has no
+a 128 x 128 block, which keeps accumulators and fragments within the VGPRs), convert (f16,
+bf16 or gfx1201's FP8 formats: f32 inputs rounded in the fragment loads, the tutorial's "Case 1"; WMMA has no
 f32 inputs, so f32 kernels need it).
 Diagnostics: an arch without WMMA, no register tiling, f32 fragments, an instruction the
 arch lacks, tiles that 16x16x16 does not divide.

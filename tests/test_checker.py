@@ -176,3 +176,34 @@ def test_scale_that_rounds_to_zero_warns(capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == ["t.gemm:3:7: warning: scale 1e-50 rounds to 0 in the accumulator type f32 "
                    "(its smallest nonzero value is 1.4e-45)", "  C = 1e-50 * A @ B + 1e-45 * C", "      ^"]
+
+
+# -- FP8 inputs: the same planted bugs FAIL; A and B may be two formats (fp8 x bf8) --
+
+FP8_PAIRS = (("f8e4m3fnuz", "f8e4m3fnuz"), ("f8e4m3fnuz", "f8e5m2fnuz"), ("f8e5m2", "f8e4m3fn"))
+
+
+def fp8_arch(a: str) -> str:
+    return "gfx942" if a.endswith("fnuz") else "gfx950"  # FNUZ on gfx942, OCP on gfx950
+
+
+def fp8_step1(a: str, b: str):
+    module = gemmc.parse(f"kernel g {{ dim M, N, K  A: {a}[M, K]  B: {b}[K, N]  C: f32[M, N]  C = A @ B }}")
+    gemmc.lower(module, "gemm-to-kernel", fp8_arch(a))
+    return module
+
+
+@pytest.mark.parametrize("bug", ["lost term", "swapped element", "wrong lane"])
+@pytest.mark.parametrize("a,b", FP8_PAIRS)
+def test_planted_bug_fails_with_fp8_inputs(bug, a, b):
+    module = fp8_step1(a, b)
+    plant(module, bug, k0=100)
+    r = check(module, {**DIMS, "K": 300}, fp8_arch(a), seed=1)
+    assert not r.passed and not r.exact.passed, r.summary()
+
+
+@pytest.mark.parametrize("a,b", FP8_PAIRS)
+def test_fp8_kernel_passes_and_its_exact_inputs_fit_the_formats(a, b):
+    r = check(fp8_step1(a, b), {**DIMS, "K": 300}, fp8_arch(a), seed=1)
+    assert r.passed and r.exact.passed, r.summary()
+    assert r.exact.plan.r <= 2 ** min(PRECISION[a], PRECISION[b])  # 16 for e4m3, 8 for e5m2

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import gemmc
 from gemmc import cli
 from gemmc.arch import ARCHS, Layout, Term, get_matrix_instr
+from gemmc.arith_semantics import to_fp8
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.interp.accuracy import UNIT_ROUNDOFF
@@ -163,6 +164,8 @@ def test_instruction_matches_numpy(arch, name):
     c = rng.uniform(-1, 1, (waves, instr.m, instr.n)).astype(np.float32)
     if instr.in_type == "f16":
         a, b = a.astype(np.float16), b.astype(np.float16)
+    elif instr.in_bits == 8:  # FP8: A and B in their formats (fp8 x bf8 takes two)
+        a, b = to_fp8(a, instr.in_type), to_fp8(b, instr.b_in_type)
     else:
         a, b = to_bf16(a), to_bf16(b)
     if instr.out_type != "f32":
@@ -228,7 +231,7 @@ def test_rdna3_halves_use_their_own_replicas():
 SOURCE = """kernel g {{
   dim M, N, K
   A: {t}[M, K]{col}
-  B: {t}{bshape}
+  B: {bt}{bshape}
   C: f32[M, N]
   alpha: {acc}
   beta: {acc}
@@ -237,8 +240,10 @@ SOURCE = """kernel g {{
 }}"""
 
 
-def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False, acc: str = "f32") -> str:
-    return SOURCE.format(t=t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
+def kernel_source(t: str, col_major: bool = False, b_transposed: bool = False, acc: str = "f32",
+                  bt: str | None = None) -> str:
+    """The test kernel with A of type t, B of type bt (t unless given: two FP8 formats may differ)."""
+    return SOURCE.format(t=t, bt=bt or t, col=" col_major" if col_major else "", bshape="[N, K]" if b_transposed else "[K, N]",
                          bexpr="B.T" if b_transposed else "B", acc=acc)
 
 
@@ -260,7 +265,8 @@ def test_each_instruction_lowered_and_interpreted(arch, name):
     tile = max(instr.m, instr.n)
     waves = "waves-m=2 waves-n=1" if tile == 32 else "waves-m=2 waves-n=2"
     pipeline = TILED.format(bk=max(16, instr.k)) + f",{kind}-lowering{{instr={name} {waves}}}"
-    r = run(kernel_source(instr.in_type, acc=instr.out_type), pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
+    source = kernel_source(instr.in_type, acc=instr.out_type, bt=instr.b_in_type)
+    r = run(source, pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0
 
@@ -273,6 +279,21 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     """step7 (matrix-cores: MFMA on CDNA; WMMA on RDNA, f32 rounded to f16) on any shape."""
     r = run(kernel_source(t, col_major, b_t), "step7", arch, {"M": m, "N": n, "K": k}, seed)
     assert r.passed, r.summary()
+
+
+FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2"), "gfx1201": ("f8e4m3fn", "f8e5m2")}
+
+
+@pytest.mark.parametrize("arch", list(FP8_ON))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), a_e5m2=st.booleans(),
+       b_e5m2=st.booleans(), col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
+def test_fp8_default_pipeline_random_shapes(arch, m, n, k, a_e5m2, b_e5m2, col_major, b_t, seed):
+    """FP8 inputs (A and B each e4m3 or e5m2: fp8 x bf8 included) through the default pipeline
+    (the FP8 MFMA / WMMA, interpreted lane by lane) against the declared program in float64."""
+    t, bt = FP8_ON[arch][a_e5m2], FP8_ON[arch][b_e5m2]
+    r = run(kernel_source(t, col_major, b_t, bt=bt), None, arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
@@ -489,3 +510,73 @@ def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, ext
     assert ".private_segment_fixed_size: 0" in asm
     if extra:
         assert "global_load_lds_dword" in asm
+
+
+@pytest.mark.parametrize("arch,t,bt,mnemonic", [
+    ("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx942", "f8e5m2fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
+    ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_fp8_bf8"),
+    ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx1201", "f8e5m2", "f8e4m3fn", "v_wmma_f32_16x16x16_bf8_fp8"),
+])
+def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, bt, mnemonic):
+    """FP8 fragments reach the FP8 builtins as their bytes: LLVM selects the FP8 instruction
+    in the K loop, without scratch."""
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source(t, bt=bt))
+    gemmc.lower(module, None, arch)  # the default pipeline: step 7 where the matrix cores take FP8
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    assert in_loop(asm, mnemonic) > 0
+    assert ".private_segment_fixed_size: 0" in asm
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_fp8_lanes_in_another_order_fail(operand):
+    """A planted layout bug on the FP8 MFMA: the kernel loads fragments in the true layout,
+    the interpreter runs the instruction with A's (or B's) lanes paired up differently
+    (row or column lane // 4, k group lane % 4: still every element once): C is wrong."""
+    name = "v_mfma_f32_16x16x32_fp8_fp8"
+    module = gemmc.parse(kernel_source("f8e4m3fnuz"))
+    gemmc.lower(module, TILED.format(bk=32) + f",mfma-lowering{{instr={name}}}", "gfx942")
+    dims = {"M": 64, "N": 64, "K": 64}
+    assert gemmc.check(module, "gfx942", dims).passed
+    k = (Term("lane", mod=4, scale=8), Term("item"))
+    other = (Term("lane", div=4, mod=16),)
+    bad = {"a": Layout(64, 8, row=other, col=k), "b": Layout(64, 8, row=k, col=other)}[operand]
+    result = gemmc.check(module, permuted("gfx942", name, **{operand: bad}), dims)
+    assert not result.passed and not result.exact.passed, result.summary()
+
+
+@pytest.mark.parametrize("arch,fmt,kind", [("gfx942", "f8e4m3fnuz", "mfma"), ("gfx942", "f8e5m2fnuz", "mfma"),
+                                           ("gfx950", "f8e5m2", "mfma"), ("gfx1201", "f8e4m3fn", "wmma")])
+def test_convert_to_fp8_reports_the_rounding(arch, fmt, kind):
+    """convert=<FP8 format>: f32 inputs rounded to the format in the fragment loads (to
+    nearest even, not saturating, as the instructions' conversion); judged against the
+    declared f32 program with that rounding in the bound, and against the rounded inputs."""
+    module = gemmc.parse(kernel_source("f32"))
+    gemmc.lower(module, TILED.format(bk=32) + f",{kind}-lowering{{convert={fmt}}}", arch)
+    r = gemmc.check(module, arch, {"M": 70, "N": 45, "K": 64})
+    assert r.passed and r.rounding == Rounding(fmt, f"{kind}-lowering{{convert={fmt}}}"), r.summary()
+    assert r.rounded.ratio <= 1 and r.exact.passed
+    assert r.declared.ratio > r.rounded.ratio  # the rounding shows against the declared program
+
+
+def test_convert_to_an_fp8_format_the_arch_lacks_is_refused():
+    module = gemmc.parse(kernel_source("f32"))
+    with pytest.raises(GemmcError, match=r"convert=f8e4m3fn: expected f16, bf16, f8e4m3fnuz, f8e5m2fnuz"):
+        gemmc.lower(module, TILED.format(bk=32) + ",mfma-lowering{convert=f8e4m3fn}", "gfx942")
+
+
+@pytest.mark.parametrize("arch,fmt,cvt,mnemonic", [
+    ("gfx942", "f8e4m3fnuz", "v_cvt_pk_fp8_f32", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx950", "f8e5m2", "v_cvt_pk_bf8_f32", "v_mfma_f32_32x32x16_bf8_bf8"),
+])
+def test_convert_to_fp8_compiles_to_the_conversion_and_the_fp8_mfma(toolchain, arch, fmt, cvt, mnemonic):
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source("f32"))
+    gemmc.lower(module, "step3,matrix-cores{convert=" + fmt + "},double-buffer", arch)
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    assert in_loop(asm, cvt) > 0 and in_loop(asm, mnemonic) > 0
+    assert ".private_segment_fixed_size: 0" in asm

@@ -756,7 +756,9 @@ class Machine:
                 return (x.view(np.uint16).astype(U32) << U32(16)).view(np.float32)
             return x.view(dtype)
 
-        ab = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}[instr.in_type]
+        ab = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}.get(instr.in_type)
+        if ab is None:  # (lower-to-amdgcn selects f32 kernels only; this is hand-written IR)
+            raise self.error(op, f"{instr.in_type} operands are not interpreted by gemmc's AMDGCN backend")
 
         def body(act, tgt):
             full = S.lanes.all(axis=1)

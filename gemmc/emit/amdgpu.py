@@ -8,7 +8,8 @@
 The builtin of each instruction is an arch fact (gemmc.arch.MatrixInstr.builtin): the op's
 shape and types name the instruction on the emitter's arch.  Operands are the per-lane
 vectors of the IR (v4half, v16float, ...); clang takes bf16 vectors where a builtin
-declares 16-bit integer vectors.  gemmc.emit.hip calls `register` when it is loaded.
+declares 16-bit integer vectors.  FP8 operands (v8uchar, their bytes) are bit-cast to the
+long (MFMA) or int2 (gfx12 WMMA) the FP8 builtins declare.  gemmc.emit.hip calls `register` when it is loaded.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 def register(hip) -> None:
     """Add the printers to the HIP emitter module `hip` (gemmc.emit.hip)."""
+    from xdsl.dialects.builtin import VectorType, i32
+
     from gemmc.dialects.amdgpu import lanes_of, transfer_bytes
 
     @hip.register_op_printer("amdgpu.mfma", "amdgpu.wmma", pure=True)
@@ -29,6 +32,10 @@ def register(hip) -> None:
         args = [p.value(v) for v in op.operands]
         for v in op.operands:
             p.type_name(v.type, op)
+        for i, v in enumerate(op.operands[:2]):
+            if instr.in_bits == 8:  # FP8 bytes: the builtins take them as a long (MFMA) or an int2 (WMMA)
+                word = "long" if op.name == "amdgpu.mfma" else p.type_name(VectorType(i32, [instr.a_regs]), op)
+                args[i] = hip.call("__builtin_bit_cast", hip.Expr(word), args[i])
         if op.name == "amdgpu.mfma":
             args += [hip.Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
                      for n in ("cbsz", "abid", "blgp")]

@@ -29,6 +29,7 @@ from gemmc.emit.hip import (
     _walk_block,
     emit_error,
     float_eps,
+    is_fp8,
     scalar_ctype,
 )
 from gemmc.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -199,6 +200,10 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness: dim {d} is neither static nor a launcher parameter")
         mem = [q for q in l.params if q.kind == "memref"]
         scal = [q for q in l.params if q.kind == "scalar"]
+        for q in mem:
+            if is_fp8(q.type.element_type):  # type: ignore[union-attr]
+                raise emit_error(fn, f"--harness does not fill FP8 matrices yet ({q.name} is "
+                                     f"{q.type.element_type}); check FP8 kernels with gemmc run")  # type: ignore[union-attr]
         used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]

@@ -78,6 +78,10 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -158,6 +162,19 @@ _FLOAT_EPS = {Float32Type: 2.0**-23, Float16Type: 2.0**-10, BFloat16Type: 2.0**-
 _INT_C = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
 _UINT_C = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
 _INT_VEC = {8: "char", 16: "short", 32: "int", 64: "long"}
+# FP8 values are their bytes (unsigned char, vectors v<n>uchar): clang has no FP8 type.
+# Converted to float by the target's v_cvt_f32_fp8 / _bf8, and f32 vectors to FP8 by
+# v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins), which read and write the arch's formats (FNUZ
+# on gfx942, OCP on gfx950 and gfx1201), the only ones the arch takes.
+_FP8_TYPES = (Float8E4M3FNUZType, Float8E5M2FNUZType, Float8E4M3FNType, Float8E5M2Type)
+_FP8_TO_F32 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_f32_fp8", Float8E4M3FNType: "__builtin_amdgcn_cvt_f32_fp8",
+               Float8E5M2FNUZType: "__builtin_amdgcn_cvt_f32_bf8", Float8E5M2Type: "__builtin_amdgcn_cvt_f32_bf8"}
+_F32_TO_FP8 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_pk_fp8_f32", Float8E4M3FNType: "__builtin_amdgcn_cvt_pk_fp8_f32",
+               Float8E5M2FNUZType: "__builtin_amdgcn_cvt_pk_bf8_f32", Float8E5M2Type: "__builtin_amdgcn_cvt_pk_bf8_f32"}
+
+
+def is_fp8(t: Attribute) -> bool:
+    return isinstance(t, _FP8_TYPES)
 
 
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
@@ -169,6 +186,8 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
+    if is_fp8(t):
+        return "unsigned char"
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -193,6 +212,8 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
+    if is_fp8(elem):
+        base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
     name = f"v{shape[0]}{base}"
@@ -477,6 +498,11 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
     (x,) = op.operands
     to = op.results[0].type
     e = p.value(x)
+    if op.name in ("arith.extf", "arith.truncf") and (is_fp8(element_type_of(x.type)) or is_fp8(element_type_of(to))):
+        e = _fp8_to_float(p, op, x, e)
+        to_c = p.type_name(to, op)
+        p.define(op.results[0], e if to_c == "float" or op.name == "arith.truncf" else cast(to_c, e))
+        return
     if isinstance(to, VectorType):
         e = call("__builtin_convertvector", e, Expr(p.type_name(to, op)))
     else:
@@ -484,6 +510,42 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
             e = _as_unsigned(p, x, e)
         e = cast(p.type_name(to, op), e)
     p.define(op.results[0], e)
+
+
+def element_type_of(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """An FP8 scalar (its byte) as float, or f32 vectors of 4k elements as FP8 vectors, by
+    the target's conversion instructions; other FP8 conversions are refused at the op."""
+    to = op.results[0].type
+    if op.name == "arith.truncf" and isinstance(to, VectorType) and to.get_shape()[0] % 4 == 0 \
+            and isinstance(x.type.element_type, Float32Type):
+        return _f32_to_fp8_vector(p, op, x, e)
+    if op.name == "arith.truncf" or isinstance(x.type, VectorType):
+        raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
+                             "float, f32 vectors of 4k elements to FP8)")
+    return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
+
+
+def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """f32 lanes to FP8 bytes, four to a word: v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins,
+    without clamp: nearest even, not saturating, as gemmc.arch.MatrixInstr.convert states)
+    writes two bytes into the low (false) or high (true) half of the word it is given."""
+    to = op.results[0].type
+    n = to.get_shape()[0]
+    pk = _F32_TO_FP8[type(to.element_type)]
+    lane = [_lane(e, Expr(str(i)), x.type) for i in range(n)]
+    words = []
+    for w in range(n // 4):
+        low = call(pk, lane[4 * w], lane[4 * w + 1], Expr("0"), Expr("false"))
+        words.append(call(pk, lane[4 * w + 2], lane[4 * w + 3], low, Expr("true")))
+    if len(words) == 1:
+        packed = words[0]
+    else:
+        packed = Expr(f"{p.type_name(VectorType(IntegerType(32), [n // 4]), op)}{{{', '.join(w.text for w in words)}}}")
+    return call("__builtin_bit_cast", Expr(p.type_name(to, op)), packed)
 
 
 @op_printer("arith.bitcast", pure=True)
@@ -515,6 +577,10 @@ _MLIR_CONSTANT_NAME = re.compile(r"c(st)?[0-9]*(_[A-Za-z0-9]+)*|cst|true|false")
 def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op: Operation) -> Expr:
     if isinstance(value, IntegerAttr):
         return int_literal(value.value.data, t)
+    if isinstance(value, FloatAttr) and is_fp8(t):
+        if value.value.data != 0.0:  # +0.0 is byte 0 in every FP8 format
+            raise emit_error(op, f"FP8 constant {value.value.data} is not emitted as HIP (only 0.0 is)")
+        return cast("unsigned char", Expr("0"))
     if isinstance(value, FloatAttr):
         return float_literal(value.value.data, t)
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):

@@ -27,8 +27,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
+from gemmc.arch import Arch
 from gemmc.diagnostics import GemmcError, location_in, usage_error
-from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, dims_attr
+from gemmc.dialects.gemm import ELEMENT_TYPES, OUTPUT_TYPES, MatmulOp, dims_attr, is_fp8
 from gemmc.ir_names import DIMS_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
@@ -36,7 +37,7 @@ _PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placehol
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16 or bf16",
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn or f8e5m2",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
@@ -55,7 +56,7 @@ _MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 @dataclass
 class _Tensor:
     name: Token
-    dtype: str
+    dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
     dims: tuple[Token, Token]
     col_major: bool
 
@@ -72,13 +73,14 @@ class _Kernel:
 
 
 def parse_gemm(
-    text: str, filename: str = "<input>", defines: dict[str, int] | None = None
+    text: str, filename: str = "<input>", defines: dict[str, int] | None = None, arch: Arch | None = None
 ) -> ModuleOp:
-    """Parse .gemm source into gemm IR; `defines` overrides dims (the CLI's -D)."""
+    """Parse .gemm source into gemm IR; `defines` overrides dims (the CLI's -D).  With `arch`,
+    an FP8 format the arch cannot do is an error at its declaration."""
     tree = _parse_tree(text, filename)
     kernel = _Collector(text, filename).collect(tree)
     _apply_defines(kernel, defines or {})
-    return _Builder(kernel, text, filename).build()
+    return _Builder(kernel, text, filename, arch).build()
 
 
 def _parse_tree(text: str, filename: str) -> Tree:
@@ -115,7 +117,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
-_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16)\s*\[")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2)\s*\[")
 
 
 def _tokens(text: str, end: int) -> list[re.Match]:
@@ -219,7 +221,7 @@ class _Collector:
         elif stmt.data == "tensor_decl":
             name, dtype, d0, d1, *layout = stmt.children
             col_major = bool(layout) and str(layout[0]) == "col_major"
-            k.tensors[str(name)] = _Tensor(name, str(dtype), (d0, d1), col_major)
+            k.tensors[str(name)] = _Tensor(name, dtype, (d0, d1), col_major)
         elif stmt.data == "scalar_decl":
             name, dtype = stmt.children
             k.scalars[str(name)] = (name, str(dtype))
@@ -264,10 +266,11 @@ class _Use:
 class _Builder:
     """Checks the assignment against the declarations and builds the gemm IR."""
 
-    def __init__(self, k: _Kernel, text: str, filename: str):
+    def __init__(self, k: _Kernel, text: str, filename: str, arch: Arch | None = None):
         self.k = k
         self.text = text
         self.filename = filename
+        self.arch = arch
 
     def error(self, token: Token, message: str) -> GemmcError:
         return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
@@ -286,13 +289,25 @@ class _Builder:
         self._check_shapes(a_use, b_use, c, c_tok)
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
-        if a_use.tensor.dtype != b_use.tensor.dtype:
+        self._check_types(a_use.tensor, b_use, c)
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
+
+    def _check_types(self, a: _Tensor, b_use: _Use, c: _Tensor) -> None:
+        """A and B share a type, or are two FP8 formats (fp8 x bf8); C is not FP8; with an
+        arch, every FP8 format is one it has."""
+        b = b_use.tensor
+        if a.dtype != b.dtype and not (is_fp8(a.dtype) and is_fp8(b.dtype)):
             raise self.error(
                 b_use.token,
-                f"A and B must have one element type: '{a_use.token}' is {a_use.tensor.dtype}, "
-                f"'{b_use.token}' is {b_use.tensor.dtype}",
+                f"A and B must have one element type: '{a.name}' is {a.dtype}, '{b_use.token}' is {b.dtype}",
             )
-        return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
+        if c.dtype not in OUTPUT_TYPES:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
+                                      f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
+        for t in (a, b):
+            if self.arch is not None and is_fp8(t.dtype) and t.dtype not in self.arch.dtypes:
+                raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
+                                          f"{', '.join(self.arch.dtypes)}")
 
     def _tensor(self, tok: Token) -> _Tensor:
         t = self.k.tensors.get(str(tok))

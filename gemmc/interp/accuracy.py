@@ -20,7 +20,8 @@ declared types, multiplied and summed in float64.  A kernel's C may differ from 
                                        the spacing of C's values is absolute, so results
                                        of order 1e-40 in f32 (subnormals) are judged by it
 
-u is the unit roundoff: f32 2^-24, f16 2^-11, bf16 2^-8.  Element-wise, so a lost or a
+u is the unit roundoff: f32 2^-24, f16 2^-11, bf16 2^-8, FP8 e4m3 2^-4 and e5m2 2^-3
+(ml_dtypes' eps / 2).  Element-wise, so a lost or a
 doubled term shows wherever it is large next to that element's own sum, however large K.
 
 Random inputs in [-1, 1] cannot show a lost term smaller than gamma times the sum, which
@@ -35,11 +36,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
+
+from gemmc.arith_semantics import FP8_DTYPES
 
 UNIT_ROUNDOFF = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
 PRECISION = {"f32": 24, "f16": 11, "bf16": 8}  # significand bits, the implicit one included
 SMALLEST_NORMAL = {"f32": 2.0**-126, "f16": 2.0**-14, "bf16": 2.0**-126}
+# The FP8 formats' from ml_dtypes (the reference numerics): u = eps / 2 (e4m3 2^-4, e5m2
+# 2^-3), precision = mantissa bits + 1, smallest normal = finfo.tiny (e4m3fnuz 2^-7,
+# e5m2fnuz 2^-15, e4m3fn 2^-6, e5m2 2^-14: the FNUZ formats' bias is one more).
+for _name, _dtype in FP8_DTYPES.items():
+    _info = ml_dtypes.finfo(_dtype)
+    UNIT_ROUNDOFF[_name] = float(_info.eps) / 2
+    PRECISION[_name] = int(_info.nmant) + 1
+    SMALLEST_NORMAL[_name] = float(_info.tiny)
 EXACT_SCALARS = (-2.0, -1.0, 1.0, 2.0)  # alpha and beta arguments in the exact run: powers of two
 
 

@@ -61,7 +61,7 @@ from gemmc.interp.accuracy import (
     input_rounding,
     sparsify,
 )
-from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, to_bf16, value_name
+from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
@@ -180,8 +180,9 @@ def arg_shapes(fn: func.FuncOp, dims: dict[str, int]) -> list[tuple[int, ...] | 
 
 
 def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list:
-    """Arrays uniform in [-1, 1] in their element type; scalars of magnitude in [0.5, 1.5]
-    with a random sign (so neither term of alpha*AB + beta*C vanishes)."""
+    """Arrays uniform in [-1, 1] rounded to their element type (in range of every type, FP8's
+    included); scalars of magnitude in [0.5, 1.5] with a random sign (so neither term of
+    alpha*AB + beta*C vanishes)."""
     rng = np.random.default_rng(seed)
     out = []
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
@@ -191,8 +192,7 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
                 f"argument {value_name(arg)} has type {t}; only float scalars and memrefs can be made up"
             )
         if shape is not None:
-            x = rng.uniform(-1.0, 1.0, size=shape)
-            out.append(to_bf16(x) if type_name(t.element_type) == "bf16" else x.astype(np_dtype(t)))
+            out.append(round_to(rng.uniform(-1.0, 1.0, size=shape), t.element_type))
         else:
             out.append(round_to(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5), t))
     return out
@@ -323,7 +323,7 @@ def reference(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp, args: list) 
 
 
 def _rounded(x: np.ndarray, t: str) -> np.ndarray:
-    return (to_bf16(x) if t == "bf16" else x.astype(np_dtype(ELEMENT_TYPES[t]()))).astype(np.float64)
+    return np.asarray(round_to(x, ELEMENT_TYPES[t]())).astype(np.float64)
 
 
 def tolerance(spec: MatmulSpec, k: int, rounded_to: str | None = None) -> float:
@@ -459,7 +459,8 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
     c_type = type_name(fn.args[spec.c].type.element_type)
-    in_type = type_name(fn.args[spec.a].type.element_type)
+    in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
+    in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
     rounding = fragment_rounding(module, spec, arch)
     rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
@@ -473,16 +474,17 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     rounded = None
     if rounded_terms is not None:
         rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
-    exact = _exact_run(fn, spec, dims, seed, (in_type, c_type, rounded_to), run)
+    exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run)
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
     return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
                        declared, rounding, rounded, exact, in_type)
 
 
 def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int,
-               types: tuple[str, str, str | None], run: Runner) -> ExactResult:
-    """Run on small integers (accuracy.exact_plan) and compare C bit for bit."""
-    in_type, c_type, rounded_to = types
+               types: tuple[tuple[str, str], str, str | None], run: Runner) -> ExactResult:
+    """Run on small integers (accuracy.exact_plan) and compare C bit for bit; the integers
+    are exact in A's and B's types (types: (A's, B's), C's, the kernel's rounding)."""
+    in_types, c_type, rounded_to = types
     args = random_inputs(fn, dims, seed)  # shapes and scalar types; the values are replaced
     rng = np.random.default_rng([seed, 1])
     for s in (spec.alpha, spec.beta):
@@ -490,7 +492,7 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
             args[s.arg] = round_to(rng.choice(EXACT_SCALARS), fn.args[s.arg].type)
     m, n, k = spec.mnk(args)
     sizes = [abs(_declared(s, args, spec.acc)) if s is not None else 0.0 for s in (spec.alpha, spec.beta)]
-    in_bits = min(PRECISION[t] for t in (in_type, rounded_to or in_type))
+    in_bits = min(PRECISION[t] for t in (*in_types, rounded_to or in_types[0]))
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits,
                       sizes[0] if spec.alpha is not None else 1.0, sizes[1])
     op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)

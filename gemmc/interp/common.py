@@ -6,6 +6,8 @@ lanes are computed in one numpy call per op.  Element types map as follows:
   f32 -> float32, f16 -> float16, f64 -> float64,
   bf16 -> float32 holding values already rounded to bf16 (numpy has no bf16; every
           bf16 result is rounded with `to_bf16`, so the values are exactly bf16's),
+  FP8 (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2) -> float32 holding values rounded to
+          the format by ml_dtypes (`to_fp8`), the same way,
   index, iN -> int64 (i1 -> bool).  Narrow integers are not wrapped to N bits: the
           kernels compute addresses in `index`, and int64 cannot overflow there.
 """
@@ -15,6 +17,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -25,7 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from gemmc.arith_semantics import to_bf16
+from gemmc.arith_semantics import to_bf16, to_fp8
 from gemmc.diagnostics import GemmcError
 
 
@@ -58,10 +64,20 @@ def vector_width(t: Attribute) -> int:
     return shape[0]
 
 
+# FP8 types and their .gemm names (gemmc.arith_semantics.FP8_DTYPES)
+_FP8 = {Float8E4M3FNUZType: "f8e4m3fnuz", Float8E5M2FNUZType: "f8e5m2fnuz",
+        Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2"}
+
+
+def fp8_format(t: Attribute) -> str | None:
+    """The FP8 format of `t`'s element type, or None."""
+    return _FP8.get(type(element_type(t)))
+
+
 def np_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype that holds values of scalar type `t` (bf16 is held as float32)."""
+    """The numpy dtype that holds values of scalar type `t` (bf16 and FP8 are held as float32)."""
     t = element_type(t)
-    if isinstance(t, (Float32Type, BFloat16Type)):
+    if isinstance(t, (Float32Type, BFloat16Type, *_FP8)):
         return np.dtype(np.float32)
     if isinstance(t, Float16Type):
         return np.dtype(np.float16)
@@ -75,7 +91,7 @@ def np_dtype(t: Attribute) -> np.dtype:
 
 
 def is_float(t: Attribute) -> bool:
-    return isinstance(element_type(t), (Float16Type, BFloat16Type, Float32Type, Float64Type))
+    return isinstance(element_type(t), (Float16Type, BFloat16Type, Float32Type, Float64Type, *_FP8))
 
 
 def is_bf16(t: Attribute) -> bool:
@@ -83,8 +99,10 @@ def is_bf16(t: Attribute) -> bool:
 
 
 def element_bytes(t: Attribute) -> int:
-    """Bytes one element of `t` occupies on the device (bf16 is 2, although held as float32)."""
+    """Bytes one element of `t` occupies on the device (bf16 is 2, FP8 1, although held as float32)."""
     t = element_type(t)
+    if isinstance(t, tuple(_FP8)):
+        return 1
     if isinstance(t, (Float16Type, BFloat16Type)):
         return 2
     if isinstance(t, Float32Type):
@@ -95,12 +113,15 @@ def element_bytes(t: Attribute) -> int:
 
 
 def round_to(x, t: Attribute):
-    """`x` in the representation of type `t`: cast, and rounded to bf16 where `t` is bf16."""
+    """`x` in the representation of type `t`: cast, and rounded to bf16 or FP8 where `t` is."""
     dtype = np_dtype(t)
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]  # uniform values are numpy scalars, never 0-d arrays
     if is_bf16(t):
         return to_bf16(x)
+    fmt = fp8_format(t)
+    if fmt is not None:
+        return to_fp8(x, fmt)
     if isinstance(x, np.ndarray):
         if x.dtype != dtype:
             x = x.astype(dtype)

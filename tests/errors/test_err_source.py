@@ -39,7 +39,7 @@ SOURCE = [
     _src('tensor-rank-1', base_with("f32[M, K]", "f32[M]"),
          "{src}:3:11: error: unexpected ']'; expected ','", (3, 11)),
     _src('unknown-dtype', base_with("A: f32", "A: f64"),
-         "{src}:3:6: error: unexpected 'f64'; expected f32, f16 or bf16", (3, 6)),
+         "{src}:3:6: error: unexpected 'f64'; expected f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn or f8e5m2", (3, 6)),
     _src('unknown-layout', base_with("A: f32[M, K]", "A: f32[M, K] column_major"),
          "{src}:4:3: error: unexpected 'B' after 'column_major' on line 3; expected ':', '='", (4, 3)),
     _src('two-layouts', base_with("A: f32[M, K]", "A: f32[M, K] row_major col_major"),
@@ -143,7 +143,40 @@ SOURCE = [
          "{src}:8:1: error: unexpected '}' after 'A' on line 7; expected '@'", (8, 1)),
     _src('dtype-mismatch', base_with("B: f32", "B: f16"),
          "{src}:6:11: error: A and B must have one element type: 'A' is f32, 'B' is f16", (6, 11)),
+    _src('fp8-with-f16', base_with("A: f32", "A: f8e4m3fn").replace("B: f32", "B: f16"),
+         "{src}:6:11: error: A and B must have one element type: 'A' is f8e4m3fn, 'B' is f16", (6, 11)),
+    _src('fp8-output', base_with("C: f32", "C: f8e4m3fnuz"),
+         "{src}:5:6: error: the output 'C' is f8e4m3fnuz; an output must be f32, f16, bf16 "
+         "(FP8 outputs are not supported)", (5, 6)),
+    _src('fp8-acc', base_with("C = A", "acc f8e4m3fn\n  C = A"),
+         "{src}:6:7: error: accumulator type must be f32 or f16, not f8e4m3fn", (6, 7)),
 ]
+
+
+def _fp8_on(arch: str, a: str, b: str, expect: str, at: tuple[int, int]) -> Case:
+    source = base_with("A: f32", f"A: {a}").replace("B: f32", f"B: {b}")
+    return Case(f"{a}-{b}-on-{arch}", ["compile", "{src}", "--arch", arch], 1, expect,
+                files={"k.gemm": source}, located=at)
+
+
+# FP8 formats the target does not have: at the declaration, naming the target's types
+FP8_TARGETS = [
+    _fp8_on("gfx950", "f8e4m3fnuz", "f8e4m3fnuz", "{src}:3:6: error: gfx950 cannot do f8e4m3fnuz; its types: "
+            "f32, f16, bf16, f8e4m3fn, f8e5m2", (3, 6)),
+    _fp8_on("gfx942", "f8e4m3fnuz", "f8e5m2", "{src}:4:6: error: gfx942 cannot do f8e5m2; its types: "
+            "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz", (4, 6)),
+    _fp8_on("gfx1201", "f8e5m2fnuz", "f8e5m2fnuz", "{src}:3:6: error: gfx1201 cannot do f8e5m2fnuz; its types: "
+            "f32, f16, bf16, f8e4m3fn, f8e5m2", (3, 6)),
+    _fp8_on("gfx90a", "f8e4m3fnuz", "f8e4m3fnuz", "{src}:3:6: error: gfx90a cannot do f8e4m3fnuz; its types: "
+            "f32, f16, bf16", (3, 6)),
+    _fp8_on("sm_90", "f8e4m3fn", "f8e4m3fn", "{src}:3:6: error: sm_90 cannot do f8e4m3fn; its types: f32", (3, 6)),
+]
+
+
+@pytest.mark.parametrize("case", FP8_TARGETS, ids=lambda c: c.id)
+def test_fp8_type_the_target_lacks(case: Case, tmp_path):
+    argv = case.prepare(tmp_path)
+    case.check(tmp_path, *run_in_process(argv))
 
 
 @pytest.mark.parametrize("case", SOURCE, ids=lambda c: c.id)

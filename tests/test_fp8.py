@@ -1,0 +1,122 @@
+"""FP8 formats: the reference numerics (ml_dtypes), the accuracy tables derived from them,
+random inputs in range, and the FP8 matrix instructions in gemmc/arch.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gemmc
+from gemmc.arch import ARCHS, FNUZ_FP8, OCP_FP8
+from gemmc.arith_semantics import FP8_DTYPES, to_fp8
+from gemmc.interp.accuracy import PRECISION, SMALLEST_NORMAL, UNIT_ROUNDOFF
+from gemmc.interp.check import host_function, random_inputs
+
+FORMATS = FNUZ_FP8 + OCP_FP8
+
+
+def test_fnuz_formats_have_no_negative_zero_and_nan_0x80():
+    for fmt in FNUZ_FP8:
+        bits = np.array([-0.0, np.nan], np.float32).astype(FP8_DTYPES[fmt]).view(np.uint8)
+        assert list(bits) == [0x00, 0x80]
+        assert np.isnan(to_fp8(np.array([np.nan]), fmt)).all()
+    # exponent bias 8 (e4m3) and 16 (e5m2): 1.0 is 0 1000 000 and 0 10000 00
+    assert np.array([1.0]).astype(FP8_DTYPES["f8e4m3fnuz"]).view(np.uint8)[0] == 0x40
+    assert np.array([1.0]).astype(FP8_DTYPES["f8e5m2fnuz"]).view(np.uint8)[0] == 0x40
+    # OCP: bias 7 and 15, with a negative zero
+    assert np.array([1.0]).astype(FP8_DTYPES["f8e4m3fn"]).view(np.uint8)[0] == 0x38
+    assert np.array([-0.0]).astype(FP8_DTYPES["f8e5m2"]).view(np.uint8)[0] == 0x80
+
+
+def test_accuracy_tables_come_from_the_formats():
+    assert [UNIT_ROUNDOFF[f] for f in FORMATS] == [2.0**-4, 2.0**-3, 2.0**-4, 2.0**-3]
+    assert [PRECISION[f] for f in FORMATS] == [4, 3, 4, 3]
+    assert [SMALLEST_NORMAL[f] for f in FORMATS] == [2.0**-7, 2.0**-15, 2.0**-6, 2.0**-14]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from(FORMATS))
+def test_rounding_is_once_to_nearest_even(x, fmt):
+    """From float64 directly (no double rounding through float32): the nearest value of the
+    format, ties to the even significand; beyond the range NaN (or Inf for OCP e5m2)."""
+    got = float(to_fp8(np.float64(x), fmt))
+    info = ml_dtypes.finfo(FP8_DTYPES[fmt])
+    top = float(info.max)
+    half_ulp = 2.0 ** np.floor(np.log2(top)) * float(info.eps) / 2  # of the largest finite value
+    if abs(x) >= top + half_ulp:  # past the last rounding boundary (a tie there goes up: max is odd)
+        overflowed = np.isnan(got) or (fmt == "f8e5m2" and np.isinf(got))
+        assert overflowed or (abs(x) == top + half_ulp and abs(got) == top)
+        return
+    values = np.arange(256, dtype=np.uint8).view(FP8_DTYPES[fmt]).astype(np.float64)
+    values = values[np.isfinite(values)]
+    dist = np.abs(values - x)
+    best = values[dist == dist.min()]
+    assert got in best  # a tie has two candidates; ml_dtypes picks the even one
+    if len(set(best)) == 2:
+        even = [v for v in best if np.array([v]).astype(FP8_DTYPES[fmt]).view(np.uint8)[0] % 2 == 0]
+        assert got == even[0]
+
+
+def test_conversion_data_matches_the_reference_numerics():
+    """The FP8 instructions state their f32 -> FP8 conversion does not saturate: so does
+    to_fp8 (NaN past e4m3's 240 / 448)."""
+    for arch in ("gfx942", "gfx950", "gfx1201"):
+        fp8 = [i for i in ARCHS[arch].matrix_instrs if i.in_bits == 8]
+        assert len(fp8) == (8 if arch != "gfx1201" else 4)
+        assert all(i.convert.startswith("v_cvt_pk_") and not i.convert_saturates for i in fp8)
+    assert np.isnan(to_fp8(np.float64(1000.0), "f8e4m3fnuz")) and np.isnan(to_fp8(np.float64(1000.0), "f8e4m3fn"))
+
+
+@pytest.mark.parametrize("arch,fmts", [("gfx942", FNUZ_FP8), ("gfx950", OCP_FP8), ("gfx1201", OCP_FP8)])
+def test_fp8_instructions_name_their_formats(arch, fmts):
+    """fp8 = e4m3, bf8 = e5m2 in the mnemonic; FNUZ on gfx942, OCP on gfx950 and gfx1201."""
+    e4m3, e5m2 = fmts
+    for i in ARCHS[arch].matrix_instrs:
+        if i.in_bits != 8:
+            continue
+        a, b = i.mnemonic.split("_")[-2:]
+        assert (i.in_type, i.b_in_type) == tuple(e4m3 if x == "fp8" else e5m2 for x in (a, b)), i.mnemonic
+        assert i.a.items == i.b.items == 8 and i.a_regs == i.b_regs == 2 and i.out_type == "f32"
+        assert i.builtin == "__builtin_amdgcn_" + i.mnemonic[2:] + ("_w32_gfx12" if arch == "gfx1201" else "")
+
+
+@pytest.mark.parametrize("a,b", [("f8e4m3fnuz", "f8e5m2fnuz"), ("f8e4m3fn", "f8e4m3fn")])
+def test_random_inputs_are_values_of_the_format(a, b):
+    module = gemmc.parse(f"kernel g {{ dim M = 40, N = 30, K = 50  A: {a}[M, K]  B: {b}[K, N]  C: f32[M, N]  "
+                         "C = A @ B }")
+    args = random_inputs(host_function(module), {}, seed=3)
+    for x, fmt in zip(args[:2], (a, b)):
+        assert x.dtype == np.float32 and np.all(np.abs(x) <= 1)
+        assert np.array_equal(x, to_fp8(x, fmt))  # already rounded: exactly the format's values
+        assert len(np.unique(x)) > 20  # and not collapsed onto a few
+
+
+def test_layout_csv_fp8_mfma_bytes(capsys):
+    """gemmc layout --csv: A[i][k] of v_mfma_f32_16x16x32_fp8_fp8 is byte k % 4 of register
+    (k / 4) % 2 of lane 16 (k / 8) + i (AMD Matrix Instruction Calculator, -a cdna3)."""
+    from gemmc import cli
+
+    assert cli.main(["layout", "v_mfma_f32_16x16x32_fp8_fp8", "--arch", "gfx942", "--csv"]) == 0
+    rows = [line.split(",") for line in capsys.readouterr().out.splitlines()[1:]]
+    a = [r for r in rows if r[0] == "A"]
+    assert len(a) == 16 * 32
+    for _, _, i, k, gpr, lane, lo, hi in a:
+        i, k = int(i), int(k)
+        assert (int(gpr), int(lane), int(lo), int(hi)) == ((k // 4) % 2, 16 * (k // 8) + i, 8 * (k % 4), 8 * (k % 4) + 7)
+
+
+def test_default_pipeline_lowers_fp8_to_mfma_and_passes():
+    """The default pipeline on gfx942 takes FP8 to v_mfma_f32_32x32x16_fp8_fp8 (interpreted
+    lane by lane) and the check against the declared program passes."""
+    source = (Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm").read_text()
+    module = gemmc.parse(source, defines={"M": 70, "N": 45, "K": 48})
+    gemmc.lower(module, None, "gfx942")
+    ir = gemmc.print_ir(module)
+    assert "amdgpu.mfma" in ir and "vector<8xf8E4M3FNUZ>" in ir
+    r = gemmc.check(module, "gfx942", {})
+    assert r.passed and r.stats.matrix_instrs > 0, r.summary()
