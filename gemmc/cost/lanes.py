@@ -152,12 +152,24 @@ class LaneEvaluator:
         lb, ub, step = (self.value(v) for v in (loop.lb, loop.ub, loop.step))
         if lb is None or ub is None or step is None:
             trip = 1
-        else:
-            lo, hi, st = int(np.min(lb)), int(np.max(ub)), max(1, int(np.max(step)))
-            trip = max(0, -(-(hi - lo) // st))
+        elif lb.size == 1 and ub.size == 1 and step.size == 1:
+            trip = max(0, -(-(int(ub.ravel()[0]) - int(lb.ravel()[0])) // max(1, int(step.ravel()[0]))))
+        else:  # bounds that differ between lanes (stream-k's walk): the mean trip count, not the union's
+            lanes = np.maximum(0, -(-(ub.astype(np.int64) - lb.astype(np.int64)) // np.maximum(1, step)))
+            trip = int(np.ceil(self._workgroup_mean(lanes)))
         s = LoopSamples.of(trip, self.overrides.get(loop))
         self._loops[loop] = s
         return s
+
+    def _workgroup_mean(self, x: np.ndarray) -> float:
+        """The mean of `x` over lanes, its representative workgroups weighted by how many each stands for."""
+        weights = np.ones((1, 1))
+        wy, wx = self.grid.samples(1)[1], self.grid.samples(0)[1]
+        if x.shape[0] == len(wy) and x.shape[1] == len(wx):
+            weights = np.outer(wy, wx)
+        weights = weights.reshape(weights.shape + (1,) * (x.ndim - 2))
+        x, w = np.broadcast_arrays(x, weights)
+        return float((x * w).sum() / w.sum()) if w.sum() else 0.0
 
     def _iv(self, loop: scf.ForOp) -> Value:
         s = self.samples(loop)

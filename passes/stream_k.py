@@ -1,0 +1,167 @@
+"""stream-k: persistent workgroups walking the (tile, K iteration) space (Stream-K, Osama et al., 2023).
+
+Expects what split-k expects (gemmc.k_split: a launched kernel with one K loop, not pipelined yet,
+global stores only in its epilogue, into one output C of f32 or f64), read its output tile from
+`gpu.block_id` x and y at the top level of the kernel, and a launch whose grid x and y the host
+computes from the launch's operands and constants (gemm-to-kernel's and lds-tiling's
+ceil(N / block), ceil(M / block)).
+
+Produces, with P = workgroups (0: the target's CU count):
+  * the launch's grid is P x 1 x 1.  The kernel computes what the host did for the grid (those ops
+    cloned, the host's values read from the kernel's own arguments): tiles_x x tiles_y tiles of Kt
+    K iterations each, I = tiles x Kt iterations in all.  Workgroup w walks iterations
+    [w*c, min((w+1)*c, I)) with c = ceil(I / P): an scf.for over the tiles t it touches holds the
+    kernel's former body, in which the tile is (t mod tiles_x, t div tiles_x) instead of the block
+    ids, and the K loop runs the tile's iterations inside the walk;
+  * a tile walked by two workgroups is fixed up by adding: every tile's partial sums go into C
+    with split-k's atomic reduction (an init kernel writes beta*C, or 0, first).
+Diagnostics (each at its op): what split-k refuses, block ids inside a region or not x / y, a
+grid size the host computes from something other than the launch's operands and pure ops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
+
+from gemmc.diagnostics import pass_error
+from gemmc.k_split import KSplit, launched_k_loops
+from gemmc.kernel_builder import KernelBuilder, constant_value
+from gemmc.target import target_of
+
+
+@dataclass(frozen=True)
+class StreamKPass(ModulePass):
+    name = "stream-k"
+
+    workgroups: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.workgroups < 0:
+            raise pass_error(self.name, op, f"workgroups={self.workgroups} must be positive (0: one per CU)")
+        persistent = self.workgroups or target_of(op).cu_count
+        for launch, kernel, loop in launched_k_loops(op, self.name):
+            KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
+
+
+def _walk(split: KSplit, persistent: int) -> SSAValue:
+    """The kernel's body as the body of a walk over its workgroup's share of (tile, k) iterations."""
+    kernel, loop, launch = split.kernel, split.loop, split.launch
+    body = kernel.body.block
+    ids = _block_ids(split)
+    top = KernelBuilder(InsertPoint.at_start(body))
+    tiles_x = _host_value(split, launch.gridSizeX, top, {})
+    tiles_y = _host_value(split, launch.gridSizeY, top, {})
+    trips = _k_trips(split, top)
+    w = top.block_id("x", "wg")
+    per_tile = top.op(arith.MaxUIOp(trips, top.index(1)), "k_iters")
+    total = top.mul(top.mul(tiles_x, tiles_y), per_tile, "iters")
+    share = top.ceildiv(total, top.index(persistent), "share")
+    begin = top.op(arith.MinUIOp(top.mul(w, share), total), "walk_begin")
+    end = top.op(arith.MinUIOp(top.add(begin, share), total), "walk_end")
+    first = top.op(arith.DivUIOp(begin, per_tile), "first_tile")
+    last = top.ceildiv(end, per_tile, "end_tile")
+    walk = Block(arg_types=[IndexType()])
+    walk.args[0].name_hint = "tile"
+    moving = False  # the kernel's own ops come after the walk's bounds, the return stays last
+    for op in list(body.ops):
+        if moving and op is not body.last_op:
+            op.detach()
+            walk.add_op(op)
+        moving = moving or op is last.owner
+    walk.add_op(scf.YieldOp())
+    tile_loop = scf.ForOp(first, last, top.index(1), [], walk)
+    body.insert_op_before(tile_loop, body.last_op)
+    _place_tile(ids, walk, tiles_x)
+    _restrict_k_loop(loop, walk.args[0], per_tile, begin, end)
+    one = KernelBuilder.before(launch).index(1)
+    launch.operands[0] = KernelBuilder.before(launch).index(persistent, "persistent")
+    launch.operands[1] = one
+    return w
+
+
+def _block_ids(split: KSplit) -> dict[str, gpu.BlockIdOp]:
+    ids: dict[str, gpu.BlockIdOp] = {}
+    for op in split.kernel.walk():
+        if isinstance(op, gpu.BlockIdOp):
+            dim = op.dimension.data.value
+            if op.parent_op() is not split.kernel or dim not in ("x", "y") or dim in ids:
+                raise pass_error(split.name, op, "expects one gpu.block_id x and one y at the kernel's top level")
+            ids[dim] = op
+    if set(ids) != {"x", "y"}:
+        raise pass_error(split.name, split.kernel, "expects the kernel to read its tile from gpu.block_id x and y")
+    return ids
+
+
+def _host_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SSAValue:
+    """`v`, computed on the host, computed again in the kernel from the kernel's arguments."""
+    if v in done:
+        return done[v]
+    operands = list(split.launch.kernelOperands)
+    if isinstance(v, BlockArgument):
+        if v not in operands:
+            raise pass_error(split.name, split.launch, "the grid size uses a host value the kernel is not given")
+        done[v] = split.kernel.body.block.args[operands.index(v)]
+        return done[v]
+    op = v.owner
+    if not (is_side_effect_free(op) or isinstance(op, memref.DimOp)) or op.regions:
+        raise pass_error(split.name, op, "the grid size is computed by an op stream-k cannot repeat in the kernel")
+    clone = op.clone_without_regions()
+    for i, x in enumerate(op.operands):
+        clone.operands[i] = _host_value(split, x, kb, done)
+    kb.op(clone, v.name_hint)
+    done[v] = clone.results[0]
+    return done[v]
+
+
+def _k_trips(split: KSplit, kb: KernelBuilder) -> SSAValue:
+    """The K loop's trip count, computed at the top of the kernel (its bounds' pure ops repeated)."""
+    loop, done = split.loop, {}
+    lb, ub, step = (_kernel_value(split, v, kb, done) for v in (loop.lb, loop.ub, loop.step))
+    span = ub if constant_value(lb) == 0 else kb.sub(ub, lb)
+    return span if constant_value(step) == 1 else kb.ceildiv(span, step)
+
+
+def _kernel_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SSAValue:
+    if v in done or isinstance(v, BlockArgument) and v.block is split.kernel.body.block:
+        return done.get(v, v)
+    op = v.owner
+    if isinstance(v, BlockArgument) or isinstance(op, gpu.BlockIdOp) or op.regions or not (
+            is_side_effect_free(op) or isinstance(op, memref.DimOp)):
+        raise pass_error(split.name, split.loop, "the K loop's bounds depend on more than the problem's sizes")
+    clone = op.clone_without_regions()
+    for i, x in enumerate(op.operands):
+        clone.operands[i] = _kernel_value(split, x, kb, done)
+    kb.op(clone, v.name_hint)
+    done[v] = clone.results[0]
+    return done[v]
+
+
+def _place_tile(ids: dict[str, gpu.BlockIdOp], walk: Block, tiles_x: SSAValue) -> None:
+    kb = KernelBuilder(InsertPoint.at_start(walk))
+    tile = walk.args[0]
+    bx = kb.op(arith.RemUIOp(tile, tiles_x), "bx")
+    by = kb.op(arith.DivUIOp(tile, tiles_x), "by")
+    for dim, value in (("x", bx), ("y", by)):
+        ids[dim].results[0].replace_all_uses_with(value)
+        ids[dim].detach()
+        ids[dim].erase()
+
+
+def _restrict_k_loop(loop: scf.ForOp, tile: SSAValue, per_tile: SSAValue, begin: SSAValue, end: SSAValue) -> None:
+    """The K loop runs iterations [max(begin, t*Kt), min(end, (t+1)*Kt)) - t*Kt of tile t."""
+    kb = KernelBuilder.before(loop)
+    start = kb.mul(tile, per_tile, "tile_start")
+    lo = kb.sub(kb.op(arith.MaxUIOp(begin, start)), start)
+    # clamped at the tile's start, so that no tile (even one outside the walk) has a negative count
+    hi = kb.sub(kb.op(arith.MaxUIOp(kb.op(arith.MinUIOp(end, kb.add(start, per_tile))), start)), start)
+    lb = kb.add(loop.lb, kb.mul(lo, loop.step), "k_begin")
+    ub = kb.op(arith.MinUIOp(kb.add(loop.lb, kb.mul(hi, loop.step)), loop.ub), "k_end")
+    loop.operands[0], loop.operands[1] = lb, ub
