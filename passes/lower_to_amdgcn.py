@@ -1064,7 +1064,7 @@ class _KernelLowering:
             raise self.error(op, f"a vector of {v.n} 16-bit elements into LDS at an address not known to be a "
                                  "multiple of 4 bytes is not selected")
         if nd in (2, 4) and al % (4 * nd) == 0 and c % (4 * nd) == 0:
-            data = self.whole_packed(v) or self.insert(g.ConcatOp(v.parts, self.V(nd))).results[0]
+            data = self.whole_packed(v) or self.insert(g.ConcatOp(self.packed_pieces(v), self.V(nd))).results[0]
             self.emit(f"ds_write_b{32 * nd}", [a, data], [], cse=False, offset=c)
             return
         for e, part in enumerate(v.parts):
@@ -1305,7 +1305,7 @@ class _KernelLowering:
         r = self.packed_ranges.get(x) or self.whole_packed(x)
         if r is None:  # one range per fragment, however many instructions read it
             frame = max(self.def_frame.get(q, 0) for q in x.parts)  # (where the parts are, so it dominates)
-            r = self.insert(g.ConcatOp(x.parts, self.V(len(x.parts))), frame).results[0]
+            r = self.insert(g.ConcatOp(self.packed_pieces(x), self.V(len(x.parts))), frame).results[0]
             self.packed_ranges[x] = r
         return r
 
@@ -1317,6 +1317,23 @@ class _KernelLowering:
             return None
         r = parts[0][0]
         return r if r.type.n == len(parts) and all(p == (r, i) for i, p in enumerate(parts)) else None  # type: ignore[attr-defined]
+
+    def packed_pieces(self, x: Packed) -> list[SSAValue]:
+        """x's VGPRs for an amdgcn.concat, runs that are a whole loaded range given as that
+        range (a 16-element fragment read by two ds_read_b128): the allocator places the
+        loads in the concat's registers, where single extracted registers would be moved."""
+        pieces: list[SSAValue] = []
+        i = 0
+        while i < len(x.parts):
+            src = self.part_of.get(x.parts[i])
+            n = src[0].type.n if src is not None and src[1] == 0 else 0  # type: ignore[attr-defined]
+            if n and i + n <= len(x.parts) and all(self.part_of.get(x.parts[i + j]) == (src[0], j) for j in range(n)):
+                pieces.append(src[0])  # type: ignore[index]
+                i += n
+            else:
+                pieces.append(x.parts[i])
+                i += 1
+        return pieces
 
     def agpr_range(self, v: Vec) -> SSAValue:
         """v in an AGPR range: itself where it is one, else its elements written in: inline
@@ -1385,7 +1402,7 @@ class _KernelLowering:
         elif isinstance(v, Packed):
             whole = self.whole_packed(v)
             if whole is None:
-                return self.insert(g.ConcatOp(v.parts, t)).results[0]
+                return self.insert(g.ConcatOp(self.packed_pieces(v), t)).results[0]
             r = whole
         elif isinstance(v, I):
             if v.reg is None or v.const != 0:
