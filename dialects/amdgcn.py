@@ -618,6 +618,7 @@ for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
 # 16 bits (f16 / bf16 elements): the read zero-extends into the VGPR, the write takes its low half
 _define("ds_read_u16", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u16"))
 _define("ds_write_b16", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16"))
+_define("ds_write_b16_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
 # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
 _define("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 

@@ -1040,9 +1040,20 @@ class _KernelLowering:
         else:
             raise self.error(op, "store to an unknown memref")
 
+    def low_half(self, x: H) -> SSAValue:
+        """x's bits in the low half of a VGPR."""
+        if x.reg is None:
+            return self.to_vgpr(self.const(x.bits))  # type: ignore[arg-type]
+        return self.vop2("v_lshrrev_b32", self.const(16), x.reg, False) if x.high else x.reg
+
     def _store16(self, op: Operation, value: H, mem: object, idx: list[I]) -> None:
-        """One element of a 16-bit buffer: the low half of its VGPR."""
-        data = value.reg if value.reg is not None else self.to_vgpr(self.const(value.bits))  # type: ignore[arg-type]
+        """One element of a 16-bit buffer: the low half of its VGPR (into LDS also the high
+        half, ds_write_b16_d16_hi, as LLVM stores the odd elements of a vector)."""
+        if isinstance(mem, LdsMem) and value.high:
+            a, c, _ = self._lds_addr(op, mem, idx)
+            self.emit("ds_write_b16_d16_hi", [a, value.reg], [], cse=False, offset=c)  # type: ignore[list-item]
+            return
+        data = self.low_half(value)
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
             self.emit(f"global_store_short{suffix}", srcs + [data] + extra, [], cse=False, offset=c)
@@ -1142,7 +1153,7 @@ class _KernelLowering:
         """A VGPR holding x in both halves (a 16-bit vector.broadcast)."""
         if x.reg is None:
             return self.to_vgpr(self.const(x.bits | x.bits << 16))  # type: ignore[operator]
-        low = self.vop2("v_and_b32", self.const(0xFFFF), x.reg, True)
+        low = self.vop2("v_and_b32", self.const(0xFFFF), self.low_half(x), True)
         return self.vop3("v_lshl_or_b32", [low, self.const(16), low])
 
     def _extract(self, op: vector.ExtractOp) -> None:
@@ -1151,8 +1162,8 @@ class _KernelLowering:
         if isinstance(v, Packed):
             if len(pos) != 1 or not 0 <= pos[0] < v.n or op.dynamic_position:
                 raise self.error(op, "vector.extract of a 16-bit vector with a constant position only")
-            part = v.parts[pos[0] // 2]  # element 2i in the low half, 2i+1 in the high half
-            self.env[op.result] = H(part if pos[0] % 2 == 0 else self.vop2("v_lshrrev_b32", self.const(16), part, False))
+            # element 2i in the low half, 2i+1 in the high half (shifted down where it is used so)
+            self.env[op.result] = H(v.parts[pos[0] // 2], high=pos[0] % 2 == 1)
             return
         if not isinstance(v, Vec) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
             raise self.error(op, "vector.extract with a constant position only")
@@ -1261,7 +1272,9 @@ class _KernelLowering:
         if x.reg is None:
             self.env[op.result] = F(const=_half_value(x.bits, t))  # type: ignore[arg-type]
         elif isinstance(t, Float16Type):
-            self.env[op.result] = F(self.e1("v_cvt_f32_f16", [x.reg], self.V()))
+            self.env[op.result] = F(self.e1("v_cvt_f32_f16", [self.low_half(x)], self.V()))
+        elif x.high:  # a bf16 in the high half is that f32 with its low bits cleared
+            self.env[op.result] = F(self.vop2("v_and_b32", self.const(0xFFFF0000), x.reg, True))
         else:
             self.env[op.result] = F(self.vop2("v_lshlrev_b32", self.const(16), x.reg, False))
 
@@ -1398,7 +1411,7 @@ class _KernelLowering:
         elif isinstance(v, H):
             if v.reg is None:
                 return self.e1("v_mov_b32", [self.const(v.bits)], t, cse=False)  # type: ignore[arg-type]
-            r = v.reg
+            r = self.low_half(v)
         elif isinstance(v, Packed):
             whole = self.whole_packed(v)
             if whole is None:

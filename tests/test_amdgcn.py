@@ -382,6 +382,17 @@ def test_16bit_kernels_pass(tmp_path, t, c, arch, dims):
     assert r.passed, r.summary()
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+def test_hgemm_vectorized_copies_pass(arch):
+    """Sizes that are multiples of 4: A's copy (column-major, into the transposed tile) loads 4
+    f16 as one global_load_dwordx2 and stores them one by one, the odd ones from the high half."""
+    dims = {"M": 132, "N": 68, "K": 40}
+    m = lowered(HGEMM, _default(arch), arch, dims)
+    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    assert {"global_load_dwordx2_saddr", "ds_write_b16", "ds_write_b16_d16_hi"} <= names
+    assert gcn_check(m, arch, dims).passed
+
+
 def test_gfx950_16x16x32_mfma_passes():
     dims = {"M": 67, "N": 45, "K": 70}
     m = lowered(HGEMM, X32_GFX950, "gfx950", dims)

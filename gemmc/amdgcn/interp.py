@@ -884,9 +884,10 @@ class Machine:
         return body
 
     def _ds16(self, op, load: bool, off: int, srcs, dsts):
-        """ds_read_u16 (zero-extended) / ds_write_b16 (the low half): LDS as 16-bit halves,
-        races tracked by the word they are in."""
+        """ds_read_u16 (zero-extended) / ds_write_b16 (the low half; _d16_hi: the high half):
+        LDS as 16-bit halves, races tracked by the word they are in."""
         S = self
+        high = op.MNEMONIC.endswith("_d16_hi")
 
         def body(act, tgt):
             mm = S.lanes_act(act)
@@ -904,7 +905,8 @@ class Machine:
                 S.mark(d, 2, S.lds.issued, act)
             else:
                 S.race_write(op, wave, wg, byte // 4)
-                halves[wg, byte // 2] = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm].astype(np.uint16)
+                data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
+                halves[wg, byte // 2] = (data >> U32(16) if high else data).astype(np.uint16)
                 S.lds.issued += act
                 S.saturate()
         return body
@@ -1022,7 +1024,7 @@ def _f32(x):
     return np.asarray(x, dtype=U32).view(np.float32)
 
 
-_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16")
+_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
 
 
 def _access_bytes(op: g.GcnInstruction) -> int:

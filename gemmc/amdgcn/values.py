@@ -57,10 +57,12 @@ class F:
 @dataclass(frozen=True)
 class H:
     """A 16-bit float (f16 or bf16, an element of a 16-bit buffer): its bits in the low half of a
-    VGPR (the high half not read), or a constant's bits."""
+    VGPR (the high half not read), or in the high half (high=True: an odd element of a packed
+    vector, which an LDS store takes from there), or a constant's bits."""
 
     reg: SSAValue | None = None
     bits: int | None = None
+    high: bool = False
 
 
 @dataclass(frozen=True)
