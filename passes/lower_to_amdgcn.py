@@ -35,7 +35,12 @@ How values are selected:
     vector.shuffle of fragment pieces only picks registers);
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
     pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
-    together (matrix-core fragments, two 16-bit values per VGPR).
+    together (matrix-core fragments, two 16-bit values per VGPR);
+  * f16 / bf16 buffers: an element is a VGPR's low half (global_load_ushort, ds_read_u16,
+    ds_write_b16, global_store_short; an odd element of a vector stored from the high half,
+    ds_write_b16_d16_hi), a vector of them packed two to a VGPR (dword loads and stores where
+    the byte offset is proven a multiple of 4, else refused); a scalar truncf / extf between
+    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 A private buffer left in the kernel is refused, naming promote-private.
