@@ -393,6 +393,16 @@ def test_hgemm_vectorized_copies_pass(arch):
     assert gcn_check(m, arch, dims).passed
 
 
+@pytest.mark.parametrize("t, arch, step", [("f16", "gfx942", "default"), ("bf16", "gfx950", "default"),
+                                           ("f16", "gfx1201", "step1"), ("bf16", "gfx1100", "step3")])
+def test_16bit_dynamic_dims_alpha_beta_transposed(tmp_path, t, arch, step):
+    """examples/gemm_alpha_beta.gemm with 16-bit buffers: 64-bit addresses (dynamic sizes), beta * C
+    reading C (arith.extf: v_cvt_f32_f16, or the bf16 bits shifted up) and storing it rounded."""
+    path = tmp_path / f"nt_{t}.gemm"
+    path.write_text(open(NT).read().replace("f32[", f"{t}["))
+    _run(str(path), _default(arch) if step == "default" else step, arch, {"M": 37, "N": 29, "K": 23}, dynamic=True)
+
+
 def test_gfx950_16x16x32_mfma_passes():
     dims = {"M": 67, "N": 45, "K": 70}
     m = lowered(HGEMM, X32_GFX950, "gfx950", dims)
