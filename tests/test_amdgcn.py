@@ -403,6 +403,22 @@ def test_16bit_dynamic_dims_alpha_beta_transposed(tmp_path, t, arch, step):
     _run(str(path), _default(arch) if step == "default" else step, arch, {"M": 37, "N": 29, "K": 23}, dynamic=True)
 
 
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+@pytest.mark.parametrize("arch", GCN_ARCHS)
+def test_hgemm_code_object_on_every_arch(tmp_path, arch):
+    """`gemmc compile examples/hgemm.gemm --arch A --emit gcn-hsaco` (1024^3, the default pipeline), and
+    the f16 alpha/beta kernel at step 1 (v_cvt_f32_f16 of C, global_store_short): llvm-mc takes the
+    16-bit spellings of every generation."""
+    out = tmp_path / "k.hsaco"
+    r = _gemmc("compile", HGEMM, "--arch", arch, "--emit", "gcn-hsaco", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+    nt = tmp_path / "nt16.gemm"
+    nt.write_text(open(NT).read().replace("f32[", "f16["))
+    r = _gemmc("compile", str(nt), "--arch", arch, "-p", "step1", "--emit", "gcn-hsaco", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+
+
 def test_gfx950_16x16x32_mfma_passes():
     dims = {"M": 67, "N": 45, "K": 70}
     m = lowered(HGEMM, X32_GFX950, "gfx950", dims)
