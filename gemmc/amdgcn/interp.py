@@ -3,7 +3,9 @@
 State, per wave of every workgroup of the grid at once (numpy arrays over waves and lanes):
 VGPRs (32 bits per lane), SGPRs, EXEC, VCC, SCC, the program counter; per workgroup the
 LDS; global memory is the host's numpy arrays at made-up 64-bit base addresses, with the
-kernarg segment laid out as the kernel's metadata says.
+kernarg segment laid out as the kernel's metadata says.  A buffer is held as the device holds
+it (device_words: f32 4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's
+float32) and read back after the launch (host_values); LDS is addressable by 16-bit halves.
 
 Scheduling: the waves whose program counter is lowest run the next instruction together
 (the others wait), which keeps waves in step through uniform control flow and lets
@@ -19,7 +21,7 @@ What it checks, beyond computing C:
   * every global access inside its buffer, every LDS access inside the kernel's LDS
     and aligned to its size;
   * LDS races: a wave reading a word another wave wrote (or writing one another wave
-    read or wrote) since the last barrier;
+    read or wrote) since the last barrier (by 32-bit word, 16-bit accesses too);
   * barriers: all live waves of a workgroup at the same s_barrier;
   * WMMA hazards: a WMMA reading as A or B what the WMMA just before it wrote (no VALU
     instruction between) is an error;
