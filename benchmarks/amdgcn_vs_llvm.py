@@ -1,6 +1,10 @@
 """gemmc's own AMDGCN backend against LLVM, per tutorial step, on gfx942, gfx1100 and gfx1201.
 
-    python benchmarks/amdgcn_vs_llvm.py [--markdown] [--gemm examples/sgemm.gemm]
+    python benchmarks/amdgcn_vs_llvm.py [--gemm examples/sgemm.gemm] [--table steps|f16|all]
+
+The second table (`--table f16`) is the 16-bit kernel, examples/hgemm.gemm (f16 A and B, f32 C),
+under the default pipeline on all five archs (v_mfma_*_f16 on CDNA, v_wmma_f32_16x16x16_f16 on
+RDNA; the copies global_load_ushort / dwordx2 and ds_write_b16, the fragments ds_read_b64/b128).
 
 For each named pipeline step1..step7 and arch (step 7: f32 MFMA on gfx942, f16 WMMA on gfx1100 and
 gfx1201: the f32 tiles rounded to f16 fragments), the same kernel IR
@@ -27,12 +31,16 @@ from dataclasses import dataclass
 
 import gemmc
 from gemmc.amdgcn import emit_gcn
+from gemmc.arch import get_arch
+from gemmc.pipeline import default_pipeline
 from gemmc.ir_names import SCHEDULE_ATTR
 from gemmc.schedule import Schedule
 
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6", "step7"]
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]
 ROWS = [(step, arch) for step in STEPS for arch in ARCHS]
+F16_GEMM = "examples/hgemm.gemm"
+F16_ROWS = [("default", arch) for arch in ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")]
 _WAITS = ("s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_storecnt", "s_wait_loadcnt_dscnt")
 _INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
 
@@ -148,8 +156,9 @@ def schedule_of(module) -> Schedule | None:
 
 
 def compare(path: str, step: str, arch: str) -> tuple[Counts, Counts]:
+    """(gemmc's counts, LLVM's) for `step` (a named pipeline, or "default": gemmc compile's)."""
     m = gemmc.parse_file(path)
-    gemmc.lower(m, step, arch)
+    gemmc.lower(m, default_pipeline(get_arch(arch)) if step == "default" else step, arch)
     s = schedule_of(m)
     tile, bk = (s.thread_m * s.thread_n, s.block_k) if s else (1, 1)
     llvm = analyze(gemmc.emit(m, arch, "asm"), False, tile, bk)  # type: ignore[arg-type]
@@ -159,11 +168,11 @@ def compare(path: str, step: str, arch: str) -> tuple[Counts, Counts]:
     return ours, llvm
 
 
-def table(path: str) -> str:
+def table(path: str, rows_of=ROWS) -> str:
     head = ("| step | arch | backend | instr / K iter | k / iter | instr / k | s_waitcnt / iter | LDS / iter "
             "| global / iter | VGPRs | scratch B/lane | SGPRs | LDS bytes | instr (static) | s_waitcnt (static) |")
     rows = [head, "|" + "---|" * 15]
-    for step, arch in ROWS:
+    for step, arch in rows_of:
         for name, c in zip(("gemmc", "LLVM"), compare(path, step, arch)):
             k = c.k  # type: ignore[attr-defined]
             per_k = f"{c.loop / k:.1f}" if k else "-"
@@ -177,8 +186,15 @@ def table(path: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gemm", default="examples/sgemm.gemm")
+    p.add_argument("--table", choices=("steps", "f16", "all"), default="all",
+                   help="steps: --gemm at step1..step7; f16: examples/hgemm.gemm, default pipeline, five archs")
     args = p.parse_args(argv)
-    sys.stdout.write(table(args.gemm))
+    if args.table in ("steps", "all"):
+        sys.stdout.write(table(args.gemm))
+    if args.table == "all":
+        sys.stdout.write("\n")
+    if args.table in ("f16", "all"):
+        sys.stdout.write(table(F16_GEMM, F16_ROWS))
     return 0
 
 

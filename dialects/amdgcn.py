@@ -581,6 +581,8 @@ _define("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
 # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
 _define("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True))
 _define("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above src0's
+# f16 in bits 0-15 -> f32 (exact); VOP3 on gfx11 for the same reason
+_define("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True))
 _define("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
 for _m, _g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
                  ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
@@ -613,6 +615,10 @@ _define("v_accvgpr_mov_b32", Form("VOP1", (A,), (A,)))
 for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
     _define(f"ds_read_b{_b}", Form("DS", (Slot("v", _n),), (V,), mods=("offset",), gfx11=f"ds_load_b{_b}"))
     _define(f"ds_write_b{_b}", Form("DS", (), (V, Slot("v", _n)), mods=("offset",), gfx11=f"ds_store_b{_b}"))
+# 16 bits (f16 / bf16 elements): the read zero-extends into the VGPR, the write takes its low half
+_define("ds_read_u16", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u16"))
+_define("ds_write_b16", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16"))
+_define("ds_write_b16_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
 # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
 _define("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 
@@ -626,6 +632,14 @@ for _n, _suf, _g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3"
                                          gfx11=f"global_store_{_g11}"))
     _define(f"global_store_{_suf}_saddr", Form("GLOBAL", (), (V, Slot("v", _n), S2), mods=("offset",),
                                                gfx11=f"global_store_{_g11}", asm=f"global_store_{_suf}"))
+
+# 16 bits (f16 / bf16 elements): the load zero-extends into the VGPR, the store takes its low half
+_define("global_load_ushort", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u16"))
+_define("global_load_ushort_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u16",
+                                         asm="global_load_ushort"))
+_define("global_store_short", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b16"))
+_define("global_store_short_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b16",
+                                         asm="global_store_short"))
 
 
 # VOP3P: the matrix instructions of every arch's table (gemmc.arch), in that arch's spelling:

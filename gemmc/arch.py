@@ -518,7 +518,9 @@ class GcnIsa:
     # for read, write, srcab, srcc_overlap, war (an XDL MFMA reads SrcC, a VALU overwrites it);
     # None where MFMAs have no XDL kind (gfx90a: the numbers above hold for every MFMA)
     xdl: tuple[int, int, int, int, int] | None = None
-    xdl_modelled: bool = True  # False: XDL wait states not known here (gfx950 adds to gfx942's)
+    # the same for 2-pass XDL MFMAs where they differ (gfx950 adds a wait state to read, write
+    # and srcab only from 4 passes up); None: `xdl` holds for every pass count
+    xdl_2pass: tuple[int, int, int, int, int] | None = None
     # gfx12 (RDNA4): one wait instruction per counter (s_wait_loadcnt, s_wait_dscnt, s_wait_kmcnt;
     # vmcnt_max / lgkmcnt_max are loadcnt's and dscnt's maxima), s_barrier split into
     # s_barrier_signal and s_barrier_wait, and the SGPR read hazards that s_wait_alu resolves
@@ -543,7 +545,8 @@ class GcnIsa:
         if consumer == "srcc_same":
             return 0
         if self.is_xdl(instr):
-            read, write, srcab, srcc_overlap, war = self.xdl  # type: ignore[misc]
+            offsets = self.xdl_2pass if n == 2 and self.xdl_2pass is not None else self.xdl
+            read, write, srcab, srcc_overlap, war = offsets  # type: ignore[misc]
             return n + {"read": read, "write": write, "srcab": srcab, "srcc_overlap": srcc_overlap,
                         "war": war}[consumer]
         if consumer == "war":
@@ -568,7 +571,11 @@ GCN_ISA: dict[str, GcnIsa] = {
     # XDL: N + 3 to read, overwrite or take as SrcA/B, N + 1 as an overlapping SrcC, N - 1 for the
     # SrcC WAR (checkMAIHazards90A / checkMAIVALUHazards with hasGFX940Insts)
     "gfx942": GcnIsa(**{**_GFX9_ISA.__dict__, "xdl": (3, 3, 3, 1, -1)}),
-    "gfx950": GcnIsa(**{**_GFX9_ISA.__dict__, "xdl": (3, 3, 3, 1, -1), "xdl_modelled": False}),
+    # gfx950 (LLVM's GFX940_XDL_N_Pass* helpers with IsGFX950; llvm-project PRs #117263,
+    # #117285, #126132, #126727, #126732): one more wait state than gfx942 to read, overwrite or
+    # take as SrcA/B a 4-, 8- or 16-pass XDL result (2 passes: as gfx942), and one more as an
+    # overlapping SrcC at every pass count; the SrcC WAR as gfx942's (no gfx950 change upstream)
+    "gfx950": GcnIsa(**{**_GFX9_ISA.__dict__, "xdl": (4, 4, 4, 2, -1), "xdl_2pass": (3, 3, 3, 2, -1)}),
     # RDNA3 ISA guide: 106 SGPRs, s_waitcnt_vscnt, 6-bit lgkmcnt, 2 constant-bus reads, VOP3 literals.
     "gfx1100": GcnIsa(
         generation="gfx11", sgprs=104, aligned_vgpr_tuples=False, constant_bus_limit=2, vop3_literal=True,

@@ -35,7 +35,12 @@ How values are selected:
     vector.shuffle of fragment pieces only picks registers);
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
     pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
-    together (matrix-core fragments, two 16-bit values per VGPR).
+    together (matrix-core fragments, two 16-bit values per VGPR);
+  * f16 / bf16 buffers: an element is a VGPR's low half (global_load_ushort, ds_read_u16,
+    ds_write_b16, global_store_short; an odd element of a vector stored from the high half,
+    ds_write_b16_d16_hi), a vector of them packed two to a VGPR (dword loads and stores where
+    the byte offset is proven a multiple of 4, else refused); a scalar truncf / extf between
+    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 A private buffer left in the kernel is refused, naming promote-private.
@@ -81,7 +86,7 @@ from gemmc.ir_names import (
     ROLE_ATTR,
     WAVES_PER_EU_ATTR,
 )
-from gemmc.amdgcn.values import B, F, GlobalMem, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
+from gemmc.amdgcn.values import B, F, GlobalMem, H, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
 from gemmc.target import target_of
 
 PASS = "lower-to-amdgcn"
@@ -509,8 +514,10 @@ class _KernelLowering:
     def lower(self) -> g.KernelOp:
         fn = self.fn
         body = fn.body.block
-        if any(isinstance(t, MemRefType) and t.element_type != Float32Type() for t in (a.type for a in body.args)):
-            raise self.error(fn, "supports f32 kernels only (f16/bf16 are not selected yet)")
+        for a in body.args:
+            if isinstance(a.type, MemRefType) and _elem_bytes(a.type) is None:
+                raise self.error(fn, f"buffer {a.name_hint or a.index} of {a.type.element_type}: only f32, f16 and "
+                                     "bf16 buffers are selected")
         self._refuse_unselected()
         self._inputs()
         self._kernargs(body)
@@ -541,17 +548,10 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS,
-        16-bit MFMAs on gfx950 (its XDL wait states are not modelled) and WMMAs with 16-bit
-        accumulators."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS and
+        WMMAs with 16-bit accumulators."""
         for op in self.fn.walk():
-            if isinstance(op, MFMAOp):
-                instr = op.instr_on(self.arch)
-                assert instr is not None  # (the op verified against the module's target)
-                if self.isa.is_xdl(instr) and not self.isa.xdl_modelled:
-                    raise self.error(op, f"'amdgpu.mfma' with {instr.in_type} inputs ({instr.mnemonic}) is not selected "
-                                         f"on {self.arch.name}: its XDL wait states are not modelled (f32 MFMAs are)")
-            elif isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
+            if isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
                 raise self.error(op, f"'amdgpu.wmma' with {instr.out_type} accumulators ({instr.mnemonic}) is not "
                                      "selected; use the HIP path (--emit asm) or acc f32")
             elif op.name in self._NOT_SELECTED:
@@ -692,8 +692,10 @@ class _KernelLowering:
         assert isinstance(t, MemRefType)
         shape = t.get_shape()
         sizes = [I(None, s) if s >= 0 else self.dim_vals[dims[(a.index, axis)]] for axis, s in enumerate(shape)]
-        static = math.prod(shape) * 4 if all(s >= 0 for s in shape) else None
-        return GlobalMem(base, sizes, 4, static)
+        eb = _elem_bytes(t)
+        assert eb is not None  # (lower() refused the others)
+        static = math.prod(shape) * eb if all(s >= 0 for s in shape) else None
+        return GlobalMem(base, sizes, eb, static)
 
     # -- ops --------------------------------------------------------------------------------------
 
@@ -717,6 +719,8 @@ class _KernelLowering:
                 self.env[op.result] = I(None, v.value.data)
         elif isinstance(v, FloatAttr) and isinstance(t, Float32Type):
             self.env[op.result] = F(const=v.value.data)
+        elif isinstance(v, FloatAttr) and isinstance(t, (Float16Type, BFloat16Type)):
+            self.env[op.result] = H(bits=_half_bits(v.value.data, t))
         else:
             raise self.error(op, f"constant of type {t} is not supported")
 
@@ -863,12 +867,13 @@ class _KernelLowering:
         shape = list(t.get_shape())
         if any(s < 0 for s in shape):
             raise self.error(op, "dynamically sized allocations are not supported")
-        if t.element_type != Float32Type():
+        eb = _elem_bytes(t)
+        if eb is None:
             raise self.error(op, f"{t.element_type} buffers are not supported")
         if space == LDS_SPACE:
             self.lds_top = (self.lds_top + 15) // 16 * 16
-            self.env[op.memref] = LdsMem(self.lds_top, shape, 4)
-            self.lds_top += math.prod(shape) * 4
+            self.env[op.memref] = LdsMem(self.lds_top, shape, eb)
+            self.lds_top += math.prod(shape) * eb
             if self.lds_top > self.arch.lds_bytes:
                 raise self.error(op, f"LDS buffers need {self.lds_top} bytes but {self.arch.name} has {self.arch.lds_bytes}")
         elif space == PRIVATE_SPACE:
@@ -931,6 +936,8 @@ class _KernelLowering:
     def _load(self, op: Operation, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> object:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
+        if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes == 2:
+            return self._load16(op, mem, idx, n)
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
@@ -946,6 +953,64 @@ class _KernelLowering:
             raise self.error(op, "load from an unknown memref")
         return F(r) if n == 1 else Vec(n, reg=r)
 
+    def _load16(self, op: Operation, mem: GlobalMem | LdsMem, idx: list[I], n: int) -> H | Packed:
+        """An element of a 16-bit buffer (zero-extended into a VGPR), or a vector of them from
+        LDS packed two to a VGPR as the matrix instructions take them."""
+        if n == 1 and isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
+            return H(self.e1(f"global_load_ushort{suffix}", srcs + extra, self.V(), cse=False, offset=c))
+        if n == 1:
+            a, c, _ = self._lds_addr(op, mem, idx)
+            return H(self.e1("ds_read_u16", [a], self.V(), cse=False, offset=c))
+        if isinstance(mem, GlobalMem):
+            return self._packed_global_load(op, mem, idx, n)
+        return self._packed_lds_load(op, mem, idx, n)
+
+    def _packed_global_load(self, op: Operation, mem: GlobalMem, idx: list[I], n: int) -> Packed:
+        """2, 4 or 8 16-bit elements as 1, 2 or 4 dwords (global_load_dword..x4), where the
+        element offset is known to be a multiple of 4 bytes (vectorize proved its width)."""
+        if n not in (2, 4, 8) or self.ir_byte_multiple(op, mem.sizes, 2, 0) % 4:
+            raise self.error(op, f"a vector load of {n} 16-bit elements from global memory is selected for 2, 4 or 8 "
+                                 "elements at an offset known to be a multiple of 4 bytes")
+        suffix, srcs, extra, c = self._global_access(op, mem, idx, n // 2)
+        r = self.e1(f"global_load_{self._G_SUFFIX[n // 2]}{suffix}", srcs + extra, self.V(n // 2), cse=False, offset=c)
+        return Packed(n, (r,) if n == 2 else tuple(self.part(r, i).reg for i in range(n // 2)))  # type: ignore[misc]
+
+    def ir_byte_multiple(self, op: Operation, sizes: list, elem_bytes: int, base: int) -> int:
+        """A number the byte offset of op's element (base + its indices' linear offset) is
+        known to be a multiple of (0: the offset is 0), proved on the kernel IR's indices
+        (lds_access.known_multiple: it sees through the swizzle's remainders, which the
+        register values' alignments do not keep)."""
+        from gemmc.lds_access import known_multiple
+
+        total, stride = base, elem_bytes
+        for i in reversed(range(len(op.indices))):  # type: ignore[attr-defined]
+            total = math.gcd(total, known_multiple(op.indices[i]) * stride)  # type: ignore[attr-defined]
+            s = sizes[i] if isinstance(sizes[i], int) else sizes[i].const if sizes[i].reg is None else 1
+            stride *= s
+        return total
+
+    def _lds_addr16(self, op: Operation, mem: LdsMem, idx: list[I]) -> tuple[SSAValue, int, int]:
+        """_lds_addr, with the register's alignment also from what the IR proves of the whole
+        offset (the register is the offset less the immediate c)."""
+        a, c, al = self._lds_addr(op, mem, idx)
+        total = self.ir_byte_multiple(op, mem.sizes, mem.elem_bytes, mem.offset)
+        known = math.gcd(total, c) if total else 1 << 30
+        return a, c, max(al, known & -known)
+
+    def _packed_lds_load(self, op: Operation, mem: LdsMem, idx: list[I], n: int) -> Packed:
+        """n 16-bit elements from LDS as n/2 dwords (ds_read_b128 / b64 where aligned, else
+        ds_read_b32s that load combining pairs up): element 2i in the low half of dword i."""
+        a, c, al = self._lds_addr16(op, mem, idx)
+        if n % 2 or al % 4 or c % 4:
+            raise self.error(op, f"a vector of {n} 16-bit elements from LDS at an address not known to be a "
+                                 "multiple of 4 bytes is not selected (matrix operands are read in pairs)")
+        parts: list[SSAValue] = []
+        for d in range(0, n // 2, 4):
+            v = self._lds_read(a, c + 4 * d, al, min(4, n // 2 - d))
+            parts += [e.reg for e in (self.vec_elems(v) if isinstance(v, Vec) else [v])]
+        return Packed(n, tuple(parts))
+
     def _lds_read(self, a: SSAValue, c: int, al: int, n: int) -> F | Vec:
         """n dwords from LDS at register a + offset c (a known to be a multiple of al): one
         ds_read_b{32n} where the address is n-dword aligned, else one ds_read_b32 per dword."""
@@ -958,6 +1023,9 @@ class _KernelLowering:
     def _store(self, op: Operation, value: object, base: SSAValue, idx_vals: Sequence[SSAValue], n: int) -> None:
         mem = self.env.get(base)
         idx = self._indices(op, idx_vals)
+        if isinstance(value, H):
+            self._store16(op, value, mem, idx)
+            return
         if n == 1:
             assert isinstance(value, F)
             data = self.fvgpr(value)
@@ -976,6 +1044,47 @@ class _KernelLowering:
             self.emit(f"ds_write_b{32 * n}", [a, data], [], cse=False, offset=c)
         else:
             raise self.error(op, "store to an unknown memref")
+
+    def low_half(self, x: H) -> SSAValue:
+        """x's bits in the low half of a VGPR."""
+        if x.reg is None:
+            return self.to_vgpr(self.const(x.bits))  # type: ignore[arg-type]
+        return self.vop2("v_lshrrev_b32", self.const(16), x.reg, False) if x.high else x.reg
+
+    def _store16(self, op: Operation, value: H, mem: object, idx: list[I]) -> None:
+        """One element of a 16-bit buffer: the low half of its VGPR (into LDS also the high
+        half, ds_write_b16_d16_hi, as LLVM stores the odd elements of a vector)."""
+        if isinstance(mem, LdsMem) and value.high:
+            a, c, _ = self._lds_addr(op, mem, idx)
+            self.emit("ds_write_b16_d16_hi", [a, value.reg], [], cse=False, offset=c)  # type: ignore[list-item]
+            return
+        data = self.low_half(value)
+        if isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
+            self.emit(f"global_store_short{suffix}", srcs + [data] + extra, [], cse=False, offset=c)
+        elif isinstance(mem, LdsMem):
+            a, c, _ = self._lds_addr(op, mem, idx)
+            self.emit("ds_write_b16", [a, data], [], cse=False, offset=c)
+        else:
+            raise self.error(op, "store to an unknown memref")
+
+    def _packed_lds_store(self, op: vector.StoreOp, v: Packed) -> None:
+        """A 16-bit vector into LDS as its n/2 dwords (ds_write_b64 / b128 where aligned, else
+        ds_write_b32s), at an address known to be a multiple of 4 bytes."""
+        mem = self.env.get(op.base)
+        if not isinstance(mem, LdsMem):
+            raise self.error(op, "vector stores of 16-bit elements are selected into LDS only")
+        a, c, al = self._lds_addr16(op, mem, self._indices(op, op.indices))
+        nd = len(v.parts)
+        if al % 4 or c % 4:
+            raise self.error(op, f"a vector of {v.n} 16-bit elements into LDS at an address not known to be a "
+                                 "multiple of 4 bytes is not selected")
+        if nd in (2, 4) and al % (4 * nd) == 0 and c % (4 * nd) == 0:
+            data = self.whole_packed(v) or self.insert(g.ConcatOp(self.packed_pieces(v), self.V(nd))).results[0]
+            self.emit(f"ds_write_b{32 * nd}", [a, data], [], cse=False, offset=c)
+            return
+        for e, part in enumerate(v.parts):
+            self.emit("ds_write_b32", [a, part], [], cse=False, offset=c + 4 * e)
 
     def part(self, reg: SSAValue, e: int) -> F:
         """Register e of range reg, as an f32 value that remembers where it came from."""
@@ -1010,14 +1119,17 @@ class _KernelLowering:
 
     def _memref_store(self, op: memref.StoreOp) -> None:
         v = self.env.get(op.value)
-        if not isinstance(v, F):
-            raise self.error(op, "stores of f32 values only")
+        if not isinstance(v, (F, H)):
+            raise self.error(op, "stores of f32, f16 and bf16 values only")
         self._store(op, v, op.memref, op.indices, 1)
 
     def _vector_load(self, op: vector.LoadOp) -> None:
         t = op.result.type
         n = t.get_shape()[0]  # type: ignore[attr-defined]
         mem = self.env.get(op.base)
+        if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes == 2 and t.get_num_dims() == 1:  # type: ignore[attr-defined]
+            self.env[op.result] = self._load(op, op.base, op.indices, n)
+            return
         lds_fragment = isinstance(mem, LdsMem) and n % 4 == 0  # matrix-core fragments: 16-byte pieces
         if t.get_num_dims() != 1 or not (n in (2, 3, 4) or lds_fragment):  # type: ignore[attr-defined]
             raise self.error(op, f"vector loads of {t} are not supported")
@@ -1025,6 +1137,9 @@ class _KernelLowering:
 
     def _vector_store(self, op: vector.StoreOp) -> None:
         v = self.env.get(op.vector)
+        if isinstance(v, Packed):
+            self._packed_lds_store(op, v)
+            return
         if not isinstance(v, Vec):
             raise self.error(op, "expects a vector value")
         self._store(op, v, op.base, op.indices, v.n)
@@ -1032,15 +1147,29 @@ class _KernelLowering:
     def _broadcast(self, op: vector.BroadcastOp) -> None:
         x = self.env.get(op.source)
         n = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
+        if isinstance(x, H) and n % 2 == 0:
+            self.env[op.vector] = Packed(n, (self.half_pair(x),) * (n // 2))
+            return
         if not isinstance(x, F):
             raise self.error(op, "broadcast of f32 only")
         self.env[op.vector] = Vec(n, elems=tuple([x] * n))
+
+    def half_pair(self, x: H) -> SSAValue:
+        """A VGPR holding x in both halves (a 16-bit vector.broadcast)."""
+        if x.reg is None:
+            return self.to_vgpr(self.const(x.bits | x.bits << 16))  # type: ignore[operator]
+        low = self.vop2("v_and_b32", self.const(0xFFFF), self.low_half(x), True)
+        return self.vop3("v_lshl_or_b32", [low, self.const(16), low])
 
     def _extract(self, op: vector.ExtractOp) -> None:
         v = self.env.get(op.vector)
         pos = list(op.static_position.get_values())
         if isinstance(v, Packed):
-            raise self.error(op, "vector.extract of a 16-bit vector is not selected (they feed matrix instructions only)")
+            if len(pos) != 1 or not 0 <= pos[0] < v.n or op.dynamic_position:
+                raise self.error(op, "vector.extract of a 16-bit vector with a constant position only")
+            # element 2i in the low half, 2i+1 in the high half (shifted down where it is used so)
+            self.env[op.result] = H(v.parts[pos[0] // 2], high=pos[0] % 2 == 1)
+            return
         if not isinstance(v, Vec) or len(pos) != 1 or pos[0] < 0 or op.dynamic_position:
             raise self.error(op, "vector.extract with a constant position only")
         if v.elems is not None:
@@ -1076,10 +1205,23 @@ class _KernelLowering:
         together before they are rounded to 16 bits)."""
         v1, v2 = self.env.get(op.v1), self.env.get(op.v2)
         mask = list(op.mask.get_values())
+        if isinstance(v1, Packed) and isinstance(v2, Packed):
+            self.env[op.result] = self._shuffle_packed(op, v1, v2, mask)
+            return
         if not (isinstance(v1, Vec) and isinstance(v2, Vec)) or min(mask) < 0:
             raise self.error(op, "vector.shuffle is selected for f32 vectors with a defined mask only")
         elems = self.vec_elems(v1) + self.vec_elems(v2)
         self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
+
+    def _shuffle_packed(self, op: vector.ShuffleOp, v1: Packed, v2: Packed, mask: list[int]) -> Packed:
+        """16-bit vectors put together a VGPR at a time (gfx12's fragments: two runs of four
+        f16 read from LDS): each pair of the mask must be a pair of the sources."""
+        parts = v1.parts + v2.parts
+        pairs = list(zip(mask[::2], mask[1::2]))
+        if len(mask) % 2 or any(lo < 0 or lo % 2 or hi != lo + 1 for lo, hi in pairs):
+            raise self.error(op, f"vector.shuffle of 16-bit vectors with mask {mask} is not selected: it must take "
+                                 "aligned pairs (elements 2i, 2i+1), whole VGPRs")
+        return Packed(len(mask), tuple(parts[lo // 2] for lo, _ in pairs))
 
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed
@@ -1108,12 +1250,38 @@ class _KernelLowering:
         """f32 vector -> f16 or bf16 vector, packed two per VGPR, rounded to nearest even as
         arith.truncf rounds."""
         src, t = self.env.get(op.input), op.result.type
+        if isinstance(src, F) and isinstance(t, (Float16Type, BFloat16Type)):
+            self.env[op.result] = self._round_to_half(src, t)
+            return
         if not (isinstance(src, Vec) and src.n % 2 == 0 and isinstance(t, VectorType)
                 and isinstance(t.element_type, (Float16Type, BFloat16Type))):
             raise self.error(op, f"truncf to {t} is not selected; only f32 vectors of even length to f16 or bf16 are")
         pack = self.pack_f16 if isinstance(t.element_type, Float16Type) else self.pack_bf16
         elems = self.vec_elems(src)
         self.env[op.result] = Packed(src.n, tuple(pack(lo, hi) for lo, hi in zip(elems[::2], elems[1::2])))
+
+    def _round_to_half(self, x: F, t: Float16Type | BFloat16Type) -> H:
+        """An f32 rounded to f16 (v_cvt_f16_f32) or bf16 (integer rounding, the upper half
+        shifted down), to nearest even, in the low half of a VGPR (C stored as f16 / bf16)."""
+        if x.reg is None:
+            return H(bits=_half_bits(float(x.const), t))  # type: ignore[arg-type]
+        if isinstance(t, Float16Type):
+            return H(self.e1("v_cvt_f16_f32", [self.fmat(x)], self.V()))
+        return H(self.vop2("v_lshrrev_b32", self.const(16), self.round_bf16(x), False))
+
+    def _extf(self, op: arith.ExtFOp) -> None:
+        """f16 (v_cvt_f32_f16) or bf16 (its bits in the upper half) -> f32, exactly."""
+        x, t = self.env.get(op.input), op.input.type
+        if not isinstance(x, H) or op.result.type != Float32Type():
+            raise self.error(op, f"extf of {t} to {op.result.type} is not selected; f16 and bf16 to f32 are")
+        if x.reg is None:
+            self.env[op.result] = F(const=_half_value(x.bits, t))  # type: ignore[arg-type]
+        elif isinstance(t, Float16Type):
+            self.env[op.result] = F(self.e1("v_cvt_f32_f16", [self.low_half(x)], self.V()))
+        elif x.high:  # a bf16 in the high half is that f32 with its low bits cleared
+            self.env[op.result] = F(self.vop2("v_and_b32", self.const(0xFFFF0000), x.reg, True))
+        else:
+            self.env[op.result] = F(self.vop2("v_lshlrev_b32", self.const(16), x.reg, False))
 
     def pack_f16(self, lo: F, hi: F) -> SSAValue:
         if lo.reg is None and hi.reg is None:
@@ -1152,12 +1320,38 @@ class _KernelLowering:
         x = self.env.get(v)
         if not isinstance(x, Packed):
             raise self.error(op, f"expects packed 16-bit operands (arith.truncf of an f32 vector), not {v.type}")
-        r = self.packed_ranges.get(x)
+        r = self.packed_ranges.get(x) or self.whole_packed(x)
         if r is None:  # one range per fragment, however many instructions read it
             frame = max(self.def_frame.get(q, 0) for q in x.parts)  # (where the parts are, so it dominates)
-            r = self.insert(g.ConcatOp(x.parts, self.V(len(x.parts))), frame).results[0]
+            r = self.insert(g.ConcatOp(self.packed_pieces(x), self.V(len(x.parts))), frame).results[0]
             self.packed_ranges[x] = r
         return r
+
+    def whole_packed(self, x: Packed) -> SSAValue | None:
+        """The range a packed vector's VGPRs are, in order (a fragment read from LDS by one
+        ds_read_b64 / b128): the matrix instruction reads it where it is, no moves."""
+        parts = [self.part_of.get(p) for p in x.parts]
+        if parts[0] is None:
+            return None
+        r = parts[0][0]
+        return r if r.type.n == len(parts) and all(p == (r, i) for i, p in enumerate(parts)) else None  # type: ignore[attr-defined]
+
+    def packed_pieces(self, x: Packed) -> list[SSAValue]:
+        """x's VGPRs for an amdgcn.concat, runs that are a whole loaded range given as that
+        range (a 16-element fragment read by two ds_read_b128): the allocator places the
+        loads in the concat's registers, where single extracted registers would be moved."""
+        pieces: list[SSAValue] = []
+        i = 0
+        while i < len(x.parts):
+            src = self.part_of.get(x.parts[i])
+            n = src[0].type.n if src is not None and src[1] == 0 else 0  # type: ignore[attr-defined]
+            if n and i + n <= len(x.parts) and all(self.part_of.get(x.parts[i + j]) == (src[0], j) for j in range(n)):
+                pieces.append(src[0])  # type: ignore[index]
+                i += n
+            else:
+                pieces.append(x.parts[i])
+                i += 1
+        return pieces
 
     def agpr_range(self, v: Vec) -> SSAValue:
         """v in an AGPR range: itself where it is one, else its elements written in: inline
@@ -1192,12 +1386,14 @@ class _KernelLowering:
         self._scalar_loop(op, lb, ub, st)
 
     def _reg_type_of(self, v: object, op: Operation):
-        if isinstance(v, F):
+        if isinstance(v, (F, H)):
             return self.V()
         if isinstance(v, I):
             return self.V()
         if isinstance(v, Vec):
             return self.V(v.n)
+        if isinstance(v, Packed):
+            return self.V(v.n // 2)
         raise self.error(op, "loop-carried or branch-result booleans are not supported")
 
     def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
@@ -1217,6 +1413,15 @@ class _KernelLowering:
             if v.reg is None:
                 return self.e1("v_mov_b32", [self.const(float(v.const))], t, cse=False)  # type: ignore[arg-type]
             r = v.reg
+        elif isinstance(v, H):
+            if v.reg is None:
+                return self.e1("v_mov_b32", [self.const(v.bits)], t, cse=False)  # type: ignore[arg-type]
+            r = self.low_half(v)
+        elif isinstance(v, Packed):
+            whole = self.whole_packed(v)
+            if whole is None:
+                return self.insert(g.ConcatOp(self.packed_pieces(v), t)).results[0]
+            r = whole
         elif isinstance(v, I):
             if v.reg is None or v.const != 0:
                 m = self.mat(v)
@@ -1238,6 +1443,10 @@ class _KernelLowering:
     def _wrap(self, v: object, reg: SSAValue) -> object:
         if isinstance(v, F):
             return F(reg)
+        if isinstance(v, H):
+            return H(reg)
+        if isinstance(v, Packed):
+            return Packed(v.n, tuple(self.part(reg, i).reg for i in range(v.n // 2)) if v.n > 2 else (reg,))  # type: ignore[misc]
         if isinstance(v, I):
             return I(reg)
         if isinstance(v, Vec):
@@ -1562,6 +1771,31 @@ def _drop_unused_extracts(block: Block) -> None:
                 changed = True
 
 
+def _elem_bytes(t: MemRefType) -> int | None:
+    """Bytes of an element of the buffers this backend selects (f32, f16, bf16), else None."""
+    e = t.element_type
+    return 4 if isinstance(e, Float32Type) else 2 if isinstance(e, (Float16Type, BFloat16Type)) else None
+
+
+def _half_bits(x: float, t: Attribute) -> int:
+    """The 16 bits of x rounded to f16 or bf16 (to nearest even, as arith.truncf)."""
+    import numpy as np
+
+    if isinstance(t, Float16Type):
+        return int(np.array(x, np.float32).astype(np.float16).view(np.uint16))
+    from gemmc.arith_semantics import to_bf16
+
+    return int(to_bf16(np.array([x], np.float32)).view(np.uint32)[0] >> np.uint32(16))
+
+
+def _half_value(bits: int, t: Attribute) -> float:
+    import numpy as np
+
+    if isinstance(t, Float16Type):
+        return float(np.array(bits, np.uint16).view(np.float16))
+    return float(np.array(bits << 16, np.uint32).view(np.float32))
+
+
 def _space(t: MemRefType) -> int:
     ms = t.memory_space
     if isinstance(ms, IntegerAttr):
@@ -1597,6 +1831,6 @@ _HANDLERS: dict[type, Callable] = {
     vector.LoadOp: _K._vector_load, vector.StoreOp: _K._vector_store, vector.BroadcastOp: _K._broadcast,
     vector.ExtractOp: _K._extract, vector.InsertOp: _K._insert_elem, vector.ShuffleOp: _K._shuffle,
     PoisonOp: _K._poison,
-    MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf,
+    MFMAOp: _K._matrix, WMMAOp: _K._matrix, arith.TruncFOp: _K._truncf, arith.ExtFOp: _K._extf,
     scf.ForOp: _K._for, scf.IfOp: _K._if,
 }

@@ -354,3 +354,21 @@ def test_emitted_lit_test_passes(tmp_path, capsys):
             cmd = line[len("// RUN:"):].replace("%gemmc", gemmc_cmd).replace("%s", str(test))
             proc = subprocess.run(cmd, shell=True, capture_output=True, text=True)
             assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_roofline_peak_is_the_problems_element_types():
+    """explain --plot's ceiling: an f16 problem's is the f16 matrix peak (1307 TFLOP/s on gfx942),
+    not the FP32 VALU peak of step 1 (163); an f32 problem's stays the FP32 one."""
+    from gemmc.cost.explain import explain_steps, predicted
+    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops, vector_peak_tflops
+    from gemmc.cost.plot import roofline_peak
+
+    arch = get_arch("gfx942")
+    dims = {"M": 512, "N": 512, "K": 512}
+    assert problem_peak_tflops(arch, "f16") == matrix_peak_tflops(arch, "f16") == pytest.approx(1307.4, rel=0.01)
+    assert problem_peak_tflops(arch, "f32") == vector_peak_tflops(arch) == pytest.approx(163.4, rel=0.01)
+    for path, expected in ((HGEMM, problem_peak_tflops(arch, "f16")),
+                           (SGEMM, vector_peak_tflops(arch))):
+        rows = predicted(explain_steps(lambda: gemmc.parse_file(path, defines=dims), arch, "step1", dims, False))
+        assert rows[0].prediction.peak_tflops == vector_peak_tflops(arch)  # step 1: FMAs on the VALUs
+        assert roofline_peak(rows, arch) == expected

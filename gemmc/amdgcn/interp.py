@@ -3,7 +3,9 @@
 State, per wave of every workgroup of the grid at once (numpy arrays over waves and lanes):
 VGPRs (32 bits per lane), SGPRs, EXEC, VCC, SCC, the program counter; per workgroup the
 LDS; global memory is the host's numpy arrays at made-up 64-bit base addresses, with the
-kernarg segment laid out as the kernel's metadata says.
+kernarg segment laid out as the kernel's metadata says.  A buffer is held as the device holds
+it (device_words: f32 4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's
+float32) and read back after the launch (host_values); LDS is addressable by 16-bit halves.
 
 Scheduling: the waves whose program counter is lowest run the next instruction together
 (the others wait), which keeps waves in step through uniform control flow and lets
@@ -19,7 +21,7 @@ What it checks, beyond computing C:
   * every global access inside its buffer, every LDS access inside the kernel's LDS
     and aligned to its size;
   * LDS races: a wave reading a word another wave wrote (or writing one another wave
-    read or wrote) since the last barrier;
+    read or wrote) since the last barrier (by 32-bit word, 16-bit accesses too);
   * barriers: all live waves of a workgroup at the same s_barrier;
   * WMMA hazards: a WMMA reading as A or B what the WMMA just before it wrote (no VALU
     instruction between) is an error;
@@ -75,7 +77,8 @@ class Stats:
 
 
 class Machine:
-    def __init__(self, kernel: g.KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray):
+    def __init__(self, kernel: g.KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray,
+                 buffer_bytes: list[int] | None = None):
         self.kernel, self.arch = kernel, arch
         self.isa = get_gcn_isa(arch)
         self.L = arch.wave_size
@@ -114,6 +117,8 @@ class Machine:
         self.pc = np.zeros(W, np.int64)
         self.done = np.zeros(W, bool)
         self.buffers = [np.ascontiguousarray(b).reshape(-1).view(U32) for b in buffers]
+        # the bytes each buffer holds (a 16-bit buffer's words are padded to a whole word)
+        self.buffer_bytes = buffer_bytes or [4 * len(b) for b in self.buffers]
         self.kernarg = kernarg
         self.lds_words = max(1, -(-kernel.int_attr("lds_bytes") // 4))
         self.lds_bytes = kernel.int_attr("lds_bytes")
@@ -158,11 +163,9 @@ class Machine:
         """(gemmc.interp.Stats field, bytes per lane or 0, per lane?) for what op counts as."""
         f, m = op.FORM.fmt, op.MNEMONIC
         if f == "GLOBAL":
-            n = (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
-            return ("global_load" if op.dsts else "global_store", 4 * n)
+            return ("global_load" if op.dsts else "global_store", _access_bytes(op))
         if f == "DS":
-            n = 2 if m == "ds_read2_b32" else (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
-            return ("lds_load" if op.dsts else "lds_store", 4 * n)
+            return ("lds_load" if op.dsts else "lds_store", _access_bytes(op))
         if g.is_matrix(op):
             return ("mfma", _matrix_instr(self.arch, op).flops)
         if f in g.PLAIN_VALU_FORMATS:
@@ -369,22 +372,23 @@ class Machine:
         a = addr[m]
         buf = (a >> U64(BUFFER_SHIFT)).astype(np.int64)
         off = (a & U64((1 << BUFFER_SHIFT) - 1)).astype(np.int64)
-        if np.any(off % 4):
-            raise self.error(op, "global access not aligned to 4 bytes", m.any(axis=1))
+        align = min(nbytes, 4)
+        if np.any(off % align):
+            raise self.error(op, f"global access not aligned to {align} bytes", m.any(axis=1))
         bad = np.zeros(len(a), bool)
         for b in np.unique(buf):
             sel = buf == b
             if b == KERNARG_BASE >> BUFFER_SHIFT:
                 size = len(self.kernarg) * 4
             elif 1 <= b <= len(self.buffers):
-                size = len(self.buffers[b - 1]) * 4
+                size = self.buffer_bytes[b - 1]
             else:
                 bad |= sel
                 continue
             bad |= sel & ((off < 0) | (off + nbytes > size))
         if bad.any():
             raise self.error(op, f"out-of-bounds global access (address 0x{int(a[bad][0]):x})", m.any(axis=1))
-        return buf, off // 4
+        return buf, off // 4, off
 
     def gload(self, buf, word, n: int) -> list[np.ndarray]:
         out = [np.zeros(len(word), U32) for _ in range(n)]
@@ -394,6 +398,19 @@ class Machine:
             for i in range(n):
                 out[i][sel] = data[word[sel] + i]
         return out
+
+    def gload16(self, buf, byte) -> np.ndarray:
+        """16 bits at each byte address (2-aligned), zero-extended."""
+        out = np.zeros(len(byte), U32)
+        for b in np.unique(buf):
+            sel = buf == b
+            out[sel] = self.buffers[b - 1].view(np.uint16)[byte[sel] // 2]
+        return out
+
+    def gstore16(self, buf, byte, vals: np.ndarray) -> None:
+        for b in np.unique(buf):
+            sel = buf == b
+            self.buffers[b - 1].view(np.uint16)[byte[sel] // 2] = vals[sel].astype(np.uint16)
 
     def gstore(self, buf, word, vals: list[np.ndarray]) -> None:
         for b in np.unique(buf):
@@ -411,6 +428,12 @@ class Machine:
             raise self.error(op, f"LDS access outside the kernel's {self.lds_bytes} bytes", m.any(axis=1))
         w_idx = np.broadcast_to(np.arange(self.W)[:, None], m.shape)[m]
         return w_idx, self.wg_of[w_idx], a // 4
+
+    def lds_byte(self, op, addr: np.ndarray, m: np.ndarray):
+        """(waves, workgroups, byte addresses) of a 16-bit LDS access's active lanes."""
+        a = addr[m].astype(np.int64)
+        w_idx, wg, _ = self.lds_index(op, addr, m, 2)
+        return w_idx, wg, a
 
     def race_read(self, op, wave, wg, word) -> None:
         cur = self.epoch[wg]
@@ -721,7 +744,7 @@ class Machine:
             def body(act, tgt):
                 base = S.rd_scalar64(srcs[0]) + U64(off)
                 m2 = np.broadcast_to(act[:, None], (S.W, 1))
-                buf, word = S.resolve(op, base[:, None], m2, 4 * n)
+                buf, word, _ = S.resolve(op, base[:, None], m2, 4 * n)
                 vals = S.gload(buf, word, n)
                 for i in range(n):
                     col = S.S[d0.first + i].copy()
@@ -798,6 +821,7 @@ class Machine:
         off = op.mods.get("offset", 0)
         load = m.startswith("global_load")
         n = dsts[0].type.n if load else srcs[1].type.n
+        nbytes = _access_bytes(op)
 
         def addr():
             if saddr:
@@ -808,9 +832,9 @@ class Machine:
         def body(act, tgt):
             mm = S.lanes_act(act)
             a = addr() & U64(0xFFFFFFFFFFFFFFFF)
-            buf, word = S.resolve(op, np.broadcast_to(a, mm.shape), mm, 4 * n)
+            buf, word, byte = S.resolve(op, np.broadcast_to(a, mm.shape), mm, nbytes)
             if load:
-                vals = S.gload(buf, word, n)
+                vals = S.gload(buf, word, n) if nbytes >= 4 else [S.gload16(buf, byte)]
                 d = dsts[0].type
                 for i in range(n):
                     reg = S.V[d.first + i].copy()
@@ -822,7 +846,10 @@ class Machine:
             else:
                 data = srcs[1]
                 vals = [np.broadcast_to(S.rd_v(data, i), mm.shape)[mm] for i in range(n)]
-                S.gstore(buf, word, vals)
+                if nbytes >= 4:
+                    S.gstore(buf, word, vals)
+                else:
+                    S.gstore16(buf, byte, vals[0])
                 (S.vs if S.isa.stores_in_vscnt else S.vm).issued += act
         return body
 
@@ -833,6 +860,8 @@ class Machine:
         n = dsts[0].type.n if load else srcs[1].type.n
         if m == "ds_read2_b32":
             return self._ds_read2(op, srcs, dsts)
+        if _access_bytes(op) == 2:
+            return self._ds16(op, load, off, srcs, dsts)
 
         def body(act, tgt):
             mm = S.lanes_act(act)
@@ -854,6 +883,34 @@ class Machine:
                     S.race_write(op, wave, wg, word + i)
                 for i in range(n):
                     S.LDS[wg, word + i] = np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm]
+                S.lds.issued += act
+                S.saturate()
+        return body
+
+    def _ds16(self, op, load: bool, off: int, srcs, dsts):
+        """ds_read_u16 (zero-extended) / ds_write_b16 (the low half; _d16_hi: the high half):
+        LDS as 16-bit halves, races tracked by the word they are in."""
+        S = self
+        high = op.MNEMONIC.endswith("_d16_hi")
+
+        def body(act, tgt):
+            mm = S.lanes_act(act)
+            a = S.rd_v(srcs[0]).astype(np.int64) + off
+            wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm)
+            halves = S.LDS.view(np.uint16)
+            if load:
+                S.race_read(op, wave, wg, byte // 4)
+                d = dsts[0].type
+                reg = S.V[d.first].copy()
+                reg[mm] = halves[wg, byte // 2]
+                S.V[d.first] = reg
+                S.lds.issued += act
+                S.saturate()
+                S.mark(d, 2, S.lds.issued, act)
+            else:
+                S.race_write(op, wave, wg, byte // 4)
+                data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
+                halves[wg, byte // 2] = (data >> U32(16) if high else data).astype(np.uint16)
                 S.lds.issued += act
                 S.saturate()
         return body
@@ -971,6 +1028,19 @@ def _f32(x):
     return np.asarray(x, dtype=U32).view(np.float32)
 
 
+_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
+
+
+def _access_bytes(op: g.GcnInstruction) -> int:
+    """Bytes a GLOBAL or DS instruction moves per lane."""
+    m = op.MNEMONIC
+    if m.removesuffix("_saddr") in _BYTES16:
+        return 2
+    if m == "ds_read2_b32":
+        return 8
+    return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+
+
 def _u(x):
     return np.asarray(x).astype(U64)
 
@@ -1005,6 +1075,8 @@ _ALU = {
     # f16 in the low half, rounded to nearest even (numpy's cast); the high half zero
     "v_cvt_f16_f32": lambda a: _f32(a).astype(np.float16).view(np.uint16).astype(U64),
     "v_pack_b32_f16": lambda a, b: ((_u(b) & U64(0xFFFF)) << U64(16)) | (_u(a) & U64(0xFFFF)),
+    # the low half's f16, exactly
+    "v_cvt_f32_f16": lambda a: (_u(a) & U64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32).view(U32),
 }
 _FLOAT = {
     "v_add_f32": lambda a, b: _f32(a) + _f32(b),
@@ -1060,25 +1132,55 @@ def kernarg_segment(kernel: g.KernelOp, operands: list, buffer_index: dict[int, 
     return seg
 
 
-def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list, counts=None) -> Stats:
-    buffers, index = [], {}
+def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
+    """(the 32-bit words, the bytes) of host array x as the device holds elements of type
+    `elem`: f32, f16, or bf16 (held as float32 on the host, its upper 16 bits on the device)."""
+    if elem == "f32":
+        raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
+        return raw.copy(), 4 * raw.size
+    if elem == "f16":
+        half = np.ascontiguousarray(x, np.float16).reshape(-1).view(np.uint16)
+    elif elem == "bf16":
+        half = (np.ascontiguousarray(x, np.float32).reshape(-1).view(U32) >> U32(16)).astype(np.uint16)
+    else:
+        raise GcnInterpError(f"amdgcn interpreter: buffers of {elem} are not supported")
+    padded = np.zeros(-(-half.size // 2) * 2, np.uint16)
+    padded[:half.size] = half
+    return padded.view(U32), 2 * half.size
+
+
+def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
+    """The device words back as host values of `like`'s shape and dtype (device_words' inverse)."""
+    if elem == "f32":
+        return words.view(np.float32)[:like.size].reshape(like.shape)
+    half = words.view(np.uint16)[:like.size]
+    if elem == "f16":
+        return half.view(np.float16).reshape(like.shape)
+    return (half.astype(U32) << U32(16)).view(np.float32).reshape(like.shape)
+
+
+def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list, counts=None,
+               elems: list[str] | None = None) -> Stats:
+    """Run `kernel` on the launch operands; `elems`: each operand's element type (f32, f16,
+    bf16; all f32 if not given), which says how the device holds a buffer."""
+    buffers, index, types = [], {}, []
     for i, x in enumerate(operands):
         if isinstance(x, np.ndarray) and x.ndim > 0:
-            if x.dtype != np.float32:
-                raise GcnInterpError(f"amdgcn interpreter: buffers of {x.dtype} are not supported")
             index[i] = len(buffers)
             buffers.append(x)
-    work = [np.ascontiguousarray(b) for b in buffers]
+            types.append(elems[i] if elems else "f32")
+    images = [device_words(b, t) for b, t in zip(buffers, types)]
+    work = [w for w, _ in images]
     seg = kernarg_segment(kernel, operands, index)
-    m = Machine(kernel, arch, grid, block, work, seg)
+    m = Machine(kernel, arch, grid, block, work, seg, [n for _, n in images])
     if counts is not None:
         counts.kernel_launches += 1
         counts.workgroups += m.nwg
         counts.threads += m.nwg * block[0] * block[1] * block[2]
     with np.errstate(all="ignore"):
         m.run(counts)
-    for orig, w, flat in zip(buffers, work, m.buffers):
-        orig[...] = flat.view(np.float32).reshape(orig.shape)
+    for orig, t, flat in zip(buffers, types, m.buffers):
+        orig[...] = host_values(flat, t, orig)
     return m.stats
 
 
@@ -1099,13 +1201,21 @@ class _GcnHost(InterpreterFunctions):
         if block != kb:
             raise GcnInterpError(f"amdgcn interpreter: launched with block {block}, the kernel is built for {kb}")
         self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands],
-                                     self.counts))
+                                     self.counts, [_elem_name(v.type) for v in op.kernelOperands]))
         return ()
 
     @impl(memref.DimOp)
     def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
         array, axis = args
         return (np.int64(array.shape[int(axis)]),)
+
+
+def _elem_name(t) -> str:
+    """f32, f16 or bf16 for a memref of those (scalars: f32), else the type's text."""
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, MemRefType
+
+    e = t.element_type if isinstance(t, MemRefType) else t
+    return {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}.get(type(e), str(e))
 
 
 def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list[Stats]:

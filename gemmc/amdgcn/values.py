@@ -1,7 +1,7 @@
 """The values lower-to-amdgcn tracks for each kernel-IR value: a small lattice of what is
 known about it (a register, a constant, a bound, an alignment) and the memories it reads.
 
-I (integers: reg + const, with a bound and an alignment), F (f32), B (i1: constant, uniform
+I (integers: reg + const, with a bound and an alignment), F (f32), H (f16 / bf16), B (i1: constant, uniform
 SGPR or lane mask), Vec and Packed (vectors, as ranges or parts), and the two memories
 (GlobalMem, LdsMem; private buffers are values by then, promote-private's work).  The instructions that combine them are lower-to-amdgcn's;
 this module only says what a lowered value is, plus the magic numbers of unsigned division.
@@ -52,6 +52,17 @@ class F:
 
     reg: SSAValue | None = None
     const: float | None = None
+
+
+@dataclass(frozen=True)
+class H:
+    """A 16-bit float (f16 or bf16, an element of a 16-bit buffer): its bits in the low half of a
+    VGPR (the high half not read), or in the high half (high=True: an odd element of a packed
+    vector, which an LDS store takes from there), or a constant's bits."""
+
+    reg: SSAValue | None = None
+    bits: int | None = None
+    high: bool = False
 
 
 @dataclass(frozen=True)

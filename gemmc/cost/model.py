@@ -111,6 +111,15 @@ def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
     return best * arch.simds_per_cu * arch.cu_count * arch.clock_mhz * 1e6 / 1e12 or arch.fp16_matrix_tflops
 
 
+def problem_peak_tflops(arch: Arch, in_type: str) -> float:
+    """The compute ceiling of a problem with `in_type` inputs: the matrix cores' peak for that
+    type where it is 16-bit and the arch has matrix instructions for it (an f16 problem is
+    bounded by the f16 matrix peak, not the FP32 VALUs'), else the FP32 VALU peak."""
+    if in_type != "f32" and any(mi.in_type == in_type for mi in arch.matrix_instrs):
+        return matrix_peak_tflops(arch, in_type)
+    return vector_peak_tflops(arch)
+
+
 def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:
     """Predict the kernel of a lowered module on `arch` (resources: the compiler's report
     for this kernel, a gemmc.toolchain.KernelResources, or None to estimate)."""

@@ -7,7 +7,16 @@ TFLOP/s.  Ceilings: the compute peak, and L2 and DRAM bandwidth times intensity.
 from __future__ import annotations
 
 from gemmc.arch import Arch
+from gemmc.cost.model import problem_peak_tflops
 from gemmc.plotting import check_plot_path, pyplot, save
+
+
+def roofline_peak(rows, arch: Arch) -> float:
+    """The ceiling drawn: the peak of the problem's element type (gemmc.cost.model.problem_peak_tflops:
+    an f16 problem's is the f16 matrix peak, even where the first step runs on the VALUs), or
+    a step's own peak where that is higher (f32 MFMAs)."""
+    in_type = rows[0].prediction.kernel.problem.in_type
+    return max([problem_peak_tflops(arch, in_type)] + [r.prediction.peak_tflops for r in rows])
 
 
 def plot_roofline(rows, arch: Arch, path: str, input_path: str | None = None) -> None:
@@ -15,7 +24,7 @@ def plot_roofline(rows, arch: Arch, path: str, input_path: str | None = None) ->
     check_plot_path(path, input_path)
     rows = [r for r in rows if r.prediction is not None]
     plt = pyplot()
-    peak = rows[0].prediction.peak_tflops
+    peak = roofline_peak(rows, arch)
     f = arch.clock_mhz * 1e6
     l2_bw = arch.l2_bytes_per_clk * f / 1e12  # TB/s
     dram_bw = arch.mem_bandwidth_gbs / 1e3
