@@ -199,9 +199,12 @@ def lower(
     arch: Arch | str,
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
     finalize: bool = True,
+    backend: str = "hip",
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
 
+    Without a pipeline, gemmc.selection chooses one for the problem's shape (`backend="gcn"`,
+    gemmc's own AMDGCN backend: the arch's default pipeline).
     With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
     to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
     opt` keeps them, so that the IR can be edited and handed to further passes."""
@@ -209,6 +212,8 @@ def lower(
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
     check_dtypes(module, target)
+    if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
+        pipeline = default_pipeline(target)
     if pipeline is None:
         choice = _select(module, target)
         if choice.lowered is not None and finalize and after_each is None:

@@ -170,7 +170,7 @@ def _pipeline_for(args, default_none: bool = False) -> str | None:
 
 def cmd_compile(args) -> int:
     module = _load(args)
-    api.lower(module, args.pipeline, args.arch)
+    api.lower(module, args.pipeline, args.arch, backend="gcn" if args.emit.startswith("gcn") else "hip")
     if args.emit in ("hsaco", "gcn-hsaco") and args.output in (None, "-"):
         raise usage_error(f"--emit {args.emit} writes a binary code object: give -o FILE")
     if args.harness and args.emit != "hip":
