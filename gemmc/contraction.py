@@ -79,10 +79,13 @@ def kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
     return found
 
 
-def looping_kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
-    """The kernels with a K loop: those the tiling passes transform (split-k's second kernel,
-    which has none, stays as it is)."""
-    found = [k for k in kernels(module, pass_name) if find_role(k, ROLE_K_LOOP) is not None]
+def working_kernels(module: ModuleOp, pass_name: str) -> list[gpu.FuncOp]:
+    """The kernels that do the GEMM's work, with a K loop or a tile copy: those the tiling passes
+    transform (split-k's second kernel, which has neither, stays as it is)."""
+    from gemmc.dialects.gemm import CopyOp
+
+    found = [k for k in kernels(module, pass_name)
+             if find_role(k, ROLE_K_LOOP) is not None or any(isinstance(op, CopyOp) for op in k.walk())]
     if not found:
         raise pass_error(pass_name, module, "expects a kernel with a K loop (gemm.role = \"k_loop\"); "
                          "run gemm-to-kernel first")

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
 from gemmc.arch import ARCHS
-from gemmc.contraction import looping_kernels, role
+from gemmc.contraction import working_kernels, role
 from gemmc.copy_lowering import direct_per_lane
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp, type_name
@@ -49,7 +49,7 @@ class DirectToLdsPass(ModulePass):
         if 4 not in arch.global_load_lds_bytes:
             capable = ", ".join(a.name for a in ARCHS.values() if 4 in a.global_load_lds_bytes)
             raise pass_error(self.name, op, f"{arch.name} ({arch.family}) has no global_load_lds; it exists on {capable}")
-        for kernel in looping_kernels(op, self.name):
+        for kernel in working_kernels(op, self.name):
             copies = [c for c in kernel.walk() if isinstance(c, CopyOp)]
             if not copies:
                 raise pass_error(self.name, kernel, "expects gemm.copy ops: run lds-tiling first, and direct-to-lds "

@@ -31,7 +31,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, find_role, looping_kernels
+from gemmc.contraction import analyze, find_role, working_kernels
 from gemmc.diagnostics import pass_error
 from gemmc.contraction import role
 from gemmc.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, memory_space
@@ -53,7 +53,7 @@ class DoubleBufferPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
-        for kernel in looping_kernels(op, self.name):
+        for kernel in working_kernels(op, self.name):
             con = analyze(kernel, self.name)
             if con.schedule is None:
                 raise pass_error(self.name, kernel, "expects an LDS-tiled kernel; run lds-tiling first")

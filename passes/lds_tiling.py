@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, looping_kernels
+from gemmc.contraction import analyze, working_kernels
 from gemmc.diagnostics import pass_error
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
@@ -38,7 +38,7 @@ class LdsTilingPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
-        for kernel in looping_kernels(op, self.name):
+        for kernel in working_kernels(op, self.name):
             con = analyze(kernel, self.name)
             if con.schedule is not None:
                 raise pass_error(self.name, kernel, "the kernel is already LDS-tiled")

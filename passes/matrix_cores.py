@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, looping_kernels
+from gemmc.contraction import analyze, working_kernels
 from gemmc.diagnostics import GemmcError
 from gemmc.dialects.gemm import type_name
 from gemmc.passes.matrix_lowering import DEFAULT_WAVES, lower_module
@@ -42,7 +42,7 @@ class MatrixCoresPass(ModulePass):
         name = "mfma-lowering" if kind == "mfma" else "wmma-lowering"
         convert = self.convert
         if convert == "auto":
-            types = {type_name(analyze(k, self.name).in_type) for k in looping_kernels(op, self.name)}
+            types = {type_name(analyze(k, self.name).in_type) for k in working_kernels(op, self.name)}
             has_f32 = any(i.in_type == "f32" for i in arch.matrix_instrs)
             convert = "f16" if types == {"f32"} and not has_f32 else ""
         elif convert == "none":

@@ -20,7 +20,7 @@ from dataclasses import fields
 from xdsl.dialects.builtin import ModuleOp
 
 from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
-from gemmc.contraction import Contraction, analyze, looping_kernels
+from gemmc.contraction import Contraction, analyze, working_kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
 from gemmc.matrix_kernel import k_runs, lane_regs
@@ -41,7 +41,7 @@ def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_
         have = {i.kind for i in arch.matrix_instrs}
         hint = f"; use {OTHER_PASS[kind]}" if have else ""
         raise pass_error(pass_name, module, f"{arch.name} ({arch.family}) has no {KIND_NAME[kind]} instructions{hint}")
-    for kernel in looping_kernels(module, pass_name):
+    for kernel in working_kernels(module, pass_name):
         con = analyze(kernel, pass_name)
         new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert)
         rewrite_compute(con, new)

@@ -28,7 +28,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, looping_kernels
+from gemmc.contraction import analyze, working_kernels
 from gemmc.diagnostics import pass_error
 from gemmc.target import target_of
 from gemmc.compute_rewrite import rewrite_compute
@@ -46,7 +46,7 @@ class RegisterTilingPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
-        for kernel in looping_kernels(op, self.name):
+        for kernel in working_kernels(op, self.name):
             con = analyze(kernel, self.name)
             s = con.schedule
             if s is None:

@@ -81,9 +81,8 @@ def _walk(split: KSplit, persistent: int) -> SSAValue:
     body.insert_op_before(tile_loop, body.last_op)
     _place_tile(ids, walk, tiles_x)
     _restrict_k_loop(loop, walk.args[0], per_tile, begin, end)
-    one = KernelBuilder.before(launch).index(1)
     launch.operands[0] = KernelBuilder.before(launch).index(persistent, "persistent")
-    launch.operands[1] = one
+    launch.operands[1] = launch.gridSizeZ  # 1 (KSplit checked it)
     return w
 
 

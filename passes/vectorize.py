@@ -30,7 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import looping_kernels, role
+from gemmc.contraction import working_kernels, role
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
@@ -49,7 +49,7 @@ class VectorizePass(ModulePass):
     operands: tuple[str, ...] = ("a", "b")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in looping_kernels(op, self.name):
+        for kernel in working_kernels(op, self.name):
             for operand in self._operands(kernel):
                 copies = [c for c in kernel.walk() if isinstance(c, CopyOp) and role(c) == _ROLES[operand]]
                 if not copies:
