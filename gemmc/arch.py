@@ -181,6 +181,12 @@ class Arch:
     # L1 caches global loads); AMD's vector L1 is modelled as streaming (docs/cost-model.md)
     fp32_dual: int = 1  # FP32 FMAs per lane per VALU issue slot: 2 with packed FP32 (v_pk_fma_f32,
     # CDNA2+) or dual issue (v_dual_fmac_f32, RDNA3+), which clang emits for register-tiled code
+    # the host side of a multi-kernel GEMM (split-k, stream-k), for the cost model: a kernel launched
+    # after another on one stream starts this much later (assumption), and a workspace allocated and
+    # freed in the launcher (hipMallocAsync / hipFreeAsync, the pool trimmed between calls) costs this
+    # much (H200, measured 2026-12-02: 41-51 us, benchmarks/h200/shapes.md; AMD: assumed the same)
+    launch_gap_us: float = 4.0
+    workspace_alloc_us: float = 40.0
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
 
     @property

@@ -18,7 +18,6 @@ defines them:
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith
 
@@ -153,11 +152,21 @@ def to_bf16(x):
     return out if out.ndim else np.float32(out)
 
 
-# FP8 formats by their .gemm names, as ml_dtypes' dtypes (the reference numerics of FP8).
-FP8_DTYPES = {
-    "f8e4m3fnuz": ml_dtypes.float8_e4m3fnuz, "f8e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-    "f8e4m3fn": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2,
-}
+# FP8 formats by their .gemm names, as ml_dtypes' dtypes (the reference numerics of FP8).  Importing
+# ml_dtypes takes most of a second, which only a command that meets FP8 values should pay for.
+FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+
+
+def fp8_dtypes() -> dict:
+    import ml_dtypes
+
+    return {name: getattr(ml_dtypes, "float8_" + name[2:]) for name in FP8_NAMES}
+
+
+def __getattr__(name: str):  # FP8_DTYPES, built on first use
+    if name == "FP8_DTYPES":
+        return fp8_dtypes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def to_fp8(x, fmt: str):
@@ -169,5 +178,5 @@ def to_fp8(x, fmt: str):
     a = np.asarray(x)
     if a.dtype not in (np.float64, np.float32, np.float16):
         a = a.astype(np.float64)
-    out = a.astype(FP8_DTYPES[fmt]).astype(np.float32)
+    out = a.astype(fp8_dtypes()[fmt]).astype(np.float32)
     return out if out.ndim else np.float32(out)

@@ -6,11 +6,12 @@
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
 (gemmc.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
-workgroup's K loop is the whole time), the same pipeline with `split-k{factor=S}` before
-double-buffer is predicted for each S that keeps the grid within SPLIT_FILL x the slots and every
-split at least MIN_TILES_PER_SPLIT K tiles long, and the fastest prediction wins.  split-k
-reduces through a workspace (deterministic, and the only way for a 16-bit C);
-`-p ...,split-k{reduce=atomic}` asks for atomics.
+workgroup's K loop is the whole time), the candidates are that pipeline and its 64x64-tile
+variant, each alone, with `split-k{factor=S}` (each S that keeps the grid within SPLIT_FILL x the
+slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and with `stream-k` (one
+persistent workgroup per CU); the fastest prediction wins.  An f32 C is reduced with atomics
+(on the H200 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3);
+a 16-bit C, which atomics would round at every add, through a workspace.
 A problem with dynamic sizes keeps the default pipeline: its sizes are known at launch only.
 """
 
@@ -46,6 +47,11 @@ def with_split_k(spec: str, factor: int, reduce: str = "workspace") -> str:
     if len(passes) == 1:
         return f"{spec},{split}"
     return f"{passes[0]},{split},double-buffer" + ",double-buffer".join(passes[1:])
+
+
+def with_stream_k(spec: str, workgroups: int = 0) -> str:
+    """`spec` with stream-k where with_split_k puts split-k."""
+    return with_split_k(spec, 2).replace("split-k{factor=2 reduce=workspace}", f"stream-k{{workgroups={workgroups}}}")
 
 
 def with_tiles(spec: str, block: int, thread: int) -> str:
@@ -100,13 +106,18 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     if small != base:
         tiles.append(_predicted(module, arch, f"{SMALL_TILES[0]}x{SMALL_TILES[0]} tiles", small))
     candidates = [c for c, _ in tiles]
+    atomic = p.kernel.problem.out_type in ("f32", "f64")  # 16-bit C: partial sums through a workspace
     for tile, pt in tiles:
         k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
         wgs = pt.kernel.grid.workgroups
         for f in SPLITS:
             if wgs * f <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * f:
                 label = f"{tile.label}, split-k{{factor={f}}}"
-                candidates.append(_predicted(module, arch, label, with_split_k(tile.pipeline, f))[0])
+                spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
+                candidates.append(_predicted(module, arch, label, spec)[0])
+        if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
+            label = f"{tile.label}, stream-k"
+            candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline))[0])
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
     if best is first:

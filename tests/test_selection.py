@@ -23,10 +23,17 @@ def test_with_tiles_changes_the_workgroup_and_thread_tiles():
                                        "register-tiling{thread-m=4 thread-n=4 unroll=true}")
 
 
-def test_small_problems_try_small_tiles():
+def test_small_problems_try_small_tiles_split_k_and_stream_k():
     choice = select_pipeline(gemmc.parse(problem(256, 256, 16384)), get_arch("gfx942"))
-    assert "64x64 tiles" in choice.reason and "block-m=64 block-n=64" in choice.pipeline
-    assert {"default", "64x64 tiles"} <= set(choice.predicted)
+    assert {"default", "64x64 tiles", "default, stream-k", "64x64 tiles, stream-k",
+            "64x64 tiles, split-k{factor=2}"} <= set(choice.predicted)
+    assert choice.predicted[choice.reason.split(":")[1].split(" predicted")[0].strip()] == min(choice.predicted.values())
+
+
+def test_a_16_bit_output_is_split_through_a_workspace():
+    src = "kernel h { dim M = 256, N = 256, K = 16384  A: f16[M, K]  B: f16[K, N]  C: f16[M, N]  acc f32  C = A @ B }"
+    choice = select_pipeline(gemmc.parse(src), get_arch("gfx942"))
+    assert "reduce=workspace" in choice.pipeline and "stream-k" not in choice.pipeline
 
 
 def test_with_split_k_goes_before_double_buffer():
@@ -39,7 +46,7 @@ def test_with_split_k_goes_before_double_buffer():
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "sm_90"])
 def test_deep_k_is_split_and_predicted_faster(arch):
     choice = select_pipeline(gemmc.parse(problem(512, 512, 8192)), get_arch(arch))
-    assert "split-k{factor=" in choice.pipeline, choice.reason
+    assert "split-k{factor=" in choice.pipeline or "stream-k" in choice.pipeline, choice.reason
     assert min(choice.predicted.values()) < choice.predicted["default"]
     assert "predicted" in choice.reason and "for the default" in choice.reason
 
@@ -59,7 +66,7 @@ def test_dynamic_sizes_keep_the_default():
 
 def test_lower_without_pipeline_runs_the_choice_and_says_why():
     module = gemmc.lower(gemmc.parse(problem(64, 64, 2048)), None, "gfx942")
-    assert "split-k" in module.attributes[PIPELINE_ATTR].data
+    assert "-k{" in module.attributes[PIPELINE_ATTR].data  # split-k or stream-k
     assert module.attributes[SELECTED_ATTR].data.startswith("1 workgroups for 304 CUs x ")
     assert gemmc.check(module, "gfx942").passed
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import gpu, scf
+from xdsl.dialects import gpu, memref, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from gemmc.arch import Arch
@@ -127,11 +127,16 @@ def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, re
     main = main_kernel(kernels)
     p = predict_kernel(main, arch, resources)
     for k in kernels:
-        if k is not main:  # split-k's init or reduce kernel: its time adds to the main one's
+        if k is not main:  # split-k's init or reduce kernel: its time and its launch add to the main one's
             extra = predict_kernel(k, arch)
             p.others.append(extra)
-            p.time_s += extra.time_s
-            p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound")
+            p.time_s += extra.time_s + arch.launch_gap_us * 1e-6
+            p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound, "
+                           f"+ {arch.launch_gap_us:g} us between launches")
+    allocs = sum(isinstance(op, memref.AllocOp) for op in main.host.walk())
+    if allocs:  # split-k's workspace
+        p.time_s += allocs * arch.workspace_alloc_us * 1e-6
+        p.notes.append(f"+ {allocs * arch.workspace_alloc_us:g} us allocating the workspace")
     return p
 
 

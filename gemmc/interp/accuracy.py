@@ -36,22 +36,38 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
-from gemmc.arith_semantics import FP8_DTYPES
+from gemmc.arith_semantics import FP8_NAMES, fp8_dtypes
 
-UNIT_ROUNDOFF = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
-PRECISION = {"f32": 24, "f16": 11, "bf16": 8}  # significand bits, the implicit one included
-SMALLEST_NORMAL = {"f32": 2.0**-126, "f16": 2.0**-14, "bf16": 2.0**-126}
-# The FP8 formats' from ml_dtypes (the reference numerics): u = eps / 2 (e4m3 2^-4, e5m2
-# 2^-3), precision = mantissa bits + 1, smallest normal = finfo.tiny (e4m3fnuz 2^-7,
-# e5m2fnuz 2^-15, e4m3fn 2^-6, e5m2 2^-14: the FNUZ formats' bias is one more).
-for _name, _dtype in FP8_DTYPES.items():
-    _info = ml_dtypes.finfo(_dtype)
-    UNIT_ROUNDOFF[_name] = float(_info.eps) / 2
-    PRECISION[_name] = int(_info.nmant) + 1
-    SMALLEST_NORMAL[_name] = float(_info.tiny)
+
+class _ByFormat(dict):
+    """A constant per float format: f32, f16 and bf16 given; the FP8 formats' read from ml_dtypes
+    (the reference numerics) when first asked for, since importing ml_dtypes is slow."""
+
+    def __init__(self, given: dict, of_finfo):
+        super().__init__(given)
+        self.of_finfo = of_finfo
+
+    def __missing__(self, key):
+        if key not in FP8_NAMES:
+            raise KeyError(key)
+        import ml_dtypes
+
+        for name, dtype in fp8_dtypes().items():
+            self[name] = self.of_finfo(ml_dtypes.finfo(dtype))
+        return self[key]
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or key in FP8_NAMES
+
+
+# The FP8 formats' from ml_dtypes: u = eps / 2 (e4m3 2^-4, e5m2 2^-3), precision = mantissa bits
+# + 1, smallest normal = finfo.tiny (e4m3fnuz 2^-7, e5m2fnuz 2^-15, e4m3fn 2^-6, e5m2 2^-14: the
+# FNUZ formats' bias is one more).
+UNIT_ROUNDOFF = _ByFormat({"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}, lambda i: float(i.eps) / 2)
+PRECISION = _ByFormat({"f32": 24, "f16": 11, "bf16": 8}, lambda i: int(i.nmant) + 1)  # significand bits
+SMALLEST_NORMAL = _ByFormat({"f32": 2.0**-126, "f16": 2.0**-14, "bf16": 2.0**-126}, lambda i: float(i.tiny))
 EXACT_SCALARS = (-2.0, -1.0, 1.0, 2.0)  # alpha and beta arguments in the exact run: powers of two
 
 
