@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -290,17 +291,23 @@ def lit_test(source: str, suffix: str, winner: Trial, arch: Arch) -> str:
     return "\n".join(head) + body + "\n" + "\n".join(checks) + "\n// INTERP: PASS\n"
 
 
-def progress_bar(stream, width: int = 30):
+def progress_bar(stream, width: int = 30, label: str = "tune", eta: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
     """A progress callback drawing `[#####.....] 12/40 best 3.1 ms` on `stream` (a tty
-    redraws one line; otherwise a line at each quarter and at the end)."""
+    redraws one line; otherwise a line at each quarter and at the end); with `eta`, the time
+    left at the mean pace so far (`eta 1m05s`)."""
     tty = hasattr(stream, "isatty") and stream.isatty()
     shown = set()
+    started = clock()
 
-    def show(done: int, total: int, best: Trial | None) -> None:
+    def show(done: int, total: int, best: Trial | None = None) -> None:
         filled = width * done // max(1, total)
         bar = "#" * filled + "." * (width - filled)
         tail = f" best {best.time * 1e3:.3f} ms" if best is not None else ""
-        line = f"tune [{bar}] {done}/{total}{tail}"
+        if eta and 0 < done < total:
+            left = (clock() - started) / done * (total - done)
+            tail += f" eta {int(left // 60)}m{int(left % 60):02d}s"
+        line = f"{label} [{bar}] {done}/{total}{tail}"
         if tty:
             stream.write("\r" + line + ("\n" if done >= total else ""))
         else:
