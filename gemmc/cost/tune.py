@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import random
 import time
 from collections import Counter
@@ -221,14 +222,20 @@ def _mutate(rng: random.Random, top: list[Trial], all_c: list[Candidate], seen: 
 
 def _neighbours(c: Candidate, all_c: list[Candidate]) -> list[Candidate]:
     fields = [f.name for f in dataclasses.fields(Candidate)]
-    base = dataclasses.astuple(c)
+    base = _values(c)
     out = []
     for other in all_c:
-        diff = sum(1 for a, b in zip(base, dataclasses.astuple(other)) if a != b)
-        if diff == 1 or (diff == 2 and {fields[i] for i, (a, b) in enumerate(zip(base, dataclasses.astuple(other)))
+        values = _values(other)
+        diff = sum(1 for a, b in zip(base, values) if a != b)
+        if diff == 1 or (diff == 2 and {fields[i] for i, (a, b) in enumerate(zip(base, values))
                                           if a != b} in ({"thread_m", "thread_n"}, {"block_m", "block_n"})):
             out.append(other)
     return out
+
+
+# dataclasses.astuple without its deep copies (a Candidate's fields are plain values):
+# _neighbours compares every candidate of the space at each mutation
+_values = operator.attrgetter(*(f.name for f in dataclasses.fields(Candidate)))
 
 
 def _rerank(load, arch: Arch, result: TuneResult, dims, compiler) -> None:
