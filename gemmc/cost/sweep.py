@@ -168,12 +168,34 @@ def run_local(jobs: list[ShapeJob], workers: int) -> Iterator[tuple]:
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
     try:
         for future in as_completed([pool.submit(tune_shape, j) for j in jobs]):
             yield future.result()
-    finally:  # interrupted: queued shapes are dropped, the finished ones are in the table
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # interrupted: the finished shapes are in the table, the rest are dropped
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _ignore_sigint() -> None:
+    """A worker leaves Ctrl-C to the parent, which stops the pool: a worker interrupted while it
+    talks to the pool's queues can hang the pool's shutdown."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool) -> None:
+    """Drop the queued shapes and end the workers now rather than after their current shape."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.terminate()
 
 
 def run_ray(jobs: list[ShapeJob], address: str | None) -> Iterator[tuple]:
