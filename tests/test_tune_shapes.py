@@ -189,6 +189,21 @@ def test_tune_shapes_usage_errors(tmp_path, capsys):
         assert (code, err.strip()) == (want_code, want), extra
 
 
+def test_a_kernel_a_sweep_cannot_size_is_said_before_any_shape(tmp_path, capsys):
+    csv = write_csv(tmp_path / "s.csv", SHAPES[:1])
+    t = tmp_path / "t.json"
+    other = tmp_path / "p.gemm"
+    other.write_text("kernel s { dim P = 4, N = 8, K = 8  A: f32[P, K]  B: f32[K, N]  C: f32[P, N]  C = A @ B }")
+    ir = tmp_path / "k.mlir"
+    ir.write_text(gemmc.print_ir(gemmc.parse(Path(SGEMM).read_text())))
+    cases = [(other, f"error: {other}: --shapes sets the dims M, N and K; kernel 's' has no dim 'M' (dims: P, N, K)"),
+             (ir, f"error: {ir}: --shapes sets a .gemm kernel's dims M, N and K; give the .gemm source")]
+    for kernel, want in cases:
+        code, _, err = run(["tune", str(kernel), "--arch", ARCH, "--shapes", csv, "-o", str(t)], capsys)
+        assert (code, err.strip()) == (2, want)
+        assert not t.exists()
+
+
 def test_a_missing_ray_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     csv = write_csv(tmp_path / "s.csv", SHAPES[:1])

@@ -125,6 +125,26 @@ def _tune_shape(job: ShapeJob) -> tuple[str, dict]:
     return key, min(entries, key=lambda e: (e["predicted_s"], e["pipeline"]))
 
 
+def check_kernel(job: ShapeJob) -> None:
+    """The kernel's own errors (syntax, -D, a dtype the arch cannot do, dims not named M, N, K)
+    said once, before any shape runs, rather than by every worker."""
+    from gemmc.api import check_dtypes, is_ir, parse
+    from gemmc.arch import get_arch
+    from gemmc.selection import problem_key
+
+    if is_ir(job.text, job.name):
+        raise usage_error(f"{job.name}: --shapes sets a .gemm kernel's dims M, N and K; give the .gemm source")
+    try:
+        module = parse(job.text, job.name, job.dims())
+    except GemmcError as e:
+        if not e.message.startswith(tuple(f"-D {d}: kernel" for d in SHAPE_DIMS)):
+            raise
+        # the frontend says -D, which the user did not write
+        raise usage_error(f"{job.name}: --shapes sets the dims M, N and K; {e.message.split(': ', 1)[1]}") from None
+    check_dtypes(module, get_arch(job.arch))
+    _check_shape_is_problem(problem_key(module), job)
+
+
 def _check_shape_is_problem(key: str | None, job: ShapeJob) -> None:
     m, n, k = job.shape
     if key is None or not key.startswith(f"M={m} N={n} K={k} "):
@@ -247,6 +267,7 @@ def tune_shapes(
 
     text, name = source
     defines = {d: v for d, v in (defines or {}).items() if d not in SHAPE_DIMS}
+    check_kernel(ShapeJob(text, name, arch, shapes[0], budget, seed, compiler, tuple(sorted(defines.items()))))
     table = new_table(arch, name, text, seed, budget, compiler, defines)
     old = read_checkpoint(output, table)
     todo = [s for s in shapes if _key_guess(s, old) is None]
