@@ -36,6 +36,8 @@ examples:
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
   gemmc explain examples/sgemm.gemm --arch gfx942
   gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
+  gemmc tune examples/sgemm.gemm --arch gfx942 --shapes shapes.csv -o table.json --jobs 4
+  gemmc compile examples/sgemm.gemm --arch gfx942 -D M=512 -D K=8192 --selection table.json
   gemmc opt examples/sgemm.gemm --load examples/passes/mul_to_shift.py -p gemm-to-kernel,mul-to-shift
 """
 

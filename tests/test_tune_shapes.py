@@ -266,3 +266,22 @@ def test_a_sweep_of_20_shapes_on_a_local_ray_instance(table_jobs1, tmp_path, cap
                         "--selection", str(out), "-o", str(hip)], capsys)
     assert code == 0, err
     assert f"// pipeline: {entries[KEY.format(m, n, k)]['pipeline']}\n" in hip.read_text()
+
+
+def test_the_progress_bar_counts_shapes_with_an_eta_from_the_start_of_the_work():
+    import io
+
+    from gemmc.cost.tune import progress_bar
+
+    now = [100.0]
+    out = io.StringIO()
+    show = progress_bar(out, width=10, label="shapes", eta=True, clock=lambda: now[0])
+    now[0] = 160.0  # a Ray instance's start-up: not part of the pace
+    show(0, 4)
+    now[0] = 190.0
+    show(1, 4)  # 30 s a shape: 90 s for the 3 left
+    now[0] = 220.0
+    show(2, 4)
+    show(4, 4)
+    assert out.getvalue().splitlines() == ["shapes [..........] 0/4", "shapes [##........] 1/4 eta 1m30s",
+                                           "shapes [#####.....] 2/4 eta 1m00s", "shapes [##########] 4/4"]

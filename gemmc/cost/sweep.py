@@ -181,16 +181,20 @@ def _entry(pipeline: str, prediction, found_by: str) -> dict:
 # -- running the shapes -----------------------------------------------------------------
 
 
-def run_local(jobs: list[ShapeJob], workers: int) -> Iterator[tuple]:
-    """tune_shape's results as the shapes finish: in this process, or on a process pool."""
+def run_local(jobs: list[ShapeJob], workers: int, started: Callable[[], None] = lambda: None) -> Iterator[tuple]:
+    """tune_shape's results as the shapes finish: in this process, or on a process pool;
+    `started` is called once the shapes are handed out (the progress bar's clock starts)."""
     if workers <= 1:
+        started()
         yield from map(tune_shape, jobs)
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
     try:
-        for future in as_completed([pool.submit(tune_shape, j) for j in jobs]):
+        futures = [pool.submit(tune_shape, j) for j in jobs]
+        started()
+        for future in as_completed(futures):
             yield future.result()
     except BaseException:  # interrupted: the finished shapes are in the table, the rest are dropped
         _stop(pool)
@@ -218,9 +222,9 @@ def _stop(pool) -> None:
         process.terminate()
 
 
-def run_ray(jobs: list[ShapeJob], address: str | None) -> Iterator[tuple]:
+def run_ray(jobs: list[ShapeJob], address: str | None, started: Callable[[], None] = lambda: None) -> Iterator[tuple]:
     """tune_shape's results as the shapes finish, each shape a Ray task; joins the cluster at
-    `address` (None: the running one, or a new local instance)."""
+    `address` (None: the running one, or a new local instance); `started` as run_local's."""
     ray = import_ray()
     started = not ray.is_initialized()
     if started:
@@ -228,6 +232,7 @@ def run_ray(jobs: list[ShapeJob], address: str | None) -> Iterator[tuple]:
     try:
         remote = ray.remote(tune_shape)
         pending = [remote.remote(j) for j in jobs]
+        started()
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
@@ -274,7 +279,14 @@ def tune_shapes(
     if say and len(todo) < len(shapes):
         say(f"{output}: {len(shapes) - len(todo)} of {len(shapes)} shapes already in the table, skipped")
     job_list = [ShapeJob(text, name, arch, s, budget, seed, compiler, tuple(sorted(defines.items()))) for s in todo]
-    results = run_ray(job_list, None if ray is True else ray) if ray else run_local(job_list, jobs)
+    def started() -> None:  # the bar's clock starts now, after a Ray instance's start-up
+        if progress:
+            progress(0, len(todo), None)
+
+    if ray:
+        results = run_ray(job_list, None if ray is True else ray, started)
+    else:
+        results = run_local(job_list, jobs, started)
     done = dict(old)
     for count, (key, entry) in enumerate(results, 1):
         if key is None:

@@ -305,14 +305,16 @@ def progress_bar(stream, width: int = 30, label: str = "tune", eta: bool = False
     left at the mean pace so far (`eta 1m05s`)."""
     tty = hasattr(stream, "isatty") and stream.isatty()
     shown = set()
-    started = clock()
+    started = [clock()]
 
     def show(done: int, total: int, best: Trial | None = None) -> None:
+        if done == 0:  # the work starts now: the ETA's clock too (after a pool's or cluster's start-up)
+            started[0] = clock()
         filled = width * done // max(1, total)
         bar = "#" * filled + "." * (width - filled)
         tail = f" best {best.time * 1e3:.3f} ms" if best is not None else ""
         if eta and 0 < done < total:
-            left = (clock() - started) / done * (total - done)
+            left = (clock() - started[0]) / done * (total - done)
             tail += f" eta {int(left // 60)}m{int(left % 60):02d}s"
         line = f"{label} [{bar}] {done}/{total}{tail}"
         if tty:
