@@ -226,8 +226,8 @@ def run_ray(jobs: list[ShapeJob], address: str | None, started: Callable[[], Non
     """tune_shape's results as the shapes finish, each shape a Ray task; joins the cluster at
     `address` (None: the running one, or a new local instance); `started` as run_local's."""
     ray = import_ray()
-    started = not ray.is_initialized()
-    if started:
+    own_instance = not ray.is_initialized()  # a caller's instance (a test's, a notebook's) stays up
+    if own_instance:
         ray.init(address=address or None, logging_level="ERROR", log_to_driver=False)
     try:
         remote = ray.remote(tune_shape)
@@ -237,7 +237,7 @@ def run_ray(jobs: list[ShapeJob], address: str | None, started: Callable[[], Non
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     finally:
-        if started:
+        if own_instance:
             ray.shutdown()
 
 
