@@ -13,7 +13,7 @@ import pytest
 import gemmc
 from gemmc.cli import main
 from gemmc.cost import sweep
-from gemmc.cost.sweep import ShapeJob, read_shapes, tune_shape
+from gemmc.cost.sweep import read_shapes, tune_shape
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
 ROOT = Path(__file__).resolve().parent.parent
