@@ -207,6 +207,7 @@ def lower(
     Without a pipeline, gemmc.selection chooses one for the problem's shape (`backend="gcn"`,
     gemmc's own AMDGCN backend: the arch's default pipeline); `selection`, a selection table
     ({problem_key: pipeline}, see load_selection), has its say first.
+
     With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
     to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
     opt` keeps them, so that the IR can be edited and handed to further passes."""

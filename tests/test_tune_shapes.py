@@ -233,6 +233,10 @@ def test_a_bad_selection_table_is_one_line_naming_the_file(table_jobs1, tmp_path
     code, _, err = run(["compile", SGEMM, "--arch", ARCH, "--selection", str(table_jobs1[0]), "-p", "step1"], capsys)
     assert (code, err.strip()) == (2, "error: --selection chooses the pipeline by the problem's shape; "
                                       "give -p or --selection, not both")
+    code, _, err = run(["compile", SGEMM, "--arch", ARCH, "--selection", str(table_jobs1[0]), "--emit", "gcn"],
+                       capsys)
+    assert (code, err.strip()) == (2, "error: --emit gcn runs the arch's default pipeline (gemmc's own backend has "
+                                      "no split-k); --selection applies to the other outputs")
     code, _, err = run(["explain", SGEMM, "--arch", ARCH, "--selection", str(tmp_path / "none.json")], capsys)
     assert (code, err.strip()) == (3, f"error: {tmp_path / 'none.json'}: no such file")
 

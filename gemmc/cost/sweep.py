@@ -114,7 +114,7 @@ def _tune_shape(job: ShapeJob) -> tuple[str, dict]:
     dims = job.dims()
 
     def load():
-        return parse(job.text, job.name, dims)
+        return parse(job.text, job.name, dims, arch)
 
     key = problem_key(load())
     _check_shape_is_problem(key, job)
@@ -135,7 +135,7 @@ def check_kernel(job: ShapeJob) -> None:
     if is_ir(job.text, job.name):
         raise usage_error(f"{job.name}: --shapes sets a .gemm kernel's dims M, N and K; give the .gemm source")
     try:
-        module = parse(job.text, job.name, job.dims())
+        module = parse(job.text, job.name, job.dims(), job.arch)
     except GemmcError as e:
         if not e.message.startswith(tuple(f"-D {d}: kernel" for d in SHAPE_DIMS)):
             raise
