@@ -101,6 +101,11 @@ def test_an_interrupted_sweep_resumes(table_jobs1, tmp_path, monkeypatch, capsys
     entries = json.loads(out.read_text())["entries"]
     assert entries[first]["pipeline"] == PLANTED
     assert entries == dict(full["entries"], **{first: entries[first]})
+    tuned.clear()  # a finished sweep run again: nothing to do, and no empty bar
+    code, _, err = run(["tune", SGEMM, "--arch", ARCH, "--shapes", csv, "-o", str(out), "--budget", "2",
+                        "--seed", "3", "--no-compiler"], capsys)
+    assert code == 0 and tuned == [] and "shapes [" not in err
+    assert "3 of 3 shapes already in the table, skipped" in err
 
 
 def test_a_table_of_another_sweep_is_not_overwritten(table_jobs1, tmp_path, capsys):

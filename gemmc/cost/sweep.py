@@ -280,7 +280,7 @@ def tune_shapes(
         say(f"{output}: {len(shapes) - len(todo)} of {len(shapes)} shapes already in the table, skipped")
     job_list = [ShapeJob(text, name, arch, s, budget, seed, compiler, tuple(sorted(defines.items()))) for s in todo]
     def started() -> None:  # the bar's clock starts now, after a Ray instance's start-up
-        if progress:
+        if progress and todo:
             progress(0, len(todo), None)
 
     if ray:
