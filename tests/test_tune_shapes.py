@@ -108,6 +108,21 @@ def test_an_interrupted_sweep_resumes(table_jobs1, tmp_path, monkeypatch, capsys
     assert "3 of 3 shapes already in the table, skipped" in err
 
 
+def test_a_shape_that_fails_stops_the_sweep_and_keeps_the_finished_ones(tmp_path, monkeypatch):
+    real = sweep._tune_shape
+
+    def second_fails(job):
+        if job.shape == SHAPES[1]:
+            raise gemmc.GemmcError("no candidate fits")
+        return real(job)
+
+    monkeypatch.setattr(sweep, "_tune_shape", second_fails)
+    out = tmp_path / "table.json"
+    with pytest.raises(gemmc.GemmcError, match=r"^error: shape 256,128,512: no candidate fits$"):
+        gemmc.tune_shapes(SGEMM, ARCH, SHAPES, str(out), jobs=1, **OPTIONS)
+    assert list(json.loads(out.read_text())["entries"]) == [KEY.format(*SHAPES[0])]
+
+
 def test_a_table_of_another_sweep_is_not_overwritten(table_jobs1, tmp_path, capsys):
     out = tmp_path / "table.json"
     out.write_bytes(table_jobs1[0].read_bytes())
@@ -164,7 +179,8 @@ def test_read_shapes_takes_a_header_comments_and_drops_repeats(tmp_path):
 
 
 @pytest.mark.parametrize("text, line", [("M,N,K\n64,64,256\n64,64\n", 3), ("64,x,2\n", 1),
-                                        ("64,64,256\n0,1,1\n", 2), ("64,64,256,1\n", 1)])
+                                        ("64,64,256\n0,1,1\n", 2), ("64,64,256,1\n", 1),
+                                        ("64,64,2147483648\n", 1)])
 def test_a_bad_csv_line_is_said_with_its_number(tmp_path, capsys, text, line):
     csv = tmp_path / "s.csv"
     csv.write_text(text)
@@ -172,7 +188,7 @@ def test_a_bad_csv_line_is_said_with_its_number(tmp_path, capsys, text, line):
                        capsys)
     bad = text.splitlines()[line - 1]
     assert code == 2
-    assert err.strip() == f"error: {csv}:{line}: expected M,N,K (three positive integers), got '{bad}'"
+    assert err.strip() == f"error: {csv}:{line}: expected M,N,K (three integers from 1 to 2147483647), got '{bad}'"
     assert not (tmp_path / "t.json").exists()
 
 

@@ -21,7 +21,9 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from gemmc.api import write_output  # whole or not at all: a temporary file, then a rename
 from gemmc.diagnostics import EXIT_IO, EXIT_USAGE, GemmcError, usage_error
+from gemmc.frontend.parser import MAX_DIM
 
 TABLE_FORMAT = "gemmc-selection-table"
 TABLE_VERSION = 1
@@ -51,8 +53,8 @@ def read_shapes(path: str) -> list[Shape]:
             continue  # the header
         shape = _shape(cells)
         if shape is None:
-            raise GemmcError(f"{name}:{number}: expected M,N,K (three positive integers), got '{line.strip()}'",
-                             code=EXIT_USAGE)
+            raise GemmcError(f"{name}:{number}: expected M,N,K (three integers from 1 to {MAX_DIM}), "
+                             f"got '{line.strip()}'", code=EXIT_USAGE)
         if shape not in shapes:
             shapes.append(shape)
     if not shapes:
@@ -64,7 +66,7 @@ def _shape(cells: list[str]) -> Shape | None:
     if len(cells) != 3 or not all(c.isdigit() for c in cells):
         return None
     m, n, k = (int(c) for c in cells)
-    return (m, n, k) if min(m, n, k) > 0 else None
+    return (m, n, k) if min(m, n, k) > 0 and max(m, n, k) <= MAX_DIM else None
 
 
 # -- one shape ------------------------------------------------------------------------
@@ -94,14 +96,14 @@ def shape_seed(seed: int, shape: Shape) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
-def tune_shape(job: ShapeJob) -> tuple[str, dict] | tuple[None, tuple[str, int]]:
+def tune_shape(job: ShapeJob) -> tuple[str, dict] | tuple[None, tuple]:
     """(problem_key, entry) for one shape: the faster of the search's best and the selection's
-    choice; or (None, (message, exit code)) for a GemmcError, which is returned rather than
+    choice; or (None, GemmcError's arguments) for a GemmcError, which is returned rather than
     raised because an exception crosses a process pool or a Ray task badly."""
     try:
         return _tune_shape(job)
     except GemmcError as e:
-        return None, (e.message, e.code)
+        return None, ("shape {},{},{}: ".format(*job.shape) + e.message, None, e.code)
 
 
 def _tune_shape(job: ShapeJob) -> tuple[str, dict]:
@@ -268,38 +270,30 @@ def tune_shapes(
 ) -> dict:
     """Tune each shape, writing the table to `output` as shapes finish; returns the table.
     ray: False (jobs: a process pool when > 1), True (a local Ray instance) or an address."""
-    from gemmc.api import write_output
-
     text, name = source
-    defines = {d: v for d, v in (defines or {}).items() if d not in SHAPE_DIMS}
-    check_kernel(ShapeJob(text, name, arch, shapes[0], budget, seed, compiler, tuple(sorted(defines.items()))))
+    defines = {d: v for d, v in (defines or {}).items() if d not in SHAPE_DIMS}  # the shapes set these
+    jobs_for = [ShapeJob(text, name, arch, s, budget, seed, compiler, tuple(sorted(defines.items()))) for s in shapes]
+    check_kernel(jobs_for[0])
     table = new_table(arch, name, text, seed, budget, compiler, defines)
-    old = read_checkpoint(output, table)
-    todo = [s for s in shapes if _key_guess(s, old) is None]
+    done = read_checkpoint(output, table)
+    todo = [j for j in jobs_for if _key_guess(j.shape, done) is None]
     if say and len(todo) < len(shapes):
         say(f"{output}: {len(shapes) - len(todo)} of {len(shapes)} shapes already in the table, skipped")
-    job_list = [ShapeJob(text, name, arch, s, budget, seed, compiler, tuple(sorted(defines.items()))) for s in todo]
-    def started() -> None:  # the bar's clock starts now, after a Ray instance's start-up
+    table["entries"] = _ordered(done, shapes)
+
+    def started() -> None:  # the bar's clock starts now, after a pool's or a Ray instance's start-up
         if progress and todo:
             progress(0, len(todo), None)
 
-    if ray:
-        results = run_ray(job_list, None if ray is True else ray, started)
-    else:
-        results = run_local(job_list, jobs, started)
-    done = dict(old)
+    results = run_ray(todo, None if ray is True else ray, started) if ray else run_local(todo, jobs, started)
     for count, (key, entry) in enumerate(results, 1):
         if key is None:
-            message, code = entry
-            raise GemmcError(message, code=code)
+            raise GemmcError(*entry)
         done[key] = entry
         table["entries"] = _ordered(done, shapes)
-        write_output(output, json.dumps(table, indent=1) + "\n", input_path=name)
+        write_output(output, json.dumps(table, indent=1) + "\n", input_path=name)  # the checkpoint
         if progress:
             progress(count, len(todo), None)
-    table["entries"] = _ordered(done, shapes)
-    if not todo:  # nothing ran: the file is already this table
-        write_output(output, json.dumps(table, indent=1) + "\n", input_path=name)
     return table
 
 
