@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Install gemmc with its test tools and matplotlib (--plot, and its tests) into a virtual
-# environment, .venv (activate it with `. .venv/bin/activate`), and LLVM 22 (AMDGPU backend)
-# when it is missing (Debian/Ubuntu).
+# Install gemmc with its test tools, matplotlib (--plot, and its tests) and Ray (tune --shapes
+# --ray, and its test) into a virtual environment, .venv (activate it with
+# `. .venv/bin/activate`), and LLVM 22 (AMDGPU backend) when it is missing (Debian/Ubuntu).
 # A venv because a system Python may refuse pip (PEP 668, "externally-managed-environment",
 # Debian and Ubuntu's python3), and one place on every machine keeps the README's commands true.
 # PYTHON=python3.12 ./setup.sh chooses the Python the venv is made from (3.10 or later).
@@ -50,6 +50,11 @@ if ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
     "$PYTHON" -m venv "$VENV" || { rm -rf "$VENV"; die "$PYTHON -m venv $VENV failed"; }
   fi
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,plot]' ||
-  die "pip could not install gemmc into $VENV (see above)"
+# Ray's wheel is ~80 MB (about 8 s to download and install): within CI's time.  A Python that
+# Ray has no wheel for still gets gemmc; --ray then says how to install it and its test skips.
+if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,plot,ray]'; then
+  echo "setup.sh: installing without Ray (gemmc tune --ray and its test need it)" >&2
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,plot]' ||
+    die "pip could not install gemmc into $VENV (see above)"
+fi
 echo "setup.sh: gemmc is installed in $VENV; activate it in your shell with: . $VENV/bin/activate" >&2

@@ -7,6 +7,7 @@ from gemmc.api import (
     check,
     emit,
     load_pass_file,
+    load_selection,
     lower,
     parse,
     parse_file,
@@ -14,6 +15,7 @@ from gemmc.api import (
     print_ir,
     register_pass,
     resource_report,
+    tune_shapes,
     verify,
     write_output,
 )
@@ -23,6 +25,7 @@ from gemmc.diagnostics import GemmcError
 __version__ = "0.1.0"
 
 __all__ = [
-    "ARCHS", "GemmcError", "check", "emit", "get_arch", "load_pass_file", "lower", "parse",
-    "parse_file", "parse_ir", "print_ir", "register_pass", "resource_report", "verify", "write_output",
+    "ARCHS", "GemmcError", "check", "emit", "get_arch", "load_pass_file", "load_selection", "lower",
+    "parse", "parse_file", "parse_ir", "print_ir", "register_pass", "resource_report", "tune_shapes", "verify",
+    "write_output",
 ]

@@ -200,11 +200,14 @@ def lower(
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
     finalize: bool = True,
     backend: str = "hip",
+    selection: dict[str, str] | None = None,
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
 
     Without a pipeline, gemmc.selection chooses one for the problem's shape (`backend="gcn"`,
-    gemmc's own AMDGCN backend: the arch's default pipeline).
+    gemmc's own AMDGCN backend: the arch's default pipeline); `selection`, a selection table
+    ({problem_key: pipeline}, see load_selection), has its say first.
+
     With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
     to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
     opt` keeps them, so that the IR can be edited and handed to further passes."""
@@ -215,7 +218,7 @@ def lower(
     if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
         pipeline = default_pipeline(target)
     if pipeline is None:
-        choice = _select(module, target)
+        choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
         pipeline = choice.pipeline
@@ -233,12 +236,12 @@ def lower(
     return module
 
 
-def _select(module: ModuleOp, target: Arch):
+def _select(module: ModuleOp, target: Arch, selection: dict[str, str] | None = None):
     """The pipeline for this problem on this arch (gemmc.selection), with why on the module."""
     from gemmc.ir_names import SELECTED_ATTR
     from gemmc.selection import select_pipeline
 
-    choice = select_pipeline(module, target)
+    choice = select_pipeline(module, target, selection)
     module.attributes[SELECTED_ATTR] = StringAttr(choice.reason)
     return choice
 
@@ -262,6 +265,24 @@ def _lower_tile_ops(module: ModuleOp, after_each) -> None:
 
     if has_copies(module):
         run_pipeline(module, [LowerCopiesPass()], make_context(), after_each)
+
+
+def load_selection(path: str, arch: Arch | str) -> dict[str, str]:
+    """A selection table file (`gemmc tune --shapes` writes them) as lower()'s `selection`;
+    a file that is not one, or one for another arch, is a GemmcError naming the file."""
+    from gemmc.cost.sweep import load_selection as _load
+
+    return _load(path, _arch(arch).name)
+
+
+def tune_shapes(path: str, arch: Arch | str, shapes, output: str, **options) -> dict:
+    """Tune the kernel in `path` for each (M, N, K) in `shapes` (or a CSV file of them) and
+    write the selection table to `output` (gemmc.cost.sweep.tune_shapes has the options)."""
+    from gemmc.cost.sweep import read_shapes, tune_shapes as _tune
+
+    if isinstance(shapes, str):
+        shapes = read_shapes(shapes)
+    return _tune(read_source(path), _arch(arch).name, list(shapes), output, **options)
 
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
@@ -412,6 +433,7 @@ def write_output(path: str, data: str | bytes, input_path: str | None = None) ->
 
 
 __all__ = [
-    "GemmcError", "Location", "check", "emit", "load_pass_file", "lower", "parse", "parse_file", "parse_ir",
-    "print_ir", "read_source", "register_pass", "resource_report", "verify", "write_output",
+    "GemmcError", "Location", "check", "emit", "load_pass_file", "load_selection", "lower", "parse",
+    "parse_file", "parse_ir", "print_ir", "read_source", "register_pass", "resource_report", "tune_shapes",
+    "verify", "write_output",
 ]

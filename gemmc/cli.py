@@ -36,6 +36,8 @@ examples:
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
   gemmc explain examples/sgemm.gemm --arch gfx942
   gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
+  gemmc tune examples/sgemm.gemm --arch gfx942 --shapes shapes.csv -o table.json --jobs 4
+  gemmc compile examples/sgemm.gemm --arch gfx942 -D M=512 -D K=8192 --selection table.json
   gemmc opt examples/sgemm.gemm --load examples/passes/mul_to_shift.py -p gemm-to-kernel,mul-to-shift
 """
 
@@ -91,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --emit hip: add a main() that allocates, launches, checks and times")
     c.add_argument("--report", action="store_true",
                    help="print the compiler's resource usage per kernel (VGPRs, SGPRs, LDS, ...)")
+    _add_selection(c)
     c.set_defaults(run=cmd_compile)
 
     o = sub.add_parser("opt", help="run passes and print the IR (like xdsl-opt / mlir-opt)",
@@ -137,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--plot", metavar="OUT.png|svg", help="draw a roofline with each step as a point")
     e.add_argument("--no-compiler", action="store_true",
                    help="estimate VGPRs instead of asking the compiler (faster; no toolchain needed)")
+    _add_selection(e)
     e.set_defaults(run=cmd_explain)
 
     t = sub.add_parser("tune", help="search tile sizes and pass options with the cost model",
@@ -148,11 +152,34 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-o", "--output", help="write the winning pipeline (text) here")
     t.add_argument("--emit-test", metavar="DIR", help="write a lit test pinning the winner's IR into DIR")
     t.add_argument("--no-compiler", action="store_true", help="rank by estimated VGPRs only")
+    t.add_argument("--shapes", metavar="SHAPES.csv",
+                   help="tune for each row M,N,K of the file and write a selection table (JSON) to -o, "
+                        "which compile --selection uses; rerunning resumes")
+    t.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="with --shapes: tune N shapes at once on a local process pool (default 1)")
+    t.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="with --shapes: tune the shapes as Ray tasks, on the cluster at ADDRESS or a "
+                        "local Ray instance (pip install 'gemmc[ray]')")
     t.set_defaults(run=cmd_tune)
     return parser
 
 
+def _add_selection(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--selection", metavar="TABLE.json",
+                   help="a selection table (gemmc tune --shapes): without -p, its pipeline for the "
+                        "problem's shape, where it has one")
+
+
 # -- commands -------------------------------------------------------------------------
+
+
+def _selection(args) -> dict[str, str] | None:
+    """--selection's table for the arch, or None; -p already says which pipeline to run."""
+    if args.selection is None:
+        return None
+    if args.pipeline is not None:
+        raise usage_error("--selection chooses the pipeline by the problem's shape; give -p or --selection, not both")
+    return api.load_selection(args.selection, args.arch)
 
 
 def _load(args) -> object:
@@ -169,8 +196,13 @@ def _pipeline_for(args, default_none: bool = False) -> str | None:
 
 
 def cmd_compile(args) -> int:
+    if args.selection is not None and args.emit.startswith("gcn"):
+        raise usage_error(f"--emit {args.emit} runs the arch's default pipeline (gemmc's own backend has no "
+                          "split-k); --selection applies to the other outputs")
+    selection = _selection(args)
     module = _load(args)
-    api.lower(module, args.pipeline, args.arch, backend="gcn" if args.emit.startswith("gcn") else "hip")
+    api.lower(module, args.pipeline, args.arch, backend="gcn" if args.emit.startswith("gcn") else "hip",
+              selection=selection)
     if args.emit in ("hsaco", "gcn-hsaco") and args.output in (None, "-"):
         raise usage_error(f"--emit {args.emit} writes a binary code object: give -o FILE")
     if args.harness and args.emit != "hip":
@@ -257,7 +289,7 @@ def cmd_explain(args) -> int:
 
         check_plot_path(args.plot, args.file)
     rows = cost.explain_file(args.file, arch, args.pipeline, _defines(args.defines),
-                             compiler=False if args.no_compiler else None)
+                             compiler=False if args.no_compiler else None, selection=_selection(args))
     print(json.dumps(to_json(rows, arch), indent=1) if args.json else format_table(rows, arch), end="\n" if args.json else "")
     if args.plot is not None:
         from gemmc.cost.plot import plot_roofline
@@ -276,6 +308,10 @@ def cmd_tune(args) -> int:
                           "gemmc explain -p PIPELINE predicts one")
     if args.budget < 1:
         raise usage_error(f"--budget {args.budget}: give at least 1 candidate")
+    if args.shapes is not None:
+        return _tune_shapes(args, arch)
+    if args.jobs != 1 or args.ray is not None:
+        raise usage_error(f"{'--ray' if args.ray is not None else '--jobs'} applies to a sweep: give --shapes SHAPES.csv")
     if args.output:
         api.check_output_path(args.output, args.file)
     if args.emit_test:
@@ -298,6 +334,40 @@ def cmd_tune(args) -> int:
         api.write_output(str(path), lit_test(text, path.suffix, best, arch), input_path=args.file)
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _tune_shapes(args, arch) -> int:
+    """tune --shapes: a selection table, written to -o as the shapes finish."""
+    from gemmc.cost.sweep import import_ray, read_shapes
+    from gemmc.cost.tune import progress_bar
+
+    if not args.output or args.output == "-":
+        raise usage_error("--shapes writes a selection table: give -o TABLE.json")
+    if args.emit_test:
+        raise usage_error("--emit-test pins one problem's winner; it does not apply to --shapes")
+    if args.jobs < 1:
+        raise usage_error(f"--jobs {args.jobs}: give at least 1")
+    if args.ray is not None and args.jobs != 1:
+        raise usage_error("--jobs runs a local process pool and --ray Ray tasks: give one of them")
+    if args.ray is not None:
+        import_ray()  # a missing Ray is said before any work
+    api.check_output_path(args.output, args.file)
+    shapes = read_shapes(args.shapes)
+    table = api.tune_shapes(args.file, arch, shapes, args.output, budget=args.budget, seed=args.seed,
+                            compiler=False if args.no_compiler else None, defines=_defines(args.defines),
+                            jobs=args.jobs, ray=False if args.ray is None else (args.ray or True),
+                            progress=progress_bar(sys.stderr, label="shapes", eta=True),
+                            say=lambda line: print(line, file=sys.stderr))
+    print(_format_table(table), end="")
+    print(f"wrote {args.output} ({len(table['entries'])} entries)", file=sys.stderr)
+    return 0
+
+
+def _format_table(table: dict) -> str:
+    lines = [f"{'time ms':>9}  {'bound':8}  problem / pipeline"]
+    for key, e in table["entries"].items():
+        lines.append(f"{e['predicted_s'] * 1e3:9.3f}  {e['bound']:8}  {key}\n{'':21}{e['pipeline']}")
+    return "\n".join(lines) + "\n"
 
 
 def _write(args, data) -> None:

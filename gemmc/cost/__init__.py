@@ -39,12 +39,14 @@ def _loader(path: str, defines: dict[str, int] | None, source: tuple[str, str] |
 
 
 def explain_file(path: str, arch: Arch | str, pipeline: str | None = None,
-                 defines: dict[str, int] | None = None, compiler: bool | None = None):
-    """Rows (gemmc.cost.explain.Row) for each named step, or for `pipeline`."""
+                 defines: dict[str, int] | None = None, compiler: bool | None = None,
+                 selection: dict[str, str] | None = None):
+    """Rows (gemmc.cost.explain.Row) for each named step, or for `pipeline`; the default row
+    is what `selection` (a selection table, gemmc.api.load_selection) or the model chooses."""
     from gemmc.cost.explain import explain_steps
 
     load, _, _ = _loader(path, defines)
-    return explain_steps(load, _arch(arch), pipeline, defines, compiler)
+    return explain_steps(load, _arch(arch), pipeline, defines, compiler, selection)
 
 
 def tune_file(path: str, arch: Arch | str, budget: int = 40, seed: int = 0,

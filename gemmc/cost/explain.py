@@ -84,8 +84,10 @@ def explain_steps(
     pipeline: str | None = None,
     dims: dict[str, int] | None = None,
     compiler: bool | None = None,
+    selection: dict[str, str] | None = None,
 ) -> list[Row]:
-    """One row per step (or one for `pipeline`); `load` returns a fresh input module."""
+    """One row per step (or one for `pipeline`), and the default's (with `selection`: a
+    selection table's, where it has the problem); `load` returns a fresh input module."""
     from gemmc.api import check_dtypes, is_lowered, lower, verify
 
     first = load()
@@ -112,16 +114,16 @@ def explain_steps(
     if not any(r.prediction for r in rows):
         raise GemmcError(f"no step applies: {rows[0].skipped}" if rows else "nothing to explain")
     if pipeline is None:
-        rows.append(_default_row(load(), arch, dims, compiler))
+        rows.append(_default_row(load(), arch, dims, compiler, selection))
     return rows
 
 
-def _default_row(module: ModuleOp, arch: Arch, dims, compiler) -> Row:
+def _default_row(module: ModuleOp, arch: Arch, dims, compiler, selection=None) -> Row:
     """What `gemmc compile` runs without -p (gemmc.selection's choice for this shape), and why."""
     from gemmc.api import lower
     from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
-    lower(module, None, arch)
+    lower(module, None, arch, selection=selection)
     p = predict_module(module, arch, dims, compiler)
     p.notes.insert(0, f"selected: {module.attributes[SELECTED_ATTR].data}")
     return Row("default", module.attributes[PIPELINE_ATTR].data, p)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -220,14 +222,20 @@ def _mutate(rng: random.Random, top: list[Trial], all_c: list[Candidate], seen: 
 
 def _neighbours(c: Candidate, all_c: list[Candidate]) -> list[Candidate]:
     fields = [f.name for f in dataclasses.fields(Candidate)]
-    base = dataclasses.astuple(c)
+    base = _values(c)
     out = []
     for other in all_c:
-        diff = sum(1 for a, b in zip(base, dataclasses.astuple(other)) if a != b)
-        if diff == 1 or (diff == 2 and {fields[i] for i, (a, b) in enumerate(zip(base, dataclasses.astuple(other)))
+        values = _values(other)
+        diff = sum(1 for a, b in zip(base, values) if a != b)
+        if diff == 1 or (diff == 2 and {fields[i] for i, (a, b) in enumerate(zip(base, values))
                                           if a != b} in ({"thread_m", "thread_n"}, {"block_m", "block_n"})):
             out.append(other)
     return out
+
+
+# dataclasses.astuple without its deep copies (a Candidate's fields are plain values):
+# _neighbours compares every candidate of the space at each mutation
+_values = operator.attrgetter(*(f.name for f in dataclasses.fields(Candidate)))
 
 
 def _rerank(load, arch: Arch, result: TuneResult, dims, compiler) -> None:
@@ -290,17 +298,25 @@ def lit_test(source: str, suffix: str, winner: Trial, arch: Arch) -> str:
     return "\n".join(head) + body + "\n" + "\n".join(checks) + "\n// INTERP: PASS\n"
 
 
-def progress_bar(stream, width: int = 30):
+def progress_bar(stream, width: int = 30, label: str = "tune", eta: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
     """A progress callback drawing `[#####.....] 12/40 best 3.1 ms` on `stream` (a tty
-    redraws one line; otherwise a line at each quarter and at the end)."""
+    redraws one line; otherwise a line at each quarter and at the end); with `eta`, the time
+    left at the mean pace so far (`eta 1m05s`)."""
     tty = hasattr(stream, "isatty") and stream.isatty()
     shown = set()
+    started = [clock()]
 
-    def show(done: int, total: int, best: Trial | None) -> None:
+    def show(done: int, total: int, best: Trial | None = None) -> None:
+        if done == 0:  # the work starts now: the ETA's clock too (after a pool's or cluster's start-up)
+            started[0] = clock()
         filled = width * done // max(1, total)
         bar = "#" * filled + "." * (width - filled)
         tail = f" best {best.time * 1e3:.3f} ms" if best is not None else ""
-        line = f"tune [{bar}] {done}/{total}{tail}"
+        if eta and 0 < done < total:
+            left = (clock() - started[0]) / done * (total - done)
+            tail += f" eta {int(left // 60)}m{int(left % 60):02d}s"
+        line = f"{label} [{bar}] {done}/{total}{tail}"
         if tty:
             stream.write("\r" + line + ("\n" if done >= total else ""))
         else:
