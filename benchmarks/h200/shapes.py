@@ -3,6 +3,7 @@
     python3 benchmarks/h200/shapes.py gen .h200/shapes          # here: the programs and manifest.json
     OUT=h200-out bash benchmarks/h200/shapes.sh .h200/shapes     # on the H200: shapes.jsonl, triton.jsonl
     python3 benchmarks/h200/shapes.py collect benchmarks/h200/raw   # here: shapes.md and shapes.json
+    python3 benchmarks/h200/shapes.py predict benchmarks/results    # the AMD targets, by the cost model
 
 Per shape two gemmc programs (each gemmc.bench's: C checked against cuBLAS SGEMM in pedantic FP32,
 then the median of 20 timed runs against cuBLAS's, inputs rotated through 4x the L2):
@@ -150,6 +151,48 @@ def _markdown(rows: list[dict], log: str) -> str:
     return "\n".join(lines)
 
 
+AMD = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
+
+
+def predict_amd(out: Path) -> None:
+    """The same suite on the AMD targets, through the cost model: the arch's fixed default pipeline
+    against the per-shape selection (out/shapes_amd.md and .json)."""
+    import gemmc
+    from gemmc.arch import get_arch
+    from gemmc.cost.model import predict
+    from gemmc.pipeline import default_pipeline
+    from gemmc.selection import select_pipeline
+
+    sys.path.insert(0, str(HERE.parent))
+    from machine import machine
+
+    rows = []
+    for arch in AMD:
+        a = get_arch(arch)
+        for name, shape in SHAPES.items():
+            text = source(*shape)
+            fixed = predict(gemmc.lower(gemmc.parse(text), default_pipeline(a), a), a).time_s
+            choice = select_pipeline(gemmc.parse(text), a)
+            selected = predict(choice.lowered, a).time_s
+            rows.append({"arch": arch, "shape": name, "M": shape[0], "N": shape[1], "K": shape[2],
+                         "fixed_ms": fixed * 1e3, "selected_ms": selected * 1e3, "gain": fixed / selected,
+                         "why": choice.reason})
+            print(arch, name, f"{fixed / selected:.2f}x", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "shapes_amd.json").write_text(json.dumps({"machine": machine(), "rows": rows}, indent=1))
+    lines = ["# The shapes suite on the AMD targets: predicted time, fixed default against per-shape selection",
+             "", "Written by `python3 benchmarks/h200/shapes.py predict benchmarks/results` (the cost model;",
+             "no AMD GPU ran). gain = fixed / selected.", "",
+             "| shape | M x N x K | " + " | ".join(AMD) + " |", "|---|---|" + "---|" * len(AMD)]
+    for name, shape in SHAPES.items():
+        gains = [next(r for r in rows if r["arch"] == a and r["shape"] == name)["gain"] for a in AMD]
+        lines.append(f"| {name} | {shape[0]}x{shape[1]}x{shape[2]} | " + " | ".join(f"{g:.2f}x" for g in gains) + " |")
+    lines += ["", "| | " + " | ".join(AMD) + " |", "|---|" + "---|" * len(AMD),
+              "| geometric mean gain | " + " | ".join(
+                  f"{_geomean([r['gain'] for r in rows if r['arch'] == a]):.2f}x" for a in AMD) + " |", ""]
+    (out / "shapes_amd.md").write_text("\n".join(lines))
+
+
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], Path(sys.argv[2])
-    {"gen": gen, "collect": collect}[cmd](arg)
+    {"gen": gen, "collect": collect, "predict": predict_amd}[cmd](arg)
