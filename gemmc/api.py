@@ -221,7 +221,7 @@ def lower(
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline
+        pipeline = choice.pipeline if choice.runnable else default_pipeline(target)
     spec = pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)

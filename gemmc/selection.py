@@ -12,7 +12,8 @@ slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and with `strea
 persistent workgroup per CU); the fastest prediction wins.  An f32 C is reduced with atomics
 (on the H200 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3);
 a 16-bit C, which atomics would round at every add, through a workspace.
-A problem with dynamic sizes keeps the default pipeline: its sizes are known at launch only.
+A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
+that chooses between them per call (gemmc.dispatch).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Choice:
     reason: str
     predicted: dict[str, float] = field(default_factory=dict)  # candidate label -> seconds
     lowered: ModuleOp | None = None  # the module lowered with `pipeline`, when a prediction made it
+    runnable: bool = True  # False: `pipeline` names a dispatch between variants (`lowered` holds it)
 
 
 def with_split_k(spec: str, factor: int, reduce: str = "workspace") -> str:
@@ -91,7 +93,10 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     writes them), else the cost model's choice among the candidates."""
     base = default_pipeline(arch)
     if _has_dynamic_dims(module):
-        return Choice(base, "the problem's sizes are dynamic: the arch's default pipeline")
+        from gemmc.dispatch import dispatch
+
+        return dispatch(module, arch, base) or Choice(
+            base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline")
     key = problem_key(module)
     if table and key in table:
         return Choice(table[key], f"the selection table's entry for {key}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import func, gpu
+from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
@@ -110,7 +110,26 @@ def read_kernels(module: ModuleOp, dims: dict[str, int] | None = None) -> list[K
     if not launches:
         raise GemmcError(f"@{host.sym_name.data} launches no kernel; the cost model needs kernel IR "
                          "(run a pipeline such as -p step1)")
-    return [_read_launch(module, host, launch, dims) for launch in launches]
+    first = _read_launch(module, host, launches[0], dims)
+    taken = _taken_launches(host.body.block, first)
+    return [_read_launch(module, host, launch, dims) for launch in taken]
+
+
+def _taken_launches(block, k: KernelIR) -> list[gpu.LaunchFuncOp]:
+    """The launches the host makes for these sizes: in a branch (gemmc.dispatch's), the one its
+    condition takes."""
+    out = []
+    for op in block.ops:
+        if isinstance(op, gpu.LaunchFuncOp):
+            out.append(op)
+        elif isinstance(op, scf.IfOp) and any(isinstance(x, gpu.LaunchFuncOp) for x in op.walk()):
+            cond = LaneEvaluator(k.kernel, Grid((1, 1, 1), (1, 1, 1)), k.dim_of, 0).value(op.cond)
+            if cond is None:
+                raise GemmcError("cannot evaluate which launches the host makes for these sizes; give every "
+                                 "dynamic dim with -D")
+            region = op.true_region if bool(cond.ravel()[0]) else op.false_region
+            out += _taken_launches(region.block, k) if region.blocks else []
+    return out
 
 
 def _read_launch(module: ModuleOp, host: func.FuncOp, launch: gpu.LaunchFuncOp,
