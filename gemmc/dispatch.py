@@ -77,14 +77,17 @@ def _slots(module: ModuleOp, arch: Arch, default: str) -> int | None:
 
 
 def _dim_names(module: ModuleOp) -> set[str]:
+    """The names of the host function's dynamic dims."""
+    from xdsl.dialects.builtin import MemRefType
+
     from gemmc.ir_names import DIMS_ATTR
 
+    host = _host(module)
     names: set[str] = set()
-    for f in module.body.block.ops:
-        if isinstance(f, func.FuncOp) and f.arg_attrs is not None:
-            for attrs in f.arg_attrs.data:
-                dims = attrs.data.get(DIMS_ATTR)
-                names |= {d.data for d in dims.data} if dims is not None else set()
+    for arg, attrs in zip(host.body.block.args, host.arg_attrs.data if host.arg_attrs else ()):
+        dims = attrs.data.get(DIMS_ATTR)
+        if isinstance(arg.type, MemRefType) and dims is not None:
+            names |= {d.data for d, size in zip(dims.data, arg.type.get_shape()) if size < 0}
     return names
 
 
