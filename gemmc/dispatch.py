@@ -47,7 +47,7 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     from gemmc.selection import Choice
 
     base = lower(module.clone(), default, arch)
-    slots = _slots(module, arch, default)
+    slots = _slots(base, arch)
     out_type = _output_type(base)
     if slots is None or out_type is None:
         return None
@@ -64,13 +64,11 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     return Choice(spec, reason, {}, base, runnable=False)
 
 
-def _slots(module: ModuleOp, arch: Arch, default: str) -> int | None:
+def _slots(base: ModuleOp, arch: Arch) -> int | None:
     """CUs x the default kernel's resident workgroups per CU, read at a probe size."""
-    from gemmc.api import lower
     from gemmc.cost.model import predict
 
-    dims = {d: PROBE_SIZE for d in _dim_names(module)}
-    p = predict(lower(module.clone(), default, arch), arch, dims)
+    p = predict(base, arch, {d: PROBE_SIZE for d in _dim_names(base)})
     if p.kernel.schedule is None:
         return None
     return arch.cu_count * max(1, int(p.occ.workgroups_per_cu))
