@@ -298,4 +298,32 @@ class CopyOp(IRDLOperation):
             raise VerifyException(f"width {w} does not divide the tile's rows of {extents[1]}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, CopyOp], [])
+@irdl_op_definition
+class AssumeRowsAlignedOp(IRDLOperation):
+    """What the kernel may assume of a matrix it is given: its row length (last dimension) is a
+    multiple of `multiple`, so that its rows start `multiple`-element aligned.
+
+        gemm.assume_rows_aligned %A {multiple = 4 : i64} : memref<?x?xf32>
+
+    Made by assume-aligned in a kernel whose launcher checks it (gemmc.dispatch); vectorize and
+    direct-to-lds take it as the proof of a dynamic row length; the interpreter checks it, and the
+    HIP printer hands it to the compiler as __builtin_assume.
+    """
+
+    name = "gemm.assume_rows_aligned"
+
+    memref = operand_def(MemRefType)
+    multiple = prop_def(IntegerAttr)
+
+    assembly_format = "$memref attr-dict `:` type($memref)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, memref: SSAValue, multiple: int):
+        super().__init__(operands=[memref], properties={"multiple": IntegerAttr(multiple, 64)})
+
+    def verify_(self) -> None:
+        if self.multiple.value.data < 1:
+            raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
+
+
+Gemm = Dialect("gemm", [MatmulOp, CopyOp, AssumeRowsAlignedOp], [])

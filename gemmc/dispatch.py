@@ -28,6 +28,7 @@ from gemmc.ir_names import PIPELINE_ATTR
 from gemmc.kernel_builder import KernelBuilder
 
 SPLITS = 8
+ALIGN = 4  # elements: the vector width of the default pipelines' copies
 PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (it does not depend on it)
 
 
@@ -39,29 +40,53 @@ def variant_pipeline(default: str, out_type: str) -> str:
     return with_split_k(default, SPLITS, "workspace")
 
 
+def with_assumed_alignment(spec: str) -> str:
+    """`spec` with assume-aligned{multiple=ALIGN} after its gemm-to-kernel."""
+    head, sep, rest = spec.partition("gemm-to-kernel")
+    if not sep:
+        return spec
+    after = rest.split(",", 1)
+    return f"{head}gemm-to-kernel{after[0]},assume-aligned{{multiple={ALIGN}}}" + (f",{after[1]}" if len(after) > 1 else "")
+
+
 def dispatch(module: ModuleOp, arch: Arch, default: str):
-    """The dispatching module (a Choice of gemmc.selection, its `lowered` set), or None when the
-    variant does not apply (no tiled kernel, or a pass refuses it)."""
-    from gemmc.api import lower
-    from gemmc.diagnostics import GemmcError
+    """The dispatching module (a Choice of gemmc.selection, its `lowered` set), or None when no
+    variant applies (no tiled kernel, or the passes refuse both)."""
     from gemmc.selection import Choice
 
-    base = lower(module.clone(), default, arch)
-    slots = _slots(base, arch)
-    out_type = _output_type(base)
-    if slots is None or out_type is None:
+    base = lower_copy(module, default, arch)
+    slots = _slots(base, arch) if base is not None else None
+    if slots is None:
         return None
-    other = variant_pipeline(default, out_type)
-    try:
-        variant = lower(module.clone(), other, arch)
-    except GemmcError:
+    idle_spec = variant_pipeline(default, _output_type(base))
+    aligned_spec = with_assumed_alignment(default) if "vectorize" in default else default
+    idle = lower_copy(module, idle_spec, arch)
+    aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None
+    if idle is None and aligned is None:
         return None
-    _merge(base, variant, slots)
-    reason = (f"the sizes are dynamic: the launcher runs [{other}] when the default's grid has fewer "
-              f"than {slots} workgroups ({arch.cu_count} CUs x {slots // arch.cu_count}), the default otherwise")
-    spec = f"{default} | when the grid leaves the GPU idle: {other}"
+    _merge(base, idle, aligned, slots)
+    said = []
+    if idle is not None:
+        said.append(f"[{idle_spec}] when the default's grid has fewer than {slots} workgroups "
+                    f"({arch.cu_count} CUs x {slots // arch.cu_count})")
+    if aligned is not None:
+        said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {ALIGN}")
+    reason = "the sizes are dynamic: the launcher runs " + ", else ".join(said) + ", else the default"
+    spec = " | ".join(x for x in (default, idle and f"idle grid: {idle_spec}",
+                                  aligned and f"aligned rows: {aligned_spec}") if x)
     base.attributes[PIPELINE_ATTR] = StringAttr(spec)
     return Choice(spec, reason, {}, base, runnable=False)
+
+
+def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:
+    """`module` lowered with `spec` on a copy; None when a pass refuses it."""
+    from gemmc.api import lower
+    from gemmc.diagnostics import GemmcError
+
+    try:
+        return lower(module.clone(), spec, arch)
+    except GemmcError:
+        return None
 
 
 def _slots(base: ModuleOp, arch: Arch) -> int | None:
@@ -103,49 +128,83 @@ def _host(module: ModuleOp) -> func.FuncOp:
     return host_function(module)
 
 
-def _merge(base: ModuleOp, variant: ModuleOp, slots: int) -> None:
-    """`variant`'s kernels into `base`'s gpu.module, and `base`'s host function choosing between them."""
-    gm = next(op for op in base.body.block.ops if isinstance(op, gpu.ModuleOp))
-    renames = _move_kernels(variant, gm)
-    host, other = _host(base), _host(variant)
-    for launch in other.walk():
-        if isinstance(launch, gpu.LaunchFuncOp):
-            name = launch.kernel.nested_references.data[-1].data
-            launch.properties["kernel"] = SymbolRefAttr(gm.sym_name, [StringAttr(renames.get(name, name))])
+def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slots: int) -> None:
+    """The variants' kernels into `base`'s gpu.module, and `base`'s host function choosing:
+    if few_workgroups { idle } else if rows_aligned { aligned } else { base }."""
+    host = _host(base)
     body = host.body.block
     launch = next(op for op in host.walk() if isinstance(op, gpu.LaunchFuncOp))
     kb = KernelBuilder(InsertPoint.at_start(body))
     grid_x, grid_y = _clone_values([launch.gridSizeX, launch.gridSizeY], kb)
-    workgroups = kb.mul(grid_x, grid_y, "workgroups")
-    few = kb.op(arith.CmpiOp(workgroups, kb.index(slots), "ult"), "few_workgroups")
-    default_ops = [op for op in body.ops if op is not body.last_op and not _before(op, few)]
-    then_block, else_block = Block(), Block()
-    mapping = dict(zip(other.body.block.args, body.args))
-    for op in list(other.body.block.ops)[:-1]:  # without its func.return
-        then_block.add_op(op.clone(value_mapper=mapping))
-    for op in default_ops:
+    few = kb.op(arith.CmpiOp(kb.mul(grid_x, grid_y, "workgroups"), kb.index(slots), "ult"), "few_workgroups")
+    rows = _rows_aligned(host, kb) if aligned is not None else None
+    last = (rows or few).owner
+    default_block = Block()
+    for op in [op for op in body.ops if op is not body.last_op and not _before(op, last.results[0])]:
         op.detach()
-        else_block.add_op(op)
-    then_block.add_op(scf.YieldOp())
-    else_block.add_op(scf.YieldOp())
-    body.insert_op_before(scf.IfOp(few, [], [then_block], [else_block]), body.last_op)
+        default_block.add_op(op)
+    choice = default_block
+    for cond, variant, tag in ((rows, aligned, "aligned"), (few, idle, "idle")):
+        if variant is None:
+            continue
+        then_block = _host_block(base, variant, tag)
+        choice.add_op(scf.YieldOp())
+        then_block.add_op(scf.YieldOp())
+        choice = Block([scf.IfOp(cond, [], [then_block], [choice])])
+    for op in list(choice.ops):
+        op.detach()
+        body.insert_op_before(op, body.last_op)
+
+
+def _host_block(base: ModuleOp, variant: ModuleOp, tag: str) -> Block:
+    """The variant's kernels moved into base's gpu.module (renamed where taken), and its host
+    function's ops, as a block over base's host arguments."""
+    gm = next(op for op in base.body.block.ops if isinstance(op, gpu.ModuleOp))
+    renames = _move_kernels(variant, gm, tag)
+    other = _host(variant)
+    for launch in other.walk():
+        if isinstance(launch, gpu.LaunchFuncOp):
+            name = launch.kernel.nested_references.data[-1].data
+            launch.properties["kernel"] = SymbolRefAttr(gm.sym_name, [StringAttr(renames.get(name, name))])
+    block = Block()
+    mapping = dict(zip(other.body.block.args, _host(base).body.block.args))
+    for op in list(other.body.block.ops)[:-1]:  # without its func.return
+        block.add_op(op.clone(value_mapper=mapping))
+    return block
+
+
+def _rows_aligned(host: func.FuncOp, kb: KernelBuilder) -> SSAValue:
+    """On the host: every matrix's dynamic row length is a multiple of ALIGN."""
+    from xdsl.dialects.builtin import MemRefType
+
+    conds = []
+    for arg in host.body.block.args:
+        t = arg.type
+        if isinstance(t, MemRefType) and t.get_num_dims() == 2 and t.get_shape()[1] < 0:
+            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(ALIGN)))
+            conds.append(kb.op(arith.CmpiOp(rem, kb.index(0), "eq")))
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = kb.land(cond, c)
+    cond.name_hint = "rows_aligned"
+    return cond
 
 
 def _before(op: Operation, boundary: SSAValue) -> bool:
     return op is boundary.owner or op.is_before_in_block(boundary.owner)
 
 
-def _move_kernels(variant: ModuleOp, gm: gpu.ModuleOp) -> dict[str, str]:
+def _move_kernels(variant: ModuleOp, gm: gpu.ModuleOp, tag: str) -> dict[str, str]:
     """The variant's gpu.funcs appended to `gm`, renamed where a name is taken: {old: new}."""
     taken = {op.sym_name.data for op in gm.body.block.ops if isinstance(op, gpu.FuncOp)}
     renames: dict[str, str] = {}
     source = next(op for op in variant.body.block.ops if isinstance(op, gpu.ModuleOp))
     for fn in [op for op in source.body.block.ops if isinstance(op, gpu.FuncOp)]:
         name = fn.sym_name.data
-        new, n = f"{name}_variant" if name in taken else name, 0
+        new, n = f"{name}_{tag}" if name in taken else name, 0
         while new in taken:
             n += 1
-            new = f"{name}_variant_{n}"
+            new = f"{name}_{tag}_{n}"
         taken.add(new)
         renames[name] = new
         fn.detach()

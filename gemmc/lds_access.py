@@ -177,6 +177,18 @@ def known_multiple(value: SSAValue, depth: int = 16) -> int:
     return 1
 
 
+def row_multiple(matrix: SSAValue) -> int:
+    """What a 2-D matrix's row length is known to be a multiple of: its static length, or for a
+    dynamic one what a gemm.assume_rows_aligned on it says (1 when nothing does)."""
+    row = matrix.type.get_shape()[-1]
+    if row >= 0:
+        return row
+    from gemmc.dialects.gemm import AssumeRowsAlignedOp
+
+    return max((u.operation.multiple.value.data for u in matrix.uses
+                if isinstance(u.operation, AssumeRowsAlignedOp)), default=1)
+
+
 def check_lds_fits(pass_name: str, kernel: Operation, arch) -> None:
     """The kernel's LDS allocations, as they now are, fit the arch's LDS per workgroup."""
     total = lds_bytes(kernel)

@@ -44,6 +44,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "pipeline": _lazy("pipeline_loop", "PipelinePass"),
     "split-k": _lazy("split_k", "SplitKPass"),
     "stream-k": _lazy("stream_k", "StreamKPass"),
+    "assume-aligned": _lazy("assume_aligned", "AssumeAlignedPass"),
     # cost-model analyses: remarks on stderr, IR unchanged
     "analyze-lds-banks": _lazy("analyze_lds_banks", "AnalyzeLdsBanksPass"),
     "analyze-occupancy": _lazy("analyze_occupancy", "AnalyzeOccupancyPass"),

@@ -34,7 +34,7 @@ from gemmc.copy_lowering import direct_per_lane
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp, type_name
 from gemmc.ir_names import ROLE_LOAD_A
-from gemmc.lds_access import known_multiple
+from gemmc.lds_access import known_multiple, row_multiple
 from gemmc.target import target_of
 
 
@@ -84,12 +84,12 @@ class DirectToLdsPass(ModulePass):
         if copy.transpose is not None:
             return f"its {type_name(elem)} pairs are adjacent in global memory but not in its LDS tile (transposed there)"
         _, extent = copy.tile
-        row = copy.src.type.get_shape()[1]
+        row = row_multiple(copy.src)
         if extent % 2:
             return f"the tile's rows have an odd length {extent}"
         if known_multiple(copy.o1) % 2:
             return "the tile's column origin is not provably even"
-        if row < 0:
+        if copy.src.type.get_shape()[1] < 0 and row % 2:
             return "its row length is dynamic, so 4-byte pairs are not provably aligned"
         if row % 2:
             return f"its row length {row} is odd"

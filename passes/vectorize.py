@@ -34,7 +34,7 @@ from gemmc.contraction import working_kernels, role
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
-from gemmc.lds_access import known_multiple
+from gemmc.lds_access import known_multiple, row_multiple
 
 MAX_VECTOR_BYTES = 16
 _ROLES = {"a": ROLE_LOAD_A, "b": ROLE_LOAD_B}
@@ -95,9 +95,9 @@ class VectorizePass(ModulePass):
             return f"the tile's rows of {e1} elements are not a multiple of {w}"
         if known_multiple(copy.o1) % w:
             return f"the tile's column origin is not provably a multiple of {w}"
-        row = copy.src.type.get_shape()[1]
-        if row < 0:
-            return "its row length is dynamic, so row starts are not provably aligned"
+        row = row_multiple(copy.src)
+        if copy.src.type.get_shape()[1] < 0 and row % w:
+            return "its row length is dynamic, so row starts are not provably aligned (assume-aligned asserts it)"
         if row % w:
             return f"its row length {row} is not a multiple of {w}"
         lds_row = copy.dst.type.get_shape()[-1]

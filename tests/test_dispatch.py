@@ -4,7 +4,7 @@ variant, and a launcher that picks per call; the interpreter and the cost model 
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import memref, scf
+from xdsl.dialects import gpu, memref, scf, vector
 
 import gemmc
 from gemmc.arch import get_arch
@@ -24,13 +24,26 @@ def test_dynamic_sizes_get_a_launcher_that_dispatches():
     m = _lowered(DYNAMIC, "gfx942")
     branches = [op for op in host_function(m).body.block.ops if isinstance(op, scf.IfOp)]
     assert len(branches) == 1 and branches[0].cond.name_hint == "few_workgroups"
-    assert "when the grid leaves the GPU idle: " in m.attributes[PIPELINE_ATTR].data
-    assert "stream-k" in m.attributes[SELECTED_ATTR].data and "608 workgroups" in m.attributes[SELECTED_ATTR].data
+    inner = [op for op in branches[0].false_region.block.ops if isinstance(op, scf.IfOp)]
+    assert len(inner) == 1 and inner[0].cond.name_hint == "rows_aligned"
+    spec = m.attributes[PIPELINE_ATTR].data
+    assert "idle grid: " in spec and "stream-k" in spec and "aligned rows: " in spec and "assume-aligned" in spec
+    assert "608 workgroups" in m.attributes[SELECTED_ATTR].data
 
 
-@pytest.mark.parametrize("dims,launches", [({"M": 67, "N": 45, "K": 300}, 2), ({"M": 1152, "N": 1024, "K": 16}, 1)])
+def test_the_aligned_variant_loads_vectors():
+    m = _lowered(DYNAMIC, "gfx942")
+    kernels = {op.sym_name.data: op for op in m.walk() if isinstance(op, gpu.FuncOp)}
+    widths = lambda k: {op.result.type.get_shape()[0] for op in k.walk() if isinstance(op, vector.LoadOp)  # noqa: E731
+                        and op.base.type.get_shape()[-1] < 0}
+    assert 4 in widths(kernels["d_aligned"]) and not widths(kernels["d"])
+
+
+@pytest.mark.parametrize("dims,launches", [({"M": 67, "N": 45, "K": 300}, 2), ({"M": 1152, "N": 1024, "K": 16}, 1),
+                                           ({"M": 1152, "N": 1023, "K": 17}, 1)])
 def test_both_branches_match_numpy(dims, launches):
-    """gfx1201 holds 64 workgroups: 1 tile takes stream-k (init + walk), 72 the default kernel."""
+    """gfx1201 holds 64 workgroups: 1 tile takes stream-k (init + walk), 72 the aligned kernel or,
+    with rows of 1023 and 17 elements, the default one."""
     r = gemmc.check(_lowered(DYNAMIC, "gfx1201"), "gfx1201", dims)
     assert r.passed, r.summary()
     assert r.stats.kernel_launches == launches
@@ -38,10 +51,13 @@ def test_both_branches_match_numpy(dims, launches):
 
 def test_the_cost_model_follows_the_branch():
     m = _lowered(DYNAMIC, "gfx942")
-    small = predict(m, get_arch("gfx942"), {"M": 256, "N": 256, "K": 8192})
-    large = predict(m, get_arch("gfx942"), {"M": 4096, "N": 4096, "K": 4096})
-    assert [o.kernel.name for o in small.others] == ["d_streamk_init"] and small.kernel.name == "d_variant"
-    assert large.others == [] and large.kernel.name == "d"
+    arch = get_arch("gfx942")
+    small = predict(m, arch, {"M": 256, "N": 256, "K": 8192})
+    aligned = predict(m, arch, {"M": 4096, "N": 4096, "K": 4096})
+    odd = predict(m, arch, {"M": 4096, "N": 4095, "K": 4097})
+    assert [o.kernel.name for o in small.others] == ["d_streamk_init"] and small.kernel.name == "d_idle"
+    assert aligned.others == [] and aligned.kernel.name == "d_aligned"
+    assert odd.kernel.name == "d"
 
 
 def test_a_16_bit_output_dispatches_to_split_k_through_a_workspace():

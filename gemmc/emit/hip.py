@@ -320,7 +320,7 @@ PURE_OPS: set[str] = set()
 """Ops without side effects whose single-use, unnamed results fold into their user."""
 
 READ_ONLY_USERS: set[str] = {
-    "memref.load", "vector.load", "memref.dim", "vector.maskedload", "vector.transfer_read",
+    "memref.load", "vector.load", "memref.dim", "gemm.assume_rows_aligned", "vector.maskedload", "vector.transfer_read",
 }
 """Ops that read a memref operand but never write through it (for `const` pointers)."""
 
@@ -742,6 +742,12 @@ def _print_store(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
     view = p.memref(mem, op)
     p.line(f"{view.element([p.value(i) for i in indices]).text} = {p.value(value).text};")
+
+
+@op_printer("gemm.assume_rows_aligned")
+def _print_assume_rows_aligned(p: FunctionPrinter, op: Operation) -> None:
+    view = p.memref(op.operands[0], op)
+    p.line(f"__builtin_assume({view.sizes[-1].at(MUL)} % {op.properties['multiple'].value.data} == 0);")
 
 
 @op_printer("memref.atomic_rmw")
@@ -1343,7 +1349,7 @@ class HipEmitter:
         gpu_modules = [op for op in module.body.block.ops if op.name == "gpu.module"]
         host_funcs = [op for op in module.body.block.ops if op.name == "func.func"]
         for op in module.walk():
-            if op.name.startswith("gemm."):
+            if op.name.startswith("gemm.") and op.name not in OP_PRINTERS:
                 raise emit_error(op, f"expects kernel IR, found '{op.name}'; run gemm-to-kernel first")
         kernels = []
         for gm in gpu_modules:

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
+from gemmc.dialects.gemm import AssumeRowsAlignedOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.simt import KernelState
 from gemmc.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
@@ -532,6 +533,15 @@ class MemoryFunctions(InterpreterFunctions):
         if op.kind.value.data != ATOMIC_ADDF:
             raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) is supported")
         return (atomic_add(self.state, op, buf, indices, value),)
+
+    @impl(AssumeRowsAlignedOp)
+    def run_assume_rows_aligned(self, interp: Interpreter, op: AssumeRowsAlignedOp, args: PythonValues):
+        (buf,) = args
+        row, multiple = buf.shape[-1], op.multiple.value.data
+        if row % multiple:
+            raise InterpError(f"gemm.assume_rows_aligned: {value_name(op.memref)}'s rows of {row} elements are not "
+                              f"a multiple of {multiple}: the kernel runs outside what it assumes")
+        return ()
 
     @impl(memref.DimOp)
     def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
