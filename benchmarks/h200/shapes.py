@@ -46,17 +46,18 @@ SHAPES = {
     "b_transposed": (4096, 4096, 4096, False, True, False),
     "alpha_beta": (2048, 2048, 2048, False, False, True),
 }
-VARIANTS = ("fixed", "selected")
+VARIANTS = ("fixed", "selected", "dynamic")
 
 
-def source(m: int, n: int, k: int, ta: bool, tb: bool, ab: bool) -> str:
+def source(m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool = False) -> str:
     a = "A: f32[K, M]" if ta else "A: f32[M, K]"
     b = "B: f32[N, K]" if tb else "B: f32[K, N]"
     expr = f"{'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'}"
     scalars = "  alpha: f32  beta: f32" if ab else ""
     if ab:
         expr = f"alpha * {expr} + beta * C"
-    return f"kernel sgemm {{ dim M = {m}, N = {n}, K = {k}  {a}  {b}  C: f32[M, N]{scalars}  C = {expr} }}"
+    dims = "M, N, K" if dynamic else f"M = {m}, N = {n}, K = {k}"
+    return f"kernel sgemm {{ dim {dims}  {a}  {b}  C: f32[M, N]{scalars}  C = {expr} }}"
 
 
 def gen(out: Path) -> None:
@@ -73,11 +74,14 @@ def gen(out: Path) -> None:
         text = source(*shape)
         entry = {"shape": shape, "source": text}
         for variant in VARIANTS:
-            module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), "tuned-h200" if variant == "fixed" else None, sm90)
+            dynamic = variant == "dynamic"
+            dims = dict(zip("MNK", shape[:3])) if dynamic else {}
+            src = source(*shape, dynamic=True) if dynamic else text
+            module = gemmc.lower(gemmc.parse(src, f"{name}.gemm"), "tuned-h200" if variant == "fixed" else None, sm90)
             f = out / f"shape_{name}_{variant}.cu"
-            f.write_text(bench_source(module, sm90, {}, repeats=20))
+            f.write_text(bench_source(module, sm90, dims, repeats=20))
             entry[variant] = {"pipeline": module.attributes[PIPELINE_ATTR].data,
-                              "predicted_ms": predict(module, sm90).time_s * 1e3}
+                              "predicted_ms": predict(module, sm90, dims).time_s * 1e3}
             if SELECTED_ATTR in module.attributes:
                 entry[variant]["why"] = module.attributes[SELECTED_ATTR].data
             manifest["programs"].append({"shape": name, "variant": variant, "file": f.name})
@@ -93,7 +97,7 @@ def collect(raw: Path) -> None:
     measured: dict[str, dict] = {}
     for r in runs:
         measured.setdefault(r["shape"], {})[r["variant"]] = r.get("result")
-    rows, table = [], []
+    rows = []
     for name, entry in manifest["shapes"].items():
         got = measured.get(name, {})
         fixed, selected = got.get("fixed"), got.get("selected")
@@ -102,7 +106,7 @@ def collect(raw: Path) -> None:
         row = {"shape": name, "M": entry["shape"][0], "N": entry["shape"][1], "K": entry["shape"][2],
                "cublas_ms": cublas_ms, "triton_ms": tr.get("ms"), "triton_config": tr.get("config"),
                "triton_rel_err": tr.get("rel_err")}
-        for v in VARIANTS:
+        for v in (v for v in VARIANTS if v in entry):
             x = got.get(v)
             row[f"{v}_ms"] = x["gemmc_ms"] if x else None
             row[f"{v}_pct"] = 100 * cublas_ms / x["gemmc_ms"] if x and cublas_ms else None
@@ -135,18 +139,21 @@ def _markdown(rows: list[dict], log: str) -> str:
              "", "Written by `benchmarks/h200/shapes.py collect` from `raw/shapes.jsonl`, `raw/triton.jsonl` and",
              "`raw/shapes_manifest.json` (machine below). % = cuBLAS time / its time x 100 (higher is faster).",
              "`fixed`: the sm_90 default before per-shape selection (tuned-h200); `selected`: what",
-             "`gemmc compile --arch sm_90` runs now. Triton: its FP32 matmul, IEEE dot, 8 autotuned configurations.",
-             "", "| shape | M x N x K | cuBLAS ms | fixed % | selected % | Triton % | selected: why |",
-             "|---|---|---|---|---|---|---|"]
+             "`gemmc compile --arch sm_90` runs now; `dynamic`: the same program with `dim M, N, K` given at",
+             "launch (gemmc.dispatch's launcher). Triton: its FP32 matmul, IEEE dot, 8 autotuned configurations.",
+             "", "| shape | M x N x K | cuBLAS ms | fixed % | selected % | dynamic % | Triton % | selected: why |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['shape']} | {r['M']}x{r['N']}x{r['K']} | {r['cublas_ms'] or 0:.3f} | {pct(r['fixed_pct'])} | "
-                     f"{pct(r['selected_pct'])} | {pct(r['triton_pct'])} | {r['selected_why']} |")
-    lines += ["", "| | fixed | selected | Triton |", "|---|---|---|---|",
+                     f"{pct(r['selected_pct'])} | {pct(r.get('dynamic_pct'))} | {pct(r['triton_pct'])} | "
+                     f"{r['selected_why']} |")
+    columns = ("fixed", "selected", "dynamic", "triton")
+    lines += ["", "| | " + " | ".join(columns) + " |", "|---|---|---|---|---|",
               "| geometric mean % of cuBLAS | " + " | ".join(
-                  f"{_geomean([r[f'{v}_pct'] for r in rows]):.0f}" for v in ("fixed", "selected", "triton")) + " |",
+                  f"{_geomean([r.get(f'{v}_pct') for r in rows]):.0f}" for v in columns) + " |",
               "| lowest % of cuBLAS | " + " | ".join(
-                  f"{min((r[f'{v}_pct'] for r in rows if r[f'{v}_pct']), default=float('nan')):.0f}"
-                  for v in ("fixed", "selected", "triton")) + " |",
+                  f"{min((r[f'{v}_pct'] for r in rows if r.get(f'{v}_pct')), default=float('nan')):.0f}"
+                  for v in columns) + " |",
               "", "Machine:", "", "```", log, "```", ""]
     return "\n".join(lines)
 
