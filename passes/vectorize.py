@@ -97,7 +97,7 @@ class VectorizePass(ModulePass):
             return f"the tile's column origin is not provably a multiple of {w}"
         row = row_multiple(copy.src)
         if copy.src.type.get_shape()[1] < 0 and row % w:
-            return "its row length is dynamic, so row starts are not provably aligned (assume-aligned asserts it)"
+            return "its row length is dynamic, so row starts are not provably aligned; assume-aligned asserts they are"
         if row % w:
             return f"its row length {row} is not a multiple of {w}"
         lds_row = copy.dst.type.get_shape()[-1]

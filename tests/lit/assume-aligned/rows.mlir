@@ -15,7 +15,7 @@
 // VEC:         gemm.copy %A{{.*}}width = 4 : i64
 // VEC:         gemm.copy %B{{.*}}width = 4 : i64
 
-// UNPROVEN: error: vectorize: cannot vectorize A by 4: its row length is dynamic, so row starts are not provably aligned (assume-aligned asserts it)
+// UNPROVEN: error: vectorize: cannot vectorize A by 4: its row length is dynamic, so row starts are not provably aligned; assume-aligned asserts they are
 // ZERO: error: assume-aligned: multiple=0 must be at least 1
 
 builtin.module attributes {gemmc.target = "gfx942", gpu.container_module} {
