@@ -101,43 +101,48 @@ def _block_ids(split: KSplit) -> dict[str, gpu.BlockIdOp]:
 
 def _host_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SSAValue:
     """`v`, computed on the host, computed again in the kernel from the kernel's arguments."""
-    if v in done:
-        return done[v]
     operands = list(split.launch.kernelOperands)
-    if isinstance(v, BlockArgument):
-        if v not in operands:
+
+    def argument(x: BlockArgument) -> SSAValue:
+        if x not in operands:
             raise pass_error(split.name, split.launch, "the grid size uses a host value the kernel is not given")
-        done[v] = split.kernel.body.block.args[operands.index(v)]
-        return done[v]
-    op = v.owner
-    if not (is_side_effect_free(op) or isinstance(op, memref.DimOp)) or op.regions:
-        raise pass_error(split.name, op, "the grid size is computed by an op stream-k cannot repeat in the kernel")
-    clone = op.clone_without_regions()
-    for i, x in enumerate(op.operands):
-        clone.operands[i] = _host_value(split, x, kb, done)
-    kb.op(clone, v.name_hint)
-    done[v] = clone.results[0]
-    return done[v]
+        return split.kernel.body.block.args[operands.index(x)]
+
+    return _repeat(v, kb, done, argument, lambda op: pass_error(
+        split.name, op, "the grid size is computed by an op stream-k cannot repeat in the kernel"))
 
 
 def _k_trips(split: KSplit, kb: KernelBuilder) -> SSAValue:
     """The K loop's trip count, computed at the top of the kernel (its bounds' pure ops repeated)."""
     loop, done = split.loop, {}
-    lb, ub, step = (_kernel_value(split, v, kb, done) for v in (loop.lb, loop.ub, loop.step))
+
+    def argument(x: BlockArgument) -> SSAValue:
+        if x.block is not split.kernel.body.block:
+            raise refused(None)
+        return x
+
+    def refused(op):
+        return pass_error(split.name, split.loop, "the K loop's bounds depend on more than the problem's sizes")
+
+    lb, ub, step = (_repeat(v, kb, done, argument, refused) for v in (loop.lb, loop.ub, loop.step))
     span = ub if constant_value(lb) == 0 else kb.sub(ub, lb)
     return span if constant_value(step) == 1 else kb.ceildiv(span, step)
 
 
-def _kernel_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SSAValue:
-    if v in done or isinstance(v, BlockArgument) and v.block is split.kernel.body.block:
-        return done.get(v, v)
+def _repeat(v: SSAValue, kb: KernelBuilder, done: dict, argument, refused) -> SSAValue:
+    """`v` computed again at the builder's point: its pure ops (memref.dim included) cloned, down to
+    block arguments, which `argument` maps; any other op is `refused(op)`, raised."""
+    if v in done:
+        return done[v]
+    if isinstance(v, BlockArgument):
+        done[v] = argument(v)
+        return done[v]
     op = v.owner
-    if isinstance(v, BlockArgument) or isinstance(op, gpu.BlockIdOp) or op.regions or not (
-            is_side_effect_free(op) or isinstance(op, memref.DimOp)):
-        raise pass_error(split.name, split.loop, "the K loop's bounds depend on more than the problem's sizes")
+    if op.regions or isinstance(op, gpu.BlockIdOp) or not (is_side_effect_free(op) or isinstance(op, memref.DimOp)):
+        raise refused(op)
     clone = op.clone_without_regions()
     for i, x in enumerate(op.operands):
-        clone.operands[i] = _kernel_value(split, x, kb, done)
+        clone.operands[i] = _repeat(x, kb, done, argument, refused)
     kb.op(clone, v.name_hint)
     done[v] = clone.results[0]
     return done[v]

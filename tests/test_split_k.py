@@ -11,6 +11,7 @@ from xdsl.dialects import gpu, memref, scf
 import gemmc
 from gemmc.diagnostics import GemmcError
 from gemmc.ir_names import ROLE_ATTR
+from test_tiling_passes import sources
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -28,17 +29,6 @@ GEMM_AB = """kernel t {
   A: f32[M, K]  B: f32[N, K]  C: f32[M, N]  alpha: f32  beta: f32
   C = alpha * A @ B.T + beta * C
 }"""
-
-
-@st.composite
-def sources(draw):
-    ta, tb = draw(st.booleans()), draw(st.booleans())
-    a = "A: f32[K, M]" if ta else "A: f32[M, K]"
-    b = "B: f32[N, K]" if tb else "B: f32[K, N]"
-    expr = f"{'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'}"
-    if draw(st.booleans()):
-        expr = f"alpha * {expr} + beta * C"
-    return f"kernel t {{ dim M, N, K  {a}  {b}  C: f32[M, N]  alpha: f32  beta: f32  C = {expr} }}"
 
 
 def split_pipeline(base: str, factor: int, reduce: str) -> str:

@@ -10,35 +10,11 @@ from xdsl.dialects import arith, gpu
 
 import gemmc
 from gemmc.diagnostics import GemmcError
+from test_split_k import BASES, GEMM_AB
+from test_tiling_passes import sources
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
-
-BASES = {
-    "step1": ("gemm-to-kernel", ""),
-    "step3": ("gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=8},register-tiling{thread-m=2 thread-n=2}",
-              ",double-buffer,vectorize{width=4}"),
-    "matrix-cores": ("gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=16},"
-                     "register-tiling{thread-m=4 thread-n=4},matrix-cores{convert=none fallback=true}",
-                     ",double-buffer,launch-bounds"),
-}
-GEMM_AB = """kernel t {
-  dim M, N, K
-  A: f32[M, K]  B: f32[N, K]  C: f32[M, N]  alpha: f32  beta: f32
-  C = alpha * A @ B.T + beta * C
-}"""
-
-
-@st.composite
-def sources(draw):
-    ta, tb = draw(st.booleans()), draw(st.booleans())
-    a = "A: f32[K, M]" if ta else "A: f32[M, K]"
-    b = "B: f32[N, K]" if tb else "B: f32[K, N]"
-    expr = f"{'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'}"
-    if draw(st.booleans()):
-        expr = f"alpha * {expr} + beta * C"
-    return f"kernel t {{ dim M, N, K  {a}  {b}  C: f32[M, N]  alpha: f32  beta: f32  C = {expr} }}"
-
 
 def stream_pipeline(base: str, workgroups: int) -> str:
     before, after = BASES[base]
