@@ -118,7 +118,7 @@ def _constant_before(op, value: int):
 # -- what it prints ---------------------------------------------------------------------------------
 
 
-def _toolchain():
+def toolchain():
     from gemmc.toolchain import find_toolchain
 
     try:
@@ -127,7 +127,7 @@ def _toolchain():
         return None
 
 
-@pytest.mark.skipif(_toolchain() is None, reason="no clang with the AMDGPU backend")
+@pytest.mark.skipif(toolchain() is None, reason="no clang with the AMDGPU backend")
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"])
 def test_split_k_compiles_for_every_target(arch):
     """The atomic epilogue becomes a float atomic add: an instruction, or on gfx90a (whose

@@ -10,7 +10,7 @@ from xdsl.dialects import arith, gpu
 
 import gemmc
 from gemmc.diagnostics import GemmcError
-from test_split_k import BASES, GEMM_AB
+from test_split_k import BASES, GEMM_AB, toolchain
 from test_tiling_passes import sources
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
@@ -71,16 +71,7 @@ def test_planted_missing_init_kernel_fails():
     assert _fails(module)
 
 
-def _toolchain():
-    from gemmc.toolchain import find_toolchain
-
-    try:
-        return find_toolchain()
-    except GemmcError:
-        return None
-
-
-@pytest.mark.skipif(_toolchain() is None, reason="no clang with the AMDGPU backend")
+@pytest.mark.skipif(toolchain() is None, reason="no clang with the AMDGPU backend")
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"])
 def test_stream_k_compiles_for_every_target(arch):
     module = gemmc.lower(gemmc.parse(GEMM_AB), stream_pipeline("matrix-cores", 0), arch)
