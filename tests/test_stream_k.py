@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from xdsl.dialects import arith, gpu
 
 import gemmc
-from gemmc.diagnostics import GemmcError
 from test_split_k import BASES, GEMM_AB, toolchain
 from test_tiling_passes import sources
 
