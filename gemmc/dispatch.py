@@ -25,6 +25,7 @@ from xdsl.rewriter import InsertPoint
 
 from gemmc.arch import Arch
 from gemmc.ir_names import PIPELINE_ATTR
+from gemmc.k_split import ATOMIC_TYPES
 from gemmc.kernel_builder import KernelBuilder
 
 SPLITS = 8
@@ -35,7 +36,7 @@ PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (i
 def variant_pipeline(default: str, out_type: str) -> str:
     from gemmc.selection import with_split_k, with_stream_k
 
-    if out_type in ("f32", "f64"):
+    if out_type in ATOMIC_TYPES:
         return with_stream_k(default)
     return with_split_k(default, SPLITS, "workspace")
 

@@ -29,7 +29,7 @@ from gemmc.ir_names import (
 from gemmc.kernel_builder import KernelBuilder, constant_value
 
 REDUCTIONS = ("atomic", "workspace")
-_ATOMIC_TYPES = ("f32", "f64")
+ATOMIC_TYPES = ("f32", "f64")  # C types an atomic add keeps exact enough (16-bit ones round every add)
 
 
 def _launched_kernels(module: ModuleOp) -> Iterator[tuple[gpu.LaunchFuncOp, gpu.FuncOp]]:
@@ -129,7 +129,7 @@ class KSplit:
 
     def _check_atomic(self, store: Operation) -> None:
         element = self.output.type.element_type
-        if str(element) not in _ATOMIC_TYPES:
+        if str(element) not in ATOMIC_TYPES:
             raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
                              "16-bit values round every partial sum; use reduce=workspace")
         if isinstance(store, vector.StoreOp):

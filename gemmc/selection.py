@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from gemmc.arch import Arch
+from gemmc.k_split import ATOMIC_TYPES
 from gemmc.pipeline import default_pipeline
 
 SPLITS = (2, 4, 8, 16, 32)
@@ -42,18 +43,22 @@ class Choice:
 
 
 def with_split_k(spec: str, factor: int, reduce: str = "workspace") -> str:
-    """`spec` with split-k inserted before its double-buffer (after the compute passes, before
-    the K loop is pipelined), or at the end when it has none."""
-    passes = spec.split(",double-buffer")
-    split = f"split-k{{factor={factor} reduce={reduce}}}"
-    if len(passes) == 1:
-        return f"{spec},{split}"
-    return f"{passes[0]},{split},double-buffer" + ",double-buffer".join(passes[1:])
+    """`spec` with split-k before its double-buffer."""
+    return _before_double_buffer(spec, f"split-k{{factor={factor} reduce={reduce}}}")
 
 
 def with_stream_k(spec: str, workgroups: int = 0) -> str:
-    """`spec` with stream-k where with_split_k puts split-k."""
-    return with_split_k(spec, 2).replace("split-k{factor=2 reduce=workspace}", f"stream-k{{workgroups={workgroups}}}")
+    """`spec` with stream-k before its double-buffer."""
+    return _before_double_buffer(spec, f"stream-k{{workgroups={workgroups}}}")
+
+
+def _before_double_buffer(spec: str, pass_text: str) -> str:
+    """`spec` with a pass that divides the K loop inserted after the compute passes, before the K
+    loop is pipelined (its double-buffer), or at the end when it has none."""
+    passes = spec.split(",double-buffer")
+    if len(passes) == 1:
+        return f"{spec},{pass_text}"
+    return f"{passes[0]},{pass_text},double-buffer" + ",double-buffer".join(passes[1:])
 
 
 def with_tiles(spec: str, block: int, thread: int) -> str:
@@ -110,8 +115,9 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     small = with_tiles(base, *SMALL_TILES)
     if small != base:
         tiles.append(_predicted(module, arch, f"{SMALL_TILES[0]}x{SMALL_TILES[0]} tiles", small))
+    tiles = [(c, pt) for c, pt in tiles if c is not None]
     candidates = [c for c, _ in tiles]
-    atomic = p.kernel.problem.out_type in ("f32", "f64")  # 16-bit C: partial sums through a workspace
+    atomic = p.kernel.problem.out_type in ATOMIC_TYPES  # else partial sums through a workspace
     for tile, pt in tiles:
         k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
         wgs = pt.kernel.grid.workgroups
@@ -123,6 +129,7 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
         if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
             label = f"{tile.label}, stream-k"
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline))[0])
+    candidates = [c for c in candidates if c is not None]
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
     if best is first:
@@ -133,11 +140,18 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 
 
 def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
-    """A candidate: the module lowered with `pipeline` on a copy, and its prediction."""
+    """A candidate: the module lowered with `pipeline` on a copy, and its prediction; (None, None)
+    for a variant a pass refuses (the default's refusal is the user's error, raised)."""
     from gemmc.api import lower
     from gemmc.cost.model import predict
+    from gemmc.diagnostics import GemmcError
 
-    lowered = lower(module.clone(), pipeline, arch)
+    try:
+        lowered = lower(module.clone(), pipeline, arch)
+    except GemmcError:
+        if label == "default":
+            raise
+        return None, None
     p = predict(lowered, arch)
     return _Candidate(label, pipeline, lowered, p.time_s), p
 
