@@ -93,8 +93,12 @@ def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:
 def _slots(base: ModuleOp, arch: Arch) -> int | None:
     """CUs x the default kernel's resident workgroups per CU, read at a probe size."""
     from gemmc.cost.model import predict
+    from gemmc.diagnostics import GemmcError
 
-    p = predict(base, arch, {d: PROBE_SIZE for d in _dim_names(base)})
+    try:
+        p = predict(base, arch, {d: PROBE_SIZE for d in _dim_names(base)})
+    except GemmcError:  # a kernel the model cannot read: no dispatch, the default alone
+        return None
     if p.kernel.schedule is None:
         return None
     return arch.cu_count * max(1, int(p.occ.workgroups_per_cu))

@@ -106,6 +106,8 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     if table and key in table:
         return Choice(table[key], f"the selection table's entry for {key}")
     first, p = _predicted(module, arch, "default", base)
+    if first is None:
+        return Choice(base, "the cost model cannot predict the default's kernel: the arch's default pipeline")
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
@@ -152,7 +154,10 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
         if label == "default":
             raise
         return None, None
-    p = predict(lowered, arch)
+    try:
+        p = predict(lowered, arch)
+    except GemmcError:  # a kernel the model cannot read is no candidate, and never a compile error
+        return None, None
     return _Candidate(label, pipeline, lowered, p.time_s), p
 
 

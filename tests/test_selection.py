@@ -76,3 +76,17 @@ def test_selected_f16_kernel_passes():
     module = gemmc.lower(gemmc.parse(problem(48, 80, 3000, "f16")), None, "gfx1201")
     assert "split-k" in module.attributes[PIPELINE_ATTR].data
     assert gemmc.check(module, "gfx1201").passed
+
+
+def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
+    """The selection is advice: where the cost model fails, compile runs the default, never an error."""
+    import gemmc.cost.model
+    from gemmc.diagnostics import GemmcError
+
+    def cannot(*args, **kwargs):
+        raise GemmcError("cannot evaluate the launch's grid")
+
+    monkeypatch.setattr(gemmc.cost.model, "predict", cannot)
+    for src in (problem(64, 64, 4096), "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"):
+        module = gemmc.lower(gemmc.parse(src), None, "gfx942")
+        assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"))
