@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from gemmc.arch import Arch
 from gemmc.ir_names import PIPELINE_ATTR
 from gemmc.k_split import ATOMIC_TYPES
-from gemmc.kernel_builder import KernelBuilder
+from gemmc.kernel_builder import KernelBuilder, repeat_values
 
 SPLITS = 8
 ALIGN = 4  # elements: the vector width of the default pipelines' copies
@@ -92,31 +92,17 @@ def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:
 
 def _slots(base: ModuleOp, arch: Arch) -> int | None:
     """CUs x the default kernel's resident workgroups per CU, read at a probe size."""
+    from gemmc.cost.analysis import dynamic_dims
     from gemmc.cost.model import predict
     from gemmc.diagnostics import GemmcError
 
     try:
-        p = predict(base, arch, {d: PROBE_SIZE for d in _dim_names(base)})
+        p = predict(base, arch, {d: PROBE_SIZE for d in dynamic_dims(base)})
     except GemmcError:  # a kernel the model cannot read: no dispatch, the default alone
         return None
     if p.kernel.schedule is None:
         return None
     return arch.cu_count * max(1, int(p.occ.workgroups_per_cu))
-
-
-def _dim_names(module: ModuleOp) -> set[str]:
-    """The names of the host function's dynamic dims."""
-    from xdsl.dialects.builtin import MemRefType
-
-    from gemmc.ir_names import DIMS_ATTR
-
-    host = _host(module)
-    names: set[str] = set()
-    for arg, attrs in zip(host.body.block.args, host.arg_attrs.data if host.arg_attrs else ()):
-        dims = attrs.data.get(DIMS_ATTR)
-        if isinstance(arg.type, MemRefType) and dims is not None:
-            names |= {d.data for d, size in zip(dims.data, arg.type.get_shape()) if size < 0}
-    return names
 
 
 def _output_type(module: ModuleOp) -> str | None:
@@ -140,7 +126,8 @@ def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slot
     body = host.body.block
     launch = next(op for op in host.walk() if isinstance(op, gpu.LaunchFuncOp))
     kb = KernelBuilder(InsertPoint.at_start(body))
-    grid_x, grid_y = _clone_values([launch.gridSizeX, launch.gridSizeY], kb)
+    grid_x, grid_y = repeat_values([launch.gridSizeX, launch.gridSizeY], kb, lambda arg: arg, lambda op: ValueError(
+        f"the default's grid is computed by '{op.name}', which the launcher cannot repeat"))
     few = kb.op(arith.CmpiOp(kb.mul(grid_x, grid_y, "workgroups"), kb.index(slots), "ult"), "few_workgroups")
     rows = _rows_aligned(host, kb) if aligned is not None else None
     last = (rows or few).owner
@@ -216,24 +203,3 @@ def _move_kernels(variant: ModuleOp, gm: gpu.ModuleOp, tag: str) -> dict[str, st
         fn.attributes["sym_name"] = StringAttr(new)
         gm.body.block.add_op(fn)
     return renames
-
-
-def _clone_values(values: list[SSAValue], kb: KernelBuilder) -> list[SSAValue]:
-    """`values` computed again at the builder's point, their ops (the grid's pure index arithmetic)
-    cloned in the order they had, so that the launcher asks for the sizes in the same order."""
-    ops: set[Operation] = set()
-    todo = [v for v in values if isinstance(v, SSAValue) and not isinstance(v, BlockArgument)]
-    while todo:
-        op = todo.pop().owner
-        if op not in ops:
-            ops.add(op)
-            todo += [x for x in op.operands if not isinstance(x, BlockArgument)]
-    block = next(iter(ops)).parent_block() if ops else None
-    done: dict[SSAValue, SSAValue] = {}
-    for op in (o for o in block.ops if o in ops) if block is not None else ():
-        clone = op.clone_without_regions()
-        for i, x in enumerate(op.operands):
-            clone.operands[i] = done.get(x, x)
-        kb.op(clone, op.results[0].name_hint)
-        done[op.results[0]] = clone.results[0]
-    return [done.get(v, v) for v in values]

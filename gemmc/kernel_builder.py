@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, gpu, math, memref, scf
+from xdsl.dialects import arith, func, gpu, math, memref, scf
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
 
 from gemmc.ir_names import LDS_SPACE
 
@@ -161,6 +162,57 @@ class KernelBuilder:
         op = scf.ForOp(lb, ub, step, iter_args, block)
         self.b.insert(op)
         return op
+
+
+_ID_OPS = (gpu.ThreadIdOp, gpu.BlockIdOp, gpu.LaneIdOp)
+
+
+def repeat_values(
+    values: Sequence[SSAValue],
+    kb: KernelBuilder,
+    argument: Callable[[BlockArgument], SSAValue],
+    refused: Callable[[Operation | None], Exception],
+) -> list[SSAValue]:
+    """`values` computed again at the builder's point: the ops they come from cloned in the order
+    they stand in their function (so that a launcher still asks for its sizes in the same order),
+    down to block arguments, which `argument` maps.  Only pure ops that do not depend on which
+    thread runs them (memref.dim included) are repeated; for any other, `refused(op)` is raised."""
+    ops: set[Operation] = set()
+    todo = list(values)
+    while todo:
+        v = todo.pop()
+        if isinstance(v, BlockArgument) or v.owner in ops:
+            continue
+        op = v.owner
+        if op.regions or isinstance(op, _ID_OPS) or not (is_side_effect_free(op) or isinstance(op, memref.DimOp)):
+            raise refused(op)
+        ops.add(op)
+        todo += op.operands
+    done: dict[SSAValue, SSAValue] = {}
+
+    def value(v: SSAValue) -> SSAValue:
+        if v not in done:
+            done[v] = argument(v)  # the ops are cloned before their users: only arguments are left
+        return done[v]
+
+    for op in sorted(ops, key=_function_order(ops)):
+        clone = op.clone_without_regions()
+        for i, x in enumerate(op.operands):
+            clone.operands[i] = value(x)
+        kb.op(clone, op.results[0].name_hint)
+        done[op.results[0]] = clone.results[0]
+    return [value(v) for v in values]
+
+
+def _function_order(ops: set[Operation]) -> Callable[[Operation], int]:
+    """Position in a walk of the function holding `ops` (one function: a value's slice)."""
+    if not ops:
+        return lambda op: 0
+    fn = next(iter(ops))
+    while fn.parent_op() is not None and not isinstance(fn, (gpu.FuncOp, func.FuncOp)):
+        fn = fn.parent_op()
+    order = {op: i for i, op in enumerate(fn.walk())}
+    return order.__getitem__
 
 
 def constant_value(v: SSAValue) -> int | None:

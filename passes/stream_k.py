@@ -24,16 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects import arith, gpu, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import is_side_effect_free
 
 from gemmc.diagnostics import pass_error
 from gemmc.k_split import KSplit, launched_k_loops
-from gemmc.kernel_builder import KernelBuilder, constant_value
+from gemmc.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target import target_of
 
 
@@ -57,8 +56,7 @@ def _walk(split: KSplit, persistent: int) -> SSAValue:
     body = kernel.body.block
     ids = _block_ids(split)
     top = KernelBuilder(InsertPoint.at_start(body))
-    tiles_x = _host_value(split, launch.gridSizeX, top, {})
-    tiles_y = _host_value(split, launch.gridSizeY, top, {})
+    tiles_x, tiles_y = _host_grid(split, top)
     trips = _k_trips(split, top)
     w = top.block_id("x", "wg")
     per_tile = top.op(arith.MaxUIOp(trips, top.index(1)), "k_iters")
@@ -99,8 +97,9 @@ def _block_ids(split: KSplit) -> dict[str, gpu.BlockIdOp]:
     return ids
 
 
-def _host_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SSAValue:
-    """`v`, computed on the host, computed again in the kernel from the kernel's arguments."""
+def _host_grid(split: KSplit, kb: KernelBuilder) -> list[SSAValue]:
+    """The launch's grid x and y, computed on the host, computed again in the kernel from the
+    kernel's arguments."""
     operands = list(split.launch.kernelOperands)
 
     def argument(x: BlockArgument) -> SSAValue:
@@ -108,13 +107,13 @@ def _host_value(split: KSplit, v: SSAValue, kb: KernelBuilder, done: dict) -> SS
             raise pass_error(split.name, split.launch, "the grid size uses a host value the kernel is not given")
         return split.kernel.body.block.args[operands.index(x)]
 
-    return _repeat(v, kb, done, argument, lambda op: pass_error(
+    return repeat_values([split.launch.gridSizeX, split.launch.gridSizeY], kb, argument, lambda op: pass_error(
         split.name, op, "the grid size is computed by an op stream-k cannot repeat in the kernel"))
 
 
 def _k_trips(split: KSplit, kb: KernelBuilder) -> SSAValue:
     """The K loop's trip count, computed at the top of the kernel (its bounds' pure ops repeated)."""
-    loop, done = split.loop, {}
+    loop = split.loop
 
     def argument(x: BlockArgument) -> SSAValue:
         if x.block is not split.kernel.body.block:
@@ -124,28 +123,9 @@ def _k_trips(split: KSplit, kb: KernelBuilder) -> SSAValue:
     def refused(op):
         return pass_error(split.name, split.loop, "the K loop's bounds depend on more than the problem's sizes")
 
-    lb, ub, step = (_repeat(v, kb, done, argument, refused) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = repeat_values([loop.lb, loop.ub, loop.step], kb, argument, refused)
     span = ub if constant_value(lb) == 0 else kb.sub(ub, lb)
     return span if constant_value(step) == 1 else kb.ceildiv(span, step)
-
-
-def _repeat(v: SSAValue, kb: KernelBuilder, done: dict, argument, refused) -> SSAValue:
-    """`v` computed again at the builder's point: its pure ops (memref.dim included) cloned, down to
-    block arguments, which `argument` maps; any other op is `refused(op)`, raised."""
-    if v in done:
-        return done[v]
-    if isinstance(v, BlockArgument):
-        done[v] = argument(v)
-        return done[v]
-    op = v.owner
-    if op.regions or isinstance(op, gpu.BlockIdOp) or not (is_side_effect_free(op) or isinstance(op, memref.DimOp)):
-        raise refused(op)
-    clone = op.clone_without_regions()
-    for i, x in enumerate(op.operands):
-        clone.operands[i] = _repeat(x, kb, done, argument, refused)
-    kb.op(clone, v.name_hint)
-    done[v] = clone.results[0]
-    return done[v]
 
 
 def _place_tile(ids: dict[str, gpu.BlockIdOp], walk: Block, tiles_x: SSAValue) -> None:
