@@ -188,6 +188,8 @@ class Arch:
     launch_gap_us: float = 4.0
     workspace_alloc_us: float = 40.0
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
+    split_default_tile: bool = True  # gemmc.selection also splits (split-k, stream-k) the default
+    # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
 
     @property
     def lds_kib(self) -> int:
@@ -448,6 +450,9 @@ ARCHS: dict[str, Arch] = {
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
+            split_default_tile=False,  # split 128x128 tiles measured 1.2-1.8x slower than the model
+            # predicts at 512^3-1024x1024x65536, the 64x128 and 128x64 ones within 1.1x and faster
+            # (H200, 2026-12-02; benchmarks/h200/candidates.md)
         ),
     )
 }

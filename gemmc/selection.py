@@ -6,12 +6,14 @@
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
 (gemmc.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
-workgroup's K loop is the whole time), the candidates are that pipeline and its 64x64-tile
-variant, each alone, with `split-k{factor=S}` (each S that keeps the grid within SPLIT_FILL x the
-slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and with `stream-k` (one
-persistent workgroup per CU); the fastest prediction wins.  An f32 C is reduced with atomics
-(on the H200 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3);
-a 16-bit C, which atomics would round at every add, through a workspace.
+workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
+smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (each S that keeps the grid
+within SPLIT_FILL x the slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and
+with `stream-k` (one persistent workgroup per CU); the fastest prediction wins.  Where the arch
+says so (Arch.split_default_tile, False on the H200, where it was measured slower than
+predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
+a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
+which atomics would round at every add, through a workspace.
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.dispatch).
 """
@@ -28,7 +30,9 @@ from gemmc.k_split import ATOMIC_TYPES
 from gemmc.pipeline import default_pipeline
 
 SPLITS = (2, 4, 8, 16, 32)
-SMALL_TILES = (64, 4)  # the other workgroup tile (and thread tile) tried for a grid that underfills
+# other (block-m, block-n, thread-m, thread-n) tried for a grid that underfills: each has 256 threads
+# (64-thread workgroups measured 2-4x slower than predicted on the H200, benchmarks/h200/candidates.md)
+SMALL_TILES = ((64, 128, 4, 8), (128, 64, 8, 4), (64, 64, 4, 4))
 SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
 MIN_TILES_PER_SPLIT = 4  # K tiles a split keeps at least: below, the fix-up outweighs the gain
 
@@ -40,6 +44,7 @@ class Choice:
     predicted: dict[str, float] = field(default_factory=dict)  # candidate label -> seconds
     lowered: ModuleOp | None = None  # the module lowered with `pipeline`, when a prediction made it
     runnable: bool = True  # False: `pipeline` names a dispatch between variants (`lowered` holds it)
+    pipelines: dict[str, str] = field(default_factory=dict)  # candidate label -> its pipeline
 
 
 def with_split_k(spec: str, factor: int, reduce: str = "workspace") -> str:
@@ -61,10 +66,14 @@ def _before_double_buffer(spec: str, pass_text: str) -> str:
     return f"{passes[0]},{pass_text},double-buffer" + ",double-buffer".join(passes[1:])
 
 
-def with_tiles(spec: str, block: int, thread: int) -> str:
-    """`spec` with its workgroup tile block x block and its thread tile thread x thread."""
-    spec = re.sub(r"block-m=\d+ block-n=\d+", f"block-m={block} block-n={block}", spec)
-    return re.sub(r"thread-m=\d+ thread-n=\d+", f"thread-m={thread} thread-n={thread}", spec)
+def with_tiles(spec: str, block_m: int, block_n: int, thread_m: int, thread_n: int) -> str:
+    """`spec` with its workgroup tile block_m x block_n and its thread tile thread_m x thread_n."""
+    spec = re.sub(r"block-m=\d+ block-n=\d+", f"block-m={block_m} block-n={block_n}", spec)
+    return re.sub(r"thread-m=\d+ thread-n=\d+", f"thread-m={thread_m} thread-n={thread_n}", spec)
+
+
+def tiles_label(block_m: int, block_n: int, thread_m: int, thread_n: int) -> str:
+    return f"{block_m}x{block_n} tiles" + ("" if (thread_m, thread_n) == (4, 4) else f" ({thread_m}x{thread_n} a thread)")
 
 
 @dataclass
@@ -112,15 +121,17 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
     if workgroups >= slots or p.kernel.schedule is None:
-        return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module)
+        return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
+                      pipelines={first.label: base})
     tiles = [(first, p)]
-    small = with_tiles(base, *SMALL_TILES)
-    if small != base:
-        tiles.append(_predicted(module, arch, f"{SMALL_TILES[0]}x{SMALL_TILES[0]} tiles", small))
+    for t in SMALL_TILES:
+        small = with_tiles(base, *t)
+        if small != base:
+            tiles.append(_predicted(module, arch, tiles_label(*t), small))
     tiles = [(c, pt) for c, pt in tiles if c is not None]
     candidates = [c for c, _ in tiles]
     atomic = p.kernel.problem.out_type in ATOMIC_TYPES  # else partial sums through a workspace
-    for tile, pt in tiles:
+    for tile, pt in (tiles if arch.split_default_tile else tiles[1:]):
         k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
         wgs = pt.kernel.grid.workgroups
         for f in SPLITS:
@@ -134,11 +145,12 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     candidates = [c for c in candidates if c is not None]
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
+    pipelines = {c.label: c.pipeline for c in candidates}
     if best is first:
-        return Choice(base, f"{grid}, but no other candidate is predicted faster", predicted, first.module)
+        return Choice(base, f"{grid}, but no other candidate is predicted faster", predicted, first.module, pipelines=pipelines)
     reason = (f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
-    return Choice(best.pipeline, reason, predicted, best.module)
+    return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
 
 
 def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
