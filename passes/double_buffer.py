@@ -10,6 +10,12 @@ tile 0 into slot 0 and waits at a barrier; iteration t prefetches tile t + 1 int
 (t + 1) mod 2 (guarded by t + 1 < num_tiles), computes on slot t mod 2 while those loads
 are in flight, and releases with one barrier, so the copy of the next tile overlaps the
 compute of the current one and the loop needs one barrier per tile instead of two.
+Where the target's arch says so (`transposed_copy_column_first`: sm_90 and CDNA), each
+scalar copy into a transposed tile (gemm.copy with transpose, width 1) is marked
+`column_first`, so that its threads walk the tile's stored columns (conflict-free LDS
+stores while other waves read fragments, each lane's load a row apart); on RDNA the copies
+keep walking the global rows (coalesced loads: its L0 keeps no strided lines and the L2
+would bind; gemmc/arch.py gives the measurements).
 Everything else (the compute, the epilogue, a hand edit) is left as it is.
 
 stage=registers does the same and then stages the prefetch through registers: the loads of
@@ -28,7 +34,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
 from gemmc.contraction import analyze, find_role, working_kernels
@@ -66,7 +72,9 @@ class DoubleBufferPass(ModulePass):
             multi_buffer(self._tiles(loop), 2, self.name)
             pipeline_loop(loop, 2, self.name)
             if self.stage == "registers":
-                self._through_registers(loop)
+                self._through_registers(loop)  # staged copies run along the rows
+            elif arch.transposed_copy_column_first:
+                _walk_columns(kernel)
             check_lds_fits(self.name, kernel, arch)  # what the tiles hold besides (padding)
 
     def _k_loop(self, kernel) -> scf.ForOp:
@@ -115,6 +123,14 @@ class DoubleBufferPass(ModulePass):
             op.erase()
         prefetch.detach()
         prefetch.erase()
+
+
+def _walk_columns(kernel) -> None:
+    """Mark the kernel's scalar copies into transposed LDS tiles column_first."""
+    for op in kernel.walk():
+        if (isinstance(op, CopyOp) and op.transpose is not None and op.direct is None
+                and op.width.value.data == 1):
+            op.properties["column_first"] = UnitAttr()
 
 
 def _pure(op) -> bool:
