@@ -99,10 +99,8 @@ GAU_NERNST = [
     Case("v2 LDS swizzle", _GAU_MS["v2"], _GAU + ",lower-copies,swizzle-lds" + _LB,
          "gemmc's XOR swizzle of 8-element chunks by row, theirs by row within 8x8 tiles"),
     Case("v3a register double buffering", _GAU_MS["v3a"],
-         _GAU + ",double-buffer{stage=registers},lower-copies,swizzle-lds" + _LB,
-         "not expressible: gemmc's stage=registers also keeps two LDS slots (64 KiB, one workgroup per CU, one "
-         "barrier per tile), theirs one slot (32 KiB, two workgroups per CU, two barriers); the closest pipeline is "
-         "predicted for itself, and left out of the verdict", same=False),
+         _GAU + ",double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds" + _LB,
+         "theirs peels the last iteration, gemmc guards the prefetch"),
     Case("v3b 16-byte LDS reads", _GAU_MS["v3b"], None,
          "not expressible: mfma-lowering reads one fragment (8 bytes for 16x16x16 bf16) per k-step; "
          "reading two k-steps' fragments with one ds_read_b128 is not built"),

@@ -24,7 +24,12 @@ before the compute and their LDS stores after it, so the loads' latency hides be
 compute while the values wait in registers.  Those copies are written out then, so
 vectorize must come before it; a copy by global_load_lds (direct-to-lds) needs no registers
 and is refused here.
-Diagnostics: no LDS tiling yet, already double-buffered, a K loop of another form, twice
+With stage=registers, lds-slots=1 keeps one LDS buffer per operand (half the LDS, gau-nernst's
+MI300X v3a): the prefetch's loads come before the compute as above, and their LDS stores
+after a second barrier that waits for every wave's compute on the buffer, so the loop has
+two barriers per tile instead of one.
+Diagnostics: lds-slots other than 2 (or 1 with stage=registers), no LDS tiling yet, already
+double-buffered, a K loop of another form, twice
 the LDS (or the staging registers) no longer fitting the arch.
 """
 
@@ -56,6 +61,7 @@ class DoubleBufferPass(ModulePass):
     name = "double-buffer"
 
     stage: str = "lds"
+    lds_slots: int = 2
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
@@ -67,10 +73,13 @@ class DoubleBufferPass(ModulePass):
                 raise pass_error(self.name, kernel, "the kernel is already double-buffered")
             if self.stage not in ("lds", "registers"):
                 raise pass_error(self.name, kernel, f"stage={self.stage}: expected lds or registers")
-            check_fits(self.name, kernel, con.schedule.with_(buffers=2), con, arch)
+            if self.lds_slots not in (1, 2) or (self.lds_slots == 1 and self.stage != "registers"):
+                raise pass_error(self.name, kernel, f"lds-slots={self.lds_slots}: expected 2, or 1 with stage=registers")
+            check_fits(self.name, kernel, con.schedule.with_(buffers=self.lds_slots), con, arch)
             loop = self._k_loop(kernel)
-            multi_buffer(self._tiles(loop), 2, self.name)
-            pipeline_loop(loop, 2, self.name)
+            if self.lds_slots == 2:
+                multi_buffer(self._tiles(loop), 2, self.name)
+            pipeline_loop(loop, 2, self.name, slotted=self.lds_slots == 2)
             if self.stage == "registers":
                 self._through_registers(loop)  # staged copies run along the rows
             elif arch.transposed_copy_column_first:
@@ -116,7 +125,10 @@ class DoubleBufferPass(ModulePass):
                 pending += [(op, store) for store in staged_copy(loads, op, prefetch.cond, threads)]
             else:
                 loads.b.insert(op)  # index arithmetic, needed by the loads and the stores
-        stores = KernelBuilder.before(loop.body.block.last_op.prev_op)  # before the final gpu.barrier
+        last_barrier = loop.body.block.last_op.prev_op
+        if self.lds_slots == 1:  # one buffer: every wave's compute reads it until this barrier
+            KernelBuilder.before(last_barrier).b.insert(last_barrier.clone())
+        stores = KernelBuilder.before(last_barrier)  # before the final gpu.barrier
         for op, store in pending:
             store(stores, list(op.indices))
         for op in dict.fromkeys(op for op, _ in pending):
