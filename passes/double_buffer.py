@@ -29,8 +29,8 @@ MI300X v3a): the prefetch's loads come before the compute as above, and their LD
 after a second barrier that waits for every wave's compute on the buffer, so the loop has
 two barriers per tile instead of one.
 Diagnostics: lds-slots other than 2 (or 1 with stage=registers), no LDS tiling yet, already
-double-buffered, a K loop of another form, twice
-the LDS (or the staging registers) no longer fitting the arch.
+double-buffered, a K loop of another form, twice the LDS (or the staging registers) no
+longer fitting the arch.
 """
 
 from __future__ import annotations
