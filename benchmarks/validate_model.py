@@ -173,7 +173,7 @@ def gau_table() -> list[str]:
             preds.append((c.label.split()[0], tf, p.tflops))
         note = f" ({c.note})" if c.note else ""
         out.append(f"| {c.label} | {tf:.0f} | `{c.pipeline.replace(_GAU, 'BASE')}`{note} | {p.tflops:.0f} | "
-                   f"{p.tflops / tf:.2f} | {p.bound} | {p.occ.lds_bytes} | {p.occ.waves_per_simd} waves/SIMD |")
+                   f"{p.tflops / tf:.2f} | {p.bound} | {p.occ.lds_bytes} | {p.occ.waves_per_simd} wave{'s' if p.occ.waves_per_simd != 1 else ''}/SIMD |")
     order_meas = [k for k, _, _ in sorted(preds, key=lambda x: x[1])]
     order_pred = [k for k, _, _ in sorted(preds, key=lambda x: x[2])]
     within = [k for k, m, pr in preds if max(pr / m, m / pr) <= 1.5]
