@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install gemmc with its test tools, matplotlib (--plot, and its tests) and Ray (tune --shapes
-# --ray, and its test) into a virtual environment, .venv (activate it with
+# Install gemmc with its test tools, matplotlib (--plot, and its tests), Ray (tune --shapes
+# --ray, and its test) and Triton (benchmarks/triton_compare.py, and its test) into a virtual environment, .venv (activate it with
 # `. .venv/bin/activate`), and LLVM 22 (AMDGPU backend) when it is missing (Debian/Ubuntu).
 # A venv because a system Python may refuse pip (PEP 668, "externally-managed-environment",
 # Debian and Ubuntu's python3), and one place on every machine keeps the README's commands true.
@@ -57,4 +57,8 @@ if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,plot]' ||
     die "pip could not install gemmc into $VENV (see above)"
 fi
+# Triton (an optional extra, ~290 MB, about 50 s to download and install) writes docs/triton.md and
+# lets its CI test check it; without it (no wheel for this Python or platform) that test skips.
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[triton]' ||
+  echo "setup.sh: installing without Triton (benchmarks/triton_compare.py and its test need it)" >&2
 echo "setup.sh: gemmc is installed in $VENV; activate it in your shell with: . $VENV/bin/activate" >&2

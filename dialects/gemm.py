@@ -230,8 +230,12 @@ class CopyOp(IRDLOperation):
     with `transpose`; elements outside `bounds` (rows, columns) are stored as zeros.
     Every thread of the workgroup executes the op with its linear id `tid`; together
     they cover the tile, `width` consecutive elements of a stored row per load
-    (`direct`: moved by global_load_lds, without registers).  `gemm.role` (load_a,
-    load_b) and `gemm.transposed` carry over to the loads that lower-copies makes.
+    (`direct`: moved by global_load_lds, without registers).  A scalar copy into a
+    transposed tile walks i1 fastest across the threads (consecutive threads read
+    consecutive global elements), or with `column_first` i0 fastest (consecutive threads
+    write consecutive LDS words of the transposed tile; double-buffer chooses it per target).
+    `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
+    lower-copies makes.
     """
 
     name = "gemm.copy"
@@ -249,6 +253,7 @@ class CopyOp(IRDLOperation):
     width = prop_def(IntegerAttr)
     transpose = opt_prop_def(UnitAttr)
     direct = opt_prop_def(UnitAttr)
+    column_first = opt_prop_def(UnitAttr)
 
     assembly_format = (
         "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
@@ -296,6 +301,9 @@ class CopyOp(IRDLOperation):
         w = self.width.value.data
         if w < 1 or extents[1] % w:
             raise VerifyException(f"width {w} does not divide the tile's rows of {extents[1]}")
+        if self.column_first is not None and (w != 1 or self.transpose is None or self.direct is not None):
+            raise VerifyException("column_first orders a scalar copy into a transposed tile; this copy is "
+                                  f"{'direct' if self.direct is not None else f'width {w}' if w != 1 else 'not transposed'}")
 
 
 @irdl_op_definition

@@ -190,6 +190,16 @@ class Arch:
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
     split_default_tile: bool = True  # gemmc.selection also splits (split-k, stream-k) the default
     # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
+    # double-buffer's scalar copies into a transposed LDS tile: threads walk the tile's stored columns
+    # (consecutive LDS words, conflict-free stores; each lane's load a global row apart) or its rows
+    # (coalesced loads, stores e0 words apart, 16-way conflicted).  sm_90: columns, measured faster (its
+    # L1 caches the strided lines; step 4 at 4096^3 6.28 -> 6.65 TFLOP/s, benchmarks/h200/results.md).
+    # RDNA: rows.  Its L0 keeps no strided lines, each lane fetches its own from L2, and the L2 binds: seb-v's
+    # kernels 4 and 5 on gfx1100 (4096^3) measured 5.38 and 4.10 ms, predicted 14.8 and 14.5 ms L2-bound
+    # walking columns, 5.42 and 4.12 walking rows.  CDNA: columns, from the model (no measurement): its
+    # kernels are LDS-bound with L2 to spare, so the conflict-free stores win (gfx942 sgemm step 6 5.31
+    # ms against 6.04 walking rows, where clang-22 also spills 284 bytes a lane).
+    transposed_copy_column_first: bool = False
 
     @property
     def lds_kib(self) -> int:
@@ -365,6 +375,7 @@ ARCHS: dict[str, Arch] = {
             # cost model (docs/arch.md): 16 KiB vL1D at 64 B/clk; 8 MiB L2, 32 channels x 128 B/clk; no MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2,
+            transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -381,6 +392,7 @@ ARCHS: dict[str, Arch] = {
             # 256 MiB Infinity Cache (rocminfo: L1 32 KB, L2 4096 KB, L3 262144 KB)
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
+            transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).
@@ -396,6 +408,7 @@ ARCHS: dict[str, Arch] = {
             # cost model (docs/arch.md): as CDNA3 (32 KiB vL1D, 8 XCDs x 16 L2 channels), 256 MiB MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
+            transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
         ),
         # AMD Radeon RX 7900 XTX specifications (96 CUs, 2500 MHz boost, 960 GB/s,
         # 61.4 TF FP32, 122.8 TF FP16 WMMA); RDNA3 ISA guide (1536 VGPRs/SIMD in wave32).
@@ -447,6 +460,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
+            transposed_copy_column_first=True,
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")

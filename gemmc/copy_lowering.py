@@ -92,7 +92,7 @@ def lower_copy(op: CopyOp, wave_first: dict) -> None:
 def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
     e0, e1 = op.tile
     width = op.width.value.data
-    column_first = width == 1 and bool(op.indices) and op.transpose is not None
+    column_first = op.column_first is not None
     lead = list(op.indices)
 
     def body(cb: KernelBuilder, start, idx):
@@ -133,12 +133,10 @@ def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_firs
     """The stored-tile coordinates (i0, i1) that copy element `idx` covers.
 
     Row by row (i1 fastest: consecutive threads read consecutive global addresses),
-    except for a scalar copy into a multi-buffered tile stored transposed: there i0 runs
+    except for a copy marked `column_first` (a scalar copy into a transposed tile; double-
+    buffer marks it where the arch's `transposed_copy_column_first` says so): there i0 runs
     fastest, as in the tutorial's kernels, so that consecutive threads write consecutive
-    LDS words rather than words e0 apart in a few banks.  With the prefetch's stores
-    overlapping other waves' fragment reads, conflict-free stores pay more than
-    coalesced loads (H200, 4096^3: step 4 6.28 -> 6.65 TFLOP/s; step 3, single-buffered,
-    is 1% faster row by row; benchmarks/h200/results.md)."""
+    LDS words rather than words e0 apart in a few banks, while their loads are a row apart."""
     if column_first:
         i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
         return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")

@@ -10,6 +10,12 @@ tile 0 into slot 0 and waits at a barrier; iteration t prefetches tile t + 1 int
 (t + 1) mod 2 (guarded by t + 1 < num_tiles), computes on slot t mod 2 while those loads
 are in flight, and releases with one barrier, so the copy of the next tile overlaps the
 compute of the current one and the loop needs one barrier per tile instead of two.
+Where the target's arch says so (`transposed_copy_column_first`: sm_90 and CDNA), each
+scalar copy into a transposed tile (gemm.copy with transpose, width 1) is marked
+`column_first`, so that its threads walk the tile's stored columns (conflict-free LDS
+stores while other waves read fragments, each lane's load a row apart); on RDNA the copies
+keep walking the global rows (coalesced loads: its L0 keeps no strided lines and the L2
+would bind; gemmc/arch.py gives the measurements).
 Everything else (the compute, the epilogue, a hand edit) is left as it is.
 
 stage=registers does the same and then stages the prefetch through registers: the loads of
@@ -18,8 +24,13 @@ before the compute and their LDS stores after it, so the loads' latency hides be
 compute while the values wait in registers.  Those copies are written out then, so
 vectorize must come before it; a copy by global_load_lds (direct-to-lds) needs no registers
 and is refused here.
-Diagnostics: no LDS tiling yet, already double-buffered, a K loop of another form, twice
-the LDS (or the staging registers) no longer fitting the arch.
+With stage=registers, lds-slots=1 keeps one LDS buffer per operand (half the LDS, gau-nernst's
+MI300X v3a): the prefetch's loads come before the compute as above, and their LDS stores
+after a second barrier that waits for every wave's compute on the buffer, so the loop has
+two barriers per tile instead of one.
+Diagnostics: lds-slots other than 2 (or 1 with stage=registers), no LDS tiling yet, already
+double-buffered, a K loop of another form, twice the LDS (or the staging registers) no
+longer fitting the arch.
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
 from gemmc.contraction import analyze, find_role, working_kernels
@@ -50,6 +61,7 @@ class DoubleBufferPass(ModulePass):
     name = "double-buffer"
 
     stage: str = "lds"
+    lds_slots: int = 2
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
@@ -61,12 +73,17 @@ class DoubleBufferPass(ModulePass):
                 raise pass_error(self.name, kernel, "the kernel is already double-buffered")
             if self.stage not in ("lds", "registers"):
                 raise pass_error(self.name, kernel, f"stage={self.stage}: expected lds or registers")
-            check_fits(self.name, kernel, con.schedule.with_(buffers=2), con, arch)
+            if self.lds_slots not in (1, 2) or (self.lds_slots == 1 and self.stage != "registers"):
+                raise pass_error(self.name, kernel, f"lds-slots={self.lds_slots}: expected 2, or 1 with stage=registers")
+            check_fits(self.name, kernel, con.schedule.with_(buffers=self.lds_slots), con, arch)
             loop = self._k_loop(kernel)
-            multi_buffer(self._tiles(loop), 2, self.name)
-            pipeline_loop(loop, 2, self.name)
+            if self.lds_slots == 2:
+                multi_buffer(self._tiles(loop), 2, self.name)
+            pipeline_loop(loop, 2, self.name, slotted=self.lds_slots == 2)
             if self.stage == "registers":
-                self._through_registers(loop)
+                self._through_registers(loop)  # staged copies run along the rows
+            elif arch.transposed_copy_column_first:
+                _walk_columns(kernel)
             check_lds_fits(self.name, kernel, arch)  # what the tiles hold besides (padding)
 
     def _k_loop(self, kernel) -> scf.ForOp:
@@ -108,13 +125,24 @@ class DoubleBufferPass(ModulePass):
                 pending += [(op, store) for store in staged_copy(loads, op, prefetch.cond, threads)]
             else:
                 loads.b.insert(op)  # index arithmetic, needed by the loads and the stores
-        stores = KernelBuilder.before(loop.body.block.last_op.prev_op)  # before the final gpu.barrier
+        last_barrier = loop.body.block.last_op.prev_op
+        if self.lds_slots == 1:  # one buffer: every wave's compute reads it until this barrier
+            KernelBuilder.before(last_barrier).b.insert(last_barrier.clone())
+        stores = KernelBuilder.before(last_barrier)  # before the final gpu.barrier
         for op, store in pending:
             store(stores, list(op.indices))
         for op in dict.fromkeys(op for op, _ in pending):
             op.erase()
         prefetch.detach()
         prefetch.erase()
+
+
+def _walk_columns(kernel) -> None:
+    """Mark the kernel's scalar copies into transposed LDS tiles column_first."""
+    for op in kernel.walk():
+        if (isinstance(op, CopyOp) and op.transpose is not None and op.direct is None
+                and op.width.value.data == 1):
+            op.properties["column_first"] = UnitAttr()
 
 
 def _pure(op) -> bool:

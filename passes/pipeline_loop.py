@@ -67,10 +67,11 @@ class PipelinePass(ModulePass):
         for loop in loops:
             self._pipeline(loop, *_split(loop))
 
-    def _pipeline(self, loop: scf.ForOp, producer: list[Operation], first_barrier: Operation, consumer: list[Operation]) -> None:
+    def _pipeline(self, loop: scf.ForOp, producer: list[Operation], first_barrier: Operation, consumer: list[Operation],
+                  slotted: bool = True) -> None:
         if loop.results:
             raise pass_error(self.name, loop, "the loop carries values (iter_args); pipelining it would need to stage them")
-        self._check(loop, producer, consumer)
+        self._check(loop, producer, consumer, slotted)
         d = self.stages - 1
         iv = loop.body.block.args[0]
         # prologue: P for the first d iterations, each guarded by the trip count
@@ -91,12 +92,12 @@ class PipelinePass(ModulePass):
         first_barrier.detach()
         first_barrier.erase()
 
-    def _check(self, loop: scf.ForOp, producer: list[Operation], consumer: list[Operation]) -> None:
+    def _check(self, loop: scf.ForOp, producer: list[Operation], consumer: list[Operation], slotted: bool) -> None:
         consumer_writes = {id(m) for o in consumer for w in o.walk() if (m := written_memref(w)) is not None}
         for o in producer:
             for inner in o.walk():
                 if written_memref(inner) is not None:
-                    self._check_slotted(loop, inner)
+                    self._check_slotted(loop, inner, slotted)
                 for v in inner.operands:
                     if id(v) in consumer_writes:
                         raise pass_error(self.name, inner, "the producer touches memory that the consumer writes; moving it ahead would reorder them")
@@ -104,11 +105,13 @@ class PipelinePass(ModulePass):
             if not _pure(o):
                 raise pass_error(self.name, o, f"the consumer uses this '{o.name}' of the producer, which is not pure index arithmetic")
 
-    def _check_slotted(self, loop: scf.ForOp, write: Operation) -> None:
+    def _check_slotted(self, loop: scf.ForOp, write: Operation, slotted: bool = True) -> None:
         buf = written_memref(write)
         owner = buf.owner
         if not (isinstance(owner, ALLOC_OPS) and memory_space(buf.type) == LDS_SPACE):
             raise pass_error(self.name, write, "the producer writes memory other than an LDS buffer; only LDS buffers with slots can be written ahead")
+        if not slotted:
+            return
         slots = buf.type.get_shape()[0]
         name = buf.name_hint or "buffer"
         for a in accesses(owner, self.name):
@@ -124,12 +127,15 @@ class PipelinePass(ModulePass):
             raise pass_error(self.name, write, f"%{name} has {slots} slots, fewer than the {self.stages} stages in flight; run multi-buffer{{factor={self.stages}}}")
 
 
-def pipeline_loop(loop: scf.ForOp, stages: int, pass_name: str) -> None:
-    """Pipeline one loop (double-buffer's second half); its checks report as `pipeline`."""
+def pipeline_loop(loop: scf.ForOp, stages: int, pass_name: str, slotted: bool = True) -> None:
+    """Pipeline one loop (double-buffer's second half); its checks report as `pipeline`.
+    slotted=False leaves the LDS buffers single: only for a caller that then moves the
+    prefetch's LDS stores behind a barrier after the consumer (double-buffer{stage=registers
+    lds-slots=1}), which makes the early writes safe without slots."""
     split = _split(loop)
     if split is None:
         raise pass_error(pass_name, loop, "expects the loop to be producer, gpu.barrier, consumer, gpu.barrier")
-    PipelinePass(stages=stages)._pipeline(loop, *split)
+    PipelinePass(stages=stages)._pipeline(loop, *split, slotted=slotted)
 
 
 def _pure(o: Operation) -> bool:

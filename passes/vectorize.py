@@ -79,6 +79,7 @@ class VectorizePass(ModulePass):
             raise pass_error(self.name, copy, f"cannot vectorize {operand.upper()} by {self.width}: {reason}")
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
+            copy.properties.pop("column_first", None)  # vectors run along the stored rows
 
     def _operands(self, kernel) -> tuple[str, ...]:
         chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)

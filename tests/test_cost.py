@@ -208,6 +208,14 @@ def test_combine_between_max_and_sum(times):
     assert max(times.values()) * (1 - 1e-12) <= t <= sum(times.values()) * (1 + 1e-12)
 
 
+def test_combine_one_wave_per_simd_adds():
+    """With one wave per SIMD no other wave's work overlaps its waits: the times add."""
+    times = {"lds": 2.0, "matrix": 1.0, "latency": 1.5}
+    assert combine(times, waves_per_simd=1) == pytest.approx(4.5)
+    assert combine(times, waves_per_simd=2) == pytest.approx((4 + 1 + 2.25) ** 0.5)
+    assert combine(times, waves_per_simd=8) == combine(times)
+
+
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(arch=st.sampled_from(sorted(ARCHS)), step=st.sampled_from(STEPS))
 def test_every_arch_predicts(arch, step):

@@ -38,7 +38,8 @@ def pipelines(draw):
         tn = draw(st.sampled_from([t for t in (1, 2, 4, 8) if bn % t == 0]))
         layout = draw(st.sampled_from(["tutorial", "k-major"]))
         passes.append(f"register-tiling{{thread-m={tm} thread-n={tn} lds-layout={layout}}}")
-    extras = draw(st.lists(st.sampled_from(["double-buffer", "double-buffer{stage=registers}", "vectorize"]),
+    extras = draw(st.lists(st.sampled_from(["double-buffer", "double-buffer{stage=registers}",
+                                            "double-buffer{stage=registers lds-slots=1}", "vectorize"]),
                            unique_by=lambda p: p.split("{")[0], max_size=2))
     for e in extras:
         passes.append(e if e != "vectorize" else f"vectorize{{width={draw(st.sampled_from([1, 2, 4]))}}}")
@@ -67,7 +68,19 @@ def test_tuned_pipeline_matches_numpy(m, n, k):
     assert gemmc.check(module, "gfx942", {"M": m, "N": n, "K": k}).passed
 
 
+@SETTINGS
+@given(m=st.integers(1, 200), n=st.integers(1, 200), k=st.integers(1, 120), arch=st.sampled_from(["gfx942", "gfx1201"]))
+def test_one_lds_slot_matches_numpy(m, n, k, arch):
+    """Register staging into one LDS buffer: the interpreter's race check and numpy both hold."""
+    src = "kernel s { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
+    module = gemmc.lower(gemmc.parse(src), "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=8},"
+                         "register-tiling{thread-m=4 thread-n=4},vectorize{width=4},"
+                         "double-buffer{stage=registers lds-slots=1}", arch)
+    assert gemmc.check(module, arch, {"M": m, "N": n, "K": k}, seed=m + n).passed
+
+
 IN_PLACE = ["register-tiling{thread-m=4 thread-n=4}", "double-buffer", "double-buffer{stage=registers}",
+            "double-buffer{stage=registers lds-slots=1}",
             "vectorize{width=4}", "pad-lds{pad=4 buffers=tile_a}", "matrix-cores", "split-k{factor=3}"]
 
 

@@ -47,16 +47,20 @@ RESOURCES = ("valu", "matrix", "lds", "vmem", "l2", "dram", "latency")
 OVERLAP_P = 2.0  # resources overlap imperfectly: time = (sum of time_r ** p) ** (1 / p)
 
 
-def combine(times: dict[str, float]) -> float:
+def combine(times: dict[str, float], waves_per_simd: float = 2) -> float:
     """The kernel's time from its resource times: a p-norm, between the sum (p = 1, no
-    overlap) and the max (p = inf, perfect overlap); OVERLAP_P is fitted in docs/cost-model.md."""
+    overlap) and the max (p = inf, perfect overlap); OVERLAP_P is fitted in docs/cost-model.md.
+    The overlap is other waves' work issued while one waits: with one wave per SIMD there is
+    none (its LDS reads, the matrix instructions that use them and its waits follow one another
+    in its own order), so p = min(OVERLAP_P, waves per SIMD)."""
     vals = [t for t in times.values() if t > 0]
     if not vals or any(t == float("inf") for t in vals):
         return max(vals, default=0.0)
-    if OVERLAP_P == float("inf"):
+    p = min(OVERLAP_P, max(1.0, waves_per_simd))
+    if p == float("inf"):
         return max(vals)
     top = max(vals)
-    return top * sum((t / top) ** OVERLAP_P for t in vals) ** (1.0 / OVERLAP_P)
+    return top * sum((t / top) ** p for t in vals) ** (1.0 / p)
 
 
 @dataclass
@@ -166,7 +170,7 @@ def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic) -> 
         rounds = -(-wg_cu // occ.workgroups_per_cu)
         times["latency"] = rounds * cp / f
     bound = max(RESOURCES, key=lambda r: times[r])
-    total = combine(times)
+    total = combine(times, occ.waves_per_simd)
     if bound == "lds" and c.accesses:
         extra = sum(a.extra_cycles for a in c.accesses if a.space == "lds")
         if extra > 0.5 * per_wg["lds"]:
