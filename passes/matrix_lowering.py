@@ -118,8 +118,9 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
         if instr.out_type != acc:
             raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
         return instr
+    # (gfx950's f8f6f4 MFMAs take block-scaled products only: an FP8 kernel keeps its FP8 MFMAs)
     candidates = [i for i in arch.matrix_instrs
-                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc]
+                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc and not i.formats]
     if not candidates:
         types = sorted({_inputs(i.in_type, i.b_in_type) for i in arch.matrix_instrs
                         if i.kind == kind and i.out_type == acc})
