@@ -351,6 +351,8 @@ class _Builder:
             if use.scale is None:
                 raise self.error(use.token, f"'{use.token}' needs its scales too ('{use.token} scaled S{use.token}'): "
                                             f"'{other.token}' is scaled, and a block-scaled product scales both")
+        if self.k.acc != "f32":
+            raise self.error(a_use.scale_token, f"a block-scaled product accumulates in f32, not {self.k.acc}")
         for use, k_axis in ((a_use, 0 if a_use.transpose else 1), (b_use, 1 if b_use.transpose else 0)):
             t, sc = use.tensor, use.scale
             assert sc is not None and use.scale_token is not None
