@@ -188,6 +188,11 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
             return name
     if is_fp8(t):
         return "unsigned char"
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn", "f8e8m0fnu"):
+        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: gemmc runs block-scaled "
+                             "products in its interpreter only (gemmc run)")
     raise emit_error(op, f"no C type for {t}")
 
 

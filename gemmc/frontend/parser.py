@@ -323,6 +323,11 @@ class _Builder:
             if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
                                           f"{', '.join(self.arch.dtypes)}")
+        for use in (a_use, b_use, c):
+            t = use.tensor if isinstance(use, _Use) else use
+            if t.divs != (1, 1):
+                at = use.token if isinstance(use, _Use) else t.name
+                raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
         if a.dtype != b.dtype and not mixed_ok:
             raise self.error(
                 b_use.token,
@@ -331,11 +336,6 @@ class _Builder:
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
                                       f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
-        for use in (a_use, b_use, c):
-            t = use.tensor if isinstance(use, _Use) else use
-            if t.divs != (1, 1):
-                at = use.token if isinstance(use, _Use) else t.name
-                raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
         if scaled:
             self._check_scales(a_use, b_use)
         else:
