@@ -286,7 +286,7 @@ class ScaledMFMAOp(IRDLOperation):
     """gfx950's block-scaled MFMA (MLIR's amdgpu.scaled_mfma, v_mfma_scale_f32_*_f8f6f4):
     D = (A * scales of A) @ (B * scales of B) + C over one wave64.
 
-        %d = amdgpu.scaled_mfma(%sa * %a) * (%sb[1] * %b) + %c {m = 16 : i32, n = 16 : i32, k = 128 : i32}
+        %d = amdgpu.scaled_mfma(%sa * %a) * (%sb * %b) + %c {m = 16 : i32, n = 16 : i32, k = 128 : i32, scalesIdxA = 0 : i32, scalesIdxB = 1 : i32}
             : vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf32>
 
     Each lane passes its 32 elements of A and of B (their formats pick cbsz and blgp) and four
