@@ -215,9 +215,10 @@ def lower(
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
     check_dtypes(module, target)
-    if pipeline is None and _is_block_scaled(module):
-        # the tiling passes do not take scales yet (they refuse the scaled K loop): the naive kernel
-        pipeline = "gemm-to-kernel"
+    if pipeline is None and _is_block_scaled(module):  # the selection has no block-scaled variants
+        from gemmc.pipeline import scaled_pipeline
+
+        pipeline = scaled_pipeline(target)
     if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
         pipeline = default_pipeline(target)
     if pipeline is None:
