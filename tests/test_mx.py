@@ -198,6 +198,131 @@ def test_naive_kernel_matches_numpy_over_shapes(m, n, blocks, a, b, seed):
     assert r.passed, r.summary()
 
 
+# -- through mfma-lowering to v_mfma_scale ---------------------------------------------------------
+
+MX_TILED = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bm} block-k=128}},register-tiling{{thread-m=4 thread-n=4}}"
+
+
+def test_default_pipeline_uses_the_scaled_mfma():
+    m = gemmc.parse_file(str(ROOT / "examples" / "mxfp4gemm.gemm"), {"M": 257, "N": 131, "K": 96}, "gfx950")
+    gemmc.lower(m, None, "gfx950")
+    text = gemmc.print_ir(m)
+    assert "amdgpu.scaled_mfma" in text and "vector<32xf4E2M1FN>" in text
+    assert "k = 64 : i32" in text  # v_mfma_scale_f32_32x32x64_f8f6f4: the largest tile the block allows
+    r = gemmc.check(m, "gfx950")
+    assert r.passed and r.exact.passed, r.summary()
+    assert r.stats.matrix_instrs > 0
+
+
+@pytest.mark.parametrize("instr", SCALED)
+@pytest.mark.parametrize("a,b", [("f4e2m1fn", "f4e2m1fn"), ("f8e4m3fn", "f8e5m2"), ("f6e2m3fn", "f6e3m2fn"),
+                                 ("f6e3m2fn", "f4e2m1fn")])
+def test_each_scaled_mfma_lowered_and_interpreted(instr, a, b):
+    mod = gemmc.parse(source(a=a, b=b), "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, MX_TILED.format(bm=128) + f",mfma-lowering{{instr={instr}}}", "gfx950")
+    r = gemmc.check(mod, "gfx950")
+    assert r.passed and r.exact.passed, r.summary()
+
+
+def permuted(mnemonic: str, **layouts):
+    arch = ARCHS["gfx950"]
+    instrs = tuple(dataclasses.replace(i, **layouts) if i.mnemonic == mnemonic else i for i in arch.matrix_instrs)
+    return dataclasses.replace(arch, matrix_instrs=instrs)
+
+
+@pytest.mark.parametrize("operand", ["sa", "sb"])
+def test_scale_lanes_in_another_order_fail(operand):
+    """A planted lane bug: the kernel passes each lane's scale by the true layout, the interpreter
+    places the scales with lanes of two k-blocks swapped (still every block once): C is wrong."""
+    name = SCALED[0]
+    mod = gemmc.parse(source(), "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, MX_TILED.format(bm=128) + f",mfma-lowering{{instr={name}}}", "gfx950")
+    assert gemmc.check(mod, "gfx950").passed
+    swapped = (Term("lane", div=32, mod=2), Term("lane", div=16, mod=2, scale=2))  # blocks 0 1 2 3 -> 0 2 1 3
+    other = (Term("lane", mod=16),)
+    bad = {"sa": Layout(64, 1, row=other, col=swapped), "sb": Layout(64, 1, row=swapped, col=other)}[operand]
+    r = gemmc.check(mod, permuted(name, **{operand: bad}))
+    assert not r.passed, r.summary()
+
+
+def test_a_wrong_scale_block_in_the_mfma_kernel_fails():
+    """A planted bug in the lowered kernel: its scale loads index blocks of 64 instead of 32."""
+    from xdsl.dialects import arith
+
+    from gemmc.contraction import role
+
+    mod = gemmc.parse(source(), "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, None, "gfx950")
+    changed = 0
+    for op in list(mod.walk()):
+        if role(op) == "load_sa":
+            div = op.indices[-1].owner
+            assert isinstance(div, arith.DivUIOp)
+            div.operands[1] = arith.ConstantOp.from_int_and_width(64, div.operands[1].type).result
+            div.parent_block().insert_op_before(div.operands[1].owner, div)
+            changed += 1
+    assert changed
+    r = gemmc.check(mod, "gfx950")
+    assert not r.passed and not r.declared.passed, r.summary()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 70), n=st.integers(1, 70), blocks=st.integers(1, 5), a=st.sampled_from(FORMATS),
+       b=st.sampled_from(FORMATS), seed=st.integers(0, 2**16))
+def test_scaled_mfma_pipeline_matches_numpy_over_shapes(m, n, blocks, a, b, seed):
+    text = source(a=a, b=b, k=str(32 * blocks)).replace("M = 257, N = 131", f"M = {m}, N = {n}")
+    mod = gemmc.parse(text, "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, MX_TILED.format(bm=64) + ",matrix-cores", "gfx950")
+    r = gemmc.check(mod, "gfx950", seed=seed)
+    assert r.passed, r.summary()
+
+
+def test_passes_without_scales_refuse_a_scaled_kernel():
+    mod = gemmc.parse(source(), "mx.gemm", arch="gfx950")
+    with pytest.raises(GemmcError) as e:
+        gemmc.lower(mod, MX_TILED.format(bm=128) + ",double-buffer", "gfx950")
+    assert "double-buffer does not take block-scaled (MX) kernels yet" in e.value.message
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    from gemmc.toolchain import find_toolchain
+
+    try:
+        return find_toolchain()
+    except GemmcError as e:
+        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
+
+
+def in_loop(asm: str, prefix: str) -> int:
+    import re
+
+    count, looping = 0, False
+    for line in asm.splitlines():
+        if re.match(r"^\.LBB\d+_\d+:", line):
+            looping = "Loop" in line
+        elif line.strip().startswith(prefix) and looping:
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("a,b,mnemonic", [("f8e4m3fn", "f8e5m2", "v_mfma_scale_f32_32x32x64_f8f6f4"),
+                                          ("f8e5m2", "f8e5m2", "v_mfma_scale_f32_32x32x64_f8f6f4")])
+def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnemonic):
+    from gemmc.toolchain import compile_device
+
+    mod = gemmc.parse(source(a=a, b=b, k="1024").replace("M = 257, N = 131", "M = 1024, N = 1024"), "mx.gemm",
+                      arch="gfx950")
+    gemmc.lower(mod, None, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    assert "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4(__builtin_bit_cast(v8int, a)" in hip
+    cbsz, blgp = F8F6F4_FORMATS[a], F8F6F4_FORMATS[b]
+    assert f"c, {cbsz}, {blgp}, 0, __builtin_bit_cast(int, sa_vgpr), 0, __builtin_bit_cast(int, sb_vgpr));" in hip
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert in_loop(asm, mnemonic) > 0
+    assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
+
+
 def test_hip_for_mx_formats_is_refused_in_one_line(capsys):
     assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950"]) != 0
     err = capsys.readouterr().err.strip()
