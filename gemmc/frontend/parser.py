@@ -227,7 +227,7 @@ class _Collector:
                 k.dims[str(tok)] = value
                 k.dim_tokens[str(tok)] = tok
         elif stmt.data == "tensor_decl":
-            name, dtype, r0, r1, *layout = stmt.children
+            name, dtype, r0, r1, *layout = stmt.children  # r0, r1: the dim0 and dim1 trees
             col_major = bool(layout) and str(layout[0]) == "col_major"
             divs = []
             for ref in (r0, r1):
@@ -319,10 +319,6 @@ class _Builder:
         scaled = a_use.scale is not None or b_use.scale is not None
         mixed_ok = (is_fp8(a.dtype) and is_fp8(b.dtype)) or (
             scaled and a.dtype in MX_ELEMENT_NAMES and b.dtype in MX_ELEMENT_NAMES)
-        for t in (a, b):  # the arch first: a format it lacks is the first thing to say
-            if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
-                raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
-                                          f"{', '.join(self.arch.dtypes)}")
         for use in (a_use, b_use, c):
             t = use.tensor if isinstance(use, _Use) else use
             if t.divs != (1, 1):
@@ -336,6 +332,10 @@ class _Builder:
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
                                       f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
+        for t in (a, b):
+            if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
+                raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
+                                          f"{', '.join(self.arch.dtypes)}")
         if scaled:
             self._check_scales(a_use, b_use)
         else:
