@@ -216,9 +216,12 @@ def lower(
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
     check_dtypes(module, target)
     if pipeline is None and _is_block_scaled(module):  # the selection has no block-scaled variants
+        from gemmc.ir_names import SELECTED_ATTR
         from gemmc.pipeline import scaled_pipeline
 
         pipeline = scaled_pipeline(target)
+        module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
+                                                      "variants for scales)")
     if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
         pipeline = default_pipeline(target)
     if pipeline is None:

@@ -459,3 +459,16 @@ def test_unscaled_f8f6f4_mfma_of_two_formats(name):
     c = np.zeros((1, instr.m, instr.n), np.float32)
     d = multiply(instr, scatter(instr.a, a), scatter(instr.b, b), scatter(instr.d, c))
     np.testing.assert_allclose(gathered(instr, d), a @ b, rtol=1e-6, atol=1e-5)
+
+
+def test_explain_counts_the_scaled_mfmas(capsys):
+    """explain of a block-scaled product: the default row names its pipeline and the cost model
+    counts amdgpu.scaled_mfma as matrix instructions (the passes without scales are skipped)."""
+    assert cli.main(["explain", str(ROOT / "examples" / "mxfp8gemm.gemm"), "--arch", "gfx950",
+                     "-D", "M=256", "-D", "N=256", "-D", "K=256"]) == 0
+    out = capsys.readouterr().out
+    default = next(line for line in out.splitlines() if line.startswith("default"))
+    header = next(line for line in out.splitlines() if line.startswith("step "))
+    assert header.split()[12] == "MFMA" and default.split()[13] not in ("0", "-")  # ("occ" takes two columns)
+    assert "selected: the block-scaled (MX) pipeline" in out
+    assert "double-buffer does not take block-scaled (MX) kernels yet" in out
