@@ -441,9 +441,6 @@ def test_scaled_mfma_planted_bugs_give_a_wrong_d(name):
     assert not np.allclose(gathered(instr, multiply(instr, a, b, c, (swapped, 0, vb, 3))), want)
     # a scale layout that places the lanes' scales by the wrong k-block
     wrong = dataclasses.replace(instr, sa=Layout(64, 1, row=(Term("lane", mod=instr.m),),
-                                                 col=(Term("lane", div=instr.m, mod=64 // instr.m, scale=-1),
-                                                      Term("item", scale=0))))
-    wrong = dataclasses.replace(instr, sa=Layout(64, 1, row=(Term("lane", mod=instr.m),),
                                                  col=(Term("lane", div=instr.m * (64 // instr.m) // 2, mod=2),
                                                       Term("lane", div=instr.m, mod=64 // instr.m // 2, scale=2))))
     if wrong.sa.at(instr.m, 0) != instr.sa.at(instr.m, 0):
