@@ -140,6 +140,10 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
             raise fail(f"{instr.mnemonic} takes {inputs} inputs; the kernel's fragments are {frag}{hint}")
         if instr.out_type != acc:
             raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
+        if instr.scale_block:
+            unscaled = instr.mnemonic.replace("mfma_scale_", "mfma_")
+            raise fail(f"{instr.mnemonic} multiplies block-scaled operands; the kernel has no scales "
+                       f"({unscaled} takes unscaled ones)")
         return instr
     # (gfx950's f8f6f4 MFMAs take block-scaled products only: an FP8 kernel keeps its FP8 MFMAs)
     candidates = [i for i in arch.matrix_instrs

@@ -469,3 +469,12 @@ def test_explain_counts_the_scaled_mfmas(capsys):
     assert default.split()[13] == "256", default
     assert "selected: the block-scaled (MX) pipeline" in out
     assert "double-buffer does not take block-scaled (MX) kernels yet" in out
+
+
+def test_a_scaled_mfma_asked_for_an_unscaled_kernel_is_refused():
+    m = gemmc.parse_file(str(ROOT / "examples" / "fp8gemm.gemm"), {"M": 64, "N": 64, "K": 128})
+    m = gemmc.parse_ir(gemmc.print_ir(m).replace("f8E4M3FNUZ", "f8E4M3FN"))
+    with pytest.raises(GemmcError) as e:
+        gemmc.lower(m, MX_TILED.format(bm=128) + f",mfma-lowering{{instr={SCALED[0]}}}", "gfx950")
+    assert e.value.message.startswith(f"mfma-lowering: {SCALED[0]} multiplies block-scaled operands; the kernel "
+                                      "has no scales (v_mfma_f32_16x16x128_f8f6f4 takes unscaled ones)")
