@@ -192,8 +192,9 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
     if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn"):
-        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: gemmc runs block-scaled "
-                             "products in its interpreter only (gemmc run)")
+        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: FP6 and FP4 would be stored "
+                             "packed, which gemmc's copies do not do yet (MXFP8 compiles; gemmc run runs FP6 and FP4 "
+                             "in the interpreter)")
     raise emit_error(op, f"no C type for {t}")
 
 
