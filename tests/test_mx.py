@@ -1,6 +1,7 @@
 """Block-scaled (MX) formats on gfx950: the language form (`C = A scaled SA @ B scaled SB`), its
-located errors, the ml_dtypes reference numerics, the naive kernel in the interpreter, and the
-f8f6f4 MFMAs (unscaled and v_mfma_scale_*) as data, layouts and lane-accurate semantics."""
+located errors, the ml_dtypes reference numerics, the naive and tiled kernels and the lowering to
+v_mfma_scale_* in the interpreter (with planted bugs that must FAIL), HIP for MXFP8 through clang,
+and the f8f6f4 MFMAs (unscaled and v_mfma_scale_*) as data, layouts and lane-accurate semantics."""
 
 from __future__ import annotations
 
