@@ -491,3 +491,24 @@ def test_hip_for_the_unscaled_f8f6f4_mfma_is_refused():
     with pytest.raises(GemmcError) as e:
         gemmc.emit(m, "gfx950", "hip")
     assert f"HIP for {UNSCALED[0]} is not done" in e.value.message
+
+
+@pytest.mark.parametrize("a_col_major,b_t", [(True, True), (True, False), (False, True)])
+def test_stored_layouts_through_the_default_pipeline(a_col_major, b_t):
+    """A column-major A (and its scales, stored the same way) and a transposed B ([N, K], scales
+    [N, K/32]): the declared dims say where K is; the default pipeline PASSes."""
+    a_layout = " col_major" if a_col_major else ""
+    b_decl, sb_decl, b_use = ("B: f4e2m1fn[N, K]", "SB: f8e8m0fnu[N, K/32]", "B.T") if b_t else \
+        ("B: f4e2m1fn[K, N]", "SB: f8e8m0fnu[K/32, N]", "B")
+    text = (f"kernel mxt {{\n  dim M = 77, N = 50, K = 160\n  A: f6e3m2fn[M, K]{a_layout}\n"
+            f"  SA: f8e8m0fnu[M, K/32]{a_layout}\n  {b_decl}\n  {sb_decl}\n  C: f32[M, N]\n"
+            f"  C = A scaled SA @ {b_use} scaled SB\n}}\n")
+    m = gemmc.parse(text, "mxt.gemm", arch="gfx950")
+    gemmc.lower(m, None, "gfx950")
+    assert "amdgpu.scaled_mfma" in gemmc.print_ir(m)
+    r = gemmc.check(m, "gfx950")
+    assert r.passed and r.exact.passed, r.summary()
+    if a_col_major:  # scales in another layout than their operand: refused at the scales
+        with pytest.raises(GemmcError) as e:
+            gemmc.parse(text.replace("K/32] col_major", "K/32]"), "mxt.gemm", arch="gfx950")
+        assert "needs [M, K/32] col_major" in e.value.message

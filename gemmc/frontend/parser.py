@@ -364,9 +364,7 @@ class _Builder:
             if self.arch is not None and SCALE_NAME not in self.arch.dtypes:
                 raise self.error(use.scale_token, f"{self.arch.name} has no block-scaled (MX) products "
                                                   f"({SCALE_NAME} scales); its types: {', '.join(self.arch.dtypes)}")
-            want = list(t.dim_names())
-            if t.col_major:  # the declared dims are [cols, rows] of the stored row-major matrix: K moves
-                k_axis = 1 - k_axis
+            want = list(t.dim_names())  # as declared (col_major changes the storage, not the dims)
             want[k_axis] = f"{want[k_axis]}/{MX_BLOCK}"
             if list(sc.dim_names()) != want or sc.col_major != t.col_major:
                 layout = " col_major" if t.col_major else ""
