@@ -40,6 +40,10 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     IndexType,
@@ -67,13 +71,15 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gemmc.arch import ARCHS, DEFAULT_ARCH, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
+from gemmc.arch import ARCHS, DEFAULT_ARCH, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
 from gemmc.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
 
-FP8_NAMES = FNUZ_FP8 + OCP_FP8
+FP8_NAMES = FNUZ_FP8 + OCP_FP8 + tuple(f for f in F8F6F4_FORMATS if f not in OCP_FP8)  # A x B may differ
 _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",
                Float8E4M3FNUZType: "f8e4m3fnuz", Float8E5M2FNUZType: "f8e5m2fnuz",
-               Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2"}
+               Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2",
+               Float6E2M3FNType: "f6e2m3fn", Float6E3M2FNType: "f6e3m2fn", Float4E2M1FNType: "f4e2m1fn",
+               Float8E8M0FNUType: "f8e8m0fnu"}
 
 
 def type_name(t: Attribute) -> str | None:
@@ -112,9 +118,19 @@ def find_instr(arch: Arch, kind: str, m: int, n: int, k: int, in_type: str, bloc
     instructions take two formats)."""
     b_type = b_type or in_type
     for instr in arch.matrix_instrs:
+        if instr.formats or instr.scale_block:
+            continue  # the f8f6f4 MFMAs: scaled_mfma_instr
         if (instr.kind, instr.m, instr.n, instr.k, instr.in_type, instr.b_in_type, instr.blocks,
                 instr.out_type) == (kind, m, n, k, in_type, b_type, blocks, out_type):
             return instr
+    return None
+
+
+def scaled_mfma_instr(arch: Arch, m: int, n: int, k: int, a_type: str, b_type: str) -> MatrixInstr | None:
+    """gfx950's v_mfma_scale_f32_*_f8f6f4 of that shape with A and B of those formats."""
+    for instr in arch.matrix_instrs:
+        if instr.scale_block and (instr.m, instr.n, instr.k) == (m, n, k) and {a_type, b_type} <= set(instr.formats):
+            return instr.with_formats(a_type, b_type)
     return None
 
 
@@ -215,14 +231,31 @@ class MFMAOp(_MatrixOp):
             properties={"m": _int(m), "n": _int(n), "k": _int(k), "blocks": _int(blocks)},
         )
 
+    def instr_on(self, arch: Arch) -> MatrixInstr | None:
+        """As every matrix op; gfx950's unscaled f8f6f4 MFMAs (16x16x128, 32x32x64) take A and B
+        of any two of their formats (cbsz and blgp say which: 0 where the types are FP8 x FP8)."""
+        found = super().instr_on(arch)
+        if found is not None:
+            return found
+        a_type, _ = lanes_of(self.sourceA.type)
+        b_type, _ = lanes_of(self.sourceB.type)
+        for instr in arch.matrix_instrs:
+            if (instr.formats and not instr.scale_block and (instr.m, instr.n, instr.k) == self.shape
+                    and {a_type, b_type} <= set(instr.formats)):
+                return instr.with_formats(a_type, b_type)  # type: ignore[arg-type]
+        return None
+
     @property
     def block_count(self) -> int:
         return self.blocks.value.data
 
     def verify_(self) -> None:
         super().verify_()
+        instr = self.instr_on(target_arch(self))
         for name in ("cbsz", "abid", "blgp"):
             attr = getattr(self, name)
+            if instr is not None and instr.formats and name != "abid":
+                continue  # f8f6f4: cbsz and blgp are the formats, which the operand types give
             if attr is not None and attr.value.data != 0:
                 raise VerifyException(f"{name} = {attr.value.data}: gemmc supports no broadcast (0 only)")
 
@@ -246,6 +279,88 @@ def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue) -> _Mat
     if instr.kind == "mfma":
         return MFMAOp(a, b, c, instr.m, instr.n, instr.k, instr.blocks)
     return WMMAOp(a, b, c, instr.m, instr.n, instr.k)
+
+
+@irdl_op_definition
+class ScaledMFMAOp(IRDLOperation):
+    """gfx950's block-scaled MFMA (MLIR's amdgpu.scaled_mfma, v_mfma_scale_f32_*_f8f6f4):
+    D = (A * scales of A) @ (B * scales of B) + C over one wave64.
+
+        %d = amdgpu.scaled_mfma(%sa * %a) * (%sb * %b) + %c {m = 16 : i32, n = 16 : i32, k = 128 : i32, scalesIdxA = 0 : i32, scalesIdxB = 1 : i32}
+            : vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf32>
+
+    Each lane passes its 32 elements of A and of B (their formats pick cbsz and blgp) and four
+    E8M0 scales of each (one 32-bit VGPR), of which `scalesIdxA` / `scalesIdxB` (op_sel) pick the
+    one the lane contributes: the scale of the MX block of A (row, k-block) and of B
+    (k-block, column) that the instruction's `sa` / `sb` layouts give the lane."""
+
+    name = "amdgpu.scaled_mfma"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    scalesA = operand_def()
+    sourceA = operand_def()
+    scalesB = operand_def()
+    sourceB = operand_def()
+    destC = operand_def(T)
+    destD = result_def(T)
+
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+    scalesIdxA = prop_def(IntegerAttr)
+    scalesIdxB = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "`(` $scalesA `*` $sourceA `)` `*` `(` $scalesB `*` $sourceB `)` `+` $destC attr-dict `:` "
+        "type($scalesA) `,` type($sourceA) `,` type($scalesB) `,` type($sourceB) `,` type($destC)"
+    )
+
+    def __init__(self, scales_a: SSAValue, a: SSAValue, idx_a: int, scales_b: SSAValue, b: SSAValue, idx_b: int,
+                 c: SSAValue, m: int, n: int, k: int):
+        super().__init__(
+            operands=[scales_a, a, scales_b, b, c], result_types=[c.type],
+            properties={"m": _int(m), "n": _int(n), "k": _int(k), "scalesIdxA": _int(idx_a),
+                        "scalesIdxB": _int(idx_b)},
+        )
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.m.value.data, self.n.value.data, self.k.value.data)
+
+    @property
+    def scale_indices(self) -> tuple[int, int]:
+        return self.scalesIdxA.value.data, self.scalesIdxB.value.data
+
+    def instr_on(self, arch: Arch) -> MatrixInstr | None:
+        a_type, _ = lanes_of(self.sourceA.type)
+        b_type, _ = lanes_of(self.sourceB.type)
+        return scaled_mfma_instr(arch, *self.shape, a_type or "?", b_type or "?")
+
+    def verify_(self) -> None:
+        m, n, k = self.shape
+        a_type, a_lanes = lanes_of(self.sourceA.type)
+        b_type, b_lanes = lanes_of(self.sourceB.type)
+        arch = target_arch(self)
+        instr = self.instr_on(arch)
+        if instr is None:
+            have = ", ".join(i.mnemonic for i in arch.matrix_instrs if i.scale_block) or "none"
+            raise VerifyException(f"{arch.name} ({arch.family}) has no scaled MFMA {m}x{n}x{k} with {a_type} x {b_type} "
+                                  f"inputs; its scaled MFMAs: {have}")
+        for what, lanes in (("A", a_lanes), ("B", b_lanes)):
+            if lanes != instr.a.items:
+                raise VerifyException(f"{what} of {instr.mnemonic} is {instr.a.items} elements per lane")
+        for what, t in (("A", self.scalesA.type), ("B", self.scalesB.type)):
+            name, count = lanes_of(t)
+            if name != "f8e8m0fnu" or count != 4:
+                raise VerifyException(f"the scales of {what} are vector<4xf8E8M0FNU> per lane (one VGPR), got {t}")
+        for what, idx in zip("AB", self.scale_indices):
+            if not 0 <= idx < 4:
+                raise VerifyException(f"scalesIdx{what} = {idx} selects a byte of the scale VGPR: 0 to 3")
+        c_type, c_lanes = lanes_of(self.destC.type)
+        if c_type != "f32" or c_lanes != instr.acc_len:
+            raise VerifyException(f"the accumulator of {instr.mnemonic} is vector<{instr.acc_len}xf32> per lane, "
+                                  f"got {self.destC.type}")
 
 
 def transfer_bytes(t: Attribute) -> int:
@@ -308,4 +423,4 @@ class GatherToLDSOp(IRDLOperation):
             raise VerifyException(f"{arch.name}'s global_load_lds moves {sizes} bytes per lane, not {size}")
 
 
-AMDGPU = Dialect("amdgpu", [MFMAOp, WMMAOp, GatherToLDSOp], [])
+AMDGPU = Dialect("amdgpu", [MFMAOp, WMMAOp, ScaledMFMAOp, GatherToLDSOp], [])

@@ -34,6 +34,10 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     MemRefType,
@@ -62,13 +66,28 @@ FP8_TYPES = {
     "f8e4m3fnuz": Float8E4M3FNUZType, "f8e5m2fnuz": Float8E5M2FNUZType,
     "f8e4m3fn": Float8E4M3FNType, "f8e5m2": Float8E5M2Type,
 }
-ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES}
+# Block-scaled (OCP MX) formats of gfx950: elements of 6 and 4 bits (MXFP6, MXFP4; MXFP8's
+# elements are the OCP FP8 formats above), and the E8M0 scale, a power of two 2^(e - 127) that
+# multiplies a block of MX_BLOCK consecutive elements along K.  The narrow elements and the
+# scale exist only in a block-scaled product (`C = A scaled SA @ B scaled SB`).
+MX_NARROW_TYPES = {"f6e2m3fn": Float6E2M3FNType, "f6e3m2fn": Float6E3M2FNType, "f4e2m1fn": Float4E2M1FNType}
+SCALE_TYPES = {"f8e8m0fnu": Float8E8M0FNUType}
+MX_ELEMENT_NAMES = ("f8e4m3fn", "f8e5m2", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn")  # what a scale may scale
+SCALE_NAME = "f8e8m0fnu"
+MX_BLOCK = 32  # elements along K per scale (OCP Microscaling Formats v1.0: block size 32)
+ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
+                 **SCALE_TYPES}
 OUTPUT_TYPES = ("f32", "f16", "bf16")  # C's element types
 ACC_TYPES = ("f32", "f16")
 
 
 def is_fp8(name: str) -> bool:
     return name in FP8_TYPES
+
+
+def is_narrow_float(name: str) -> bool:
+    """FP8, the MX element formats and the E8M0 scale: the formats ml_dtypes gives the numerics of."""
+    return name in FP8_TYPES or name in MX_NARROW_TYPES or name in SCALE_TYPES
 
 
 def type_name(t: Attribute) -> str:
@@ -94,6 +113,8 @@ class MatmulOp(IRDLOperation):
     c = operand_def(MemRefType)
     alpha = opt_operand_def(AnyFloat)
     beta = opt_operand_def(AnyFloat)
+    scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
+    scale_b = opt_operand_def(MemRefType)
 
     acc_type = prop_def(TypeAttribute)
     transpose_a = opt_prop_def(UnitAttr)
@@ -111,6 +132,8 @@ class MatmulOp(IRDLOperation):
         beta: SSAValue | None = None,
         transpose_a: bool = False,
         transpose_b: bool = False,
+        scale_a: SSAValue | None = None,
+        scale_b: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         if transpose_a:
@@ -118,7 +141,8 @@ class MatmulOp(IRDLOperation):
         if transpose_b:
             props["transpose_b"] = UnitAttr()
         super().__init__(
-            operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else []],
+            operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
+                      [scale_a] if scale_a else [], [scale_b] if scale_b else []],
             properties=props,
         )
 
@@ -149,7 +173,13 @@ class MatmulOp(IRDLOperation):
                     f"expected {', '.join(allowed)}"
                 )
         a_type, b_type = (type_name(x.type.element_type) for x in (self.a, self.b))
-        if a_type != b_type and not (is_fp8(a_type) and is_fp8(b_type)):
+        if self.scale_a is not None or self.scale_b is not None:
+            self._verify_scales(a_type, b_type)
+        elif a_type not in FP8_TYPES and a_type in MX_ELEMENT_NAMES + (SCALE_NAME,) or (
+                b_type not in FP8_TYPES and b_type in MX_ELEMENT_NAMES + (SCALE_NAME,)):
+            raise VerifyException(f"{a_type} x {b_type} inputs need E8M0 scales (scales %SA, %SB)")
+        if a_type != b_type and not (a_type in MX_ELEMENT_NAMES and b_type in MX_ELEMENT_NAMES
+                                     and self.scale_a is not None) and not (is_fp8(a_type) and is_fp8(b_type)):
             raise VerifyException(
                 f"A and B must have one element type, got {self.a.type.element_type} "
                 f"and {self.b.type.element_type} (only two FP8 formats may differ)"
@@ -167,6 +197,33 @@ class MatmulOp(IRDLOperation):
         _check_dim("M", m, "A", mc, "C")
         _check_dim("N", n, "B", nc, "C")
 
+    def _verify_scales(self, a_type: str, b_type: str) -> None:
+        """A block-scaled product: both scales, of E8M0, each its operand's stored shape with
+        K divided by MX_BLOCK; A and B of MX element formats; a static K a multiple of MX_BLOCK."""
+        if self.scale_a is None or self.scale_b is None:
+            raise VerifyException("a block-scaled product needs the scales of both A and B")
+        for name, t in (("A", a_type), ("B", b_type)):
+            if t not in MX_ELEMENT_NAMES:
+                raise VerifyException(f"operand {name} is {t}; scaled operands must be {', '.join(MX_ELEMENT_NAMES)}")
+        for name, scale, op, k_axis in (("A", self.scale_a, self.a, 0 if self.transpose_a else 1),
+                                        ("B", self.scale_b, self.b, 1 if self.transpose_b else 0)):
+            st = scale.type
+            if type_name(st.element_type) != SCALE_NAME or st.get_num_dims() != 2:
+                raise VerifyException(f"the scales of {name} must be a 2-D memref of {SCALE_NAME}, got {st}")
+            want = list(op.type.get_shape())
+            if want[k_axis] != DYNAMIC_INDEX:
+                if want[k_axis] % MX_BLOCK:
+                    raise VerifyException(f"K = {want[k_axis]} is not a multiple of the MX block {MX_BLOCK}")
+                want[k_axis] //= MX_BLOCK
+            for axis, (got, w) in enumerate(zip(st.get_shape(), want)):
+                if DYNAMIC_INDEX not in (got, w) and got != w:
+                    raise VerifyException(f"the scales of {name} are {list(st.get_shape())}; {name} "
+                                          f"{list(op.type.get_shape())} needs {want} (one per {MX_BLOCK} along K)")
+
+    @property
+    def is_scaled(self) -> bool:
+        return self.scale_a is not None
+
     # -- custom syntax ------------------------------------------------------------
 
     def print(self, printer: Printer):
@@ -177,11 +234,16 @@ class MatmulOp(IRDLOperation):
             if v is not None:
                 printer.print_string(f" {name} ")
                 printer.print_ssa_value(v)
+        if self.scale_a is not None and self.scale_b is not None:
+            printer.print_string(" scales ")
+            printer.print_list([self.scale_a, self.scale_b], printer.print_ssa_value)
         printer.print_op_attributes(
             self.properties, reserved_attr_names=("operandSegmentSizes",)
         )
         printer.print_string(" : ")
         types = [self.a.type, self.b.type, self.c.type]
+        if self.scale_a is not None and self.scale_b is not None:
+            types += [self.scale_a.type, self.scale_b.type]
         printer.print_list(types, printer.print_attribute)
 
     @classmethod
@@ -193,12 +255,16 @@ class MatmulOp(IRDLOperation):
         for name in ("alpha", "beta"):
             if parser.parse_optional_keyword(name):
                 scalars[name] = parser.parse_unresolved_operand()
+        scales = []
+        if parser.parse_optional_keyword("scales"):
+            scales = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        if len(operands) != 3 or len(types) != 3:
-            parser.raise_error("gemm.matmul expects three operands A, B, C and their types")
+        if len(operands) != 3 or len(scales) not in (0, 2) or len(types) != 3 + len(scales):
+            parser.raise_error("gemm.matmul expects three operands A, B, C (and scales SA, SB) and their types")
         a, b, c = (parser.resolve_operand(o, t) for o, t in zip(operands, types))
+        sa, sb = (parser.resolve_operand(o, t) for o, t in zip(scales, types[3:])) if scales else (None, None)
         acc = props.get("acc_type")
         if acc is None:
             parser.raise_error("gemm.matmul needs an acc_type")
@@ -210,6 +276,7 @@ class MatmulOp(IRDLOperation):
             a, b, c, acc, alpha, beta,
             transpose_a="transpose_a" in props,
             transpose_b="transpose_b" in props,
+            scale_a=sa, scale_b=sb,
         )
 
 

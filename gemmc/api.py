@@ -215,6 +215,13 @@ def lower(
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
     check_dtypes(module, target)
+    if pipeline is None and _is_block_scaled(module):  # the selection has no block-scaled variants
+        from gemmc.ir_names import SELECTED_ATTR
+        from gemmc.pipeline import scaled_pipeline
+
+        pipeline = scaled_pipeline(target)
+        module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
+                                                      "variants for scales)")
     if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
         pipeline = default_pipeline(target)
     if pipeline is None:
@@ -234,6 +241,12 @@ def lower(
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
     return module
+
+
+def _is_block_scaled(module: ModuleOp) -> bool:
+    from gemmc.dialects.gemm import MatmulOp
+
+    return any(isinstance(op, MatmulOp) and op.is_scaled for op in module.walk())
 
 
 def _select(module: ModuleOp, target: Arch, selection: dict[str, str] | None = None):

@@ -60,9 +60,16 @@ def _layout_sum(terms: tuple[Term, ...], lane, item):
 # Bits of an element type, by its .gemm name (FP8: AMD's FNUZ formats on gfx942, OCP's on
 # gfx950 and gfx1201; gemmc.dialects.gemm.FP8_TYPES).
 ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16,
-                "f8e4m3fnuz": 8, "f8e5m2fnuz": 8, "f8e4m3fn": 8, "f8e5m2": 8}
+                "f8e4m3fnuz": 8, "f8e5m2fnuz": 8, "f8e4m3fn": 8, "f8e5m2": 8,
+                "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4, "f8e8m0fnu": 8}
 FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
 OCP_FP8 = ("f8e4m3fn", "f8e5m2")
+# gfx950's block-scaled (OCP MX) element formats, by the format code that selects each in the
+# f8f6f4 MFMAs' cbsz (A) and blgp (B) fields (LLVM's AMDGPU::MFMAScaleFormats / the clang
+# builtins' format table, /work/shared/seed-reference/mfma-ref/f32-16x16x128-f8f6f4-scale.rst):
+# 0 FP8 E4M3, 1 BF8 E5M2, 2 FP6 E2M3, 3 FP6 E3M2, 4 FP4 E2M1; the E8M0 scale type.
+F8F6F4_FORMATS = {"f8e4m3fn": 0, "f8e5m2": 1, "f6e2m3fn": 2, "f6e3m2fn": 3, "f4e2m1fn": 4}
+MX_SCALE = "f8e8m0fnu"
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,29 @@ class MatrixInstr:
     # clamp with __builtin_amdgcn_fmed3f first (docs/arch.md)
     convert: str = ""
     convert_saturates: bool = False
+    # gfx950's f8f6f4 MFMAs: the element formats cbsz (A) and blgp (B) may select (F8F6F4_FORMATS);
+    # in_type / b_type are the ones chosen (`with_formats`), the table's entry is FP8 x FP8
+    formats: tuple[str, ...] = ()
+    # v_mfma_scale_*: elements along k that one E8M0 scale multiplies (32), and where the scales
+    # live: lane `lane` passes one 32-bit VGPR per operand of which op_sel picks one byte, the
+    # scale of A's (row, k-block) `sa.at(lane, 0)` and of B's (k-block, column) `sb.at(lane, 0)`
+    scale_block: int = 0
+    sa: Layout | None = None
+    sb: Layout | None = None
+
+    def with_formats(self, a: str, b: str) -> "MatrixInstr":
+        """This f8f6f4 instruction with A of format `a` and B of `b` (cbsz, blgp)."""
+        assert a in self.formats and b in self.formats, (a, b, self.formats)
+        return replace(self, in_type=a, b_type=b if b != a else "")
+
+    @property
+    def cbsz(self) -> int:
+        """The format code of A (the cbsz field of an f8f6f4 MFMA; 0 for every other MFMA)."""
+        return F8F6F4_FORMATS[self.in_type] if self.formats else 0
+
+    @property
+    def blgp(self) -> int:
+        return F8F6F4_FORMATS[self.b_in_type] if self.formats else 0
 
     @property
     def b_in_type(self) -> str:
@@ -320,8 +350,37 @@ def _fp8_mfmas(a_fmt: str, b_fmt: str) -> tuple[MatrixInstr, ...]:
     return tuple(out)
 
 
+def _f8f6f4_mfmas() -> tuple[MatrixInstr, ...]:
+    """gfx950's f8f6f4 MFMAs, unscaled and scaled (v_mfma_scale_*): A and B of any two of the
+    five formats (cbsz / blgp), 32 elements per lane in 8 (FP8), 6 (FP6) or 4 (FP4) VGPRs.
+    Lanes: the layout of every single-block MFMA with 32 consecutive k's per lane (lane
+    i + m * g holds row i, k 32g .. 32g + 31), which is one MX block: IREE's
+    getSingleSubgroupLayout for MFMA_SCALE_F32_{16x16x128,32x32x64}_B32 (LHS thread {16, 4} /
+    {32, 2}, element {1, 32}), the same as the formula of CDNA3's MFMAs at k = 128 / 64.
+    Scales (v_mfma_scale_*): lane i + m * g passes the E8M0 scale of A's row i, block g (and of
+    B's column j, block g) in the byte of its 32-bit scale VGPR that op_sel selects (IREE's
+    LHS/RHS scale layouts: thread {16, 4} / {4, 16}, one element per lane; the clang builtins'
+    op_sel_a / op_sel_b).  Cycles: 8 passes for 16x16x128 and 16 for 32x32x64 (LLVM's gfx950
+    scheduling model for FP8 operands; FP4 operands take half, which the cost model does not
+    use yet: gemmc lowers these instructions for the interpreter and HIP only)."""
+    out = []
+    for m, k, cycles in ((16, 128, 32), (32, 64, 64)):
+        lay = _mfma_layouts(m, m, k)
+        for scaled in (False, True):
+            name = f"mfma_{'scale_' if scaled else ''}f32_{m}x{m}x{k}_f8f6f4"
+            extra = {}
+            if scaled:
+                groups = 64 // m
+                extra = dict(scale_block=32,
+                             sa=Layout(64, 1, row=(Term("lane", mod=m),), col=(Term("lane", div=m, mod=groups),)),
+                             sb=Layout(64, 1, row=(Term("lane", div=m, mod=groups),), col=(Term("lane", mod=m),)))
+            out.append(MatrixInstr(f"v_{name}", m, m, k, OCP_FP8[0], "f32", cycles, kind="mfma",
+                                   builtin=f"__builtin_amdgcn_{name}", formats=tuple(F8F6F4_FORMATS), **lay, **extra))
+    return tuple(out)
+
+
 _GFX942_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*FNUZ_FP8)
-_GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + (
+_GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + _f8f6f4_mfmas() + (
     _mfma("v_mfma_f32_16x16x32_f16", 16, 16, 32, "f16", 16, "mfma_f32_16x16x32_f16"),
     _mfma("v_mfma_f32_32x32x16_f16", 32, 32, 16, "f16", 32, "mfma_f32_32x32x16_f16"),
     _mfma("v_mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 16, "mfma_f32_16x16x32_bf16"),
@@ -404,7 +463,9 @@ ARCHS: dict[str, Arch] = {
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=8000.0,
             fp32_vector_tflops=157.3, fp16_matrix_tflops=2516.0,
             matrix_instrs=_GFX950_MFMA, global_load_lds_bytes=(1, 2, 4, 12, 16),
-            dtypes=("f32", "f16", "bf16") + OCP_FP8,  # CDNA4 ISA guide: OCP FP8/BF8 (no FNUZ)
+            # CDNA4 ISA guide: OCP FP8/BF8 (no FNUZ); the MX formats (FP6, FP4 and E8M0 scales) of
+            # the f8f6f4 MFMAs, in block-scaled products only
+            dtypes=("f32", "f16", "bf16") + OCP_FP8 + ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn", MX_SCALE),
             # cost model (docs/arch.md): as CDNA3 (32 KiB vL1D, 8 XCDs x 16 L2 channels), 256 MiB MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,

@@ -154,13 +154,15 @@ def to_bf16(x):
 
 # FP8 formats by their .gemm names, as ml_dtypes' dtypes (the reference numerics of FP8).  Importing
 # ml_dtypes takes most of a second, which only a command that meets FP8 values should pay for.
-FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+# The block-scaled (MX) formats are here too: FP6 (e2m3, e3m2), FP4 (e2m1) and the E8M0 scale.
+FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn", "f8e8m0fnu")
 
 
 def fp8_dtypes() -> dict:
+    """ml_dtypes' dtype of each narrow format: f6e2m3fn is float6_e2m3fn, f8e8m0fnu float8_e8m0fnu."""
     import ml_dtypes
 
-    return {name: getattr(ml_dtypes, "float8_" + name[2:]) for name in FP8_NAMES}
+    return {name: getattr(ml_dtypes, f"float{name[1]}_{name[2:]}") for name in FP8_NAMES}
 
 
 def __getattr__(name: str):  # FP8_DTYPES, built on first use

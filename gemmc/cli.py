@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     lay.add_argument("--arch", default=DEFAULT_ARCH, help=f"target ({', '.join(ARCHS)})")
     lay.add_argument("--csv", action="store_true", help="print matrix,block,row,col,gpr,lane,bit_lo,bit_hi rows")
     lay.add_argument("--plot", metavar="FILE.png", help="draw the layout into an image (needs matplotlib)")
+    lay.add_argument("--types", metavar="A,B", help="the element formats of an f8f6f4 MFMA (gfx950): its cbsz and "
+                                                     "blgp, e.g. f4e2m1fn,f6e2m3fn (default f8e4m3fn,f8e4m3fn)")
     lay.set_defaults(run=cmd_layout)
 
     b = sub.add_parser("bench", help="build for an NVIDIA GPU (sm_90), check against cuBLAS, time",
@@ -257,7 +259,7 @@ def cmd_layout(args) -> int:
     from gemmc.arch import get_matrix_instr
 
     arch = api.get_arch(args.arch)
-    instr = get_matrix_instr(arch, args.instr)
+    instr = layout.with_types(get_matrix_instr(arch, args.instr), args.types)
     if args.plot is not None:  # --plot '' is a bad name, not no plot
         layout.plot(instr, arch, args.plot)
     if args.csv:

@@ -82,6 +82,7 @@ class _Parts:
         # row/column origin and bounds of the block tile, as the copies have them
         self.row0, self.M = (a.o1, a.cols) if con.transpose_a else (a.o0, a.rows)
         self.col0, self.N = (b.o0, b.rows) if con.transpose_b else (b.o1, b.cols)
+        self.K = a.rows if con.transpose_a else a.cols
 
     def _one(self, values: set, message: str) -> SSAValue:
         if len(values) != 1:
@@ -145,7 +146,8 @@ def _bound_writer(con: Contraction, s: Schedule, parts: _Parts):
     """The tiled kernel writer, its values bound to the kernel's own."""
     w = Writer(con, s)
     w.M, w.N, w.tx, w.ty, w.tid = parts.M, parts.N, parts.tx, parts.ty, parts.tid
-    w.row0, w.col0 = parts.row0, parts.col0
+    w.row0, w.col0, w.K = parts.row0, parts.col0, parts.K
+    w.k_iv = parts.k_loop.body.block.args[0]  # the K tile: block-scaled kernels read their scales by it
     w.tile_a, w.tile_b = parts.tile_a, parts.tile_b
     return w
 

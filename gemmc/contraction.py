@@ -25,6 +25,8 @@ from gemmc.ir_names import (
     ROLE_K_LOOP,
     ROLE_LOAD_A,
     ROLE_LOAD_B,
+    ROLE_LOAD_SA,
+    ROLE_LOAD_SB,
     LDS_SPACE,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
@@ -54,6 +56,13 @@ class Contraction:
     schedule: Schedule | None  # None for the untiled step-1 kernel
     block_size: tuple[int, int]
     pass_name: str  # the pass that read it, for its diagnostics
+    # a block-scaled (MX) product: the E8M0 scales of A and B, stored as A and B are with K / 32
+    scale_a: BlockArgument | None = None
+    scale_b: BlockArgument | None = None
+
+    @property
+    def scaled(self) -> bool:
+        return self.scale_a is not None
 
 
 def role(op: Operation) -> str | None:
@@ -104,8 +113,9 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     row, col = store.indices[-2:]
     c = store.memref
     sched_attr = kernel.attributes.get(SCHEDULE_ATTR)
+    scales: tuple = (None, None)
     if sched_attr is None:
-        k_loop, sum_value, a, b, ta, tb = _naive_loop(guard, pass_name, kernel)
+        k_loop, sum_value, a, b, ta, tb, scales = _naive_loop(guard, pass_name, kernel)
         _check_naive_indices(k_loop, row, col, kernel, pass_name)
         start = body.index(k_loop) + 1
     else:
@@ -115,6 +125,10 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         sum_value = read.results[0]
         start = body.index(read) + 1
         a, b, ta, tb = _tiled_operands(kernel, pass_name)
+        scales = _tiled_scales(kernel)
+    if scales[0] is not None and pass_name not in SCALED_PASSES:
+        raise pass_error(pass_name, kernel, f"{pass_name} does not take block-scaled (MX) kernels yet; "
+                                            f"{', '.join(SCALED_PASSES)} do")
     for v, name in ((a, "A"), (b, "B"), (c, "C")):
         if not isinstance(v, BlockArgument) or v.block.parent_op() is not kernel:
             raise pass_error(pass_name, kernel, f"expects {name} to be a kernel argument")
@@ -127,7 +141,7 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         in_type=a.type.element_type, b_type=b.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
         schedule=_with_copies(Schedule.from_attr(sched_attr), kernel, ta, tb) if sched_attr is not None else None,
-        block_size=(bx, by), pass_name=pass_name,
+        block_size=(bx, by), pass_name=pass_name, scale_a=scales[0], scale_b=scales[1],
     )
 
 
@@ -135,27 +149,48 @@ def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
     loop = find_role(guard, ROLE_K_LOOP)
     if not isinstance(loop, scf.ForOp) or len(loop.results) != 1:
         raise pass_error(pass_name, kernel, "expects a step-1 kernel: a K loop (gemm.role = \"k_loop\") carrying the sum")
-    loads = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
-    if len(loads) != 2:
-        raise pass_error(pass_name, loop, "expects the K loop to load one element of A and one of B")
+    all_loads = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
+    loads = [op for op in all_loads if not _is_scale(op.memref)]
+    scale_loads = [op for op in all_loads if _is_scale(op.memref)]
+    if len(loads) != 2 or len(scale_loads) not in (0, 2):
+        raise pass_error(pass_name, loop, "expects the K loop to load one element of A and one of B "
+                                          "(and of a block-scaled product, one scale of each)")
     k = loop.body.block.args[0]
     la, lb = loads
-    _check_naive_form(loop, guard, pass_name, kernel)
+    _check_naive_form(loop, guard, pass_name, kernel, scaled=bool(scale_loads))
     ta = la.indices[0] is k
     tb = lb.indices[1] is k
-    return loop, loop.results[0], la.memref, lb.memref, ta, tb
+    scales = tuple(op.memref for op in scale_loads) if scale_loads else (None, None)
+    return loop, loop.results[0], la.memref, lb.memref, ta, tb, scales
 
+
+def _is_scale(v: SSAValue) -> bool:
+    from gemmc.dialects.gemm import SCALE_NAME, type_name
+
+    return type_name(v.type.element_type) == SCALE_NAME
+
+
+def _tiled_scales(kernel: gpu.FuncOp) -> tuple:
+    """The scale arguments a tiled block-scaled kernel loads (gemm.role load_sa / load_sb)."""
+    sa, sb = find_role(kernel, ROLE_LOAD_SA), find_role(kernel, ROLE_LOAD_SB)
+    return (sa.operands[0], sb.operands[0]) if sa is not None and sb is not None else (None, None)
+
+
+# The passes that take block-scaled kernels: they write the scales into what they produce.
+SCALED_PASSES = ("lds-tiling", "register-tiling", "matrix-cores", "mfma-lowering")
 
 _PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield"}
+_SCALE_OPS = {"arith.divui", "arith.constant"}  # a block-scaled product's k / 32
 _STEP1_ATTRS = {ROLE_ATTR, UNROLL_ATTR}
 """The attributes gemm-to-kernel puts on the ops the tiling passes replace."""
 
-def _check_naive_form(loop: scf.ForOp, guard: scf.IfOp, pass_name: str, kernel) -> None:
+def _check_naive_form(loop: scf.ForOp, guard: scf.IfOp, pass_name: str, kernel, scaled: bool = False) -> None:
     """lds-tiling replaces the step-1 guard with its loop nest, keeping the ops before it and
     moving the epilogue: refuse anything else in the guard it would drop (an extra op in the
     K loop, a store before it, a loop that does not run k = 0, 1, ... , K - 1)."""
+    allowed = _PRODUCT_OPS | (_SCALE_OPS if scaled else set())
     for op in loop.body.block.ops:
-        if op.name not in _PRODUCT_OPS:
+        if op.name not in allowed:
             raise pass_error(pass_name, op, f"expects the K loop to compute a product sum only; this '{op.name}' would be dropped")
     body = list(guard.true_region.block.ops)
     kept = {id(o) for top in body[body.index(loop) + 1:] for o in top.walk()}  # the epilogue, moved over
@@ -184,7 +219,7 @@ def _check_naive_indices(loop: scf.ForOp, row: SSAValue, col: SSAValue, kernel, 
                              f"expects the epilogue's {'row' if dim == 'y' else 'column'} to be block_id.{dim} * "
                              f"{sizes.get(dim)} + thread_id.{dim}")
     k = loop.body.block.args[0]
-    la, lb = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp)]
+    la, lb = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp) and not _is_scale(op.memref)]
     if set(map(id, la.indices)) != {id(k), id(row)} or set(map(id, lb.indices)) != {id(k), id(col)}:
         raise pass_error(pass_name, loop, "expects the K loop to read A at (row, k) and B at (k, col) of the epilogue's row and column")
 

@@ -79,6 +79,8 @@ ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
 ROLE_LOAD_A = "load_a"
 ROLE_LOAD_B = "load_b"
+ROLE_LOAD_SA = "load_sa"  # a block-scaled kernel's loads of the E8M0 scales of A and B
+ROLE_LOAD_SB = "load_sb"
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"

@@ -11,6 +11,12 @@ registers from the operand's first; `bit_lo`..`bit_hi` are the element's bits in
 (0-15 and 16-31 for 16-bit elements, 0-7 ... 24-31 for FP8's bytes; RDNA3's 16-bit accumulators use bits 0-15 of each
 of 8 registers, OPSEL 0).  An element that several lanes replicate (RDNA3's WMMA) has a
 row per lane.
+
+gfx950's f8f6f4 MFMAs take their formats from `--types A,B` (`with_types`): their 32
+elements per lane are packed densely, 6 or 4 bits each, so an FP6 element may run from one
+register into the next (bit_hi above 31).  The v_mfma_scale_* forms add SA (row i, col: the
+k-block) and SB (row: the k-block, col j): the lane whose scale VGPR holds that E8M0 scale,
+in the byte op_sel picks (printed as bits 0-7, op_sel 0).
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gemmc.arch import ELEMENT_BITS, Arch, Layout, MatrixInstr
+from gemmc.arch import ELEMENT_BITS, F8F6F4_FORMATS, Arch, Layout, MatrixInstr
+from gemmc.diagnostics import usage_error
 
 HEADER = "matrix,block,row,col,gpr,lane,bit_lo,bit_hi"
 
@@ -40,13 +47,30 @@ class LayoutRow:
                                                         "bit_hi"))
 
 
+def with_types(instr: MatrixInstr, types: str | None) -> MatrixInstr:
+    """`instr` with the formats `types` ("A,B") selects, for an f8f6f4 MFMA; a usage error
+    for formats it cannot take, or for an instruction whose types are fixed."""
+    if types is None:
+        return instr
+    if not instr.formats:
+        raise usage_error(f"--types: {instr.mnemonic} takes {instr.in_type} x {instr.b_in_type} only")
+    parts = [t.strip() for t in types.split(",")]
+    if len(parts) != 2 or any(t not in instr.formats for t in parts):
+        raise usage_error(f"--types {types}: {instr.mnemonic} takes two of {', '.join(F8F6F4_FORMATS)} (A,B)")
+    return instr.with_formats(*parts)
+
+
 def operands(instr: MatrixInstr) -> list[tuple[str, Layout, int, int, int]]:
-    """(name, layout, rows, cols, element bits) of A, B and D."""
-    return [
+    """(name, layout, rows, cols, element bits) of A, B and D, and of the scaled MFMAs' SA and SB."""
+    ops = [
         ("A", instr.a, instr.m, instr.k, instr.in_bits),
         ("B", instr.b, instr.k, instr.n, ELEMENT_BITS[instr.b_in_type]),
         ("D", instr.d, instr.m, instr.n, instr.out_bits),
     ]
+    if instr.scale_block and instr.sa is not None and instr.sb is not None:
+        blocks = instr.k // instr.scale_block
+        ops += [("SA", instr.sa, instr.m, blocks, 8), ("SB", instr.sb, blocks, instr.n, 8)]
+    return ops
 
 
 def rows(instr: MatrixInstr) -> list[LayoutRow]:
@@ -81,7 +105,7 @@ def _cells(instr: MatrixInstr, name: str, rows_: int, cols: int, bits: int) -> l
             continue
         y = r.block * rows_ + r.row
         grid[y][r.col].append(str(r.lane))
-        part = {32: "", 16: "l" if r.bit_lo == 0 else "h", 8: f".{r.bit_lo // 8}"}[bits]
+        part = {32: "", 16: "l" if r.bit_lo == 0 else "h", 8: f".{r.bit_lo // 8}"}.get(bits, f"b{r.bit_lo}")
         regs[y][r.col] = f"{r.gpr}{part}"
     return [[f"{'/'.join(g)}:{regs[y][x]}" for x, g in enumerate(line)] for y, line in enumerate(grid)]
 
@@ -94,8 +118,13 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
            f"B[{instr.k}x{instr.n}], {inputs} -> {instr.out_type}, wave{instr.a.lanes}, "
            f"{instr.a_regs} + {instr.b_regs} + {instr.c_regs} registers per lane (A + B + C), "
            f"{instr.cycles} cycles; builtin {instr.builtin}"]
+    if instr.formats:
+        out.append(f"cbsz = {instr.cbsz}, blgp = {instr.blgp} (formats: "
+                   f"{', '.join(f'{c} {f}' for f, c in F8F6F4_FORMATS.items())}; --types A,B)")
     titles = {"A": "A[i][k]: rows i, columns k", "B": "B[k][j]: rows k, columns j",
-              "D": "C/D[i][j]: rows i, columns j"}
+              "D": "C/D[i][j]: rows i, columns j",
+              "SA": f"scales of A[i][k-block of {instr.scale_block}]: one E8M0 byte per lane (op_sel picks it)",
+              "SB": f"scales of B[k-block of {instr.scale_block}][j]: one E8M0 byte per lane (op_sel picks it)"}
     for name, _, rows_, cols, bits in operands(instr):
         cells = _cells(instr, name, rows_, cols, bits)
         width = max(len(c) for line in cells for c in line)
@@ -116,7 +145,7 @@ def plot(instr: MatrixInstr, arch: Arch, path: str) -> None:
     check_plot_path(path)
     plt = pyplot()
     ops = operands(instr)
-    fig, axes = plt.subplots(1, 3, figsize=(6 + 0.35 * sum(c for *_, c, _ in ops), 2 + 0.3 * max(instr.m, instr.k)))
+    fig, axes = plt.subplots(1, len(ops), figsize=(6 + 0.35 * sum(c for *_, c, _ in ops), 2 + 0.3 * max(instr.m, instr.k)))
     for ax, (name, _, rows_, cols, bits) in zip(axes, ops):
         cells = _cells(instr, name, rows_, cols, bits)
         lanes = np.array([[int(c.split(":")[0].split("/")[0]) for c in line] for line in cells])

@@ -42,6 +42,11 @@ class MatmulSpec:
     alpha: Scalar | None = None
     beta: Scalar | None = None
     acc: str = "f32"
+    # a block-scaled (MX) product: the host arguments of A's and B's E8M0 scales, stored as A and B
+    # are with K divided by `block` (gemm.matmul's scales)
+    scale_a: int | None = None
+    scale_b: int | None = None
+    block: int = 32
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
@@ -64,6 +69,9 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     for name in ("alpha", "beta"):
         if getattr(spec, name) is not None:
             d[name] = scalar(getattr(spec, name))
+    if spec.scale_a is not None and spec.scale_b is not None:
+        d["scale_a"], d["scale_b"] = IntegerAttr(spec.scale_a, i64), IntegerAttr(spec.scale_b, i64)
+        d["block"] = IntegerAttr(spec.block, i64)
     return DictionaryAttr(d)
 
 
@@ -80,6 +88,8 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         d["a"].value.data, d["b"].value.data, d["c"].value.data,
         "transpose_a" in d, "transpose_b" in d, scalar("alpha"), scalar("beta"),
         type_name(d["acc_type"]),
+        d["scale_a"].value.data if "scale_a" in d else None, d["scale_b"].value.data if "scale_b" in d else None,
+        d["block"].value.data if "block" in d else 32,
     )
 
 
@@ -104,4 +114,6 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         arg_index(fn, op.a, "A"), arg_index(fn, op.b, "B"), arg_index(fn, op.c, "C"),
         op.transpose_a is not None, op.transpose_b is not None,
         scalar_of(fn, op.alpha, "alpha"), scalar_of(fn, op.beta, "beta"), type_name(op.acc_type),
+        arg_index(fn, op.scale_a, "SA") if op.scale_a is not None else None,
+        arg_index(fn, op.scale_b, "SB") if op.scale_b is not None else None,
     )

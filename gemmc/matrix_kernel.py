@@ -36,7 +36,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from gemmc.arch import Layout, MatrixInstr, get_matrix_instr
 from gemmc.contraction import set_role
-from gemmc.dialects.amdgpu import matrix_op
+from gemmc.dialects.amdgpu import ScaledMFMAOp, matrix_op
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder, constant_value
@@ -138,6 +138,8 @@ def setup(w) -> None:
     kb, s = w.kb, w.s
     w.arch = arch_of(w.con.kernel)
     w.instr = instr = get_matrix_instr(w.arch, s.instr)
+    if instr.formats:  # gfx950's f8f6f4 MFMAs: the formats are the kernel's types (cbsz, blgp)
+        w.instr = instr = instr.with_formats(type_name(w.con.in_type), type_name(w.con.b_type))
     wave = w.arch.wave_size
     w.lane = kb.op(arith.RemUIOp(w.tx, kb.index(wave)), "lane")
     wave_n = kb.op(arith.DivUIOp(w.tx, kb.index(wave)), "wave_n")
@@ -170,17 +172,34 @@ def compute(w, b: KernelBuilder, buf) -> None:
                              lead, instr.a, True, "a") for ti in range(s.thread_m)]
         b_frags = [_fragment(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
                              lead, instr.b, False, "b") for tj in range(s.thread_n)]
+        if instr.scale_block:  # each lane's E8M0 scale of its block of A's row (B's column), op_sel 0
+            a_scales = [_scales(w, x, "a", x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k))
+                        for ti in range(s.thread_m)]
+            b_scales = [_scales(w, x, "b", x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k))
+                        for tj in range(s.thread_n)]
         for ti in range(s.thread_m):
             for tj in range(s.thread_n):
                 at = [x.index(ti), x.index(tj), x.index(0)]
                 c = x.op(vector.LoadOp(w.acc, at, VectorType(element(instr.out_type), [instr.acc_len])), "c")
-                d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
+                if instr.scale_block:
+                    d = x.op(ScaledMFMAOp(a_scales[ti], a_frags[ti], 0, b_scales[tj], b_frags[tj], 0, c,
+                                          instr.m, instr.n, instr.k), "d")
+                else:
+                    d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
                 x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
 
     loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k), [], step, "kk")
     loop.attributes[UNROLL_ATTR] = UnitAttr()
     set_role(loop, ROLE_COMPUTE)
+
+
+def _scales(w, x: KernelBuilder, operand: str, rc: SSAValue, kk: SSAValue) -> SSAValue:
+    """The lane's E8M0 scale of A's row (B's column) `rc` of the block tile at tile depth `kk`,
+    in all four bytes of its scale VGPR (vector<4xf8E8M0FNU>; the op picks byte 0)."""
+    origin = w.row0 if operand == "a" else w.col0
+    v = w.scale_at(x, operand, x.add(origin, rc), kk, convert=False)
+    return x.op(vector.BroadcastOp(v, VectorType(v.type, [4])), f"s{operand}_vgpr")
 
 
 def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, layout: Layout,

@@ -100,6 +100,17 @@ def default_pipeline(arch: Arch) -> str:
     return NAMED_PIPELINES["step6"]
 
 
+def scaled_pipeline(arch: Arch) -> str:
+    """The default pipeline of a block-scaled (MX) product: tiles of 128 x 128 x 128 (a multiple of
+    the scaled MFMAs' k = 64 and 128) and gfx950's v_mfma_scale_f32_*_f8f6f4 where the arch has them;
+    the naive kernel elsewhere.  The passes that do not take scales yet (double-buffer, ...) are left
+    out: gemmc.contraction refuses them on a scaled kernel."""
+    if any(i.scale_block for i in arch.matrix_instrs):
+        return ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},"
+                "register-tiling{thread-m=8 thread-n=8},matrix-cores,launch-bounds{max-threads=256}")
+    return NAMED_PIPELINES["step1"]
+
+
 def parse_pipeline_spec(spec: str) -> list[ModulePass]:
     """Parse 'a,b{opt=1}' or a named pipeline ('step1') into pass instances."""
     spec = NAMED_PIPELINES.get(spec.strip(), spec)

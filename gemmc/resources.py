@@ -23,7 +23,10 @@ from gemmc.ir_names import LDS_SPACE, memory_space
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
                  "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
-                 "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1}
+                 "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1,
+                 # the MX formats: one element per byte in gemmc's kernels (FP6 and FP4 unpacked)
+                 "f6E2M3FN": 1, "f6E3M2FN": 1, "f4E2M1FN": 1, "f8E8M0FNU": 1,
+                 "f6e2m3fn": 1, "f6e3m2fn": 1, "f4e2m1fn": 1, "f8e8m0fnu": 1}
 """Bytes of an element type on the device, by its IR name (bf16 is 2; FP8 1, also by its
 .gemm name, which the cost model's problem carries)."""
 

@@ -34,7 +34,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from gemmc import matrix_kernel
 from gemmc.contraction import Contraction, find_role, set_role
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import CopyOp
+from gemmc.dialects.gemm import MX_BLOCK, CopyOp
 from gemmc.ir_names import (
     LDS_SPACE,
     PRIVATE_SPACE,
@@ -44,6 +44,8 @@ from gemmc.ir_names import (
     ROLE_K_LOOP,
     ROLE_LOAD_A,
     ROLE_LOAD_B,
+    ROLE_LOAD_SA,
+    ROLE_LOAD_SB,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
     UNROLL_ATTR,
@@ -151,6 +153,7 @@ class Writer:
 
     def _single_buffered(self, num_tiles: SSAValue) -> None:
         def tile(b: KernelBuilder, t, _):
+            self.k_iv = t
             k0 = b.mul(t, b.index(self.s.block_k), "k0")
             self._copies(b, k0, None)
             b.b.insert(gpu.BarrierOp())
@@ -227,11 +230,16 @@ class Writer:
 
         def a_at(x, m, kk):
             idx = [kk, m] if s.a_kmajor else [m, kk]
-            return x.convert(x.load(self.tile_a, lead + idx, "a"), con.acc_type)
+            a = x.convert(x.load(self.tile_a, lead + idx, "a"), con.acc_type)
+            return x.fmul(a, self.scale_at(x, "a", x.add(self.row0, m), kk), "a_scaled") if con.scaled else a
 
         def b_at(x, kk, n):
             idx = [n, kk] if s.b_transposed else [kk, n]
-            return x.convert(x.load(self.tile_b, lead + idx, "b"), con.acc_type)
+            b = x.convert(x.load(self.tile_b, lead + idx, "b"), con.acc_type)
+            return x.fmul(b, self.scale_at(x, "b", x.add(self.col0, n), kk), "b_scaled") if con.scaled else b
+
+        if con.scaled and (s.chunk_m or s.chunk_n):
+            raise pass_error(con.pass_name, con.kernel, "a block-scaled kernel takes no chunked fragments (lds-layout)")
 
         def step(x: KernelBuilder, kk, _):
             if s.contiguous:
@@ -250,6 +258,24 @@ class Writer:
         loop = b.for_(b.index(0), b.index(s.block_k), b.index(1), [], step, "kk")
         set_role(loop, ROLE_COMPUTE)
         self._unrolled(loop)
+
+    def scale_at(self, x: KernelBuilder, operand: str, rc: SSAValue, kk: SSAValue, convert: bool = True) -> SSAValue:
+        """The E8M0 scale of A's row (B's column) `rc` at k = k-tile * block-k + kk, read from global
+        memory (gemm.role load_sa / load_sb); row, column and k are clamped to the matrix, since
+        the tile's padding is zeros whatever scale multiplies them."""
+        con, s = self.con, self.s
+        k = x.add(x.mul(self.k_iv, x.index(s.block_k)), kk)
+        k = x.op(arith.MinUIOp(k, x.add(self.K, x.index(-1))))
+        blk = x.op(arith.DivUIOp(k, x.index(MX_BLOCK)), "blk")
+        bound = self.M if operand == "a" else self.N
+        rc = x.op(arith.MinUIOp(rc, x.add(bound, x.index(-1))))
+        if operand == "a":
+            src, idx, name, role_name = con.scale_a, [blk, rc] if con.transpose_a else [rc, blk], "sa", ROLE_LOAD_SA
+        else:
+            src, idx, name, role_name = con.scale_b, [rc, blk] if con.transpose_b else [blk, rc], "sb", ROLE_LOAD_SB
+        v = x.load(src, idx, name)
+        set_role(v.owner, role_name)
+        return x.convert(v, con.acc_type) if convert else v
 
     def _outer_product(self, x: KernelBuilder, kk, a_at, b_at) -> None:
         s, con = self.s, self.con

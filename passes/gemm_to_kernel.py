@@ -4,7 +4,8 @@ Expects: a module of `func.func`s holding `gemm.matmul` (the frontend's output).
 Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
   * a `gpu.func` kernel in a `gpu.module @<func>_kernels`, where the thread at
     (row, col) = (block_id.y * block-y + thread_id.y, block_id.x * block-x + thread_id.x)
-    runs an `scf.for` over K of global `memref.load`s and `math.fma`, guarded by
+    runs an `scf.for` over K of global `memref.load`s and `math.fma` (a block-scaled product:
+    each a and b times its E8M0 scale, SA[row, k / 32] and SB[k / 32, col]), guarded by
     `row < M && col < N` so any M, N, K is correct, and stores alpha * acc + beta * C;
   * in the host function, the grid size (ceil(N / block-x), ceil(M / block-y)) and a
     `gpu.launch_func` that passes the memrefs and scalars.
@@ -21,15 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, gpu
+from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import (
-    ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i64,
+    ArrayAttr, DictionaryAttr, Float32Type, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i64,
 )
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import MatmulOp
+from gemmc.dialects.gemm import MX_BLOCK, MatmulOp
 from gemmc.ir_names import (
     ARG_DIMS_ATTR,
     CONTAINER_MODULE_ATTR,
@@ -66,6 +67,8 @@ class GemmToKernelPass(ModulePass):
         op.attributes[CONTAINER_MODULE_ATTR] = UnitAttr()
 
     def _check(self, matmul: MatmulOp) -> None:
+        if matmul.scale_a is not None and matmul.acc_type != Float32Type():
+            raise pass_error(self.name, matmul, "a block-scaled product accumulates in f32")
         for name, v in (("block-x", self.block_x), ("block-y", self.block_y)):
             if v < 1:
                 raise pass_error(self.name, matmul, f"{name}={v} must be positive")
@@ -84,7 +87,8 @@ class GemmToKernelPass(ModulePass):
         host = matmul.parent_op()
         assert isinstance(host, func.FuncOp)
         kname = host.sym_name.data
-        operands = [matmul.a, matmul.b, matmul.c] + [v for v in (matmul.alpha, matmul.beta) if v]
+        scales = [v for v in (matmul.scale_a, matmul.scale_b) if v]
+        operands = [matmul.a, matmul.b, matmul.c] + scales + [v for v in (matmul.alpha, matmul.beta) if v]
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
@@ -108,7 +112,9 @@ class GemmToKernelPass(ModulePass):
         for arg, v in zip(args, operands):
             arg.name_hint = v.name_hint
         A, B, C = args[:3]
-        scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[3:]))
+        scaled = matmul.scale_a is not None
+        SA, SB = args[3:5] if scaled else (None, None)
+        scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[5 if scaled else 3:]))
         kb = KernelBuilder.at_end(kernel.body.block)
         ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
         M = kb.dim(C, 0, "M")
@@ -127,6 +133,12 @@ class GemmToKernelPass(ModulePass):
                 a = kb.load(A, [k, row] if ta else [row, k], "a")
                 b = kb.load(B, [col, k] if tb else [k, col], "b")
                 a, b = kb.convert(a, acc_type), kb.convert(b, acc_type)
+                if scaled:  # times the E8M0 scales of the MX_BLOCK-element blocks k lies in
+                    blk = kb.op(arith.DivUIOp(k, kb.index(MX_BLOCK)), "blk")
+                    sa = kb.load(SA, [blk, row] if ta else [row, blk], "sa")
+                    sb = kb.load(SB, [col, blk] if tb else [blk, col], "sb")
+                    a = kb.fmul(a, kb.convert(sa, acc_type), "a_scaled")
+                    b = kb.fmul(b, kb.convert(sb, acc_type), "b_scaled")
                 return [kb.fma(a, b, iters[0], "sum")]
 
             loop = kb.for_(c0, K, c1, [zero], step)

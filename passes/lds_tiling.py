@@ -8,6 +8,9 @@ bounds (zeros outside), then `gpu.barrier`, a block-k loop of FMAs from LDS, and
 second barrier.  The workgroup keeps gemm-to-kernel's threads; when the block tile is
 larger than the workgroup, each thread owns (block-m / threads-y) x (block-n /
 threads-x) elements of C, strided by the workgroup size, in a private accumulator.
+A block-scaled (MX) kernel's FMAs multiply each A and B value by its E8M0 scale, read from
+global memory at the K tile's k / 32 (gemm.role load_sa / load_sb), the row, column and k
+clamped to the matrix.
 Options: block-m, block-n, block-k.  Diagnostics: a kernel already tiled, a block
 tile that the workgroup does not divide, LDS or VGPRs exceeded.
 """

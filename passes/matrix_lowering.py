@@ -70,7 +70,11 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     frags = (convert or in_type, convert or b_type)  # A's and B's (two FP8 formats: fp8 x bf8)
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
-    instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n)
+    if con.scaled and (convert or kind != "mfma"):
+        raise fail("a block-scaled kernel takes gfx950's scaled MFMAs as its types are (no convert=, no WMMA)")
+    instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
+    if con.scaled and (s.chunk_m or s.chunk_n):
+        raise fail("a block-scaled kernel takes no chunked fragments (lds-layout)")
     if k_runs(instr.a, k_is_col=True) is None or k_runs(instr.b, k_is_col=False) is None:
         raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
     tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
@@ -94,16 +98,35 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     return new
 
 
+def _choose_scaled(fail, arch: Arch, name: str, frags: tuple[str, str], s: Schedule, waves_m: int,
+                   waves_n: int) -> MatrixInstr:
+    scaled = [i for i in arch.matrix_instrs if i.scale_block and set(frags) <= set(i.formats)]
+    if name:
+        scaled = [i for i in scaled if i.mnemonic == name]
+    if not scaled:
+        have = ", ".join(i.mnemonic for i in arch.matrix_instrs if i.scale_block) or "none"
+        what = f"'{name}' is not" if name else "none is"
+        raise fail(f"a block-scaled kernel ({_inputs(*frags)}) needs a scaled MFMA; {what} among {arch.name}'s: {have}")
+
+    def fits(i: MatrixInstr) -> bool:
+        return s.block_m % (waves_m * i.m) == 0 and s.block_n % (waves_n * i.n) == 0 and s.block_k % i.k == 0
+
+    return max(scaled, key=lambda i: (fits(i), i.m * i.n, i.k)).with_formats(*frags)
+
+
 def _inputs(a: str, b: str) -> str:
     return a if a == b else f"{a} x {b}"
 
 
 def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc: str, s: Schedule, waves_m: int,
-            waves_n: int) -> MatrixInstr:
+            waves_n: int, scaled: bool = False) -> MatrixInstr:
     """The instruction asked for, checked; or the best one of the arch for `frags` inputs
     (A's, B's) and `acc` accumulators: the largest tile, then the largest k, that the block
-    tile and block-k allow."""
+    tile and block-k allow.  A block-scaled kernel takes a v_mfma_scale_* (gfx950's f8f6f4
+    MFMAs with E8M0 scales) with its two formats (cbsz, blgp)."""
     frag = _inputs(*frags)
+    if scaled:
+        return _choose_scaled(fail, arch, name, frags, s, waves_m, waves_n)
     hint = " (convert=f16 or convert=bf16 rounds f32 fragments)" if frag == "f32" else ""
     if name:
         try:
@@ -117,9 +140,14 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
             raise fail(f"{instr.mnemonic} takes {inputs} inputs; the kernel's fragments are {frag}{hint}")
         if instr.out_type != acc:
             raise fail(f"{instr.mnemonic} accumulates in {instr.out_type}; the kernel accumulates in {acc}")
+        if instr.scale_block:
+            unscaled = instr.mnemonic.replace("mfma_scale_", "mfma_")
+            raise fail(f"{instr.mnemonic} multiplies block-scaled operands; the kernel has no scales "
+                       f"({unscaled} takes unscaled ones)")
         return instr
+    # (gfx950's f8f6f4 MFMAs take block-scaled products only: an FP8 kernel keeps its FP8 MFMAs)
     candidates = [i for i in arch.matrix_instrs
-                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc]
+                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc and not i.formats]
     if not candidates:
         types = sorted({_inputs(i.in_type, i.b_in_type) for i in arch.matrix_instrs
                         if i.kind == kind and i.out_type == acc})

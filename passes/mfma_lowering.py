@@ -15,6 +15,10 @@ largest instruction for the fragment type that the tiles allow), waves-m, waves-
 (default 2 x 2), convert (f16, bf16 or an FP8 format of the arch: f32 inputs stay f32 in memory and LDS and are
 rounded in the fragment loads, the tutorial's "Case 1"; without it f32 inputs use the
 f32 MFMA, and f16/bf16 inputs are f16/bf16 in memory and LDS, "Case 2").
+A block-scaled (MX) kernel (gemm.role load_sa / load_sb scale loads) takes gfx950's
+v_mfma_scale_f32_*_f8f6f4 of its two formats (cbsz, blgp; instr= may name the 16x16x128 or the
+32x32x64 form): each lane passes the E8M0 scale of the 32-element block its fragment holds
+(MatrixInstr.sa / .sb), read from global memory by the K tile, as `amdgpu.scaled_mfma`.
 Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or
 that takes another type, tiles that the instruction tile does not divide.
 """

@@ -16,6 +16,8 @@ accumulators, the compute loop and the epilogue are replaced, the tiles turned a
 their gemm.copy ops, gpu.known_block_size, `tid` and the launch set to the new thread count
 (the copies follow it when lowered); the rest (a prologue and prefetch of double-buffer,
 vectorized copies, padding) stays.  An edit inside what it replaces is refused at its op.
+A block-scaled (MX) kernel's fragments are multiplied by their E8M0 scales as lds-tiling's
+are (read from global memory by the K tile); lds-layout=k-major's chunks are refused for it.
 Diagnostics: no LDS tiling yet, a thread tile that does not divide the
 block tile, more than 1024 threads, or an estimated VGPR count over the arch's budget.
 """

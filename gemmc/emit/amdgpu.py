@@ -29,6 +29,9 @@ def register(hip) -> None:
             m, n, k = op.shape
             raise hip.emit_error(op, f"{arch.name} has no {op.name} {m}x{n}x{k} with "
                                      f"{lanes_of(op.sourceA.type)[0]} inputs")
+        if instr.formats:  # (gfx950's unscaled f8f6f4 MFMAs: lowered and interpreted, not printed)
+            raise hip.emit_error(op, f"HIP for {instr.mnemonic} is not done (its builtin's operands were not "
+                                     "checked against clang); the scaled v_mfma_scale_* forms compile")
         args = [p.value(v) for v in op.operands]
         for v in op.operands:
             p.type_name(v.type, op)
@@ -40,6 +43,25 @@ def register(hip) -> None:
             args += [hip.Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
                      for n in ("cbsz", "abid", "blgp")]
         args += [hip.Expr(x) for x in instr.builtin_args]  # RDNA3's 16-bit accumulators: OPSEL
+        p.define(op.results[0], hip.call(instr.builtin, *args))
+
+    @hip.register_op_printer("amdgpu.scaled_mfma", pure=True)
+    def _print_scaled_mfma(p, op) -> None:
+        """__builtin_amdgcn_mfma_scale_f32_*_f8f6f4(a, b, c, cbsz, blgp, op_sel_a, scale_a, op_sel_b,
+        scale_b): A and B as the builtin's int vectors (8, 6 or 4 VGPRs), each scale VGPR an int."""
+        arch = p.emitter.arch
+        instr = op.instr_on(arch)
+        if instr is None:
+            m, n, k = op.shape
+            raise hip.emit_error(op, f"{arch.name} has no scaled MFMA {m}x{n}x{k}")
+        for v in op.operands:
+            p.type_name(v.type, op)
+        a, b = (hip.call("__builtin_bit_cast", hip.Expr(p.type_name(VectorType(i32, [regs]), op)), p.value(v))
+                for v, regs in ((op.sourceA, instr.a_regs), (op.sourceB, instr.b_regs)))
+        sa, sb = (hip.call("__builtin_bit_cast", hip.Expr("int"), p.value(v)) for v in (op.scalesA, op.scalesB))
+        ia, ib = op.scale_indices
+        args = [a, b, p.value(op.destC), hip.Expr(str(instr.cbsz)), hip.Expr(str(instr.blgp)),
+                hip.Expr(str(ia)), sa, hip.Expr(str(ib)), sb]
         p.define(op.results[0], hip.call(instr.builtin, *args))
 
     @hip.register_op_printer("amdgpu.gather_to_lds")

@@ -82,6 +82,7 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -186,8 +187,14 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
-    if is_fp8(t):
+    if is_fp8(t) or isinstance(t, Float8E8M0FNUType):  # FP8 and E8M0 scales: their bytes
         return "unsigned char"
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn"):
+        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: FP6 and FP4 would be stored "
+                             "packed, which gemmc's copies do not do yet (MXFP8 compiles; gemmc run runs FP6 and FP4 "
+                             "in the interpreter)")
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -212,7 +219,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
-    if is_fp8(elem):
+    if is_fp8(elem) or isinstance(elem, Float8E8M0FNUType):
         base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")

@@ -29,7 +29,10 @@ from xdsl.rewriter import InsertPoint
 
 from gemmc.arch import Arch
 from gemmc.diagnostics import GemmcError, location_in, usage_error
-from gemmc.dialects.gemm import ELEMENT_TYPES, OUTPUT_TYPES, MatmulOp, dims_attr, is_fp8
+from gemmc.dialects.gemm import (
+    ELEMENT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME, MatmulOp, dims_attr,
+    is_fp8, is_narrow_float,
+)
 from gemmc.ir_names import DIMS_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
@@ -37,11 +40,11 @@ _PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placehol
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn or f8e5m2",
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn or f8e8m0fnu",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "$END": "end of file", "<END-OF-FILE>": "end of file",
+    "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
 MAX_DIM = 2**31 - 1
@@ -59,6 +62,11 @@ class _Tensor:
     dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
     dims: tuple[Token, Token]
     col_major: bool
+    divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
+
+    def dim_names(self) -> tuple[str, str]:
+        """The dims as written: 'K/32' for a divided one (the gemm.dims names)."""
+        return tuple(str(d) if q == 1 else f"{d}/{q}" for d, q in zip(self.dims, self.divs))  # type: ignore[return-value]
 
 
 @dataclass
@@ -117,7 +125,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
-_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2)\s*\[")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu)\s*\[")
 
 
 def _tokens(text: str, end: int) -> list[re.Match]:
@@ -219,9 +227,19 @@ class _Collector:
                 k.dims[str(tok)] = value
                 k.dim_tokens[str(tok)] = tok
         elif stmt.data == "tensor_decl":
-            name, dtype, d0, d1, *layout = stmt.children
+            name, dtype, r0, r1, *layout = stmt.children  # r0, r1: the dim0 and dim1 trees
             col_major = bool(layout) and str(layout[0]) == "col_major"
-            k.tensors[str(name)] = _Tensor(name, dtype, (d0, d1), col_major)
+            divs = []
+            for ref in (r0, r1):
+                q = int(ref.children[1]) if len(ref.children) > 1 else 1
+                if q != 1 and q != MX_BLOCK:
+                    raise self.error(ref.children[1], f"a scale matrix's K dim is K/{MX_BLOCK} (one E8M0 scale per "
+                                                      f"{MX_BLOCK} elements), not /{q}")
+                divs.append(q)
+            if divs != [1, 1] and str(dtype) != SCALE_NAME:
+                at = r0 if divs[0] != 1 else r1
+                raise self.error(at.children[0], f"only a scale matrix ({SCALE_NAME}) has a dim divided by {MX_BLOCK}")
+            k.tensors[str(name)] = _Tensor(name, dtype, (r0.children[0], r1.children[0]), col_major, tuple(divs))
         elif stmt.data == "scalar_decl":
             name, dtype = stmt.children
             k.scalars[str(name)] = (name, str(dtype))
@@ -246,6 +264,8 @@ class _Use:
     tensor: _Tensor
     token: Token
     transpose: bool
+    scale: _Tensor | None = None  # `A scaled SA`: its E8M0 scales
+    scale_token: Token | None = None
 
     def spelled(self) -> str:
         """The operand as the user wrote it: `B` or `B.T`."""
@@ -289,14 +309,22 @@ class _Builder:
         self._check_shapes(a_use, b_use, c, c_tok)
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
-        self._check_types(a_use.tensor, b_use, c)
+        self._check_types(a_use, b_use, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
 
-    def _check_types(self, a: _Tensor, b_use: _Use, c: _Tensor) -> None:
-        """A and B share a type, or are two FP8 formats (fp8 x bf8); C is not FP8; with an
-        arch, every FP8 format is one it has."""
-        b = b_use.tensor
-        if a.dtype != b.dtype and not (is_fp8(a.dtype) and is_fp8(b.dtype)):
+    def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
+        """A and B share a type, or are two FP8 formats (fp8 x bf8), or two MX element formats
+        with scales; C is not FP8; with an arch, every narrow format is one it has."""
+        a, b = a_use.tensor, b_use.tensor
+        scaled = a_use.scale is not None or b_use.scale is not None
+        mixed_ok = (is_fp8(a.dtype) and is_fp8(b.dtype)) or (
+            scaled and a.dtype in MX_ELEMENT_NAMES and b.dtype in MX_ELEMENT_NAMES)
+        for use in (a_use, b_use, c):
+            t = use.tensor if isinstance(use, _Use) else use
+            if t.divs != (1, 1):
+                at = use.token if isinstance(use, _Use) else t.name
+                raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
+        if a.dtype != b.dtype and not mixed_ok:
             raise self.error(
                 b_use.token,
                 f"A and B must have one element type: '{a.name}' is {a.dtype}, '{b_use.token}' is {b.dtype}",
@@ -305,9 +333,53 @@ class _Builder:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
                                       f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
         for t in (a, b):
-            if self.arch is not None and is_fp8(t.dtype) and t.dtype not in self.arch.dtypes:
+            if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
                                           f"{', '.join(self.arch.dtypes)}")
+        if scaled:
+            self._check_scales(a_use, b_use)
+        else:
+            for use in (a_use, b_use):
+                if use.tensor.dtype in MX_NARROW_TYPES or use.tensor.dtype == SCALE_NAME:
+                    raise self.error(use.token, f"'{use.token}' is {use.tensor.dtype}, a block-scaled format: write "
+                                                f"'{use.token} scaled S{use.token}' with its {SCALE_NAME} scales")
+
+    def _check_scales(self, a_use: _Use, b_use: _Use) -> None:
+        """A block-scaled product: both operands scaled, by E8M0 matrices of their operand's
+        dims with K divided by MX_BLOCK, and a static K that MX_BLOCK divides."""
+        for use, other in ((a_use, b_use), (b_use, a_use)):
+            if use.scale is None:
+                raise self.error(use.token, f"'{use.token}' needs its scales too ('{use.token} scaled S{use.token}'): "
+                                            f"'{other.token}' is scaled, and a block-scaled product scales both")
+        if self.k.acc != "f32":
+            raise self.error(a_use.scale_token, f"a block-scaled product accumulates in f32, not {self.k.acc}")
+        for use, k_axis in ((a_use, 0 if a_use.transpose else 1), (b_use, 1 if b_use.transpose else 0)):
+            t, sc = use.tensor, use.scale
+            assert sc is not None and use.scale_token is not None
+            if t.dtype not in MX_ELEMENT_NAMES:
+                raise self.error(t.dtype, f"'{t.name}' is {t.dtype}; a scaled operand must be one of "
+                                          f"{', '.join(MX_ELEMENT_NAMES)}")
+            if sc.dtype != SCALE_NAME:
+                raise self.error(use.scale_token, f"the scales '{sc.name}' are {sc.dtype}; scales are {SCALE_NAME}")
+            if self.arch is not None and SCALE_NAME not in self.arch.dtypes:
+                raise self.error(use.scale_token, f"{self.arch.name} has no block-scaled (MX) products "
+                                                  f"({SCALE_NAME} scales); its types: {', '.join(self.arch.dtypes)}")
+            want = list(t.dim_names())  # as declared (col_major changes the storage, not the dims)
+            want[k_axis] = f"{want[k_axis]}/{MX_BLOCK}"
+            if list(sc.dim_names()) != want or sc.col_major != t.col_major:
+                layout = " col_major" if t.col_major else ""
+                raise self.error(use.scale_token, f"the scales '{sc.name}' are [{', '.join(sc.dim_names())}]; "
+                                                  f"'{t.name}' [{', '.join(t.dim_names())}] needs [{', '.join(want)}]"
+                                                  f"{layout} (one scale per {MX_BLOCK} elements along K)")
+            k_name = str(t.dims[k_axis])
+            k_value = self.k.dims[k_name]
+            k_tok = self.k.dim_tokens[k_name]
+            if k_value is None:
+                raise self.error(k_tok, f"a block-scaled product needs a static {k_name} (a multiple of {MX_BLOCK}); "
+                                        f"give it a value ('dim {k_name} = ...' or -D {k_name}=...)")
+            if k_value % MX_BLOCK:
+                raise self.error(k_tok, f"{k_name} = {k_value} is not a multiple of {MX_BLOCK}: the block-scaled "
+                                        f"product scales blocks of {MX_BLOCK} elements along {k_name}")
 
     def _tensor(self, tok: Token) -> _Tensor:
         t = self.k.tensors.get(str(tok))
@@ -323,8 +395,11 @@ class _Builder:
         alpha = self._scale(scale[0]) if scale else None
         uses = []
         for op in (a_op, b_op):
-            tok = op.children[0]
-            uses.append(_Use(self._tensor(tok), tok, len(op.children) > 1))
+            tok, *rest = op.children
+            transpose = bool(rest) and rest[0].type == "TRANSPOSE"
+            scale_tok = rest[-1] if rest and rest[-1].type == "NAME" else None
+            scale = self._tensor(scale_tok) if scale_tok is not None else None
+            uses.append(_Use(self._tensor(tok), tok, transpose, scale, scale_tok))
         return alpha, uses[0], uses[1]
 
     def _c_term(self, tree: Tree, c_tok: Token) -> Token | None:
@@ -372,8 +447,12 @@ class _Builder:
                                       f"[{c[0]}, {other}] (the output is [{c[0]}, {c[1]}])")
         raise self.error(b.token, f"'{b.spelled()}' has shape [{kb}, {n}] but {product} needs [{ka}, {c[1]}]")
 
+    def _dim_value(self, t: _Tensor, i: int) -> int | None:
+        v = self.k.dims[str(t.dims[i])]
+        return None if v is None else v // t.divs[i]
+
     def _check_size(self, t: _Tensor) -> None:
-        d0, d1 = (self.k.dims[str(d)] for d in t.dims)
+        d0, d1 = (self._dim_value(t, i) for i in (0, 1))
         if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
             raise self.error(
                 t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
@@ -383,21 +462,23 @@ class _Builder:
     # -- IR ---------------------------------------------------------------------
 
     def _memref(self, t: _Tensor) -> MemRefType:
-        names = [str(d) for d in t.dims]
+        shape = [self._dim_value(t, i) or DYNAMIC_INDEX for i in (0, 1)]
         if t.col_major:
-            names.reverse()
-        shape = [self.k.dims[n] or DYNAMIC_INDEX for n in names]
+            shape.reverse()
         return MemRefType(ELEMENT_TYPES[t.dtype](), shape)
 
     @staticmethod
     def _stored_dims(t: _Tensor) -> list[str]:
-        names = [str(d) for d in t.dims]
+        names = list(t.dim_names())
         return names[::-1] if t.col_major else names
 
     def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None) -> ModuleOp:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
-        tensors = [a.tensor, b.tensor, c]
+        scales = [u.scale for u in (a, b) if u.scale is not None]
+        tensors = [a.tensor, b.tensor, c] + scales
+        if len(scales) == 2 and scales[0] is scales[1]:
+            raise self.error(b.scale_token, f"'{b.scale_token}' scales both operands; A and B have scales of their own")
         if a.tensor is b.tensor:
             raise self.error(b.token, f"'{b.token}' is both operands; A, B and C must be three different matrices")
         for use in (a, b):
@@ -412,10 +493,11 @@ class _Builder:
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
-        for arg, s in zip(block.args[3:], scalar_names):
+        first_scalar = len(tensors)  # A, B, C, [SA, SB], then the scalars
+        for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
         builder = Builder(InsertPoint.at_end(block))
-        values = dict(zip(scalar_names, block.args[3:]))
+        values = dict(zip(scalar_names, block.args[first_scalar:]))
 
         def scalar(tok: Token | None):
             if tok is None:
@@ -426,8 +508,9 @@ class _Builder:
 
         alpha_v, beta_v = scalar(alpha), scalar(beta)
         A, B, C = block.args[:3]
+        SA, SB = block.args[3:5] if scales else (None, None)
         builder.insert(
-            MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose())
+            MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))

@@ -43,7 +43,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import GemmcError
-from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
+from gemmc.dialects.gemm import ELEMENT_TYPES, MX_NARROW_TYPES, SCALE_NAME, MatmulOp, type_name
 from gemmc.interp.accuracy import (
     EXACT_SCALARS,
     PRECISION,
@@ -179,9 +179,18 @@ def arg_shapes(fn: func.FuncOp, dims: dict[str, int]) -> list[tuple[int, ...] | 
     return shapes
 
 
+def _format_max(name: str) -> float:
+    import ml_dtypes
+
+    from gemmc.arith_semantics import fp8_dtypes
+
+    return float(ml_dtypes.finfo(fp8_dtypes()[name]).max)
+
+
 def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list:
     """Arrays uniform in [-1, 1] rounded to their element type (in range of every type, FP8's
-    included); scalars of magnitude in [0.5, 1.5] with a random sign (so neither term of
+    included), FP6 and FP4 arrays uniform over their whole range, E8M0 scales powers of two
+    2^-4 .. 2^4; scalars of magnitude in [0.5, 1.5] with a random sign (so neither term of
     alpha*AB + beta*C vanishes)."""
     rng = np.random.default_rng(seed)
     out = []
@@ -191,7 +200,12 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
             raise GemmcError(
                 f"argument {value_name(arg)} has type {t}; only float scalars and memrefs can be made up"
             )
-        if shape is not None:
+        if shape is not None and type_name(t.element_type) == SCALE_NAME:
+            out.append(round_to(2.0 ** rng.integers(-4, 5, size=shape), t.element_type))  # E8M0: powers of two
+        elif shape is not None and type_name(t.element_type) in MX_NARROW_TYPES:
+            top = _format_max(type_name(t.element_type))  # FP6 and FP4 have few values in [-1, 1]
+            out.append(round_to(rng.uniform(-top, top, size=shape), t.element_type))
+        elif shape is not None:
             out.append(round_to(rng.uniform(-1.0, 1.0, size=shape), t.element_type))
         else:
             out.append(round_to(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5), t))
@@ -299,6 +313,8 @@ def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
     if rounded_to is not None:
         a, b = (_rounded(x, rounded_to) for x in (a, b))
     a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    if spec.scale_a is not None and spec.scale_b is not None:
+        a, b = scaled_operands(spec, args, a, b)
     alpha = _declared(spec.alpha, args, spec.acc) if spec.alpha is not None else 1.0
     ref = alpha * (a @ b)
     products = abs(alpha) * (np.abs(a) @ np.abs(b))
@@ -308,6 +324,15 @@ def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
         ref = ref + beta * c
         added = abs(beta) * np.abs(c)
     return Terms(ref, products, added)
+
+
+def scaled_operands(spec: MatmulSpec, args: list, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """op(A) and op(B) of a block-scaled product, each element times the E8M0 scale of its block
+    (k // block) along K, in float64: the declared program's operands."""
+    sa, sb = (args[i].astype(np.float64) for i in (spec.scale_a, spec.scale_b))
+    sa = sa.T if spec.transpose_a else sa  # [M, K/block]
+    sb = sb.T if spec.transpose_b else sb  # [K/block, N]
+    return a * np.repeat(sa, spec.block, axis=1), b * np.repeat(sb, spec.block, axis=0)
 
 
 def _declared(s: Scalar, args: list, acc: str) -> float:
@@ -492,14 +517,20 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
             args[s.arg] = round_to(rng.choice(EXACT_SCALARS), fn.args[s.arg].type)
     m, n, k = spec.mnk(args)
     sizes = [abs(_declared(s, args, spec.acc)) if s is not None else 0.0 for s in (spec.alpha, spec.beta)]
-    in_bits = min(PRECISION[t] for t in (*in_types, rounded_to or in_types[0]))
+    in_bits = min(_integer_bits(t) for t in (*in_types, rounded_to or in_types[0]))
+    scaled = spec.scale_a is not None and spec.scale_b is not None
+    # scales of 1 or 2 (E8M0 127, 128): each product grows by up to 4, which the plan allows for
+    growth = 4.0 if scaled else 1.0
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits,
-                      sizes[0] if spec.alpha is not None else 1.0, sizes[1])
+                      growth * (sizes[0] if spec.alpha is not None else 1.0), sizes[1])
     op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
     op_b = exact_values(rng, (k, n), plan.r)
     for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
         args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
     args[spec.c] = exact_values(rng, (m, n), plan.r).astype(args[spec.c].dtype)
+    if scaled:
+        for i in (spec.scale_a, spec.scale_b):
+            args[i] = rng.choice([1.0, 2.0], size=args[i].shape).astype(args[i].dtype)
     t = terms(spec, args)
     run(args, Stats())
     got = args[spec.c].astype(np.float64)
@@ -511,11 +542,23 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
     return exact_compare(got, t.ref, plan, limit)
 
 
+def _integer_bits(name: str) -> int:
+    """Bits of the integers 1 .. 2^bits that `name` holds exactly: its significand's, fewer where
+    its range ends first (FP6 e2m3 holds 1 .. 7, FP4 e2m1 1 .. 4 of 1 .. 6)."""
+    bits = PRECISION[name]
+    if name in MX_NARROW_TYPES:
+        bits = min(bits, int(np.log2(_format_max(name))))
+    return bits
+
+
 def _exact_epilogue(ref: np.ndarray, spec: MatmulSpec, args: list, c_type: str) -> bool:
     """Whether the sum, alpha * sum, beta * C0 and the result are exact in the accumulator's
     and C's types (the partial sums are, by the plan), so C must equal ref bit for bit."""
     a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    total = (a.T if spec.transpose_a else a) @ (b.T if spec.transpose_b else b)
+    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    if spec.scale_a is not None and spec.scale_b is not None:
+        a, b = scaled_operands(spec, args, a, b)
+    total = a @ b
     parts = [ref, total]
     if spec.alpha is not None:
         parts.append(_declared(spec.alpha, args, spec.acc) * total)

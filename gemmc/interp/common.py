@@ -21,6 +21,10 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -65,8 +69,11 @@ def vector_width(t: Attribute) -> int:
 
 
 # FP8 types and their .gemm names (gemmc.arith_semantics.FP8_DTYPES)
+# and the block-scaled (MX) formats, held the same way (the E8M0 scale: a power of two, or NaN)
 _FP8 = {Float8E4M3FNUZType: "f8e4m3fnuz", Float8E5M2FNUZType: "f8e5m2fnuz",
-        Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2"}
+        Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2",
+        Float6E2M3FNType: "f6e2m3fn", Float6E3M2FNType: "f6e3m2fn", Float4E2M1FNType: "f4e2m1fn",
+        Float8E8M0FNUType: "f8e8m0fnu"}
 
 
 def fp8_format(t: Attribute) -> str | None:
@@ -99,7 +106,8 @@ def is_bf16(t: Attribute) -> bool:
 
 
 def element_bytes(t: Attribute) -> int:
-    """Bytes one element of `t` occupies on the device (bf16 is 2, FP8 1, although held as float32)."""
+    """Bytes one element of `t` occupies on the device (bf16 is 2, FP8 1, although held as float32;
+    FP6 and FP4 count 1: gemmc's kernels keep one MX element per byte)."""
     t = element_type(t)
     if isinstance(t, tuple(_FP8)):
         return 1

@@ -28,7 +28,9 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
 from gemmc.arch import Layout, MatrixInstr
-from gemmc.dialects.amdgpu import GatherToLDSOp, MFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes
+from gemmc.dialects.amdgpu import (
+    GatherToLDSOp, MFMAOp, ScaledMFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes,
+)
 from gemmc.interp import memory
 from gemmc.interp.common import InterpError, is_vector, to_bf16
 from gemmc.interp.simt import KernelState
@@ -63,7 +65,15 @@ def operand_map(layout: Layout, blocks: int, rows: int, cols: int) -> OperandMap
     return OperandMap(np.moveaxis(lane_of, -1, 0), np.moveaxis(item_of, -1, 0))
 
 
-def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+def scale_matrix(layout: Layout, scales: np.ndarray, idx: int, rows: int, cols: int) -> np.ndarray:
+    """The E8M0 scales of whole waves as the instruction sees them: scales (W, wave, 4) -> (W, rows,
+    cols), element (r, c) taken from byte `idx` (op_sel) of the one lane the layout gives it."""
+    sm = operand_map(layout, 1, rows, cols)
+    return scales[:, sm.lane[0, 0], idx].astype(np.float64)
+
+
+def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+             scales: tuple[np.ndarray, int, np.ndarray, int] | None = None) -> np.ndarray:
     """D for whole waves: a (W, wave, ka), b (W, wave, kb), c (W, wave, acc) -> (W, wave, acc).
 
     D is rounded once to the accumulator type (f32, f16, bf16).  Where results take every
@@ -75,6 +85,13 @@ def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray) ->
     reps = am.lane.shape[0]
     a_mat = a[:, am.lane, am.item].astype(np.float64)  # (W, R, blk, m, k)
     b_mat = b[:, bm.lane, bm.item].astype(np.float64)  # (W, R, blk, k, n)
+    if scales is not None:  # v_mfma_scale_*: each element times its block's scale, before the products
+        sa, ia, sb, ib = scales
+        q = instr.scale_block
+        sa_mat = scale_matrix(instr.sa, sa, ia, instr.m, instr.k // q)  # (W, m, k / q)
+        sb_mat = scale_matrix(instr.sb, sb, ib, instr.k // q, instr.n)  # (W, k / q, n)
+        a_mat = a_mat * np.repeat(sa_mat, q, axis=-1)[:, None, None]
+        b_mat = b_mat * np.repeat(sb_mat, q, axis=-2)[:, None, None]
     prod = a_mat @ b_mat  # (W, R, blk, m, n)
     d_lane, d_item = dm.lane[0], dm.item[0]  # (blk, m, n)
     rep = d_lane * reps // instr.d.lanes  # the replica of A and B that the lane holding D(i, j) uses
@@ -117,7 +134,14 @@ class MatrixFunctions(InterpreterFunctions):
     def run_wmma(self, interp: Interpreter, op: WMMAOp, args: PythonValues):
         return (self._matrix(op, args),)
 
-    def _matrix(self, op, args) -> np.ndarray:
+    @impl(ScaledMFMAOp)
+    def run_scaled_mfma(self, interp: Interpreter, op: ScaledMFMAOp, args: PythonValues):
+        """The operands in MLIR's order (scalesA, A, scalesB, B, C); each lane's scale byte is
+        placed by the instruction's scale layouts (MatrixInstr.sa / .sb)."""
+        sa, a, sb, b, c = args
+        return (self._matrix(op, [a, b, c], scales=(sa, sb)),)
+
+    def _matrix(self, op, args, scales=None) -> np.ndarray:
         st = self.state
         if st is None:
             raise InterpError(f"{op.name} outside a kernel")
@@ -133,8 +157,11 @@ class MatrixFunctions(InterpreterFunctions):
         if ln.threads % wave:
             raise InterpError(f"{op.name} needs whole waves; the workgroup has {ln.threads} threads "
                               f"({st.arch.name} waves have {wave} lanes)")
-        a, b, c = (_per_lane(x, ln.count, is_vector(v.type)) for x, v in zip(args, op.operands))
+        values = [op.sourceA, op.sourceB, op.destC]
+        a, b, c = (_per_lane(x, ln.count, is_vector(v.type)) for x, v in zip(args, values))
         waves = ln.count // wave
+        if scales is not None:
+            sa, sb = (_per_lane(x, ln.count, True).reshape(waves, wave, -1) for x in scales)
         out = c.reshape(waves, wave, -1).copy()
         active = np.ones(waves, dtype=bool)
         if st.mask is not None:
@@ -147,8 +174,12 @@ class MatrixFunctions(InterpreterFunctions):
                                   "while other lanes of its wave run it")
         sel = np.flatnonzero(active)
         if sel.size:
+            wave_scales = None
+            if scales is not None:
+                ia, ib = op.scale_indices
+                wave_scales = (sa[sel], ia, sb[sel], ib)
             out[sel] = multiply(instr, a.reshape(waves, wave, -1)[sel], b.reshape(waves, wave, -1)[sel],
-                                c.reshape(waves, wave, -1)[sel])
+                                c.reshape(waves, wave, -1)[sel], wave_scales)
         st.stats.matrix_instrs += int(sel.size)
         st.stats.flops += int(sel.size) * instr.flops
         return out.reshape(ln.count, -1)

@@ -21,7 +21,7 @@ SOURCE = [
     _src('no-open-brace', base_with("kernel k {", "kernel k"),
          "{src}:2:3: error: unexpected 'dim' after 'k' on line 1; expected '{'", (2, 3)),
     _src('no-close-brace', BASE.rstrip().rstrip("}"),
-         "{src}:6:11: error: unexpected end of file; expected '+', '.T', '@', 'acc', 'dim', '}', a name", (6, 11)),
+         "{src}:6:11: error: unexpected end of file; expected '+', '.T', '@', 'acc', 'dim', 'scaled', '}', a name", (6, 11)),
     _src('dim-missing-comma', base_with("M = 8, N", "M = 8 N"),
          "{src}:2:18: error: unexpected ','; expected '*'", (2, 18)),
     _src('dim-negative', base_with("M = 8", "M = -8"),
@@ -33,19 +33,20 @@ SOURCE = [
     _src('tensor-missing-colon', base_with("A: f32", "A f32"),
          "{src}:3:5: error: unexpected 'f32'; expected ':', '='", (3, 5)),
     _src('tensor-missing-bracket', base_with("f32[M, K]", "f32[M, K"),
-         "{src}:4:3: error: unexpected 'B' after 'K' on line 3; expected ']'", (4, 3)),
+         "{src}:4:3: error: unexpected 'B' after 'K' on line 3; expected '/', ']'", (4, 3)),
     _src('tensor-rank-3', base_with("f32[M, K]", "f32[M, K, N]"),
-         "{src}:3:14: error: unexpected ','; expected ']'", (3, 14)),
+         "{src}:3:14: error: unexpected ','; expected '/', ']'", (3, 14)),
     _src('tensor-rank-1', base_with("f32[M, K]", "f32[M]"),
-         "{src}:3:11: error: unexpected ']'; expected ','", (3, 11)),
+         "{src}:3:11: error: unexpected ']'; expected ',', '/'", (3, 11)),
     _src('unknown-dtype', base_with("A: f32", "A: f64"),
-         "{src}:3:6: error: unexpected 'f64'; expected f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn or f8e5m2", (3, 6)),
+         "{src}:3:6: error: unexpected 'f64'; expected f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, "
+         "f4e2m1fn or f8e8m0fnu", (3, 6)),
     _src('unknown-layout', base_with("A: f32[M, K]", "A: f32[M, K] column_major"),
          "{src}:4:3: error: unexpected 'B' after 'column_major' on line 3; expected ':', '='", (4, 3)),
     _src('two-layouts', base_with("A: f32[M, K]", "A: f32[M, K] row_major col_major"),
          "{src}:4:3: error: unexpected 'B' after 'col_major' on line 3; expected ':', '='", (4, 3)),
     _src('no-at', base_with("A @ B", "A B"),
-         "{src}:6:9: error: unexpected 'B'; expected '*', '.T', '@'", (6, 9)),
+         "{src}:6:9: error: unexpected 'B'; expected '*', '.T', '@', 'scaled'", (6, 9)),
     _src('double-at', base_with("A @ B", "A @ @ B"),
          "{src}:6:11: error: unexpected '@'; expected a name", (6, 11)),
     _src('dangling-plus', base_with("A @ B\n", "A @ B +\n"),
@@ -162,7 +163,7 @@ def _fp8_on(arch: str, a: str, b: str, expect: str, at: tuple[int, int]) -> Case
 # FP8 formats the target does not have: at the declaration, naming the target's types
 FP8_TARGETS = [
     _fp8_on("gfx950", "f8e4m3fnuz", "f8e4m3fnuz", "{src}:3:6: error: gfx950 cannot do f8e4m3fnuz; its types: "
-            "f32, f16, bf16, f8e4m3fn, f8e5m2", (3, 6)),
+            "f32, f16, bf16, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu", (3, 6)),
     _fp8_on("gfx942", "f8e4m3fnuz", "f8e5m2", "{src}:4:6: error: gfx942 cannot do f8e5m2; its types: "
             "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz", (4, 6)),
     _fp8_on("gfx1201", "f8e5m2fnuz", "f8e5m2fnuz", "{src}:3:6: error: gfx1201 cannot do f8e5m2fnuz; its types: "
