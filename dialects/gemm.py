@@ -230,8 +230,11 @@ class CopyOp(IRDLOperation):
     with `transpose`; elements outside `bounds` (rows, columns) are stored as zeros.
     Every thread of the workgroup executes the op with its linear id `tid`; together
     they cover the tile, `width` consecutive elements of a stored row per load
-    (`direct`: moved by global_load_lds, without registers).  `gemm.role` (load_a,
-    load_b) and `gemm.transposed` carry over to the loads that lower-copies makes.
+    (`direct`: moved by global_load_lds, without registers).  With `peel`, rows are not
+    known to start `width`-aligned: each stored row's aligned interior goes by `width`-element
+    vectors and its misaligned head and tail (fewer than `width` elements each) one by one.
+    `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
+    lower-copies makes.
     """
 
     name = "gemm.copy"
@@ -249,6 +252,7 @@ class CopyOp(IRDLOperation):
     width = prop_def(IntegerAttr)
     transpose = opt_prop_def(UnitAttr)
     direct = opt_prop_def(UnitAttr)
+    peel = opt_prop_def(UnitAttr)
 
     assembly_format = (
         "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
@@ -258,7 +262,7 @@ class CopyOp(IRDLOperation):
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
-                 transpose: bool = False, direct: bool = False):
+                 transpose: bool = False, direct: bool = False, peel: bool = False):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
@@ -266,6 +270,8 @@ class CopyOp(IRDLOperation):
             props["transpose"] = UnitAttr()
         if direct:
             props["direct"] = UnitAttr()
+        if peel:
+            props["peel"] = UnitAttr()
         super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
 
     @property
@@ -296,6 +302,8 @@ class CopyOp(IRDLOperation):
         w = self.width.value.data
         if w < 1 or extents[1] % w:
             raise VerifyException(f"width {w} does not divide the tile's rows of {extents[1]}")
+        if self.peel is not None and (w < 2 or self.direct is not None):
+            raise VerifyException("peel needs a vector width of at least 2 and no direct copy")
 
 
 @irdl_op_definition
