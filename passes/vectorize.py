@@ -13,8 +13,8 @@ are a multiple of `width`, the column origin is provably a multiple of `width`
 lies wholly inside or wholly outside the matrix, so the bounds guard stays exact.  A
 vector stored along the LDS row also needs that row's length to be a multiple of `width`.
 A copy whose tile rows are a multiple of `width` but whose alignment this does not prove
-(an odd or dynamic row length: 4097x4095x1023) is marked `peel` (with peel=true, the
-default): lower-copies then loads each row's aligned interior by vectors, its misaligned
+(an odd or dynamic row length: 4097x4095x1023) and whose elements are 32-bit is marked
+`peel` (with peel=true, the default; 16-bit copies are not peeled yet, see `_peelable`): lower-copies then loads each row's aligned interior by vectors, its misaligned
 head and tail and the matrix edge element by element, and stores to LDS element by
 element (gemmc/copy_lowering.py).  Any other copy keeps its width, or with strict=true
 (which accepts only proven alignment, no peeling) the pass stops with a diagnostic.  Copies
@@ -85,9 +85,15 @@ class VectorizePass(ModulePass):
             raise pass_error(self.name, copy, f"cannot vectorize {operand.upper()} by {self.width}: {reason}")
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
-        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0:
+        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0 and self._peelable(copy):
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties["peel"] = UnitAttr()
+
+    @staticmethod
+    def _peelable(copy: CopyOp) -> bool:
+        """32-bit elements only: gemmc's own AMDGCN backend selects a 16-bit vector load only where
+        its indices prove 4-byte alignment, which a peeled row's computed head does not."""
+        return copy.src.type.element_type.bitwidth == 32
 
     def _operands(self, kernel) -> tuple[str, ...]:
         chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)

@@ -74,8 +74,10 @@ def test_default_pipeline_peels_odd_static_rows(arch):
     assert gemmc.check(module, arch, {}, seed=3).passed
 
 
-def test_f16_rows_peel_by_four():
+def test_f16_rows_are_not_peeled_yet():
+    """16-bit copies stay scalar at odd rows (gemmc's own backend could not select their vectors)."""
     src = source(False, True, {"M": 37, "N": 29, "K": 45}, "f16")
+    assert not peeled(copies(src, PIPELINES["registers"]))
     module = lowered(src, PIPELINES["registers"], "gfx942")
     assert gemmc.check(module, "gfx942", {}, seed=5).passed
 
