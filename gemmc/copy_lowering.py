@@ -26,6 +26,9 @@ source's row length), so the copy is two item spaces (`peeled_items`):
         (columns 0 .. head) and tail (e1 - width + head .. e1) elements, guarded as above
 
 Every vector load is then aligned, and the interior does not go scalar for its edges.
+Items go row by row (consecutive lanes along a row: coalesced), or with `transpose` row index
+first (consecutive lanes on consecutive rows: consecutive LDS words of the transposed tile,
+its element stores free of bank conflicts; the cost model predicts this faster on every target).
 """
 
 from __future__ import annotations
@@ -155,36 +158,37 @@ class PeeledItems:
         if self.interior:
             c = b.add(b.mul(j, b.index(w)), head, "c")
             active = b.lt(c, b.index(op.tile[1] - w + 1), "whole")  # the vector lies in the tile's row
-            cols = [c]
         else:  # the head's columns 0 .. head, then the tail's e1 - w + head .. e1
             in_head = b.lt(j, head)
-            cols = [b.op(arith.SelectOp(in_head, j, b.add(j, b.index(op.tile[1] - w))), "c")]
+            c = b.op(arith.SelectOp(in_head, j, b.add(j, b.index(op.tile[1] - w))), "c")
             active = b.lt(b.index(0), head, "misaligned")
         if guard is not None:
             active = b.land(active, guard)
         ok = b.land(active, rows_ok)
-        gc = b.add(op.o1, cols[0], "gc")
+        gc = b.add(op.o1, c, "gc")
         if not self.interior:
             inside = b.land(ok, b.lt(gc, op.cols), "in_bounds")
-            return _PeeledItem(i0, cols, active, [guarded_load(b, op, [g0, gc], inside, 1)])
+            return _PeeledItem(i0, c, active, [guarded_load(b, op, [g0, gc], inside, 1)])
         last = b.add(gc, b.index(w - 1))
         whole = b.land(ok, b.lt(last, op.cols), "in_bounds")  # all `w` elements in the matrix
-        return _PeeledItem(i0, cols, active, _vector_or_elements(b, op, g0, gc, whole, ok, w))
+        return _PeeledItem(i0, c, active, _vector_or_elements(b, op, g0, gc, whole, ok, w))
 
     def store(self, b: KernelBuilder, item: _PeeledItem, lead: list) -> None:
         op = self.op
 
         def write(sb: KernelBuilder):
             for e, x in enumerate(item.values):
-                col = sb.add(item.cols[0], sb.index(e))
+                col = sb.add(item.col, sb.index(e))
                 sb.store(x, op.dst, lead + list(op.dst_index(item.i0, col)))
 
         b.if_(item.active, write)
 
 
 class _PeeledItem:
-    def __init__(self, i0, cols, active, values):
-        self.i0, self.cols, self.active, self.values = i0, cols, active, values
+    """One item's tile row i0 and first column, whether it stores (`active`), its values."""
+
+    def __init__(self, i0, col, active, values):
+        self.i0, self.col, self.active, self.values = i0, col, active, values
 
 
 def peeled_items(op: CopyOp) -> list[PeeledItems]:
