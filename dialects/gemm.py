@@ -301,6 +301,9 @@ class CopyOp(IRDLOperation):
     transposed tile walks i1 fastest across the threads (consecutive threads read
     consecutive global elements), or with `column_first` i0 fastest (consecutive threads
     write consecutive LDS words of the transposed tile; double-buffer chooses it per target).
+    With `peel`, rows are not known to start `width`-aligned: each stored row's aligned
+    interior goes by `width`-element vectors and its misaligned head and tail (fewer than
+    `width` elements each) one by one.
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
     lower-copies makes.
     """
@@ -321,6 +324,7 @@ class CopyOp(IRDLOperation):
     transpose = opt_prop_def(UnitAttr)
     direct = opt_prop_def(UnitAttr)
     column_first = opt_prop_def(UnitAttr)
+    peel = opt_prop_def(UnitAttr)
 
     assembly_format = (
         "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
@@ -330,7 +334,7 @@ class CopyOp(IRDLOperation):
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
-                 transpose: bool = False, direct: bool = False):
+                 transpose: bool = False, direct: bool = False, peel: bool = False):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
@@ -338,6 +342,8 @@ class CopyOp(IRDLOperation):
             props["transpose"] = UnitAttr()
         if direct:
             props["direct"] = UnitAttr()
+        if peel:
+            props["peel"] = UnitAttr()
         super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
 
     @property
@@ -371,6 +377,8 @@ class CopyOp(IRDLOperation):
         if self.column_first is not None and (w != 1 or self.transpose is None or self.direct is not None):
             raise VerifyException("column_first orders a scalar copy into a transposed tile; this copy is "
                                   f"{'direct' if self.direct is not None else f'width {w}' if w != 1 else 'not transposed'}")
+        if self.peel is not None and (w < 2 or self.direct is not None):
+            raise VerifyException("peel needs a vector width of at least 2 and no direct copy")
 
 
 @irdl_op_definition

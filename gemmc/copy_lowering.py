@@ -13,6 +13,22 @@ A copy of an e0 x e1 tile, `width` elements per load, over T threads:
         dst[slot..., i0, i1] = v                     (or [i1, i0], element by element for vectors)
 
 With `direct` the words go by amdgpu.gather_to_lds (`direct_copy`).
+
+With `peel` (rows not known to start aligned: an odd row length, say) a row's aligned
+vectors start `head` elements in, where head = (-(g0 * ld + o1)) mod width (ld: the
+source's row length), so the copy is two item spaces (`peeled_items`):
+
+    interior, e0 x e1/width items (i0, j):  c = head + j * width
+        v = c + width <= e1 ? (the vector lies in the matrix ? src[g0][o1 + c .. +width]
+                                                            : guarded elements) : nothing
+        dst[..., i0, c + e] = v[e]                          (element by element)
+    edges, e0 x width items (i0, q), only where head != 0:  the q-th of the row's head
+        (columns 0 .. head) and tail (e1 - width + head .. e1) elements, guarded as above
+
+Every vector load is then aligned, and the interior does not go scalar for its edges.
+Items go row by row (consecutive lanes along a row: coalesced), or with `transpose` row index
+first (consecutive lanes on consecutive rows: consecutive LDS words of the transposed tile,
+its element stores free of bank conflicts; the cost model predicts this faster on every target).
 """
 
 from __future__ import annotations
@@ -83,6 +99,8 @@ def lower_copy(op: CopyOp, wave_first: dict) -> None:
     b = KernelBuilder.before(op)
     if op.direct is not None:
         direct_copy(b, op, _wave_first(op, wave_first))
+    elif op.peel is not None:
+        _peeled_loops(b, op)
     else:
         _copy_loop(b, op)
     op.detach()
@@ -103,6 +121,115 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
         store_lds(cb, value, op, lead, i0, i1, width)
 
     _over_threads(b, op, e0 * (e1 // width), body, UNROLL_ATTR in op.attributes)
+
+
+def _peeled_loops(b: KernelBuilder, op: CopyOp) -> None:
+    """A peeled copy: its interior vectors, then its rows' head and tail elements."""
+    for items in peeled_items(op):
+        def body(cb: KernelBuilder, start, idx, items=items):
+            items.store(cb, items.load(cb, idx, None), list(op.indices))
+        _over_threads(b, op, items.total, body, UNROLL_ATTR in op.attributes)
+
+
+class PeeledItems:
+    """One item space of a peeled copy (see the module docstring): `total` items; `load`
+    gives an item's values (loaded, or zeros), `store` writes them where they belong."""
+
+    def __init__(self, op: CopyOp, interior: bool):
+        self.op, self.interior = op, interior
+        e0, e1 = op.tile
+        self.width = op.width.value.data
+        self.per_row = e1 // self.width if interior else self.width
+        self.total = e0 * self.per_row
+        self.column_first = op.transpose is not None
+
+    def load(self, b: KernelBuilder, idx, guard) -> _PeeledItem:
+        op, w = self.op, self.width
+        if self.column_first:  # consecutive lanes on consecutive rows: consecutive words of a transposed tile
+            e0 = op.tile[0]
+            i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
+            j = b.op(arith.DivUIOp(idx, b.index(e0)), "j")
+        else:
+            i0 = b.op(arith.DivUIOp(idx, b.index(self.per_row)), "i0")
+            j = b.op(arith.RemUIOp(idx, b.index(self.per_row)), "j")
+        g0 = b.add(op.o0, i0, "g0")
+        head = _row_head(b, op, g0, w)
+        rows_ok = b.lt(g0, op.rows)
+        if self.interior:
+            c = b.add(b.mul(j, b.index(w)), head, "c")
+            active = b.lt(c, b.index(op.tile[1] - w + 1), "whole")  # the vector lies in the tile's row
+        else:  # the head's columns 0 .. head, then the tail's e1 - w + head .. e1
+            in_head = b.lt(j, head)
+            c = b.op(arith.SelectOp(in_head, j, b.add(j, b.index(op.tile[1] - w))), "c")
+            active = b.lt(b.index(0), head, "misaligned")
+        if guard is not None:
+            active = b.land(active, guard)
+        ok = b.land(active, rows_ok)
+        gc = b.add(op.o1, c, "gc")
+        if not self.interior:
+            inside = b.land(ok, b.lt(gc, op.cols), "in_bounds")
+            return _PeeledItem(i0, c, active, [guarded_load(b, op, [g0, gc], inside, 1)])
+        last = b.add(gc, b.index(w - 1))
+        whole = b.land(ok, b.lt(last, op.cols), "in_bounds")  # all `w` elements in the matrix
+        return _PeeledItem(i0, c, active, _vector_or_elements(b, op, g0, gc, whole, ok, w))
+
+    def store(self, b: KernelBuilder, item: _PeeledItem, lead: list) -> None:
+        op = self.op
+
+        def write(sb: KernelBuilder):
+            for e, x in enumerate(item.values):
+                col = sb.add(item.col, sb.index(e))
+                sb.store(x, op.dst, lead + list(op.dst_index(item.i0, col)))
+
+        b.if_(item.active, write)
+
+
+class _PeeledItem:
+    """One item's tile row i0 and first column, whether it stores (`active`), its values."""
+
+    def __init__(self, i0, col, active, values):
+        self.i0, self.col, self.active, self.values = i0, col, active, values
+
+
+def peeled_items(op: CopyOp) -> list[PeeledItems]:
+    return [PeeledItems(op, True), PeeledItems(op, False)]
+
+
+def _row_head(b: KernelBuilder, op: CopyOp, g0, w: int):
+    """Elements from the tile's first column in row g0 to the row's first `w`-aligned
+    address: (w - (g0 * ld + o1) mod w) mod w, ld being the source's row length."""
+    ld = b.dim(op.src, 1, None)
+    start = b.add(b.mul(g0, ld), op.o1)
+    mis = b.op(arith.RemUIOp(start, b.index(w)))
+    return b.op(arith.RemUIOp(b.sub(b.index(w), mis), b.index(w)), "head")
+
+
+def _vector_or_elements(b: KernelBuilder, op: CopyOp, g0, gc, whole, ok, w: int) -> list:
+    """The `w` elements at src[g0][gc ..]: one aligned vector load where all lie in the
+    matrix, else each loaded where it lies in the matrix (zero elsewhere)."""
+    el = op.src.type.element_type
+    then_block, else_block = Block(), Block()
+    tb, eb = b.nested(then_block), b.nested(else_block)
+    load = vector.LoadOp(op.src, [g0, gc], VectorType(el, [w]))
+    _carry_role(op, load)
+    v = tb.op(load, "v")
+    tb.b.insert(scf.YieldOp(*[tb.op(vector.ExtractOp(v, [e], el)) for e in range(w)]))
+    parts = []
+    for e in range(w):
+        col = eb.add(gc, eb.index(e))
+        parts.append(guarded_load(eb, op, [g0, col], eb.land(ok, eb.lt(col, op.cols)), 1))
+    eb.b.insert(scf.YieldOp(*parts))
+    guard = scf.IfOp(whole, [el] * w, [then_block], [else_block])
+    b.b.insert(guard)
+    for r in guard.results:
+        r.name_hint = "x"
+    return list(guard.results)
+
+
+def _carry_role(op: CopyOp, load: Operation) -> None:
+    for name in (ROLE_ATTR, TRANSPOSED_ATTR):
+        if name in op.attributes:
+            load.attributes[name] = op.attributes[name]
 
 
 def _over_threads(b: KernelBuilder, op: CopyOp, total: int, body, unroll: bool) -> None:
@@ -155,9 +282,7 @@ def guarded_load(b: KernelBuilder, op: CopyOp, idx, inside, width: int) -> SSAVa
     then_block, else_block = Block(), Block()
     tb, eb = b.nested(then_block), b.nested(else_block)
     load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
-    for name in (ROLE_ATTR, TRANSPOSED_ATTR):
-        if name in op.attributes:
-            load.attributes[name] = op.attributes[name]
+    _carry_role(op, load)
     v = tb.op(load, "v")
     tb.b.insert(scf.YieldOp(v))
     z = eb.float(0.0, el)
@@ -189,6 +314,8 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
     """The loads of `op` by `threads` threads now, unrolled and guarded by `guard` too;
     their LDS stores as closures taking the destination's leading indices, to be emitted
     later (double buffering through registers)."""
+    if op.peel is not None:
+        return _staged_peeled(b, op, guard, threads)
     e0, e1 = op.tile
     width = op.width.value.data
     total = e0 * (e1 // width)
@@ -210,6 +337,20 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
                 store_lds(x, value, op, list(lead), i0, i1, width)
 
         pending.append(store)
+    return pending
+
+
+def _staged_peeled(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> list[Callable]:
+    """staged_copy of a peeled copy: each item space's loads now, their stores later."""
+    pending = []
+    for items in peeled_items(op):
+        for it in range(-(-items.total // threads)):
+            idx = b.add(op.tid, b.index(it * threads), "idx")
+            g = guard
+            if items.total % threads:
+                g = b.land(g, b.lt(idx, b.index(items.total)))
+            item = items.load(b, idx, g)
+            pending.append(lambda x, lead, items=items, item=item: items.store(x, item, list(lead)))
     return pending
 
 

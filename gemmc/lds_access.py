@@ -94,8 +94,8 @@ def _access(op: Operation, operand: int) -> Access | None:
     if isinstance(op, GatherToLDSOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), 1, True)
     if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
-        # its LDS stores: `width` elements wide along the row, one by one when transposed
-        return Access(op, list(op.indices), 1 if op.transpose else op.width.value.data, True)
+        # its LDS stores: `width` elements wide along the row, one by one when transposed or peeled
+        return Access(op, list(op.indices), 1 if op.transpose or op.peel else op.width.value.data, True)
     return None
 
 
@@ -129,7 +129,7 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
         new = vector.StoreOp(op.vector, op.base, indices)
     elif isinstance(op, CopyOp):
         new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile,
-                     op.width.value.data, op.transpose is not None, op.direct is not None)
+                     op.width.value.data, op.transpose is not None, op.direct is not None, op.peel is not None)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)

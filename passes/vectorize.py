@@ -9,12 +9,17 @@ when it does not (B^T after register tiling).
 The alignment proof, from the copy's own operands: the tile's rows (its second extent)
 are a multiple of `width`, the column origin is provably a multiple of `width`
 (gemmc.lds_access.known_multiple), and the source's row length is a static multiple of
-`width`; then every vector starts aligned and lies wholly inside or wholly outside the
-matrix, so the bounds guard stays exact.  A vector stored along the LDS row also needs
-that row's length to be a multiple of `width`.  A copy that this does not prove keeps
-its width, or with strict=true the pass stops with a diagnostic.  Copies by
-global_load_lds (direct-to-lds) are left alone.  Options: width (1, 2, 4; 8 for 16-bit
-types), strict, operands (which copies to vectorize: `a`, `b` or both, `a,b`).  The
+`width` (or one that gemm.assume_rows_aligned asserts); then every vector starts aligned and
+lies wholly inside or wholly outside the matrix, so the bounds guard stays exact.  A
+vector stored along the LDS row also needs that row's length to be a multiple of `width`.
+A copy whose tile rows are a multiple of `width` but whose alignment this does not prove
+(an odd or dynamic row length: 4097x4095x1023) and whose elements are 32-bit is marked
+`peel` (with peel=true, the default; 16-bit copies are not peeled yet, see `_peelable`): lower-copies then loads each row's aligned interior by vectors, its misaligned
+head and tail and the matrix edge element by element, and stores to LDS element by
+element (gemmc/copy_lowering.py).  Any other copy keeps its width, or with strict=true
+(which accepts only proven alignment, no peeling) the pass stops with a diagnostic.  Copies
+by global_load_lds (direct-to-lds) are left alone.  Options: width (1, 2, 4; 8 for 16-bit
+types), strict, peel, operands (which copies to vectorize: `a`, `b` or both, `a,b`).  The
 tutorial's step 5 vectorizes A only: B's copy is stored transposed, and its four scalar
 LDS stores per vector cost more than the wide load saves (H200, 4096^3: 6.32 TFLOP/s
 with B vectorized, 6.65 without; benchmarks/h200/results.md).
@@ -27,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.passes import ModulePass
 
 from gemmc.contraction import working_kernels, role
@@ -46,6 +51,7 @@ class VectorizePass(ModulePass):
 
     width: int = 4
     strict: bool = False
+    peel: bool = True
     operands: tuple[str, ...] = ("a", "b")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -80,6 +86,16 @@ class VectorizePass(ModulePass):
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties.pop("column_first", None)  # vectors run along the stored rows
+        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0 and self._peelable(copy):
+            copy.properties["width"] = IntegerAttr(self.width, i64)
+            copy.properties["peel"] = UnitAttr()
+            copy.properties.pop("column_first", None)
+
+    @staticmethod
+    def _peelable(copy: CopyOp) -> bool:
+        """32-bit elements only: gemmc's own AMDGCN backend selects a 16-bit vector load only where
+        its indices prove 4-byte alignment, which a peeled row's computed head does not."""
+        return copy.src.type.element_type.bitwidth == 32
 
     def _operands(self, kernel) -> tuple[str, ...]:
         chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)

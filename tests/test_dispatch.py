@@ -32,11 +32,15 @@ def test_dynamic_sizes_get_a_launcher_that_dispatches():
 
 
 def test_the_aligned_variant_loads_vectors():
+    """Both load vectors of the dynamic matrices; the default variant, whose rows may start at any
+    alignment, peels them (each row's head computed from its start), the aligned one does not."""
     m = _lowered(DYNAMIC, "gfx942")
     kernels = {op.sym_name.data: op for op in m.walk() if isinstance(op, gpu.FuncOp)}
     widths = lambda k: {op.result.type.get_shape()[0] for op in k.walk() if isinstance(op, vector.LoadOp)  # noqa: E731
                         and op.base.type.get_shape()[-1] < 0}
-    assert 4 in widths(kernels["d_aligned"]) and not widths(kernels["d"])
+    heads = lambda k: [op for op in k.walk() if op.results and op.results[0].name_hint == "head"]  # noqa: E731
+    assert widths(kernels["d_aligned"]) == widths(kernels["d"]) == {4}
+    assert heads(kernels["d"]) and not heads(kernels["d_aligned"])
 
 
 @pytest.mark.parametrize("dims,launches", [({"M": 67, "N": 45, "K": 300}, 2), ({"M": 1152, "N": 1024, "K": 16}, 1),

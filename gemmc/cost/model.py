@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import gpu, memref, scf
+from xdsl.dialects import gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from gemmc.arch import Arch
@@ -280,13 +280,16 @@ def _top_index(op, loop, body) -> int | None:
 
 
 def _uses(op, depth: int = 4) -> list:
-    """The ops using op's results, through scf.if results (a guarded load yields its value)."""
+    """The ops using op's results, through scf.if results (a guarded load yields its value)
+    and vector.extract (a peeled copy's vector load yields its elements: no work of its own)."""
     out = []
     for r in op.results:
         for use in r.uses:
             user = use.operation
             if isinstance(user, scf.YieldOp) and depth and isinstance(user.parent_op(), scf.IfOp):
                 out.extend(_uses(user.parent_op(), depth - 1))
+            elif isinstance(user, vector.ExtractOp) and depth:
+                out.extend(_uses(user, depth - 1))
             else:
                 out.append(user)
     return out

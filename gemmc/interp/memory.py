@@ -310,6 +310,24 @@ def _addresses(state: KernelState, buf: Buffer, indices, width: int):
     return addr
 
 
+def _check_aligned(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarray, width: int) -> None:
+    """A global vector access must start at a multiple of its width (from the buffer's
+    start, which the allocator aligns): a misaligned float4 faults on sm_90 and is split or
+    wrong elsewhere, so the interpreter refuses it rather than computing it."""
+    if width == 1 or buf.kind != "global" or width & (width - 1):
+        return
+    bad = addr[:, 0] % width != 0
+    if state.mask is not None:
+        bad = bad & state.mask
+    if not bad.any():
+        return
+    lane = state.first_active_lane(bad)
+    raise InterpError(
+        f"misaligned {op.name} of {buf.name}: a vector of {width} at element {int(addr[lane, 0])}, not a "
+        f"multiple of {width} ({state.where(lane)})"
+    )
+
+
 def _active(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """(addresses, lanes) of the active lanes, flattened over vector elements
     (lanes None when that is every lane, in order)."""
@@ -429,6 +447,7 @@ def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
     if state.active_counts()[0] == 0:
         return np.zeros((state.lanes.count, width) if width > 1 else state.lanes.count, buf.data.dtype)
     addr = _addresses(state, buf, indices, width)
+    _check_aligned(state, op, buf, addr, width)
     if buf.kind == "lds":
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
         if buf.races is not None:
@@ -453,6 +472,7 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
             np.copyto(target, value, where=state.mask if width == 1 else state.mask[:, None])
         return
     addr = _addresses(state, buf, indices, width)
+    _check_aligned(state, op, buf, addr, width)
     if buf.kind == "lds":
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
