@@ -190,7 +190,7 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
     lds_elem = tile.type.element_type
     runs = k_runs(layout, k_is_col)
     assert runs is not None  # (plan checked it)
-    r, offsets = runs
+    r, offsets = _read_pieces(*runs, w.s.frag_read)
     if layout.items == 1:
         v = x.load(tile, lead + [row, k], name)
     else:
@@ -207,6 +207,13 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
         to = element(w.s.frag_type)
         v = x.op(arith.TruncFOp(v, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
     return v
+
+
+def _read_pieces(r: int, offsets: tuple[int, ...], frag_read: int) -> tuple[int, tuple[int, ...]]:
+    """The runs of `r` consecutive k's cut into reads of `frag_read` elements (0: whole)."""
+    if not frag_read or frag_read >= r:
+        return r, offsets
+    return frag_read, tuple(off + i for off in offsets for i in range(0, r, frag_read))
 
 
 def epilogue(w) -> None:

@@ -15,6 +15,10 @@ largest instruction for the fragment type that the tiles allow), waves-m, waves-
 (default 2 x 2), convert (f16, bf16 or an FP8 format of the arch: f32 inputs stay f32 in memory and LDS and are
 rounded in the fragment loads, the tutorial's "Case 1"; without it f32 inputs use the
 f32 MFMA, and f16/bf16 inputs are f16/bf16 in memory and LDS, "Case 2").
+frag-read (elements per LDS read of a lane's fragment; default 0: one read per run of
+consecutive k's, e.g. one ds_read_b64 of four f16; 2: 4-byte reads, whose chunks a
+swizzle-lds over the bank line can place so that a transposed 16-bit copy's stores, which
+all hit one position of their chunk, spread over every bank too).
 Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or
 that takes another type, tiles that the instruction tile does not divide.
 """
@@ -38,6 +42,7 @@ class MfmaLoweringPass(ModulePass):
     waves_m: int = 2
     waves_n: int = 2
     convert: str = ""
+    frag_read: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert)
+        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read)
