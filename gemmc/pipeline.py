@@ -91,7 +91,18 @@ NAMED_PIPELINES: dict[str, str] = {
 # LDS tiles, block-k, double-buffer stage, vectorize, swizzle-lds over the bank line); the
 # winners are pinned by tests/lit/pipelines/matrix-defaults.gemm.  An arch without an entry
 # keeps the type-independent default below.
-MATRIX_16BIT_DEFAULTS: dict[str, str] = {}
+MATRIX_16BIT_DEFAULTS: dict[str, str] = {
+    "gfx90a":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx942":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx950":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1100":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1201":
+        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+}
 
 
 def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
