@@ -7,7 +7,7 @@ every machine), predicts the best RERANK again with the compiler's VGPRs, AGPRs 
 where clang-22 is installed (as `gemmc tune` does; `gemmc explain` uses them too), and prints
 the winner per arch and type, its bound and the share of the dense matrix peak: the fastest
 candidate whose LDS accesses have no bank conflicts (the model's count, which is the
-interpreter's), else the fastest.  The winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS; `--check`
+interpreter's) and no scratch, else the fastest.  The winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS; `--check`
 fails when the table there is not the search's winner.
 
     python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--json out.json] [--check]
@@ -63,22 +63,23 @@ def predict(arch: str, dtype: str, pipeline: str, compiler: bool = False):
 def row(pipeline: str, pr) -> dict:
     return {"pipeline": pipeline, "time_ms": pr.time_s * 1e3, "tflops": pr.tflops,
             "percent_of_peak": pr.percent_of_peak, "bound": pr.bound, "vgprs": pr.occ.vgprs, "agprs": pr.occ.agprs,
-            "vgpr_source": pr.occ.source, "bank_conflicts": pr.counts.stats_dict().get("lds_bank_conflicts", 0),
+            "vgpr_source": pr.occ.source, "scratch_bytes": pr.occ.scratch_bytes, "bank_conflicts": pr.counts.stats_dict().get("lds_bank_conflicts", 0),
             "times_ms": {k: v * 1e3 for k, v in pr.times.items()}}
 
 
 def order(r: dict):
-    return (r["bank_conflicts"] > 0, r["time_ms"], r["pipeline"])
+    """No bank conflicts first, then no scratch (the compiler's report, where there is one)."""
+    return (r["bank_conflicts"] > 0, r["scratch_bytes"] > 0, r["time_ms"], r["pipeline"])
 
 
-def search(arch: str, dtype: str) -> list[dict]:
+def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
     rows = [row(p, pr) for p in grid() if (pr := predict(arch, dtype, p)) is not None]
     rows.sort(key=order)
-    for i, r in enumerate(rows[:RERANK]):
+    for i, r in enumerate(rows[:rerank]):
         pr = predict(arch, dtype, r["pipeline"], compiler=True)
         if pr is not None:
             rows[i] = row(r["pipeline"], pr)
-    rows[:RERANK] = sorted(rows[:RERANK], key=order)
+    rows[:rerank] = sorted(rows[:rerank], key=order)
     return rows
 
 
@@ -87,6 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--arch", nargs="*", default=list(ARCHS))
     ap.add_argument("--types", nargs="*", default=["f16", "bf16"])
     ap.add_argument("--json")
+    ap.add_argument("--rerank", type=int, default=RERANK,
+                    help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
     ap.add_argument("--check", action="store_true", help="fail unless MATRIX_16BIT_DEFAULTS holds the winners")
     args = ap.parse_args(argv)
     from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
@@ -95,7 +98,7 @@ def main(argv=None) -> int:
     print(f"{'arch':8} {'type':5} {'ms':>7} {'TFLOP/s':>8} {'% peak':>7} {'bound':8} {'conflicts':>9} {'V+AGPRs':7} pipeline")
     for arch in args.arch:
         for dtype in args.types:
-            rows = search(arch, dtype)
+            rows = search(arch, dtype, args.rerank)
             if not rows:
                 continue
             best = rows[0]
@@ -103,7 +106,7 @@ def main(argv=None) -> int:
             print(f"{arch:8} {dtype:5} {best['time_ms']:7.3f} {best['tflops']:8.1f} {best['percent_of_peak']:7.1f} "
                   f"{best['bound']:8} {best['bank_conflicts']:9.3g} {best['vgprs']:3}+{best['agprs']:<3} {best['pipeline']}",
                   flush=True)
-            ties = [r["pipeline"] for r in rows[:RERANK] if r["bank_conflicts"] == best["bank_conflicts"]
+            ties = [r["pipeline"] for r in rows[:args.rerank] if r["bank_conflicts"] == best["bank_conflicts"]
                     and r["time_ms"] <= best["time_ms"] * 1.0001]
             if args.check and MATRIX_16BIT_DEFAULTS.get(arch) not in ties:
                 bad.append(f"{arch} {dtype}")
