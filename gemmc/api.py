@@ -222,13 +222,15 @@ def lower(
         pipeline = scaled_pipeline(target)
         module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
                                                       "variants for scales)")
-    if pipeline is None and backend == "gcn":  # its own backend has no split-k (block_id z, atomics, workspaces)
+    if pipeline is None and backend == "gcn":
+        # its own backend has no split-k (block_id z, atomics, workspaces), and it keeps the
+        # type-independent default (the 16-bit defaults' register-staged copies are beyond it)
         pipeline = default_pipeline(target)
     if pipeline is None:
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline if choice.runnable else default_pipeline(target)
+        pipeline = choice.pipeline if choice.runnable else default_pipeline(target, input_type(module))
     spec = pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)
@@ -296,6 +298,22 @@ def tune_shapes(path: str, arch: Arch | str, shapes, output: str, **options) -> 
     if isinstance(shapes, str):
         shapes = read_shapes(shapes)
     return _tune(read_source(path), _arch(arch).name, list(shapes), output, **options)
+
+
+def input_type(module: ModuleOp) -> str | None:
+    """The element type of A and B ('f16', ...) when they agree, for default_pipeline;
+    None for IR without a GEMM host function or with mixed inputs."""
+    from gemmc.dialects.gemm import type_name
+    from gemmc.interp.check import host_function, matmul_spec
+
+    try:
+        host = host_function(module)
+        spec = matmul_spec(module, host)
+    except GemmcError:
+        return None
+    args = host.body.block.args
+    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
+    return types.pop() if len(types) == 1 else None
 
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:

@@ -209,23 +209,36 @@ def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, l
     lds_elem = tile.type.element_type
     runs = k_runs(layout, k_is_col)
     assert runs is not None  # (plan checked it)
-    r, offsets = runs
+    r, offsets = _read_pieces(*runs, w.s.frag_read)
     if layout.items == 1:
         v = x.load(tile, lead + [row, k], name)
     else:
         parts = [x.op(vector.LoadOp(tile, lead + [row, k if off == 0 else x.add(k, x.index(off))],
                                     VectorType(lds_elem, [r])), name if len(offsets) == 1 else f"{name}{q}")
                  for q, off in enumerate(offsets)]
+        while len(parts) > 1:  # pairwise, so that each shuffle joins two vectors of one type (as HIP's needs)
+            joined = [_join(x, parts[i], parts[i + 1], lds_elem, name) for i in range(0, len(parts) - 1, 2)]
+            parts = joined + parts[len(parts) - len(parts) % 2:]
         v = parts[0]
-        for part in parts[1:]:
-            width = v.type.get_shape()[0] + r
-            v = x.op(vector.ShuffleOp(v, part, DenseArrayBase.from_list(i64, list(range(width))),
-                                      result_type=VectorType(lds_elem, [width])), name)
     items = layout.items
     if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
         to = element(w.s.frag_type)
         v = x.op(arith.TruncFOp(v, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
     return v
+
+
+def _join(x: KernelBuilder, a: SSAValue, b: SSAValue, elem, name: str) -> SSAValue:
+    """a and b's elements in order, one vector."""
+    width = a.type.get_shape()[0] + b.type.get_shape()[0]
+    return x.op(vector.ShuffleOp(a, b, DenseArrayBase.from_list(i64, list(range(width))),
+                                 result_type=VectorType(elem, [width])), name)
+
+
+def _read_pieces(r: int, offsets: tuple[int, ...], frag_read: int) -> tuple[int, tuple[int, ...]]:
+    """The runs of `r` consecutive k's cut into reads of `frag_read` elements (0: whole)."""
+    if not frag_read or frag_read >= r:
+        return r, offsets
+    return frag_read, tuple(off + i for off in offsets for i in range(0, r, frag_read))
 
 
 def epilogue(w) -> None:

@@ -86,8 +86,33 @@ NAMED_PIPELINES: dict[str, str] = {
 }
 
 
-def default_pipeline(arch: Arch) -> str:
-    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch."""
+# The 16-bit (f16, bf16) matrix-core defaults: per arch, the fastest pipeline the cost model
+# predicts at 4096^3 among those benchmarks/matrix_defaults.py searches (a reproducible grid:
+# LDS tiles, block-k, double-buffer stage, vectorize, swizzle-lds over the bank line); the
+# winners are pinned by tests/lit/pipelines/matrix-defaults.gemm (gfx1201's with --rerank 8: its three
+# best by estimated VGPRs spill under clang).  An arch without an entry
+# keeps the type-independent default below.
+MATRIX_16BIT_DEFAULTS: dict[str, str] = {
+    "gfx90a":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx942":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx950":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1100":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1201":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+}
+
+
+def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
+    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch and,
+    when given, the kernel's input element type (api.input_type); without one, the
+    type-independent default, which gemmc's own AMDGCN backend runs."""
+    if in_type in ("f16", "bf16") and arch.name in MATRIX_16BIT_DEFAULTS \
+            and any(i.in_type == in_type for i in arch.matrix_instrs):
+        return MATRIX_16BIT_DEFAULTS[arch.name]
     if arch.vendor == "nvidia":
         return NAMED_PIPELINES["tuned-h200"]
     if arch.matrix_instrs:  # step 7 where the matrix cores take the kernel's types as they are

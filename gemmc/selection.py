@@ -105,7 +105,9 @@ def problem_key(module: ModuleOp) -> str | None:
 def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
     """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
     writes them), else the cost model's choice among the candidates."""
-    base = default_pipeline(arch)
+    from gemmc.api import input_type
+
+    base = default_pipeline(arch, input_type(module))
     if _has_dynamic_dims(module):
         from gemmc.dispatch import dispatch
 

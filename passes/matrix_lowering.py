@@ -35,7 +35,7 @@ DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2)}  # 256 threads either way
 
 
 def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_m: int, waves_n: int,
-                 convert: str) -> None:
+                 convert: str, frag_read: int = 0) -> None:
     arch = target_of(module)
     if not any(i.kind == kind for i in arch.matrix_instrs):
         have = {i.kind for i in arch.matrix_instrs}
@@ -43,12 +43,12 @@ def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_
         raise pass_error(pass_name, module, f"{arch.name} ({arch.family}) has no {KIND_NAME[kind]} instructions{hint}")
     for kernel in working_kernels(module, pass_name):
         con = analyze(kernel, pass_name)
-        new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert)
+        new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert, frag_read)
         rewrite_compute(con, new)
 
 
 def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,
-         convert: str) -> Schedule:
+         convert: str, frag_read: int = 0) -> Schedule:
     """The matrix-core schedule for a register-tiled kernel, or the diagnostic why not."""
     kernel, s = con.kernel, con.schedule
 
@@ -75,8 +75,10 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
     if con.scaled and (s.chunk_m or s.chunk_n):
         raise fail("a block-scaled kernel takes no chunked fragments (lds-layout)")
-    if k_runs(instr.a, k_is_col=True) is None or k_runs(instr.b, k_is_col=False) is None:
+    runs = k_runs(instr.a, k_is_col=True), k_runs(instr.b, k_is_col=False)
+    if None in runs:
         raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
+    _check_frag_read(fail, instr, frag_read, runs[0][0], runs[1][0])
     tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
     if s.block_m % tile_m or s.block_n % tile_n:
         raise fail(
@@ -92,7 +94,7 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     new = s.with_(
         threads_x=waves_n * arch.wave_size, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n, b_transposed=1,
         instr=instr.mnemonic, waves_m=waves_m, waves_n=waves_n,
-        frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n), **reset,
+        frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n), frag_read=frag_read, **reset,
     )
     check_fits(pass_name, kernel, new, con, arch)
     return new
@@ -112,6 +114,16 @@ def _choose_scaled(fail, arch: Arch, name: str, frags: tuple[str, str], s: Sched
         return s.block_m % (waves_m * i.m) == 0 and s.block_n % (waves_n * i.n) == 0 and s.block_k % i.k == 0
 
     return max(scaled, key=lambda i: (fits(i), i.m * i.n, i.k)).with_formats(*frags)
+
+
+def _check_frag_read(fail, instr: MatrixInstr, frag_read: int, run_a: int, run_b: int) -> None:
+    """frag-read splits each lane's run of consecutive k's into LDS reads of that many
+    elements, so it must divide the runs of A and B."""
+    if frag_read == 1:  # one-element vector loads: not built (a scalar run needs no option)
+        raise fail("frag-read=1 is not supported; use 0 (whole runs) or a piece of 2 or more elements")
+    if frag_read < 0 or frag_read and (run_a % frag_read or run_b % frag_read):
+        raise fail(f"frag-read={frag_read} must divide {instr.mnemonic}'s runs of consecutive k's per lane "
+                   f"({run_a} of A, {run_b} of B); 0 reads each run whole")
 
 
 def _inputs(a: str, b: str) -> str:

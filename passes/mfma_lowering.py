@@ -19,6 +19,10 @@ A block-scaled (MX) kernel (gemm.role load_sa / load_sb scale loads) takes gfx95
 v_mfma_scale_f32_*_f8f6f4 of its two formats (cbsz, blgp; instr= may name the 16x16x128 or the
 32x32x64 form): each lane passes the E8M0 scale of the 32-element block its fragment holds
 (MatrixInstr.sa / .sb), read from global memory by the K tile, as `amdgpu.scaled_mfma`.
+frag-read (elements per LDS read of a lane's fragment; default 0: one read per run of
+consecutive k's, e.g. one ds_read_b64 of four f16; 2: 4-byte reads, whose chunks a
+swizzle-lds over the bank line can place so that a transposed 16-bit copy's stores, which
+all hit one position of their chunk, spread over every bank too).
 Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or
 that takes another type, tiles that the instruction tile does not divide.
 """
@@ -42,6 +46,7 @@ class MfmaLoweringPass(ModulePass):
     waves_m: int = 2
     waves_n: int = 2
     convert: str = ""
+    frag_read: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert)
+        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read)

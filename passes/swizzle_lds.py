@@ -5,17 +5,26 @@ whose every use is an element access (memref.load/store, vector.load/store), and
 rows hold a power-of-two number (>= 2) of `vector`-element chunks.
 Produces: element [.., r, j] of each chosen buffer lives at [.., r, j'] with
     j' = ((j / v) xor (r mod c)) * v + j mod v     (v = `vector`, c = row length / v)
-that is, row r permutes its v-element chunks by XOR with r.  The buffer keeps its type;
+that is, row r permutes its v-element chunks by XOR with r.  With rows=g > 1, g consecutive
+rows are swizzled as one line of g*c chunks (a row shorter than the LDS bank line shares the
+banks with its neighbours, so the XOR must reach across them):
+    p  = (r mod g) * c + j / v                (the chunk's place in its line)
+    p' = p xor ((r / g) mod (g * c))
+    [.., r, j] -> [.., r - r mod g + p' / c, (p' mod c) * v + j mod v]
+The buffer keeps its type;
 every access gets j' computed in front of it (arith divui/remui/xori/muli/addi), so the
 change is visible and local.  Chunks stay whole, so a vector access of w | v elements that
 starts at a multiple of w stays one contiguous access.  Rows that a transposed copy or a
 k-major fragment read walk down one column then spread over c chunks (banks).
-Options: vector (elements per chunk; 0: the widest access to the buffer), buffers (SSA
+Options: vector (elements per chunk; 0: the widest access to the buffer), rows (rows
+XORed as one line; default 1, each row by itself; 0: as many rows as fill the arch's bank
+line, lds_banks x lds_bank_bytes, e.g. four 32-byte rows of 16 f16 on gfx942: the line a
+fragment read of consecutive rows then covers without conflicts), buffers (SSA
 names; all LDS buffers when empty), strict (true: a buffer that cannot be swizzled is an
 error; false: it keeps its layout, as vectorize keeps scalar copies it cannot prove, which
 lets a default pipeline swizzle whatever each kernel allows).
 Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
-number of chunks; a use that is not an element access (amdgpu.gather_to_lds writes a
+number of chunks; rows=g that is not a power of two or does not divide the row count; a use that is not an element access (amdgpu.gather_to_lds writes a
 wave's words in order); a vector access wider than a chunk, or whose column index is not
 provably a multiple of its width (it could straddle two chunks).
 """
@@ -33,6 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
+from gemmc.target import target_of
 
 
 @dataclass(frozen=True)
@@ -40,20 +50,24 @@ class SwizzleLdsPass(ModulePass):
     name = "swizzle-lds"
 
     vector: int = 0
+    rows: int = 1
     buffers: tuple[str, ...] = ()
     strict: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.vector < 0:
             raise pass_error(self.name, op, f"vector={self.vector} must be positive (0: the widest access)")
+        if self.rows < 0:
+            raise pass_error(self.name, op, f"rows={self.rows} must be positive (0: the arch's bank line)")
+        arch = target_of(op)
         for alloc in select_allocs(op, tuple(self.buffers), self.name):
             try:
-                self._swizzle(alloc)
+                self._swizzle(alloc, arch)
             except GemmcError:
                 if self.strict:
                     raise
 
-    def _swizzle(self, alloc: Operation) -> None:
+    def _swizzle(self, alloc: Operation, arch) -> None:
         shape = alloc.results[0].type.get_shape()
         name = alloc.results[0].name_hint or "buffer"
         if len(shape) < 2:
@@ -66,11 +80,26 @@ class SwizzleLdsPass(ModulePass):
                 self.name, alloc,
                 f"rows of %{name} hold {shape[-1]} elements, not a power-of-two number (>= 2) of {v}-element chunks",
             )
+        g = self._line_rows(alloc, shape, arch)
         for a in found:
             self._check(a, v, name)
         for a in found:
-            col = _swizzled_column(a, v, chunks)
-            set_indices(a, [*a.indices[:-1], col])
+            if g == 1:
+                set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks)])
+            else:
+                set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g)])
+
+    def _line_rows(self, alloc: Operation, shape, arch) -> int:
+        """g, the rows XORed as one line: the option, or (rows=0) the rows that fill the bank line."""
+        name = alloc.results[0].name_hint or "buffer"
+        g = self.rows
+        if g == 0:
+            row_bytes = shape[-1] * alloc.results[0].type.get_element_type().bitwidth // 8
+            g = max(1, arch.lds_banks * arch.lds_bank_bytes // row_bytes)
+        if g & (g - 1) or shape[-2] % g:
+            raise pass_error(self.name, alloc, f"%{name} has {shape[-2]} rows; rows={g} must be a power of two "
+                             "that divides them")
+        return g
 
     def _check(self, a: Access, v: int, name: str) -> None:
         if a.whole_tile:
@@ -86,6 +115,33 @@ class SwizzleLdsPass(ModulePass):
                 f"the column index of this {a.width}-element access to %{name} is not provably a multiple of "
                 f"{a.width}, so it could straddle two chunks",
             )
+
+
+def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SSAValue]:
+    """(row', j') of element [r, j] when g rows form one line of g * chunks chunks (docstring)."""
+    row, col = a.indices[-2], a.indices[-1]
+    ops: list[Operation] = []
+
+    def emit(o: Operation) -> SSAValue:
+        ops.append(o)
+        return o.results[0]
+
+    def const(n: int) -> SSAValue:
+        return emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+
+    cg, cc, cv = const(g), const(chunks), const(v)
+    chunk = emit(arith.DivUIOp(col, cv)) if v > 1 else col
+    within = emit(arith.RemUIOp(row, cg))
+    place = emit(arith.AddiOp(emit(arith.MuliOp(within, cc)), chunk))
+    phase = emit(arith.RemUIOp(emit(arith.DivUIOp(row, cg)), const(g * chunks)))
+    moved = emit(arith.XOrIOp(place, phase))
+    new_row = emit(arith.AddiOp(emit(arith.SubiOp(row, within)), emit(arith.DivUIOp(moved, cc))))
+    new_col = emit(arith.MuliOp(emit(arith.RemUIOp(moved, cc)), cv)) if v > 1 else emit(arith.RemUIOp(moved, cc))
+    if v > 1:
+        new_col = emit(arith.AddiOp(new_col, emit(arith.RemUIOp(col, cv))))
+    new_row.name_hint, new_col.name_hint = "swz_row", "swz"
+    Rewriter.insert_op(ops, InsertPoint.before(a.op))
+    return new_row, new_col
 
 
 def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:

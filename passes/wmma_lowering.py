@@ -16,6 +16,7 @@ type), waves-m, waves-n (default 4 x 2: eight waves, 256 threads, each a 32 x 64
 a 128 x 128 block, which keeps accumulators and fragments within the VGPRs), convert (f16,
 bf16 or gfx1201's FP8 formats: f32 inputs rounded in the fragment loads, the tutorial's "Case 1"; WMMA has no
 f32 inputs, so f32 kernels need it).
+frag-read (elements per LDS read of a fragment; 0: one read per run, as mfma-lowering).
 Diagnostics: an arch without WMMA, no register tiling, f32 fragments, an instruction the
 arch lacks, tiles that 16x16x16 does not divide.
 """
@@ -39,6 +40,7 @@ class WmmaLoweringPass(ModulePass):
     waves_m: int = 4
     waves_n: int = 2
     convert: str = ""
+    frag_read: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(self.name, "wmma", op, self.instr, self.waves_m, self.waves_n, self.convert)
+        lower_module(self.name, "wmma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read)

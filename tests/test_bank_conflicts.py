@@ -30,3 +30,26 @@ def test_register_tiled_kernel_counts_by_hand():
     stores = 15 * 2 * 4 * 8
     assert conflicts("step3") == loads + stores == 17344
     assert conflicts("step3", "gfx1100") == 17344  # wave32: 8 waves of one group each
+
+
+HGEMM = ("kernel h { dim M = 128, N = 128, K = 32  A: f16[M, K] col_major  B: f16[K, N]  C: f32[M, N]  acc f32"
+         "  C = A @ B }")
+
+
+def fragment_read_conflicts(rows: int) -> int:
+    """Bank-conflict cycles of an f16 MFMA kernel whose LDS rows
+    are 32 bytes, a quarter of gfx942's 128-byte bank line."""
+    pipeline = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},"
+                f"matrix-cores,double-buffer,lower-copies,swizzle-lds{{rows={rows}}}")
+    module = gemmc.lower(gemmc.parse(HGEMM), pipeline, "gfx942")
+    result = gemmc.check(module, "gfx942")
+    assert result.passed
+    return result.stats.lds_bank_conflicts
+
+
+def test_swizzle_over_the_bank_line_frees_short_rows():
+    # Per row (rows=1), 16 lanes of a ds_read_b64 walk rows 32 bytes apart: rows r and r + 4
+    # share banks whatever the row's own XOR does.  Swizzling four rows as one 128-byte line
+    # (rows=0) leaves only the transposed 2-byte copies' stores conflicting (2-way at most).
+    per_row, per_line = fragment_read_conflicts(1), fragment_read_conflicts(0)
+    assert per_line * 4 < per_row, (per_row, per_line)

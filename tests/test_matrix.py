@@ -283,6 +283,32 @@ def test_step7_random_shapes(arch, m, n, k, t, col_major, b_t, seed):
     assert r.passed, r.summary()
 
 
+@pytest.mark.parametrize("arch", AMD)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "bf16"]),
+       col_major=st.booleans(), b_t=st.booleans(), frag=st.sampled_from([2, 4]), seed=st.integers(0, 5))
+def test_frag_read_random_shapes(arch, m, n, k, t, col_major, b_t, frag, seed):
+    """matrix-cores{frag-read}: fragments read in pieces of 2 or 4 elements, put together in
+    item order, then the LDS rows swizzled over the bank line, on any shape."""
+    pipeline = (TILED.format(bk=32) + f",matrix-cores{{frag-read={frag}}},double-buffer,lower-copies,"
+                "swizzle-lds{strict=false rows=0}")
+    r = run(kernel_source(t, col_major, b_t), pipeline, arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed, r.summary()
+
+
+def test_frag_read_pieces_in_the_wrong_order_fail(monkeypatch):
+    """A planted bug: every piece read from the run's start (k's lost) must FAIL.  (Pieces
+    merely reordered would not: A and B would be permuted along k alike.)"""
+    from gemmc import matrix_kernel
+
+    real = matrix_kernel._read_pieces
+    monkeypatch.setattr(matrix_kernel, "_read_pieces",
+                        lambda r, offs, f: (lambda p: (p[0], tuple(p[1][0] for _ in p[1])))(real(r, offs, f)))
+    pipeline = TILED.format(bk=16) + ",matrix-cores{frag-read=2}"
+    r = run(kernel_source("f16"), pipeline, "gfx942", {"M": 70, "N": 45, "K": 37})
+    assert not r.passed
+
+
 FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2"), "gfx1201": ("f8e4m3fn", "f8e5m2")}
 
 

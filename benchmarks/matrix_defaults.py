@@ -1,0 +1,123 @@
+"""The 16-bit matrix-core default pipelines: a reproducible grid search with the cost model.
+
+For each AMD arch with matrix cores and each 16-bit input type (f16, bf16), lowers
+examples/hgemm.gemm (its bf16 twin for bf16) at 4096^3 with every pipeline of the grid below,
+predicts it (gemmc.cost, estimated VGPRs: no compiler needed, so the search is the same on
+every machine), predicts the best RERANK again with the compiler's VGPRs, AGPRs and spills
+where clang-22 is installed (as `gemmc tune` does; `gemmc explain` uses them too), and prints
+the winner per arch and type, its bound and the share of the dense matrix peak: the fastest
+candidate whose LDS accesses have no bank conflicts (the model's count, which is the
+interpreter's) and no scratch, else the fastest.  The winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS; `--check`
+fails when the table there is not the search's winner.
+
+    python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--json out.json] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+import gemmc
+from gemmc.arch import get_arch
+from gemmc.cost.explain import predict_module
+
+ARCHS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
+DIMS = {"M": 4096, "N": 4096, "K": 4096}
+RERANK = 3
+SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K] col_major  B: {t}[K, N]  C: f32[M, N]  acc f32  "
+          "C = A @ B }}")
+
+
+def grid() -> list[str]:
+    """LDS tile, block-k, fragment reads (whole runs or 4-byte pieces), double-buffer stage
+    (registers / LDS), vectorized copies or not; the fragments' LDS rows swizzled over the
+    bank line; launch bounds of the workgroup."""
+    out = []
+    # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
+    # stage of double-buffer lost to the register stage on every arch in a wider search)
+    for (bm, bn), bk, frag, stage, width in itertools.product(((128, 128), (128, 256), (256, 128)), (16, 32), (0, 2),
+                                                              ("registers",), (0, 4)):
+        p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
+             f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{frag-read={frag}}},")
+        db = "double-buffer{stage=registers}" if stage == "registers" else "double-buffer"
+        vec = f"vectorize{{width={width}}}" if width else ""
+        # the register stage lowers the copies, so vectorize comes first there
+        p += ",".join(x for x in ((vec, db) if stage == "registers" else (db, vec)) if x)
+        out.append(p + ",lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}")
+    return out
+
+
+def predict(arch: str, dtype: str, pipeline: str, compiler: bool = False):
+    a = get_arch(arch)
+    module = gemmc.parse(SOURCE.format(name="g", t=dtype), "g.gemm", DIMS)
+    try:
+        gemmc.lower(module, pipeline, a)
+        return predict_module(module, a, None, None if compiler else False)
+    except gemmc.GemmcError:
+        return None  # a pass refused the candidate (LDS, VGPR or tile checks)
+
+
+def row(pipeline: str, pr) -> dict:
+    return {"pipeline": pipeline, "time_ms": pr.time_s * 1e3, "tflops": pr.tflops,
+            "percent_of_peak": pr.percent_of_peak, "bound": pr.bound, "vgprs": pr.occ.vgprs, "agprs": pr.occ.agprs,
+            "vgpr_source": pr.occ.source, "scratch_bytes": pr.occ.scratch_bytes, "bank_conflicts": pr.counts.stats_dict().get("lds_bank_conflicts", 0),
+            "times_ms": {k: v * 1e3 for k, v in pr.times.items()}}
+
+
+def order(r: dict):
+    """No bank conflicts first, then no scratch (the compiler's report, where there is one)."""
+    return (r["bank_conflicts"] > 0, r["scratch_bytes"] > 0, r["time_ms"], r["pipeline"])
+
+
+def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
+    rows = [row(p, pr) for p in grid() if (pr := predict(arch, dtype, p)) is not None]
+    rows.sort(key=order)
+    for i, r in enumerate(rows[:rerank]):
+        pr = predict(arch, dtype, r["pipeline"], compiler=True)
+        if pr is not None:
+            rows[i] = row(r["pipeline"], pr)
+    rows[:rerank] = sorted(rows[:rerank], key=order)
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", nargs="*", default=list(ARCHS))
+    ap.add_argument("--types", nargs="*", default=["f16", "bf16"])
+    ap.add_argument("--json")
+    ap.add_argument("--rerank", type=int, default=RERANK,
+                    help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
+    ap.add_argument("--check", action="store_true", help="fail unless MATRIX_16BIT_DEFAULTS holds the winners")
+    args = ap.parse_args(argv)
+    from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
+
+    results, bad = {}, []
+    print(f"{'arch':8} {'type':5} {'ms':>7} {'TFLOP/s':>8} {'% peak':>7} {'bound':8} {'conflicts':>9} {'V+AGPRs':7} pipeline")
+    for arch in args.arch:
+        for dtype in args.types:
+            rows = search(arch, dtype, args.rerank)
+            if not rows:
+                continue
+            best = rows[0]
+            results[f"{arch} {dtype}"] = rows
+            print(f"{arch:8} {dtype:5} {best['time_ms']:7.3f} {best['tflops']:8.1f} {best['percent_of_peak']:7.1f} "
+                  f"{best['bound']:8} {best['bank_conflicts']:9.3g} {best['vgprs']:3}+{best['agprs']:<3} {best['pipeline']}",
+                  flush=True)
+            ties = [r["pipeline"] for r in rows[:args.rerank] if r["bank_conflicts"] == best["bank_conflicts"]
+                    and r["time_ms"] <= best["time_ms"] * 1.0001]
+            if args.check and MATRIX_16BIT_DEFAULTS.get(arch) not in ties:
+                bad.append(f"{arch} {dtype}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if bad:
+        print(f"MATRIX_16BIT_DEFAULTS is not the search's winner for: {', '.join(bad)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
