@@ -144,7 +144,7 @@ def occupancy(arch_name: str, vgprs: int, agprs: int, lds: int, threads: int) ->
 def gemmc_kernel(problem: str, arch: str) -> Kernel:
     import gemmc
     from gemmc.arch import get_arch
-    from gemmc.pipeline import default_pipeline
+    from gemmc.ir_names import PIPELINE_ATTR
 
     path = ROOT / PROBLEMS[problem][1]
     dims = {"M": 4096, "N": 4096, "K": 4096}
@@ -156,7 +156,7 @@ def gemmc_kernel(problem: str, arch: str) -> Kernel:
         r = analyze_asm(out.read_text())
     module = gemmc.lower(gemmc.parse(path.read_text(), path.name, dims), None, get_arch(arch))
     threads = _threads(module)
-    pipeline = default_pipeline(get_arch(arch))
+    pipeline = module.attributes[PIPELINE_ATTR].data  # what the selection ran for this problem
     m = re.search(r"lds-tiling\{block-m=(\d+) block-n=(\d+) block-k=(\d+)\}", pipeline)
     config = f"default, {'x'.join(m.groups())}" if m else "default"
     return Kernel("gemmc", config, r["mfma"], r["lds"], r["other"], r["vgprs"], r["agprs"], r["scratch"],
