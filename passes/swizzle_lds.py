@@ -117,17 +117,25 @@ class SwizzleLdsPass(ModulePass):
             )
 
 
+class _Ops:
+    """Index arithmetic built in order, to be inserted in front of an access."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def emit(self, o: Operation) -> SSAValue:
+        self.ops.append(o)
+        return o.results[0]
+
+    def const(self, n: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+
+
 def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SSAValue]:
     """(row', j') of element [r, j] when g rows form one line of g * chunks chunks (docstring)."""
     row, col = a.indices[-2], a.indices[-1]
-    ops: list[Operation] = []
-
-    def emit(o: Operation) -> SSAValue:
-        ops.append(o)
-        return o.results[0]
-
-    def const(n: int) -> SSAValue:
-        return emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+    ops = _Ops()
+    emit, const = ops.emit, ops.const
 
     cg, cc, cv = const(g), const(chunks), const(v)
     chunk = emit(arith.DivUIOp(col, cv)) if v > 1 else col
@@ -140,21 +148,15 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SS
     if v > 1:
         new_col = emit(arith.AddiOp(new_col, emit(arith.RemUIOp(col, cv))))
     new_row.name_hint, new_col.name_hint = "swz_row", "swz"
-    Rewriter.insert_op(ops, InsertPoint.before(a.op))
+    Rewriter.insert_op(ops.ops, InsertPoint.before(a.op))
     return new_row, new_col
 
 
 def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:
     """j' = ((j / v) xor (r mod chunks)) * v + j mod v, built in front of the access."""
     row, col = a.indices[-2], a.indices[-1]
-    ops: list[Operation] = []
-
-    def emit(o: Operation) -> SSAValue:
-        ops.append(o)
-        return o.results[0]
-
-    def const(n: int) -> SSAValue:
-        return emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+    ops = _Ops()
+    emit, const = ops.emit, ops.const
 
     vc = const(v) if v > 1 else None
     chunk = emit(arith.DivUIOp(col, vc)) if vc else col
@@ -163,5 +165,5 @@ def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:
     if vc:
         moved = emit(arith.AddiOp(emit(arith.MuliOp(moved, vc)), emit(arith.RemUIOp(col, vc))))
     moved.name_hint = "swz"
-    Rewriter.insert_op(ops, InsertPoint.before(a.op))
+    Rewriter.insert_op(ops.ops, InsertPoint.before(a.op))
     return moved
