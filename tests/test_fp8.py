@@ -120,3 +120,19 @@ def test_default_pipeline_lowers_fp8_to_mfma_and_passes():
     assert "amdgpu.mfma" in ir and "vector<8xf8E4M3FNUZ>" in ir
     r = gemmc.check(module, "gfx942", {})
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
+
+
+def test_explain_peak_is_the_fp8_matrix_peak(capsys):
+    """The IR names an FP8 type f8E4M3FNUZ, the arch's instructions f8e4m3fnuz: the peak of an
+    FP8 problem is its own matrix peak (twice gfx942's f16 one), not the f16 fallback."""
+    from gemmc import cli
+    from gemmc.arch import get_arch
+    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
+
+    gfx942 = get_arch("gfx942")
+    fp8 = matrix_peak_tflops(gfx942, "f8E4M3FNUZ")
+    assert fp8 == matrix_peak_tflops(gfx942, "f8e4m3fnuz") == problem_peak_tflops(gfx942, "f8E4M3FNUZ")
+    assert fp8 == pytest.approx(2 * matrix_peak_tflops(gfx942, "f16"))
+    path = Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm"
+    assert cli.main(["explain", str(path), "--arch", "gfx942", "--no-compiler", "-p", "step1"]) == 0
+    assert f"peak {fp8:.1f} TFLOP/s" in capsys.readouterr().out.splitlines()[0]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from gemmc.arch import Arch
-from gemmc.cost.model import Prediction, predict
+from gemmc.cost.model import Prediction, predict, problem_peak_tflops
 from gemmc.diagnostics import EXIT_USAGE, GemmcError
 
 
@@ -225,7 +225,7 @@ def format_table(all_rows: list[Row], arch: Arch) -> str:
     p0 = rows[0].prediction
     pr = p0.kernel.problem
     head = (f"{p0.kernel.name}: {pr.m}x{pr.n}x{pr.k} {pr.in_type}, {arch.product} ({arch.name}), "
-            f"peak {p0.peak_tflops:.1f} TFLOP/s")
+            f"peak {problem_peak_tflops(arch, pr.in_type):.1f} TFLOP/s")
     table = [[c for c, _ in COLUMNS]]
     for r in rows:
         d = r.as_dict()

@@ -109,7 +109,9 @@ def vector_peak_tflops(arch: Arch) -> float:
 
 def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
     """Matrix-core peak for `in_type` inputs: the best flops per cycle of the arch's
-    instructions (2mnk / cycles per SIMD), on every SIMD of every CU."""
+    instructions (2mnk / cycles per SIMD), on every SIMD of every CU.  `in_type` is the
+    language's name or the IR's (f8E4M3FNUZ), which is the same name in other case."""
+    in_type = in_type.lower()
     # (gfx950's f8f6f4 MFMAs are left out: only the block-scaled lowering uses them, and the
     # model has no figures for them yet)
     best = max((2 * mi.m * mi.n * mi.k / mi.cycles for mi in arch.matrix_instrs
@@ -121,7 +123,7 @@ def problem_peak_tflops(arch: Arch, in_type: str) -> float:
     """The compute ceiling of a problem with `in_type` inputs: the matrix cores' peak for that
     type where it is 16-bit and the arch has matrix instructions for it (an f16 problem is
     bounded by the f16 matrix peak, not the FP32 VALUs'), else the FP32 VALU peak."""
-    if in_type != "f32" and any(mi.in_type == in_type for mi in arch.matrix_instrs):
+    if in_type != "f32" and any(mi.in_type == in_type.lower() for mi in arch.matrix_instrs):
         return matrix_peak_tflops(arch, in_type)
     return vector_peak_tflops(arch)
 
