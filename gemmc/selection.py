@@ -126,7 +126,10 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
     tiles = [(first, p)]
-    for t in SMALL_TILES:
+    k_tiles = -(-p.kernel.problem.k // p.kernel.schedule.block_k)
+    # a K loop too short to split is latency-bound whatever the tile: only the last (64x64) is
+    # tried, which keeps every small compile (the tests' 67x45x37) from lowering three more
+    for t in (SMALL_TILES if k_tiles >= MIN_TILES_PER_SPLIT else SMALL_TILES[-1:]):
         small = with_tiles(base, *t)
         if small != base:
             tiles.append(_predicted(module, arch, tiles_label(*t), small))
