@@ -230,7 +230,7 @@ def lower(
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline if choice.runnable else default_pipeline(target, input_type(module))
+        pipeline = choice.pipeline if choice.runnable else default_pipeline(target)
     spec = pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)
@@ -298,22 +298,6 @@ def tune_shapes(path: str, arch: Arch | str, shapes, output: str, **options) -> 
     if isinstance(shapes, str):
         shapes = read_shapes(shapes)
     return _tune(read_source(path), _arch(arch).name, list(shapes), output, **options)
-
-
-def input_type(module: ModuleOp) -> str | None:
-    """The element type of A and B ('f16', ...) when they agree, for default_pipeline;
-    None for IR without a GEMM host function or with mixed inputs."""
-    from gemmc.dialects.gemm import type_name
-    from gemmc.interp.check import host_function, matmul_spec
-
-    try:
-        host = host_function(module)
-        spec = matmul_spec(module, host)
-    except GemmcError:
-        return None
-    args = host.body.block.args
-    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
-    return types.pop() if len(types) == 1 else None
 
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:

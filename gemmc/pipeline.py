@@ -112,10 +112,8 @@ def matrix_16bit_pipeline(arch: Arch) -> str | None:
     return MATRIX_16BIT_DEFAULTS.get(arch.name)
 
 
-def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
-    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch and,
-    when given, the kernel's input element type (api.input_type); without one, the
-    type-independent default, which gemmc's own AMDGCN backend runs."""
+def default_pipeline(arch: Arch) -> str:
+    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch."""
     # MATRIX_16BIT_DEFAULTS are not the default yet: the cost model takes ~25 s to predict their
     # kernels (the selection predicts the default of every compile), which doubled the test suite.
     if arch.vendor == "nvidia":

@@ -105,9 +105,7 @@ def problem_key(module: ModuleOp) -> str | None:
 def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
     """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
     writes them), else the cost model's choice among the candidates."""
-    from gemmc.api import input_type
-
-    base = default_pipeline(arch, input_type(module))
+    base = default_pipeline(arch)
     if _has_dynamic_dims(module):
         from gemmc.dispatch import dispatch
 
