@@ -17,7 +17,9 @@ An operand whose layout does not allow this (16-bit B transposed into LDS by reg
 tiling, odd or dynamic row lengths) keeps its ordinary copy, or with strict=true the
 pass stops with a diagnostic; it also stops when neither operand can be loaded directly.
 Composes with double-buffer (the next tile's words are in flight during the compute),
-register tiling and the matrix-core lowerings; a direct copy ignores its vector width.
+register tiling and the matrix-core lowerings; a direct copy ignores its vector width, and
+the marks that order or split an ordinary copy's lanes (lds-tiling's `column_first`,
+vectorize's `peel`) are taken off the copies it makes direct, as they no longer apply.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class DirectToLdsPass(ModulePass):
                                  + "; ".join(dict.fromkeys(reasons)) + ")")
             for copy in proven:
                 copy.properties["direct"] = UnitAttr()
+                for mark in ("column_first", "peel"):  # they order a copy through VGPRs
+                    copy.properties.pop(mark, None)
 
     @staticmethod
     def _unproven(copy: CopyOp) -> str | None:
