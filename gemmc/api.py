@@ -201,6 +201,7 @@ def lower(
     finalize: bool = True,
     backend: str = "hip",
     selection: dict[str, str] | None = None,
+    verify_each: bool = True,
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
 
@@ -210,7 +211,9 @@ def lower(
 
     With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
     to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
-    opt` keeps them, so that the IR can be edited and handed to further passes."""
+    opt` keeps them, so that the IR can be edited and handed to further passes.  Without
+    `verify_each`, the IR is verified once at the end instead of after every pass (faster; a
+    broken pass is then not named)."""
     target = _arch(arch)
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
@@ -237,9 +240,9 @@ def lower(
     if spec.strip():
         module.attributes[PIPELINE_ATTR] = StringAttr(spec)
     try:
-        run_pipeline(module, passes, make_context(), after_each)
+        run_pipeline(module, passes, make_context(), after_each, verify_each)
         if finalize:
-            _lower_tile_ops(module, after_each)
+            _lower_tile_ops(module, after_each, verify_each)
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
     return module
@@ -273,13 +276,13 @@ def _adopt(module: ModuleOp, lowered: ModuleOp) -> ModuleOp:
     return module
 
 
-def _lower_tile_ops(module: ModuleOp, after_each) -> None:
+def _lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = True) -> None:
     """lower-copies, when the pipeline left gemm.copy ops."""
     from gemmc.copy_lowering import has_copies
     from gemmc.passes.lower_copies import LowerCopiesPass
 
     if has_copies(module):
-        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each)
+        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each)
 
 
 def load_selection(path: str, arch: Arch | str) -> dict[str, str]:

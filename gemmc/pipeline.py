@@ -330,16 +330,22 @@ def run_pipeline(
     passes: list[ModulePass],
     ctx: Context,
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+    verify_each: bool = True,
 ) -> None:
-    """Apply passes in order, verifying after each so a broken pass is caught where it broke."""
+    """Apply passes in order, verifying after each so a broken pass is caught where it broke
+    (without `verify_each`, once after the last: the selection lowers many candidates, and
+    verifying is half of the time a pass pipeline takes)."""
     for p in passes:
         if type(p) in _REGISTERED or type(p).__module__.startswith("xdsl."):
             _apply_foreign(p, ctx, module)
         else:
             p.apply(ctx, module)
-        module.verify()
+        if verify_each:
+            module.verify()
         if after_each is not None:
             after_each(p, module)
+    if passes and not verify_each:
+        module.verify()
 
 
 def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:

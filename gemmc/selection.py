@@ -7,7 +7,7 @@ Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's defau
 (gemmc.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
-smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (each S that keeps the grid
+smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
 within SPLIT_FILL x the slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and
 with `stream-k` (one persistent workgroup per CU); the fastest prediction wins.  Where the arch
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
@@ -35,6 +35,7 @@ SPLITS = (2, 4, 8, 16, 32)
 SMALL_TILES = ((64, 128, 4, 8), (128, 64, 8, 4), (64, 64, 4, 4))
 SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
 MIN_TILES_PER_SPLIT = 4  # K tiles a split keeps at least: below, the fix-up outweighs the gain
+WIDTH = 4  # the default pipelines' vector width (vectorize{width=4}): rows not a multiple of it peel
 
 
 @dataclass
@@ -120,9 +121,11 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
-    if workgroups >= slots or p.kernel.schedule is None:
+    if p.kernel.schedule is None:
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
+    if workgroups >= slots:
+        return _full_grid(module, arch, base, first, p, grid)
     tiles = [(first, p)]
     k_tiles = -(-p.kernel.problem.k // p.kernel.schedule.block_k)
     # a K loop too short to split is latency-bound whatever the tile: only the last (64x64) is
@@ -137,11 +140,10 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     for tile, pt in (tiles if arch.split_default_tile else tiles[1:]):
         k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
         wgs = pt.kernel.grid.workgroups
-        for f in SPLITS:
-            if wgs * f <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * f:
-                label = f"{tile.label}, split-k{{factor={f}}}"
-                spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
-                candidates.append(_predicted(module, arch, label, spec)[0])
+        for f in _split_factors(wgs, k_tiles, slots):
+            label = f"{tile.label}, split-k{{factor={f}}}"
+            spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
+            candidates.append(_predicted(module, arch, label, spec)[0])
         if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
             label = f"{tile.label}, stream-k"
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline))[0])
@@ -156,6 +158,49 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
 
 
+def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, grid: str) -> Choice:
+    """A grid that fills the GPU: the default, and where A's or B's rows are not a multiple of the
+    vector width (copies peel a misaligned head and tail off every row), also the default with
+    half its K tile; the faster prediction wins.  (On the H200, 3001x2999x1537 with B transposed
+    ran 1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
+    benchmarks/h200/raw/block_k.jsonl, so the variant is not tried where no row is misaligned.)"""
+    only = Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
+                  pipelines={first.label: base})
+    block_k = p.kernel.schedule.block_k
+    if block_k < 2 or block_k % 2 or not _misaligned_rows(module, WIDTH):
+        return only
+    half = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
+    other = _predicted(module, arch, f"block-k={block_k // 2}", half)[0] if half != base else None
+    if other is None:
+        return only
+    predicted = {first.label: first.time_s, other.label: other.time_s}
+    pipelines = {first.label: base, other.label: half}
+    if other.time_s >= first.time_s:
+        return Choice(base, f"{grid}, rows misaligned, but {other.label} is not predicted faster: the default "
+                      "pipeline", predicted, first.module, pipelines=pipelines)
+    return Choice(half, f"{grid}, rows misaligned: {other.label} predicted {other.time_s * 1e3:.3g} ms against "
+                  f"{first.time_s * 1e3:.3g} ms for the default", predicted, other.module, pipelines=pipelines)
+
+
+def _misaligned_rows(module: ModuleOp, width: int) -> bool:
+    """A or B is stored with a static row length that is not a multiple of `width` elements."""
+    from gemmc.interp.check import host_function, matmul_spec
+
+    host = host_function(module)
+    spec = matmul_spec(module, host)
+    args = host.body.block.args
+    return any(args[i].type.get_shape()[-1] % width for i in (spec.a, spec.b))
+
+
+def _split_factors(workgroups: int, k_tiles: int, slots: int) -> list[int]:
+    """The split factors tried for a tile: the two largest of SPLITS that keep the grid within
+    SPLIT_FILL x the slots and every split MIN_TILES_PER_SPLIT K tiles long.  (Over the shapes
+    suite on the five AMD targets, benchmarks/results/shapes_amd.md, the winning split was always
+    one of these two; each smaller one cost a lowering and a prediction.)"""
+    fits = [f for f in SPLITS if workgroups * f <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * f]
+    return fits[-2:]
+
+
 def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
     """A candidate: the module lowered with `pipeline` on a copy, and its prediction; (None, None)
     for a variant a pass refuses (the default's refusal is the user's error, raised)."""
@@ -164,7 +209,7 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
     from gemmc.diagnostics import GemmcError
 
     try:
-        lowered = lower(module.clone(), pipeline, arch)
+        lowered = lower(module.clone(), pipeline, arch, verify_each=False)
     except GemmcError:
         if label == "default":
             raise

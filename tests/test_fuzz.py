@@ -27,6 +27,9 @@ from errors.helpers import BASE, check_render, run_console
 
 SCALE = float(os.environ.get("GEMMC_FUZZ_SCALE", "1"))
 COUNTS: dict[str, int] = {}
+# test_fuzz_case_count sums what the others counted in this process: under pytest-xdist
+# (--dist loadgroup, pyproject.toml) the whole file runs on one worker
+pytestmark = pytest.mark.xdist_group("fuzz")
 OUTCOMES: dict[str, dict[str, int]] = {}
 
 
@@ -43,7 +46,7 @@ def _count(test: str, outcome: str) -> None:
     OUTCOMES[test][outcome] = OUTCOMES[test].get(outcome, 0) + 1
 
 
-@fuzz_settings(750)
+@fuzz_settings(450)
 @given(F.programs(), F.pipelines(), F.archs, st.integers(0, 3))
 def test_fuzz_valid_programs(program, pipeline, arch, roundtrip):
     """Valid programs parse; any pipeline either lowers them to a kernel that computes C
@@ -63,7 +66,7 @@ def test_fuzz_mutated_programs(text, arch, pipeline):
     _count("mutants", F.run_case(text, pipeline, arch, None, 6, roundtrip=False))
 
 
-@fuzz_settings(300)
+@fuzz_settings(250)
 @given(st.one_of(F.raw_pipelines(), F.pipelines()), F.archs)
 def test_fuzz_pipeline_strings(pipeline, arch):
     """Pipeline text from pass names, braces, options and junk: a usage or pass error, or a

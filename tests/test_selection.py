@@ -26,7 +26,8 @@ def test_with_tiles_changes_the_workgroup_and_thread_tiles():
 def test_small_problems_try_small_tiles_split_k_and_stream_k():
     choice = select_pipeline(gemmc.parse(problem(256, 256, 16384)), get_arch("gfx942"))
     assert {"default", "64x64 tiles", "default, stream-k", "64x64 tiles, stream-k",
-            "64x64 tiles, split-k{factor=2}"} <= set(choice.predicted)
+            "64x64 tiles, split-k{factor=16}", "64x64 tiles, split-k{factor=32}"} <= set(choice.predicted)
+    assert "64x64 tiles, split-k{factor=8}" not in choice.predicted  # the two largest factors only
     assert choice.predicted[choice.reason.split(":")[1].split(" predicted")[0].strip()] == min(choice.predicted.values())
 
 
@@ -90,3 +91,15 @@ def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
     for src in (problem(64, 64, 4096), "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"):
         module = gemmc.lower(gemmc.parse(src), None, "gfx942")
         assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"))
+
+
+def test_misaligned_rows_of_a_full_grid_try_half_the_k_tile():
+    choice = select_pipeline(gemmc.parse(problem(4097, 4095, 1023)), get_arch("sm_90"))
+    assert set(choice.predicted) == {"default", "block-k=8"}
+    assert "rows misaligned" in choice.reason
+    assert "block-k=8" in choice.pipelines["block-k=8"] and "block-k=16" in choice.pipelines["default"]
+
+
+def test_aligned_rows_of_a_full_grid_keep_the_default_alone():
+    choice = select_pipeline(gemmc.parse(problem(4096, 4096, 1024)), get_arch("sm_90"))
+    assert set(choice.predicted) == {"default"} and choice.pipeline == default_pipeline(get_arch("sm_90"))
