@@ -201,7 +201,7 @@ def lower(
     finalize: bool = True,
     backend: str = "hip",
     selection: dict[str, str] | None = None,
-    verify_each: bool = True,
+    verify_each: bool = False,
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
 
@@ -211,9 +211,9 @@ def lower(
 
     With `finalize`, tile-level ops that the pipeline left (gemm.copy) are then lowered
     to loops (lower-copies), as interpreting, emitting and the cost model need; `gemmc
-    opt` keeps them, so that the IR can be edited and handed to further passes.  Without
-    `verify_each`, the IR is verified once at the end instead of after every pass (faster; a
-    broken pass is then not named)."""
+    opt` keeps them, so that the IR can be edited and handed to further passes.  The IR is
+    verified after the pipeline and after each pass that is not gemmc's (run_pipeline); with
+    `verify_each`, after every pass, which names the pass that broke it (`gemmc opt` does so)."""
     target = _arch(arch)
     if pipeline is None and is_lowered(module):
         pipeline = ""  # IR that is already kernel IR: nothing to add by default
@@ -276,7 +276,7 @@ def _adopt(module: ModuleOp, lowered: ModuleOp) -> ModuleOp:
     return module
 
 
-def _lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = True) -> None:
+def _lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False) -> None:
     """lower-copies, when the pipeline left gemm.copy ops."""
     from gemmc.copy_lowering import has_copies
     from gemmc.passes.lower_copies import LowerCopiesPass

@@ -231,7 +231,7 @@ def cmd_opt(args) -> int:
     pipeline = _pipeline_for(args, default_none=True)
     arch = ARCHS[args.arch] if args.arch in ARCHS else api.get_arch(args.arch)
     if pipeline:
-        api.lower(module, pipeline, arch, after_each=after, finalize=False)
+        api.lower(module, pipeline, arch, after_each=after, finalize=False, verify_each=True)
     _write(args, api.print_ir(module))
     return 0
 

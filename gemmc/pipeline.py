@@ -332,20 +332,32 @@ def run_pipeline(
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
     verify_each: bool = True,
 ) -> None:
-    """Apply passes in order, verifying after each so a broken pass is caught where it broke
-    (without `verify_each`, once after the last: the selection lowers many candidates, and
-    verifying is half of the time a pass pipeline takes)."""
+    """Apply passes in order.  The IR is verified after each pass that is not gemmc's own (the
+    user's, xDSL's: what breaks the IR is stopped where it broke), after every pass with
+    `verify_each` (as `gemmc opt` runs them), and in any case after the last.  Verifying is half of
+    the time a pipeline of gemmc's passes takes, and every one of them is tested alone, verified."""
     for p in passes:
-        if type(p) in _REGISTERED or type(p).__module__.startswith("xdsl."):
+        foreign = type(p) in _REGISTERED or type(p).__module__.startswith("xdsl.")
+        if foreign:
             _apply_foreign(p, ctx, module)
         else:
             p.apply(ctx, module)
-        if verify_each:
-            module.verify()
+        if foreign or verify_each or after_each is not None:
+            _verify(module, f"after pass '{p.name}'")
         if after_each is not None:
             after_each(p, module)
-    if passes and not verify_each:
+    if passes and not (verify_each or after_each is not None):
+        _verify(module, "after the pipeline (gemmc opt verifies after each pass, to find the one that broke it)")
+
+
+def _verify(module: ModuleOp, where: str) -> None:
+    from xdsl.utils.exceptions import VerifyException
+
+    try:
         module.verify()
+    except VerifyException as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise GemmcError(f"IR does not verify {where}: {first}") from None
 
 
 def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:

@@ -209,7 +209,7 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
     from gemmc.diagnostics import GemmcError
 
     try:
-        lowered = lower(module.clone(), pipeline, arch, verify_each=False)
+        lowered = lower(module.clone(), pipeline, arch)
     except GemmcError:
         if label == "default":
             raise
