@@ -46,7 +46,7 @@ def _count(test: str, outcome: str) -> None:
     OUTCOMES[test][outcome] = OUTCOMES[test].get(outcome, 0) + 1
 
 
-@fuzz_settings(450)
+@fuzz_settings(300)
 @given(F.programs(), F.pipelines(), F.archs, st.integers(0, 3))
 def test_fuzz_valid_programs(program, pipeline, arch, roundtrip):
     """Valid programs parse; any pipeline either lowers them to a kernel that computes C
@@ -57,7 +57,7 @@ def test_fuzz_valid_programs(program, pipeline, arch, roundtrip):
     _count("valid", outcome)
 
 
-@fuzz_settings(1100)
+@fuzz_settings(1300)
 @given(F.mutants(), F.archs, st.sampled_from(["step1", "gemm-to-kernel,lds-tiling{block-m=8 block-n=8 block-k=4}",
                                               "step2", ""]))
 def test_fuzz_mutated_programs(text, arch, pipeline):

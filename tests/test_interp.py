@@ -95,7 +95,7 @@ def gemm_sources(draw):
     return src, defines, block
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gemm_sources(), st.integers(0, 2**16))
 @example(  # one element, a cancelling dot product: failed a max|C|-relative error measure
     ("kernel g { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  acc f32\n  C = A @ B }",

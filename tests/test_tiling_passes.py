@@ -68,7 +68,7 @@ def _tuned_kernel():
     return gemmc.lower(gemmc.parse(src), "tuned-h200", "gfx942")
 
 
-@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(m=st.integers(1, 280), n=st.integers(1, 280), k=st.integers(1, 280))
 def test_tuned_pipeline_matches_numpy(m, n, k):
     """One kernel with dynamic sizes (lowered once) against numpy at shapes of one to three
@@ -76,7 +76,7 @@ def test_tuned_pipeline_matches_numpy(m, n, k):
     assert gemmc.check(_tuned_kernel(), "gfx942", {"M": m, "N": n, "K": k}).passed
 
 
-@SETTINGS
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(m=st.integers(1, 200), n=st.integers(1, 200), k=st.integers(1, 120), arch=st.sampled_from(["gfx942", "gfx1201"]))
 def test_one_lds_slot_matches_numpy(m, n, k, arch):
     """Register staging into one LDS buffer: the interpreter's race check and numpy both hold."""
