@@ -220,3 +220,23 @@ def test_unknown_pass_suggests_a_name(capsys):
     code, _, err = run(["opt", SGEMM, "-p", "gemm-to-kernel,canonicalise"], capsys)
     assert code == 2 and err.startswith("error: unknown pass 'canonicalise'; known passes and pipelines: ")
     assert err.rstrip().endswith("; did you mean 'canonicalize'?")
+
+
+@dataclasses.dataclass(frozen=True)
+class _DropTerminators(ModulePass):
+    """Breaks the IR: removes every function's return."""
+    name = "drop-returns"
+
+    def apply(self, ctx, op):
+        for o in list(op.walk()):
+            if o.name in ("func.return", "gpu.return"):
+                o.detach()
+                o.erase()
+
+
+def test_a_pass_that_breaks_the_ir_is_stopped_after_it():
+    """The user's pass is verified right after it runs, by lower() as by gemmc opt; gemmc's own
+    passes after them are not blamed."""
+    gemmc.register_pass(_DropTerminators)
+    with pytest.raises(gemmc.GemmcError, match=r"^error: IR does not verify after pass 'drop-returns': "):
+        gemmc.lower(gemmc.parse(open(SGEMM).read()), "gemm-to-kernel,drop-returns,lds-tiling", "gfx942")
