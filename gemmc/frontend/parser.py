@@ -7,10 +7,13 @@ name that is wrong.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import sys
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -36,7 +39,26 @@ from gemmc.dialects.gemm import (
 from gemmc.ir_names import DIMS_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
-_PARSER = Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+@functools.cache
+def _parser() -> Lark:
+    """Built on the first .gemm parse, not at import (`gemmc opt k.mlir` needs none).  Lark keeps
+    the LALR tables in a cache file, checked against the grammar and options, which makes a later
+    process's build about ten times faster; in the user's own cache directory, as the file is a
+    pickle (not in a shared /tmp)."""
+    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    return Lark(_GRAMMAR, **options, cache=_cache_file() or False)
+
+
+def _cache_file() -> str | None:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gemmc"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # no cache: built each time
+    return str(base / "gemm-grammar.lark-cache")
+
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
@@ -93,7 +115,7 @@ def parse_gemm(
 
 def _parse_tree(text: str, filename: str) -> Tree:
     try:
-        return _PARSER.parse(text)
+        return _parser().parse(text)
     except UnexpectedInput as e:
         star = _star_for_at(e, text)
         if star is not None:
