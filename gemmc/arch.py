@@ -220,6 +220,8 @@ class Arch:
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
     split_default_tile: bool = True  # gemmc.selection also splits (split-k, stream-k) the default
     # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
+    unpeeled_candidates: bool = True  # gemmc.selection also weighs scalar copies (vectorize{peel=false})
+    # against peeled ones where rows are misaligned
     # double-buffer's scalar copies into a transposed LDS tile: threads walk the tile's stored columns
     # (consecutive LDS words, conflict-free stores; each lane's load a global row apart) or its rows
     # (coalesced loads, stores e0 words apart, 16-way conflicted).  sm_90: columns, measured faster (its
@@ -528,6 +530,9 @@ ARCHS: dict[str, Arch] = {
             split_default_tile=False,  # split 128x128 tiles measured 1.2-1.8x slower than the model
             # predicts at 512^3-1024x1024x65536, the 64x128 and 128x64 ones within 1.1x and faster
             # (H200, 2026-12-02; benchmarks/h200/candidates.md)
+            unpeeled_candidates=False,  # the model predicts scalar copies of misaligned rows as fast as
+            # peeled ones or faster; measured 1.05-1.7x slower (4097x4095x1023 with 8-deep K tiles:
+            # 1.75 against 1.02 ms; H200, 2026-12-02, benchmarks/h200/raw/block_k.jsonl)
         ),
     )
 }

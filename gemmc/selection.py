@@ -160,26 +160,39 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, grid: str) -> Choice:
     """A grid that fills the GPU: the default, and where A's or B's rows are not a multiple of the
-    vector width (copies peel a misaligned head and tail off every row), also the default with
-    half its K tile; the faster prediction wins.  (On the H200, 3001x2999x1537 with B transposed
-    ran 1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
-    benchmarks/h200/raw/block_k.jsonl, so the variant is not tried where no row is misaligned.)"""
+    vector width (copies peel a misaligned head and tail off every row), also the default with half
+    its K tile, and where the arch allows (Arch.unpeeled_candidates) both with scalar copies instead
+    of peeled ones; the fastest prediction wins.  (On the H200, 3001x2999x1537 with B transposed ran
+    1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
+    benchmarks/h200/raw/block_k.jsonl, so the variants are not tried where no row is misaligned.)"""
     only = Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                   pipelines={first.label: base})
     block_k = p.kernel.schedule.block_k
-    if block_k < 2 or block_k % 2 or not _misaligned_rows(module, WIDTH):
+    if not _misaligned_rows(module, WIDTH):
         return only
-    half = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
-    other = _predicted(module, arch, f"block-k={block_k // 2}", half)[0] if half != base else None
-    if other is None:
-        return only
-    predicted = {first.label: first.time_s, other.label: other.time_s}
-    pipelines = {first.label: base, other.label: half}
-    if other.time_s >= first.time_s:
-        return Choice(base, f"{grid}, rows misaligned, but {other.label} is not predicted faster: the default "
-                      "pipeline", predicted, first.module, pipelines=pipelines)
-    return Choice(half, f"{grid}, rows misaligned: {other.label} predicted {other.time_s * 1e3:.3g} ms against "
-                  f"{first.time_s * 1e3:.3g} ms for the default", predicted, other.module, pipelines=pipelines)
+    variants = {}
+    if block_k >= 2 and block_k % 2 == 0:
+        variants[f"block-k={block_k // 2}"] = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
+    if arch.unpeeled_candidates:
+        for label, spec in [("default", base), *variants.items()]:
+            if with_unpeeled(spec) != spec:
+                variants["scalar copies" if label == "default" else f"{label}, scalar copies"] = with_unpeeled(spec)
+    candidates = [first] + [c for label, spec in variants.items() if spec != base
+                            for c in [_predicted(module, arch, label, spec)[0]] if c is not None]
+    predicted = {c.label: c.time_s for c in candidates}
+    pipelines = {c.label: c.pipeline for c in candidates}
+    best = min(candidates, key=lambda c: c.time_s)
+    if best is first:
+        return Choice(base, f"{grid}, rows misaligned, but no variant is predicted faster: the default pipeline",
+                      predicted, first.module, pipelines=pipelines)
+    return Choice(best.pipeline, f"{grid}, rows misaligned: {best.label} predicted {best.time_s * 1e3:.3g} ms "
+                  f"against {first.time_s * 1e3:.3g} ms for the default", predicted, best.module, pipelines=pipelines)
+
+
+def with_unpeeled(spec: str) -> str:
+    """`spec` with its vectorize pass keeping misaligned rows' copies scalar (peel=false)."""
+    return re.sub(r"vectorize\{([^}]*)\}", lambda m: "vectorize{" + (m.group(1) + " peel=false").strip() + "}",
+                  spec) if "peel=" not in spec else spec
 
 
 def _misaligned_rows(module: ModuleOp, width: int) -> bool:

@@ -9,7 +9,7 @@ import gemmc
 from gemmc.arch import get_arch
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import default_pipeline
-from gemmc.selection import select_pipeline, with_split_k, with_tiles
+from gemmc.selection import select_pipeline, with_split_k, with_tiles, with_unpeeled
 
 
 def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:
@@ -103,3 +103,19 @@ def test_misaligned_rows_of_a_full_grid_try_half_the_k_tile():
 def test_aligned_rows_of_a_full_grid_keep_the_default_alone():
     choice = select_pipeline(gemmc.parse(problem(4096, 4096, 1024)), get_arch("sm_90"))
     assert set(choice.predicted) == {"default"} and choice.pipeline == default_pipeline(get_arch("sm_90"))
+
+
+def test_misaligned_rows_weigh_scalar_copies_where_the_arch_allows():
+    """gfx90a: peeled and scalar copies, each at both K tile depths; the fastest prediction runs.
+    (sm_90 tries no scalar copies: Arch.unpeeled_candidates, measured slower than predicted.)"""
+    choice = select_pipeline(gemmc.parse(problem(3001, 2999, 1537)), get_arch("gfx90a"))
+    assert set(choice.predicted) == {"default", "block-k=8", "scalar copies", "block-k=8, scalar copies"}
+    best = min(choice.predicted, key=choice.predicted.get)
+    assert choice.pipeline == choice.pipelines[best]
+    assert "peel=false" in choice.pipelines["scalar copies"] and "peel=false" not in choice.pipelines["block-k=8"]
+
+
+def test_with_unpeeled_keeps_scalar_copies():
+    assert with_unpeeled("lds-tiling,vectorize{width=4},double-buffer") == \
+        "lds-tiling,vectorize{width=4 peel=false},double-buffer"
+    assert with_unpeeled("lds-tiling,double-buffer") == "lds-tiling,double-buffer"
