@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from gemmc.arch import Arch, get_arch  # noqa: F401  (re-exported for the CLI)
 from gemmc.context import make_context
-from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in
+from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in, verifier_message
 from gemmc.ir_names import PIPELINE_ATTR
 from gemmc.pipeline import (  # noqa: F401  (load_pass_file, register_pass: re-exported)
     default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline,
@@ -124,7 +124,7 @@ def parse_ir(text: str, filename: str = "<input>") -> ModuleOp:
     try:
         module = Parser(make_context(), text, filename).parse_module()
     except (VerifyException, DiagnosticException) as e:  # some ops check their syntax while parsing
-        raise GemmcError(f"IR does not verify: {_first_line(e)}") from None
+        raise GemmcError(f"IR does not verify: {verifier_message(e)}") from None
     except ValueError as e:  # e.g. xDSL's 'Invalid Block name format'
         words = " ".join(" ".join(str(a) for a in e.args).split())
         raise GemmcError(f"cannot parse the IR: {words or type(e).__name__}") from None
@@ -151,7 +151,7 @@ def verify(module: ModuleOp) -> None:
     try:
         module.verify()
     except (VerifyException, DiagnosticException) as e:
-        raise GemmcError(f"IR does not verify: {_first_line(e)}") from None
+        raise GemmcError(f"IR does not verify: {verifier_message(e)}") from None
     _check_defined_before_use(module)
 
 
@@ -182,12 +182,6 @@ def _check_defined_before_use(module: ModuleOp) -> None:
             walk_block(block)
 
 
-def _first_line(e: Exception) -> str:
-    lines = [l for l in str(e).splitlines() if l.strip()]
-    for l in lines:
-        if "Operation does not verify" in l:
-            return l.split("Operation does not verify:", 1)[1].strip()
-    return lines[-1].strip() if lines else type(e).__name__
 
 
 # -- lowering -----------------------------------------------------------------------
@@ -244,7 +238,7 @@ def lower(
         if finalize:
             _lower_tile_ops(module, after_each, verify_each)
     except (VerifyException, DiagnosticException) as e:
-        raise GemmcError(f"IR does not verify after a pass: {_first_line(e)}") from None
+        raise GemmcError(f"IR does not verify after a pass: {verifier_message(e)}") from None
     return module
 
 

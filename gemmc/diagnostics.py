@@ -76,3 +76,13 @@ def pass_error(pass_name: str, op, message: str) -> GemmcError:
         sym = fn.properties.get("sym_name") or fn.attributes.get("sym_name")
         where += f" in @{sym.data}"
     return GemmcError(f"{pass_name}: {message} (at {where})")
+
+
+def verifier_message(e: Exception) -> str:
+    """The one line of an xDSL verifier (or parser) exception that says what is wrong, without the
+    IR it prints around it."""
+    lines = [l for l in str(e).splitlines() if l.strip()]
+    for l in lines:
+        if "Operation does not verify" in l:
+            return l.split("Operation does not verify:", 1)[1].strip()
+    return lines[-1].strip() if lines else type(e).__name__

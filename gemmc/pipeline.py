@@ -16,7 +16,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from gemmc.arch import Arch
-from gemmc.diagnostics import EXIT_IO, GemmcError, Location, usage_error
+from gemmc.diagnostics import EXIT_IO, GemmcError, Location, usage_error, verifier_message
 from gemmc.target import set_target, target_of  # noqa: F401  (re-exported for callers of the pipeline API)
 
 
@@ -356,8 +356,7 @@ def _verify(module: ModuleOp, where: str) -> None:
     try:
         module.verify()
     except VerifyException as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise GemmcError(f"IR does not verify {where}: {first}") from None
+        raise GemmcError(f"IR does not verify {where}: {verifier_message(e)}") from None
 
 
 def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:

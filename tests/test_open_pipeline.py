@@ -238,5 +238,6 @@ def test_a_pass_that_breaks_the_ir_is_stopped_after_it():
     """The user's pass is verified right after it runs, by lower() as by gemmc opt; gemmc's own
     passes after them are not blamed."""
     gemmc.register_pass(_DropTerminators)
-    with pytest.raises(gemmc.GemmcError, match=r"^error: IR does not verify after pass 'drop-returns': "):
+    with pytest.raises(gemmc.GemmcError, match=r"^error: IR does not verify after pass 'drop-returns': [^\n]*"
+                                                r"terminator"):
         gemmc.lower(gemmc.parse(open(SGEMM).read()), "gemm-to-kernel,drop-returns,lds-tiling", "gfx942")
