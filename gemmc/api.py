@@ -182,8 +182,6 @@ def _check_defined_before_use(module: ModuleOp) -> None:
             walk_block(block)
 
 
-
-
 # -- lowering -----------------------------------------------------------------------
 
 

@@ -114,8 +114,9 @@ def matrix_16bit_pipeline(arch: Arch) -> str | None:
 
 def default_pipeline(arch: Arch) -> str:
     """What `gemmc compile` runs without -p: the best pipeline built so far for the arch."""
-    # MATRIX_16BIT_DEFAULTS are not the default yet: the cost model takes ~25 s to predict their
-    # kernels (the selection predicts the default of every compile), which doubled the test suite.
+    # MATRIX_16BIT_DEFAULTS are not the default yet: the selection lowers and predicts the default
+    # and its variants on every compile, and with these a 16-bit compile took ~25 s (2026-12-02,
+    # before candidates were verified once and split factors cut to two), doubling the test suite.
     if arch.vendor == "nvidia":
         return NAMED_PIPELINES["tuned-h200"]
     if arch.matrix_instrs:  # step 7 where the matrix cores take the kernel's types as they are
@@ -336,17 +337,19 @@ def run_pipeline(
     user's, xDSL's: what breaks the IR is stopped where it broke), after every pass with
     `verify_each` (as `gemmc opt` runs them), and in any case after the last.  Verifying is half of
     the time a pipeline of gemmc's passes takes, and every one of them is tested alone, verified."""
+    verified = True
     for p in passes:
         foreign = type(p) in _REGISTERED or type(p).__module__.startswith("xdsl.")
         if foreign:
             _apply_foreign(p, ctx, module)
         else:
             p.apply(ctx, module)
-        if foreign or verify_each or after_each is not None:
+        verified = foreign or verify_each or after_each is not None
+        if verified:
             _verify(module, f"after pass '{p.name}'")
         if after_each is not None:
             after_each(p, module)
-    if passes and not (verify_each or after_each is not None):
+    if not verified:
         _verify(module, "after the pipeline (gemmc opt verifies after each pass, to find the one that broke it)")
 
 

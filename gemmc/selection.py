@@ -121,11 +121,11 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
-    if p.kernel.schedule is None:
+    if p.kernel.schedule is None or (workgroups >= slots and not _misaligned_rows(module, WIDTH)):
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
     if workgroups >= slots:
-        return _full_grid(module, arch, base, first, p, grid)
+        return _full_grid(module, arch, base, first, p.kernel.schedule.block_k, grid)
     tiles = [(first, p)]
     k_tiles = -(-p.kernel.problem.k // p.kernel.schedule.block_k)
     # a K loop too short to split is latency-bound whatever the tile: only the last (64x64) is
@@ -158,18 +158,13 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
 
 
-def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, grid: str) -> Choice:
-    """A grid that fills the GPU: the default, and where A's or B's rows are not a multiple of the
-    vector width (copies peel a misaligned head and tail off every row), also the default with half
-    its K tile, and where the arch allows (Arch.unpeeled_candidates) both with scalar copies instead
-    of peeled ones; the fastest prediction wins.  (On the H200, 3001x2999x1537 with B transposed ran
+def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
+    """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
+    (copies peel a misaligned head and tail off every row): the default, the default with half its
+    K tile, and where the arch allows (Arch.unpeeled_candidates) both with scalar copies instead of
+    peeled ones; the fastest prediction wins.  (On the H200, 3001x2999x1537 with B transposed ran
     1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
     benchmarks/h200/raw/block_k.jsonl, so the variants are not tried where no row is misaligned.)"""
-    only = Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
-                  pipelines={first.label: base})
-    block_k = p.kernel.schedule.block_k
-    if not _misaligned_rows(module, WIDTH):
-        return only
     variants = {}
     if block_k >= 2 and block_k % 2 == 0:
         variants[f"block-k={block_k // 2}"] = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
@@ -177,8 +172,11 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, gr
         for label, spec in [("default", base), *variants.items()]:
             if with_unpeeled(spec) != spec:
                 variants["scalar copies" if label == "default" else f"{label}, scalar copies"] = with_unpeeled(spec)
-    candidates = [first] + [c for label, spec in variants.items() if spec != base
-                            for c in [_predicted(module, arch, label, spec)[0]] if c is not None]
+    candidates = [first]
+    for label, spec in variants.items():
+        candidate = _predicted(module, arch, label, spec)[0] if spec != base else None
+        if candidate is not None:
+            candidates.append(candidate)
     predicted = {c.label: c.time_s for c in candidates}
     pipelines = {c.label: c.pipeline for c in candidates}
     best = min(candidates, key=lambda c: c.time_s)
