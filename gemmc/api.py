@@ -222,10 +222,12 @@ def lower(
         # type-independent default (the 16-bit defaults' register-staged copies are beyond it)
         pipeline = default_pipeline(target)
     if pipeline is None:
+        from gemmc.selection import input_type
+
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline if choice.runnable else default_pipeline(target)
+        pipeline = choice.pipeline if choice.runnable else default_pipeline(target, input_type(module))
     spec = pipeline
     passes = parse_pipeline_spec(spec) if spec.strip() else []
     set_target(module, target)

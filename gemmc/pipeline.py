@@ -91,8 +91,8 @@ NAMED_PIPELINES: dict[str, str] = {
 # LDS tiles, block-k, double-buffer stage, vectorize, swizzle-lds over the bank line); the
 # winners are pinned by tests/lit/pipelines/matrix-defaults.gemm (gfx1201's with --rerank 8: its three
 # best by estimated VGPRs spill under clang; gfx942's and gfx950's with --rerank 12: their best by
-# estimated VGPRs take 256 VGPRs under clang, one wave per SIMD).  Opt-in for now (`-p`, or
-# matrix_16bit_pipeline): see default_pipeline.
+# estimated VGPRs take 256 VGPRs under clang, one wave per SIMD).  An arch without an
+# entry keeps the type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
@@ -107,16 +107,13 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 }
 
 
-def matrix_16bit_pipeline(arch: Arch) -> str | None:
-    """The arch's fastest predicted f16/bf16 matrix-core pipeline (MATRIX_16BIT_DEFAULTS), if any."""
-    return MATRIX_16BIT_DEFAULTS.get(arch.name)
-
-
-def default_pipeline(arch: Arch) -> str:
-    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch."""
-    # MATRIX_16BIT_DEFAULTS are not the default yet: the selection lowers and predicts the default
-    # and its variants on every compile, and with these a 16-bit compile took ~25 s (2026-12-02,
-    # before candidates were verified once and split factors cut to two), doubling the test suite.
+def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
+    """What `gemmc compile` runs without -p: the best pipeline built so far for the arch and,
+    when given, the kernel's input element type (api.input_type); without one, the
+    type-independent default, which gemmc's own AMDGCN backend runs."""
+    if in_type in ("f16", "bf16") and arch.name in MATRIX_16BIT_DEFAULTS \
+            and any(i.in_type == in_type for i in arch.matrix_instrs):
+        return MATRIX_16BIT_DEFAULTS[arch.name]
     if arch.vendor == "nvidia":
         return NAMED_PIPELINES["tuned-h200"]
     if arch.matrix_instrs:  # step 7 where the matrix cores take the kernel's types as they are

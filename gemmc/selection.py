@@ -103,10 +103,27 @@ def problem_key(module: ModuleOp) -> str | None:
             f"ab={int(spec.beta is not None)}")
 
 
+def input_type(module: ModuleOp) -> str | None:
+    """The element type of A and B ('f16', ...) when they agree, for default_pipeline; None for IR
+    without a GEMM host function or with mixed inputs."""
+    from gemmc.dialects.gemm import type_name
+    from gemmc.diagnostics import GemmcError
+    from gemmc.interp.check import host_function, matmul_spec
+
+    try:
+        host = host_function(module)
+        spec = matmul_spec(module, host)
+    except GemmcError:
+        return None
+    args = host.body.block.args
+    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
+    return types.pop() if len(types) == 1 else None
+
+
 def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
     """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
     writes them), else the cost model's choice among the candidates."""
-    base = default_pipeline(arch)
+    base = default_pipeline(arch, input_type(module))
     if _has_dynamic_dims(module):
         from gemmc.dispatch import dispatch
 

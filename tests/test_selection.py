@@ -75,7 +75,8 @@ def test_lower_without_pipeline_runs_the_choice_and_says_why():
 def test_selected_f16_kernel_passes():
     """16-bit inputs on the matrix cores: the selection's kernel is checked like any other."""
     module = gemmc.lower(gemmc.parse(problem(48, 80, 3000, "f16")), None, "gfx1201")
-    assert "split-k" in module.attributes[PIPELINE_ATTR].data
+    assert "matrix-cores" in module.attributes[PIPELINE_ATTR].data
+    assert "-k{" in module.attributes[PIPELINE_ATTR].data  # split-k or stream-k
     assert gemmc.check(module, "gfx1201").passed
 
 
