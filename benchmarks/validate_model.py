@@ -101,9 +101,10 @@ GAU_NERNST = [
     Case("v3a register double buffering", _GAU_MS["v3a"],
          _GAU + ",double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds" + _LB,
          "theirs peels the last iteration, gemmc guards the prefetch"),
-    Case("v3b 16-byte LDS reads", _GAU_MS["v3b"], None,
-         "not expressible: mfma-lowering reads one fragment (8 bytes for 16x16x16 bf16) per k-step; "
-         "reading two k-steps' fragments with one ds_read_b128 is not built"),
+    Case("v3b 16-byte LDS reads", _GAU_MS["v3b"],
+         _GAU.replace("waves-n=2}", "waves-n=2 k-pack=2}")
+         + ",double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds" + _LB,
+         "k-pack=2: two instructions' k's interleaved, one ds_read_b128 of 8 bf16 a lane for both"),
 ]
 PYTORCH_MI300X_BF16_TFLOPS = 548.09  # the same README: PyTorch 2.8.0+rocm6.4
 

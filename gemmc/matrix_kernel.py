@@ -125,9 +125,20 @@ def k_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[int, ...]] | None
     return (r, offsets) if (runs == np.arange(r)).all() else None
 
 
-def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int) -> int:
-    """Accumulator and fragment registers per lane for a wave of tiles_m x tiles_n tiles."""
-    return tiles_m * tiles_n * instr.c_regs + tiles_m * instr.a_regs + tiles_n * instr.b_regs
+def runs_start_aligned(layout: Layout, k_is_col: bool, r: int) -> bool:
+    """Every lane's runs of consecutive k's start at a multiple of their length r, as k_pack's
+    interleaving of instructions' k's needs (gemmc.matrix_kernel._fragments)."""
+    lanes = np.arange(layout.lanes)[:, None]
+    items = np.arange(0, layout.items, r)[None, :]
+    shape = (layout.lanes, items.shape[1])
+    _, row, col = (np.broadcast_to(x, shape) for x in layout.at(lanes, items))
+    return bool(((col if k_is_col else row) % r == 0).all())
+
+
+def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int, k_pack: int = 1) -> int:
+    """Accumulator and fragment registers per lane for a wave of tiles_m x tiles_n tiles (with
+    k_pack instructions' fragments read at once)."""
+    return tiles_m * tiles_n * instr.c_regs + (tiles_m * instr.a_regs + tiles_n * instr.b_regs) * k_pack
 
 
 # -- the matrix-core path of tiled_kernel.Writer -------------------------------------------
@@ -157,39 +168,48 @@ def setup(w) -> None:
     _, a_row, a_k = instr.a.at(lane, 0)
     _, b_k, b_col = instr.b.at(lane, 0)
     w.a_row = kb.add(w.wave_row, ix_value(kb, a_row), "a_row")
-    w.a_k = ix_value(kb, a_k, "a_k")
+    w.a_k = _packed(kb, ix_value(kb, a_k, "a_k"), s.k_pack, "a_k")
     w.b_col = kb.add(w.wave_col, ix_value(kb, b_col), "b_col")
-    w.b_k = ix_value(kb, b_k, "b_k")
+    w.b_k = _packed(kb, ix_value(kb, b_k, "b_k"), s.k_pack, "b_k")
+
+
+def _packed(kb: KernelBuilder, lane_k: SSAValue, k_pack: int, name: str) -> SSAValue:
+    """Where the lane's first run of k's lies with k_pack instructions' k's interleaved
+    (_fragments): k_pack times further on."""
+    return lane_k if k_pack <= 1 else kb.mul(lane_k, kb.index(k_pack), f"{name}_packed")
 
 
 def compute(w, b: KernelBuilder, buf) -> None:
-    """The block-k loop of fragment loads and matrix instructions."""
+    """The block-k loop of fragment loads and matrix instructions: k_pack instructions a step
+    (each lane's LDS reads hold its fragments of all of them, _fragments)."""
     s, instr = w.s, w.instr
     lead = [buf] if buf is not None else []
+    pack = max(1, s.k_pack)
 
     def step(x: KernelBuilder, kk, _):
-        a_frags = [_fragment(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
-                             lead, instr.a, True, "a") for ti in range(s.thread_m)]
-        b_frags = [_fragment(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
-                             lead, instr.b, False, "b") for tj in range(s.thread_n)]
+        a_frags = [_fragments(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
+                              lead, instr.a, True, "a") for ti in range(s.thread_m)]
+        b_frags = [_fragments(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
+                              lead, instr.b, False, "b") for tj in range(s.thread_n)]
         if instr.scale_block:  # each lane's E8M0 scale of its block of A's row (B's column), op_sel 0
             a_scales = [_scales(w, x, "a", x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k))
                         for ti in range(s.thread_m)]
             b_scales = [_scales(w, x, "b", x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k))
                         for tj in range(s.thread_n)]
-        for ti in range(s.thread_m):
-            for tj in range(s.thread_n):
-                at = [x.index(ti), x.index(tj), x.index(0)]
-                c = x.op(vector.LoadOp(w.acc, at, VectorType(element(instr.out_type), [instr.acc_len])), "c")
-                if instr.scale_block:
-                    d = x.op(ScaledMFMAOp(a_scales[ti], a_frags[ti], 0, b_scales[tj], b_frags[tj], 0, c,
-                                          instr.m, instr.n, instr.k), "d")
-                else:
-                    d = x.op(matrix_op(instr, a_frags[ti], b_frags[tj], c), "d")
-                x.b.insert(vector.StoreOp(d, w.acc, at))
+        for p in range(pack):
+            for ti in range(s.thread_m):
+                for tj in range(s.thread_n):
+                    at = [x.index(ti), x.index(tj), x.index(0)]
+                    c = x.op(vector.LoadOp(w.acc, at, VectorType(element(instr.out_type), [instr.acc_len])), "c")
+                    if instr.scale_block:
+                        d = x.op(ScaledMFMAOp(a_scales[ti], a_frags[ti][p], 0, b_scales[tj], b_frags[tj][p], 0, c,
+                                              instr.m, instr.n, instr.k), "d")
+                    else:
+                        d = x.op(matrix_op(instr, a_frags[ti][p], b_frags[tj][p], c), "d")
+                    x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
 
-    loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k), [], step, "kk")
+    loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k * pack), [], step, "kk")
     loop.attributes[UNROLL_ATTR] = UnitAttr()
     set_role(loop, ROLE_COMPUTE)
 
@@ -202,29 +222,47 @@ def _scales(w, x: KernelBuilder, operand: str, rc: SSAValue, kk: SSAValue) -> SS
     return x.op(vector.BroadcastOp(v, VectorType(v.type, [4])), f"s{operand}_vgpr")
 
 
-def _fragment(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, k: SSAValue, lead, layout: Layout,
-              k_is_col: bool, name: str):
-    """One lane's items of LDS row `row` from k `k` on: one vector load per run of
-    consecutive k's, the runs put together in item order, converted if asked."""
+def _fragments(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, start: SSAValue, lead,
+               layout: Layout, k_is_col: bool, name: str) -> list[SSAValue]:
+    """One lane's fragments of LDS row `row` for the k_pack instructions from k `start` on:
+    one vector load per run of consecutive k's (or per frag_read piece), the runs put together
+    in item order, converted if asked.  With k_pack = P > 1 the P instructions' k's interleave:
+    the lane's run that starts at k s (a multiple of the run length r) lies at s * P, and
+    instruction p takes its elements p * r .. p * r + r - 1, so each read holds P runs.  A
+    reduction over k does not see the order, as A's and B's fragments take the same one."""
     lds_elem = tile.type.element_type
+    pack = max(1, w.s.k_pack)
     runs = k_runs(layout, k_is_col)
     assert runs is not None  # (plan checked it)
-    r, offsets = _read_pieces(*runs, w.s.frag_read)
-    if layout.items == 1:
-        v = x.load(tile, lead + [row, k], name)
+    r, offsets = runs
+    width, pieces = _read_pieces(r * pack, tuple(off * pack for off in offsets), w.s.frag_read)
+    if width == 1 and len(pieces) == 1:
+        v = x.load(tile, lead + [row, start], name)
     else:
-        parts = [x.op(vector.LoadOp(tile, lead + [row, k if off == 0 else x.add(k, x.index(off))],
-                                    VectorType(lds_elem, [r])), name if len(offsets) == 1 else f"{name}{q}")
-                 for q, off in enumerate(offsets)]
+        parts = [x.op(vector.LoadOp(tile, lead + [row, start if off == 0 else x.add(start, x.index(off))],
+                                    VectorType(lds_elem, [width])), name if len(pieces) == 1 else f"{name}{q}")
+                 for q, off in enumerate(pieces)]
         while len(parts) > 1:  # pairwise, so that each shuffle joins two vectors of one type (as HIP's needs)
             joined = [_join(x, parts[i], parts[i + 1], lds_elem, name) for i in range(0, len(parts) - 1, 2)]
             parts = joined + parts[len(parts) - len(parts) % 2:]
         v = parts[0]
-    items = layout.items
+    frags = [v] if pack == 1 else [_instr_items(x, v, p, r, pack, layout.items, lds_elem, name) for p in range(pack)]
     if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
         to = element(w.s.frag_type)
-        v = x.op(arith.TruncFOp(v, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
-    return v
+        items = layout.items
+        frags = [x.op(arith.TruncFOp(f, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
+                 for f in frags]
+    return frags
+
+
+def _instr_items(x: KernelBuilder, v: SSAValue, p: int, r: int, pack: int, items: int, elem, name: str) -> SSAValue:
+    """Instruction p's items of a lane's packed fragment `v` (runs of r * pack elements):
+    elements p * r .. p * r + r - 1 of each run."""
+    if items == 1:
+        return x.op(vector.ExtractOp(v, [p], result_type=elem), f"{name}_p{p}")
+    mask = [q * r * pack + p * r + i for q in range(items // r) for i in range(r)]
+    return x.op(vector.ShuffleOp(v, v, DenseArrayBase.from_list(i64, mask), result_type=VectorType(elem, [items])),
+                f"{name}_p{p}")
 
 
 def _join(x: KernelBuilder, a: SSAValue, b: SSAValue, elem, name: str) -> SSAValue:

@@ -2,7 +2,7 @@
 
 Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (gfx1100,
 gfx1201), with the same options, so that one pipeline (`step7`) serves every arch.
-Options: instr, waves-m, waves-n, frag-read as those passes (0: that pass's default); convert
+Options: instr, waves-m, waves-n, frag-read, k-pack as those passes (0: that pass's default); convert
 (default `auto`: f32 inputs on an arch without f32 matrix instructions, i.e. RDNA, are
 rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds; f16,
 bf16 or an FP8 format of the arch: rounded to it);
@@ -35,6 +35,7 @@ class MatrixCoresPass(ModulePass):
     convert: str = "auto"
     fallback: bool = False
     frag_read: int = 0
+    k_pack: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
@@ -52,7 +53,8 @@ class MatrixCoresPass(ModulePass):
             if not kinds:
                 raise GemmcError(f"{self.name}: {arch.name} has no matrix cores")
             wm, wn = DEFAULT_WAVES[kind]
-            lower_module(name, kind, op, self.instr, self.waves_m or wm, self.waves_n or wn, convert, self.frag_read)
+            lower_module(name, kind, op, self.instr, self.waves_m or wm, self.waves_n or wn, convert, self.frag_read,
+                         self.k_pack)
         except GemmcError:
             if not self.fallback:
                 raise

@@ -19,11 +19,11 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import ModuleOp
 
-from gemmc.arch import Arch, MatrixInstr, get_matrix_instr
+from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, working_kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
-from gemmc.matrix_kernel import k_runs, lane_regs
+from gemmc.matrix_kernel import k_runs, lane_regs, runs_start_aligned
 from gemmc.schedule import Schedule
 from gemmc.target import target_of
 from gemmc.compute_rewrite import rewrite_compute
@@ -32,10 +32,11 @@ from gemmc.tiling_checks import check_fits
 KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
 OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}
 DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2)}  # 256 threads either way
+MAX_LDS_READ_BYTES = 16  # ds_read_b128, the widest LDS read of every target
 
 
 def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_m: int, waves_n: int,
-                 convert: str, frag_read: int = 0) -> None:
+                 convert: str, frag_read: int = 0, k_pack: int = 0) -> None:
     arch = target_of(module)
     if not any(i.kind == kind for i in arch.matrix_instrs):
         have = {i.kind for i in arch.matrix_instrs}
@@ -43,12 +44,12 @@ def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_
         raise pass_error(pass_name, module, f"{arch.name} ({arch.family}) has no {KIND_NAME[kind]} instructions{hint}")
     for kernel in working_kernels(module, pass_name):
         con = analyze(kernel, pass_name)
-        new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert, frag_read)
+        new = plan(pass_name, kind, con, arch, instr, waves_m, waves_n, convert, frag_read, k_pack)
         rewrite_compute(con, new)
 
 
 def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,
-         convert: str, frag_read: int = 0) -> Schedule:
+         convert: str, frag_read: int = 0, k_pack: int = 0) -> Schedule:
     """The matrix-core schedule for a register-tiled kernel, or the diagnostic why not."""
     kernel, s = con.kernel, con.schedule
 
@@ -87,6 +88,7 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
         )
     if s.block_k % instr.k:
         raise fail(f"block-k={s.block_k} is not a multiple of {instr.mnemonic}'s k={instr.k}")
+    _check_k_pack(fail, instr, k_pack, frag_read, s.block_k, con.scaled, (in_type, b_type))
     tiles_m, tiles_n = s.block_m // tile_m, s.block_n // tile_n
     # The fragments read A and B along k: tile_a[m][k] and tile_b_t[n][k], whatever layout
     # register tiling chose for its own fragments (lds-layout=k-major, chunks).
@@ -94,7 +96,8 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     new = s.with_(
         threads_x=waves_n * arch.wave_size, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n, b_transposed=1,
         instr=instr.mnemonic, waves_m=waves_m, waves_n=waves_n,
-        frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n), frag_read=frag_read, **reset,
+        frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n, max(1, k_pack)), frag_read=frag_read,
+        k_pack=k_pack if k_pack > 1 else 0, **reset,
     )
     check_fits(pass_name, kernel, new, con, arch)
     return new
@@ -124,6 +127,31 @@ def _check_frag_read(fail, instr: MatrixInstr, frag_read: int, run_a: int, run_b
     if frag_read < 0 or frag_read and (run_a % frag_read or run_b % frag_read):
         raise fail(f"frag-read={frag_read} must divide {instr.mnemonic}'s runs of consecutive k's per lane "
                    f"({run_a} of A, {run_b} of B); 0 reads each run whole")
+
+
+def _check_k_pack(fail, instr: MatrixInstr, k_pack: int, frag_read: int, block_k: int, scaled: bool,
+                  lds_types: tuple[str, str]) -> None:
+    """k-pack reads the fragments of k_pack instructions at once, their k's interleaved: the
+    K tile must hold whole packs, each lane's runs of k's must start on a multiple of their
+    length (true of every MFMA and WMMA gemmc has; checked, as the layouts are data), and a
+    read must stay within ds_read_b128's 16 bytes (frag-read may cut it)."""
+    if k_pack < 0:
+        raise fail(f"k-pack={k_pack} must be 0 or positive")
+    if k_pack <= 1:
+        return
+    if scaled:
+        raise fail("k-pack on a block-scaled kernel is not built (each instruction takes the scales of its own k's)")
+    if block_k % (instr.k * k_pack):
+        raise fail(f"block-k={block_k} is not a multiple of k-pack={k_pack} x {instr.mnemonic}'s k={instr.k}")
+    for layout, k_is_col, operand in ((instr.a, True, "A"), (instr.b, False, "B")):
+        r = k_runs(layout, k_is_col)[0]
+        if not runs_start_aligned(layout, k_is_col, r):
+            raise fail(f"{instr.mnemonic}'s lanes hold runs of {r} k's of {operand} that do not start on a "
+                       f"multiple of {r}, which k-pack's interleaving needs")
+        read = (frag_read or r * k_pack) * ELEMENT_BITS[lds_types[operand == "B"]] // 8
+        if read > MAX_LDS_READ_BYTES:
+            raise fail(f"k-pack={k_pack} makes a lane's LDS read of {operand} {read} bytes ({r * k_pack} k's), "
+                       f"wider than ds_read_b128's {MAX_LDS_READ_BYTES}; use a smaller k-pack or frag-read")
 
 
 def _inputs(a: str, b: str) -> str:

@@ -23,8 +23,14 @@ frag-read (elements per LDS read of a lane's fragment; default 0: one read per r
 consecutive k's, e.g. one ds_read_b64 of four f16; 2: 4-byte reads, whose chunks a
 swizzle-lds over the bank line can place so that a transposed 16-bit copy's stores, which
 all hit one position of their chunk, spread over every bank too).
+k-pack (instructions whose fragments a lane reads at once; default 0: one): the k's of k-pack
+consecutive instructions interleave (a lane's run of r k's that starts at k s lies at s x
+k-pack, and instruction p takes its elements p*r .. p*r+r-1), so one read, e.g. a ds_read_b128
+of 8 bf16 for two 16x16x16 instructions, holds them all, as in gau-nernst's MI300X v3b; a sum
+over k does not see the order, since A's and B's fragments take the same.
 Diagnostics: an arch without MFMA, no register tiling, an instruction the arch lacks or
-that takes another type, tiles that the instruction tile does not divide.
+that takes another type, tiles that the instruction tile does not divide, a block-k that is
+not a multiple of k-pack instructions' k, a packed read wider than 16 bytes.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class MfmaLoweringPass(ModulePass):
     waves_n: int = 2
     convert: str = ""
     frag_read: int = 0
+    k_pack: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read)
+        lower_module(self.name, "mfma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read,
+                     self.k_pack)

@@ -17,8 +17,11 @@ a 128 x 128 block, which keeps accumulators and fragments within the VGPRs), con
 bf16 or gfx1201's FP8 formats: f32 inputs rounded in the fragment loads, the tutorial's "Case 1"; WMMA has no
 f32 inputs, so f32 kernels need it).
 frag-read (elements per LDS read of a fragment; 0: one read per run, as mfma-lowering).
+k-pack (instructions whose fragments a lane reads at once, their k's interleaved, as
+mfma-lowering: gfx1201's runs of four f16 become 16-byte reads with k-pack=2; gfx1100's
+run of sixteen needs frag-read to stay within 16 bytes).
 Diagnostics: an arch without WMMA, no register tiling, f32 fragments, an instruction the
-arch lacks, tiles that 16x16x16 does not divide.
+arch lacks, tiles that 16x16x16 does not divide, k-pack as mfma-lowering.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class WmmaLoweringPass(ModulePass):
     waves_n: int = 2
     convert: str = ""
     frag_read: int = 0
+    k_pack: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(self.name, "wmma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read)
+        lower_module(self.name, "wmma", op, self.instr, self.waves_m, self.waves_n, self.convert, self.frag_read,
+                     self.k_pack)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -309,6 +310,59 @@ def test_frag_read_pieces_in_the_wrong_order_fail(monkeypatch):
     assert not r.passed
 
 
+# (arch, input type, matrix-cores options): k-pack with each kind of layout: one run of 4 k's a
+# lane (gfx90a, gfx942), one item (gfx942's f32 MFMA: vector.extract), 8 k's (gfx950, cut by
+# frag-read into 16-byte reads), 16 (gfx1100, likewise), two runs of 4 (gfx1201)
+K_PACKS = [("gfx90a", "f16", "k-pack=2"), ("gfx942", "bf16", "instr=v_mfma_f32_16x16x16_bf16 k-pack=2"),
+           ("gfx942", "f32", "convert=none instr=v_mfma_f32_32x32x2_f32 k-pack=4"),
+           ("gfx950", "f16", "k-pack=2 frag-read=8"), ("gfx1100", "f16", "k-pack=2 frag-read=8"),
+           ("gfx1201", "bf16", "k-pack=2")]
+
+
+@pytest.mark.parametrize("arch,t,options", K_PACKS)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), col_major=st.booleans(),
+       b_t=st.booleans(), seed=st.integers(0, 5))
+def test_k_pack_random_shapes(arch, t, options, m, n, k, col_major, b_t, seed):
+    """matrix-cores{k-pack}: the fragments of several instructions read at once, their k's
+    interleaved alike for A and B, then the LDS rows swizzled, on any shape."""
+    pipeline = (TILED.format(bk=64) + f",matrix-cores{{{options}}},double-buffer,lower-copies,"
+                "swizzle-lds{strict=false}")
+    r = run(kernel_source(t, col_major, b_t), pipeline, arch, {"M": m, "N": n, "K": k}, seed)
+    assert r.passed, r.summary()
+
+
+@pytest.mark.parametrize("arch,t,options", [K_PACKS[1], K_PACKS[2]])
+def test_k_pack_with_b_in_another_order_fails(monkeypatch, arch, t, options):
+    """A planted bug: B's instructions take their pieces of the packed read in reverse order
+    (A's k's no longer meet B's) and the check must FAIL."""
+    from gemmc import matrix_kernel
+
+    real = matrix_kernel._instr_items
+    monkeypatch.setattr(matrix_kernel, "_instr_items", lambda x, v, p, r, pack, items, elem, name: real(
+        x, v, pack - 1 - p if name == "b" else p, r, pack, items, elem, name))
+    r = run(kernel_source(t), TILED.format(bk=64) + f",matrix-cores{{{options}}}", arch, {"M": 70, "N": 45, "K": 100})
+    assert not r.passed
+
+
+@pytest.mark.parametrize("arch,t,options", [K_PACKS[2], K_PACKS[5]])
+def test_k_pack_through_gemmcs_own_backend(arch, t, options):
+    """gemmc's AMDGCN backend takes the packed reads (ds_read_b128 / ds_load_b128) and their
+    pieces; the amdgcn interpreter runs the result."""
+    from gemmc.amdgcn import GCN_PIPELINE
+
+    pipeline = TILED.format(bk=64) + f",matrix-cores{{{options}}},lower-copies," + GCN_PIPELINE
+    r = run(kernel_source(t), pipeline, arch, {"M": 67, "N": 45, "K": 100})
+    assert r.passed, r.summary()
+
+
+def test_k_pack_on_a_scaled_kernel_is_refused():
+    module = gemmc.parse_file(str(Path(__file__).resolve().parents[1] / "examples" / "mxfp8gemm.gemm"), arch="gfx950")
+    with pytest.raises(GemmcError, match="k-pack on a block-scaled kernel is not built"):
+        gemmc.lower(module, "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},"
+                            "register-tiling{thread-m=8 thread-n=8},matrix-cores{k-pack=2}", "gfx950")
+
+
 FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2"), "gfx1201": ("f8e4m3fn", "f8e5m2")}
 
 
@@ -538,6 +592,22 @@ def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, ext
     assert ".private_segment_fixed_size: 0" in asm
     if extra:
         assert "global_load_lds_dword" in asm
+
+
+@pytest.mark.parametrize("arch,t,options", K_PACKS)
+def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
+    """k-pack through LLVM on every target: the matrix instructions in the K loop, no scratch,
+    and where a lane's packed read is 16 bytes (gfx942's 16x16x16 bf16, 4 x f32) ds_read_b128."""
+    from gemmc.toolchain import compile_device
+
+    module = gemmc.parse(kernel_source(t))
+    gemmc.lower(module, TILED.format(bk=64) + f",matrix-cores{{{options}}},double-buffer,lower-copies,"
+                "swizzle-lds{strict=false}", arch)
+    asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
+    assert in_loop(asm, "v_mfma" if ARCHS[arch].matrix_instrs[0].kind == "mfma" else "v_wmma") > 0
+    assert ".private_segment_fixed_size: 0" in asm
+    if arch == "gfx942":
+        assert in_loop(asm, "ds_read_b128") > 0
 
 
 @pytest.mark.parametrize("arch,t,bt,mnemonic", [
