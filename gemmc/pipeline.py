@@ -88,18 +88,18 @@ NAMED_PIPELINES: dict[str, str] = {
 
 # The 16-bit (f16, bf16) matrix-core defaults: per arch, the fastest pipeline the cost model
 # predicts at 4096^3 among those benchmarks/matrix_defaults.py searches (a reproducible grid:
-# LDS tiles, block-k, double-buffer stage, vectorize, swizzle-lds over the bank line); the
-# winners are pinned by tests/lit/pipelines/matrix-defaults.gemm (gfx1201's with --rerank 8: its three
-# best by estimated VGPRs spill under clang; gfx942's and gfx950's with --rerank 12: their best by
-# estimated VGPRs take 256 VGPRs under clang, one wave per SIMD).  An arch without an
-# entry keeps the type-independent default.
+# LDS tiles, block-k, fragment reads (frag-read, k-pack), double-buffer stage, vectorize, swizzle-lds
+# over the bank line); the winners are pinned by tests/lit/pipelines/matrix-defaults.gemm.  The
+# search predicts its best 20 by estimated VGPRs again with clang's: the best by estimate take 256
+# VGPRs under clang on gfx942 and gfx950 (one wave per SIMD) and spill on gfx1201; a tie goes to the
+# fewer VGPRs.  An arch without an entry keeps the type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx942":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=4 k-pack=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1100":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
