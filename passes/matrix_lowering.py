@@ -148,9 +148,10 @@ def _check_k_pack(fail, instr: MatrixInstr, k_pack: int, frag_read: int, block_k
         if not runs_start_aligned(layout, k_is_col, r):
             raise fail(f"{instr.mnemonic}'s lanes hold runs of {r} k's of {operand} that do not start on a "
                        f"multiple of {r}, which k-pack's interleaving needs")
-        read = (frag_read or r * k_pack) * ELEMENT_BITS[lds_types[operand == "B"]] // 8
+        elements = frag_read or r * k_pack
+        read = elements * ELEMENT_BITS[lds_types[operand == "B"]] // 8
         if read > MAX_LDS_READ_BYTES:
-            raise fail(f"k-pack={k_pack} makes a lane's LDS read of {operand} {read} bytes ({r * k_pack} k's), "
+            raise fail(f"k-pack={k_pack} makes a lane's LDS read of {operand} {read} bytes ({elements} k's), "
                        f"wider than ds_read_b128's {MAX_LDS_READ_BYTES}; use a smaller k-pack or frag-read")
 
 
