@@ -303,7 +303,8 @@ class CopyOp(IRDLOperation):
     write consecutive LDS words of the transposed tile; double-buffer chooses it per target).
     With `peel`, rows are not known to start `width`-aligned: each stored row's aligned
     interior goes by `width`-element vectors and its misaligned head and tail (fewer than
-    `width` elements each) one by one.
+    `width` elements each) one by one; `column_first` then puts consecutive threads on
+    consecutive rows (vectorize chooses it).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
     lower-copies makes.
     """
@@ -374,8 +375,9 @@ class CopyOp(IRDLOperation):
         w = self.width.value.data
         if w < 1 or extents[1] % w:
             raise VerifyException(f"width {w} does not divide the tile's rows of {extents[1]}")
-        if self.column_first is not None and (w != 1 or self.transpose is None or self.direct is not None):
-            raise VerifyException("column_first orders a scalar copy into a transposed tile; this copy is "
+        if self.column_first is not None and (
+                (w != 1 and self.peel is None) or self.transpose is None or self.direct is not None):
+            raise VerifyException("column_first orders a scalar or peeled copy into a transposed tile; this copy is "
                                   f"{'direct' if self.direct is not None else f'width {w}' if w != 1 else 'not transposed'}")
         if self.peel is not None and (w < 2 or self.direct is not None):
             raise VerifyException("peel needs a vector width of at least 2 and no direct copy")

@@ -28,7 +28,7 @@ from gemmc.context import make_context
 from gemmc.diagnostics import EXIT_IO, GemmcError, Location, location_in, verifier_message
 from gemmc.ir_names import PIPELINE_ATTR
 from gemmc.pipeline import (  # noqa: F401  (load_pass_file, register_pass: re-exported)
-    default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline,
+    default_pipeline, gcn_default_pipeline, load_pass_file, parse_pipeline_spec, register_pass, run_pipeline,
 )
 from gemmc.target import set_target
 
@@ -220,7 +220,9 @@ def lower(
     if pipeline is None and backend == "gcn":
         # its own backend has no split-k (block_id z, atomics, workspaces), and it keeps the
         # type-independent default (the 16-bit defaults' register-staged copies are beyond it)
-        pipeline = default_pipeline(target)
+        from gemmc.selection import input_type
+
+        pipeline = gcn_default_pipeline(target, input_type(module))
     if pipeline is None:
         from gemmc.selection import input_type
 

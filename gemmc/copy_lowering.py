@@ -26,9 +26,10 @@ source's row length), so the copy is two item spaces (`peeled_items`):
         (columns 0 .. head) and tail (e1 - width + head .. e1) elements, guarded as above
 
 Every vector load is then aligned, and the interior does not go scalar for its edges.
-Items go row by row (consecutive lanes along a row: coalesced), or with `transpose` row index
-first (consecutive lanes on consecutive rows: consecutive LDS words of the transposed tile,
-its element stores free of bank conflicts; the cost model predicts this faster on every target).
+Items go row by row (consecutive lanes along a row: coalesced), or with `column_first` (vectorize
+sets it on a peeled copy into a transposed tile) row index first (consecutive lanes on
+consecutive rows: consecutive LDS words of the transposed tile, its element stores free of
+bank conflicts, at the price of one cache line per lane).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ class PeeledItems:
         self.width = op.width.value.data
         self.per_row = e1 // self.width if interior else self.width
         self.total = e0 * self.per_row
-        self.column_first = op.transpose is not None
+        self.column_first = op.column_first is not None
 
     def load(self, b: KernelBuilder, idx, guard) -> _PeeledItem:
         op, w = self.op, self.width

@@ -87,6 +87,7 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTR,
 )
 from gemmc.amdgcn.values import B, F, GlobalMem, H, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
+from gemmc.residues import offset_is_multiple
 from gemmc.target import target_of
 
 PASS = "lower-to-amdgcn"
@@ -968,8 +969,11 @@ class _KernelLowering:
 
     def _packed_global_load(self, op: Operation, mem: GlobalMem, idx: list[I], n: int) -> Packed:
         """2, 4 or 8 16-bit elements as 1, 2 or 4 dwords (global_load_dword..x4), where the
-        element offset is known to be a multiple of 4 bytes (vectorize proved its width)."""
-        if n not in (2, 4, 8) or self.ir_byte_multiple(op, mem.sizes, 2, 0) % 4:
+        element offset is known to be a multiple of 4 bytes: each index a multiple (vectorize
+        proved its width), or their sum (a peeled copy's aligned interior, gemmc.residues)."""
+        aligned = self.ir_byte_multiple(op, mem.sizes, 2, 0) % 4 == 0 or \
+            offset_is_multiple(op.base, op.indices, 2)  # type: ignore[attr-defined]
+        if n not in (2, 4, 8) or not aligned:
             raise self.error(op, f"a vector load of {n} 16-bit elements from global memory is selected for 2, 4 or 8 "
                                  "elements at an offset known to be a multiple of 4 bytes")
         suffix, srcs, extra, c = self._global_access(op, mem, idx, n // 2)

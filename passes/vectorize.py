@@ -13,13 +13,19 @@ are a multiple of `width`, the column origin is provably a multiple of `width`
 lies wholly inside or wholly outside the matrix, so the bounds guard stays exact.  A
 vector stored along the LDS row also needs that row's length to be a multiple of `width`.
 A copy whose tile rows are a multiple of `width` but whose alignment this does not prove
-(an odd or dynamic row length: 4097x4095x1023) and whose elements are 32-bit is marked
-`peel` (with peel=true, the default; 16-bit copies are not peeled yet, see `_peelable`): lower-copies then loads each row's aligned interior by vectors, its misaligned
+(an odd or dynamic row length: 4097x4095x1023) is marked `peel` (with peel=true, the
+default): lower-copies then loads each row's aligned interior by vectors, its misaligned
 head and tail and the matrix edge element by element, and stores to LDS element by
-element (gemmc/copy_lowering.py).  Any other copy keeps its width, or with strict=true
-(which accepts only proven alignment, no peeling) the pass stops with a diagnostic.  Copies
+element (gemmc/copy_lowering.py).  That a peeled vector starts aligned is then a fact
+of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
+gemmc.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
+keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
+pass stops with a diagnostic.  Copies
 by global_load_lds (direct-to-lds) are left alone.  Options: width (1, 2, 4; 8 for 16-bit
-types), strict, peel, operands (which copies to vectorize: `a`, `b` or both, `a,b`).  The
+types), strict, peel, peel-lanes (a peeled copy into a transposed LDS tile: `columns`, the
+default, puts consecutive lanes on consecutive rows and marks the copy `column_first`, `rows`
+along a row), operands (which copies to vectorize: `a`, `b` or
+both, `a,b`).  The
 tutorial's step 5 vectorizes A only: B's copy is stored transposed, and its four scalar
 LDS stores per vector cost more than the wide load saves (H200, 4096^3: 6.32 TFLOP/s
 with B vectorized, 6.65 without; benchmarks/h200/results.md).
@@ -53,9 +59,12 @@ class VectorizePass(ModulePass):
     strict: bool = False
     peel: bool = True
     operands: tuple[str, ...] = ("a", "b")
+    peel_lanes: str = "columns"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in working_kernels(op, self.name):
+            if self.peel_lanes not in ("rows", "columns"):
+                raise pass_error(self.name, kernel, f"peel-lanes={self.peel_lanes}: expects rows or columns")
             for operand in self._operands(kernel):
                 copies = [c for c in kernel.walk() if isinstance(c, CopyOp) and role(c) == _ROLES[operand]]
                 if not copies:
@@ -86,16 +95,21 @@ class VectorizePass(ModulePass):
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties.pop("column_first", None)  # vectors run along the stored rows
-        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0 and self._peelable(copy):
+        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0:
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties["peel"] = UnitAttr()
             copy.properties.pop("column_first", None)
+            if self._peeled_column_first(copy):
+                copy.properties["column_first"] = UnitAttr()
 
-    @staticmethod
-    def _peelable(copy: CopyOp) -> bool:
-        """32-bit elements only: gemmc's own AMDGCN backend selects a 16-bit vector load only where
-        its indices prove 4-byte alignment, which a peeled row's computed head does not."""
-        return copy.src.type.element_type.bitwidth == 32
+    def _peeled_column_first(self, copy: CopyOp) -> bool:
+        """Whether a peeled copy's lanes go down the rows (consecutive LDS words of a transposed
+        tile, conflict-free element stores, one cache line a lane) rather than along them: by
+        default for every transposed copy.  Which is faster depends on the kernel around it (hgemm
+        4097x4095x1023, predicted: the tutorial's step 7 on gfx90a 0.60 ms down the rows against
+        1.82 along them, the 16-bit matrix-core default 0.52 against 0.31), so the 16-bit defaults
+        say which they take (benchmarks/matrix_defaults.py)."""
+        return copy.transpose is not None and self.peel_lanes != "rows"
 
     def _operands(self, kernel) -> tuple[str, ...]:
         chosen = (self.operands,) if isinstance(self.operands, str) else tuple(self.operands)

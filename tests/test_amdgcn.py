@@ -333,15 +333,15 @@ def test_mfma_verifier(text, message):
 HGEMM = "examples/hgemm.gemm"  # A f16 column-major, B f16, C f32
 GCN_ARCHS = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"]
 X32_GFX950 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},"
-              "matrix-cores{instr=v_mfma_f32_16x16x32_f16},double-buffer,vectorize{width=4},lower-copies,"
-              "swizzle-lds{strict=false}")
+              "matrix-cores{instr=v_mfma_f32_16x16x32_f16},double-buffer,vectorize{width=4 peel=false},lower-copies,"
+              "swizzle-lds{strict=false}")  # scalar copies at odd rows, as gcn_default_pipeline has them on wave64
 
 
-def _default(arch: str) -> str:
+def _default(arch: str, in_type: str = "f16") -> str:
     from gemmc.arch import get_arch
-    from gemmc.pipeline import default_pipeline
+    from gemmc.pipeline import gcn_default_pipeline
 
-    return default_pipeline(get_arch(arch))
+    return gcn_default_pipeline(get_arch(arch), in_type)
 
 
 def _gemm16(tmp_path, t: str, c: str) -> str:

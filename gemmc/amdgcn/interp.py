@@ -20,8 +20,9 @@ What it checks, beyond computing C:
     accesses outstanding;
   * every global access inside its buffer, every LDS access inside the kernel's LDS
     and aligned to its size;
-  * LDS races: a wave reading a word another wave wrote (or writing one another wave
-    read or wrote) since the last barrier (by 32-bit word, 16-bit accesses too);
+  * LDS races: a wave reading a 16-bit half another wave wrote (or writing one another wave
+    read or wrote) since the last barrier (by half: ds_write_b16 of two waves into the two
+    halves of one word is no race, as LDS writes bytes);
   * barriers: all live waves of a workgroup at the same s_barrier;
   * WMMA hazards: a WMMA reading as A or B what the WMMA just before it wrote (no VALU
     instruction between) is an error;
@@ -124,10 +125,11 @@ class Machine:
         self.lds_bytes = kernel.int_attr("lds_bytes")
         self.LDS = np.zeros((self.nwg, self.lds_words), U32)
         self.epoch = np.zeros(self.nwg, np.int64)
-        self.w_wave = np.full((self.nwg, self.lds_words), -1, np.int64)
-        self.w_epoch = np.full((self.nwg, self.lds_words), -1, np.int64)
-        self.r_wave = np.full((self.nwg, self.lds_words), -1, np.int64)
-        self.r_epoch = np.full((self.nwg, self.lds_words), -1, np.int64)
+        halves = 2 * self.lds_words  # races are tracked by 16-bit half
+        self.w_wave = np.full((self.nwg, halves), -1, np.int64)
+        self.w_epoch = np.full((self.nwg, halves), -1, np.int64)
+        self.r_wave = np.full((self.nwg, halves), -1, np.int64)
+        self.r_epoch = np.full((self.nwg, halves), -1, np.int64)
         # pending registers: kind 0 none, 1 vm load, 2 lds load, 3 smem load; with the op's sequence number
         self.vkind = np.zeros((W, nv), np.int8)
         self.vseq = np.zeros((W, nv), np.int64)
@@ -436,24 +438,32 @@ class Machine:
         return w_idx, wg, a
 
     def race_read(self, op, wave, wg, word) -> None:
-        cur = self.epoch[wg]
-        bad = (self.w_epoch[wg, word] == cur) & (self.w_wave[wg, word] != wave)
-        if bad.any():
-            raise self.error(op, f"LDS race: word {int(word[bad][0])} read by one wave after another wrote it "
-                                 "with no barrier between", np.isin(np.arange(self.W), wave[bad]))
-        other = (self.r_epoch[wg, word] == cur) & (self.r_wave[wg, word] != wave)
-        self.r_wave[wg, word] = np.where(other, -2, wave)
-        self.r_epoch[wg, word] = cur
+        for half in (2 * word, 2 * word + 1):
+            self.race_read_half(op, wave, wg, half)
 
     def race_write(self, op, wave, wg, word) -> None:
+        for half in (2 * word, 2 * word + 1):
+            self.race_write_half(op, wave, wg, half)
+
+    def race_read_half(self, op, wave, wg, half) -> None:
         cur = self.epoch[wg]
-        bad = ((self.w_epoch[wg, word] == cur) & (self.w_wave[wg, word] != wave)) | (
-            (self.r_epoch[wg, word] == cur) & (self.r_wave[wg, word] != wave))
+        bad = (self.w_epoch[wg, half] == cur) & (self.w_wave[wg, half] != wave)
         if bad.any():
-            raise self.error(op, f"LDS race: word {int(word[bad][0])} written by one wave while another "
+            raise self.error(op, f"LDS race: word {int(half[bad][0]) // 2} read by one wave after another wrote it "
+                                 "with no barrier between", np.isin(np.arange(self.W), wave[bad]))
+        other = (self.r_epoch[wg, half] == cur) & (self.r_wave[wg, half] != wave)
+        self.r_wave[wg, half] = np.where(other, -2, wave)
+        self.r_epoch[wg, half] = cur
+
+    def race_write_half(self, op, wave, wg, half) -> None:
+        cur = self.epoch[wg]
+        bad = ((self.w_epoch[wg, half] == cur) & (self.w_wave[wg, half] != wave)) | (
+            (self.r_epoch[wg, half] == cur) & (self.r_wave[wg, half] != wave))
+        if bad.any():
+            raise self.error(op, f"LDS race: word {int(half[bad][0]) // 2} written by one wave while another "
                                  "accesses it, with no barrier between", np.isin(np.arange(self.W), wave[bad]))
-        self.w_wave[wg, word] = wave
-        self.w_epoch[wg, word] = cur
+        self.w_wave[wg, half] = wave
+        self.w_epoch[wg, half] = cur
 
     # -- instructions ----------------------------------------------------------------------------
 
@@ -889,7 +899,7 @@ class Machine:
 
     def _ds16(self, op, load: bool, off: int, srcs, dsts):
         """ds_read_u16 (zero-extended) / ds_write_b16 (the low half; _d16_hi: the high half):
-        LDS as 16-bit halves, races tracked by the word they are in."""
+        LDS as 16-bit halves, races tracked by half."""
         S = self
         high = op.MNEMONIC.endswith("_d16_hi")
 
@@ -899,7 +909,7 @@ class Machine:
             wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm)
             halves = S.LDS.view(np.uint16)
             if load:
-                S.race_read(op, wave, wg, byte // 4)
+                S.race_read_half(op, wave, wg, byte // 2)
                 d = dsts[0].type
                 reg = S.V[d.first].copy()
                 reg[mm] = halves[wg, byte // 2]
@@ -908,7 +918,7 @@ class Machine:
                 S.saturate()
                 S.mark(d, 2, S.lds.issued, act)
             else:
-                S.race_write(op, wave, wg, byte // 4)
+                S.race_write_half(op, wave, wg, byte // 2)
                 data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
                 halves[wg, byte // 2] = (data >> U32(16) if high else data).astype(np.uint16)
                 S.lds.issued += act

@@ -1,7 +1,7 @@
 // RUN: not %gemmc opt %s 2>&1 | filecheck %s
 
-// column_first orders the threads of a scalar copy into a transposed tile; on a vector copy
-// it would mean nothing, so the verifier refuses it.
+// column_first orders the threads of a scalar or peeled copy into a transposed tile; on a
+// vector copy that is not peeled it would mean nothing, so the verifier refuses it.
 builtin.module attributes {gemmc.target = "sm_90"} {
   "gpu.module"() <{sym_name = "m"}> ({
     "gpu.func"() <{function_type = (memref<64x64xf32>, index, index, index, index, index) -> (), kernel}> ({
@@ -13,4 +13,4 @@ builtin.module attributes {gemmc.target = "sm_90"} {
   }) : () -> ()
 }
 
-// CHECK: error: IR does not verify: column_first orders a scalar copy into a transposed tile; this copy is width 4
+// CHECK: error: IR does not verify: column_first orders a scalar or peeled copy into a transposed tile; this copy is width 4
