@@ -168,15 +168,15 @@ def setup(w) -> None:
     _, a_row, a_k = instr.a.at(lane, 0)
     _, b_k, b_col = instr.b.at(lane, 0)
     w.a_row = kb.add(w.wave_row, ix_value(kb, a_row), "a_row")
-    w.a_k = _packed(kb, ix_value(kb, a_k, "a_k"), s.k_pack, "a_k")
+    w.a_k = _packed(kb, ix_value(kb, a_k, "a_k"), s.pack, "a_k")
     w.b_col = kb.add(w.wave_col, ix_value(kb, b_col), "b_col")
-    w.b_k = _packed(kb, ix_value(kb, b_k, "b_k"), s.k_pack, "b_k")
+    w.b_k = _packed(kb, ix_value(kb, b_k, "b_k"), s.pack, "b_k")
 
 
 def _packed(kb: KernelBuilder, lane_k: SSAValue, k_pack: int, name: str) -> SSAValue:
     """Where the lane's first run of k's lies with k_pack instructions' k's interleaved
     (_fragments): k_pack times further on."""
-    return lane_k if k_pack <= 1 else kb.mul(lane_k, kb.index(k_pack), f"{name}_packed")
+    return lane_k if k_pack == 1 else kb.mul(lane_k, kb.index(k_pack), f"{name}_packed")
 
 
 def compute(w, b: KernelBuilder, buf) -> None:
@@ -184,7 +184,7 @@ def compute(w, b: KernelBuilder, buf) -> None:
     (each lane's LDS reads hold its fragments of all of them, _fragments)."""
     s, instr = w.s, w.instr
     lead = [buf] if buf is not None else []
-    pack = max(1, s.k_pack)
+    pack = s.pack
 
     def step(x: KernelBuilder, kk, _):
         a_frags = [_fragments(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
@@ -231,7 +231,7 @@ def _fragments(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, start: SSAVal
     instruction p takes its elements p * r .. p * r + r - 1, so each read holds P runs.  A
     reduction over k does not see the order, as A's and B's fragments take the same one."""
     lds_elem = tile.type.element_type
-    pack = max(1, w.s.k_pack)
+    pack = w.s.pack
     runs = k_runs(layout, k_is_col)
     assert runs is not None  # (plan checked it)
     r, offsets = runs

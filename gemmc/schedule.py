@@ -47,6 +47,11 @@ class Schedule:
     direct: int = 0  # global->LDS by global_load_lds: bit 0 for A, bit 1 for B
 
     @property
+    def pack(self) -> int:
+        """Matrix instructions whose fragments one LDS read holds (k_pack; 1 without it)."""
+        return max(1, self.k_pack)
+
+    @property
     def threads(self) -> int:
         return self.threads_x * self.threads_y
 
