@@ -11,10 +11,13 @@ interpreter's) and no scratch, else the fastest.  Where the winner vectorizes it
 predicts it with the compiler at rows that are not a multiple of the vector width (4097x4095x1023,
 where vectorize peels each row's head and tail) as it is, with scalar copies there (peel=false) and
 with the peeled lanes along the rows (peel-lanes=rows), and keeps the best by the same order.  The
-winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS; `--check` fails when the table there is not the
+winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS (for an FP8 type given by --types,
+MATRIX_FP8_DEFAULTS); `--check` fails when the table there is not the
 search's winner.
 
-    python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--json out.json] [--check]
+    python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--types f16 bf16] [--json out.json] [--check]
+    python benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz --check   (MATRIX_FP8_DEFAULTS;
+                                                                               gfx950: f8e4m3fn)
 """
 
 from __future__ import annotations
@@ -125,9 +128,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--rerank", type=int, default=RERANK,
                     help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
-    ap.add_argument("--check", action="store_true", help="fail unless MATRIX_16BIT_DEFAULTS holds the winners")
+    ap.add_argument("--check", action="store_true",
+                    help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS) holds the winners")
     args = ap.parse_args(argv)
-    from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
+    from gemmc.pipeline import matrix_defaults
 
     results, bad = {}, []
     print(f"{'arch':8} {'type':5} {'ms':>7} {'TFLOP/s':>8} {'% peak':>7} {'bound':8} {'conflicts':>9} {'V+AGPRs':7} pipeline")
@@ -139,7 +143,7 @@ def main(argv=None) -> int:
             best = rows[0]
             ties = [r["pipeline"] for r in rows[:args.rerank] if r["bank_conflicts"] == best["bank_conflicts"]
                     and r["time_ms"] <= best["time_ms"] * 1.0001]
-            default = MATRIX_16BIT_DEFAULTS.get(arch, "")
+            default = matrix_defaults(dtype).get(arch, "")
             base = without_peel(default) if without_peel(default) in ties else best["pipeline"]
             winner, odd = choose_peel(arch, dtype, base)
             results[f"{arch} {dtype}"] = {"4096^3": rows, "4097x4095x1023": odd}
@@ -156,7 +160,7 @@ def main(argv=None) -> int:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
     if bad:
-        print(f"MATRIX_16BIT_DEFAULTS is not the search's winner for: {', '.join(bad)}", file=sys.stderr)
+        print(f"the matrix-core defaults are not the search's winner for: {', '.join(bad)}", file=sys.stderr)
         return 1
     return 0
 

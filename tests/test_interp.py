@@ -97,6 +97,11 @@ def gemm_sources(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gemm_sources(), st.integers(0, 2**16))
+@example(  # f16 accumulation of products near 1e-5 (f16 subnormals): the bound lacked their underflow
+    ("kernel g { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  acc f16\n  C = A @ B }",
+     {"M": 7, "N": 202, "K": 1}, (16, 16)),
+    0,
+)
 @example(  # one element, a cancelling dot product: failed a max|C|-relative error measure
     ("kernel g { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  acc f32\n  C = A @ B }",
      {"M": 1, "N": 1, "K": 256}, (16, 16)),

@@ -623,7 +623,7 @@ def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch,
     from gemmc.toolchain import compile_device
 
     module = gemmc.parse(kernel_source(t, bt=bt))
-    gemmc.lower(module, None, arch)  # the default pipeline: step 7 where the matrix cores take FP8
+    gemmc.lower(module, None, arch)  # the default pipeline (gfx942, gfx950: MATRIX_FP8_DEFAULTS)
     asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
     assert in_loop(asm, mnemonic) > 0
     assert ".private_segment_fixed_size: 0" in asm

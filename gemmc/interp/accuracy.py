@@ -19,6 +19,8 @@ declared types, multiplied and summed in float64.  A kernel's C may differ from 
     tiny_C                             the smallest normal number of C's type: below it
                                        the spacing of C's values is absolute, so results
                                        of order 1e-40 in f32 (subnormals) are judged by it
+    + 4 (K + 1) u_acc tiny_acc         the same for roundings in the accumulator type
+                                       (`underflow`: an f16 sum of products near 1e-5)
 
 u is the unit roundoff: f32 2^-24, f16 2^-11, bf16 2^-8, FP8 e4m3 2^-4 and e5m2 2^-3
 (ml_dtypes' eps / 2).  Element-wise, so a lost or a
@@ -96,7 +98,17 @@ def bound(t: Terms, acc: str, c_type: str, k: int, compute: str | None) -> np.nd
     """The element-wise error bound of the module docstring."""
     g = gamma_acc(acc, k)
     return ((g + input_rounding(compute)) * t.products + g * t.added
-            + (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[acc]) * np.abs(t.ref) + SMALLEST_NORMAL[c_type])
+            + (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[acc]) * np.abs(t.ref) + SMALLEST_NORMAL[c_type]
+            + underflow(acc, k))
+
+
+def underflow(acc: str, k: int) -> float:
+    """What roundings into the accumulator's subnormal range can add, absolutely: each is off
+    by at most u * tiny (half the subnormal spacing), whatever the relative error; a K-term
+    product sum takes 2K + 1 of them (A's and B's elements rounded to the accumulator type,
+    inputs in [-1, 1], the products and the sums), 4(K + 1) with the margin of gamma_acc.  An f16
+    accumulator of products near 1e-5 shows it (the element-wise bound was 1.01 times too small)."""
+    return 4 * (k + 1) * UNIT_ROUNDOFF[acc] * SMALLEST_NORMAL[acc]
 
 
 @dataclass(frozen=True)
