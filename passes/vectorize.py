@@ -20,17 +20,16 @@ element (gemmc/copy_lowering.py).  That a peeled vector starts aligned is then a
 of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
 gemmc.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
 keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
-pass stops with a diagnostic.  Copies
-by global_load_lds (direct-to-lds) are left alone.  Options: width (1, 2, 4; 8 for 16-bit
-types), strict, peel, peel-lanes (a peeled copy into a transposed LDS tile: `columns`, the
-default, puts consecutive lanes on consecutive rows and marks the copy `column_first`, `rows`
-along a row), operands (which copies to vectorize: `a`, `b` or
-both, `a,b`).  The
-tutorial's step 5 vectorizes A only: B's copy is stored transposed, and its four scalar
-LDS stores per vector cost more than the wide load saves (H200, 4096^3: 6.32 TFLOP/s
-with B vectorized, 6.65 without; benchmarks/h200/results.md).
+pass stops with a diagnostic.  Copies by global_load_lds (direct-to-lds) are left alone.
+Options: width (1, 2, 4; 8 for 16-bit types), strict, peel, peel-lanes (a peeled copy into a
+transposed LDS tile: `columns`, the default, puts consecutive lanes on consecutive rows and
+marks the copy `column_first`, `rows` along a row), operands (which copies to vectorize:
+`a`, `b` or both, `a,b`).  The tutorial's step 5 vectorizes A only: B's copy is stored
+transposed, and its four scalar LDS stores per vector cost more than the wide load saves
+(H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
-that is no vector of at most 16 bytes, an unproven width with strict=true.
+that is no vector of at most 16 bytes, an unproven width with strict=true, a peel-lanes
+that is neither rows nor columns.
 """
 
 from __future__ import annotations
