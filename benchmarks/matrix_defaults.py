@@ -31,6 +31,7 @@ import sys
 import gemmc
 from gemmc.arch import get_arch
 from gemmc.cost.explain import predict_module
+from gemmc.pipeline import with_vectorize_option
 
 ARCHS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
 DIMS = {"M": 4096, "N": 4096, "K": 4096}
@@ -99,11 +100,6 @@ def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
     return rows
 
 
-def with_peel(pipeline: str, option: str) -> str:
-    """The pipeline with `option` added to its vectorize pass (unchanged for "")."""
-    return re.sub(r"vectorize\{([^}]*)\}", lambda m: "vectorize{" + f"{m.group(1)} {option}".strip() + "}", pipeline)
-
-
 def without_peel(pipeline: str) -> str:
     return re.sub(r" (peel=false|peel-lanes=rows)", "", pipeline)
 
@@ -114,9 +110,9 @@ def choose_peel(arch: str, dtype: str, pipeline: str) -> tuple[str, list[dict]]:
         return pipeline, []
     rows = []
     for rank, option in enumerate(PEEL_OPTIONS):
-        pr = predict(arch, dtype, with_peel(pipeline, option), compiler=True, dims=ODD_DIMS)
+        pr = predict(arch, dtype, with_vectorize_option(pipeline, option), compiler=True, dims=ODD_DIMS)
         if pr is not None:
-            rows.append(row(with_peel(pipeline, option), pr) | {"rank": rank})
+            rows.append(row(with_vectorize_option(pipeline, option), pr) | {"rank": rank})
     rows.sort(key=lambda r: (order(r)[:-1], r["rank"]))  # a tie keeps the pipeline as it is
     return rows[0]["pipeline"], rows
 

@@ -148,6 +148,12 @@ def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     return NAMED_PIPELINES["step6"]
 
 
+def with_vectorize_option(spec: str, option: str) -> str:
+    """`spec` with `option` ("peel=false", "peel-lanes=rows"; "" for none) added to its vectorize
+    pass; a spec without vectorize is returned as it is."""
+    return re.sub(r"vectorize\{([^}]*)\}", lambda m: "vectorize{" + f"{m.group(1)} {option}".strip() + "}", spec)
+
+
 def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     """What gemmc's own AMDGCN backend runs without -p: the type-independent default, whose
     16-bit copies stay scalar at rows that are not a multiple of the vector width on wave64
@@ -155,7 +161,7 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     128x128 tiles then need more than the 96 SGPRs its allocator has, which does not spill."""
     pipeline = default_pipeline(arch)
     if in_type in ("f16", "bf16") and arch.wave_size == 64:
-        return pipeline.replace("vectorize{width=4}", "vectorize{width=4 peel=false}")
+        return with_vectorize_option(pipeline, "peel=false")
     return pipeline
 
 

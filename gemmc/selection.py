@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from gemmc.arch import Arch
 from gemmc.k_split import ATOMIC_TYPES
-from gemmc.pipeline import default_pipeline
+from gemmc.pipeline import default_pipeline, with_vectorize_option
 
 SPLITS = (2, 4, 8, 16, 32)
 # other (block-m, block-n, thread-m, thread-n) tried for a grid that underfills: each has 256 threads
@@ -206,8 +206,7 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
 
 def with_unpeeled(spec: str) -> str:
     """`spec` with its vectorize pass keeping misaligned rows' copies scalar (peel=false)."""
-    return re.sub(r"vectorize\{([^}]*)\}", lambda m: "vectorize{" + (m.group(1) + " peel=false").strip() + "}",
-                  spec) if "peel=" not in spec else spec
+    return with_vectorize_option(spec, "peel=false") if "peel=" not in spec else spec
 
 
 def _misaligned_rows(module: ModuleOp, width: int) -> bool:
