@@ -335,16 +335,13 @@ class CopyOp(IRDLOperation):
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
-                 transpose: bool = False, direct: bool = False, peel: bool = False):
+                 transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
-        if transpose:
-            props["transpose"] = UnitAttr()
-        if direct:
-            props["direct"] = UnitAttr()
-        if peel:
-            props["peel"] = UnitAttr()
+        for name, on in (("transpose", transpose), ("direct", direct), ("peel", peel), ("column_first", column_first)):
+            if on:
+                props[name] = UnitAttr()
         super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
 
     @property

@@ -129,9 +129,8 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
         new = vector.StoreOp(op.vector, op.base, indices)
     elif isinstance(op, CopyOp):
         new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile,
-                     op.width.value.data, op.transpose is not None, op.direct is not None, op.peel is not None)
-        if op.column_first is not None:
-            new.properties["column_first"] = op.column_first
+                     op.width.value.data, op.transpose is not None, op.direct is not None, op.peel is not None,
+                     op.column_first is not None)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)
