@@ -12,12 +12,13 @@ predicts it with the compiler at rows that are not a multiple of the vector widt
 where vectorize peels each row's head and tail) as it is, with scalar copies there (peel=false) and
 with the peeled lanes along the rows (peel-lanes=rows), and keeps the best by the same order.  The
 winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS (for an FP8 type given by --types,
-MATRIX_FP8_DEFAULTS); `--check` fails when the table there is not the
-search's winner.
+MATRIX_FP8_DEFAULTS; for f32, the CDNA f32 MFMAs on examples/sgemm.gemm's problem with its own
+grid, MATRIX_F32_DEFAULTS); `--check` fails when the table there is not the search's winner.
 
     python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--types f16 bf16] [--json out.json] [--check]
     python benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz --check   (MATRIX_FP8_DEFAULTS;
                                                                                gfx950: f8e4m3fn)
+    python benchmarks/matrix_defaults.py --arch gfx90a gfx942 gfx950 --types f32 --check   (MATRIX_F32_DEFAULTS)
 """
 
 from __future__ import annotations
@@ -38,8 +39,14 @@ DIMS = {"M": 4096, "N": 4096, "K": 4096}
 ODD_DIMS = {"M": 4097, "N": 4095, "K": 1023}  # no operand's rows a multiple of 4: the copies peel
 PEEL_OPTIONS = ("", "peel=false", "peel-lanes=rows")
 RERANK = 20  # gfx942's winner is 13th by estimated VGPRs (2026-12-02)
-SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K] col_major  B: {t}[K, N]  C: f32[M, N]  acc f32  "
+SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K]{a_layout}  B: {t}[K, N]  C: f32[M, N]  acc f32  "
           "C = A @ B }}")
+
+
+def source(dtype: str) -> str:
+    """The searched problem: examples/hgemm.gemm's (A column-major) for 16-bit and FP8 inputs,
+    examples/sgemm.gemm's (A row-major) for f32."""
+    return SOURCE.format(name="g", t=dtype, a_layout="" if dtype == "f32" else " col_major")
 
 
 # matrix-cores' fragment reads: whole runs, 4-byte pieces, and two instructions' fragments read at
@@ -47,28 +54,47 @@ SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K] col_major  B: {t}[K, N]  C
 FRAGMENT_READS = ("frag-read=0", "frag-read=2", "frag-read=2 k-pack=2", "frag-read=4 k-pack=2")
 
 
-def grid() -> list[str]:
+def grid(dtype: str = "f16") -> list[str]:
     """LDS tile, block-k, fragment reads (FRAGMENT_READS), double-buffer stage
     (registers / LDS), vectorized copies or not; the fragments' LDS rows swizzled over the
-    bank line; launch bounds of the workgroup."""
+    bank line; launch bounds of the workgroup.  f32 (the CDNA f32 MFMAs) has its own grid."""
+    if dtype == "f32":
+        return f32_grid()
     out = []
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
-    for (bm, bn), bk, reads, stage, width in itertools.product(((128, 128), (128, 256), (256, 128)), (16, 32),
-                                                               FRAGMENT_READS, ("registers",), (0, 4)):
-        p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
-             f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")
-        db = "double-buffer{stage=registers}" if stage == "registers" else "double-buffer"
-        vec = f"vectorize{{width={width}}}" if width else ""
-        # the register stage lowers the copies, so vectorize comes first there
-        p += ",".join(x for x in ((vec, db) if stage == "registers" else (db, vec)) if x)
-        out.append(p + ",lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}")
+    for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), (16, 32),
+                                                        FRAGMENT_READS, (0, 4)):
+        out.append(pipeline(bm, bn, bk, reads, "registers", width, "swizzle-lds{strict=false rows=0}"))
     return out
+
+
+def f32_grid() -> list[str]:
+    """f32 MFMAs read 4-byte fragments, one k of 32 rows a half-wave: smaller tiles and block-k 8
+    stay in the grid, both stages of double-buffer, copies of 2 elements (a swizzle keeps a copy's
+    vector whole, and 16-byte chunks give 32 rows only 16 places on gfx950's 64 banks), and the
+    swizzle's line (rows=0: the bank line)."""
+    out = []
+    for (bm, bn), bk, reads, stage, width, rows in itertools.product(
+            ((128, 128), (64, 128), (128, 64), (128, 256), (256, 128)), (8, 16), ("frag-read=0", "frag-read=2"),
+            ("registers", "lds"), (0, 2, 4), (0, 1, 2, 4)):
+        out.append(pipeline(bm, bn, bk, f"convert=none {reads}", stage, width, f"swizzle-lds{{strict=false rows={rows}}}"))
+    return out
+
+
+def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int, swizzle: str) -> str:
+    p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
+         f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")
+    db = "double-buffer{stage=registers}" if stage == "registers" else "double-buffer"
+    vec = f"vectorize{{width={width}}}" if width else ""
+    # the register stage lowers the copies, so vectorize comes first there
+    p += ",".join(x for x in ((vec, db) if stage == "registers" else (db, vec)) if x)
+    return p + f",lower-copies,{swizzle},launch-bounds{{max-threads=256}}"
 
 
 def predict(arch: str, dtype: str, pipeline: str, compiler: bool = False, dims: dict | None = None):
     a = get_arch(arch)
-    module = gemmc.parse(SOURCE.format(name="g", t=dtype), "g.gemm", dims or DIMS)
+    module = gemmc.parse(source(dtype), "g.gemm", dims or DIMS)
     try:
         gemmc.lower(module, pipeline, a)
         return predict_module(module, a, None, None if compiler else False)
@@ -90,7 +116,7 @@ def order(r: dict):
 
 
 def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
-    rows = [row(p, pr) for p in grid() if (pr := predict(arch, dtype, p)) is not None]
+    rows = [row(p, pr) for p in grid(dtype) if (pr := predict(arch, dtype, p)) is not None]
     rows.sort(key=order)
     for i, r in enumerate(rows[:rerank]):
         pr = predict(arch, dtype, r["pipeline"], compiler=True)
@@ -125,7 +151,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rerank", type=int, default=RERANK,
                     help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
     ap.add_argument("--check", action="store_true",
-                    help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS) holds the winners")
+                    help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS, MATRIX_F32_DEFAULTS) holds the winners")
     args = ap.parse_args(argv)
     from gemmc.pipeline import matrix_defaults
 

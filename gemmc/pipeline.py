@@ -121,10 +121,30 @@ MATRIX_FP8_DEFAULTS: dict[str, str] = {
 }
 
 
+# The f32 matrix-core defaults of CDNA (its f32 MFMAs; RDNA has no f32 WMMA): the same search's
+# f32 grid (benchmarks/matrix_defaults.py --arch gfx90a gfx942 gfx950 --types f32), whose problem
+# (examples/sgemm.gemm at 4096^3, A row-major) they are predicted at 3.71 ms on gfx90a (77.5% of
+# the f32 matrix peak), 1.06 ms on gfx942 (79.3%) and 1.11 ms on gfx950 (78.5%), without LDS bank
+# conflicts (the type-independent default: 4.75, 1.52 and 1.02 ms, 8-way conflicts).  Scalar copies
+# all: a swizzle keeps a copy's vector whole, and 4-float chunks leave 32 rows of one k too few
+# bank positions (gfx950's fastest conflict-free kernel with 2-float copies still conflicts 2-way).
+MATRIX_F32_DEFAULTS: dict[str, str] = {
+    "gfx90a":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx942":
+        "gemm-to-kernel,lds-tiling{block-m=64 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx950":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=8},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer,lower-copies,swizzle-lds{strict=false rows=4},launch-bounds{max-threads=256}",
+}
+
+
 def matrix_defaults(in_type: str | None) -> dict[str, str]:
-    """The per-arch matrix-core defaults for an input type: 16-bit, FP8, or none."""
+    """The per-arch matrix-core defaults for an input type: 16-bit, FP8, f32 (the CDNA f32
+    MFMAs), or none."""
     if in_type in ("f16", "bf16"):
         return MATRIX_16BIT_DEFAULTS
+    if in_type == "f32":
+        return MATRIX_F32_DEFAULTS
     return MATRIX_FP8_DEFAULTS if in_type is not None and in_type.startswith("f8") else {}
 
 

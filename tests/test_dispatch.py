@@ -20,21 +20,23 @@ def _lowered(src: str, arch: str):
     return gemmc.lower(gemmc.parse(src), None, arch)
 
 
+# gfx1100: its f32 default (the type-independent one) vectorizes its copies, so it has all three
+# variants; CDNA's f32 defaults copy element by element and get no aligned-rows variant.
 def test_dynamic_sizes_get_a_launcher_that_dispatches():
-    m = _lowered(DYNAMIC, "gfx942")
+    m = _lowered(DYNAMIC, "gfx1100")
     branches = [op for op in host_function(m).body.block.ops if isinstance(op, scf.IfOp)]
     assert len(branches) == 1 and branches[0].cond.name_hint == "few_workgroups"
     inner = [op for op in branches[0].false_region.block.ops if isinstance(op, scf.IfOp)]
     assert len(inner) == 1 and inner[0].cond.name_hint == "rows_aligned"
     spec = m.attributes[PIPELINE_ATTR].data
     assert "idle grid: " in spec and "stream-k" in spec and "aligned rows: " in spec and "assume-aligned" in spec
-    assert "608 workgroups" in m.attributes[SELECTED_ATTR].data
+    assert "96 workgroups (96 CUs x 1)" in m.attributes[SELECTED_ATTR].data
 
 
 def test_the_aligned_variant_loads_vectors():
     """Both load vectors of the dynamic matrices; the default variant, whose rows may start at any
     alignment, peels them (each row's head computed from its start), the aligned one does not."""
-    m = _lowered(DYNAMIC, "gfx942")
+    m = _lowered(DYNAMIC, "gfx1100")
     kernels = {op.sym_name.data: op for op in m.walk() if isinstance(op, gpu.FuncOp)}
     widths = lambda k: {op.result.type.get_shape()[0] for op in k.walk() if isinstance(op, vector.LoadOp)  # noqa: E731
                         and op.base.type.get_shape()[-1] < 0}
@@ -54,14 +56,23 @@ def test_both_branches_match_numpy(dims, launches):
 
 
 def test_the_cost_model_follows_the_branch():
-    m = _lowered(DYNAMIC, "gfx942")
-    arch = get_arch("gfx942")
+    m = _lowered(DYNAMIC, "gfx1100")
+    arch = get_arch("gfx1100")
     small = predict(m, arch, {"M": 256, "N": 256, "K": 8192})
     aligned = predict(m, arch, {"M": 4096, "N": 4096, "K": 4096})
     odd = predict(m, arch, {"M": 4096, "N": 4095, "K": 4097})
     assert [o.kernel.name for o in small.others] == ["d_streamk_init"] and small.kernel.name == "d_idle"
     assert aligned.others == [] and aligned.kernel.name == "d_aligned"
     assert odd.kernel.name == "d"
+
+
+def test_scalar_copies_get_no_aligned_variant():
+    """gfx942's f32 default copies element by element: the launcher has the default and the
+    idle-grid variant only."""
+    m = _lowered(DYNAMIC, "gfx942")
+    spec = m.attributes[PIPELINE_ATTR].data
+    assert "idle grid: " in spec and "aligned rows: " not in spec
+    assert "1520 workgroups (304 CUs x 5)" in m.attributes[SELECTED_ATTR].data
 
 
 def test_a_16_bit_output_dispatches_to_split_k_through_a_workspace():

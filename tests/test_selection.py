@@ -54,14 +54,14 @@ def test_deep_k_is_split_and_predicted_faster(arch):
 
 def test_a_full_grid_is_not_split():
     choice = select_pipeline(gemmc.parse(problem(4096, 4096, 4096)), get_arch("gfx942"))
-    assert choice.pipeline == default_pipeline(get_arch("gfx942"))
-    assert choice.reason.startswith("1024 workgroups for 304 CUs x ") and choice.reason.endswith(": the default pipeline")
+    assert choice.pipeline == default_pipeline(get_arch("gfx942"), "f32")
+    assert choice.reason == "2048 workgroups for 304 CUs x 5: the default pipeline"  # 64x128 tiles
 
 
 def test_dynamic_sizes_dispatch_at_launch():
     src = "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
     choice = select_pipeline(gemmc.parse(src), get_arch("gfx942"))
-    assert not choice.runnable and choice.pipeline.startswith(default_pipeline(get_arch("gfx942")) + " | ")
+    assert not choice.runnable and choice.pipeline.startswith(default_pipeline(get_arch("gfx942"), "f32") + " | ")
     assert choice.reason.startswith("the sizes are dynamic: the launcher runs")
 
 
@@ -91,7 +91,7 @@ def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
     monkeypatch.setattr(gemmc.cost.model, "predict", cannot)
     for src in (problem(64, 64, 4096), "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"):
         module = gemmc.lower(gemmc.parse(src), None, "gfx942")
-        assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"))
+        assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"), "f32")
 
 
 def test_misaligned_rows_of_a_full_grid_try_half_the_k_tile():
@@ -107,9 +107,10 @@ def test_aligned_rows_of_a_full_grid_keep_the_default_alone():
 
 
 def test_misaligned_rows_weigh_scalar_copies_where_the_arch_allows():
-    """gfx90a: peeled and scalar copies, each at both K tile depths; the fastest prediction runs.
-    (sm_90 tries no scalar copies: Arch.unpeeled_candidates, measured slower than predicted.)"""
-    choice = select_pipeline(gemmc.parse(problem(3001, 2999, 1537)), get_arch("gfx90a"))
+    """gfx1100 (whose f32 default vectorizes; CDNA's f32 defaults copy element by element): peeled
+    and scalar copies, each at both K tile depths; the fastest prediction runs.  (sm_90 tries no
+    scalar copies: Arch.unpeeled_candidates, measured slower than predicted.)"""
+    choice = select_pipeline(gemmc.parse(problem(3001, 2999, 1537)), get_arch("gfx1100"))
     assert set(choice.predicted) == {"default", "block-k=8", "scalar copies", "block-k=8, scalar copies"}
     best = min(choice.predicted, key=choice.predicted.get)
     assert choice.pipeline == choice.pipelines[best]
