@@ -304,7 +304,10 @@ class CopyOp(IRDLOperation):
     With `peel`, rows are not known to start `width`-aligned: each stored row's aligned
     interior goes by `width`-element vectors and its misaligned head and tail (fewer than
     `width` elements each) one by one; `column_first` then puts consecutive threads on
-    consecutive rows (vectorize chooses it).
+    consecutive rows (vectorize chooses it).  With `row_lanes = g`, consecutive threads cover
+    g loads of a stored row, the next g the same columns of the next row, and so on down the
+    tile before the next g columns (a wave then spans a few rows of a transposed tile's columns,
+    whose element stores share LDS words; vectorize{row-lanes} sets it).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
     lower-copies makes.
     """
@@ -326,6 +329,7 @@ class CopyOp(IRDLOperation):
     direct = opt_prop_def(UnitAttr)
     column_first = opt_prop_def(UnitAttr)
     peel = opt_prop_def(UnitAttr)
+    row_lanes = opt_prop_def(IntegerAttr)
 
     assembly_format = (
         "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
@@ -335,10 +339,13 @@ class CopyOp(IRDLOperation):
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
-                 transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False):
+                 transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False,
+                 row_lanes: int = 0):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
+        if row_lanes:
+            props["row_lanes"] = IntegerAttr(row_lanes, i64)
         for name, on in (("transpose", transpose), ("direct", direct), ("peel", peel), ("column_first", column_first)):
             if on:
                 props[name] = UnitAttr()
@@ -378,6 +385,21 @@ class CopyOp(IRDLOperation):
                                   f"{'direct' if self.direct is not None else f'width {w}' if w != 1 else 'not transposed'}")
         if self.peel is not None and (w < 2 or self.direct is not None):
             raise VerifyException("peel needs a vector width of at least 2 and no direct copy")
+        if self.row_lanes is not None:
+            self._verify_row_lanes(extents[1] // w)
+
+    def _verify_row_lanes(self, per_row: int) -> None:
+        g = self.row_lanes.value.data
+        if g < 1 or per_row % g:
+            raise VerifyException(f"row_lanes {g} does not divide the {per_row} loads of a stored row")
+        for mark in ("peel", "column_first", "direct"):
+            if self.properties.get(mark) is not None:
+                raise VerifyException(f"row_lanes orders the lanes of a copy that is not {mark}")
+
+    @property
+    def lanes_per_row(self) -> int:
+        """Consecutive threads on one stored row (0: the whole row, then the next)."""
+        return self.row_lanes.value.data if self.row_lanes is not None else 0
 
 
 @irdl_op_definition

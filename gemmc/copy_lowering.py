@@ -115,7 +115,7 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
     lead = list(op.indices)
 
     def body(cb: KernelBuilder, start, idx):
-        i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first)
+        i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first, op.lanes_per_row)
         g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
         inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
         value = guarded_load(cb, op, [g0, g1], inside, width)
@@ -257,21 +257,36 @@ def _over_threads(b: KernelBuilder, op: CopyOp, total: int, body, unroll: bool) 
         loop.attributes[UNROLL_ATTR] = UnitAttr()
 
 
-def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_first: bool) -> tuple:
+def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_first: bool,
+                row_lanes: int = 0) -> tuple:
     """The stored-tile coordinates (i0, i1) that copy element `idx` covers.
 
     Row by row (i1 fastest: consecutive threads read consecutive global addresses),
     except for a copy marked `column_first` (a scalar copy into a transposed tile; double-
     buffer marks it where the arch's `transposed_copy_column_first` says so): there i0 runs
     fastest, as in the tutorial's kernels, so that consecutive threads write consecutive
-    LDS words rather than words e0 apart in a few banks, while their loads are a row apart."""
+    LDS words rather than words e0 apart in a few banks, while their loads are a row apart.
+    With `row_lanes` = g (the copy's row_lanes), g threads along a row, then down the rows:
+    each g consecutive loads still fill whole cache-line pieces of one row."""
     if column_first:
         i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
         return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")
     per_row = e1 // width
+    if row_lanes and row_lanes < per_row:
+        return _row_segment_coords(b, idx, e0, width, row_lanes)
     i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
     lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
     return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
+
+
+def _row_segment_coords(b: KernelBuilder, idx, e0: int, width: int, g: int) -> tuple:
+    """idx = (segment * e0 + i0) * g + lane: lane-th load of the segment-th g loads of row i0."""
+    lane = b.op(arith.RemUIOp(idx, b.index(g)))
+    run = b.op(arith.DivUIOp(idx, b.index(g)))
+    i0 = b.op(arith.RemUIOp(run, b.index(e0)), "i0")
+    segment = b.op(arith.DivUIOp(run, b.index(e0)))
+    column = b.add(b.mul(segment, b.index(g)), lane)
+    return i0, column if width == 1 else b.mul(column, b.index(width), "i1")
 
 
 def guarded_load(b: KernelBuilder, op: CopyOp, idx, inside, width: int) -> SSAValue:
@@ -323,7 +338,7 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
     pending = []
     for it in range(-(-total // threads)):
         idx = b.add(op.tid, b.index(it * threads), "idx")
-        i0, i1 = copy_coords(b, idx, e0, e1, width, False)
+        i0, i1 = copy_coords(b, idx, e0, e1, width, False, op.lanes_per_row)
         g0, g1 = b.add(op.o0, i0, "g0"), b.add(op.o1, i1, "g1")
         inside = b.land(b.land(b.lt(g0, op.rows), b.lt(g1, op.cols)), guard, "in_bounds")
         partial = total % threads != 0

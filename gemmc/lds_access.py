@@ -130,7 +130,7 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
     elif isinstance(op, CopyOp):
         new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile,
                      op.width.value.data, op.transpose is not None, op.direct is not None, op.peel is not None,
-                     op.column_first is not None)
+                     op.column_first is not None, op.lanes_per_row)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)

@@ -138,10 +138,11 @@ class DoubleBufferPass(ModulePass):
 
 
 def _walk_columns(kernel) -> None:
-    """Mark the kernel's scalar copies into transposed LDS tiles column_first."""
+    """Mark the kernel's scalar copies into transposed LDS tiles column_first (not those whose
+    lanes vectorize{row-lanes} ordered)."""
     for op in kernel.walk():
         if (isinstance(op, CopyOp) and op.transpose is not None and op.direct is None
-                and op.width.value.data == 1):
+                and op.width.value.data == 1 and op.row_lanes is None):
             op.properties["column_first"] = UnitAttr()
 
 

@@ -23,13 +23,16 @@ keeps its width, or with strict=true (which accepts only proven alignment, no pe
 pass stops with a diagnostic.  Copies by global_load_lds (direct-to-lds) are left alone.
 Options: width (1, 2, 4; 8 for 16-bit types), strict, peel, peel-lanes (a peeled copy into a
 transposed LDS tile: `columns`, the default, puts consecutive lanes on consecutive rows and
-marks the copy `column_first`, `rows` along a row), operands (which copies to vectorize:
+marks the copy `column_first`, `rows` along a row), row-lanes (g > 0: every copy that is not
+peeled gets `row_lanes = g`, g lanes along a stored row, then down the rows: a wave of a
+transposed copy then writes a few elements of each LDS row it touches, two 16-bit ones into one
+word, rather than one element into each of 32 rows; 0, the default: whole rows), operands (which copies to vectorize:
 `a`, `b` or both, `a,b`).  The tutorial's step 5 vectorizes A only: B's copy is stored
 transposed, and its four scalar LDS stores per vector cost more than the wide load saves
 (H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
 that is no vector of at most 16 bytes, an unproven width with strict=true, a peel-lanes
-that is neither rows nor columns.
+that is neither rows nor columns, a row-lanes that does not divide a copy's loads per row.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class VectorizePass(ModulePass):
     peel: bool = True
     operands: tuple[str, ...] = ("a", "b")
     peel_lanes: str = "columns"
+    row_lanes: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in working_kernels(op, self.name):
@@ -76,6 +80,7 @@ class VectorizePass(ModulePass):
                     self._check_width(kernel, copy)
                 for copy in copies:
                     self._vectorize(copy, operand)
+                    self._order_lanes(copy)
 
     def _check_width(self, kernel, copy: CopyOp) -> None:
         ebytes = copy.src.type.element_type.bitwidth // 8
@@ -100,6 +105,18 @@ class VectorizePass(ModulePass):
             copy.properties.pop("column_first", None)
             if self._peeled_column_first(copy):
                 copy.properties["column_first"] = UnitAttr()
+
+    def _order_lanes(self, copy: CopyOp) -> None:
+        if self.row_lanes < 0:
+            raise pass_error(self.name, copy, f"row-lanes={self.row_lanes} must be positive (0: whole rows)")
+        if not self.row_lanes or copy.peel is not None or copy.direct is not None:
+            return  # a peeled copy's lanes follow peel-lanes
+        per_row = copy.tile[1] // copy.width.value.data
+        if per_row % self.row_lanes:
+            raise pass_error(self.name, copy, f"row-lanes={self.row_lanes} does not divide the {per_row} loads of "
+                                              f"a row of this {copy.tile[0]}x{copy.tile[1]} tile")
+        copy.properties.pop("column_first", None)
+        copy.properties["row_lanes"] = IntegerAttr(self.row_lanes, i64)
 
     def _peeled_column_first(self, copy: CopyOp) -> bool:
         """Whether a peeled copy's lanes go down the rows (consecutive LDS words of a transposed
