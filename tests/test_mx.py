@@ -324,10 +324,137 @@ def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnem
     assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
 
 
-def test_hip_for_mx_formats_is_refused_in_one_line(capsys):
-    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950"]) != 0
+@pytest.mark.parametrize("fmt,mlir", [("f6e2m3fn", "f6E2M3FN"), ("f6e3m2fn", "f6E3M2FN")])
+def test_hip_for_fp6_is_refused_in_one_line(tmp_path, capsys, fmt, mlir):
+    path = tmp_path / "mx.gemm"
+    path.write_text(source(a=fmt, b="f4e2m1fn"))
+    assert cli.main(["compile", str(path), "--arch", "gfx950"]) != 0
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "HIP for f4E2M1FN (block-scaled MX formats) is not done" in err
+    assert len(err.splitlines()) == 1
+    assert f"HIP for {mlir} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element" in err
+    assert "MXFP4 and MXFP8 compile" in err
+
+
+@pytest.mark.parametrize("dims,instr", [({}, "v_mfma_scale_f32_32x32x64_f8f6f4"),
+                                        ({}, "v_mfma_scale_f32_16x16x128_f8f6f4"),
+                                        ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_32x32x64_f8f6f4"),
+                                        ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_16x16x128_f8f6f4")])
+def test_mxfp4_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, instr):
+    """examples/mxfp4gemm.gemm (1024^3, and the odd 257x131x96, whose one K tile leaves no loop)
+    by the default pipeline, or with the 16x16x128 instruction: FP4's format code in the
+    builtin, 4 VGPRs an operand in the asm."""
+    from gemmc.toolchain import compile_device
+
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp4gemm.gemm"), dims, "gfx950")
+    pipeline = None if instr.startswith("v_mfma_scale_f32_32") else (
+        MX_TILED.format(bm=128) + f",mfma-lowering{{instr={instr}}},launch-bounds{{max-threads=256}}")
+    gemmc.lower(mod, pipeline, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    assert f"__builtin_amdgcn_{instr[2:]}(gemmc_fp4_operand(a), gemmc_fp4_operand(b" in hip
+    assert ", 4, 4, 0, __builtin_bit_cast(int, sa_vgpr" in hip
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert in_loop(asm, instr) > 0 if not dims else instr in asm
+    mfma = next(line for line in asm.splitlines() if line.strip().startswith(instr))
+    regs = [r for r in mfma.split()[2:4]]  # A and B: v[n:n+3], FP4's 32 elements in 4 VGPRs
+    assert all(int(r[r.index(":") + 1:-2]) - int(r[2:r.index(":")]) == 3 for r in regs), mfma
+    assert "cbsz:4 blgp:4" in mfma
+    assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
+
+
+def test_harness_for_fp4_is_refused_in_one_line(capsys):
+    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950", "--harness"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--harness does not fill FP4 matrices yet (A is f4E2M1FN, packed two a byte)" in err
+
+
+def test_fp4_arithmetic_is_refused_at_its_op(capsys):
+    """The naive kernel converts FP4 to float: C would convert the code, not the value."""
+    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950", "-p", "step1"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "arith.extf on f4E2M1FN is not emitted as HIP" in err and "(at 'arith.extf'" in err
+
+
+# -- the packed FP4 layout: the kernel's reads and the host's packer agree -------------------------
+
+
+FP4_DIMS = {"M": 5, "N": 131, "K": 96}
+
+
+def _emitted_fp4_loads(static: bool) -> dict[str, str]:
+    """The C expressions the default pipeline's kernel reads A's and B's elements with (static
+    dims, or dynamic M and N: B's rows are then (N + 1) / 2 bytes)."""
+    import re
+
+    dims = "M = 5, N = 131, K = 96" if static else "M, N, K = 96"
+    text = source(a="f4e2m1fn", b="f4e2m1fn").replace("M = 257, N = 131, K = 96", dims)
+    mod = gemmc.parse(text, "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, None, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    loads = dict(re.findall(r"= (\(([AB])\[[^;]*);", hip))
+    return {name: expr.replace("_1", "") for expr, name in loads.items()}
+
+
+def _reads_back(expr: str, name: str, packed: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether the C expression, evaluated at every element as Python (its int division by
+    //), reads `codes`."""
+    flat, py = packed.reshape(-1), expr.replace(" / ", " // ")
+    got = np.array([[eval(py, {name: flat, "g0": r, "g1": c, **FP4_DIMS}) for c in range(codes.shape[1])]
+                    for r in range(codes.shape[0])])
+    return np.array_equal(got, codes)
+
+
+def _fp4_codes(rng, shape) -> np.ndarray:
+    values = rng.choice([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], size=shape) * rng.choice([-1, 1], size=shape)
+    return values.astype(ml_dtypes.float4_e2m1fn).view(np.uint8)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_the_kernels_fp4_loads_read_what_the_packer_writes(static):
+    """The emitted nibble expressions, run on gemmc.emit.fp4.pack's bytes (odd B rows of 131:
+    66 bytes, padded), read every element back; the same bytes with nibbles swapped do not."""
+    from gemmc.emit import fp4
+
+    rng = np.random.default_rng(0)
+    loads = _emitted_fp4_loads(static)
+    assert set(loads) == {"A", "B"}
+    assert ("(N + 1) / 2" in loads["B"]) != static
+    for name, shape in (("A", (FP4_DIMS["M"], FP4_DIMS["K"])), ("B", (3, FP4_DIMS["N"]))):
+        codes = _fp4_codes(rng, shape)
+        packed = fp4.pack(codes)
+        assert packed.shape == (shape[0], fp4.row_bytes(shape[1]))
+        assert np.array_equal(fp4.unpack(packed, shape[1]), codes)
+        assert _reads_back(loads[name], name, packed, codes)
+        swapped = (packed >> 4) | (packed << 4)  # a planted layout bug: element 2j high
+        assert not _reads_back(loads[name], name, swapped, codes)
+
+
+def test_fp4_pack_refuses_what_is_no_code():
+    from gemmc.emit import fp4
+
+    with pytest.raises(ValueError):
+        fp4.pack(np.array([[16]], np.uint8))
+
+
+def test_fp4_mfma_operand_packs_element_e_at_bits_4e():
+    """gemmc_fp4_operand's arithmetic (fp4.operand_words) puts each lane's element e where the
+    instruction's layout says (gemmc.layout: gpr, bit_lo); a nibble swap fails the check."""
+    from gemmc.emit import fp4
+    from gemmc.layout import rows
+
+    instr = get_matrix_instr(ARCHS["gfx950"], "v_mfma_scale_f32_32x32x64_f8f6f4").with_formats("f4e2m1fn", "f4e2m1fn")
+    assert (instr.cbsz, instr.blgp, instr.a_regs) == (fp4.FORMAT_CODE, fp4.FORMAT_CODE, 4)
+    place = {(r.row, r.col): (r.gpr, r.bit_lo) for r in rows(instr) if r.matrix == "A" and r.lane == 5}
+    at = [instr.a.at(5, e)[1:] for e in range(32)]  # the (row, k) of the IR vector's element e in lane 5
+    codes = _fp4_codes(np.random.default_rng(1), 32)
+
+    def places(words) -> bool:
+        return all((int(words[place[rc][0]]) >> place[rc][1]) & 15 == codes[e] for e, rc in enumerate(at))
+
+    words = fp4.operand_words(codes)
+    assert places(words)
+    assert not places(((words >> 4) & 0x0F0F0F0F) | ((words & 0x0F0F0F0F) << 4))
 
 
 # -- the f8f6f4 MFMAs -------------------------------------------------------------------------------

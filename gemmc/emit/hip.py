@@ -51,6 +51,9 @@ Conventions
 * A memref kernel argument is a `__restrict__` pointer (`const` when nothing writes through
   it) indexed row-major, its row stride being the static size or the dim's name from
   `gemm.arg_dims`: `A[row * K + k]`.  Each distinct dynamic dim becomes one `int` parameter.
+  FP4 (f4E2M1FN) is the exception: packed two elements a byte in global memory, each row
+  starting at a byte, and read by nibble, `(A[row * 48 + (k >> 1)] >> (k & 1) * 4) & 15`
+  (the layout: gemmc/emit/fp4.py); in LDS and registers it is one code a byte, as FP8.
   `memref.alloc`/`alloca` in memory space 3 (LDS) print as `__shared__` arrays, other
   allocations as local arrays; both are indexed `As[i][j]`.
 * `scf.for` prints as `for (int k = lb; k < ub; ...)`; its iter_args and results share one
@@ -87,6 +90,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    Float4E2M1FNType,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -101,6 +105,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
+from gemmc.emit import fp4
 from gemmc.ir_names import (
     ARG_DIMS_ATTR,
     ATOMIC_ADDF,
@@ -115,6 +120,7 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTRS,
     memory_space,
 )
+from gemmc.lds_access import known_multiple, row_multiple
 from gemmc.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
 
 PASS_NAME = "emit-hip"
@@ -178,6 +184,12 @@ def is_fp8(t: Attribute) -> bool:
     return isinstance(t, _FP8_TYPES)
 
 
+def is_fp4(t: Attribute) -> bool:
+    """FP4 E2M1: one element a byte (its code) in registers and LDS, packed two a byte in
+    global memory (MemrefView.packed; the layout: gemmc.emit.fp4)."""
+    return isinstance(t, Float4E2M1FNType)
+
+
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     """The C type of a scalar IR type."""
     if isinstance(t, IndexType):
@@ -187,14 +199,14 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
-    if is_fp8(t) or isinstance(t, Float8E8M0FNUType):  # FP8 and E8M0 scales: their bytes
+    if is_fp8(t) or is_fp4(t) or isinstance(t, Float8E8M0FNUType):  # FP8, FP4 and E8M0 scales: bytes
         return "unsigned char"
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
-    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn"):
-        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: FP6 and FP4 would be stored "
-                             "packed, which gemmc's copies do not do yet (MXFP8 compiles; gemmc run runs FP6 and FP4 "
-                             "in the interpreter)")
+    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn"):
+        raise emit_error(op, f"HIP for {t} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element "
+                             "across byte boundaries, which the emitter does not read yet (MXFP4 and MXFP8 compile; "
+                             "gemmc run runs FP6 in the interpreter)")
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -219,7 +231,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
-    if is_fp8(elem) or isinstance(elem, Float8E8M0FNUType):
+    if is_fp8(elem) or is_fp4(elem) or isinstance(elem, Float8E8M0FNUType):
         base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
@@ -285,6 +297,24 @@ class MemrefView:
         for size, idx in zip(self.sizes[1:], indices[1:]):
             offset = binary(binary(offset, "*", size, MUL), "+", idx, ADD)
         return Expr(f"{self.base.at(PRIMARY)}[{offset.text}]")
+
+    @property
+    def packed(self) -> bool:
+        """FP4 in global memory (a pointer): two elements a byte, not addressable one by one."""
+        return self.kind == "flat" and is_fp4(self.type.element_type)
+
+    def packed_byte(self, indices: Sequence[Expr]) -> Expr:
+        """The byte that holds element `indices` of a packed view: rows of ceil(n / 2) bytes."""
+        *outer, col = indices
+        n = _int_literal_value(self.sizes[-1])
+        row_bytes = Expr(str(fp4.row_bytes(n))) if n is not None else Expr(f"({self.sizes[-1].text} + 1) / 2", MUL)
+        view = MemrefView(self.base, "flat", [*self.sizes[:-1], row_bytes], self.type)
+        # col parenthesized: clang warns of `a + b >> 1`
+        return view.element([*outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)])
+
+    def packed_element(self, indices: Sequence[Expr]) -> Expr:
+        """The code of element `indices` of a packed view (gemmc.emit.fp4.nibble)."""
+        return Expr(fp4.nibble(self.packed_byte(indices).text, indices[-1].at(PRIMARY)), BAND)
 
 
 class Namer:
@@ -584,9 +614,10 @@ _MLIR_CONSTANT_NAME = re.compile(r"c(st)?[0-9]*(_[A-Za-z0-9]+)*|cst|true|false")
 def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op: Operation) -> Expr:
     if isinstance(value, IntegerAttr):
         return int_literal(value.value.data, t)
-    if isinstance(value, FloatAttr) and is_fp8(t):
-        if value.value.data != 0.0:  # +0.0 is byte 0 in every FP8 format
-            raise emit_error(op, f"FP8 constant {value.value.data} is not emitted as HIP (only 0.0 is)")
+    if isinstance(value, FloatAttr) and (is_fp8(t) or is_fp4(t)):
+        if value.value.data != 0.0:  # +0.0 is code 0 in every FP8 format and in FP4
+            raise emit_error(op, f"{'FP8' if is_fp8(t) else 'FP4'} constant {value.value.data} is not emitted as HIP "
+                                 "(only 0.0 is)")
         return cast("unsigned char", Expr("0"))
     if isinstance(value, FloatAttr):
         return float_literal(value.value.data, t)
@@ -741,13 +772,14 @@ def _print_dim(p: FunctionPrinter, op: Operation) -> None:
 def _print_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     view = p.memref(mem, op)
-    p.define(op.results[0], view.element([p.value(i) for i in indices]))
+    index_exprs = [p.value(i) for i in indices]
+    p.define(op.results[0], view.packed_element(index_exprs) if view.packed else view.element(index_exprs))
 
 
 @op_printer("memref.store")
 def _print_store(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
-    view = p.memref(mem, op)
+    view = p.unpacked(mem, op)
     p.line(f"{view.element([p.value(i) for i in indices]).text} = {p.value(value).text};")
 
 
@@ -762,7 +794,7 @@ def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
     if op.properties["kind"].value.data != ATOMIC_ADDF:  # type: ignore[union-attr]
         raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf")
-    address = f"&{p.memref(mem, op).element([p.value(i) for i in indices]).text}"
+    address = f"&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text}"
     if p.emitter.arch.vendor == "nvidia":
         e = call("atomicAdd", Expr(address), p.value(value))
     else:  # clang's builtin: needs no HIP header (a device-only build) and is what atomicAdd calls
@@ -798,7 +830,8 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
 
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:
     """memref.alloc in the host function: device memory, allocated in the launch's stream."""
-    if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t):
+    if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t) \
+            or is_fp4(t.element_type):  # (FP4 would need its packed size)
         raise p.unsupported(op, f"{op.name} of {t} in a host function")
     result = op.results[0]
     sizes, dynamic = [], iter(op.operands)
@@ -824,7 +857,7 @@ def _print_dealloc(p: FunctionPrinter, op: Operation) -> None:
 
 
 def _vector_address(p: FunctionPrinter, op: Operation, mem: SSAValue, indices: Sequence[SSAValue]) -> str:
-    view = p.memref(mem, op)
+    view = p.unpacked(mem, op)
     return f"&{view.element([p.value(i) for i in indices]).text}"
 
 
@@ -832,8 +865,33 @@ def _vector_address(p: FunctionPrinter, op: Operation, mem: SSAValue, indices: S
 def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     vt = p.type_name(op.results[0].type, op)
+    if p.memref(mem, op).packed:
+        _print_packed_vector_load(p, op)
+        return
     addr = _vector_address(p, op, mem, indices)
     p.define(op.results[0], Expr(f"*reinterpret_cast<const {vt}*>({addr})", UNARY))
+
+
+def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
+    """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
+    nibbles interleaved.  The bytes must start aligned, as a vector load's always do: the
+    column a provable multiple of n, and so the row length (vectorize proves both, except
+    for the peeled vectors of odd rows, which start at any column and are refused here)."""
+    mem, *indices = op.operands
+    n = op.results[0].type.get_shape()[0]
+    row = row_multiple(mem) if len(indices) > 1 else n
+    if n % 2 or known_multiple(indices[-1]) % n or row % n:
+        raise emit_error(op, f"{op.name} of {n} FP4 elements from packed global memory is not emitted as HIP "
+                             f"unless its column and row length are provable multiples of an even {n} "
+                             "(vectorize{peel=false}, or no vectorize)")
+    view = p.memref(mem, op)
+    half = n // 2
+    bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
+    name = p.names.fresh(f"{op.results[0].name_hint or 'v'}_packed")
+    addr = view.packed_byte([p.value(i) for i in indices]).text
+    p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
+    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
+    p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
 
 
 @op_printer("vector.store")
@@ -1090,6 +1148,14 @@ class FunctionPrinter:
             raise self.unsupported(op, f"an access to a memref that is not a kernel argument or allocation")
         return self.memrefs[v]
 
+    def unpacked(self, v: SSAValue, op: Operation) -> MemrefView:
+        """The view of a memref that `op` addresses element by element: not packed FP4."""
+        view = self.memref(v, op)
+        if view.packed:
+            raise emit_error(op, f"{op.name} on packed FP4 global memory ({view.type}) is not emitted as HIP: "
+                                 "kernels read it by memref.load and vector.load only")
+        return view
+
     def define(self, result: SSAValue, e: Expr, pure: bool | None = None) -> None:
         """Bind a result: folded into its single user when possible, else a const variable.
 
@@ -1196,7 +1262,19 @@ class FunctionPrinter:
             if op.name.startswith("gemm."):
                 hint = "; run gemm-to-kernel first"
             raise emit_error(op, f"no HIP printer for '{op.name}'{hint}")
+        fp4_value = next((v for v in (*op.operands, *op.results) if is_fp4(element_type_of(v.type))), None)
+        if fp4_value is not None and op.name not in FP4_OPS:
+            raise emit_error(op, f"{op.name} on {fp4_value.type} is not emitted as HIP: FP4 values (codes, one a "
+                                 "byte) only move, from global memory into the scaled MFMA")
         printer(self, op)
+
+
+# The ops that may hold FP4 values: C arithmetic or a cast on a code would compute nonsense.
+FP4_OPS = frozenset({
+    "memref.load", "memref.store", "vector.load", "vector.store", "arith.constant", "arith.select",
+    "scf.if", "scf.for", "scf.yield", "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
+    "vector.shuffle", "amdgpu.scaled_mfma", "amdgpu.mfma",  # (the unscaled f8f6f4 MFMAs refuse at their printer)
+})
 
 
 def _walk_block(block: Block) -> Iterable[Operation]:
@@ -1346,9 +1424,22 @@ class HipEmitter:
         self.arch = arch
         self.harness = harness
         self.typedefs: dict[str, str] = {}
+        self.helpers: dict[str, list[str]] = {}  # device functions some printers call (gemmc.emit.fp4)
         self.used_types: set[str] = set()
         self.kernels: dict[tuple[str, str], KernelInfo] = {}
         self.global_names = Namer()
+
+    def vector_typedef(self, name: str, ctype: str, n: int) -> str:
+        """A vector type that no IR value has (FP4's packed bytes and words), by name."""
+        self.typedefs.setdefault(name, f"typedef {ctype} {name} __attribute__((ext_vector_type({n})));")
+        return name
+
+    def helper(self, name: str, lines: list[str], types: dict[str, tuple[str, int]]) -> str:
+        """A device function printed once before the kernels, with the vector types it uses."""
+        for tname, (ctype, n) in types.items():
+            self.vector_typedef(tname, ctype, n)
+        self.helpers.setdefault(name, lines)
+        return name
 
     # -- the file ---------------------------------------------------------------------
 
@@ -1406,6 +1497,8 @@ class HipEmitter:
         if self.typedefs:
             out += ["", "// Vector types (clang ext_vector_type), as HIP's own headers define them."]
             out += [self.typedefs[k] for k in sorted(self.typedefs)]
+        for name in sorted(self.helpers):
+            out += ["", *self.helpers[name]]
         out += ["", _rule("Kernels")]
         out += kernel_text
         if host_text:
