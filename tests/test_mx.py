@@ -6,6 +6,7 @@ and the f8f6f4 MFMAs (unscaled and v_mfma_scale_*) as data, layouts and lane-acc
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import ml_dtypes
@@ -374,6 +375,130 @@ def test_fp4_arithmetic_is_refused_at_its_op(capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "arith.extf on f4E2M1FN is not emitted as HIP" in err and "(at 'arith.extf'" in err
+
+
+# -- E8M0 scales on the FMA path (no scaled MFMA): the value 2^(code - 127), not the byte -----------
+
+
+def _step_hip(pipeline: str) -> str:
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {}, "gfx950")
+    gemmc.lower(mod, pipeline, "gfx950")
+    return gemmc.emit(mod, "gfx950", "hip")
+
+
+def _scale_expressions(hip: str) -> dict[str, str]:
+    """The C expressions the FMA path's kernel multiplies A's and B's elements by, as functions
+    of the scale byte `c`: `const float a_scaled = <A's element> * <scale of sa>;`."""
+    found = dict(re.findall(r"const float ([ab])_scaled = __builtin_amdgcn_cvt_f32_(?:fp8|bf8)\(\(int\)\w+, 0\) \* (.*);",
+                            hip))
+    assert set(found) == {"a", "b"}, hip
+    return {k: re.sub(rf"\bs{k}\b", "c", e) for k, e in found.items()}
+
+
+def _host_cxx(toolchain) -> str:
+    import shutil
+
+    for cxx in (toolchain.clang, shutil.which("clang++"), shutil.which("g++")):
+        if cxx:
+            return cxx
+    pytest.skip("no host C++ compiler")
+
+
+def _values_of(toolchain, tmp_path: Path, hip: str, expr: str) -> np.ndarray:
+    """`expr` (of the byte `c`) for c = 0..255, compiled with the file's helper functions by a
+    host C++ compiler and run: the float bits of each."""
+    import subprocess
+
+    helpers = hip[hip.index("#define GEMMC_HOST_CODE 1"):hip.index("// ---- Kernels")].split("\n", 2)[2]
+    prog = tmp_path / "e8m0.cpp"
+    prog.write_text("#include <cstdio>\n#include <cstring>\n#define __device__\n" + helpers
+                    + f"\nstatic float value(unsigned char c) {{ return {expr}; }}\n"
+                    "int main() { for (int c = 0; c < 256; ++c) { float f = value((unsigned char)c); unsigned u;"
+                    " std::memcpy(&u, &f, 4); std::printf(\"%08x\\n\", u); } }\n")
+    exe = tmp_path / "e8m0"
+    cxx = _host_cxx(toolchain)
+    build = subprocess.run([cxx, "-x", "c++", "-std=c++20", "-O1", str(prog), "-o", str(exe)],
+                           capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
+    return np.array([int(w, 16) for w in out.split()], np.uint32).view(np.float32)
+
+
+def _matches_ml_dtypes(values: np.ndarray) -> bool:
+    want = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+    assert np.isnan(want[255]) and want[127] == 1.0 and want[0] == 2.0**-127 and want[254] == 2.0**127
+    return len(values) == 256 and np.array_equal(values, want, equal_nan=True)
+
+
+def test_e8m0_scales_convert_to_their_values_for_all_codes(toolchain, tmp_path):
+    """The scale the step1 kernel multiplies by, compiled and run for every byte, is
+    ml_dtypes.float8_e8m0fnu's value: 2^(c - 127) (code 0: 2^-127, a subnormal), 255 NaN.
+    The byte converted as a number, `(float)sa` (the bug this replaced), fails the same check."""
+    hip = _step_hip("step1")
+    exprs = _scale_expressions(hip)
+    for expr in dict.fromkeys(exprs.values()):
+        assert _matches_ml_dtypes(_values_of(toolchain, tmp_path, hip, expr)), expr
+    assert not _matches_ml_dtypes(_values_of(toolchain, tmp_path, hip, "(float)c"))  # a planted bug
+
+
+@pytest.mark.parametrize("pipeline", ["step1", "step3"])
+def test_mxfp8_fma_path_compiles_with_the_e8m0_conversion(toolchain, pipeline):
+    """examples/mxfp8gemm.gemm without the scaled MFMA (step1: naive, step3: LDS and register
+    tiles) compiles for gfx950; its scales go through gemmc_e8m0_to_float, no C cast of a byte."""
+    from gemmc.toolchain import compile_device
+
+    hip = _step_hip(pipeline)
+    assert "* gemmc_e8m0_to_float(sa" in hip and "* gemmc_e8m0_to_float(sb" in hip
+    assert not re.search(r"\(float\)s[ab]\b", hip)
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert "v_cvt_f32_fp8" in asm and "v_cvt_f32_bf8" in asm
+
+
+@pytest.mark.parametrize("arch,reads", [("gfx942", "f8e4m3fnuz, f8e5m2fnuz"), ("sm_90", "no FP8 format")])
+def test_fp8_conversion_for_an_arch_of_other_formats_is_refused(arch, reads):
+    """The conversion builtins read the arch's own FP8 formats (gfx942: FNUZ) and are AMD's: OCP
+    bytes emitted for gfx942 (gemmc.emit on IR, without the CLI's dtype check) or for NVIDIA
+    would be converted as another format, or not compile."""
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {}, "gfx950")
+    gemmc.lower(mod, "step1", "gfx950")
+    with pytest.raises(GemmcError) as e:
+        gemmc.emit(mod, arch, "hip")
+    assert e.value.message.startswith(f"emit-hip: arith.extf on f8E4M3FN is not emitted as HIP for {arch}: "
+                                      f"its FP8 conversions read {reads}"), e.value.message
+    assert "(at 'arith.extf' in @mxfp8gemm)" in e.value.render()
+
+
+def _byte_kernel(body: str, types: str = "memref<4xf8E8M0FNU>, memref<4xf8E4M3FN>, memref<4xf32>") -> str:
+    return ('builtin.module attributes {gpu.container_module} {\n  "gpu.module"() <{sym_name = "k"}> ({\n'
+            f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
+            f"    ^bb0(%S: memref<4xf8E8M0FNU>, %A: memref<4xf8E4M3FN>, %C: memref<4xf32>):\n"
+            "      %i = arith.constant 0 : index\n" + body +
+            '      "gpu.return"() : () -> ()\n    }) {sym_name = "k"} : () -> ()\n  }) : () -> ()\n}\n')
+
+
+def test_e8m0_and_fp8_constants_are_their_codes():
+    """A constant of a byte format is its code (E8M0 2.0: 128, 2^-127: 0, NaN: 255; E4M3 0.5:
+    0x30), not the number."""
+    body = "".join(f"      %c{i} = arith.constant {v} : {t}\n      memref.store %c{i}, %{m}[%i] : memref<4x{t}>\n"
+                   for i, (v, t, m) in enumerate([("2.0", "f8E8M0FNU", "S"), ("0x00", "f8E8M0FNU", "S"),
+                                                  ("0xFF", "f8E8M0FNU", "S"), ("0.5", "f8E4M3FN", "A")]))
+    hip = gemmc.emit(gemmc.parse_ir(_byte_kernel(body)), "gfx950", "hip")
+    stores = re.findall(r"([SA])\[i\] = \(unsigned char\)(\d+);", hip)
+    assert stores == [("S", "128"), ("S", "0"), ("S", "255"), ("A", "48")], hip
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("      %a = memref.load %A[%i] : memref<4xf8E4M3FN>\n      %m = arith.mulf %a, %a : f8E4M3FN\n",
+     "arith.mulf on f8E4M3FN is not emitted as HIP: FP8 and E8M0 values are their bytes in C"),
+    ("      %s = memref.load %S[%i] : memref<4xf8E8M0FNU>\n      %m = arith.cmpf olt, %s, %s : f8E8M0FNU\n",
+     "arith.cmpf on f8E8M0FNU is not emitted as HIP: FP8 and E8M0 values are their bytes in C"),
+    ("      %x = memref.load %C[%i] : memref<4xf32>\n      %t = arith.truncf %x : f32 to f8E8M0FNU\n",
+     "arith.truncf f32 -> f8E8M0FNU is not emitted as HIP (E8M0 scales are only converted to f32"),
+])
+def test_byte_formats_computed_on_as_numbers_are_refused_at_the_op(body, expected):
+    with pytest.raises(GemmcError) as e:
+        gemmc.emit(gemmc.parse_ir(_byte_kernel(body)), "gfx950", "hip")
+    assert expected in e.value.message and len(e.value.render().splitlines()) == 1
 
 
 # -- the packed FP4 layout: the kernel's reads and the host's packer agree -------------------------

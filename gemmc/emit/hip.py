@@ -180,8 +180,28 @@ _F32_TO_FP8 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_pk_fp8_f32", Float8E4M3
                Float8E5M2FNUZType: "__builtin_amdgcn_cvt_pk_bf8_f32", Float8E5M2Type: "__builtin_amdgcn_cvt_pk_bf8_f32"}
 
 
+# E8M0 scales (f8E8M0FNU, the block-scaled formats' scale) are their bytes too, but their value
+# is no C conversion of the byte: code c is 2^(c - 127) (c in 0..254: 2^-127 .. 2^127, code 0 a
+# float subnormal) and 255 is NaN (ml_dtypes.float8_e8m0fnu, what the interpreter computes with).
+# The float is built from its bits: c << 23 is 2^(c - 127) for c in 1..254, the quiet bit
+# 0x00400000 makes code 0 2^-127 and code 255 (0x7f800000, Inf) NaN 0x7fc00000.  Plain C and
+# __builtin_bit_cast: clang (AMD) and nvcc compile it alike.  tests/test_mx.py runs it on all codes.
+E8M0_HELPER_NAME = "gemmc_e8m0_to_float"
+E8M0_HELPER = [
+    "// An E8M0 scale's value (its byte c): 2^(c - 127), and NaN for 255, built as the float's bits.",
+    f"__device__ inline float {E8M0_HELPER_NAME}(unsigned char c)",
+    "{",
+    "    return __builtin_bit_cast(float, (unsigned)c << 23 | (c == 0 || c == 255 ? 0x00400000u : 0u));",
+    "}",
+]
+
+
 def is_fp8(t: Attribute) -> bool:
     return isinstance(t, _FP8_TYPES)
+
+
+def is_e8m0(t: Attribute) -> bool:
+    return isinstance(t, Float8E8M0FNUType)
 
 
 def is_fp4(t: Attribute) -> bool:
@@ -535,6 +555,15 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
     (x,) = op.operands
     to = op.results[0].type
     e = p.value(x)
+    if is_e8m0(element_type_of(x.type)) or is_e8m0(element_type_of(to)):
+        # a C cast would convert the byte (code 127 to 127.0f, not 1.0f)
+        if op.name != "arith.extf" or isinstance(x.type, VectorType) or type(to) not in _FLOAT_C:
+            raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (E8M0 scales are only converted "
+                                 "to f32, f64, f16 or bf16, one scalar at a time)")
+        e = call(p.emitter.helper(E8M0_HELPER_NAME, E8M0_HELPER, {}), e)
+        to_c = p.type_name(to, op)
+        p.define(op.results[0], e if to_c == "float" else cast(to_c, e))
+        return
     if op.name in ("arith.extf", "arith.truncf") and (is_fp8(element_type_of(x.type)) or is_fp8(element_type_of(to))):
         e = _fp8_to_float(p, op, x, e)
         to_c = p.type_name(to, op)
@@ -563,7 +592,22 @@ def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Ex
     if op.name == "arith.truncf" or isinstance(x.type, VectorType):
         raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
                              "float, f32 vectors of 4k elements to FP8)")
+    _check_fp8_conversion(p, op, x.type)
     return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
+
+
+_FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+
+
+def _check_fp8_conversion(p: FunctionPrinter, op: Operation, t: Attribute) -> None:
+    """The conversion builtins are AMD's and read the arch's FP8 formats only (FNUZ on gfx942,
+    OCP on gfx950 and gfx1201): anything else would convert a byte of another format."""
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    arch = p.emitter.arch
+    if arch.vendor != "amd" or gemm_type_name(t) not in arch.dtypes:
+        raise emit_error(op, f"{op.name} on {t} is not emitted as HIP for {arch.name}: its FP8 conversions "
+                             f"read {', '.join(n for n in arch.dtypes if n in _FP8_NAMES) or 'no FP8 format'}")
 
 
 def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
@@ -573,6 +617,7 @@ def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) 
     to = op.results[0].type
     n = to.get_shape()[0]
     pk = _F32_TO_FP8[type(to.element_type)]
+    _check_fp8_conversion(p, op, to.element_type)
     lane = [_lane(e, Expr(str(i)), x.type) for i in range(n)]
     words = []
     for w in range(n // 4):
@@ -614,24 +659,44 @@ _MLIR_CONSTANT_NAME = re.compile(r"c(st)?[0-9]*(_[A-Za-z0-9]+)*|cst|true|false")
 def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op: Operation) -> Expr:
     if isinstance(value, IntegerAttr):
         return int_literal(value.value.data, t)
-    if isinstance(value, FloatAttr) and (is_fp8(t) or is_fp4(t)):
-        if value.value.data != 0.0:  # +0.0 is code 0 in every FP8 format and in FP4
-            raise emit_error(op, f"{'FP8' if is_fp8(t) else 'FP4'} constant {value.value.data} is not emitted as HIP "
-                                 "(only 0.0 is)")
-        return cast("unsigned char", Expr("0"))
+    if isinstance(value, FloatAttr) and _is_byte_float(t):
+        return cast("unsigned char", Expr(str(_byte_code(value.value.data, t, op))))
     if isinstance(value, FloatAttr):
         return float_literal(value.value.data, t)
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
         vname = p.type_name(t, op)
         values = list(value.get_values())
         elem = t.element_type
-        lits = [
-            float_literal(v, elem) if isinstance(v, float) else int_literal(int(v), elem) for v in values
-        ]
+        if _is_byte_float(elem):  # FP8, FP4 and E8M0 lanes are their codes
+            lits = [Expr(str(_byte_code(float(v), elem, op))) for v in values]
+        else:
+            lits = [
+                float_literal(v, elem) if isinstance(v, float) else int_literal(int(v), elem) for v in values
+            ]
         if len(set(l.text for l in lits)) == 1:
             return Expr(f"({vname})({lits[0].text})", UNARY)
         return Expr(f"({vname}){{{', '.join(l.text for l in lits)}}}", UNARY)
     raise p.unsupported(op, f"constant {value}")
+
+
+def _is_byte_float(t: Attribute) -> bool:
+    return is_fp8(t) or is_fp4(t) or is_e8m0(t)
+
+
+def _byte_code(v: float, t: Attribute, op: Operation) -> int:
+    """The byte that holds value `v` of FP8, FP4 (one code a byte) or E8M0 type `t`: its
+    ml_dtypes code, where the format has `v` exactly (a C literal would be the byte's number)."""
+    import numpy as np
+
+    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    name = gemm_type_name(t)
+    code = np.array([v], np.float64).astype(fp8_dtypes()[name])
+    back = float(code.astype(np.float64)[0])
+    if not (back == v or (math.isnan(back) and math.isnan(v))):
+        raise emit_error(op, f"{name} constant {v} is not emitted as HIP: {name} has no such value")
+    return int(code.view(np.uint8)[0])
 
 
 def int_literal(v: int, t: Attribute) -> Expr:
@@ -1266,6 +1331,11 @@ class FunctionPrinter:
         if fp4_value is not None and op.name not in FP4_OPS:
             raise emit_error(op, f"{op.name} on {fp4_value.type} is not emitted as HIP: FP4 values (codes, one a "
                                  "byte) only move, from global memory into the scaled MFMA")
+        byte_value = next((v for v in (*op.operands, *op.results) if is_fp8(element_type_of(v.type))
+                           or is_e8m0(element_type_of(v.type))), None)
+        if byte_value is not None and _computes(op.name) and op.name not in BYTE_FLOAT_OPS:
+            raise emit_error(op, f"{op.name} on {byte_value.type} is not emitted as HIP: FP8 and E8M0 values are "
+                                 "their bytes in C, which arithmetic would take as numbers (convert them to f32 first)")
         printer(self, op)
 
 
@@ -1275,6 +1345,17 @@ FP4_OPS = frozenset({
     "scf.if", "scf.for", "scf.yield", "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
     "vector.shuffle", "amdgpu.scaled_mfma", "amdgpu.mfma",  # (the unscaled f8f6f4 MFMAs refuse at their printer)
 })
+
+
+# The ops that compute with FP8 and E8M0 values (their bytes in C): only these printers know the
+# formats (conversions by the target's builtins, E8M0 by its bits, constants as codes); any other
+# arith / math / vector arithmetic would compute with the byte as a number.
+BYTE_FLOAT_OPS = frozenset({"arith.extf", "arith.truncf", "arith.constant", "arith.select", "arith.bitcast"})
+
+
+def _computes(name: str) -> bool:
+    return name.startswith(("arith.", "math.")) or name in (
+        "vector.fma", "vector.reduction", "vector.contract", "vector.outerproduct", "memref.atomic_rmw")
 
 
 def _walk_block(block: Block) -> Iterable[Operation]:
