@@ -6,6 +6,7 @@ and the f8f6f4 MFMAs (unscaled and v_mfma_scale_*) as data, layouts and lane-acc
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import ml_dtypes
@@ -324,10 +325,261 @@ def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnem
     assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
 
 
-def test_hip_for_mx_formats_is_refused_in_one_line(capsys):
-    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950"]) != 0
+@pytest.mark.parametrize("fmt,mlir", [("f6e2m3fn", "f6E2M3FN"), ("f6e3m2fn", "f6E3M2FN")])
+def test_hip_for_fp6_is_refused_in_one_line(tmp_path, capsys, fmt, mlir):
+    path = tmp_path / "mx.gemm"
+    path.write_text(source(a=fmt, b="f4e2m1fn"))
+    assert cli.main(["compile", str(path), "--arch", "gfx950"]) != 0
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "HIP for f4E2M1FN (block-scaled MX formats) is not done" in err
+    assert len(err.splitlines()) == 1
+    assert f"HIP for {mlir} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element" in err
+    assert "MXFP4 and MXFP8 compile" in err
+
+
+@pytest.mark.parametrize("dims,instr", [({}, "v_mfma_scale_f32_32x32x64_f8f6f4"),
+                                        ({}, "v_mfma_scale_f32_16x16x128_f8f6f4"),
+                                        ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_32x32x64_f8f6f4"),
+                                        ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_16x16x128_f8f6f4")])
+def test_mxfp4_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, instr):
+    """examples/mxfp4gemm.gemm (1024^3, and the odd 257x131x96, whose one K tile leaves no loop)
+    by the default pipeline, or with the 16x16x128 instruction: FP4's format code in the
+    builtin, 4 VGPRs an operand in the asm."""
+    from gemmc.toolchain import compile_device
+
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp4gemm.gemm"), dims, "gfx950")
+    pipeline = None if instr.startswith("v_mfma_scale_f32_32") else (
+        MX_TILED.format(bm=128) + f",mfma-lowering{{instr={instr}}},launch-bounds{{max-threads=256}}")
+    gemmc.lower(mod, pipeline, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    assert f"__builtin_amdgcn_{instr[2:]}(gemmc_fp4_operand(a), gemmc_fp4_operand(b" in hip
+    assert ", 4, 4, 0, __builtin_bit_cast(int, sa_vgpr" in hip
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert in_loop(asm, instr) > 0 if not dims else instr in asm
+    mfma = next(line for line in asm.splitlines() if line.strip().startswith(instr))
+    regs = [r for r in mfma.split()[2:4]]  # A and B: v[n:n+3], FP4's 32 elements in 4 VGPRs
+    assert all(int(r[r.index(":") + 1:-2]) - int(r[2:r.index(":")]) == 3 for r in regs), mfma
+    assert "cbsz:4 blgp:4" in mfma
+    assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
+
+
+def test_harness_for_fp4_is_refused_in_one_line(capsys):
+    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950", "--harness"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--harness does not fill FP4 matrices yet (A is f4E2M1FN, packed two a byte)" in err
+
+
+def test_fp4_arithmetic_is_refused_at_its_op(capsys):
+    """The naive kernel converts FP4 to float: C would convert the code, not the value."""
+    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950", "-p", "step1"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "arith.extf on f4E2M1FN is not emitted as HIP" in err and "(at 'arith.extf'" in err
+
+
+# -- E8M0 scales on the FMA path (no scaled MFMA): the value 2^(code - 127), not the byte -----------
+
+
+def _step_hip(pipeline: str) -> str:
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {}, "gfx950")
+    gemmc.lower(mod, pipeline, "gfx950")
+    return gemmc.emit(mod, "gfx950", "hip")
+
+
+def _scale_expressions(hip: str) -> dict[str, str]:
+    """The C expressions the FMA path's kernel multiplies A's and B's elements by, as functions
+    of the scale byte `c`: `const float a_scaled = <A's element> * <scale of sa>;`."""
+    found = dict(re.findall(r"const float ([ab])_scaled = __builtin_amdgcn_cvt_f32_(?:fp8|bf8)\(\(int\)\w+, 0\) \* (.*);",
+                            hip))
+    assert set(found) == {"a", "b"}, hip
+    return {k: re.sub(rf"\bs{k}\b", "c", e) for k, e in found.items()}
+
+
+def _host_cxx(toolchain) -> str:
+    import shutil
+
+    for cxx in (toolchain.clang, shutil.which("clang++"), shutil.which("g++")):
+        if cxx:
+            return cxx
+    pytest.skip("no host C++ compiler")
+
+
+def _values_of(toolchain, tmp_path: Path, hip: str, expr: str) -> np.ndarray:
+    """`expr` (of the byte `c`) for c = 0..255, compiled with the file's helper functions by a
+    host C++ compiler and run: the float bits of each."""
+    import subprocess
+
+    helpers = hip[hip.index("#define GEMMC_HOST_CODE 1"):hip.index("// ---- Kernels")].split("\n", 2)[2]
+    prog = tmp_path / "e8m0.cpp"
+    prog.write_text("#include <cstdio>\n#include <cstring>\n#define __device__\n" + helpers
+                    + f"\nstatic float value(unsigned char c) {{ return {expr}; }}\n"
+                    "int main() { for (int c = 0; c < 256; ++c) { float f = value((unsigned char)c); unsigned u;"
+                    " std::memcpy(&u, &f, 4); std::printf(\"%08x\\n\", u); } }\n")
+    exe = tmp_path / "e8m0"
+    cxx = _host_cxx(toolchain)
+    build = subprocess.run([cxx, "-x", "c++", "-std=c++20", "-O1", str(prog), "-o", str(exe)],
+                           capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
+    return np.array([int(w, 16) for w in out.split()], np.uint32).view(np.float32)
+
+
+def _matches_ml_dtypes(values: np.ndarray) -> bool:
+    want = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+    assert np.isnan(want[255]) and want[127] == 1.0 and want[0] == 2.0**-127 and want[254] == 2.0**127
+    return len(values) == 256 and np.array_equal(values, want, equal_nan=True)
+
+
+def test_e8m0_scales_convert_to_their_values_for_all_codes(toolchain, tmp_path):
+    """The scale the step1 kernel multiplies by, compiled and run for every byte, is
+    ml_dtypes.float8_e8m0fnu's value: 2^(c - 127) (code 0: 2^-127, a subnormal), 255 NaN.
+    The byte converted as a number, `(float)sa` (the bug this replaced), fails the same check."""
+    hip = _step_hip("step1")
+    exprs = _scale_expressions(hip)
+    for expr in dict.fromkeys(exprs.values()):
+        assert _matches_ml_dtypes(_values_of(toolchain, tmp_path, hip, expr)), expr
+    assert not _matches_ml_dtypes(_values_of(toolchain, tmp_path, hip, "(float)c"))  # a planted bug
+
+
+@pytest.mark.parametrize("pipeline", ["step1", "step3"])
+def test_mxfp8_fma_path_compiles_with_the_e8m0_conversion(toolchain, pipeline):
+    """examples/mxfp8gemm.gemm without the scaled MFMA (step1: naive, step3: LDS and register
+    tiles) compiles for gfx950; its scales go through gemmc_e8m0_to_float, no C cast of a byte."""
+    from gemmc.toolchain import compile_device
+
+    hip = _step_hip(pipeline)
+    assert "* gemmc_e8m0_to_float(sa" in hip and "* gemmc_e8m0_to_float(sb" in hip
+    assert not re.search(r"\(float\)s[ab]\b", hip)
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert "v_cvt_f32_fp8" in asm and "v_cvt_f32_bf8" in asm
+
+
+@pytest.mark.parametrize("arch,reads", [("gfx942", "f8e4m3fnuz, f8e5m2fnuz"), ("sm_90", "no FP8 format")])
+def test_fp8_conversion_for_an_arch_of_other_formats_is_refused(arch, reads):
+    """The conversion builtins read the arch's own FP8 formats (gfx942: FNUZ) and are AMD's: OCP
+    bytes emitted for gfx942 (gemmc.emit on IR, without the CLI's dtype check) or for NVIDIA
+    would be converted as another format, or not compile."""
+    mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {}, "gfx950")
+    gemmc.lower(mod, "step1", "gfx950")
+    with pytest.raises(GemmcError) as e:
+        gemmc.emit(mod, arch, "hip")
+    assert e.value.message.startswith(f"emit-hip: arith.extf on f8E4M3FN is not emitted as HIP for {arch}: "
+                                      f"its FP8 conversions read {reads}"), e.value.message
+    assert "(at 'arith.extf' in @mxfp8gemm)" in e.value.render()
+
+
+def _byte_kernel(body: str, types: str = "memref<4xf8E8M0FNU>, memref<4xf8E4M3FN>, memref<4xf32>") -> str:
+    return ('builtin.module attributes {gpu.container_module} {\n  "gpu.module"() <{sym_name = "k"}> ({\n'
+            f'    "gpu.func"() <{{function_type = ({types}) -> (), kernel}}> ({{\n'
+            f"    ^bb0(%S: memref<4xf8E8M0FNU>, %A: memref<4xf8E4M3FN>, %C: memref<4xf32>):\n"
+            "      %i = arith.constant 0 : index\n" + body +
+            '      "gpu.return"() : () -> ()\n    }) {sym_name = "k"} : () -> ()\n  }) : () -> ()\n}\n')
+
+
+def test_e8m0_and_fp8_constants_are_their_codes():
+    """A constant of a byte format is its code (E8M0 2.0: 128, 2^-127: 0, NaN: 255; E4M3 0.5:
+    0x30), not the number."""
+    body = "".join(f"      %c{i} = arith.constant {v} : {t}\n      memref.store %c{i}, %{m}[%i] : memref<4x{t}>\n"
+                   for i, (v, t, m) in enumerate([("2.0", "f8E8M0FNU", "S"), ("0x00", "f8E8M0FNU", "S"),
+                                                  ("0xFF", "f8E8M0FNU", "S"), ("0.5", "f8E4M3FN", "A")]))
+    hip = gemmc.emit(gemmc.parse_ir(_byte_kernel(body)), "gfx950", "hip")
+    stores = re.findall(r"([SA])\[i\] = \(unsigned char\)(\d+);", hip)
+    assert stores == [("S", "128"), ("S", "0"), ("S", "255"), ("A", "48")], hip
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("      %a = memref.load %A[%i] : memref<4xf8E4M3FN>\n      %m = arith.mulf %a, %a : f8E4M3FN\n",
+     "arith.mulf on f8E4M3FN is not emitted as HIP: FP8 and E8M0 values are their bytes in C"),
+    ("      %s = memref.load %S[%i] : memref<4xf8E8M0FNU>\n      %m = arith.cmpf olt, %s, %s : f8E8M0FNU\n",
+     "arith.cmpf on f8E8M0FNU is not emitted as HIP: FP8 and E8M0 values are their bytes in C"),
+    ("      %x = memref.load %C[%i] : memref<4xf32>\n      %t = arith.truncf %x : f32 to f8E8M0FNU\n",
+     "arith.truncf f32 -> f8E8M0FNU is not emitted as HIP (E8M0 scales are only converted to f32"),
+])
+def test_byte_formats_computed_on_as_numbers_are_refused_at_the_op(body, expected):
+    with pytest.raises(GemmcError) as e:
+        gemmc.emit(gemmc.parse_ir(_byte_kernel(body)), "gfx950", "hip")
+    assert expected in e.value.message and len(e.value.render().splitlines()) == 1
+
+
+# -- the packed FP4 layout: the kernel's reads and the host's packer agree -------------------------
+
+
+FP4_DIMS = {"M": 5, "N": 131, "K": 96}
+
+
+def _emitted_fp4_loads(static: bool) -> dict[str, str]:
+    """The C expressions the default pipeline's kernel reads A's and B's elements with (static
+    dims, or dynamic M and N: B's rows are then (N + 1) / 2 bytes)."""
+    import re
+
+    dims = "M = 5, N = 131, K = 96" if static else "M, N, K = 96"
+    text = source(a="f4e2m1fn", b="f4e2m1fn").replace("M = 257, N = 131, K = 96", dims)
+    mod = gemmc.parse(text, "mx.gemm", arch="gfx950")
+    gemmc.lower(mod, None, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    loads = dict(re.findall(r"= (\(([AB])\[[^;]*);", hip))
+    return {name: expr.replace("_1", "") for expr, name in loads.items()}
+
+
+def _reads_back(expr: str, name: str, packed: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether the C expression, evaluated at every element as Python (its int division by
+    //), reads `codes`."""
+    flat, py = packed.reshape(-1), expr.replace(" / ", " // ")
+    got = np.array([[eval(py, {name: flat, "g0": r, "g1": c, **FP4_DIMS}) for c in range(codes.shape[1])]
+                    for r in range(codes.shape[0])])
+    return np.array_equal(got, codes)
+
+
+def _fp4_codes(rng, shape) -> np.ndarray:
+    values = rng.choice([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], size=shape) * rng.choice([-1, 1], size=shape)
+    return values.astype(ml_dtypes.float4_e2m1fn).view(np.uint8)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_the_kernels_fp4_loads_read_what_the_packer_writes(static):
+    """The emitted nibble expressions, run on gemmc.emit.fp4.pack's bytes (odd B rows of 131:
+    66 bytes, padded), read every element back; the same bytes with nibbles swapped do not."""
+    from gemmc.emit import fp4
+
+    rng = np.random.default_rng(0)
+    loads = _emitted_fp4_loads(static)
+    assert set(loads) == {"A", "B"}
+    assert ("(N + 1) / 2" in loads["B"]) != static
+    for name, shape in (("A", (FP4_DIMS["M"], FP4_DIMS["K"])), ("B", (3, FP4_DIMS["N"]))):
+        codes = _fp4_codes(rng, shape)
+        packed = fp4.pack(codes)
+        assert packed.shape == (shape[0], fp4.row_bytes(shape[1]))
+        assert np.array_equal(fp4.unpack(packed, shape[1]), codes)
+        assert _reads_back(loads[name], name, packed, codes)
+        swapped = (packed >> 4) | (packed << 4)  # a planted layout bug: element 2j high
+        assert not _reads_back(loads[name], name, swapped, codes)
+
+
+def test_fp4_pack_refuses_what_is_no_code():
+    from gemmc.emit import fp4
+
+    with pytest.raises(ValueError):
+        fp4.pack(np.array([[16]], np.uint8))
+
+
+def test_fp4_mfma_operand_packs_element_e_at_bits_4e():
+    """gemmc_fp4_operand's arithmetic (fp4.operand_words) puts each lane's element e where the
+    instruction's layout says (gemmc.layout: gpr, bit_lo); a nibble swap fails the check."""
+    from gemmc.emit import fp4
+    from gemmc.layout import rows
+
+    instr = get_matrix_instr(ARCHS["gfx950"], "v_mfma_scale_f32_32x32x64_f8f6f4").with_formats("f4e2m1fn", "f4e2m1fn")
+    assert (instr.cbsz, instr.blgp, instr.a_regs) == (fp4.FORMAT_CODE, fp4.FORMAT_CODE, 4)
+    place = {(r.row, r.col): (r.gpr, r.bit_lo) for r in rows(instr) if r.matrix == "A" and r.lane == 5}
+    at = [instr.a.at(5, e)[1:] for e in range(32)]  # the (row, k) of the IR vector's element e in lane 5
+    codes = _fp4_codes(np.random.default_rng(1), 32)
+
+    def places(words) -> bool:
+        return all((int(words[place[rc][0]]) >> place[rc][1]) & 15 == codes[e] for e, rc in enumerate(at))
+
+    words = fp4.operand_words(codes)
+    assert places(words)
+    assert not places(((words >> 4) & 0x0F0F0F0F) | ((words & 0x0F0F0F0F) << 4))
 
 
 # -- the f8f6f4 MFMAs -------------------------------------------------------------------------------

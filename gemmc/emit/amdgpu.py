@@ -9,7 +9,9 @@ The builtin of each instruction is an arch fact (gemmc.arch.MatrixInstr.builtin)
 shape and types name the instruction on the emitter's arch.  Operands are the per-lane
 vectors of the IR (v4half, v16float, ...); clang takes bf16 vectors where a builtin
 declares 16-bit integer vectors.  FP8 operands (v8uchar, their bytes) are bit-cast to the
-long (MFMA) or int2 (gfx12 WMMA) the FP8 builtins declare.  gemmc.emit.hip calls `register` when it is loaded.
+long (MFMA) or int2 (gfx12 WMMA) the FP8 builtins declare; the scaled MFMAs take A and B as
+v8int, FP8's 32 bytes bit-cast, FP4's 32 codes packed by gemmc_fp4_operand (gemmc.emit.fp4).
+gemmc.emit.hip calls `register` when it is loaded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ def register(hip) -> None:
     from xdsl.dialects.builtin import VectorType, i32
 
     from gemmc.dialects.amdgpu import lanes_of, transfer_bytes
+    from gemmc.emit import fp4
 
     @hip.register_op_printer("amdgpu.mfma", "amdgpu.wmma", pure=True)
     def _print_matrix(p, op) -> None:
@@ -56,18 +59,24 @@ def register(hip) -> None:
             raise hip.emit_error(op, f"{arch.name} has no scaled MFMA {m}x{n}x{k}")
         for v in op.operands:
             p.type_name(v.type, op)
-        a, b = (hip.call("__builtin_bit_cast", hip.Expr(p.type_name(VectorType(i32, [regs]), op)), p.value(v))
-                for v, regs in ((op.sourceA, instr.a_regs), (op.sourceB, instr.b_regs)))
+        a, b = (operand(p, v, regs) for v, regs in ((op.sourceA, instr.a_regs), (op.sourceB, instr.b_regs)))
         sa, sb = (hip.call("__builtin_bit_cast", hip.Expr("int"), p.value(v)) for v in (op.scalesA, op.scalesB))
         ia, ib = op.scale_indices
         args = [a, b, p.value(op.destC), hip.Expr(str(instr.cbsz)), hip.Expr(str(instr.blgp)),
                 hip.Expr(str(ia)), sa, hip.Expr(str(ib)), sb]
         p.define(op.results[0], hip.call(instr.builtin, *args))
 
+    def operand(p, v, regs: int):
+        """A or B as the builtin's v8int: FP8's 32 bytes as they are, FP4's codes packed first."""
+        if hip.is_fp4(v.type.element_type):
+            return hip.call(p.emitter.helper(fp4.OPERAND_HELPER_NAME, fp4.OPERAND_HELPER, fp4.OPERAND_HELPER_TYPES),
+                            p.value(v))
+        return hip.call("__builtin_bit_cast", hip.Expr(p.type_name(VectorType(i32, [regs]), None)), p.value(v))
+
     @hip.register_op_printer("amdgpu.gather_to_lds")
     def _print_gather_to_lds(p, op) -> None:
         n_src = len(op.srcIndices)
-        src = p.memref(op.src, op).element([p.value(i) for i in op.operands[1 : 1 + n_src]])
+        src = p.unpacked(op.src, op).element([p.value(i) for i in op.operands[1 : 1 + n_src]])
         dst = p.memref(op.dst, op).element([p.value(i) for i in op.dstIndices])
         size = transfer_bytes(op.transferType)
         p.line(f"__builtin_amdgcn_global_load_lds((void*)&{src.text}, (void*)&{dst.text}, {size}, 0, 0);")

@@ -29,6 +29,7 @@ from gemmc.emit.hip import (
     _walk_block,
     emit_error,
     float_eps,
+    is_fp4,
     is_fp8,
     scalar_ctype,
 )
@@ -204,6 +205,10 @@ class HarnessWriter:
             if is_fp8(q.type.element_type):  # type: ignore[union-attr]
                 raise emit_error(fn, f"--harness does not fill FP8 matrices yet ({q.name} is "
                                      f"{q.type.element_type}); check FP8 kernels with gemmc run")  # type: ignore[union-attr]
+            if is_fp4(q.type.element_type):  # type: ignore[union-attr]
+                # (its inputs would be packed by gemmc.emit.fp4.pack's layout, with E8M0 scales: not written)
+                raise emit_error(fn, f"--harness does not fill FP4 matrices yet ({q.name} is {q.type.element_type}, "
+                                     "packed two a byte); check MXFP4 kernels with gemmc run")  # type: ignore[union-attr]
         used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]

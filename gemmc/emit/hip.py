@@ -51,6 +51,9 @@ Conventions
 * A memref kernel argument is a `__restrict__` pointer (`const` when nothing writes through
   it) indexed row-major, its row stride being the static size or the dim's name from
   `gemm.arg_dims`: `A[row * K + k]`.  Each distinct dynamic dim becomes one `int` parameter.
+  FP4 (f4E2M1FN) is the exception: packed two elements a byte in global memory, each row
+  starting at a byte, and read by nibble, `(A[row * 48 + (k >> 1)] >> (k & 1) * 4) & 15`
+  (the layout: gemmc/emit/fp4.py); in LDS and registers it is one code a byte, as FP8.
   `memref.alloc`/`alloca` in memory space 3 (LDS) print as `__shared__` arrays, other
   allocations as local arrays; both are indexed `As[i][j]`.
 * `scf.for` prints as `for (int k = lb; k < ub; ...)`; its iter_args and results share one
@@ -87,6 +90,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    Float4E2M1FNType,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -101,6 +105,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
+from gemmc.emit import fp4
 from gemmc.ir_names import (
     ARG_DIMS_ATTR,
     ATOMIC_ADDF,
@@ -115,6 +120,7 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTRS,
     memory_space,
 )
+from gemmc.lds_access import known_multiple, row_multiple
 from gemmc.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
 
 PASS_NAME = "emit-hip"
@@ -174,8 +180,34 @@ _F32_TO_FP8 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_pk_fp8_f32", Float8E4M3
                Float8E5M2FNUZType: "__builtin_amdgcn_cvt_pk_bf8_f32", Float8E5M2Type: "__builtin_amdgcn_cvt_pk_bf8_f32"}
 
 
+# E8M0 scales (f8E8M0FNU, the block-scaled formats' scale) are their bytes too, but their value
+# is no C conversion of the byte: code c is 2^(c - 127) (c in 0..254: 2^-127 .. 2^127, code 0 a
+# float subnormal) and 255 is NaN (ml_dtypes.float8_e8m0fnu, what the interpreter computes with).
+# The float is built from its bits: c << 23 is 2^(c - 127) for c in 1..254, the quiet bit
+# 0x00400000 makes code 0 2^-127 and code 255 (0x7f800000, Inf) NaN 0x7fc00000.  Plain C and
+# __builtin_bit_cast: clang (AMD) and nvcc compile it alike.  tests/test_mx.py runs it on all codes.
+E8M0_HELPER_NAME = "gemmc_e8m0_to_float"
+E8M0_HELPER = [
+    "// An E8M0 scale's value (its byte c): 2^(c - 127), and NaN for 255, built as the float's bits.",
+    f"__device__ inline float {E8M0_HELPER_NAME}(unsigned char c)",
+    "{",
+    "    return __builtin_bit_cast(float, (unsigned)c << 23 | (c == 0 || c == 255 ? 0x00400000u : 0u));",
+    "}",
+]
+
+
 def is_fp8(t: Attribute) -> bool:
     return isinstance(t, _FP8_TYPES)
+
+
+def is_e8m0(t: Attribute) -> bool:
+    return isinstance(t, Float8E8M0FNUType)
+
+
+def is_fp4(t: Attribute) -> bool:
+    """FP4 E2M1: one element a byte (its code) in registers and LDS, packed two a byte in
+    global memory (MemrefView.packed; the layout: gemmc.emit.fp4)."""
+    return isinstance(t, Float4E2M1FNType)
 
 
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
@@ -187,14 +219,14 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
-    if is_fp8(t) or isinstance(t, Float8E8M0FNUType):  # FP8 and E8M0 scales: their bytes
+    if is_fp8(t) or is_fp4(t) or isinstance(t, Float8E8M0FNUType):  # FP8, FP4 and E8M0 scales: bytes
         return "unsigned char"
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
-    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn"):
-        raise emit_error(op, f"HIP for {t} (block-scaled MX formats) is not done: FP6 and FP4 would be stored "
-                             "packed, which gemmc's copies do not do yet (MXFP8 compiles; gemmc run runs FP6 and FP4 "
-                             "in the interpreter)")
+    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn"):
+        raise emit_error(op, f"HIP for {t} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element "
+                             "across byte boundaries, which the emitter does not read yet (MXFP4 and MXFP8 compile; "
+                             "gemmc run runs FP6 in the interpreter)")
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -219,7 +251,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
-    if is_fp8(elem) or isinstance(elem, Float8E8M0FNUType):
+    if is_fp8(elem) or is_fp4(elem) or isinstance(elem, Float8E8M0FNUType):
         base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
@@ -285,6 +317,24 @@ class MemrefView:
         for size, idx in zip(self.sizes[1:], indices[1:]):
             offset = binary(binary(offset, "*", size, MUL), "+", idx, ADD)
         return Expr(f"{self.base.at(PRIMARY)}[{offset.text}]")
+
+    @property
+    def packed(self) -> bool:
+        """FP4 in global memory (a pointer): two elements a byte, not addressable one by one."""
+        return self.kind == "flat" and is_fp4(self.type.element_type)
+
+    def packed_byte(self, indices: Sequence[Expr]) -> Expr:
+        """The byte that holds element `indices` of a packed view: rows of ceil(n / 2) bytes."""
+        *outer, col = indices
+        n = _int_literal_value(self.sizes[-1])
+        row_bytes = Expr(str(fp4.row_bytes(n))) if n is not None else Expr(f"({self.sizes[-1].text} + 1) / 2", MUL)
+        view = MemrefView(self.base, "flat", [*self.sizes[:-1], row_bytes], self.type)
+        # col parenthesized: clang warns of `a + b >> 1`
+        return view.element([*outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)])
+
+    def packed_element(self, indices: Sequence[Expr]) -> Expr:
+        """The code of element `indices` of a packed view (gemmc.emit.fp4.nibble)."""
+        return Expr(fp4.nibble(self.packed_byte(indices).text, indices[-1].at(PRIMARY)), BAND)
 
 
 class Namer:
@@ -505,6 +555,15 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
     (x,) = op.operands
     to = op.results[0].type
     e = p.value(x)
+    if is_e8m0(element_type_of(x.type)) or is_e8m0(element_type_of(to)):
+        # a C cast would convert the byte (code 127 to 127.0f, not 1.0f)
+        if op.name != "arith.extf" or isinstance(x.type, VectorType) or type(to) not in _FLOAT_C:
+            raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (E8M0 scales are only converted "
+                                 "to f32, f64, f16 or bf16, one scalar at a time)")
+        e = call(p.emitter.helper(E8M0_HELPER_NAME, E8M0_HELPER, {}), e)
+        to_c = p.type_name(to, op)
+        p.define(op.results[0], e if to_c == "float" else cast(to_c, e))
+        return
     if op.name in ("arith.extf", "arith.truncf") and (is_fp8(element_type_of(x.type)) or is_fp8(element_type_of(to))):
         e = _fp8_to_float(p, op, x, e)
         to_c = p.type_name(to, op)
@@ -533,7 +592,22 @@ def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Ex
     if op.name == "arith.truncf" or isinstance(x.type, VectorType):
         raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
                              "float, f32 vectors of 4k elements to FP8)")
+    _check_fp8_conversion(p, op, x.type)
     return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
+
+
+_FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+
+
+def _check_fp8_conversion(p: FunctionPrinter, op: Operation, t: Attribute) -> None:
+    """The conversion builtins are AMD's and read the arch's FP8 formats only (FNUZ on gfx942,
+    OCP on gfx950 and gfx1201): anything else would convert a byte of another format."""
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    arch = p.emitter.arch
+    if arch.vendor != "amd" or gemm_type_name(t) not in arch.dtypes:
+        raise emit_error(op, f"{op.name} on {t} is not emitted as HIP for {arch.name}: its FP8 conversions "
+                             f"read {', '.join(n for n in arch.dtypes if n in _FP8_NAMES) or 'no FP8 format'}")
 
 
 def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
@@ -543,6 +617,7 @@ def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) 
     to = op.results[0].type
     n = to.get_shape()[0]
     pk = _F32_TO_FP8[type(to.element_type)]
+    _check_fp8_conversion(p, op, to.element_type)
     lane = [_lane(e, Expr(str(i)), x.type) for i in range(n)]
     words = []
     for w in range(n // 4):
@@ -584,23 +659,44 @@ _MLIR_CONSTANT_NAME = re.compile(r"c(st)?[0-9]*(_[A-Za-z0-9]+)*|cst|true|false")
 def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op: Operation) -> Expr:
     if isinstance(value, IntegerAttr):
         return int_literal(value.value.data, t)
-    if isinstance(value, FloatAttr) and is_fp8(t):
-        if value.value.data != 0.0:  # +0.0 is byte 0 in every FP8 format
-            raise emit_error(op, f"FP8 constant {value.value.data} is not emitted as HIP (only 0.0 is)")
-        return cast("unsigned char", Expr("0"))
+    if isinstance(value, FloatAttr) and _is_byte_float(t):
+        return cast("unsigned char", Expr(str(_byte_code(value.value.data, t, op))))
     if isinstance(value, FloatAttr):
         return float_literal(value.value.data, t)
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
         vname = p.type_name(t, op)
         values = list(value.get_values())
         elem = t.element_type
-        lits = [
-            float_literal(v, elem) if isinstance(v, float) else int_literal(int(v), elem) for v in values
-        ]
+        if _is_byte_float(elem):  # FP8, FP4 and E8M0 lanes are their codes
+            lits = [Expr(str(_byte_code(float(v), elem, op))) for v in values]
+        else:
+            lits = [
+                float_literal(v, elem) if isinstance(v, float) else int_literal(int(v), elem) for v in values
+            ]
         if len(set(l.text for l in lits)) == 1:
             return Expr(f"({vname})({lits[0].text})", UNARY)
         return Expr(f"({vname}){{{', '.join(l.text for l in lits)}}}", UNARY)
     raise p.unsupported(op, f"constant {value}")
+
+
+def _is_byte_float(t: Attribute) -> bool:
+    return is_fp8(t) or is_fp4(t) or is_e8m0(t)
+
+
+def _byte_code(v: float, t: Attribute, op: Operation) -> int:
+    """The byte that holds value `v` of FP8, FP4 (one code a byte) or E8M0 type `t`: its
+    ml_dtypes code, where the format has `v` exactly (a C literal would be the byte's number)."""
+    import numpy as np
+
+    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
+    name = gemm_type_name(t)
+    code = np.array([v], np.float64).astype(fp8_dtypes()[name])
+    back = float(code.astype(np.float64)[0])
+    if not (back == v or (math.isnan(back) and math.isnan(v))):
+        raise emit_error(op, f"{name} constant {v} is not emitted as HIP: {name} has no such value")
+    return int(code.view(np.uint8)[0])
 
 
 def int_literal(v: int, t: Attribute) -> Expr:
@@ -741,13 +837,14 @@ def _print_dim(p: FunctionPrinter, op: Operation) -> None:
 def _print_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     view = p.memref(mem, op)
-    p.define(op.results[0], view.element([p.value(i) for i in indices]))
+    index_exprs = [p.value(i) for i in indices]
+    p.define(op.results[0], view.packed_element(index_exprs) if view.packed else view.element(index_exprs))
 
 
 @op_printer("memref.store")
 def _print_store(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
-    view = p.memref(mem, op)
+    view = p.unpacked(mem, op)
     p.line(f"{view.element([p.value(i) for i in indices]).text} = {p.value(value).text};")
 
 
@@ -762,7 +859,7 @@ def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
     if op.properties["kind"].value.data != ATOMIC_ADDF:  # type: ignore[union-attr]
         raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf")
-    address = f"&{p.memref(mem, op).element([p.value(i) for i in indices]).text}"
+    address = f"&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text}"
     if p.emitter.arch.vendor == "nvidia":
         e = call("atomicAdd", Expr(address), p.value(value))
     else:  # clang's builtin: needs no HIP header (a device-only build) and is what atomicAdd calls
@@ -798,7 +895,8 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
 
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:
     """memref.alloc in the host function: device memory, allocated in the launch's stream."""
-    if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t):
+    if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t) \
+            or is_fp4(t.element_type):  # (FP4 would need its packed size)
         raise p.unsupported(op, f"{op.name} of {t} in a host function")
     result = op.results[0]
     sizes, dynamic = [], iter(op.operands)
@@ -824,7 +922,7 @@ def _print_dealloc(p: FunctionPrinter, op: Operation) -> None:
 
 
 def _vector_address(p: FunctionPrinter, op: Operation, mem: SSAValue, indices: Sequence[SSAValue]) -> str:
-    view = p.memref(mem, op)
+    view = p.unpacked(mem, op)
     return f"&{view.element([p.value(i) for i in indices]).text}"
 
 
@@ -832,8 +930,33 @@ def _vector_address(p: FunctionPrinter, op: Operation, mem: SSAValue, indices: S
 def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
     mem, *indices = op.operands
     vt = p.type_name(op.results[0].type, op)
+    if p.memref(mem, op).packed:
+        _print_packed_vector_load(p, op)
+        return
     addr = _vector_address(p, op, mem, indices)
     p.define(op.results[0], Expr(f"*reinterpret_cast<const {vt}*>({addr})", UNARY))
+
+
+def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
+    """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
+    nibbles interleaved.  The bytes must start aligned, as a vector load's always do: the
+    column a provable multiple of n, and so the row length (vectorize proves both, except
+    for the peeled vectors of odd rows, which start at any column and are refused here)."""
+    mem, *indices = op.operands
+    n = op.results[0].type.get_shape()[0]
+    row = row_multiple(mem) if len(indices) > 1 else n
+    if n % 2 or known_multiple(indices[-1]) % n or row % n:
+        raise emit_error(op, f"{op.name} of {n} FP4 elements from packed global memory is not emitted as HIP "
+                             f"unless its column and row length are provable multiples of an even {n} "
+                             "(vectorize{peel=false}, or no vectorize)")
+    view = p.memref(mem, op)
+    half = n // 2
+    bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
+    name = p.names.fresh(f"{op.results[0].name_hint or 'v'}_packed")
+    addr = view.packed_byte([p.value(i) for i in indices]).text
+    p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
+    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
+    p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
 
 
 @op_printer("vector.store")
@@ -1090,6 +1213,14 @@ class FunctionPrinter:
             raise self.unsupported(op, f"an access to a memref that is not a kernel argument or allocation")
         return self.memrefs[v]
 
+    def unpacked(self, v: SSAValue, op: Operation) -> MemrefView:
+        """The view of a memref that `op` addresses element by element: not packed FP4."""
+        view = self.memref(v, op)
+        if view.packed:
+            raise emit_error(op, f"{op.name} on packed FP4 global memory ({view.type}) is not emitted as HIP: "
+                                 "kernels read it by memref.load and vector.load only")
+        return view
+
     def define(self, result: SSAValue, e: Expr, pure: bool | None = None) -> None:
         """Bind a result: folded into its single user when possible, else a const variable.
 
@@ -1196,7 +1327,35 @@ class FunctionPrinter:
             if op.name.startswith("gemm."):
                 hint = "; run gemm-to-kernel first"
             raise emit_error(op, f"no HIP printer for '{op.name}'{hint}")
+        fp4_value = next((v for v in (*op.operands, *op.results) if is_fp4(element_type_of(v.type))), None)
+        if fp4_value is not None and op.name not in FP4_OPS:
+            raise emit_error(op, f"{op.name} on {fp4_value.type} is not emitted as HIP: FP4 values (codes, one a "
+                                 "byte) only move, from global memory into the scaled MFMA")
+        byte_value = next((v for v in (*op.operands, *op.results) if is_fp8(element_type_of(v.type))
+                           or is_e8m0(element_type_of(v.type))), None)
+        if byte_value is not None and _computes(op.name) and op.name not in BYTE_FLOAT_OPS:
+            raise emit_error(op, f"{op.name} on {byte_value.type} is not emitted as HIP: FP8 and E8M0 values are "
+                                 "their bytes in C, which arithmetic would take as numbers (convert them to f32 first)")
         printer(self, op)
+
+
+# The ops that may hold FP4 values: C arithmetic or a cast on a code would compute nonsense.
+FP4_OPS = frozenset({
+    "memref.load", "memref.store", "vector.load", "vector.store", "arith.constant", "arith.select",
+    "scf.if", "scf.for", "scf.yield", "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
+    "vector.shuffle", "amdgpu.scaled_mfma", "amdgpu.mfma",  # (the unscaled f8f6f4 MFMAs refuse at their printer)
+})
+
+
+# The ops that compute with FP8 and E8M0 values (their bytes in C): only these printers know the
+# formats (conversions by the target's builtins, E8M0 by its bits, constants as codes); any other
+# arith / math / vector arithmetic would compute with the byte as a number.
+BYTE_FLOAT_OPS = frozenset({"arith.extf", "arith.truncf", "arith.constant", "arith.select", "arith.bitcast"})
+
+
+def _computes(name: str) -> bool:
+    return name.startswith(("arith.", "math.")) or name in (
+        "vector.fma", "vector.reduction", "vector.contract", "vector.outerproduct", "memref.atomic_rmw")
 
 
 def _walk_block(block: Block) -> Iterable[Operation]:
@@ -1346,9 +1505,22 @@ class HipEmitter:
         self.arch = arch
         self.harness = harness
         self.typedefs: dict[str, str] = {}
+        self.helpers: dict[str, list[str]] = {}  # device functions some printers call (gemmc.emit.fp4)
         self.used_types: set[str] = set()
         self.kernels: dict[tuple[str, str], KernelInfo] = {}
         self.global_names = Namer()
+
+    def vector_typedef(self, name: str, ctype: str, n: int) -> str:
+        """A vector type that no IR value has (FP4's packed bytes and words), by name."""
+        self.typedefs.setdefault(name, f"typedef {ctype} {name} __attribute__((ext_vector_type({n})));")
+        return name
+
+    def helper(self, name: str, lines: list[str], types: dict[str, tuple[str, int]]) -> str:
+        """A device function printed once before the kernels, with the vector types it uses."""
+        for tname, (ctype, n) in types.items():
+            self.vector_typedef(tname, ctype, n)
+        self.helpers.setdefault(name, lines)
+        return name
 
     # -- the file ---------------------------------------------------------------------
 
@@ -1406,6 +1578,8 @@ class HipEmitter:
         if self.typedefs:
             out += ["", "// Vector types (clang ext_vector_type), as HIP's own headers define them."]
             out += [self.typedefs[k] for k in sorted(self.typedefs)]
+        for name in sorted(self.helpers):
+            out += ["", *self.helpers[name]]
         out += ["", _rule("Kernels")]
         out += kernel_text
         if host_text:
