@@ -89,33 +89,35 @@ NAMED_PIPELINES: dict[str, str] = {
 # The 16-bit (f16, bf16) matrix-core defaults: per arch, the fastest pipeline the cost model
 # predicts at 4096^3 among those benchmarks/matrix_defaults.py searches (a reproducible grid:
 # LDS tiles, block-k, fragment reads (frag-read, k-pack), double-buffer stage, vectorize, swizzle-lds
-# over the bank line); the winners are pinned by tests/lit/pipelines/matrix-defaults.gemm.  The
+# over the bank line, the copies' lanes in 16-load pieces of a row, vectorize{row-lanes=16}); the
+# winners are pinned by tests/lit/pipelines/matrix-defaults.gemm.  The
 # search predicts its best 20 by estimated VGPRs again with clang's: the best by estimate take 256
 # VGPRs under clang on gfx942 and gfx950 (one wave per SIMD) and spill on gfx1201; a tie goes to the
 # fewer VGPRs.  Its vectorize's treatment of rows that are not a multiple of 4 elements (peeled down
-# the rows, along them, or scalar copies) is then the best at 4097x4095x1023, with clang's registers.
-# An arch without an entry keeps the type-independent default.
+# the rows, along them, or scalar copies) is then the fastest at 4097x4095x1023, with clang's
+# registers.  A default within 1% of the best stays.  An arch without an entry keeps the
+# type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx942":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=4 k-pack=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1100":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search
 # (benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz; gfx950: f8e4m3fn), whose problem
-# (4096^3, A column-major) they are predicted at 0.148 ms on gfx942 (35.5% of the FP8 dense peak;
+# (4096^3, A column-major) they are predicted at 0.137 ms on gfx942 (38.4% of the FP8 dense peak;
 # the type-independent default: 0.745 ms, 7.1%) and 0.107 ms on gfx950 (50.9%).
 MATRIX_FP8_DEFAULTS: dict[str, str] = {
     "gfx942":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=4 k-pack=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }

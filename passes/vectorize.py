@@ -24,7 +24,8 @@ pass stops with a diagnostic.  Copies by global_load_lds (direct-to-lds) are lef
 Options: width (1, 2, 4; 8 for 16-bit types), strict, peel, peel-lanes (a peeled copy into a
 transposed LDS tile: `columns`, the default, puts consecutive lanes on consecutive rows and
 marks the copy `column_first`, `rows` along a row), row-lanes (g > 0: every copy that is not
-peeled gets `row_lanes = g`, g lanes along a stored row, then down the rows: a wave of a
+peeled and whose rows hold more than g loads gets `row_lanes = g`, g lanes along a stored row,
+then down the rows (rows of g loads or a divisor of g keep their order, which is that already): a wave of a
 transposed copy then writes a few elements of each LDS row it touches, two 16-bit ones into one
 word, rather than one element into each of 32 rows; 0, the default: whole rows), operands (which copies to vectorize:
 `a`, `b` or both, `a,b`).  The tutorial's step 5 vectorizes A only: B's copy is stored
@@ -32,7 +33,8 @@ transposed, and its four scalar LDS stores per vector cost more than the wide lo
 (H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
 that is no vector of at most 16 bytes, an unproven width with strict=true, a peel-lanes
-that is neither rows nor columns, a row-lanes that does not divide a copy's loads per row.
+that is neither rows nor columns, a row-lanes that neither divides a copy's loads per row nor is
+a multiple of them.
 """
 
 from __future__ import annotations
@@ -112,6 +114,8 @@ class VectorizePass(ModulePass):
         if not self.row_lanes or copy.peel is not None or copy.direct is not None:
             return  # a peeled copy's lanes follow peel-lanes
         per_row = copy.tile[1] // copy.width.value.data
+        if per_row <= self.row_lanes and self.row_lanes % per_row == 0:
+            return  # whole rows are already pieces of at most g loads, one row after another
         if per_row % self.row_lanes:
             raise pass_error(self.name, copy, f"row-lanes={self.row_lanes} does not divide the {per_row} loads of "
                                               f"a row of this {copy.tile[0]}x{copy.tile[1]} tile")

@@ -105,3 +105,22 @@ def test_gfx1201_transposed_16_bit_stores_conflict_without_row_lanes(row_lanes, 
     stats = gemmc.check(module, arch).stats
     assert (stats.lds_bank_conflicts > 0) == conflicts
     assert (predict_module(module, arch, None, False).counts.stats_dict().get("lds_bank_conflicts", 0) > 0) == conflicts
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"])
+@pytest.mark.parametrize("elem", ["f16", "f8"])
+def test_the_defaults_take_every_stored_layout(arch, elem):
+    """The matrix-core defaults were searched with A column-major; A's and B's other layouts give
+    copies with fewer loads a row (row-lanes then leaves them whole) and still pass, aligned and odd."""
+    from gemmc.pipeline import matrix_defaults
+
+    types = {"gfx942": "f8e4m3fnuz", "gfx950": "f8e4m3fn"}
+    dtype = elem if elem == "f16" else types.get(arch)
+    pipeline = matrix_defaults(dtype).get(arch) if dtype else None
+    if pipeline is None:
+        pytest.skip(f"no {elem} matrix-core default on {arch}")
+    for ta, tb in ((False, False), (True, False), (False, True), (True, True)):
+        for dims in ({"M": 67, "N": 45, "K": 37}, {"M": 96, "N": 160, "K": 64}):
+            module = lowered(source(ta, tb, dtype), pipeline, arch, dims)
+            r = gemmc.check(module, arch, dims)
+            assert r.passed, (ta, tb, dims, r.summary())
