@@ -1367,6 +1367,9 @@ class _KernelLowering:
         """f32 vector -> f16 or bf16 vector, packed two per VGPR, rounded to nearest even as
         arith.truncf rounds."""
         src, t = self.env.get(op.input), op.result.type
+        if _fp8_name(t) is not None:
+            raise self.error(op, f"truncf to {t} is not selected (no f32 -> FP8 conversion: v_cvt_pk_fp8_f32); "
+                                 "FP8 fragments are read from FP8 buffers")
         if isinstance(src, F) and isinstance(t, (Float16Type, BFloat16Type)):
             self.env[op.result] = self._round_to_half(src, t)
             return
@@ -1389,6 +1392,9 @@ class _KernelLowering:
     def _extf(self, op: arith.ExtFOp) -> None:
         """f16 (v_cvt_f32_f16) or bf16 (its bits in the upper half) -> f32, exactly."""
         x, t = self.env.get(op.input), op.input.type
+        if isinstance(x, E8) or isinstance(x, Packed) and x.elem_bytes == 1:
+            raise self.error(op, f"extf of {t} to {op.result.type} is not selected (FP8 values reach the matrix "
+                                 "instructions only; use a pipeline with matrix-cores, or the HIP path)")
         if not isinstance(x, H) or op.result.type != Float32Type():
             raise self.error(op, f"extf of {t} to {op.result.type} is not selected; f16 and bf16 to f32 are")
         if x.reg is None:
