@@ -40,7 +40,13 @@ How values are selected:
     ds_write_b16, global_store_short; an odd element of a vector stored from the high half,
     ds_write_b16_d16_hi), a vector of them packed two to a VGPR (dword loads and stores where
     the byte offset is proven a multiple of 4, else refused); a scalar truncf / extf between
-    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts).
+    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts);
+  * FP8 buffers (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2): an element is a byte of a VGPR
+    (global_load_ubyte, ds_read_u8, ds_write_b8, global_store_byte; the third byte of a packed
+    word stored by ds_write_b8_d16_hi), a vector of them packed four to a VGPR, element 4i + b in
+    byte b of VGPR i, as the FP8 MFMAs / WMMAs take A and B (dword loads where the byte offset is
+    proven a multiple of 4; fragments from LDS not known to be so byte by byte, packed by
+    v_lshl_or_b32); no FP8 conversion is selected (refused).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 A private buffer left in the kernel is refused, naming promote-private.
@@ -549,12 +555,15 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS and
-        WMMAs with 16-bit accumulators."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS,
+        WMMAs with 16-bit accumulators and gfx950's f8f6f4 MFMAs."""
         for op in self.fn.walk():
             if isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
                 raise self.error(op, f"'amdgpu.wmma' with {instr.out_type} accumulators ({instr.mnemonic}) is not "
                                      "selected; use the HIP path (--emit asm) or acc f32")
+            elif isinstance(op, MFMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.formats:
+                raise self.error(op, f"'amdgpu.mfma' on {instr.mnemonic} is not selected (its cbsz / blgp formats); "
+                                     "use the FP8 MFMAs (v_mfma_f32_*_fp8_fp8, ...) or the HIP path")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
             elif op.name == "gemm.copy":

@@ -588,13 +588,20 @@ def test_fp8_vector_load_not_known_aligned_is_refused():
         gemmc.lower(m, "lower-to-amdgcn", "gfx942")
 
 
-def test_fp8_conversions_are_refused():
-    """No FP8 <-> f32 conversion is selected: a pipeline without matrix cores (step1 widens each element
-    with arith.extf) gets a one-line error at the op."""
-    with pytest.raises(GemmcError, match=re.escape("lower-to-amdgcn: extf of f8E4M3FNUZ to f32 is not selected (FP8 "
-                                                   "values reach the matrix instructions only; use a pipeline with "
-                                                   "matrix-cores, or the HIP path) (at 'arith.extf' in @fp8gemm)")):
-        lowered(FP8GEMM, "step1", "gfx942", {"M": 32, "N": 32, "K": 32})
+@pytest.mark.parametrize("src, arch, pipeline, message", [
+    # no FP8 -> f32 conversion: step1 widens each element (arith.extf)
+    (FP8GEMM, "gfx942", "step1", "lower-to-amdgcn: extf of f8E4M3FNUZ to f32 is not selected (FP8 values reach the "
+     "matrix instructions only; use a pipeline with matrix-cores, or the HIP path) (at 'arith.extf' in @fp8gemm)"),
+    # gfx950's f8f6f4 MFMAs (cbsz / blgp formats)
+    ("ocp", "gfx950", "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 "
+     "thread-n=8},matrix-cores{instr=v_mfma_f32_32x32x64_f8f6f4}",
+     "lower-to-amdgcn: 'amdgpu.mfma' on v_mfma_f32_32x32x64_f8f6f4 is not selected (its cbsz / blgp formats); use the "
+     "FP8 MFMAs (v_mfma_f32_*_fp8_fp8, ...) or the HIP path (at 'amdgpu.mfma' in @fp8gemm)"),
+])
+def test_fp8_unselected_is_refused(tmp_path, src, arch, pipeline, message):
+    path = _gemm8(tmp_path, "f8e4m3fn", "f8e4m3fn") if src == "ocp" else src
+    with pytest.raises(GemmcError, match=re.escape(message)):
+        lowered(path, pipeline, arch, {"M": 128, "N": 128, "K": 128})
 
 
 # -- WMMA (gfx1100): step 7, f32 data rounded to f16 fragments ----------------------------------------
