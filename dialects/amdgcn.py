@@ -619,6 +619,11 @@ for _n, _b in ((1, 32), (2, 64), (3, 96), (4, 128)):
 _define("ds_read_u16", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u16"))
 _define("ds_write_b16", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16"))
 _define("ds_write_b16_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
+# 8 bits (FP8 elements): the read zero-extends into the VGPR, the write takes its low byte (_d16_hi:
+# bits 16-23, the third byte of a packed word)
+_define("ds_read_u8", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u8"))
+_define("ds_write_b8", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8"))
+_define("ds_write_b8_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
 # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
 _define("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 
@@ -640,6 +645,15 @@ _define("global_load_ushort_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset"
 _define("global_store_short", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b16"))
 _define("global_store_short_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b16",
                                          asm="global_store_short"))
+
+# 8 bits (FP8 elements): the load zero-extends into the VGPR, the store takes its low byte (_d16_hi:
+# bits 16-23)
+_define("global_load_ubyte", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u8"))
+_define("global_load_ubyte_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u8",
+                                        asm="global_load_ubyte"))
+_define("global_store_byte", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b8"))
+_define("global_store_byte_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b8",
+                                        asm="global_store_byte"))
 
 
 # VOP3P: the matrix instructions of every arch's table (gemmc.arch), in that arch's spelling:

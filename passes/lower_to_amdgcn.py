@@ -40,7 +40,13 @@ How values are selected:
     ds_write_b16, global_store_short; an odd element of a vector stored from the high half,
     ds_write_b16_d16_hi), a vector of them packed two to a VGPR (dword loads and stores where
     the byte offset is proven a multiple of 4, else refused); a scalar truncf / extf between
-    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts).
+    f32 and f16 (v_cvt_f16_f32, v_cvt_f32_f16) or bf16 (integer rounding, shifts);
+  * FP8 buffers (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2): an element is a byte of a VGPR
+    (global_load_ubyte, ds_read_u8, ds_write_b8, global_store_byte; the third byte of a packed
+    word stored by ds_write_b8_d16_hi), a vector of them packed four to a VGPR, element 4i + b in
+    byte b of VGPR i, as the FP8 MFMAs / WMMAs take A and B (dword loads where the byte offset is
+    proven a multiple of 4; fragments from LDS not known to be so byte by byte, packed by
+    v_lshl_or_b32); no FP8 conversion is selected (refused).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
 A private buffer left in the kernel is refused, naming promote-private.
@@ -86,7 +92,7 @@ from gemmc.ir_names import (
     ROLE_ATTR,
     WAVES_PER_EU_ATTR,
 )
-from gemmc.amdgcn.values import B, F, GlobalMem, H, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
+from gemmc.amdgcn.values import B, E8, F, GlobalMem, H, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
 from gemmc.residues import offset_is_multiple
 from gemmc.target import target_of
 
@@ -517,8 +523,8 @@ class _KernelLowering:
         body = fn.body.block
         for a in body.args:
             if isinstance(a.type, MemRefType) and _elem_bytes(a.type) is None:
-                raise self.error(fn, f"buffer {a.name_hint or a.index} of {a.type.element_type}: only f32, f16 and "
-                                     "bf16 buffers are selected")
+                raise self.error(fn, f"buffer {a.name_hint or a.index} of {a.type.element_type}: only f32, f16, "
+                                     "bf16 and FP8 (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2) buffers are selected")
         self._refuse_unselected()
         self._inputs()
         self._kernargs(body)
@@ -549,12 +555,15 @@ class _KernelLowering:
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
     def _refuse_unselected(self) -> None:
-        """One line for the matrix-core ops this backend does not select: direct-to-LDS and
-        WMMAs with 16-bit accumulators."""
+        """One line for the matrix-core ops this backend does not select: direct-to-LDS,
+        WMMAs with 16-bit accumulators and gfx950's f8f6f4 MFMAs."""
         for op in self.fn.walk():
             if isinstance(op, WMMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.out_type != "f32":
                 raise self.error(op, f"'amdgpu.wmma' with {instr.out_type} accumulators ({instr.mnemonic}) is not "
                                      "selected; use the HIP path (--emit asm) or acc f32")
+            elif isinstance(op, MFMAOp) and (instr := op.instr_on(self.arch)) is not None and instr.formats:
+                raise self.error(op, f"'amdgpu.mfma' on {instr.mnemonic} is not selected (its cbsz / blgp formats); "
+                                     "use the FP8 MFMAs (v_mfma_f32_*_fp8_fp8, ...) or the HIP path")
             elif op.name in self._NOT_SELECTED:
                 raise self.error(op, f"'{op.name}' is not selected yet ({self._NOT_SELECTED[op.name]})")
             elif op.name == "gemm.copy":
@@ -722,6 +731,8 @@ class _KernelLowering:
             self.env[op.result] = F(const=v.value.data)
         elif isinstance(v, FloatAttr) and isinstance(t, (Float16Type, BFloat16Type)):
             self.env[op.result] = H(bits=_half_bits(v.value.data, t))
+        elif isinstance(v, FloatAttr) and _fp8_name(t) is not None:
+            self.env[op.result] = E8(bits=_fp8_bits(v.value.data, t))
         else:
             raise self.error(op, f"constant of type {t} is not supported")
 
@@ -939,6 +950,8 @@ class _KernelLowering:
         idx = self._indices(op, idx_vals)
         if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes == 2:
             return self._load16(op, mem, idx, n)
+        if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes == 1:
+            return self._load8(op, mem, idx, n)
         if isinstance(mem, GlobalMem):
             suffix, srcs, extra, c = self._global_access(op, mem, idx, n)
             r = self.e1(f"global_load_{self._G_SUFFIX[n]}{suffix}", srcs + extra, self.V(n), cse=False, offset=c)
@@ -979,6 +992,60 @@ class _KernelLowering:
         suffix, srcs, extra, c = self._global_access(op, mem, idx, n // 2)
         r = self.e1(f"global_load_{self._G_SUFFIX[n // 2]}{suffix}", srcs + extra, self.V(n // 2), cse=False, offset=c)
         return Packed(n, (r,) if n == 2 else tuple(self.part(r, i).reg for i in range(n // 2)))  # type: ignore[misc]
+
+    def _load8(self, op: Operation, mem: GlobalMem | LdsMem, idx: list[I], n: int) -> E8 | Packed:
+        """An element of an FP8 buffer (zero-extended into a VGPR: global_load_ubyte, ds_read_u8),
+        or a vector of them packed four to a VGPR as the FP8 matrix instructions take them."""
+        if n == 1 and isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
+            return E8(self.e1(f"global_load_ubyte{suffix}", srcs + extra, self.V(), cse=False, offset=c))
+        if n == 1:
+            a, c, _ = self._lds_addr(op, mem, idx)
+            return E8(self.e1("ds_read_u8", [a], self.V(), cse=False, offset=c))
+        if isinstance(mem, GlobalMem):
+            return self._packed8_global_load(op, mem, idx, n)
+        return self._packed8_lds_load(op, mem, idx, n)
+
+    def _packed8_global_load(self, op: Operation, mem: GlobalMem, idx: list[I], n: int) -> Packed:
+        """4, 8 or 16 FP8 elements as 1, 2 or 4 dwords (global_load_dword..x4) where the byte
+        offset is known to be a multiple of 4 (as _packed_global_load proves it), 2 as one
+        global_load_ushort where it is known even."""
+        def aligned(m: int) -> bool:
+            return self.ir_byte_multiple(op, mem.sizes, 1, 0) % m == 0 or \
+                offset_is_multiple(op.base, op.indices, m)  # type: ignore[attr-defined]
+
+        if n == 2 and aligned(2):
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
+            return Packed(2, (self.e1(f"global_load_ushort{suffix}", srcs + extra, self.V(), cse=False, offset=c),), 1)
+        if n not in (4, 8, 16) or not aligned(4):
+            raise self.error(op, f"a vector load of {n} FP8 elements from global memory is selected for 4, 8 or 16 "
+                                 "elements at an offset known to be a multiple of 4 bytes (2 at an even one)")
+        suffix, srcs, extra, c = self._global_access(op, mem, idx, n // 4)
+        r = self.e1(f"global_load_{self._G_SUFFIX[n // 4]}{suffix}", srcs + extra, self.V(n // 4), cse=False, offset=c)
+        return Packed(n, (r,) if n == 4 else tuple(self.part(r, i).reg for i in range(n // 4)), 1)  # type: ignore[misc]
+
+    def _packed8_lds_load(self, op: Operation, mem: LdsMem, idx: list[I], n: int) -> Packed:
+        """n FP8 elements from LDS as n/4 dwords (ds_read_b128 / b64 where aligned, else ds_read_b32s)
+        where the address is known to be a multiple of 4 bytes; else byte by byte (ds_read_u8),
+        each four packed into a VGPR by shifts and ors: element 4i + b in byte b of dword i."""
+        a, c, al = self._lds_addr16(op, mem, idx)
+        if n % 4:
+            raise self.error(op, f"a vector of {n} FP8 elements from LDS is selected for multiples of 4 elements "
+                                 "(matrix operands are read four to a VGPR)")
+        if al % 4 == 0 and c % 4 == 0:
+            parts: list[SSAValue] = []
+            for d in range(0, n // 4, 4):
+                v = self._lds_read(a, c + 4 * d, al, min(4, n // 4 - d))
+                parts += [e.reg for e in (self.vec_elems(v) if isinstance(v, Vec) else [v])]
+            return Packed(n, tuple(parts), 1)
+        loaded = [self.e1("ds_read_u8", [a], self.V(), cse=False, offset=c + e) for e in range(n)]
+        return Packed(n, tuple(self.pack_bytes(loaded[i:i + 4]) for i in range(0, n, 4)), 1)
+
+    def pack_bytes(self, b: Sequence[SSAValue]) -> SSAValue:
+        """Four zero-extended bytes (b[0] lowest) in one VGPR: (b1 << 8 | b0) | (b3 << 8 | b2) << 16."""
+        lo = self.vop3("v_lshl_or_b32", [b[1], self.const(8), b[0]])
+        hi = self.vop3("v_lshl_or_b32", [b[3], self.const(8), b[2]])
+        return self.vop3("v_lshl_or_b32", [hi, self.const(16), lo])
 
     def ir_byte_multiple(self, op: Operation, sizes: list, elem_bytes: int, base: int) -> int:
         """A number the byte offset of op's element (base + its indices' linear offset) is
@@ -1030,6 +1097,9 @@ class _KernelLowering:
         if isinstance(value, H):
             self._store16(op, value, mem, idx)
             return
+        if isinstance(value, E8):
+            self._store8(op, value, mem, idx)
+            return
         if n == 1:
             assert isinstance(value, F)
             data = self.fvgpr(value)
@@ -1072,14 +1142,46 @@ class _KernelLowering:
         else:
             raise self.error(op, "store to an unknown memref")
 
+    def low_byte(self, x: E8) -> SSAValue:
+        """x's bits in the low byte of a VGPR (the bytes above not cleared)."""
+        if x.reg is None:
+            return self.to_vgpr(self.const(x.bits))  # type: ignore[arg-type]
+        return self.vop2("v_lshrrev_b32", self.const(8 * x.byte), x.reg, False) if x.byte else x.reg
+
+    def _ds_write_byte(self, a: SSAValue, c: int, x: E8) -> None:
+        """One FP8 element into LDS: ds_write_b8 of its low byte (the third byte of a packed word
+        with ds_write_b8_d16_hi, no shift)."""
+        if x.reg is not None and x.byte == 2:
+            self.emit("ds_write_b8_d16_hi", [a, x.reg], [], cse=False, offset=c)
+        else:
+            self.emit("ds_write_b8", [a, self.low_byte(x)], [], cse=False, offset=c)
+
+    def _store8(self, op: Operation, value: E8, mem: object, idx: list[I]) -> None:
+        """One element of an FP8 buffer: its byte (ds_write_b8, global_store_byte)."""
+        if isinstance(mem, LdsMem):
+            a, c, _ = self._lds_addr(op, mem, idx)
+            self._ds_write_byte(a, c, value)
+        elif isinstance(mem, GlobalMem):
+            data = self.low_byte(value)
+            suffix, srcs, extra, c = self._global_access(op, mem, idx, 1)
+            self.emit(f"global_store_byte{suffix}", srcs + [data] + extra, [], cse=False, offset=c)
+        else:
+            raise self.error(op, "store to an unknown memref")
+
     def _packed_lds_store(self, op: vector.StoreOp, v: Packed) -> None:
-        """A 16-bit vector into LDS as its n/2 dwords (ds_write_b64 / b128 where aligned, else
-        ds_write_b32s), at an address known to be a multiple of 4 bytes."""
+        """A 16-bit (FP8) vector into LDS as its n/2 (n/4) dwords (ds_write_b64 / b128 where aligned,
+        else ds_write_b32s), at an address known to be a multiple of 4 bytes; an FP8 vector at
+        another address byte by byte (ds_write_b8, the third of each word ds_write_b8_d16_hi)."""
         mem = self.env.get(op.base)
+        unit = "16-bit" if v.elem_bytes == 2 else "FP8"
         if not isinstance(mem, LdsMem):
-            raise self.error(op, "vector stores of 16-bit elements are selected into LDS only")
+            raise self.error(op, f"vector stores of {unit} elements are selected into LDS only")
         a, c, al = self._lds_addr16(op, mem, self._indices(op, op.indices))
         nd = len(v.parts)
+        if (al % 4 or c % 4) and v.elem_bytes == 1:
+            for e in range(v.n):
+                self._ds_write_byte(a, c + e, E8(v.parts[e // 4], byte=e % 4))
+            return
         if al % 4 or c % 4:
             raise self.error(op, f"a vector of {v.n} 16-bit elements into LDS at an address not known to be a "
                                  "multiple of 4 bytes is not selected")
@@ -1123,15 +1225,15 @@ class _KernelLowering:
 
     def _memref_store(self, op: memref.StoreOp) -> None:
         v = self.env.get(op.value)
-        if not isinstance(v, (F, H)):
-            raise self.error(op, "stores of f32, f16 and bf16 values only")
+        if not isinstance(v, (F, H, E8)):
+            raise self.error(op, "stores of f32, f16, bf16 and FP8 values only")
         self._store(op, v, op.memref, op.indices, 1)
 
     def _vector_load(self, op: vector.LoadOp) -> None:
         t = op.result.type
         n = t.get_shape()[0]  # type: ignore[attr-defined]
         mem = self.env.get(op.base)
-        if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes == 2 and t.get_num_dims() == 1:  # type: ignore[attr-defined]
+        if isinstance(mem, (GlobalMem, LdsMem)) and mem.elem_bytes in (1, 2) and t.get_num_dims() == 1:  # type: ignore[attr-defined]
             self.env[op.result] = self._load(op, op.base, op.indices, n)
             return
         lds_fragment = isinstance(mem, LdsMem) and n % 4 == 0  # matrix-core fragments: 16-byte pieces
@@ -1154,6 +1256,9 @@ class _KernelLowering:
         if isinstance(x, H) and n % 2 == 0:
             self.env[op.vector] = Packed(n, (self.half_pair(x),) * (n // 2))
             return
+        if isinstance(x, E8) and n % 4 == 0:
+            self.env[op.vector] = Packed(n, (self.byte_quad(x),) * (n // 4), 1)
+            return
         if not isinstance(x, F):
             raise self.error(op, "broadcast of f32 only")
         self.env[op.vector] = Vec(n, elems=tuple([x] * n))
@@ -1165,9 +1270,23 @@ class _KernelLowering:
         low = self.vop2("v_and_b32", self.const(0xFFFF), self.low_half(x), True)
         return self.vop3("v_lshl_or_b32", [low, self.const(16), low])
 
+    def byte_quad(self, x: E8) -> SSAValue:
+        """A VGPR holding x in all four bytes (an FP8 vector.broadcast)."""
+        if x.reg is None:
+            return self.to_vgpr(self.const(x.bits * 0x01010101))  # type: ignore[operator]
+        low = self.vop2("v_and_b32", self.const(0xFF), self.low_byte(x), True)
+        pair = self.vop3("v_lshl_or_b32", [low, self.const(8), low])
+        return self.vop3("v_lshl_or_b32", [pair, self.const(16), pair])
+
     def _extract(self, op: vector.ExtractOp) -> None:
         v = self.env.get(op.vector)
         pos = list(op.static_position.get_values())
+        if isinstance(v, Packed) and v.elem_bytes == 1:
+            if len(pos) != 1 or not 0 <= pos[0] < v.n or op.dynamic_position:
+                raise self.error(op, "vector.extract of an FP8 vector with a constant position only")
+            # element 4i + b in byte b of VGPR i (shifted down where it is used so)
+            self.env[op.result] = E8(v.parts[pos[0] // 4], byte=pos[0] % 4)
+            return
         if isinstance(v, Packed):
             if len(pos) != 1 or not 0 <= pos[0] < v.n or op.dynamic_position:
                 raise self.error(op, "vector.extract of a 16-bit vector with a constant position only")
@@ -1209,7 +1328,7 @@ class _KernelLowering:
         together before they are rounded to 16 bits)."""
         v1, v2 = self.env.get(op.v1), self.env.get(op.v2)
         mask = list(op.mask.get_values())
-        if isinstance(v1, Packed) and isinstance(v2, Packed):
+        if isinstance(v1, Packed) and isinstance(v2, Packed) and v1.elem_bytes == v2.elem_bytes:
             self.env[op.result] = self._shuffle_packed(op, v1, v2, mask)
             return
         if not (isinstance(v1, Vec) and isinstance(v2, Vec)) or min(mask) < 0:
@@ -1218,14 +1337,17 @@ class _KernelLowering:
         self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
 
     def _shuffle_packed(self, op: vector.ShuffleOp, v1: Packed, v2: Packed, mask: list[int]) -> Packed:
-        """16-bit vectors put together a VGPR at a time (gfx12's fragments: two runs of four
-        f16 read from LDS): each pair of the mask must be a pair of the sources."""
+        """16-bit (FP8) vectors put together a VGPR at a time (gfx12's fragments: two runs of four
+        f16 read from LDS): each pair (quad) of the mask must be a pair (quad) of the sources."""
         parts = v1.parts + v2.parts
-        pairs = list(zip(mask[::2], mask[1::2]))
-        if len(mask) % 2 or any(lo < 0 or lo % 2 or hi != lo + 1 for lo, hi in pairs):
-            raise self.error(op, f"vector.shuffle of 16-bit vectors with mask {mask} is not selected: it must take "
-                                 "aligned pairs (elements 2i, 2i+1), whole VGPRs")
-        return Packed(len(mask), tuple(parts[lo // 2] for lo, _ in pairs))
+        k = v1.per_reg
+        groups = [mask[i:i + k] for i in range(0, len(mask), k)]
+        if len(mask) % k or any(g0[0] < 0 or g0[0] % k or g0 != list(range(g0[0], g0[0] + k)) for g0 in groups):
+            unit, what = ("16-bit", "aligned pairs (elements 2i, 2i+1)") if k == 2 else \
+                ("FP8", "aligned quads (elements 4i .. 4i+3)")
+            raise self.error(op, f"vector.shuffle of {unit} vectors with mask {mask} is not selected: it must take "
+                                 f"{what}, whole VGPRs")
+        return Packed(len(mask), tuple(parts[g0[0] // k] for g0 in groups), v1.elem_bytes)
 
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed
@@ -1254,6 +1376,9 @@ class _KernelLowering:
         """f32 vector -> f16 or bf16 vector, packed two per VGPR, rounded to nearest even as
         arith.truncf rounds."""
         src, t = self.env.get(op.input), op.result.type
+        if _fp8_name(t) is not None:
+            raise self.error(op, f"truncf to {t} is not selected (no f32 -> FP8 conversion: v_cvt_pk_fp8_f32); "
+                                 "FP8 fragments are read from FP8 buffers")
         if isinstance(src, F) and isinstance(t, (Float16Type, BFloat16Type)):
             self.env[op.result] = self._round_to_half(src, t)
             return
@@ -1276,6 +1401,9 @@ class _KernelLowering:
     def _extf(self, op: arith.ExtFOp) -> None:
         """f16 (v_cvt_f32_f16) or bf16 (its bits in the upper half) -> f32, exactly."""
         x, t = self.env.get(op.input), op.input.type
+        if isinstance(x, E8) or isinstance(x, Packed) and x.elem_bytes == 1:
+            raise self.error(op, f"extf of {t} to {op.result.type} is not selected (FP8 values reach the matrix "
+                                 "instructions only; use a pipeline with matrix-cores, or the HIP path)")
         if not isinstance(x, H) or op.result.type != Float32Type():
             raise self.error(op, f"extf of {t} to {op.result.type} is not selected; f16 and bf16 to f32 are")
         if x.reg is None:
@@ -1390,14 +1518,14 @@ class _KernelLowering:
         self._scalar_loop(op, lb, ub, st)
 
     def _reg_type_of(self, v: object, op: Operation):
-        if isinstance(v, (F, H)):
+        if isinstance(v, (F, H, E8)):
             return self.V()
         if isinstance(v, I):
             return self.V()
         if isinstance(v, Vec):
             return self.V(v.n)
         if isinstance(v, Packed):
-            return self.V(v.n // 2)
+            return self.V(len(v.parts))
         raise self.error(op, "loop-carried or branch-result booleans are not supported")
 
     def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
@@ -1421,6 +1549,10 @@ class _KernelLowering:
             if v.reg is None:
                 return self.e1("v_mov_b32", [self.const(v.bits)], t, cse=False)  # type: ignore[arg-type]
             r = self.low_half(v)
+        elif isinstance(v, E8):
+            if v.reg is None:
+                return self.e1("v_mov_b32", [self.const(v.bits)], t, cse=False)  # type: ignore[arg-type]
+            r = self.low_byte(v)
         elif isinstance(v, Packed):
             whole = self.whole_packed(v)
             if whole is None:
@@ -1449,8 +1581,11 @@ class _KernelLowering:
             return F(reg)
         if isinstance(v, H):
             return H(reg)
+        if isinstance(v, E8):
+            return E8(reg)
         if isinstance(v, Packed):
-            return Packed(v.n, tuple(self.part(reg, i).reg for i in range(v.n // 2)) if v.n > 2 else (reg,))  # type: ignore[misc]
+            k = len(v.parts)
+            return Packed(v.n, tuple(self.part(reg, i).reg for i in range(k)) if k > 1 else (reg,), v.elem_bytes)  # type: ignore[misc]
         if isinstance(v, I):
             return I(reg)
         if isinstance(v, Vec):
@@ -1776,9 +1911,30 @@ def _drop_unused_extracts(block: Block) -> None:
 
 
 def _elem_bytes(t: MemRefType) -> int | None:
-    """Bytes of an element of the buffers this backend selects (f32, f16, bf16), else None."""
+    """Bytes of an element of the buffers this backend selects (f32, f16, bf16, FP8), else None."""
     e = t.element_type
-    return 4 if isinstance(e, Float32Type) else 2 if isinstance(e, (Float16Type, BFloat16Type)) else None
+    if isinstance(e, Float32Type):
+        return 4
+    if isinstance(e, (Float16Type, BFloat16Type)):
+        return 2
+    return 1 if _fp8_name(e) is not None else None
+
+
+def _fp8_name(t: Attribute) -> str | None:
+    """The FP8 format of type t (f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2), else None."""
+    from gemmc.interp.common import fp8_format
+
+    name = fp8_format(t)
+    return name if name in ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2") else None
+
+
+def _fp8_bits(x: float, t: Attribute) -> int:
+    """The byte of x rounded to FP8 format t (to nearest even, as arith.truncf)."""
+    import numpy as np
+
+    from gemmc.arith_semantics import fp8_dtypes
+
+    return int(np.array(x, np.float64).astype(fp8_dtypes()[_fp8_name(t)]).view(np.uint8))
 
 
 def _half_bits(x: float, t: Attribute) -> int:

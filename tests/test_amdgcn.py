@@ -465,6 +465,145 @@ def test_16bit_vector_load_not_known_aligned_is_refused():
                                                    "bytes (at 'vector.load' in @hgemm)")):
         gemmc.lower(m, "lower-to-amdgcn", "gfx942")
 
+# -- FP8 kernels: FP8 buffers on the FP8 matrix instructions (the default pipeline) -------------------
+
+FP8GEMM = "examples/fp8gemm.gemm"  # A, B f8e4m3fnuz (gfx942's FNUZ e4m3), C f32
+
+
+def _gemm8(tmp_path, a: str, b: str) -> str:
+    """examples/fp8gemm.gemm with A of FP8 format a and B of b."""
+    text = open(FP8GEMM).read().replace("A: f8e4m3fnuz", f"A: {a}").replace("B: f8e4m3fnuz", f"B: {b}")
+    path = tmp_path / f"g_{a}_{b}.gemm"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("a, b, arch, dims, mfma", [
+    # odd sizes: guarded global_load_ubyte copies (the rows' aligned interiors global_load_dword),
+    # ds_write_b8 into the swizzled tiles, 8-byte fragments by ds_read_b64
+    ("f8e4m3fnuz", "f8e4m3fnuz", "gfx942", {"M": 67, "N": 45, "K": 37}, "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("f8e5m2fnuz", "f8e5m2fnuz", "gfx942", {"M": 257, "N": 131, "K": 96}, "v_mfma_f32_32x32x16_bf8_bf8"),
+    ("f8e4m3fnuz", "f8e4m3fnuz", "gfx942", {"M": 256, "N": 128, "K": 128}, "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("f8e4m3fnuz", "f8e5m2fnuz", "gfx942", {"M": 67, "N": 45, "K": 37}, "v_mfma_f32_32x32x16_fp8_bf8"),
+    ("f8e5m2fnuz", "f8e4m3fnuz", "gfx942", {"M": 67, "N": 45, "K": 37}, "v_mfma_f32_32x32x16_bf8_fp8"),
+    # the OCP formats under the same mnemonics (gfx950), and RDNA4's FP8 WMMA
+    ("f8e4m3fn", "f8e5m2", "gfx950", {"M": 67, "N": 45, "K": 37}, "v_mfma_f32_32x32x16_fp8_bf8"),
+    ("f8e4m3fn", "f8e4m3fn", "gfx1201", {"M": 67, "N": 45, "K": 37}, "v_wmma_f32_16x16x16_fp8_fp8_gfx12"),
+])
+def test_fp8gemm_passes(tmp_path, a, b, arch, dims, mfma):
+    """The own backend's FP8 kernels in the amdgcn interpreter against numpy / ml_dtypes: each element of
+    A and B is read once (one byte), C written once; the MFMA variant is A's and B's formats'."""
+    m = lowered(_gemm8(tmp_path, a, b), _default(arch, a), arch, dims)
+    ops = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    names = {op.MNEMONIC for op in ops}
+    assert {op.MNEMONIC for op in ops if g.is_matrix(op)} == {mfma}
+    odd = dims["K"] % 4 != 0 or dims["N"] % 4 != 0  # (the rows of A and B)
+    assert ("global_load_ubyte_saddr" in names) == odd and "global_load_dword_saddr" in names
+    assert "ds_write_b8" in names and "ds_read_b64" in names or arch == "gfx1201"
+    r = gcn_check(m, arch, dims)
+    assert r.passed, r.summary()
+    M, N, K = dims["M"], dims["N"], dims["K"]
+    bm, bn = (int(re.search(f"block-{x}=([0-9]+)", _default(arch, a)).group(1)) for x in "mn")
+    assert r.stats.global_load_bytes == M * K * -(-N // bn) + K * N * -(-M // bm)  # A per block column, B per row
+    assert r.stats.global_store_bytes == 4 * M * N
+
+
+def test_fp8_wrong_mfma_variant_fails(tmp_path):
+    """The interpreter decodes each operand in the format its mnemonic says: an e5m2 kernel run on the
+    e4m3 variant (v_mfma_*_fp8_fp8 for _bf8_bf8), or a mixed one with B's format wrong, fails."""
+    dims = {"M": 64, "N": 64, "K": 64}
+    for a, b in (("f8e5m2fnuz", "f8e5m2fnuz"), ("f8e4m3fnuz", "f8e5m2fnuz")):
+        m = lowered(_gemm8(tmp_path, a, b), _default("gfx942", a), "gfx942", dims)
+        assert gcn_check(m, "gfx942", dims).passed
+        for op in [op for op in kernel(m).body.block.ops if g.is_matrix(op)]:
+            wrong = g.instr(op.MNEMONIC[:op.MNEMONIC.index("x16_") + 4] + "fp8_fp8", list(op.srcs),
+                            [r.type for r in op.dsts])
+            op.parent_block().insert_op_before(wrong, op)
+            op.dsts[0].replace_all_uses_with(wrong.dsts[0])
+            op.detach()
+            op.erase()
+        assert not gcn_check(m, "gfx942", dims).passed
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_fp8_fragments_from_bytes(monkeypatch, planted):
+    """Where a fragment's LDS address is not known to be a multiple of 4 bytes, its 8 FP8 values are
+    read by ds_read_u8 and packed four to a VGPR (v_lshl_or_b32: element 4i + b in byte b of VGPR i);
+    here the alignment proof is withheld.  The same kernel with the bytes of each pair packed in the
+    wrong order fails."""
+    from gemmc.passes import lower_to_amdgcn as lt
+
+    K = lt._KernelLowering
+    real_addr, real_load, real_pack = K._lds_addr16, K._packed8_lds_load, K.pack_bytes
+    monkeypatch.setattr(K, "_lds_addr16", lambda self, op, mem, idx: (*real_addr(self, op, mem, idx)[:2], 1))
+    if planted:  # A's fragments only (the same order in both would permute k in both: no change in C)
+        def load(self, op, mem, idx, n):
+            self.planted = op.base.name_hint == "tile_a"
+            return real_load(self, op, mem, idx, n)
+
+        monkeypatch.setattr(K, "_packed8_lds_load", load)
+        monkeypatch.setattr(K, "pack_bytes", lambda self, b: real_pack(self, [b[1], b[0], b[2], b[3]] if self.planted
+                                                                       else b))
+    dims = {"M": 67, "N": 45, "K": 37}
+    m = lowered(FP8GEMM, _default("gfx942", "f8e4m3fnuz"), "gfx942", dims)
+    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    assert {"ds_read_u8", "v_lshl_or_b32"} <= names and "ds_read_b64" not in names
+    assert gcn_check(m, "gfx942", dims).passed != planted
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+@pytest.mark.parametrize("a, b, arch", [("f8e4m3fnuz", "f8e4m3fnuz", "gfx942"), ("f8e5m2fnuz", "f8e4m3fnuz", "gfx942"),
+                                        ("f8e4m3fn", "f8e5m2", "gfx950"), ("f8e4m3fn", "f8e4m3fn", "gfx1201")])
+def test_fp8gemm_code_object(tmp_path, a, b, arch):
+    """`gemmc compile examples/fp8gemm.gemm --arch gfx942 --emit gcn-hsaco` (1024^3) and the other formats
+    at odd sizes: llvm-mc takes the byte accesses and the FP8 matrix instructions."""
+    out = tmp_path / "k.hsaco"
+    src = FP8GEMM if a == b == "f8e4m3fnuz" else _gemm8(tmp_path, a, b)
+    extra = [] if src == FP8GEMM else ["-D", "M=67", "-D", "N=45", "-D", "K=37"]
+    r = _gemmc("compile", src, "--arch", arch, "--emit", "gcn-hsaco", "-o", str(out), *extra)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_fp8_vector_load_not_known_aligned_is_refused():
+    """A vector of FP8 elements from global memory is read as dwords only where the offset is known to
+    be a multiple of 4 bytes; here it is A[i, k + 1] (k a multiple of 4, the K loop unrolled): a
+    one-line error at the op."""
+    from xdsl.dialects import arith, memref, vector
+    from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType
+
+    m = lowered(FP8GEMM, "step1", "gfx942", {"M": 64, "N": 64, "K": 64}, gcn=GCN_PREPARE)
+    load = next(op for op in m.walk() if isinstance(op, memref.LoadOp) and op.memref.name_hint == "A")
+    one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    k1 = arith.AddiOp(load.indices[1], one.result)
+    vec = vector.LoadOp(load.memref, [load.indices[0], k1.result], VectorType(load.res.type, [4]))
+    first = vector.ExtractOp(vec.result, [0], load.res.type)
+    load.parent_block().insert_ops_before([one, k1, vec, first], load)
+    load.res.replace_all_uses_with(first.result)
+    load.detach()
+    load.erase()
+    with pytest.raises(GemmcError, match=re.escape("a vector load of 4 FP8 elements from global memory is selected "
+                                                   "for 4, 8 or 16 elements at an offset known to be a multiple of 4 "
+                                                   "bytes (2 at an even one) (at 'vector.load' in @fp8gemm)")):
+        gemmc.lower(m, "lower-to-amdgcn", "gfx942")
+
+
+@pytest.mark.parametrize("src, arch, pipeline, message", [
+    # no FP8 -> f32 conversion: step1 widens each element (arith.extf)
+    (FP8GEMM, "gfx942", "step1", "lower-to-amdgcn: extf of f8E4M3FNUZ to f32 is not selected (FP8 values reach the "
+     "matrix instructions only; use a pipeline with matrix-cores, or the HIP path) (at 'arith.extf' in @fp8gemm)"),
+    # gfx950's f8f6f4 MFMAs (cbsz / blgp formats)
+    ("ocp", "gfx950", "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 "
+     "thread-n=8},matrix-cores{instr=v_mfma_f32_32x32x64_f8f6f4}",
+     "lower-to-amdgcn: 'amdgpu.mfma' on v_mfma_f32_32x32x64_f8f6f4 is not selected (its cbsz / blgp formats); use the "
+     "FP8 MFMAs (v_mfma_f32_*_fp8_fp8, ...) or the HIP path (at 'amdgpu.mfma' in @fp8gemm)"),
+])
+def test_fp8_unselected_is_refused(tmp_path, src, arch, pipeline, message):
+    path = _gemm8(tmp_path, "f8e4m3fn", "f8e4m3fn") if src == "ocp" else src
+    with pytest.raises(GemmcError, match=re.escape(message)):
+        lowered(path, pipeline, arch, {"M": 128, "N": 128, "K": 128})
+
+
 # -- WMMA (gfx1100): step 7, f32 data rounded to f16 fragments ----------------------------------------
 
 

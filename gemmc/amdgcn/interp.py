@@ -5,7 +5,8 @@ VGPRs (32 bits per lane), SGPRs, EXEC, VCC, SCC, the program counter; per workgr
 LDS; global memory is the host's numpy arrays at made-up 64-bit base addresses, with the
 kernarg segment laid out as the kernel's metadata says.  A buffer is held as the device holds
 it (device_words: f32 4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's
-float32) and read back after the launch (host_values); LDS is addressable by 16-bit halves.
+float32, FP8 1, the host's float32 as ml_dtypes encodes the format) and read back after the
+launch (host_values); LDS is addressable by bytes.
 
 Scheduling: the waves whose program counter is lowest run the next instruction together
 (the others wait), which keeps waves in step through uniform control flow and lets
@@ -20,9 +21,9 @@ What it checks, beyond computing C:
     accesses outstanding;
   * every global access inside its buffer, every LDS access inside the kernel's LDS
     and aligned to its size;
-  * LDS races: a wave reading a 16-bit half another wave wrote (or writing one another wave
-    read or wrote) since the last barrier (by half: ds_write_b16 of two waves into the two
-    halves of one word is no race, as LDS writes bytes);
+  * LDS races: a wave reading a byte another wave wrote (or writing one another wave
+    read or wrote) since the last barrier (by byte: ds_write_b16 or ds_write_b8 of two waves into
+    different bytes of one word is no race, as LDS writes bytes);
   * barriers: all live waves of a workgroup at the same s_barrier;
   * WMMA hazards: a WMMA reading as A or B what the WMMA just before it wrote (no VALU
     instruction between) is an error;
@@ -33,7 +34,8 @@ What it checks, beyond computing C:
 
 v_mfma_* and v_wmma_* compute D = A * B + C lane-accurately from the instruction's layouts in
 gemmc.arch (gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma and
-amdgpu.wmma); f16 operands are unpacked two per register.
+amdgpu.wmma); f16 operands are unpacked two per register, FP8 four (byte b of a register is
+element 4i + b, decoded by ml_dtypes in the instruction's formats: A's in_type, B's b_in_type).
 """
 
 from __future__ import annotations
@@ -125,11 +127,11 @@ class Machine:
         self.lds_bytes = kernel.int_attr("lds_bytes")
         self.LDS = np.zeros((self.nwg, self.lds_words), U32)
         self.epoch = np.zeros(self.nwg, np.int64)
-        halves = 2 * self.lds_words  # races are tracked by 16-bit half
-        self.w_wave = np.full((self.nwg, halves), -1, np.int64)
-        self.w_epoch = np.full((self.nwg, halves), -1, np.int64)
-        self.r_wave = np.full((self.nwg, halves), -1, np.int64)
-        self.r_epoch = np.full((self.nwg, halves), -1, np.int64)
+        nbytes = 4 * self.lds_words  # races are tracked by byte
+        self.w_wave = np.full((self.nwg, nbytes), -1, np.int64)
+        self.w_epoch = np.full((self.nwg, nbytes), -1, np.int64)
+        self.r_wave = np.full((self.nwg, nbytes), -1, np.int64)
+        self.r_epoch = np.full((self.nwg, nbytes), -1, np.int64)
         # pending registers: kind 0 none, 1 vm load, 2 lds load, 3 smem load; with the op's sequence number
         self.vkind = np.zeros((W, nv), np.int8)
         self.vseq = np.zeros((W, nv), np.int64)
@@ -409,6 +411,19 @@ class Machine:
             out[sel] = self.buffers[b - 1].view(np.uint16)[byte[sel] // 2]
         return out
 
+    def gload8(self, buf, byte) -> np.ndarray:
+        """The byte at each byte address, zero-extended."""
+        out = np.zeros(len(byte), U32)
+        for b in np.unique(buf):
+            sel = buf == b
+            out[sel] = self.buffers[b - 1].view(np.uint8)[byte[sel]]
+        return out
+
+    def gstore8(self, buf, byte, vals: np.ndarray) -> None:
+        for b in np.unique(buf):
+            sel = buf == b
+            self.buffers[b - 1].view(np.uint8)[byte[sel]] = (vals[sel] & U32(0xFF)).astype(np.uint8)
+
     def gstore16(self, buf, byte, vals: np.ndarray) -> None:
         for b in np.unique(buf):
             sel = buf == b
@@ -431,39 +446,46 @@ class Machine:
         w_idx = np.broadcast_to(np.arange(self.W)[:, None], m.shape)[m]
         return w_idx, self.wg_of[w_idx], a // 4
 
-    def lds_byte(self, op, addr: np.ndarray, m: np.ndarray):
-        """(waves, workgroups, byte addresses) of a 16-bit LDS access's active lanes."""
+    def lds_byte(self, op, addr: np.ndarray, m: np.ndarray, nbytes: int = 2):
+        """(waves, workgroups, byte addresses) of a 16-bit (8-bit) LDS access's active lanes."""
         a = addr[m].astype(np.int64)
-        w_idx, wg, _ = self.lds_index(op, addr, m, 2)
+        w_idx, wg, _ = self.lds_index(op, addr, m, nbytes)
         return w_idx, wg, a
 
+    @staticmethod
+    def _bytes(wave, wg, first, n: int):
+        """The n bytes from byte address `first` of each access, with its wave and workgroup."""
+        if n == 1:
+            return wave, wg, first
+        return np.repeat(wave, n), np.repeat(wg, n), (first[:, None] + np.arange(n)).ravel()
+
     def race_read(self, op, wave, wg, word) -> None:
-        for half in (2 * word, 2 * word + 1):
-            self.race_read_half(op, wave, wg, half)
+        self.race_read_bytes(op, wave, wg, 4 * word, 4)
 
     def race_write(self, op, wave, wg, word) -> None:
-        for half in (2 * word, 2 * word + 1):
-            self.race_write_half(op, wave, wg, half)
+        self.race_write_bytes(op, wave, wg, 4 * word, 4)
 
-    def race_read_half(self, op, wave, wg, half) -> None:
+    def race_read_bytes(self, op, wave, wg, first, n: int) -> None:
+        wave, wg, byte = self._bytes(wave, wg, first, n)
         cur = self.epoch[wg]
-        bad = (self.w_epoch[wg, half] == cur) & (self.w_wave[wg, half] != wave)
+        bad = (self.w_epoch[wg, byte] == cur) & (self.w_wave[wg, byte] != wave)
         if bad.any():
-            raise self.error(op, f"LDS race: word {int(half[bad][0]) // 2} read by one wave after another wrote it "
+            raise self.error(op, f"LDS race: word {int(byte[bad][0]) // 4} read by one wave after another wrote it "
                                  "with no barrier between", np.isin(np.arange(self.W), wave[bad]))
-        other = (self.r_epoch[wg, half] == cur) & (self.r_wave[wg, half] != wave)
-        self.r_wave[wg, half] = np.where(other, -2, wave)
-        self.r_epoch[wg, half] = cur
+        other = (self.r_epoch[wg, byte] == cur) & (self.r_wave[wg, byte] != wave)
+        self.r_wave[wg, byte] = np.where(other, -2, wave)
+        self.r_epoch[wg, byte] = cur
 
-    def race_write_half(self, op, wave, wg, half) -> None:
+    def race_write_bytes(self, op, wave, wg, first, n: int) -> None:
+        wave, wg, byte = self._bytes(wave, wg, first, n)
         cur = self.epoch[wg]
-        bad = ((self.w_epoch[wg, half] == cur) & (self.w_wave[wg, half] != wave)) | (
-            (self.r_epoch[wg, half] == cur) & (self.r_wave[wg, half] != wave))
+        bad = ((self.w_epoch[wg, byte] == cur) & (self.w_wave[wg, byte] != wave)) | (
+            (self.r_epoch[wg, byte] == cur) & (self.r_wave[wg, byte] != wave))
         if bad.any():
-            raise self.error(op, f"LDS race: word {int(half[bad][0]) // 2} written by one wave while another "
+            raise self.error(op, f"LDS race: word {int(byte[bad][0]) // 4} written by one wave while another "
                                  "accesses it, with no barrier between", np.isin(np.arange(self.W), wave[bad]))
-        self.w_wave[wg, half] = wave
-        self.w_epoch[wg, half] = cur
+        self.w_wave[wg, byte] = wave
+        self.w_epoch[wg, byte] = cur
 
     # -- instructions ----------------------------------------------------------------------------
 
@@ -787,18 +809,29 @@ class Machine:
             x = np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1)
             if dtype == "bf16":
                 return (x.view(np.uint16).astype(U32) << U32(16)).view(np.float32)
+            if np.dtype(dtype).itemsize == 1:  # FP8: byte b of register i is element 4i + b
+                return np.ascontiguousarray(x).view(np.uint8).view(dtype).astype(np.float32)
             return x.view(dtype)
 
-        ab = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}.get(instr.in_type)
-        if ab is None:  # (lower-to-amdgcn selects f32 kernels only; this is hand-written IR)
-            raise self.error(op, f"{instr.in_type} operands are not interpreted by gemmc's AMDGCN backend")
+        def operand_type(name: str):
+            if name in _FP8_FORMATS:
+                from gemmc.arith_semantics import fp8_dtypes
+
+                return fp8_dtypes()[name]
+            t = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}.get(name)
+            if t is None or instr.formats:  # (gfx950's f8f6f4 MFMAs: cbsz / blgp are not selected)
+                raise self.error(op, f"{name} operands of {instr.mnemonic} are not interpreted by gemmc's AMDGCN "
+                                     "backend")
+            return t
+
+        ab, bb = operand_type(instr.in_type), operand_type(instr.b_in_type)
 
         def body(act, tgt):
             full = S.lanes.all(axis=1)
             if np.any(act & ~full):
                 raise S.error(op, "a matrix instruction with some lanes of its wave masked off (EXEC is not all ones)",
                               act & ~full)
-            a, b = regs(srcs[0], instr.a_regs, ab), regs(srcs[1], instr.b_regs, ab)
+            a, b = regs(srcs[0], instr.a_regs, ab), regs(srcs[1], instr.b_regs, bb)
             c = regs(srcs[2], instr.c_regs, np.float32)
             out = c.copy()
             out[act] = multiply(instr, a[act], b[act], c[act])
@@ -844,7 +877,8 @@ class Machine:
             a = addr() & U64(0xFFFFFFFFFFFFFFFF)
             buf, word, byte = S.resolve(op, np.broadcast_to(a, mm.shape), mm, nbytes)
             if load:
-                vals = S.gload(buf, word, n) if nbytes >= 4 else [S.gload16(buf, byte)]
+                vals = S.gload(buf, word, n) if nbytes >= 4 else [S.gload16(buf, byte) if nbytes == 2
+                                                                  else S.gload8(buf, byte)]
                 d = dsts[0].type
                 for i in range(n):
                     reg = S.V[d.first + i].copy()
@@ -858,8 +892,10 @@ class Machine:
                 vals = [np.broadcast_to(S.rd_v(data, i), mm.shape)[mm] for i in range(n)]
                 if nbytes >= 4:
                     S.gstore(buf, word, vals)
-                else:
+                elif nbytes == 2:
                     S.gstore16(buf, byte, vals[0])
+                else:
+                    S.gstore8(buf, byte, vals[0])
                 (S.vs if S.isa.stores_in_vscnt else S.vm).issued += act
         return body
 
@@ -872,6 +908,8 @@ class Machine:
             return self._ds_read2(op, srcs, dsts)
         if _access_bytes(op) == 2:
             return self._ds16(op, load, off, srcs, dsts)
+        if _access_bytes(op) == 1:
+            return self._ds8(op, load, off, srcs, dsts)
 
         def body(act, tgt):
             mm = S.lanes_act(act)
@@ -909,7 +947,7 @@ class Machine:
             wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm)
             halves = S.LDS.view(np.uint16)
             if load:
-                S.race_read_half(op, wave, wg, byte // 2)
+                S.race_read_bytes(op, wave, wg, byte, 2)
                 d = dsts[0].type
                 reg = S.V[d.first].copy()
                 reg[mm] = halves[wg, byte // 2]
@@ -918,9 +956,36 @@ class Machine:
                 S.saturate()
                 S.mark(d, 2, S.lds.issued, act)
             else:
-                S.race_write_half(op, wave, wg, byte // 2)
+                S.race_write_bytes(op, wave, wg, byte, 2)
                 data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
                 halves[wg, byte // 2] = (data >> U32(16) if high else data).astype(np.uint16)
+                S.lds.issued += act
+                S.saturate()
+        return body
+
+    def _ds8(self, op, load: bool, off: int, srcs, dsts):
+        """ds_read_u8 (zero-extended) / ds_write_b8 (the low byte; _d16_hi: bits 16-23)."""
+        S = self
+        high = op.MNEMONIC.endswith("_d16_hi")
+
+        def body(act, tgt):
+            mm = S.lanes_act(act)
+            a = S.rd_v(srcs[0]).astype(np.int64) + off
+            wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm, 1)
+            mem = S.LDS.view(np.uint8)
+            if load:
+                S.race_read_bytes(op, wave, wg, byte, 1)
+                d = dsts[0].type
+                reg = S.V[d.first].copy()
+                reg[mm] = mem[wg, byte]
+                S.V[d.first] = reg
+                S.lds.issued += act
+                S.saturate()
+                S.mark(d, 2, S.lds.issued, act)
+            else:
+                S.race_write_bytes(op, wave, wg, byte, 1)
+                data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
+                mem[wg, byte] = ((data >> U32(16) if high else data) & U32(0xFF)).astype(np.uint8)
                 S.lds.issued += act
                 S.saturate()
         return body
@@ -1039,6 +1104,8 @@ def _f32(x):
 
 
 _BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
+_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi")
+_FP8_FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
 
 
 def _access_bytes(op: g.GcnInstruction) -> int:
@@ -1046,6 +1113,8 @@ def _access_bytes(op: g.GcnInstruction) -> int:
     m = op.MNEMONIC
     if m.removesuffix("_saddr") in _BYTES16:
         return 2
+    if m.removesuffix("_saddr") in _BYTES8:
+        return 1
     if m == "ds_read2_b32":
         return 8
     return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
@@ -1144,10 +1213,18 @@ def kernarg_segment(kernel: g.KernelOp, operands: list, buffer_index: dict[int, 
 
 def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
     """(the 32-bit words, the bytes) of host array x as the device holds elements of type
-    `elem`: f32, f16, or bf16 (held as float32 on the host, its upper 16 bits on the device)."""
+    `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), or an
+    FP8 format (held as float32 on the host, one byte each on the device, as ml_dtypes encodes it)."""
     if elem == "f32":
         raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
         return raw.copy(), 4 * raw.size
+    if elem in _FP8_FORMATS:
+        from gemmc.arith_semantics import fp8_dtypes
+
+        byte = np.ascontiguousarray(x).reshape(-1).astype(fp8_dtypes()[elem]).view(np.uint8)
+        padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
+        padded8[:byte.size] = byte
+        return padded8.view(U32), byte.size
     if elem == "f16":
         half = np.ascontiguousarray(x, np.float16).reshape(-1).view(np.uint16)
     elif elem == "bf16":
@@ -1163,6 +1240,10 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
     """The device words back as host values of `like`'s shape and dtype (device_words' inverse)."""
     if elem == "f32":
         return words.view(np.float32)[:like.size].reshape(like.shape)
+    if elem in _FP8_FORMATS:
+        from gemmc.arith_semantics import fp8_dtypes
+
+        return words.view(np.uint8)[:like.size].view(fp8_dtypes()[elem]).astype(like.dtype).reshape(like.shape)
     half = words.view(np.uint16)[:like.size]
     if elem == "f16":
         return half.view(np.float16).reshape(like.shape)
@@ -1221,10 +1302,16 @@ class _GcnHost(InterpreterFunctions):
 
 
 def _elem_name(t) -> str:
-    """f32, f16 or bf16 for a memref of those (scalars: f32), else the type's text."""
+    """f32, f16, bf16 or the FP8 format's name for a memref of those (scalars: f32), else the
+    type's text."""
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, MemRefType
 
+    from gemmc.interp.common import fp8_format
+
     e = t.element_type if isinstance(t, MemRefType) else t
+    fmt = fp8_format(e)
+    if fmt in _FP8_FORMATS:
+        return fmt
     return {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}.get(type(e), str(e))
 
 

@@ -1,8 +1,8 @@
 """The values lower-to-amdgcn tracks for each kernel-IR value: a small lattice of what is
 known about it (a register, a constant, a bound, an alignment) and the memories it reads.
 
-I (integers: reg + const, with a bound and an alignment), F (f32), H (f16 / bf16), B (i1: constant, uniform
-SGPR or lane mask), Vec and Packed (vectors, as ranges or parts), and the two memories
+I (integers: reg + const, with a bound and an alignment), F (f32), H (f16 / bf16), E8 (FP8), B (i1:
+constant, uniform SGPR or lane mask), Vec and Packed (vectors, as ranges or parts), and the two memories
 (GlobalMem, LdsMem; private buffers are values by then, promote-private's work).  The instructions that combine them are lower-to-amdgcn's;
 this module only says what a lowered value is, plus the magic numbers of unsigned division.
 """
@@ -66,6 +66,17 @@ class H:
 
 
 @dataclass(frozen=True)
+class E8:
+    """An 8-bit float (an FP8 element of an FP8 buffer): its bits in byte `byte` (0..3) of a VGPR
+    (the other bytes not read; byte > 0: an element of a packed vector, shifted down or stored
+    from there where it is used), or a constant's bits."""
+
+    reg: SSAValue | None = None
+    bits: int | None = None
+    byte: int = 0
+
+
+@dataclass(frozen=True)
 class B:
     """An i1: a constant, a uniform SGPR holding 0/1, or a lane mask (mask=True)."""
 
@@ -86,10 +97,17 @@ class Vec:
 @dataclass(frozen=True)
 class Packed:
     """A vector of n f16 or bf16 values packed two to a VGPR, as the matrix instructions take
-    them: element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31."""
+    them: element 2i in bits 0-15 of parts[i], element 2i+1 in bits 16-31; or (elem_bytes=1) of
+    n FP8 values packed four to a VGPR: element 4i + b in byte b (bits 8b .. 8b + 7) of parts[i]."""
 
     n: int
     parts: tuple
+    elem_bytes: int = 2
+
+    @property
+    def per_reg(self) -> int:
+        """Elements per VGPR: 2 (16-bit) or 4 (FP8)."""
+        return 4 // self.elem_bytes
 
 
 @dataclass
