@@ -906,10 +906,8 @@ class Machine:
         n = dsts[0].type.n if load else srcs[1].type.n
         if m == "ds_read2_b32":
             return self._ds_read2(op, srcs, dsts)
-        if _access_bytes(op) == 2:
-            return self._ds16(op, load, off, srcs, dsts)
-        if _access_bytes(op) == 1:
-            return self._ds8(op, load, off, srcs, dsts)
+        if _access_bytes(op) in (1, 2):
+            return self._ds_narrow(op, load, off, srcs, dsts, _access_bytes(op))
 
         def body(act, tgt):
             mm = S.lanes_act(act)
@@ -935,57 +933,31 @@ class Machine:
                 S.saturate()
         return body
 
-    def _ds16(self, op, load: bool, off: int, srcs, dsts):
-        """ds_read_u16 (zero-extended) / ds_write_b16 (the low half; _d16_hi: the high half):
-        LDS as 16-bit halves, races tracked by half."""
+    def _ds_narrow(self, op, load: bool, off: int, srcs, dsts, nbytes: int):
+        """ds_read_u16 / ds_read_u8 (zero-extended) and ds_write_b16 / ds_write_b8 (the low half or
+        byte; _d16_hi: bits 16 and up): LDS as halves or bytes, races tracked by byte."""
         S = self
         high = op.MNEMONIC.endswith("_d16_hi")
+        dtype, mask = (np.uint16, U32(0xFFFF)) if nbytes == 2 else (np.uint8, U32(0xFF))
 
         def body(act, tgt):
             mm = S.lanes_act(act)
             a = S.rd_v(srcs[0]).astype(np.int64) + off
-            wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm)
-            halves = S.LDS.view(np.uint16)
+            wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm, nbytes)
+            mem = S.LDS.view(dtype)
             if load:
-                S.race_read_bytes(op, wave, wg, byte, 2)
+                S.race_read_bytes(op, wave, wg, byte, nbytes)
                 d = dsts[0].type
                 reg = S.V[d.first].copy()
-                reg[mm] = halves[wg, byte // 2]
+                reg[mm] = mem[wg, byte // nbytes]
                 S.V[d.first] = reg
                 S.lds.issued += act
                 S.saturate()
                 S.mark(d, 2, S.lds.issued, act)
             else:
-                S.race_write_bytes(op, wave, wg, byte, 2)
+                S.race_write_bytes(op, wave, wg, byte, nbytes)
                 data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
-                halves[wg, byte // 2] = (data >> U32(16) if high else data).astype(np.uint16)
-                S.lds.issued += act
-                S.saturate()
-        return body
-
-    def _ds8(self, op, load: bool, off: int, srcs, dsts):
-        """ds_read_u8 (zero-extended) / ds_write_b8 (the low byte; _d16_hi: bits 16-23)."""
-        S = self
-        high = op.MNEMONIC.endswith("_d16_hi")
-
-        def body(act, tgt):
-            mm = S.lanes_act(act)
-            a = S.rd_v(srcs[0]).astype(np.int64) + off
-            wave, wg, byte = S.lds_byte(op, np.broadcast_to(a, mm.shape), mm, 1)
-            mem = S.LDS.view(np.uint8)
-            if load:
-                S.race_read_bytes(op, wave, wg, byte, 1)
-                d = dsts[0].type
-                reg = S.V[d.first].copy()
-                reg[mm] = mem[wg, byte]
-                S.V[d.first] = reg
-                S.lds.issued += act
-                S.saturate()
-                S.mark(d, 2, S.lds.issued, act)
-            else:
-                S.race_write_bytes(op, wave, wg, byte, 1)
-                data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
-                mem[wg, byte] = ((data >> U32(16) if high else data) & U32(0xFF)).astype(np.uint8)
+                mem[wg, byte // nbytes] = ((data >> U32(16) if high else data) & mask).astype(dtype)
                 S.lds.issued += act
                 S.saturate()
         return body
