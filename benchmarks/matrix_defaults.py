@@ -14,13 +14,13 @@ with the peeled lanes along the rows (peel-lanes=rows), and keeps the fastest wi
 (conflicts do not come first there: peeled element stores conflict either way).  A default within
 TIE of the best at 4096^3 stays.  The
 winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS (for an FP8 type given by --types,
-MATRIX_FP8_DEFAULTS; for f32, the CDNA f32 MFMAs on examples/sgemm.gemm's problem with its own
-grid, MATRIX_F32_DEFAULTS); `--check` fails when the table there is not the search's winner.
+MATRIX_FP8_DEFAULTS; for f32, examples/sgemm.gemm's problem with grids of its own, the f32 MFMAs
+on CDNA and the VALUs on RDNA, F32_DEFAULTS); `--check` fails when the table there is not the search's winner.
 
     python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--types f16 bf16] [--json out.json] [--check]
     python benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz --check   (MATRIX_FP8_DEFAULTS;
                                                                                gfx950: f8e4m3fn)
-    python benchmarks/matrix_defaults.py --arch gfx90a gfx942 gfx950 --types f32 --check   (MATRIX_F32_DEFAULTS)
+    python benchmarks/matrix_defaults.py --types f32 --check   (F32_DEFAULTS)
 """
 
 from __future__ import annotations
@@ -58,14 +58,16 @@ def source(dtype: str) -> str:
 FRAGMENT_READS = ("frag-read=0", "frag-read=2", "frag-read=2 k-pack=2", "frag-read=4 k-pack=2")
 
 
-def grid(dtype: str = "f16") -> list[str]:
+def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     """LDS tile, block-k, fragment reads (FRAGMENT_READS), double-buffer stage
     (registers / LDS), vectorized copies or not, and their lanes in 16-load pieces of a row
     (row-lanes=16: a transposed tile's 16-bit stores then share LDS words); the fragments' LDS
     rows swizzled over the bank line; launch bounds of the workgroup.  f32 (the CDNA f32 MFMAs)
     has its own grid."""
-    if dtype == "f32":
+    if dtype == "f32" and get_arch(arch).matrix_instrs and any(i.in_type == "f32" for i in get_arch(arch).matrix_instrs):
         return f32_grid()
+    if dtype == "f32":
+        return valu_grid()
     out = []
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
@@ -85,6 +87,22 @@ def f32_grid() -> list[str]:
             ((128, 128), (64, 128), (128, 64), (128, 256), (256, 128)), (8, 16), ("frag-read=0", "frag-read=2"),
             ("registers", "lds"), (0, 2, 4), (0, 1, 2, 4)):
         out.append(pipeline(bm, bn, bk, f"convert=none {reads}", stage, width, f"swizzle-lds{{strict=false rows={rows}}}"))
+    return out
+
+
+def valu_grid() -> list[str]:
+    """f32 where the arch has no f32 matrix instructions (RDNA): the VALU kernels of the H200's
+    search (register tiles, k-major LDS fragments read as float4, register-staged double
+    buffering), over tiles, block-k, the copies' vectors and lanes, and the swizzle."""
+    out = []
+    for (bm, bn), bk, (tm, tn), width, swizzle in itertools.product(
+            ((128, 128), (64, 128), (128, 64)), (8, 16), ((8, 8), (4, 8), (8, 4)), ("4", "4 row-lanes=8"),
+            ("", ",lower-copies,swizzle-lds{strict=false rows=0}")):
+        if (bm // tm) * (bn // tn) != 256:
+            continue
+        out.append(f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
+                   f"register-tiling{{thread-m={tm} thread-n={tn} lds-layout=k-major unroll=true}},"
+                   f"vectorize{{width={width}}},double-buffer{{stage=registers}}{swizzle},launch-bounds{{max-threads=256}}")
     return out
 
 
@@ -123,7 +141,7 @@ def order(r: dict):
 
 
 def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
-    rows = [row(p, pr) for p in grid(dtype) if (pr := predict(arch, dtype, p)) is not None]
+    rows = [row(p, pr) for p in grid(dtype, arch) if (pr := predict(arch, dtype, p)) is not None]
     rows.sort(key=order)
     for i, r in enumerate(rows[:rerank]):
         pr = predict(arch, dtype, r["pipeline"], compiler=True)
@@ -160,7 +178,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rerank", type=int, default=RERANK,
                     help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
     ap.add_argument("--check", action="store_true",
-                    help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS, MATRIX_F32_DEFAULTS) holds the winners")
+                    help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS, F32_DEFAULTS) holds the winners")
     args = ap.parse_args(argv)
     from gemmc.pipeline import matrix_defaults
 

@@ -123,40 +123,48 @@ MATRIX_FP8_DEFAULTS: dict[str, str] = {
 }
 
 
-# The f32 matrix-core defaults of CDNA (its f32 MFMAs; RDNA has no f32 WMMA): the same search's
-# f32 grid (benchmarks/matrix_defaults.py --arch gfx90a gfx942 gfx950 --types f32), whose problem
-# (examples/sgemm.gemm at 4096^3, A row-major) they are predicted at 3.71 ms on gfx90a (77.5% of
-# the f32 matrix peak), 1.06 ms on gfx942 (79.3%) and 1.11 ms on gfx950 (78.5%), without LDS bank
-# conflicts (the type-independent default: 4.75, 1.52 and 1.02 ms, 8-way conflicts).  Scalar copies
-# all: a swizzle keeps a copy's vector whole, and 4-float chunks leave 32 rows of one k too few
-# bank positions (gfx950's fastest conflict-free kernel with 2-float copies still conflicts 2-way).
-MATRIX_F32_DEFAULTS: dict[str, str] = {
+# The f32 defaults: on CDNA its f32 MFMAs, on RDNA (no f32 WMMA) the VALUs, from the same search's
+# f32 grids (benchmarks/matrix_defaults.py --types f32; CDNA: matrix cores with scalar or vector
+# copies and the swizzle's line; RDNA: the H200's VALU kernel, k-major LDS fragments read as float4,
+# with the copies' lanes and the swizzle), whose problem (examples/sgemm.gemm at 4096^3, A row-major)
+# they are predicted at 3.71 ms on gfx90a (77.5% of the f32 matrix peak), 1.06 ms on gfx942 (79.3%),
+# 1.11 ms on gfx950 (78.5%), 4.49 ms on gfx1100 (49.8% of the VALU peak) and 5.10 ms on gfx1201
+# (55.3%), without LDS bank conflicts (the type-independent default: 4.75, 1.52, 1.02, 14.97 and
+# 17.94 ms, 8- to 32-way conflicts).  CDNA copies element by element: a swizzle keeps a copy's
+# vector whole, and 4-float chunks leave 32 rows of one k too few bank positions (gfx950's fastest
+# conflict-free kernel with 2-float copies still conflicts 2-way).  gemmc's own AMDGCN backend keeps
+# the type-independent default.
+F32_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx942":
         "gemm-to-kernel,lds-tiling{block-m=64 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=8},register-tiling{thread-m=8 thread-n=8},matrix-cores{convert=none frag-read=0},double-buffer,lower-copies,swizzle-lds{strict=false rows=4},launch-bounds{max-threads=256}",
+    "gfx1100":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},vectorize{width=4 row-lanes=8 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1201":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},vectorize{width=4 row-lanes=8 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 
 def matrix_defaults(in_type: str | None) -> dict[str, str]:
-    """The per-arch matrix-core defaults for an input type: 16-bit, FP8, f32 (the CDNA f32
-    MFMAs), or none."""
+    """The per-arch defaults for an input type: 16-bit and FP8 (matrix cores), f32 (CDNA's f32
+    MFMAs, RDNA's VALUs), or none."""
     if in_type in ("f16", "bf16"):
         return MATRIX_16BIT_DEFAULTS
     if in_type == "f32":
-        return MATRIX_F32_DEFAULTS
+        return F32_DEFAULTS
     return MATRIX_FP8_DEFAULTS if in_type is not None and in_type.startswith("f8") else {}
 
 
 def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     """What `gemmc compile` runs without -p: the best pipeline built so far for the arch and,
-    when given, the kernel's input element type (selection.input_type: the 16-bit and FP8
-    matrix-core defaults); without one, the type-independent default, which gemmc's own AMDGCN
+    when given, the kernel's input element type (selection.input_type: the 16-bit, FP8 and f32
+    defaults); without one, the type-independent default, which gemmc's own AMDGCN
     backend runs."""
     table = matrix_defaults(in_type)
-    if arch.name in table and any(i.in_type == in_type for i in arch.matrix_instrs):
+    if arch.name in table and (in_type == "f32" or any(i.in_type == in_type for i in arch.matrix_instrs)):
         return table[arch.name]
     if arch.vendor == "nvidia":
         return NAMED_PIPELINES["tuned-h200"]

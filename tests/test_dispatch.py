@@ -20,8 +20,11 @@ def _lowered(src: str, arch: str):
     return gemmc.lower(gemmc.parse(src), None, arch)
 
 
-# gfx1100: its f32 default (the type-independent one) vectorizes its copies, so it has all three
-# variants; CDNA's f32 defaults copy element by element and get no aligned-rows variant.
+DYNAMIC16 = "kernel h { dim M, N, K  A: f16[M, K]  B: f16[N, K]  C: f32[M, N]  acc f32  C = A @ B.T }"
+
+
+# gfx1100: its f32 default (the VALUs) vectorizes its copies, so it has all three variants;
+# CDNA's f32 defaults copy element by element and get no aligned-rows variant.
 def test_dynamic_sizes_get_a_launcher_that_dispatches():
     m = _lowered(DYNAMIC, "gfx1100")
     branches = [op for op in host_function(m).body.block.ops if isinstance(op, scf.IfOp)]
@@ -30,26 +33,38 @@ def test_dynamic_sizes_get_a_launcher_that_dispatches():
     assert len(inner) == 1 and inner[0].cond.name_hint == "rows_aligned"
     spec = m.attributes[PIPELINE_ATTR].data
     assert "idle grid: " in spec and "stream-k" in spec and "aligned rows: " in spec and "assume-aligned" in spec
-    assert "96 workgroups (96 CUs x 1)" in m.attributes[SELECTED_ATTR].data
+    assert "192 workgroups (96 CUs x 2)" in m.attributes[SELECTED_ATTR].data
+
+
+def _widths_and_heads(m, name: str) -> tuple[set, bool]:
+    """The vector widths of a variant's loads from dynamic matrices, and whether it peels rows."""
+    kernel = next(op for op in m.walk() if isinstance(op, gpu.FuncOp) and op.sym_name.data == name)
+    widths = {op.result.type.get_shape()[0] for op in kernel.walk() if isinstance(op, vector.LoadOp)
+              and op.base.type.get_shape()[-1] < 0}
+    return widths, any(op.results and op.results[0].name_hint == "head" for op in kernel.walk())
 
 
 def test_the_aligned_variant_loads_vectors():
-    """Both load vectors of the dynamic matrices; the default variant, whose rows may start at any
-    alignment, peels them (each row's head computed from its start), the aligned one does not."""
+    """gfx1201's 16-bit default peels rows that may start at any alignment (each row's head computed
+    from its start); the aligned variant loads the same vectors without heads."""
+    m = _lowered(DYNAMIC16, "gfx1201")
+    assert _widths_and_heads(m, "h") == ({4}, True)
+    assert _widths_and_heads(m, "h_aligned") == ({4}, False)
+
+
+def test_a_default_of_scalar_copies_at_odd_rows_gets_vectors_where_they_are_aligned():
+    """gfx1100's f32 default keeps misaligned rows scalar (peel=false): only the aligned variant loads
+    vectors."""
     m = _lowered(DYNAMIC, "gfx1100")
-    kernels = {op.sym_name.data: op for op in m.walk() if isinstance(op, gpu.FuncOp)}
-    widths = lambda k: {op.result.type.get_shape()[0] for op in k.walk() if isinstance(op, vector.LoadOp)  # noqa: E731
-                        and op.base.type.get_shape()[-1] < 0}
-    heads = lambda k: [op for op in k.walk() if op.results and op.results[0].name_hint == "head"]  # noqa: E731
-    assert widths(kernels["d_aligned"]) == widths(kernels["d"]) == {4}
-    assert heads(kernels["d"]) and not heads(kernels["d_aligned"])
+    assert _widths_and_heads(m, "d") == (set(), False)
+    assert _widths_and_heads(m, "d_aligned") == ({4}, False)
 
 
-@pytest.mark.parametrize("dims,launches", [({"M": 67, "N": 45, "K": 300}, 2), ({"M": 1152, "N": 1024, "K": 16}, 1),
-                                           ({"M": 1152, "N": 1023, "K": 17}, 1)])
+@pytest.mark.parametrize("dims,launches", [({"M": 67, "N": 45, "K": 300}, 2), ({"M": 1152, "N": 2048, "K": 16}, 1),
+                                           ({"M": 1152, "N": 2047, "K": 17}, 1)])
 def test_both_branches_match_numpy(dims, launches):
-    """gfx1201 holds 64 workgroups: 1 tile takes stream-k (init + walk), 72 the aligned kernel or,
-    with rows of 1023 and 17 elements, the default one."""
+    """gfx1201 holds 128 workgroups of its f32 default: 1 tile takes stream-k (init + walk), 144 the
+    aligned kernel or, with rows of 2047 and 17 elements, the default one."""
     r = gemmc.check(_lowered(DYNAMIC, "gfx1201"), "gfx1201", dims)
     assert r.passed, r.summary()
     assert r.stats.kernel_launches == launches

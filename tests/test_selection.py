@@ -107,14 +107,14 @@ def test_aligned_rows_of_a_full_grid_keep_the_default_alone():
 
 
 def test_misaligned_rows_weigh_scalar_copies_where_the_arch_allows():
-    """gfx1100 (whose f32 default vectorizes; CDNA's f32 defaults copy element by element): peeled
-    and scalar copies, each at both K tile depths; the fastest prediction runs.  (sm_90 tries no
-    scalar copies: Arch.unpeeled_candidates, measured slower than predicted.)"""
-    choice = select_pipeline(gemmc.parse(problem(3001, 2999, 1537)), get_arch("gfx1100"))
-    assert set(choice.predicted) == {"default", "block-k=8", "scalar copies", "block-k=8, scalar copies"}
+    """gfx1201's 16-bit default peels misaligned rows: the selection weighs scalar copies too, and the
+    fastest prediction runs.  (sm_90 tries no scalar copies: Arch.unpeeled_candidates, measured
+    slower than predicted.)"""
+    choice = select_pipeline(gemmc.parse(problem(3001, 2999, 1537, "f16")), get_arch("gfx1201"))
+    assert set(choice.predicted) == {"default", "scalar copies"}
     best = min(choice.predicted, key=choice.predicted.get)
     assert choice.pipeline == choice.pipelines[best]
-    assert "peel=false" in choice.pipelines["scalar copies"] and "peel=false" not in choice.pipelines["block-k=8"]
+    assert "peel=false" in choice.pipelines["scalar copies"] and "peel=false" not in choice.pipelines["default"]
 
 
 def test_with_unpeeled_keeps_scalar_copies():
