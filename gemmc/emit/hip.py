@@ -54,6 +54,8 @@ Conventions
   FP4 (f4E2M1FN) is the exception: packed two elements a byte in global memory, each row
   starting at a byte, and read by nibble, `(A[row * 48 + (k >> 1)] >> (k & 1) * 4) & 15`
   (the layout: gemmc/emit/fp4.py); in LDS and registers it is one code a byte, as FP8.
+  FP6 likewise, each row a little-endian bit stream of 6-bit fields read by their one or two
+  bytes (gemmc/emit/fp6.py).
   `memref.alloc`/`alloca` in memory space 3 (LDS) print as `__shared__` arrays, other
   allocations as local arrays; both are indexed `As[i][j]`.
 * `scf.for` prints as `for (int k = lb; k < ub; ...)`; its iter_args and results share one
