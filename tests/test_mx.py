@@ -144,7 +144,7 @@ def test_reference_scales_each_block_of_32():
 # -- the naive kernel in the interpreter ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("example", ["mxfp4gemm", "mxfp8gemm"])
+@pytest.mark.parametrize("example", ["mxfp4gemm", "mxfp6gemm", "mxfp8gemm"])
 def test_examples_pass_at_257x131x96(example):
     m = gemmc.parse_file(str(ROOT / "examples" / f"{example}.gemm"), {"M": 257, "N": 131, "K": 96}, "gfx950")
     gemmc.lower(m, None, "gfx950")
@@ -325,15 +325,64 @@ def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnem
     assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
 
 
-@pytest.mark.parametrize("fmt,mlir", [("f6e2m3fn", "f6E2M3FN"), ("f6e3m2fn", "f6E3M2FN")])
-def test_hip_for_fp6_is_refused_in_one_line(tmp_path, capsys, fmt, mlir):
-    path = tmp_path / "mx.gemm"
-    path.write_text(source(a=fmt, b="f4e2m1fn"))
-    assert cli.main(["compile", str(path), "--arch", "gfx950"]) != 0
+def _one_line_error(capsys, *args: str) -> str:
+    assert cli.main(["compile", *args]) != 0
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
-    assert f"HIP for {mlir} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element" in err
-    assert "MXFP4 and MXFP8 compile" in err
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def test_harness_for_fp6_is_refused_in_one_line(capsys):
+    err = _one_line_error(capsys, str(ROOT / "examples" / "mxfp6gemm.gemm"), "--arch", "gfx950", "--harness")
+    assert "--harness does not fill FP6 matrices yet (A is f6E2M3FN, packed 6 bits an element)" in err
+
+
+def test_fp6_vector_loads_are_refused_at_their_op(capsys):
+    """4 FP6 elements are 3 bytes, fields across bytes: FP6 is read an element at a time."""
+    pipeline = (MX_TILED.format(bm=128) + ",matrix-cores,vectorize,launch-bounds{max-threads=256}")
+    err = _one_line_error(capsys, str(ROOT / "examples" / "mxfp6gemm.gemm"), "--arch", "gfx950", "-p", pipeline)
+    assert "vector.load of 4 FP6 elements from packed global memory is not emitted as HIP" in err
+    assert "(at 'vector.load' in @mxfp6gemm)" in err
+
+
+def test_fp6_arithmetic_is_refused_at_its_op(capsys):
+    err = _one_line_error(capsys, str(ROOT / "examples" / "mxfp6gemm.gemm"), "--arch", "gfx950", "-p", "step1")
+    assert "arith.extf on f6E2M3FN is not emitted as HIP: FP4 and FP6 values" in err and "(at 'arith.extf'" in err
+
+
+def _asm_operand_regs(asm: str, instr: str) -> list[int]:
+    """The VGPRs of A and B (v[n:m]) in the first `instr` of the asm."""
+    mfma = next(line for line in asm.splitlines() if line.strip().startswith(instr))
+    return [int(r[r.index(":") + 1:-2]) - int(r[2:r.index(":")]) + 1 for r in mfma.split()[2:4]]
+
+
+@pytest.mark.parametrize("dims,instr,b", [({}, "v_mfma_scale_f32_32x32x64_f8f6f4", "f6e3m2fn"),
+                                          ({}, "v_mfma_scale_f32_16x16x128_f8f6f4", "f6e3m2fn"),
+                                          ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_32x32x64_f8f6f4",
+                                           "f6e3m2fn"),
+                                          ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_32x32x64_f8f6f4",
+                                           "f4e2m1fn")])
+def test_mxfp6_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, instr, b):
+    """examples/mxfp6gemm.gemm (E2M3 x E3M2; at 1024^3 and the odd 257x131x96), with the
+    16x16x128 instruction, and E2M3 x FP4: FP6's format codes in the builtin, 6 VGPRs an FP6
+    operand in the asm (4 for FP4)."""
+    from gemmc.toolchain import compile_device
+
+    text = (ROOT / "examples" / "mxfp6gemm.gemm").read_text().replace("B: f6e3m2fn", f"B: {b}")
+    mod = gemmc.parse(text, "mxfp6gemm.gemm", dims, arch="gfx950")
+    pipeline = None if instr.startswith("v_mfma_scale_f32_32") else (
+        MX_TILED.format(bm=128) + f",mfma-lowering{{instr={instr}}},launch-bounds{{max-threads=256}}")
+    gemmc.lower(mod, pipeline, "gfx950")
+    hip = gemmc.emit(mod, "gfx950", "hip")
+    b_operand = "gemmc_fp6_operand(b" if b.startswith("f6") else "gemmc_fp4_operand(b"
+    assert f"__builtin_amdgcn_{instr[2:]}(gemmc_fp6_operand(a), {b_operand}" in hip
+    cbsz, blgp = F8F6F4_FORMATS["f6e2m3fn"], F8F6F4_FORMATS[b]
+    assert f", {cbsz}, {blgp}, 0, __builtin_bit_cast(int, sa_vgpr" in hip
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert in_loop(asm, instr) > 0 if not dims else instr in asm
+    assert _asm_operand_regs(asm, instr) == [6, 6 if b.startswith("f6") else 4]
+    assert f"cbsz:{cbsz} blgp:{blgp}" in next(line for line in asm.splitlines() if line.strip().startswith(instr))
+    assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
 
 
 @pytest.mark.parametrize("dims,instr", [({}, "v_mfma_scale_f32_32x32x64_f8f6f4"),
@@ -507,25 +556,26 @@ def test_byte_formats_computed_on_as_numbers_are_refused_at_the_op(body, expecte
 FP4_DIMS = {"M": 5, "N": 131, "K": 96}
 
 
-def _emitted_fp4_loads(static: bool) -> dict[str, str]:
+def _emitted_fp4_loads(static: bool, fmt: str = "f4e2m1fn", n: int = 131) -> dict[str, str]:
     """The C expressions the default pipeline's kernel reads A's and B's elements with (static
-    dims, or dynamic M and N: B's rows are then (N + 1) / 2 bytes)."""
+    dims, or dynamic M and N: B's rows are then (N + 1) / 2 bytes for FP4), both of `fmt`."""
     import re
 
-    dims = "M = 5, N = 131, K = 96" if static else "M, N, K = 96"
-    text = source(a="f4e2m1fn", b="f4e2m1fn").replace("M = 257, N = 131, K = 96", dims)
+    dims = f"M = 5, N = {n}, K = 96" if static else "M, N, K = 96"
+    text = source(a=fmt, b=fmt).replace("M = 257, N = 131, K = 96", dims)
     mod = gemmc.parse(text, "mx.gemm", arch="gfx950")
     gemmc.lower(mod, None, "gfx950")
     hip = gemmc.emit(mod, "gfx950", "hip")
-    loads = dict(re.findall(r"= (\(([AB])\[[^;]*);", hip))
+    loads = dict(re.findall(r"= (\(+([AB])\[[^;]*);", hip))
     return {name: expr.replace("_1", "") for expr, name in loads.items()}
 
 
-def _reads_back(expr: str, name: str, packed: np.ndarray, codes: np.ndarray) -> bool:
+def _reads_back(expr: str, name: str, packed: np.ndarray, codes: np.ndarray, dims=FP4_DIMS) -> bool:
     """Whether the C expression, evaluated at every element as Python (its int division by
-    //), reads `codes`."""
-    flat, py = packed.reshape(-1), expr.replace(" / ", " // ")
-    got = np.array([[eval(py, {name: flat, "g0": r, "g1": c, **FP4_DIMS}) for c in range(codes.shape[1])]
+    //; C's int promotion by int64), reads `codes`.  A byte read past the matrix's last raises
+    IndexError."""
+    flat, py = packed.reshape(-1).astype(np.int64), expr.replace(" / ", " // ")
+    got = np.array([[eval(py, {name: flat, "g0": r, "g1": c, **dims}) for c in range(codes.shape[1])]
                     for r in range(codes.shape[0])])
     return np.array_equal(got, codes)
 
@@ -580,6 +630,94 @@ def test_fp4_mfma_operand_packs_element_e_at_bits_4e():
     words = fp4.operand_words(codes)
     assert places(words)
     assert not places(((words >> 4) & 0x0F0F0F0F) | ((words & 0x0F0F0F0F) << 4))
+
+
+# -- the packed FP6 layout: the kernel's reads and the host's packer agree -------------------------
+
+
+def _fp6_codes(rng, fmt: str, shape) -> np.ndarray:
+    """Every code of the format, at random: ml_dtypes' bytes (the low 6 bits)."""
+    values = rng.integers(0, 64, size=shape, dtype=np.uint8).view(getattr(ml_dtypes, f"float6_{fmt[2:]}"))
+    codes = values.astype(np.float32).astype(values.dtype).view(np.uint8)
+    assert codes.max() < 64
+    return codes
+
+
+def _fp6_reads(name: str, expr: str, packed: np.ndarray, codes: np.ndarray, n: int) -> bool:
+    """_reads_back, where a read past the matrix's last byte (IndexError) is a failed read."""
+    try:
+        return _reads_back(expr, name, packed, codes, {**FP4_DIMS, "N": n})
+    except IndexError:
+        return False
+
+
+@pytest.mark.parametrize("static", [True, False])
+@pytest.mark.parametrize("fmt", ["f6e2m3fn", "f6e3m2fn"])
+def test_the_kernels_fp6_loads_read_what_the_packer_writes(static, fmt):
+    """The emitted bit-field expressions, run on gemmc.emit.fp6.pack's bytes, exactly as long as
+    the matrix (rows of ceil(6n / 8) bytes: N = 129 .. 132 gives every row end), read every
+    element back without reading past the last byte; bytes with each group's three in the wrong
+    order, or an expression that never reads the field's second byte, do not."""
+    from gemmc.emit import fp6
+
+    rng = np.random.default_rng(2)
+    cases = [("A", 96, 5)] + [("B", n, 3) for n in ((131,) if static else (129, 130, 131, 132))]
+    loads = _emitted_fp4_loads(static, fmt)
+    assert set(loads) == {"A", "B"}
+    assert ("(N * 3 + 3) / 4" in loads["B"]) != static
+    for name, n, rows_ in cases:
+        codes = _fp6_codes(rng, fmt, (rows_, n))
+        packed = fp6.pack(codes)
+        assert packed.shape == (rows_, fp6.row_bytes(n)) and fp6.row_bytes(n) == -(-6 * n // 8)
+        assert np.array_equal(fp6.unpack(packed, n), codes)
+        assert _fp6_reads(name, loads[name], packed, codes, n)
+        big_endian = packed[:, : n * 3 // 4 // 3 * 3].reshape(rows_, -1, 3)[..., ::-1].reshape(rows_, -1)
+        wrong = np.concatenate([big_endian, packed[:, big_endian.shape[1]:]], axis=1)  # a planted layout bug
+        assert not _fp6_reads(name, loads[name], wrong, codes, n)
+        no_span = loads[name].replace("& 7) > 2)", "& 7) > 7)")  # a planted bug: only the first byte read
+        assert no_span != loads[name] and not _fp6_reads(name, no_span, packed, codes, n)
+
+
+def test_fp6_pack_is_the_little_endian_bit_stream():
+    """Element j at bits 6j .. 6j + 5 of its row's bits (numpy's little-endian bit order)."""
+    from gemmc.emit import fp6
+
+    codes = _fp6_codes(np.random.default_rng(3), "f6e2m3fn", (2, 7))
+    bits = np.unpackbits(fp6.pack(codes), axis=-1, bitorder="little")
+    assert bits.shape == (2, 48)  # 42 bits, rows of 6 bytes
+    fields = bits[:, :42].reshape(2, 7, 6) << np.arange(6)
+    assert np.array_equal(fields.sum(-1), codes) and not bits[:, 42:].any()
+
+
+def test_fp6_pack_refuses_what_is_no_code():
+    from gemmc.emit import fp6
+
+    with pytest.raises(ValueError):
+        fp6.pack(np.array([[64]], np.uint8))
+
+
+@pytest.mark.parametrize("fmt", ["f6e2m3fn", "f6e3m2fn"])
+def test_fp6_mfma_operand_packs_element_e_at_bits_6e(fmt):
+    """gemmc_fp6_operand's arithmetic (fp6.operand_words) puts each lane's element e where the
+    instruction's layout says (gemmc.layout: gpr, bit_lo, running on into the next VGPR past
+    bit 31); the words in another order fail the check."""
+    from gemmc.emit import fp6
+    from gemmc.layout import rows
+
+    instr = get_matrix_instr(ARCHS["gfx950"], "v_mfma_scale_f32_32x32x64_f8f6f4").with_formats(fmt, fmt)
+    assert (instr.cbsz, instr.blgp, instr.a_regs, instr.b_regs) == (fp6.FORMAT_CODES[fmt],) * 2 + (6, 6)
+    place = {(r.row, r.col): (r.gpr, r.bit_lo, r.bit_hi) for r in rows(instr) if r.matrix == "A" and r.lane == 5}
+    assert any(hi > 31 for _, _, hi in place.values())  # FP6 fields cross VGPRs
+    at = [instr.a.at(5, e)[1:] for e in range(32)]  # the (row, k) of the IR vector's element e in lane 5
+    codes = _fp6_codes(np.random.default_rng(4), fmt, 32)
+
+    def places(words) -> bool:
+        stream = int.from_bytes(np.asarray(words, "<u4").tobytes(), "little")
+        return all(stream >> 32 * place[rc][0] + place[rc][1] & 63 == codes[e] for e, rc in enumerate(at))
+
+    words = fp6.operand_words(codes)
+    assert len(words) == 6 and places(words)
+    assert not places(words[[1, 0, 2, 3, 4, 5]])
 
 
 # -- the f8f6f4 MFMAs -------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ shape and types name the instruction on the emitter's arch.  Operands are the pe
 vectors of the IR (v4half, v16float, ...); clang takes bf16 vectors where a builtin
 declares 16-bit integer vectors.  FP8 operands (v8uchar, their bytes) are bit-cast to the
 long (MFMA) or int2 (gfx12 WMMA) the FP8 builtins declare; the scaled MFMAs take A and B as
-v8int, FP8's 32 bytes bit-cast, FP4's 32 codes packed by gemmc_fp4_operand (gemmc.emit.fp4).
+v8int, FP8's 32 bytes bit-cast, FP4's and FP6's 32 codes packed by gemmc_fp4_operand
+(gemmc.emit.fp4) and gemmc_fp6_operand (gemmc.emit.fp6).
 gemmc.emit.hip calls `register` when it is loaded.
 """
 
@@ -22,7 +23,7 @@ def register(hip) -> None:
     from xdsl.dialects.builtin import VectorType, i32
 
     from gemmc.dialects.amdgpu import lanes_of, transfer_bytes
-    from gemmc.emit import fp4
+    from gemmc.emit import fp4, fp6
 
     @hip.register_op_printer("amdgpu.mfma", "amdgpu.wmma", pure=True)
     def _print_matrix(p, op) -> None:
@@ -67,9 +68,11 @@ def register(hip) -> None:
         p.define(op.results[0], hip.call(instr.builtin, *args))
 
     def operand(p, v, regs: int):
-        """A or B as the builtin's v8int: FP8's 32 bytes as they are, FP4's codes packed first."""
-        if hip.is_fp4(v.type.element_type):
-            return hip.call(p.emitter.helper(fp4.OPERAND_HELPER_NAME, fp4.OPERAND_HELPER, fp4.OPERAND_HELPER_TYPES),
+        """A or B as the builtin's v8int: FP8's 32 bytes as they are, FP4's and FP6's codes packed first."""
+        t = v.type.element_type
+        if hip.is_sub_byte(t):
+            fmt = fp4 if hip.is_fp4(t) else fp6
+            return hip.call(p.emitter.helper(fmt.OPERAND_HELPER_NAME, fmt.OPERAND_HELPER, fmt.OPERAND_HELPER_TYPES),
                             p.value(v))
         return hip.call("__builtin_bit_cast", hip.Expr(p.type_name(VectorType(i32, [regs]), None)), p.value(v))
 

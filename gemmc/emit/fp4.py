@@ -2,6 +2,7 @@
 reads and a host writes.
 
     row_bytes(n)             the bytes of a stored row of n elements: ceil(n / 2)
+    row_bytes_c(n)           the same as a C expression of the C int `n`
     pack(codes)              numpy: rows of 4-bit codes -> rows of packed bytes (a host's side)
     unpack(packed, n)        numpy: what a kernel reads back, by the same arithmetic as `nibble`
     nibble(byte, col)        the C expression a kernel reads element `col` of a row with
@@ -31,6 +32,11 @@ FORMAT_CODE = 4  # cbsz / blgp of FP4 E2M1 in the f8f6f4 MFMAs (gemmc.arch.F8F6F
 
 def row_bytes(n: int) -> int:
     return (n + 1) // 2
+
+
+def row_bytes_c(n: str) -> str:
+    """C: row_bytes of `n`, a C expression that binds at least as tight as `*`."""
+    return f"({n} + 1) / 2"
 
 
 def pack(codes: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from gemmc.emit.hip import (
     emit_error,
     float_eps,
     is_fp4,
+    is_fp6,
     is_fp8,
     scalar_ctype,
 )
@@ -209,6 +210,10 @@ class HarnessWriter:
                 # (its inputs would be packed by gemmc.emit.fp4.pack's layout, with E8M0 scales: not written)
                 raise emit_error(fn, f"--harness does not fill FP4 matrices yet ({q.name} is {q.type.element_type}, "
                                      "packed two a byte); check MXFP4 kernels with gemmc run")  # type: ignore[union-attr]
+            if is_fp6(q.type.element_type):  # type: ignore[union-attr]
+                # (as FP4: gemmc.emit.fp6.pack's layout and E8M0 scales, not written)
+                raise emit_error(fn, f"--harness does not fill FP6 matrices yet ({q.name} is {q.type.element_type}, "
+                                     "packed 6 bits an element); check MXFP6 kernels with gemmc run")  # type: ignore[union-attr]
         used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]

@@ -54,6 +54,8 @@ Conventions
   FP4 (f4E2M1FN) is the exception: packed two elements a byte in global memory, each row
   starting at a byte, and read by nibble, `(A[row * 48 + (k >> 1)] >> (k & 1) * 4) & 15`
   (the layout: gemmc/emit/fp4.py); in LDS and registers it is one code a byte, as FP8.
+  FP6 likewise, each row a little-endian bit stream of 6-bit fields read by their one or two
+  bytes (gemmc/emit/fp6.py).
   `memref.alloc`/`alloca` in memory space 3 (LDS) print as `__shared__` arrays, other
   allocations as local arrays; both are indexed `As[i][j]`.
 * `scf.for` prints as `for (int k = lb; k < ub; ...)`; its iter_args and results share one
@@ -91,6 +93,8 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -105,7 +109,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import EXIT_INPUT, GemmcError
-from gemmc.emit import fp4
+from gemmc.emit import fp4, fp6
 from gemmc.ir_names import (
     ARG_DIMS_ATTR,
     ATOMIC_ADDF,
@@ -210,6 +214,17 @@ def is_fp4(t: Attribute) -> bool:
     return isinstance(t, Float4E2M1FNType)
 
 
+def is_fp6(t: Attribute) -> bool:
+    """FP6 E2M3 / E3M2: one element a byte (its code) in registers and LDS, packed 6 bits an
+    element in global memory (MemrefView.packed; the layout: gemmc.emit.fp6)."""
+    return isinstance(t, Float6E2M3FNType | Float6E3M2FNType)
+
+
+def is_sub_byte(t: Attribute) -> bool:
+    """FP4 and FP6: codes a byte each inside a kernel, packed in global memory."""
+    return is_fp4(t) or is_fp6(t)
+
+
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     """The C type of a scalar IR type."""
     if isinstance(t, IndexType):
@@ -219,14 +234,8 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
     for cls, name in _FLOAT_C.items():
         if isinstance(t, cls):
             return name
-    if is_fp8(t) or is_fp4(t) or isinstance(t, Float8E8M0FNUType):  # FP8, FP4 and E8M0 scales: bytes
+    if is_fp8(t) or is_sub_byte(t) or isinstance(t, Float8E8M0FNUType):  # FP8, FP6, FP4 and E8M0 scales: bytes
         return "unsigned char"
-    from gemmc.dialects.gemm import type_name as gemm_type_name
-
-    if gemm_type_name(t) in ("f6e2m3fn", "f6e3m2fn"):
-        raise emit_error(op, f"HIP for {t} (MXFP6) is not done: FP6 would be stored packed, 6 bits an element "
-                             "across byte boundaries, which the emitter does not read yet (MXFP4 and MXFP8 compile; "
-                             "gemmc run runs FP6 in the interpreter)")
     raise emit_error(op, f"no C type for {t}")
 
 
@@ -251,7 +260,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         base = _INT_VEC[elem.width.data]
     if isinstance(elem, IndexType):
         base = "int"
-    if is_fp8(elem) or is_fp4(elem) or isinstance(elem, Float8E8M0FNUType):
+    if is_fp8(elem) or is_sub_byte(elem) or isinstance(elem, Float8E8M0FNUType):
         base = "uchar"
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
@@ -320,21 +329,27 @@ class MemrefView:
 
     @property
     def packed(self) -> bool:
-        """FP4 in global memory (a pointer): two elements a byte, not addressable one by one."""
-        return self.kind == "flat" and is_fp4(self.type.element_type)
+        """FP4 or FP6 in global memory (a pointer): elements packed below a byte each, not
+        addressable one by one."""
+        return self.kind == "flat" and is_sub_byte(self.type.element_type)
 
-    def packed_byte(self, indices: Sequence[Expr]) -> Expr:
-        """The byte that holds element `indices` of a packed view: rows of ceil(n / 2) bytes."""
-        *outer, col = indices
+    def packed_byte(self, outer: Sequence[Expr], byte: Expr) -> Expr:
+        """Byte `byte` of row `outer` of a packed view: rows of fp4.row_bytes / fp6.row_bytes."""
+        fmt = fp4 if is_fp4(self.type.element_type) else fp6
         n = _int_literal_value(self.sizes[-1])
-        row_bytes = Expr(str(fp4.row_bytes(n))) if n is not None else Expr(f"({self.sizes[-1].text} + 1) / 2", MUL)
-        view = MemrefView(self.base, "flat", [*self.sizes[:-1], row_bytes], self.type)
-        # col parenthesized: clang warns of `a + b >> 1`
-        return view.element([*outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)])
+        row_bytes = Expr(str(fmt.row_bytes(n))) if n is not None else Expr(fmt.row_bytes_c(self.sizes[-1].at(MUL)), MUL)
+        return MemrefView(self.base, "flat", [*self.sizes[:-1], row_bytes], self.type).element([*outer, byte])
 
     def packed_element(self, indices: Sequence[Expr]) -> Expr:
-        """The code of element `indices` of a packed view (gemmc.emit.fp4.nibble)."""
-        return Expr(fp4.nibble(self.packed_byte(indices).text, indices[-1].at(PRIMARY)), BAND)
+        """The code of element `indices` of a packed view (gemmc.emit.fp4.nibble, fp6.field)."""
+        *outer, col = indices
+        c = col.at(PRIMARY)  # parenthesized: clang warns of `a + b >> 1`
+        if is_fp4(self.type.element_type):
+            return Expr(fp4.nibble(self.packed_byte(outer, Expr(f"{c} >> 1", SHIFT)).text, c), BAND)
+        first = Expr(fp6.first_byte(c), SHIFT)
+        lo = self.packed_byte(outer, first)
+        hi = self.packed_byte(outer, binary(first, "+", Expr(fp6.spans(c)), ADD))
+        return Expr(fp6.field(lo.text, hi.text, c), BAND)
 
 
 class Namer:
@@ -667,7 +682,7 @@ def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op:
         vname = p.type_name(t, op)
         values = list(value.get_values())
         elem = t.element_type
-        if _is_byte_float(elem):  # FP8, FP4 and E8M0 lanes are their codes
+        if _is_byte_float(elem):  # FP8, FP6, FP4 and E8M0 lanes are their codes
             lits = [Expr(str(_byte_code(float(v), elem, op))) for v in values]
         else:
             lits = [
@@ -680,11 +695,11 @@ def constant_expr(p: FunctionPrinter, value: Attribute | None, t: Attribute, op:
 
 
 def _is_byte_float(t: Attribute) -> bool:
-    return is_fp8(t) or is_fp4(t) or is_e8m0(t)
+    return is_fp8(t) or is_sub_byte(t) or is_e8m0(t)
 
 
 def _byte_code(v: float, t: Attribute, op: Operation) -> int:
-    """The byte that holds value `v` of FP8, FP4 (one code a byte) or E8M0 type `t`: its
+    """The byte that holds value `v` of FP8, FP6, FP4 (one code a byte) or E8M0 type `t`: its
     ml_dtypes code, where the format has `v` exactly (a C literal would be the byte's number)."""
     import numpy as np
 
@@ -896,7 +911,7 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:
     """memref.alloc in the host function: device memory, allocated in the launch's stream."""
     if op.name != "memref.alloc" or memory_space(t) != GLOBAL_SPACE or not _identity_layout(t) \
-            or is_fp4(t.element_type):  # (FP4 would need its packed size)
+            or is_sub_byte(t.element_type):  # (FP4 and FP6 would need their packed size)
         raise p.unsupported(op, f"{op.name} of {t} in a host function")
     result = op.results[0]
     sizes, dynamic = [], iter(op.operands)
@@ -941,9 +956,13 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
     nibbles interleaved.  The bytes must start aligned, as a vector load's always do: the
     column a provable multiple of n, and so the row length (vectorize proves both, except
-    for the peeled vectors of odd rows, which start at any column and are refused here)."""
+    for the peeled vectors of odd rows, which start at any column and are refused here).
+    FP6 vectors (3 bytes every 4 elements, fields across bytes) are refused: scalar loads only."""
     mem, *indices = op.operands
     n = op.results[0].type.get_shape()[0]
+    if is_fp6(op.results[0].type.element_type):
+        raise emit_error(op, f"{op.name} of {n} FP6 elements from packed global memory is not emitted as HIP: "
+                             "FP6 is read an element at a time (leave vectorize out of the pipeline)")
     row = row_multiple(mem) if len(indices) > 1 else n
     if n % 2 or known_multiple(indices[-1]) % n or row % n:
         raise emit_error(op, f"{op.name} of {n} FP4 elements from packed global memory is not emitted as HIP "
@@ -953,7 +972,8 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     half = n // 2
     bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     name = p.names.fresh(f"{op.results[0].name_hint or 'v'}_packed")
-    addr = view.packed_byte([p.value(i) for i in indices]).text
+    *outer, col = (p.value(i) for i in indices)
+    addr = view.packed_byte(outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)).text
     p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
     lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
     p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
@@ -1214,10 +1234,11 @@ class FunctionPrinter:
         return self.memrefs[v]
 
     def unpacked(self, v: SSAValue, op: Operation) -> MemrefView:
-        """The view of a memref that `op` addresses element by element: not packed FP4."""
+        """The view of a memref that `op` addresses element by element: not packed FP4 or FP6."""
         view = self.memref(v, op)
         if view.packed:
-            raise emit_error(op, f"{op.name} on packed FP4 global memory ({view.type}) is not emitted as HIP: "
+            fmt = "FP4" if is_fp4(view.type.element_type) else "FP6"
+            raise emit_error(op, f"{op.name} on packed {fmt} global memory ({view.type}) is not emitted as HIP: "
                                  "kernels read it by memref.load and vector.load only")
         return view
 
@@ -1327,10 +1348,10 @@ class FunctionPrinter:
             if op.name.startswith("gemm."):
                 hint = "; run gemm-to-kernel first"
             raise emit_error(op, f"no HIP printer for '{op.name}'{hint}")
-        fp4_value = next((v for v in (*op.operands, *op.results) if is_fp4(element_type_of(v.type))), None)
-        if fp4_value is not None and op.name not in FP4_OPS:
-            raise emit_error(op, f"{op.name} on {fp4_value.type} is not emitted as HIP: FP4 values (codes, one a "
-                                 "byte) only move, from global memory into the scaled MFMA")
+        sub_byte = next((v for v in (*op.operands, *op.results) if is_sub_byte(element_type_of(v.type))), None)
+        if sub_byte is not None and op.name not in SUB_BYTE_OPS:
+            raise emit_error(op, f"{op.name} on {sub_byte.type} is not emitted as HIP: FP4 and FP6 values (codes, "
+                                 "one a byte) only move, from global memory into the scaled MFMA")
         byte_value = next((v for v in (*op.operands, *op.results) if is_fp8(element_type_of(v.type))
                            or is_e8m0(element_type_of(v.type))), None)
         if byte_value is not None and _computes(op.name) and op.name not in BYTE_FLOAT_OPS:
@@ -1339,8 +1360,8 @@ class FunctionPrinter:
         printer(self, op)
 
 
-# The ops that may hold FP4 values: C arithmetic or a cast on a code would compute nonsense.
-FP4_OPS = frozenset({
+# The ops that may hold FP4 and FP6 values: C arithmetic or a cast on a code would compute nonsense.
+SUB_BYTE_OPS = frozenset({
     "memref.load", "memref.store", "vector.load", "vector.store", "arith.constant", "arith.select",
     "scf.if", "scf.for", "scf.yield", "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",
     "vector.shuffle", "amdgpu.scaled_mfma", "amdgpu.mfma",  # (the unscaled f8f6f4 MFMAs refuse at their printer)
