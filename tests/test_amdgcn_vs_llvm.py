@@ -1,0 +1,50 @@
+"""docs/amdgcn.md's two LLVM comparison tables are what the backends make now.
+
+benchmarks/amdgcn_vs_llvm.py compiles the same kernel IR with gemmc's own backend and with clang
+and counts both; this test runs its --check, so a change to either backend that moves a count
+must come with the regenerated tables.  Skipped without clang-22 (the LLVM side)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from gemmc.diagnostics import GemmcError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("amdgcn_vs_llvm", ROOT / "benchmarks" / "amdgcn_vs_llvm.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_amdgcn_doc_tables_are_current(capsys):
+    from gemmc.toolchain import find_toolchain
+
+    try:
+        find_toolchain()
+    except GemmcError as e:
+        pytest.skip(f"no HIP toolchain: {e}")
+    rc = _script().main(["--check"])
+    assert rc == 0, capsys.readouterr().err
+
+
+def test_a_stale_table_fails_and_names_the_command(tmp_path, monkeypatch, capsys):
+    mod = _script()
+    begin, end = mod.markers("steps")
+    f16_begin, f16_end = mod.markers("f16")
+    doc = tmp_path / "amdgcn.md"
+    doc.write_text(f"# x\n{begin}\n| a count the backend no longer makes |\n{end}\n{f16_begin}\n| f16 |\n{f16_end}\n")
+    monkeypatch.setattr(mod, "DOC", doc)
+    monkeypatch.setattr(mod, "table", lambda path, rows=None: "| what the backends make |\n")
+    assert mod.main(["--check"]) == 1
+    assert "python benchmarks/amdgcn_vs_llvm.py --write" in capsys.readouterr().err
+    assert mod.main(["--write"]) == 0
+    assert doc.read_text().count("| what the backends make |") == 2 and "no longer" not in doc.read_text()
