@@ -1,7 +1,7 @@
 """gemmc's own AMDGCN backend against LLVM, per tutorial step, on gfx942, gfx1100 and gfx1201.
 
     python benchmarks/amdgcn_vs_llvm.py [--gemm examples/sgemm.gemm] [--table steps|f16|all]
-    python benchmarks/amdgcn_vs_llvm.py --write    # write both tables into docs/amdgcn.md
+    python benchmarks/amdgcn_vs_llvm.py --write    # write the three tables into docs/amdgcn.md
     python benchmarks/amdgcn_vs_llvm.py --check    # exit 1 if docs/amdgcn.md's tables are not current
 
 (tests/test_amdgcn.py runs --check, so a change to either backend comes with its tables.)
@@ -9,6 +9,8 @@
 The second table (`--table f16`) is the 16-bit kernel, examples/hgemm.gemm (f16 A and B, f32 C),
 under the default pipeline on all five archs (v_mfma_*_f16 on CDNA, v_wmma_f32_16x16x16_f16 on
 RDNA; the copies global_load_ushort / dwordx2 and ds_write_b16, the fragments ds_read_b64/b128).
+The third (`--table fp8`) is examples/fp8gemm.gemm (f8e4m3fnuz A and B, f32 C) on gfx942
+(v_mfma_f32_*_fp8_fp8; the copies global_load_ubyte / dword and ds_write_b8).
 
 For each named pipeline step1..step7 and arch (step 7: f32 MFMA on gfx942, f16 WMMA on gfx1100 and
 gfx1201: the f32 tiles rounded to f16 fragments), the same kernel IR
@@ -46,6 +48,8 @@ ARCHS = ["gfx942", "gfx1100", "gfx1201"]
 ROWS = [(step, arch) for step in STEPS for arch in ARCHS]
 F16_GEMM = "examples/hgemm.gemm"
 F16_ROWS = [("default", arch) for arch in ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")]
+F8_GEMM = "examples/fp8gemm.gemm"  # f8e4m3fnuz: gfx942's FP8
+F8_ROWS = [("default", "gfx942")]
 _WAITS = ("s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_storecnt", "s_wait_loadcnt_dscnt")
 _INSTR = re.compile(r"^\s+([a-z][a-z0-9_]*)\b")
 
@@ -210,15 +214,17 @@ def document() -> str:
     """docs/amdgcn.md with both tables as the backends make them now."""
     doc = DOC.read_text()
     doc = splice(doc, "steps", table(str(ROOT / "examples" / "sgemm.gemm")))
-    return splice(doc, "f16", table(str(ROOT / F16_GEMM), F16_ROWS))
+    doc = splice(doc, "f16", table(str(ROOT / F16_GEMM), F16_ROWS))
+    return splice(doc, "fp8", table(str(ROOT / F8_GEMM), F8_ROWS))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gemm", default="examples/sgemm.gemm")
-    p.add_argument("--table", choices=("steps", "f16", "all"), default="all",
-                   help="steps: --gemm at step1..step7; f16: examples/hgemm.gemm, default pipeline, five archs")
-    p.add_argument("--write", action="store_true", help="write both tables into docs/amdgcn.md")
+    p.add_argument("--table", choices=("steps", "f16", "fp8", "all"), default="all",
+                   help="steps: --gemm at step1..step7; f16: examples/hgemm.gemm, default pipeline, five archs; "
+                        "fp8: examples/fp8gemm.gemm on gfx942")
+    p.add_argument("--write", action="store_true", help="write the three tables into docs/amdgcn.md")
     p.add_argument("--check", action="store_true", help="fail if docs/amdgcn.md's tables are not current")
     args = p.parse_args(argv)
     if args.write or args.check:
@@ -236,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("\n")
     if args.table in ("f16", "all"):
         sys.stdout.write(table(F16_GEMM, F16_ROWS))
+    if args.table == "all":
+        sys.stdout.write("\n")
+    if args.table in ("fp8", "all"):
+        sys.stdout.write(table(F8_GEMM, F8_ROWS))
     return 0
 
 
