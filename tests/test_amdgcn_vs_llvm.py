@@ -6,23 +6,14 @@ must come with the regenerated tables.  Skipped without clang-22 (the LLVM side)
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_scripts import load
 
 from gemmc.diagnostics import GemmcError
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _script():
-    spec = importlib.util.spec_from_file_location("amdgcn_vs_llvm", ROOT / "benchmarks" / "amdgcn_vs_llvm.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load("amdgcn_vs_llvm")
 
 
 def test_amdgcn_doc_tables_are_current(capsys):

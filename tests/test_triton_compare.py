@@ -7,23 +7,14 @@ other code, so the doc could not be compared.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_scripts import load
 
 from gemmc.diagnostics import GemmcError
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _script():
-    spec = importlib.util.spec_from_file_location("triton_compare", ROOT / "benchmarks" / "triton_compare.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load("triton_compare")
 
 
 def test_triton_doc_is_current(capsys):
