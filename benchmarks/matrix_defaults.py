@@ -64,10 +64,8 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     (row-lanes=16: a transposed tile's 16-bit stores then share LDS words); the fragments' LDS
     rows swizzled over the bank line; launch bounds of the workgroup.  f32 (the CDNA f32 MFMAs)
     has its own grid."""
-    if dtype == "f32" and get_arch(arch).matrix_instrs and any(i.in_type == "f32" for i in get_arch(arch).matrix_instrs):
-        return f32_grid()
     if dtype == "f32":
-        return valu_grid()
+        return f32_grid() if any(i.in_type == "f32" for i in get_arch(arch).matrix_instrs) else valu_grid()
     out = []
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
