@@ -4,7 +4,7 @@
 
 A problem whose sizes are known at launch only gets the arch's default pipeline and the variant
 gemmc.selection would choose for a grid that leaves the GPU idle: the default with `stream-k` (an
-f32 or f64 C) or with `split-k{factor=SPLITS} reduce=workspace` (a 16-bit C); on an arch that does
+f32 or f64 C; one persistent workgroup per slot) or with `split-k{factor=SPLITS} reduce=workspace` (a 16-bit C); on an arch that does
 not split the default's tile (the H200), the same with the first of selection's smaller tiles.  Both are lowered; the
 variant's kernels join the default's gpu.module (renamed where they clash), and the host function
 becomes
@@ -34,15 +34,16 @@ ALIGN = 4  # elements: the vector width of the default pipelines' copies
 PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (it does not depend on it)
 
 
-def variant_pipeline(default: str, out_type: str, arch: Arch) -> str:
-    """The idle-grid variant: stream-k or split-k of the default, or of its first smaller tile
-    where the arch does not split the default's own (Arch.split_default_tile)."""
+def variant_pipeline(default: str, out_type: str, arch: Arch, slots: int = 0) -> str:
+    """The idle-grid variant: stream-k (one persistent workgroup per slot; 0: per CU) or split-k of
+    the default, or of its first smaller tile where the arch does not split the default's own
+    (Arch.split_default_tile)."""
     from gemmc.selection import SMALL_TILES, with_split_k, with_stream_k, with_tiles
 
     if not arch.split_default_tile:
         default = with_tiles(default, *SMALL_TILES[0])
     if out_type in ATOMIC_TYPES:
-        return with_stream_k(default)
+        return with_stream_k(default, slots)
     return with_split_k(default, SPLITS, "workspace")
 
 
@@ -64,7 +65,7 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     slots = _slots(base, arch) if base is not None else None
     if slots is None:
         return None
-    idle_spec = variant_pipeline(default, _output_type(base), arch)
+    idle_spec = variant_pipeline(default, _output_type(base), arch, slots)
     aligned_spec = with_assumed_alignment(default) if "vectorize" in default else default
     idle = lower_copy(module, idle_spec, arch)
     aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None

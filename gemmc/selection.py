@@ -9,7 +9,8 @@ grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a C
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
 within SPLIT_FILL x the slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and
-with `stream-k` (one persistent workgroup per CU); the fastest prediction wins.  Where the arch
+with `stream-k` (one persistent workgroup per slot: CUs x the workgroups a CU holds of that tile's
+kernel, as Stream-K sizes its grid); the fastest prediction wins.  Where the arch
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
 predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
@@ -163,7 +164,8 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
             candidates.append(_predicted(module, arch, label, spec)[0])
         if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
             label = f"{tile.label}, stream-k"
-            candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline))[0])
+            persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
+            candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
     candidates = [c for c in candidates if c is not None]
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
