@@ -307,7 +307,11 @@ class CopyOp(IRDLOperation):
     consecutive rows (vectorize chooses it).  With `row_lanes = g`, consecutive threads cover
     g loads of a stored row, the next g the same columns of the next row, and so on down the
     tile before the next g columns (a wave then spans a few rows of a transposed tile's columns,
-    whose element stores share LDS words; vectorize{row-lanes} sets it).
+    whose element stores share LDS words; vectorize{row-lanes} sets it).  With `blocks` (a
+    transposed vector copy), each thread's item is a `width` x `width` block: `width` vector loads
+    from consecutive stored rows, transposed in registers, `width` vector stores along the LDS
+    rows (rather than width x width element stores); the items are the tile's blocks, ordered
+    like a copy of e0 / width rows (row_lanes counts blocks).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
     lower-copies makes.
     """
@@ -330,6 +334,7 @@ class CopyOp(IRDLOperation):
     column_first = opt_prop_def(UnitAttr)
     peel = opt_prop_def(UnitAttr)
     row_lanes = opt_prop_def(IntegerAttr)
+    blocks = opt_prop_def(UnitAttr)
 
     assembly_format = (
         "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
@@ -340,13 +345,14 @@ class CopyOp(IRDLOperation):
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
                  transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False,
-                 row_lanes: int = 0):
+                 row_lanes: int = 0, blocks: bool = False):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
         if row_lanes:
             props["row_lanes"] = IntegerAttr(row_lanes, i64)
-        for name, on in (("transpose", transpose), ("direct", direct), ("peel", peel), ("column_first", column_first)):
+        for name, on in (("transpose", transpose), ("direct", direct), ("peel", peel), ("column_first", column_first),
+                         ("blocks", blocks)):
             if on:
                 props[name] = UnitAttr()
         super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
@@ -387,6 +393,21 @@ class CopyOp(IRDLOperation):
             raise VerifyException("peel needs a vector width of at least 2 and no direct copy")
         if self.row_lanes is not None:
             self._verify_row_lanes(extents[1] // w)
+        if self.blocks is not None:
+            self._verify_blocks(extents[0], w)
+
+    def _verify_blocks(self, e0: int, w: int) -> None:
+        if self.transpose is None or w < 2:
+            raise VerifyException("blocks transposes a vector copy in registers; this copy is "
+                                  f"{'not transposed' if self.transpose is None else 'scalar'}")
+        if e0 % w:
+            raise VerifyException(f"blocks of {w} rows do not divide the tile's {e0} rows")
+        for mark in ("peel", "column_first", "direct"):
+            if self.properties.get(mark) is not None:
+                raise VerifyException(f"blocks is not for a {mark.replace('_', '-')} copy")
+        lds_row = self.dst.type.get_shape()[-1]
+        if lds_row >= 0 and lds_row % w:
+            raise VerifyException(f"the LDS rows of {lds_row} elements do not keep {w}-element vectors aligned")
 
     def _verify_row_lanes(self, per_row: int) -> None:
         g = self.row_lanes.value.data

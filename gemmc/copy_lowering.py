@@ -14,6 +14,15 @@ A copy of an e0 x e1 tile, `width` elements per load, over T threads:
 
 With `direct` the words go by amdgpu.gather_to_lds (`direct_copy`).
 
+With `blocks` (a transposed copy, vectorize{blocks=true}) an item is a width x width block
+(`load_block`, `store_block`):
+
+    for r in 0 .. width:  v[r] = src[o0 + i0 + r][o1 + i1 .. +width]       (guarded as above)
+    for c in 0 .. width:  dst[slot..., i1 + c, i0 .. +width] = [v[0][c], v[1][c], ...]   (shuffles)
+
+so a transposed tile takes `width` vector stores a block where element stores took width x width
+(CK's transpose_vectors does the same for an M- or N-contiguous operand).
+
 With `peel` (rows not known to start aligned: an odd row length, say) a row's aligned
 vectors start `head` elements in, where head = (-(g0 * ld + o1)) mod width (ld: the
 source's row length), so the copy is two item spaces (`peeled_items`):
@@ -37,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import UnitAttr, VectorType
+from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from gemmc.dialects.amdgpu import GatherToLDSOp
@@ -113,6 +122,13 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
     width = op.width.value.data
     column_first = op.column_first is not None
     lead = list(op.indices)
+    if op.blocks is not None:
+        def body(cb: KernelBuilder, start, idx):
+            i0, i1, values = load_block(cb, op, idx, None)
+            store_block(cb, values, op, lead, i0, i1)
+
+        _over_threads(b, op, block_items(op), body, UNROLL_ATTR in op.attributes)
+        return
 
     def body(cb: KernelBuilder, start, idx):
         i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first, op.lanes_per_row)
@@ -122,6 +138,60 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
         store_lds(cb, value, op, lead, i0, i1, width)
 
     _over_threads(b, op, e0 * (e1 // width), body, UNROLL_ATTR in op.attributes)
+
+
+# -- blocks: a width x width block a thread, transposed in registers ---------------------------
+
+
+def block_items(op: CopyOp) -> int:
+    e0, e1 = op.tile
+    w = op.width.value.data
+    return (e0 // w) * (e1 // w)
+
+
+def load_block(b: KernelBuilder, op: CopyOp, idx, guard) -> tuple:
+    """Block `idx` of a `blocks` copy: its first stored row i0 and column i1, and its `width`
+    vectors src[o0 + i0 + r][o1 + i1 ..], each zero where its row or columns lie outside the
+    matrix (and where `guard` is false)."""
+    e0, e1 = op.tile
+    w = op.width.value.data
+    row, i1 = copy_coords(b, idx, e0 // w, e1, w, False, op.lanes_per_row)
+    row.name_hint = "block_row"
+    i0 = b.mul(row, b.index(w), "i0")
+    g1 = b.add(op.o1, i1, "g1")
+    cols_ok = b.lt(g1, op.cols)
+    if guard is not None:
+        cols_ok = b.land(cols_ok, guard)
+    values = []
+    for r in range(w):
+        g0 = b.add(op.o0, b.add(i0, b.index(r)), "g0")
+        values.append(guarded_load(b, op, [g0, g1], b.land(b.lt(g0, op.rows), cols_ok, "in_bounds"), w))
+    return i0, i1, values
+
+
+def store_block(b: KernelBuilder, values: list, op: CopyOp, lead: list, i0, i1) -> None:
+    """Stored column i1 + c of the block (element c of each row's vector) is LDS row i1 + c
+    from column i0: one vector store each."""
+    for c in range(len(values)):
+        column = transposed_column(b, values, c)
+        b.b.insert(vector.StoreOp(column, op.dst, lead + [b.add(i1, b.index(c)), i0]))
+
+
+def transposed_column(b: KernelBuilder, rows: list, c: int) -> SSAValue:
+    """[rows[0][c], rows[1][c], ...] by shuffles: element c of each pair of rows, then the pairs
+    joined pairwise (each shuffle takes two vectors of one type, as clang's does)."""
+    w = rows[0].type.get_shape()[0]
+    el = rows[0].type.element_type
+    parts = [_shuffle(b, rows[r], rows[r + 1], [c, w + c], el) for r in range(0, len(rows), 2)]
+    while len(parts) > 1:
+        n = parts[0].type.get_shape()[0]
+        parts = [_shuffle(b, parts[i], parts[i + 1], list(range(2 * n)), el) for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _shuffle(b: KernelBuilder, v1, v2, mask: list[int], el) -> SSAValue:
+    return b.op(vector.ShuffleOp(v1, v2, DenseArrayBase.from_list(i64, mask),
+                                 result_type=VectorType(el, [len(mask)])), "col")
 
 
 def _peeled_loops(b: KernelBuilder, op: CopyOp) -> None:
@@ -332,6 +402,8 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
     later (double buffering through registers)."""
     if op.peel is not None:
         return _staged_peeled(b, op, guard, threads)
+    if op.blocks is not None:
+        return _staged_blocks(b, op, guard, threads)
     e0, e1 = op.tile
     width = op.width.value.data
     total = e0 * (e1 // width)
@@ -351,6 +423,27 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
                 x.if_(x.lt(idx, x.index(total)), lambda y: store_lds(y, value, op, list(lead), i0, i1, width))
             else:
                 store_lds(x, value, op, list(lead), i0, i1, width)
+
+        pending.append(store)
+    return pending
+
+
+def _staged_blocks(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> list[Callable]:
+    """staged_copy of a `blocks` copy: each block's loads now, its transpose and stores later."""
+    total = block_items(op)
+    pending = []
+    for it in range(-(-total // threads)):
+        idx = b.add(op.tid, b.index(it * threads), "idx")
+        g = guard
+        if total % threads:
+            g = b.land(g, b.lt(idx, b.index(total)))
+        i0, i1, values = load_block(b, op, idx, g)
+
+        def store(x: KernelBuilder, lead, i0=i0, i1=i1, values=values, idx=idx):
+            if total % threads:
+                x.if_(x.lt(idx, x.index(total)), lambda y: store_block(y, values, op, list(lead), i0, i1))
+            else:
+                store_block(x, values, op, list(lead), i0, i1)
 
         pending.append(store)
     return pending

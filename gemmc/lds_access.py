@@ -128,9 +128,8 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
     elif isinstance(op, vector.StoreOp):
         new = vector.StoreOp(op.vector, op.base, indices)
     elif isinstance(op, CopyOp):
-        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile,
-                     op.width.value.data, op.transpose is not None, op.direct is not None, op.peel is not None,
-                     op.column_first is not None, op.lanes_per_row)
+        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile)
+        new.properties.update(op.properties)  # every mark the copy carries (width, transpose, row_lanes, ...)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)

@@ -19,7 +19,7 @@ pass stops with a diagnostic; it also stops when neither operand can be loaded d
 Composes with double-buffer (the next tile's words are in flight during the compute),
 register tiling and the matrix-core lowerings; a direct copy ignores its vector width, and
 the marks that order or split an ordinary copy's lanes (lds-tiling's `column_first`,
-vectorize's `peel` and `row_lanes`) are taken off the copies it makes direct, as they no longer apply.
+vectorize's `peel`, `row_lanes` and `blocks`) are taken off the copies it makes direct, as they no longer apply.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class DirectToLdsPass(ModulePass):
                                  + "; ".join(dict.fromkeys(reasons)) + ")")
             for copy in proven:
                 copy.properties["direct"] = UnitAttr()
-                for mark in ("column_first", "peel", "row_lanes"):  # they order a copy through VGPRs
+                for mark in ("column_first", "peel", "row_lanes", "blocks"):  # they order a copy through VGPRs
                     copy.properties.pop(mark, None)
 
     @staticmethod

@@ -27,14 +27,19 @@ marks the copy `column_first`, `rows` along a row), row-lanes (g > 0: every copy
 peeled and whose rows hold more than g loads gets `row_lanes = g`, g lanes along a stored row,
 then down the rows (rows of g loads or a divisor of g keep their order, which is that already): a wave of a
 transposed copy then writes a few elements of each LDS row it touches, two 16-bit ones into one
-word, rather than one element into each of 32 rows; 0, the default: whole rows), operands (which copies to vectorize:
+word, rather than one element into each of 32 rows; 0, the default: whole rows), blocks (true:
+every vectorized copy into a transposed tile that is not peeled gets `blocks`: a thread loads a
+width x width block, `width` vectors down the stored rows, and stores its columns as `width`
+vectors along the LDS rows, transposed in registers by shuffles, rather than width x width
+element stores; row-lanes then counts blocks along a row), operands (which copies to vectorize:
 `a`, `b` or both, `a,b`).  The tutorial's step 5 vectorizes A only: B's copy is stored
 transposed, and its four scalar LDS stores per vector cost more than the wide load saves
 (H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
 that is no vector of at most 16 bytes, an unproven width with strict=true, a peel-lanes
 that is neither rows nor columns, a row-lanes that neither divides a copy's loads per row nor is
-a multiple of them.
+a multiple of them, blocks=true on a copy whose tile rows or LDS rows are no multiple of the
+width.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ class VectorizePass(ModulePass):
     operands: tuple[str, ...] = ("a", "b")
     peel_lanes: str = "columns"
     row_lanes: int = 0
+    blocks: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in working_kernels(op, self.name):
@@ -83,6 +89,7 @@ class VectorizePass(ModulePass):
                 for copy in copies:
                     self._vectorize(copy, operand)
                     self._order_lanes(copy)
+                    self._block(copy)
 
     def _check_width(self, kernel, copy: CopyOp) -> None:
         ebytes = copy.src.type.element_type.bitwidth // 8
@@ -121,6 +128,16 @@ class VectorizePass(ModulePass):
                                               f"a row of this {copy.tile[0]}x{copy.tile[1]} tile")
         copy.properties.pop("column_first", None)
         copy.properties["row_lanes"] = IntegerAttr(self.row_lanes, i64)
+
+    def _block(self, copy: CopyOp) -> None:
+        w = copy.width.value.data
+        if not self.blocks or copy.transpose is None or w < 2 or copy.peel is not None or copy.direct is not None:
+            return  # (a peeled copy's rows start anywhere: its stores stay element by element)
+        lds_row = copy.dst.type.get_shape()[-1]
+        if copy.tile[0] % w or lds_row % w:
+            what = f"its {copy.tile[0]} rows" if copy.tile[0] % w else f"its LDS rows of {lds_row} elements"
+            raise pass_error(self.name, copy, f"blocks=true: {what} are not a multiple of width={w}")
+        copy.properties["blocks"] = UnitAttr()
 
     def _peeled_column_first(self, copy: CopyOp) -> bool:
         """Whether a peeled copy's lanes go down the rows (consecutive LDS words of a transposed

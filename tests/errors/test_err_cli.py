@@ -63,6 +63,8 @@ CLI = [
          "error: vectorize: width=16 is not a vector of at most 16 bytes of f16 (at 'gpu.func' @k)"),
     Case('vectorize-row-lanes', ["opt", "{src}", "-p", "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=16},vectorize{width=4 row-lanes=3}"], 1,
          "error: vectorize: row-lanes=3 does not divide the 4 loads of a row of this 64x16 tile (at 'gemm.copy' in @k)"),
+    Case('vectorize-blocks-rows', ["opt", "{src}", "-p", "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=6},register-tiling,vectorize{width=4 blocks=true}"], 1,
+         "error: vectorize: blocks=true: its 6 rows are not a multiple of width=4 (at 'gemm.copy' in @k)"),
     Case('vectorize-strict-dynamic', ["opt", "{dir}/d.gemm", "-p", "gemm-to-kernel,lds-tiling,vectorize{width=4 strict=true}"], 1,
          "error: vectorize: cannot vectorize A by 4: its row length is dynamic, so row starts are not provably aligned; assume-aligned asserts they are (at 'gemm.copy' in @k)"),
     Case('vectorize-strict-extent', ["opt", "{src}", "-p", "gemm-to-kernel,lds-tiling{block-k=6},vectorize{width=4 strict=true}"], 1,

@@ -1,0 +1,99 @@
+"""vectorize{blocks=true}: a transposed copy's thread takes a width x width block, transposed in
+registers (gemm.copy's blocks).  The interpreter against numpy over shapes, stored layouts, copy
+paths and widths; a planted swapped element FAILs; the LDS instructions and conflicts it exists for."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gemmc
+import gemmc.copy_lowering as copy_lowering
+from gemmc.arch import get_arch
+from gemmc.diagnostics import GemmcError
+from gemmc.dialects.gemm import CopyOp
+
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+TILES = "gemm-to-kernel,lds-tiling{{block-m=32 block-n=32 block-k=16}}"
+VEC = "vectorize{{width={w} row-lanes={g} blocks=true}}"
+PATHS = {
+    "lower-copies": f"{TILES},{VEC}",
+    "registers": f"{TILES},register-tiling{{{{thread-m=2 thread-n=2}}}},{VEC},double-buffer{{{{stage=registers}}}}",
+    "lds-stage": f"{TILES},register-tiling{{{{thread-m=2 thread-n=2}}}},{VEC},double-buffer",
+}
+HGEMM_942 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},"
+             "matrix-cores{frag-read=0},vectorize{width=4 BLOCKS},double-buffer{stage=registers},lower-copies,"
+             "swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}")
+HGEMM = "kernel h { dim M, N, K  A: f16[M, K] col_major  B: f16[K, N]  C: f32[M, N]  acc f32  C = A @ B }"
+
+
+def source(ta: bool, tb: bool, elem: str) -> str:
+    a = f"A: {elem}[K, M]" if ta else f"A: {elem}[M, K]"
+    b = f"B: {elem}[N, K]" if tb else f"B: {elem}[K, N]"
+    return (f"kernel t {{ dim M, N, K  {a}  {b}  C: f32[M, N]  acc f32  "
+            f"C = {'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'} }}")
+
+
+def lowered(src: str, pipeline: str, arch: str, dims: dict[str, int], finalize: bool = True):
+    return gemmc.lower(gemmc.parse(src, "t.gemm", dims), pipeline, arch, finalize=finalize)
+
+
+@SETTINGS
+@given(ta=st.booleans(), tb=st.booleans(), elem=st.sampled_from(["f32", "f16"]), path=st.sampled_from(sorted(PATHS)),
+       w=st.sampled_from([2, 4]), g=st.sampled_from([0, 1, 2]), m=st.integers(1, 24), n=st.integers(1, 24),
+       k=st.integers(1, 24), arch=st.sampled_from(["gfx942", "gfx1201"]))
+def test_blocks_match_numpy(ta, tb, elem, path, w, g, m, n, k, arch):
+    """Sizes in multiples of 4 (every copy vectorized, the transposed ones by blocks, edge blocks
+    partly outside the matrix) and the same plus one (peeled copies, which keep element stores)."""
+    for dims in ({"M": 4 * m, "N": 4 * n, "K": 4 * k}, {"M": 4 * m + 1, "N": 4 * n, "K": 4 * k + 1}):
+        module = lowered(source(ta, tb, elem), PATHS[path].format(w=w, g=g), arch, dims)
+        r = gemmc.check(module, arch, dims)
+        assert r.passed, (dims, r.summary())
+
+
+def test_transposed_copies_are_marked_others_are_not():
+    module = lowered(source(False, False, "f16"), "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=16},"
+                     "register-tiling{thread-m=2 thread-n=2},matrix-cores,vectorize{width=4 blocks=true}",
+                     "gfx942", {"M": 64, "N": 64, "K": 64}, finalize=False)
+    marks = {op.attributes["gemm.role"].data: op.blocks is not None for op in module.walk() if isinstance(op, CopyOp)}
+    assert marks == {"load_a": False, "load_b": True}  # A [m][k] as stored; B into a [n][k] tile
+
+
+def test_a_swapped_element_fails(monkeypatch):
+    """Columns built from the rows in the wrong order (element c of row 1 first): FAIL."""
+    real = copy_lowering.transposed_column
+
+    def planted(b, rows, c):
+        return real(b, [rows[1], rows[0], *rows[2:]], c)
+
+    monkeypatch.setattr(copy_lowering, "transposed_column", planted)
+    dims = {"M": 32, "N": 32, "K": 32}
+    module = lowered(source(True, False, "f32"), PATHS["lower-copies"].format(w=4, g=0), "gfx942", dims)
+    assert any(op.blocks is not None for op in lowered(source(True, False, "f32"), PATHS["lower-copies"].format(
+        w=4, g=0), "gfx942", dims, finalize=False).walk() if isinstance(op, CopyOp))
+    assert not gemmc.check(module, "gfx942", dims).passed
+
+
+def test_blocks_halve_hgemm_lds_instructions_without_conflicts():
+    """gfx942's 16-bit tile shape, A column-major: blocks store four elements a lane instead of
+    one, conflict-free with the swizzle over the bank line (the interpreter's count)."""
+    arch = get_arch("gfx942")
+    stats = {}
+    for blocks in ("", "blocks=true"):
+        module = gemmc.lower(gemmc.parse(HGEMM, "h.gemm", {"M": 256, "N": 256, "K": 64}),
+                             HGEMM_942.replace("BLOCKS", blocks), arch)
+        r = gemmc.check(module, arch)
+        assert r.passed, r.summary()
+        stats[blocks] = r.stats
+    assert stats["blocks=true"].lds_store_instrs * 4 == stats[""].lds_store_instrs
+    assert stats["blocks=true"].lds_bank_conflicts == 0
+
+
+@pytest.mark.parametrize("pipeline,message", [
+    ("gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=6},vectorize{width=4 blocks=true}",
+     "blocks=true: its 6 rows are not a multiple of width=4"),
+])
+def test_refused_where_blocks_do_not_divide(pipeline, message):
+    with pytest.raises(GemmcError, match=message):
+        lowered(source(True, False, "f32"), pipeline, "gfx942", {"M": 64, "N": 64, "K": 60})
