@@ -58,11 +58,18 @@ def source(dtype: str) -> str:
 FRAGMENT_READS = ("frag-read=0", "frag-read=2", "frag-read=2 k-pack=2", "frag-read=4 k-pack=2")
 
 
+# the copies: scalar, 4-element vectors, their lanes in 16-load pieces of a row, and a transposed
+# tile's stores by 4x4 blocks transposed in registers (vectorize{blocks=true}: four 8-byte stores a
+# block where element stores took sixteen)
+WIDTHS = (0, 4, "4 row-lanes=16", "4 blocks=true", "4 row-lanes=16 blocks=true")
+
+
 def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     """LDS tile, block-k, fragment reads (FRAGMENT_READS), double-buffer stage
     (registers / LDS), vectorized copies or not, and their lanes in 16-load pieces of a row
     (row-lanes=16: a transposed tile's 16-bit stores then share LDS words); the fragments' LDS
-    rows swizzled over the bank line; launch bounds of the workgroup.  f32 (the CDNA f32 MFMAs)
+    rows swizzled over the bank line; launch bounds of the workgroup; transposed tiles stored by
+    blocks (WIDTHS).  f32 (the CDNA f32 MFMAs)
     has its own grid."""
     if dtype == "f32":
         return f32_grid() if any(i.in_type == "f32" for i in get_arch(arch).matrix_instrs) else valu_grid()
@@ -70,7 +77,7 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
     for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), (16, 32),
-                                                        FRAGMENT_READS, (0, 4, "4 row-lanes=16")):
+                                                        FRAGMENT_READS, WIDTHS):
         out.append(pipeline(bm, bn, bk, reads, "registers", width, "swizzle-lds{strict=false rows=0}"))
     return out
 

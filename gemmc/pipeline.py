@@ -89,25 +89,28 @@ NAMED_PIPELINES: dict[str, str] = {
 # The 16-bit (f16, bf16) matrix-core defaults: per arch, the fastest pipeline the cost model
 # predicts at 4096^3 among those benchmarks/matrix_defaults.py searches (a reproducible grid:
 # LDS tiles, block-k, fragment reads (frag-read, k-pack), double-buffer stage, vectorize, swizzle-lds
-# over the bank line, the copies' lanes in 16-load pieces of a row, vectorize{row-lanes=16}); the
+# over the bank line, the copies' lanes in 16-load pieces of a row, vectorize{row-lanes=16}, and a
+# transposed tile's stores by 4x4 blocks transposed in registers, vectorize{blocks=true}); the
 # winners are pinned by tests/lit/pipelines/matrix-defaults.gemm.  The
 # search predicts its best 20 by estimated VGPRs again with clang's: the best by estimate take 256
 # VGPRs under clang on gfx942 and gfx950 (one wave per SIMD) and spill on gfx1201; a tie goes to the
 # fewer VGPRs.  Its vectorize's treatment of rows that are not a multiple of 4 elements (peeled down
 # the rows, along them, or scalar copies) is then the fastest at 4097x4095x1023, with clang's
-# registers.  A default within 1% of the best stays.  An arch without an entry keeps the
+# registers.  A default within 1% of the best stays: gfx950's 256x128x32 ties 128x256x32 at 4096^3
+# (0.0957 ms), and at 4097x4095x1023 the selection's half K tile of it runs 0.065 ms against 0.157
+# for either tile as it is (gemmc.selection._full_grid).  An arch without an entry keeps the
 # type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx942":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
-        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1100":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 

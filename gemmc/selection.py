@@ -136,6 +136,8 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     first, p = _predicted(module, arch, "default", base)
     if first is None:
         return Choice(base, "the cost model cannot predict the default's kernel: the arch's default pipeline")
+    if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
+        first, p = _with_compiler_registers(first, p, arch)
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
@@ -181,7 +183,12 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
     """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
     (copies peel a misaligned head and tail off every row): the default, the default with half its
     K tile, and where the arch allows (Arch.unpeeled_candidates) both with scalar copies instead of
-    peeled ones; the fastest prediction wins.  (On the H200, 3001x2999x1537 with B transposed ran
+    peeled ones; the fastest prediction wins, with the compiler's registers where there is a
+    toolchain (as the default's, whose occupancy decides the path for a grid of at least as many
+    workgroups as CUs: a peeled copy's lane masks and element loads put the 16-bit defaults at the edge of
+    256 VGPRs, where the estimate cannot tell two workgroups a CU from one: gfx950's default
+    predicted 0.056 ms at 4097x4095x1023 by the estimate, 0.157 by clang's 256 VGPRs, its half K
+    tile 0.065 with 248).  (On the H200, 3001x2999x1537 with B transposed ran
     1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
     benchmarks/h200/raw/block_k.jsonl, so the variants are not tried where no row is misaligned.)"""
     variants = {}
@@ -193,7 +200,7 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
                 variants["scalar copies" if label == "default" else f"{label}, scalar copies"] = with_unpeeled(spec)
     candidates = [first]
     for label, spec in variants.items():
-        candidate = _predicted(module, arch, label, spec)[0] if spec != base else None
+        candidate = _predicted(module, arch, label, spec, compiler=None)[0] if spec != base else None
         if candidate is not None:
             candidates.append(candidate)
     predicted = {c.label: c.time_s for c in candidates}
@@ -230,11 +237,24 @@ def _split_factors(workgroups: int, k_tiles: int, slots: int) -> list[int]:
     return fits[-2:]
 
 
-def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
-    """A candidate: the module lowered with `pipeline` on a copy, and its prediction; (None, None)
+def _with_compiler_registers(c: _Candidate, p, arch: Arch):
+    """`c` and its prediction `p` again with the compiler's registers (as they are without a toolchain)."""
+    from gemmc.cost.explain import predict_module
+    from gemmc.diagnostics import GemmcError
+
+    try:
+        p = predict_module(c.module, arch)
+    except GemmcError:
+        return c, p
+    return _Candidate(c.label, c.pipeline, c.module, p.time_s), p
+
+
+def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler: bool | None = False):
+    """A candidate: the module lowered with `pipeline` on a copy, and its prediction (with the
+    compiler's registers where `compiler` is None and there is a toolchain); (None, None)
     for a variant a pass refuses (the default's refusal is the user's error, raised)."""
     from gemmc.api import lower
-    from gemmc.cost.model import predict
+    from gemmc.cost.explain import predict_module
     from gemmc.diagnostics import GemmcError
 
     try:
@@ -244,7 +264,7 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str):
             raise
         return None, None
     try:
-        p = predict(lowered, arch)
+        p = predict_module(lowered, arch, None, compiler)
     except GemmcError:  # a kernel the model cannot read is no candidate, and never a compile error
         return None, None
     return _Candidate(label, pipeline, lowered, p.time_s), p
