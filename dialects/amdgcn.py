@@ -592,7 +592,7 @@ for _m, _g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), (
 _define("v_fmac_f32", Form("VOP2", (V,), (VS, V, V), suffix="_e32", tied=2))  # dst == src2
 _define("v_cndmask_b32", Form("VOP3", (V,), (VS, VS, MASK), suffix="_e64"))
 for _m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
-           "v_add3_u32"):
+           "v_add3_u32", "v_perm_b32"):
     _define(_m, Form("VOP3", (V,), (VS, VS, VS)))
 for _m in ("v_mul_lo_u32", "v_mul_hi_u32"):
     _define(_m, Form("VOP3", (V,), (VS, VS)))

@@ -1337,17 +1337,39 @@ class _KernelLowering:
         self.env[op.result] = Vec(len(mask), elems=tuple(elems[i] for i in mask))
 
     def _shuffle_packed(self, op: vector.ShuffleOp, v1: Packed, v2: Packed, mask: list[int]) -> Packed:
-        """16-bit (FP8) vectors put together a VGPR at a time (gfx12's fragments: two runs of four
-        f16 read from LDS): each pair (quad) of the mask must be a pair (quad) of the sources."""
-        parts = v1.parts + v2.parts
+        """16-bit (FP8) vectors put together a VGPR at a time: a whole source VGPR where the mask
+        takes one as it is (gfx12's fragments: two runs of four f16 read from LDS), else
+        v_perm_b32 picking the bytes of at most two source VGPRs (a copy's blocks transposed in
+        registers: element c of two rows)."""
+        if min(mask) < 0:
+            raise self.error(op, f"vector.shuffle with mask {mask} is not selected: it must not leave elements undefined")
         k = v1.per_reg
-        groups = [mask[i:i + k] for i in range(0, len(mask), k)]
-        if len(mask) % k or any(g0[0] < 0 or g0[0] % k or g0 != list(range(g0[0], g0[0] + k)) for g0 in groups):
-            unit, what = ("16-bit", "aligned pairs (elements 2i, 2i+1)") if k == 2 else \
-                ("FP8", "aligned quads (elements 4i .. 4i+3)")
-            raise self.error(op, f"vector.shuffle of {unit} vectors with mask {mask} is not selected: it must take "
-                                 f"{what}, whole VGPRs")
-        return Packed(len(mask), tuple(parts[g0[0] // k] for g0 in groups), v1.elem_bytes)
+        out = []
+        for start in range(0, len(mask), k):
+            places = [self._packed_place(v1, v2, e) for e in mask[start:start + k]]
+            whole = [(reg, pos) for reg, pos in places] == [(places[0][0], i) for i in range(k)]
+            out.append(places[0][0] if whole else self._perm(op, places, v1.elem_bytes))
+        return Packed(len(mask), tuple(out), v1.elem_bytes)
+
+    @staticmethod
+    def _packed_place(v1: Packed, v2: Packed, e: int) -> tuple:
+        """The VGPR holding element e of v1 ++ v2, and the element's place in it."""
+        v, i = (v1, e) if e < v1.n else (v2, e - v1.n)
+        return v.parts[i // v.per_reg], i % v.per_reg
+
+    def _perm(self, op: Operation, places: list, elem_bytes: int) -> SSAValue:
+        """One VGPR of the given elements (a VGPR and a place each; the rest zero): v_perm_b32
+        D, S0, S1, sel takes byte b of D from byte sel_b of {S0, S1} (0-3: S1, 4-7: S0, 12: 0)."""
+        regs = list(dict.fromkeys(reg for reg, _ in places))
+        if len(regs) > 2:
+            raise self.error(op, f"vector.shuffle is selected where each VGPR of its result takes elements of at "
+                                 f"most two source VGPRs; one takes {len(regs)}")
+        sel = [12, 12, 12, 12]
+        for i, (reg, pos) in enumerate(places):
+            for b in range(elem_bytes):
+                sel[i * elem_bytes + b] = pos * elem_bytes + b + 4 * regs.index(reg)
+        word = sel[0] | sel[1] << 8 | sel[2] << 16 | sel[3] << 24
+        return self.vop3("v_perm_b32", [regs[-1], regs[0], self.const(word)])
 
     def _matrix(self, op: MFMAOp | WMMAOp) -> None:
         """v_mfma / v_wmma D, A, B, C: A and B in VGPRs (f32: one per item; f16/bf16: packed

@@ -432,6 +432,68 @@ def test_hgemm_passes_at_random_shapes(m, n, k, arch):
     _run(HGEMM, _default(arch), arch, {"M": m, "N": n, "K": k})
 
 
+BLOCKS = ("gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=16},register-tiling{thread-m=4 thread-n=4},"
+          "matrix-cores{frag-read=0},vectorize{width=4 row-lanes=4 blocks=true},double-buffer{stage=registers},"
+          "lower-copies,swizzle-lds{strict=false rows=0}")
+
+
+@pytest.mark.parametrize("t, arch", [("f16", "gfx942"), ("bf16", "gfx1201"), ("f16", "gfx90a"), ("bf16", "gfx950")])
+def test_blocks_transposed_by_v_perm_pass(tmp_path, t, arch):
+    """vectorize{blocks=true} (the 16-bit defaults' copies): each 4x4 block's columns put together
+    by v_perm_b32 from two rows' dwords, stored by ds_write_b64; A column-major and B row-major
+    both go through it."""
+    path = tmp_path / f"h_{t}.gemm"
+    path.write_text(open(HGEMM).read().replace("f16[", f"{t}["))
+    dims = {"M": 132, "N": 68, "K": 40}
+    m = lowered(str(path), BLOCKS, arch, dims)
+    names = [op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    assert "v_perm_b32" in names and ("ds_write_b64" in names or "ds_store_b64" in names)
+    r = gcn_check(m, arch, dims)
+    assert r.passed, r.summary()
+
+
+@pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+def test_blocks_code_object(tmp_path, arch):
+    """llvm-mc takes v_perm_b32 (VOP3; gfx9 without a literal: the selector from an SGPR)."""
+    out = tmp_path / "k.hsaco"
+    r = _gemmc("compile", HGEMM, "--arch", arch, "-D", "M=256", "-D", "N=256", "-D", "K=64", "-p", BLOCKS,
+               "--emit", "gcn-hsaco", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_a_wrong_perm_selector_fails():
+    """One v_perm_b32 taking the other half of its first row (selector byte +2): FAIL."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    dims = {"M": 64, "N": 64, "K": 16}
+    m = lowered(HGEMM, BLOCKS, "gfx942", dims)
+    perm = next(op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_perm_b32")
+    user, sel = perm, perm.operands[2]
+    while not isinstance(sel.owner, g.ConstantOp):  # (gfx9's VOP3 takes no literal: s_mov_b32 holds it)
+        user, sel = sel.owner, sel.owner.operands[0]
+    c = g.ConstantOp((sel.owner.value.value.data ^ 0x2) & 0xFFFFFFFF)
+    user.parent_block().insert_op_before(c, user)
+    user.operands = [c.result if x is sel else x for x in user.operands]
+    assert not gcn_check(m, "gfx942", dims).passed
+
+
+def test_v_perm_b32_bytes():
+    """The interpreter's v_perm_b32 against the ISA's table, every selector class."""
+    from gemmc.amdgcn.interp import _perm
+
+    s0, s1 = np.uint64(0x8899AABB), np.uint64(0x11228344)
+    def pick(k):
+        both = (int(s0) << 32) | int(s1)
+        signs = {8: int(s1) >> 15 & 1, 9: int(s1) >> 31 & 1, 10: int(s0) >> 15 & 1, 11: int(s0) >> 31 & 1}
+        return (both >> 8 * k) & 0xFF if k < 8 else signs[k] * 0xFF if k < 12 else 0 if k == 12 else 0xFF
+    for sel in ([0, 1, 2, 3], [7, 6, 5, 4], [4, 1, 12, 13], [8, 9, 10, 11], [2, 3, 6, 7]):
+        word = sel[0] | sel[1] << 8 | sel[2] << 16 | sel[3] << 24
+        want = sum(pick(k) << 8 * b for b, k in enumerate(sel))
+        assert int(_perm(s0, s1, np.uint64(word))) == want, sel
+
+
 def test_16bit_store_to_the_wrong_half_fails():
     """The interpreter holds LDS as 16-bit halves: a tile element written to the neighbouring
     half (offset + 2) gives a wrong C (or a race the interpreter stops at)."""

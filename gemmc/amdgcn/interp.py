@@ -1092,6 +1092,24 @@ def _access_bytes(op: g.GcnInstruction) -> int:
     return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
 
 
+def _perm(s0, s1, sel):
+    """v_perm_b32: byte b of D is byte sel_b of {S0, S1} (0-3: S1's, 4-7: S0's); 8-11: the sign
+    of S1's (S0's) low or high half repeated, 12: 0x00, 13 and up: 0xFF (the CDNA3 ISA's table)."""
+    s0, s1, sel = np.broadcast_arrays(s0, s1, sel)
+    both = (s0 << U64(32)) | s1
+    out = np.zeros(s0.shape, dtype=U64)
+    for b in range(4):
+        k = (sel >> U64(8 * b)) & U64(0xFF)
+        byte = (both >> (U64(8) * np.minimum(k, U64(7)))) & U64(0xFF)
+        signs = {8: (s1 >> U64(15)) & U64(1), 9: (s1 >> U64(31)) & U64(1),
+                 10: (s0 >> U64(15)) & U64(1), 11: (s0 >> U64(31)) & U64(1)}
+        for code, bit in signs.items():
+            byte = np.where(k == U64(code), bit * U64(0xFF), byte)
+        byte = np.where(k == U64(12), U64(0), np.where(k >= U64(13), U64(0xFF), byte))
+        out |= byte << U64(8 * b)
+    return out
+
+
 def _u(x):
     return np.asarray(x).astype(U64)
 
@@ -1121,6 +1139,7 @@ _ALU = {
     "v_add_lshl_u32": lambda a, b, c: ((_u(a) + _u(b)) << (_u(c) & _S31)) & _M32,
     "v_lshl_or_b32": lambda a, b, c: ((_u(a) << (_u(b) & _S31)) | _u(c)) & _M32,
     "v_add3_u32": lambda a, b, c: (_u(a) + _u(b) + _u(c)) & _M32,
+    "v_perm_b32": lambda a, b, c: _perm(_u(a), _u(b), _u(c)),
     "v_bfe_u32": lambda a, b, c: (_u(a) >> (_u(b) & _S31)) & ((U64(1) << (_u(c) & _S31)) - U64(1)),
     "v_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32).view(U32),
     # f16 in the low half, rounded to nearest even (numpy's cast); the high half zero
