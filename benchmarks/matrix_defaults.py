@@ -48,9 +48,10 @@ SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K]{a_layout}  B: {t}[K, N]  C
 
 
 def source(dtype: str) -> str:
-    """The searched problem: examples/hgemm.gemm's (A column-major) for 16-bit and FP8 inputs,
-    examples/sgemm.gemm's (A row-major) for f32."""
-    return SOURCE.format(name="g", t=dtype, a_layout="" if dtype == "f32" else " col_major")
+    """The searched problem: examples/hgemm.gemm's (A column-major) for 16-bit inputs,
+    examples/sgemm.gemm's and examples/fp8gemm.gemm's (A row-major) for f32 and FP8 (an FP8 default
+    searched on A column-major took 256 VGPRs on the example, 0.281 ms against 0.160)."""
+    return SOURCE.format(name="g", t=dtype, a_layout=" col_major" if dtype in ("f16", "bf16") else "")
 
 
 # matrix-cores' fragment reads: whole runs, 4-byte pieces, and two instructions' fragments read at

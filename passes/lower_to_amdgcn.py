@@ -32,7 +32,8 @@ How values are selected:
   * scf.if on a lane mask becomes amdgcn.if (EXEC-masked), on a uniform value
     amdgcn.if_uniform (a scalar branch);
   * amdgpu.mfma / amdgpu.wmma become the arch's v_mfma_* / v_wmma_* on VGPR ranges (a
-    vector.shuffle of fragment pieces only picks registers);
+    vector.shuffle of fragment pieces only picks registers; one that splits 16-bit or FP8
+    registers, a copy's block transposed, is v_perm_b32 per result VGPR);
     arith.truncf of an f32 vector to f16 is v_cvt_f16_f32 per element and v_pack_b32_f16 per
     pair, to bf16 integer rounding to nearest even (NaN kept quiet) and the upper halves put
     together (matrix-core fragments, two 16-bit values per VGPR);
