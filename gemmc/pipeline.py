@@ -115,15 +115,15 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 
 
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search
-# (benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz; gfx950: f8e4m3fn), whose problem
-# (4096^3, A column-major) they are predicted at 0.092 ms on gfx942 (57.1% of the FP8 dense peak;
-# the type-independent default: 0.745 ms, 7.1%) and 0.101 ms on gfx950 (54.0%), the transposed
-# tiles stored by 4x4 blocks (vectorize{blocks=true}).
+# (benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz; gfx950: f8e4m3fn) on
+# examples/fp8gemm.gemm's problem (4096^3, A row-major; B's tile transposed, by 4x4 blocks), where
+# they are predicted at 0.112 ms on gfx942 (47.1% of the FP8 dense peak; the type-independent
+# default: 0.745 ms, 7.1%) and 0.100 ms on gfx950 (54.8%), both L2-bound.
 MATRIX_FP8_DEFAULTS: dict[str, str] = {
     "gfx942":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=4 k-pack=2},vectorize{width=4 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx950":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 
