@@ -1038,13 +1038,21 @@ def _lane(vec: Expr, pos: Expr, t: Attribute) -> Expr:
 
 @op_printer("vector.shuffle", pure=True)
 def _print_vector_shuffle(p: FunctionPrinter, op: Operation) -> None:
-    """clang's __builtin_shufflevector (ext_vector_type operands): RDNA4's two-run fragments."""
+    """clang's __builtin_shufflevector (ext_vector_type operands): RDNA4's two-run fragments, a
+    copy's blocks transposed.  CUDA's float2 / float4 are structs, which nvcc does not shuffle:
+    there the result is put together from the operands' lanes."""
     v1, v2 = op.operands
     mask = list(op.mask.get_values())
     if len(op.results[0].type.get_shape()) != 1 or min(mask) < 0:
         raise p.unsupported(op, "vector.shuffle of anything but 1-D vectors with a defined mask")
     for v in op.operands:
         p.type_name(v.type, op)
+    if p.emitter.arch.vendor == "nvidia":
+        n = v1.type.get_shape()[0]
+        lanes = [_lane(p.value(v1), Expr(str(i)), v1.type) if i < n else _lane(p.value(v2), Expr(str(i - n)), v2.type)
+                 for i in mask]
+        p.define(op.results[0], Expr(f"{p.type_name(op.results[0].type, op)}{{{', '.join(x.text for x in lanes)}}}"))
+        return
     p.define(op.results[0], call("__builtin_shufflevector", p.value(v1), p.value(v2), *(Expr(str(i)) for i in mask)))
 
 
