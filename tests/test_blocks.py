@@ -97,3 +97,16 @@ def test_blocks_halve_hgemm_lds_instructions_without_conflicts():
 def test_refused_where_blocks_do_not_divide(pipeline, message):
     with pytest.raises(GemmcError, match=message):
         lowered(source(True, False, "f32"), pipeline, "gfx942", {"M": 64, "N": 64, "K": 60})
+
+
+def test_cuda_puts_columns_together_from_lanes():
+    """CUDA's float2 / float4 are structs that nvcc does not shuffle: on sm_90 a block's columns are
+    built from lanes (nvcc 13.0 built these and they passed against cuBLAS, benchmarks/h200/blocks.md);
+    on AMD targets clang's __builtin_shufflevector."""
+    pipeline = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
+                "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},vectorize{width=4 blocks=true}")
+    src = "kernel s { dim M = 256, N = 256, K = 64  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"
+    cuda = gemmc.emit(gemmc.lower(gemmc.parse(src), pipeline, "sm_90"), "sm_90", "hip")
+    assert "__builtin_shufflevector" not in cuda and "v4float{col.x, col.y, col_1.x, col_1.y}" in cuda
+    hip = gemmc.emit(gemmc.lower(gemmc.parse(src), pipeline, "gfx942"), "gfx942", "hip")
+    assert "__builtin_shufflevector(col, col_1, 0, 1, 2, 3)" in hip
