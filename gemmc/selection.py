@@ -182,8 +182,8 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
     """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
     (copies peel a misaligned head and tail off every row): the default, the default with half its
-    K tile, and where the arch allows (Arch.unpeeled_candidates) both with scalar copies instead of
-    peeled ones; the fastest prediction wins, with the compiler's registers where there is a
+    K tile, a tile with a side over 128 halved there (with either K tile), and where the arch allows
+    (Arch.unpeeled_candidates) each with scalar copies instead of peeled ones; the fastest prediction wins, with the compiler's registers where there is a
     toolchain (as the default's, whose occupancy decides the path for a grid of at least as many
     workgroups as CUs: a peeled copy's lane masks and element loads put the 16-bit defaults at the edge of
     256 VGPRs, where the estimate cannot tell two workgroups a CU from one: gfx950's default
@@ -194,6 +194,10 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
     variants = {}
     if block_k >= 2 and block_k % 2 == 0:
         variants[f"block-k={block_k // 2}"] = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
+    for label, spec in list(variants.items()) if _halved_tile(base) else []:
+        variants[f"{_halved_tile(base)[0]}, {label}"] = _halved_tile(spec)[1]
+    if _halved_tile(base):
+        variants[_halved_tile(base)[0]] = _halved_tile(base)[1]
     if arch.unpeeled_candidates:
         for label, spec in [("default", base), *variants.items()]:
             if with_unpeeled(spec) != spec:
@@ -211,6 +215,19 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
                       predicted, first.module, pipelines=pipelines)
     return Choice(best.pipeline, f"{grid}, rows misaligned: {best.label} predicted {best.time_s * 1e3:.3g} ms "
                   f"against {first.time_s * 1e3:.3g} ms for the default", predicted, best.module, pipelines=pipelines)
+
+
+def _halved_tile(spec: str) -> tuple[str, str] | None:
+    """A workgroup tile with a side over 128 (the 16-bit and FP8 defaults' 256) halved there, as
+    (label, spec); None for other tiles.  Peeled copies' lane masks and element loads need
+    registers that a 256-wide tile does not leave (gfx950's FP8 default at 4097x4095x1023: 256
+    VGPRs and AGPR spills, 0.115 ms; 128x128 with half the K tile, 0.078)."""
+    m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
+    if m is None or max(int(m.group(1)), int(m.group(2))) <= 128:
+        return None
+    bm, bn = int(m.group(1)), int(m.group(2))
+    bm, bn = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
+    return f"{bm}x{bn} tiles", spec.replace(m.group(0), f"block-m={bm} block-n={bn}")
 
 
 def with_unpeeled(spec: str) -> str:
