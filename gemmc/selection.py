@@ -181,8 +181,9 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
     """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
-    (copies peel a misaligned head and tail off every row): the default, the default with half its
-    K tile, a tile with a side over 128 halved there (with either K tile), and where the arch allows
+    (copies peel a misaligned head and tail off every row): the default, the default with half and
+    a quarter of its K tile (not below 8), a tile with a side over 128 halved there (with each K
+    tile), and where the arch allows
     (Arch.unpeeled_candidates) each with scalar copies instead of peeled ones; the fastest prediction wins, with the compiler's registers where there is a
     toolchain (as the default's, whose occupancy decides the path for a grid of at least as many
     workgroups as CUs: a peeled copy's lane masks and element loads put the 16-bit defaults at the edge of
@@ -192,8 +193,9 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
     1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
     benchmarks/h200/raw/block_k.jsonl, so the variants are not tried where no row is misaligned.)"""
     variants = {}
-    if block_k >= 2 and block_k % 2 == 0:
-        variants[f"block-k={block_k // 2}"] = re.sub(r"block-k=\d+", f"block-k={block_k // 2}", base)
+    for k in (block_k // 2, block_k // 4):  # (not below 8: the H200's 16 -> 8 alone)
+        if k >= 8 and block_k % k == 0:
+            variants[f"block-k={k}"] = re.sub(r"block-k=\d+", f"block-k={k}", base)
     for label, spec in list(variants.items()) if _halved_tile(base) else []:
         variants[f"{_halved_tile(base)[0]}, {label}"] = _halved_tile(spec)[1]
     if _halved_tile(base):
@@ -220,8 +222,8 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
 def _halved_tile(spec: str) -> tuple[str, str] | None:
     """A workgroup tile with a side over 128 (the 16-bit and FP8 defaults' 256) halved there, as
     (label, spec); None for other tiles.  Peeled copies' lane masks and element loads need
-    registers that a 256-wide tile does not leave (gfx950's FP8 default at 4097x4095x1023: 256
-    VGPRs and AGPR spills, 0.115 ms; 128x128 with half the K tile, 0.078)."""
+    registers that a 256-wide tile does not leave (gfx942's FP8 default, 128x256x32, at
+    4097x4095x1023: 256 VGPRs and AGPR spills, 0.130 ms; 128x128x16 with scalar copies, 0.096)."""
     m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
     if m is None or max(int(m.group(1)), int(m.group(2))) <= 128:
         return None
