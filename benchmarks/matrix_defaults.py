@@ -65,6 +65,11 @@ FRAGMENT_READS = ("frag-read=0", "frag-read=2", "frag-read=2 k-pack=2", "frag-re
 WIDTHS = (0, 4, "4 row-lanes=16", "4 blocks=true", "4 row-lanes=16 blocks=true")
 
 
+def widths(dtype: str) -> tuple:
+    """WIDTHS, and for FP8 also 8-element blocks (8 bytes a lane, 8 lanes along a row or whole rows)."""
+    return WIDTHS + (("8 blocks=true", "8 row-lanes=8 blocks=true") if dtype.startswith("f8") else ())
+
+
 def block_ks(dtype: str) -> tuple[int, ...]:
     """K tiles: 16 and 32 for 16-bit inputs; FP8 adds 64 and 128, whose rows of A (row-major) fill
     more of a 128-byte line (32 FP8 elements are a quarter of one)."""
@@ -84,7 +89,7 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
     for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), block_ks(dtype),
-                                                        FRAGMENT_READS, WIDTHS):
+                                                        FRAGMENT_READS, widths(dtype)):
         out.append(pipeline(bm, bn, bk, reads, "registers", width, "swizzle-lds{strict=false rows=0}"))
     return out
 
