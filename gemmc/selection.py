@@ -181,25 +181,25 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
     """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
-    (copies peel a misaligned head and tail off every row): the default, the default with half and
-    a quarter of its K tile (not below 8), a tile with a side over 128 halved there (with each K
-    tile), and where the arch allows
-    (Arch.unpeeled_candidates) each with scalar copies instead of peeled ones; the fastest prediction wins, with the compiler's registers where there is a
-    toolchain (as the default's, whose occupancy decides the path for a grid of at least as many
-    workgroups as CUs: a peeled copy's lane masks and element loads put the 16-bit defaults at the edge of
-    256 VGPRs, where the estimate cannot tell two workgroups a CU from one: gfx950's default
-    predicted 0.056 ms at 4097x4095x1023 by the estimate, 0.157 by clang's 256 VGPRs, its half K
-    tile 0.065 with 248).  (On the H200, 3001x2999x1537 with B transposed ran
-    1.35 ms with 16-deep K tiles and 1.02 ms with 8; aligned shapes were 0-4% slower with 8,
-    benchmarks/h200/raw/block_k.jsonl, so the variants are not tried where no row is misaligned.)"""
+    (copies peel a misaligned head and tail off every row): the default, with half and a quarter
+    of its K tile (not below 8), with a tile side over 128 halved (_halved_tile, with each K tile),
+    and where the arch allows (Arch.unpeeled_candidates) each with scalar copies instead of peeled
+    ones; the fastest prediction wins, with the compiler's registers where there is a toolchain
+    (peeled copies' lane masks and element loads put the 16-bit and FP8 defaults at the edge of 256
+    VGPRs, where the estimate cannot tell one workgroup a CU from two: gfx950's 16-bit default at
+    4097x4095x1023 is 0.157 ms with clang's 256 VGPRs, its half K tile 0.065 with 248).  (On the
+    H200, 3001x2999x1537 with B transposed ran 1.35 ms with 16-deep K tiles and 1.02 ms with 8;
+    aligned shapes were 0-4% slower with 8, benchmarks/h200/raw/block_k.jsonl, so the variants are
+    not tried where no row is misaligned.)"""
     variants = {}
     for k in (block_k // 2, block_k // 4):  # (not below 8: the H200's 16 -> 8 alone)
         if k >= 8 and block_k % k == 0:
             variants[f"block-k={k}"] = re.sub(r"block-k=\d+", f"block-k={k}", base)
-    for label, spec in list(variants.items()) if _halved_tile(base) else []:
-        variants[f"{_halved_tile(base)[0]}, {label}"] = _halved_tile(spec)[1]
-    if _halved_tile(base):
-        variants[_halved_tile(base)[0]] = _halved_tile(base)[1]
+    halved = _halved_tile(base)
+    if halved is not None:
+        tiles, spec = halved
+        variants.update({f"{tiles}, {label}": _halved_tile(v)[1] for label, v in variants.items()})
+        variants[tiles] = spec
     if arch.unpeeled_candidates:
         for label, spec in [("default", base), *variants.items()]:
             if with_unpeeled(spec) != spec:
