@@ -99,6 +99,15 @@ def find_toolchain() -> Toolchain:
     return _find_toolchain(key)
 
 
+def have_toolchain() -> bool:
+    """Whether find_toolchain finds a compiler (tests that need one skip without it)."""
+    try:
+        find_toolchain()
+        return True
+    except GemmcError:
+        return False
+
+
 @functools.lru_cache(maxsize=8)
 def _find_toolchain(key: tuple[str | None, ...]) -> Toolchain:
     explicit = os.environ.get("GEMMC_CLANG")

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
+from gemmc.toolchain import have_toolchain
 from gemmc import cost
 from gemmc.arch import ARCHS, get_arch
 from gemmc.cli import main
@@ -41,16 +42,6 @@ def lowered(path: str, pipeline: str, arch: str = "gfx942", dims=None):
     m = gemmc.parse_file(path, dims)
     gemmc.lower(m, pipeline, arch)
     return m
-
-
-def have_clang() -> bool:
-    try:
-        from gemmc.toolchain import find_toolchain
-
-        find_toolchain()
-        return True
-    except gemmc.GemmcError:
-        return False
 
 
 # -- counts: the model's IR counters equal what the interpreter executes ----------------------
@@ -139,7 +130,7 @@ def test_occupancy_by_vgprs_gfx942(vgprs, waves):
     assert occupancy(k, get_arch("gfx942"), count(k, get_arch("gfx942")), res).waves_per_simd == waves
 
 
-@pytest.mark.skipif(not have_clang(), reason="needs clang with the AMDGPU backend")
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
 @pytest.mark.parametrize("arch, pipeline", [
     ("gfx942", "step6"),
     ("gfx942", "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=16},register-tiling{thread-m=4 thread-n=4},"
@@ -155,7 +146,7 @@ def test_occupancy_equals_clang_when_launch_bounds_give_the_block(arch, pipeline
     assert occupancy(k, a, count(k, a), res).waves_per_simd == res.occupancy
 
 
-@pytest.mark.skipif(not have_clang(), reason="needs clang with the AMDGPU backend")
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
 def test_vgpr_budget_predicts_clangs_spills():
     """Without launch bounds clang budgets 128 VGPRs (1024-thread workgroups) on gfx942."""
     a = get_arch("gfx942")

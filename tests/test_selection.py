@@ -8,6 +8,7 @@ import re
 import pytest
 
 import gemmc
+from gemmc.toolchain import have_toolchain
 from gemmc.arch import get_arch
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import default_pipeline
@@ -128,17 +129,7 @@ def test_with_unpeeled_keeps_scalar_copies():
     assert with_unpeeled("lds-tiling,double-buffer") == "lds-tiling,double-buffer"
 
 
-def have_clang() -> bool:
-    from gemmc.toolchain import find_toolchain
-
-    try:
-        find_toolchain()
-        return True
-    except gemmc.GemmcError:
-        return False
-
-
-@pytest.mark.skipif(not have_clang(), reason="the full-grid path needs clang's registers (1 workgroup a CU)")
+@pytest.mark.skipif(not have_toolchain(), reason="the full-grid path needs clang's registers (1 workgroup a CU)")
 def test_misaligned_rows_of_a_wide_tile_try_half_the_tile():
     """gfx942's FP8 default (128x256x32) at 4097x4095x1023: the halved tile, with each K tile, is
     tried too, and with scalar copies the fastest; 128x128 tiles (the H200's) get no such variant
