@@ -193,7 +193,9 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     """What gemmc's own AMDGCN backend runs without -p: the type-independent default, whose
     16-bit copies stay scalar at rows that are not a multiple of the vector width on wave64
     targets: a peeled copy keeps a lane mask (an SGPR pair) per condition, and hgemm's
-    128x128 tiles then need more than the 96 SGPRs its allocator has, which does not spill."""
+    128x128 tiles then need more than the 96 SGPRs its allocator has, which does not spill.
+    (The backend takes MATRIX_16BIT_DEFAULTS too, tests/test_amdgcn.py, but not gfx950's at odd
+    rows: 256x128x32 with peeled or scalar copies needs more VGPRs or SGPRs than it has.)"""
     pipeline = default_pipeline(arch)
     if in_type in ("f16", "bf16") and arch.wave_size == 64:
         return with_vectorize_option(pipeline, "peel=false")

@@ -463,6 +463,21 @@ def test_blocks_code_object(tmp_path, arch):
     assert out.read_bytes()[:4] == b"\x7fELF"
 
 
+@pytest.mark.parametrize("arch", GCN_ARCHS)
+def test_the_16bit_defaults_pass(arch):
+    """The kernels `gemmc compile` runs for hgemm (MATRIX_16BIT_DEFAULTS: 128x256 or 256x128 tiles on
+    gfx942 / gfx950, blocks transposed by v_perm_b32) at rows a multiple of 4: the own backend takes
+    them as they are.  (At odd rows gfx950's 256x128x32 needs more registers than its allocator
+    has, which does not spill: gcn_default_pipeline keeps the type-independent default.)"""
+    from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
+
+    dims = {"M": 256, "N": 256, "K": 64}
+    m = lowered(HGEMM, MATRIX_16BIT_DEFAULTS[arch], arch, dims)
+    assert "v_perm_b32" in {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    r = gcn_check(m, arch, dims)
+    assert r.passed, r.summary()
+
+
 def test_a_wrong_perm_selector_fails():
     """One v_perm_b32 taking the other half of its first row (selector byte +2): FAIL."""
     from xdsl.dialects.builtin import IntegerAttr
