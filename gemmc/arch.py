@@ -113,9 +113,12 @@ class MatrixInstr:
     sb: Layout | None = None
 
     def with_formats(self, a: str, b: str) -> "MatrixInstr":
-        """This f8f6f4 instruction with A of format `a` and B of `b` (cbsz, blgp)."""
+        """This f8f6f4 instruction with A of format `a` and B of `b` (cbsz, blgp).  Both FP6 or FP4:
+        half the FP8 cycles (AMD Instinct MI355X data sheet: MXFP6 and MXFP4 10.1 PFLOP/s dense
+        against MXFP8's 5.0; an FP8 operand keeps the FP8 rate, which is assumed)."""
         assert a in self.formats and b in self.formats, (a, b, self.formats)
-        return replace(self, in_type=a, b_type=b if b != a else "")
+        narrow = ELEMENT_BITS[a] < 8 and ELEMENT_BITS[b] < 8
+        return replace(self, in_type=a, b_type=b if b != a else "", cycles=self.cycles // 2 if narrow else self.cycles)
 
     @property
     def cbsz(self) -> int:
@@ -549,6 +552,11 @@ def get_arch(name: str) -> Arch:
     except KeyError:
         known = ", ".join(ARCHS)
         raise usage_error(f"unknown arch '{name}'; known archs: {known}") from None
+
+
+def flops_per_cycle(instr: MatrixInstr) -> float:
+    """Floating-point operations one SIMD does a cycle with `instr` (2mnk / cycles)."""
+    return 2 * instr.m * instr.n * instr.k / instr.cycles
 
 
 def get_matrix_instr(arch: Arch, mnemonic: str) -> MatrixInstr:

@@ -19,7 +19,7 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import ModuleOp
 
-from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, get_matrix_instr
+from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, get_matrix_instr
 from gemmc.contraction import Contraction, analyze, working_kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
@@ -176,6 +176,8 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
             raise fail(e.message) from None
         if instr.kind != kind:
             raise fail(f"{instr.mnemonic} is a {KIND_NAME[instr.kind]} instruction; use {OTHER_PASS[kind]}")
+        if instr.formats and set(frags) <= set(instr.formats) and not instr.scale_block:
+            instr = instr.with_formats(*frags)
         if (instr.in_type, instr.b_in_type) != frags:
             inputs = _inputs(instr.in_type, instr.b_in_type)
             raise fail(f"{instr.mnemonic} takes {inputs} inputs; the kernel's fragments are {frag}{hint}")
@@ -186,9 +188,13 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
             raise fail(f"{instr.mnemonic} multiplies block-scaled operands; the kernel has no scales "
                        f"({unscaled} takes unscaled ones)")
         return instr
-    # (gfx950's f8f6f4 MFMAs take block-scaled products only: an FP8 kernel keeps its FP8 MFMAs)
+    # gfx950's unscaled f8f6f4 MFMAs take FP8 (and FP6, FP4) fragments of any two formats at twice the
+    # rate of its FP8 MFMAs (k = 128 / 64 where those have 32 / 16)
     candidates = [i for i in arch.matrix_instrs
                   if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc and not i.formats]
+    candidates += [i.with_formats(*frags) for i in arch.matrix_instrs
+                   if i.kind == kind and i.formats and not i.scale_block and set(frags) <= set(i.formats)
+                   and i.out_type == acc]
     if not candidates:
         types = sorted({_inputs(i.in_type, i.b_in_type) for i in arch.matrix_instrs
                         if i.kind == kind and i.out_type == acc})
@@ -198,5 +204,5 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
     def fits(i: MatrixInstr) -> bool:
         return s.block_m % (waves_m * i.m) == 0 and s.block_n % (waves_n * i.n) == 0 and s.block_k % i.k == 0
 
-    return max(candidates, key=lambda i: (fits(i), i.m * i.n, i.k))
+    return max(candidates, key=lambda i: (fits(i), flops_per_cycle(i), i.m * i.n, i.k))
 

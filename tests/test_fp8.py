@@ -147,3 +147,17 @@ def test_explain_peak_is_the_fp8_matrix_peak(capsys):
     path = Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm"
     assert cli.main(["explain", str(path), "--arch", "gfx942", "--no-compiler", "-p", "step1"]) == 0
     assert f"peak {fp8:.1f} TFLOP/s" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_gfx950_fp8_peak_is_the_f8f6f4_mfmas():
+    """gfx950's FP8 peak is its f8f6f4 MFMAs' (2048 flops a cycle a SIMD: 5.0 PFLOP/s, the MI355X
+    data sheet's dense FP8), twice its older v_mfma_f32_*_fp8_fp8; FP6 and FP4 twice that again."""
+    from gemmc.arch import get_arch
+    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
+
+    gfx950 = get_arch("gfx950")
+    fp8 = matrix_peak_tflops(gfx950, "f8E4M3FN")
+    assert fp8 == pytest.approx(5033.2, abs=0.1) == problem_peak_tflops(gfx950, "f8e5m2")
+    assert fp8 == pytest.approx(2 * matrix_peak_tflops(gfx950, "f16"))
+    assert problem_peak_tflops(gfx950, "f4e2m1fn") == pytest.approx(2 * fp8)
+    assert problem_peak_tflops(gfx950, "f6e3m2fn") == pytest.approx(2 * fp8)

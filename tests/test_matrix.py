@@ -378,6 +378,48 @@ def test_fp8_default_pipeline_random_shapes(arch, m, n, k, a_e5m2, b_e5m2, col_m
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
+F8F6F4_TILED = ("gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bm} block-k={bk}}},register-tiling{{thread-m=8 "
+                "thread-n=8}},matrix-cores,vectorize{{width=8}},double-buffer{{stage=registers}},lower-copies,"
+                "swizzle-lds{{strict=false rows=0}}")
+
+
+@settings(max_examples=4, deadline=None)
+@given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 300), a_e5m2=st.booleans(),
+       b_e5m2=st.booleans(), col_major=st.booleans(), b_t=st.booleans(), tile=st.sampled_from([(32, 128), (64, 64)]),
+       seed=st.integers(0, 5))
+def test_fp8_through_the_unscaled_f8f6f4_mfma_random_shapes(m, n, k, a_e5m2, b_e5m2, col_major, b_t, tile, seed):
+    """gfx950's FP8 GEMM at block-k 64 and 128 takes the unscaled f8f6f4 MFMAs (32 k's a lane,
+    both formats in cbsz / blgp), interpreted lane by lane, against the declared program."""
+    t, bt = FP8_ON["gfx950"][a_e5m2], FP8_ON["gfx950"][b_e5m2]
+    bm, bk = tile
+    module = gemmc.parse(kernel_source(t, col_major, b_t, bt=bt), defines={"M": m, "N": n, "K": k})
+    gemmc.lower(module, F8F6F4_TILED.format(bm=bm, bk=bk), "gfx950")
+    assert "_f8f6f4" in gemmc.print_ir(module)
+    r = gemmc.check(module, "gfx950", {}, seed)
+    assert r.passed and r.stats.matrix_instrs > 0, r.summary()
+
+
+def test_f8f6f4_with_swapped_k_groups_fails(monkeypatch):
+    """A planted bug: A's lanes read the other half of the 64 k's of v_mfma_f32_32x32x64_f8f6f4
+    (lane i + 32 g takes k 32 (1 - g) ..) while B's are right: the check FAILs."""
+    from xdsl.dialects import arith
+
+    from gemmc import matrix_kernel
+
+    real = matrix_kernel._packed
+
+    def swapped(kb, lane_k, k_pack, name):
+        if name == "a_k":
+            lane_k = kb.op(arith.RemUIOp(kb.add(lane_k, kb.index(32)), kb.index(64)), "a_k_swapped")
+        return real(kb, lane_k, k_pack, name)
+
+    monkeypatch.setattr(matrix_kernel, "_packed", swapped)
+    module = gemmc.parse(kernel_source("f8e4m3fn", False, False, bt="f8e4m3fn"), defines={"M": 64, "N": 64, "K": 128})
+    gemmc.lower(module, F8F6F4_TILED.format(bm=64, bk=64), "gfx950")
+    assert "v_mfma_f32_32x32x64_f8f6f4" in gemmc.print_ir(module)
+    assert not gemmc.check(module, "gfx950", {}).passed
+
+
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 80), t=st.sampled_from(["f16", "f32"]),

@@ -871,16 +871,25 @@ def test_a_scaled_mfma_asked_for_an_unscaled_kernel_is_refused():
                                       "has no scales (v_mfma_f32_16x16x128_f8f6f4 takes unscaled ones)")
 
 
-def test_hip_for_the_unscaled_f8f6f4_mfma_is_refused():
-    """An FP8 kernel lowered with the unscaled 16x16x128 f8f6f4 MFMA runs in the interpreter; its
-    HIP is refused in one line (not printed with a guessed builtin signature)."""
+@pytest.mark.parametrize("b_type,instr", [("f8E4M3FN", UNSCALED[0]), ("f8E5M2", UNSCALED[1])])
+def test_the_unscaled_f8f6f4_mfma_prints_as_its_scaled_builtin_with_zero_scales(toolchain, b_type, instr):
+    """An FP8 kernel lowered with an unscaled f8f6f4 MFMA runs in the interpreter, and its HIP
+    calls the scaled builtin with op_sel and scales 0 (clang has no unscaled one), which clang
+    selects as the unscaled instruction."""
+    from gemmc.toolchain import compile_device
+
     m = gemmc.parse_file(str(ROOT / "examples" / "fp8gemm.gemm"), {"M": 70, "N": 45, "K": 200})
-    m = gemmc.parse_ir(gemmc.print_ir(m).replace("f8E4M3FNUZ", "f8E4M3FN"))
-    gemmc.lower(m, MX_TILED.format(bm=64) + f",mfma-lowering{{instr={UNSCALED[0]}}}", "gfx950")
+    text = gemmc.print_ir(m).replace("f8E4M3FNUZ", "f8E4M3FN")
+    text = text.replace("memref<200x45xf8E4M3FN>", f"memref<200x45x{b_type}>")
+    m = gemmc.parse_ir(text)
+    gemmc.lower(m, MX_TILED.format(bm=64) + f",mfma-lowering{{instr={instr}}}", "gfx950")
     assert gemmc.check(m, "gfx950").passed
-    with pytest.raises(GemmcError) as e:
-        gemmc.emit(m, "gfx950", "hip")
-    assert f"HIP for {UNSCALED[0]} is not done" in e.value.message
+    hip = gemmc.emit(m, "gfx950", "hip")
+    blgp = F8F6F4_FORMATS[b_type.lower()]
+    builtin = instr.replace("v_mfma_f32_", "__builtin_amdgcn_mfma_scale_f32_")
+    assert f"{builtin}(__builtin_bit_cast(v8int, a), __builtin_bit_cast(v8int, b), c, 0, {blgp}, 0, 0, 0, 0)" in hip
+    asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
+    assert f"\t{instr} v[" in asm and "v_mfma_scale" not in asm
 
 
 @pytest.mark.parametrize("a_col_major,b_t", [(True, True), (True, False), (False, True)])
@@ -902,3 +911,17 @@ def test_stored_layouts_through_the_default_pipeline(a_col_major, b_t):
         with pytest.raises(GemmcError) as e:
             gemmc.parse(text.replace("K/32] col_major", "K/32]"), "mxt.gemm", arch="gfx950")
         assert "needs [M, K/32] col_major" in e.value.message
+
+
+def test_the_scales_come_from_dram_once():
+    """An MX product's scales (SA: 4096 x 128 bytes) fit in the last-level cache: the model reads
+    them from DRAM once, however often the CUs fetch their lines from L2."""
+    from gemmc.arch import get_arch
+    from gemmc.cost.explain import predict_module
+
+    m = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {"M": 4096, "N": 4096, "K": 4096}, arch="gfx950")
+    gemmc.lower(m, None, "gfx950")
+    t = predict_module(m, get_arch("gfx950"), compiler=False).traffic
+    sa, sb = 3, 4  # the kernel's arguments: A, B, C, SA, SB
+    assert t.dram_by_arg[sa] == 4096 * 128 and t.dram_by_arg[sb] == 128 * 4096
+    assert t.l2_by_arg[sa] > 100 * t.dram_by_arg[sa]

@@ -491,7 +491,11 @@ def _arg_index(k: KernelIR, op: Operation) -> int | None:
 
 
 def _matrix_cycles(op: Operation, arch: Arch) -> float:
-    """Issue cycles of a matrix-core op: the arch's instruction with its shape, else 32."""
+    """Issue cycles of a matrix-core op: its instruction on the arch (gfx950's f8f6f4 MFMAs with
+    their formats: FP6 and FP4 take half), else the arch's instruction of its shape, else 32."""
+    instr = op.instr_on(arch) if hasattr(op, "instr_on") else None
+    if instr is not None:
+        return float(instr.cycles)
     shape = {n: op.attributes.get(n) or op.properties.get(n) for n in ("m", "n", "k")}
     dims = {n: getattr(v, "value", None) for n, v in shape.items()}
     dims = {n: getattr(v, "data", None) for n, v in dims.items()}

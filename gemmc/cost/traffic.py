@@ -26,15 +26,18 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from xdsl.dialects.builtin import MemRefType
 
 from gemmc.arch import Arch
 from gemmc.cost.counts import Access, Counts, _lines, element_offsets
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import loops_of
 from gemmc.cost.occupancy import Occupancy
+from gemmc.resources import ELEMENT_BYTES
 
 MAX_WINDOW = 64
 L1_WINDOW = 1  # iterations the L1 is credited with keeping lines across (see docstring)
@@ -179,8 +182,22 @@ def _dram(k: KernelIR, arch: Arch, occ: Occupancy, l2_by_arg: dict[int, float]) 
         elif name == "c":
             out[arg] = min(l2, c_bytes * (2 if p.has_beta else 1))
         else:
-            out[arg] = l2
+            out[arg] = min(l2, _operand_dram(k, arg, cache, l2))
     return out
+
+
+def _operand_dram(k: KernelIR, arg: int, cache: int, l2: float) -> float:
+    """DRAM bytes of another operand (an MX product's scales): read once where it fits in the
+    last-level cache, else as often as the CUs fetch it from L2."""
+    v = k.kernel.body.block.args[arg]
+    t = v.type
+    if not isinstance(t, MemRefType):
+        return l2
+    sizes = [k.dim_of(v, i) for i in range(t.get_num_dims())]
+    if any(n is None for n in sizes):
+        return l2
+    size = math.prod(sizes) * ELEMENT_BYTES.get(str(t.element_type), 4)
+    return size if size <= cache else l2
 
 
 def _spec_args(k: KernelIR) -> dict[int, str]:

@@ -33,9 +33,9 @@ def register(hip) -> None:
             m, n, k = op.shape
             raise hip.emit_error(op, f"{arch.name} has no {op.name} {m}x{n}x{k} with "
                                      f"{lanes_of(op.sourceA.type)[0]} inputs")
-        if instr.formats:  # (gfx950's unscaled f8f6f4 MFMAs: lowered and interpreted, not printed)
-            raise hip.emit_error(op, f"HIP for {instr.mnemonic} is not done (its builtin's operands were not "
-                                     "checked against clang); the scaled v_mfma_scale_* forms compile")
+        if instr.formats:
+            _print_unscaled_f8f6f4(p, op, instr)
+            return
         args = [p.value(v) for v in op.operands]
         for v in op.operands:
             p.type_name(v.type, op)
@@ -66,6 +66,18 @@ def register(hip) -> None:
         args = [a, b, p.value(op.destC), hip.Expr(str(instr.cbsz)), hip.Expr(str(instr.blgp)),
                 hip.Expr(str(ia)), sa, hip.Expr(str(ib)), sb]
         p.define(op.results[0], hip.call(instr.builtin, *args))
+
+    def _print_unscaled_f8f6f4(p, op, instr) -> None:
+        """gfx950's unscaled v_mfma_f32_*_f8f6f4 has no builtin of its own: its scaled builtin with
+        op_sel and scales 0, which LLVM selects as the unscaled instruction (clang-22's ISA shows
+        v_mfma_f32_32x32x64_f8f6f4; MLIR's AMDGPUToROCDL lowers an unscaled amdgpu.mfma the same way)."""
+        scaled = instr.builtin.replace("mfma_f32_", "mfma_scale_f32_")
+        for v in op.operands:
+            p.type_name(v.type, op)
+        a, b = (operand(p, v, regs) for v, regs in ((op.sourceA, instr.a_regs), (op.sourceB, instr.b_regs)))
+        zero = hip.Expr("0")
+        args = [a, b, p.value(op.destC), hip.Expr(str(instr.cbsz)), hip.Expr(str(instr.blgp)), zero, zero, zero, zero]
+        p.define(op.results[0], hip.call(scaled, *args))
 
     def operand(p, v, regs: int):
         """A or B as the builtin's v8int: FP8's 32 bytes as they are, FP4's and FP6's codes packed first."""
