@@ -93,10 +93,10 @@ class Schedule:
     def lds_bytes(self, elem_bytes: int) -> int:
         return buffer_bytes(self.lds_tiles(), elem_bytes)
 
-    def vgpr_estimate(self) -> int:
+    def vgpr_estimate(self, elem_bytes: int = 4) -> int:
         """The floor of the VGPRs per lane its kernel needs (gemmc.resources.vgprs): accumulators,
-        fragments, and the prefetched values of a double-buffered tile."""
-        staging = (self.width_a + self.width_b) * (self.buffers - 1)
+        fragments, and the prefetched values of a double-buffered tile, packed 4 / elem_bytes a VGPR."""
+        staging = -(-(self.width_a + self.width_b) * elem_bytes // 4) * (self.buffers - 1)
         if self.instr:  # lane_regs: the instruction's accumulator and fragment registers
             return vgprs(self.lane_regs, 0, staging, fitted=False)
         frags = self.thread_m + self.thread_n if self.contiguous else 2

@@ -38,7 +38,7 @@ def check_fits(pass_name: str, kernel, s: Schedule, con: Contraction, arch: Arch
                 f"{s.threads} threads per workgroup exceed the launch bounds ({limit}) that launch-bounds "
                 "set; run launch-bounds after the tiling passes",
             )
-    vgprs = s.vgpr_estimate()
+    vgprs = s.vgpr_estimate(element_bytes(con))
     if vgprs > arch.vgprs_per_lane:
         raise pass_error(
             pass_name, kernel,

@@ -161,3 +161,22 @@ def test_gfx950_fp8_peak_is_the_f8f6f4_mfmas():
     assert fp8 == pytest.approx(2 * matrix_peak_tflops(gfx950, "f16"))
     assert problem_peak_tflops(gfx950, "f4e2m1fn") == pytest.approx(2 * fp8)
     assert problem_peak_tflops(gfx950, "f6e3m2fn") == pytest.approx(2 * fp8)
+
+
+def test_the_vgpr_floor_counts_fp8_staging_four_a_register():
+    """The tiling passes' VGPR floor counts a double-buffered copy's prefetched FP8 elements four a
+    VGPR: gfx950's 128 x 256 x 128 FP8 tile with the 16x16x128 f8f6f4 MFMA is not refused (it was,
+    at "about 264 VGPRs", counting bytes as registers)."""
+    from dataclasses import replace
+
+    from gemmc.schedule import Schedule
+
+    src = (Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm").read_text().replace("fnuz", "fn")
+    module = gemmc.parse(src, defines={"M": 256, "N": 256, "K": 256})
+    gemmc.lower(module, "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=128},register-tiling{thread-m=8 "
+                        "thread-n=8},matrix-cores{instr=v_mfma_f32_16x16x128_f8f6f4},vectorize{width=8},"
+                        "double-buffer{stage=registers}", "gfx950")
+    assert gemmc.check(module, "gfx950").passed
+    s = Schedule(block_m=128, block_n=256, block_k=128, threads_x=16, threads_y=16, thread_m=8, thread_n=8)
+    s = replace(s, width_a=64, width_b=128, buffers=2)
+    assert s.vgpr_estimate(1) == s.vgpr_estimate(4) - 144
