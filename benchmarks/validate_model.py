@@ -115,9 +115,9 @@ PYTORCH_MI300X_BF16_TFLOPS = 548.09  # the same README: PyTorch 2.8.0+rocm6.4
 # 4096^3, A (M x K) and B (N x K) row-major OCP e4m3, C = A B^T in bf16, f32 accumulation;
 # TFLOP/s and ms from the post's Table 5 (2 MNK / t), the double-buffered kernel without swizzle from
 # its text.  Their MFMA steps use __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4 with zero
-# scales; gemmc prints no HIP for the unscaled 16x16x128 f8f6f4 MFMA (gemmc.emit.amdgpu), so the
-# closest it builds takes v_mfma_f32_16x16x32_fp8_fp8 (half the f8f6f4 form's FLOPs a cycle in
-# gemmc.arch) on the same tiles: those rows are not the same kernel.
+# scales, the unscaled v_mfma_f32_16x16x128_f8f6f4, as gemmc's do (gemmc.emit.amdgpu); from step 5
+# on theirs load LDS by global_load_lds, gemmc's copies go through VGPRs: those rows are not the
+# same kernel.
 MI355_SRC = """kernel fp8_nt {
   dim M = 4096, N = 4096, K = 4096
   A: f8e4m3fn[M, K]
@@ -127,16 +127,16 @@ MI355_SRC = """kernel fp8_nt {
   C = A @ B.T
 }
 """
-_MI355_INSTR = "v_mfma_f32_16x16x32_fp8_fp8"
+_MI355_INSTR = "v_mfma_f32_16x16x128_f8f6f4"
 
 
 def _mi355(bm: int, bn: int, wm: int, wn: int, threads: tuple[int, int] = (16, 16)) -> str:
-    """Tiles of bm x bn x 128, wm x wn waves of the FP8 16x16 MFMA; k-pack=2: a lane reads its
-    fragments as theirs do, 16 consecutive k's by one ds_read_b128 (for two 16x16x32 instructions)."""
+    """Tiles of bm x bn x 128, wm x wn waves of their 16x16x128 f8f6f4 MFMA (a lane's 32
+    consecutive k's read by two ds_read_b128, as theirs)."""
     bx, by = threads
     return (f"gemm-to-kernel{{block-x={bx} block-y={by}}},lds-tiling{{block-m={bm} block-n={bn} block-k=128}},"
             f"register-tiling{{thread-m={bm // by} thread-n={bn // bx}}},"
-            f"matrix-cores{{instr={_MI355_INSTR} waves-m={wm} waves-n={wn} k-pack=2}}")
+            f"matrix-cores{{instr={_MI355_INSTR} waves-m={wm} waves-n={wn}}}")
 
 
 _VEC16 = ",vectorize{width=16}"
@@ -149,33 +149,34 @@ MI355_MEASURED = {"1": (1.15, 119.60282), "2": (4.80, 28.64486), "3": (30.05, 4.
 MI355_TFLOPS = {k: tf for k, (tf, _) in MI355_MEASURED.items()}
 _MI355_MS = {k: ms if ms is not None else 2 * 4096 ** 3 / (MI355_TFLOPS[k] * 1e12) * 1e3
              for k, (_, ms) in MI355_MEASURED.items()}
-_MI355_DIFF = "16x16x32 FP8 MFMA for their 16x16x128 f8f6f4"
+_MI355_VGPRS = "copies through VGPRs, theirs by global_load_lds"
 MI355X_FP8 = [
     Case("1 naive, 16×16 threads", _MI355_MS["1"], "gemm-to-kernel"),
     Case("2 LDS tiling, 16×16×16", _MI355_MS["2"], "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=16}",
          "theirs converts the tiles to f32 in LDS and each wave loads its own copy of B's tile"),
     Case("3 MFMA, 32×32×128, 2×2 waves, byte loads", _MI355_MS["3"], _mi355(32, 32, 2, 2),
-         f"{_MI355_DIFF}; their waves each load private 16-row tiles", same=False),
-    Case("4 + 16-byte global loads", _MI355_MS["4"], _mi355(32, 32, 2, 2) + _VEC16, _MI355_DIFF, same=False),
+         "their waves each load private 16-row tiles", same=False),
+    Case("4 + 16-byte global loads", _MI355_MS["4"], _mi355(32, 32, 2, 2) + _VEC16,
+         "their waves each load private 16-row tiles", same=False),
     Case("5 + direct global→LDS loads", _MI355_MS["5"], None,
          "gemmc's direct-to-lds moves 4 bytes a lane (theirs 16) and on FP8 tiles is wrong: it takes a word "
          "for two elements, and the interpreter finds its lanes' LDS writes overlapping"),
     Case("6 + LDS swizzle", _MI355_MS["6"], _mi355(32, 32, 2, 2) + _VEC16 + _SWZ,
-         f"{_MI355_DIFF}; copies through VGPRs (swizzle-lds refuses tiles that global_load_lds writes)", same=False),
+         "copies through VGPRs (swizzle-lds refuses tiles that global_load_lds writes)", same=False),
     Case("7a double buffering, 64×64×128, 2×2 waves (no swizzle)", _MI355_MS["7a"],
          _mi355(64, 64, 2, 2) + _VEC16 + ",double-buffer",
-         f"{_MI355_DIFF}; the next tile through VGPRs into the other LDS slot, theirs by global_load_lds",
+         "the next tile through VGPRs into the other LDS slot, theirs by global_load_lds",
          same=False),
     Case("7 double buffering + swizzle", _MI355_MS["7"], _mi355(64, 64, 2, 2) + _VEC16 + ",double-buffer" + _SWZ,
-         f"{_MI355_DIFF}; copies through VGPRs", same=False),
+         _MI355_VGPRS, same=False),
     Case("8 128×128×128, 8 waves (2×4)", _MI355_MS["8"], _mi355(128, 128, 2, 4, (16, 32)) + _VEC16
-         + ",double-buffer" + _SWZ, f"{_MI355_DIFF}; copies through VGPRs", same=False),
+         + ",double-buffer" + _SWZ, _MI355_VGPRS, same=False),
     Case("9 256×256×128, 8 waves (2×4), launch bounds (512, 2)", _MI355_MS["9"],
          _mi355(256, 256, 2, 4, (16, 32)) + _VEC16 + ",double-buffer" + _SWZ
-         + ",launch-bounds{max-threads=512 min-waves-per-eu=2}", f"{_MI355_DIFF}; copies through VGPRs", same=False),
+         + ",launch-bounds{max-threads=512 min-waves-per-eu=2}", _MI355_VGPRS, same=False),
     Case("10 256×256×128, 16 waves", _MI355_MS["10"], _mi355(256, 256, 4, 4, (32, 32)) + _VEC16
          + ",double-buffer" + _SWZ,
-         f"{_MI355_DIFF}; copies through VGPRs; a wave 64×64, theirs two 64×32 blocks", same=False),
+         f"{_MI355_VGPRS}; a wave 64×64, theirs two 64×32 blocks", same=False),
     Case("11 8-wave ping-pong (256×256×128, 512 threads)", _MI355_MS["11"], None,
          "instruction scheduling: wave pairs staggered by s_barrier, s_setprio, sched_barrier; no gemmc pass"),
     Case("hipBLASLt", _MI355_MS["hipBLASLt"], None, "a library kernel"),
@@ -265,10 +266,9 @@ def mi355_table() -> list[str]:
            f"Measured TFLOP/s (and ms) from the post (hipBLASLt: {MI355_TFLOPS['hipBLASLt']}); "
            "A and B row-major e4m3 (OCP), B read as Bᵀ; from step 3 on their kernels take "
            "`v_mfma_scale_f32_16x16x128_f8f6f4` (zero scales) and K tiles of 128, from step 5 on "
-           "`global_load_lds` of 16 bytes a lane.  I = `" + _MI355_INSTR + "`: gemmc prints no HIP for the "
-           "unscaled 16x16x128 f8f6f4 MFMA, so its rows from step 3 on are the closest kernel gemmc builds "
-           "(marked †), not theirs; `k-pack=2` gives them their fragment reads (a lane's 16 consecutive k's "
-           "by one `ds_read_b128`).  Ratio: predicted / measured TFLOP/s; the target is within 1.5× and the "
+           "`global_load_lds` of 16 bytes a lane.  I = `" + _MI355_INSTR + "`, theirs (gemmc prints it as "
+           "they do); the rows marked † differ in their copies (noted), so they are the closest kernel "
+           "gemmc builds, not theirs.  Ratio: predicted / measured TFLOP/s; the target is within 1.5× and the "
            "measured order.", "",
            "| kernel (measured) | measured TFLOP/s (ms) | gemmc pipeline | predicted TFLOP/s | ratio | bound | "
            "LDS B/WG | occupancy |", "|---|---|---|---|---|---|---|---|"]
