@@ -73,6 +73,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gemmc.arch import ARCHS, DEFAULT_ARCH, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
 from gemmc.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
+from gemmc.resources import ELEMENT_BYTES
 
 FP8_NAMES = FNUZ_FP8 + OCP_FP8 + tuple(f for f in F8F6F4_FORMATS if f not in OCP_FP8)  # A x B may differ
 _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",
@@ -364,8 +365,9 @@ class ScaledMFMAOp(IRDLOperation):
 
 
 def transfer_bytes(t: Attribute) -> int:
+    """Bytes a lane's transfer moves: its elements times their bytes (f32 4, 16-bit 2, FP8 1)."""
     name, count = lanes_of(t)
-    return (4 if name == "f32" else 2) * count
+    return ELEMENT_BYTES[name] * count
 
 
 def lds_slot_bytes(transfer: int) -> int:

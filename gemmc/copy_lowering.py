@@ -49,17 +49,59 @@ from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
+from gemmc.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
-from gemmc.dialects.gemm import CopyOp, type_name
+from gemmc.dialects.gemm import MX_NARROW_TYPES, CopyOp, type_name
 from gemmc.ir_names import ROLE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
 from gemmc.kernel_builder import KernelBuilder
-from gemmc.lds_access import kernel_of
+from gemmc.lds_access import kernel_of, known_multiple, row_multiple
+from gemmc.resources import ELEMENT_BYTES
 from gemmc.target import arch_of
 
 
 def direct_per_lane(elem) -> int:
-    """Elements one lane moves by global_load_lds: one 4-byte word."""
-    return 1 if type_name(elem) == "f32" else 2
+    """Elements one lane moves by global_load_lds: one 4-byte word, 4 / element bytes
+    (1 f32, 2 16-bit, 4 FP8)."""
+    return 4 // ELEMENT_BYTES[str(elem)]
+
+
+def direct_unproven(copy: CopyOp) -> str | None:
+    """Why global_load_lds cannot move this copy's tile as 4-byte words (direct_copy), or
+    None when it can: the LDS tile dense, and each word's elements adjacent in global memory
+    and in LDS, wholly inside or outside the matrix (`_word_unaligned`)."""
+    elem = copy.src.type.element_type
+    tile = list(copy.dst_index(*copy.tile))
+    if list(copy.dst.type.get_shape()[-2:]) != tile:
+        return f"its LDS buffer {copy.dst.type} does not hold the {tile[0]}x{tile[1]} tile densely"
+    if type_name(elem) in MX_NARROW_TYPES:
+        return f"its {type_name(elem)} elements are packed in global memory but a byte each in LDS"
+    size = ELEMENT_BYTES.get(str(elem))
+    if size is None or 4 % size:
+        return f"its {type_name(elem)} elements do not fit a 4-byte word"
+    per = direct_per_lane(elem)
+    return None if per == 1 else _word_unaligned(copy, per)
+
+
+def _word_unaligned(copy: CopyOp, per: int) -> str | None:
+    """Why a word of `per` elements may straddle LDS rows, a matrix row or its edge (the
+    transfer tests only its first element against the bounds), or None when none does:
+    the tile stored as it is in global memory, and its row length, the matrix's row length
+    and the tile's column origin all multiples of `per`."""
+    elem = type_name(copy.src.type.element_type)
+    if copy.transpose is not None:
+        words = "pairs" if per == 2 else f"groups of {per}"
+        return f"its {elem} {words} are adjacent in global memory but not in its LDS tile (transposed there)"
+    _, extent = copy.tile
+    row = row_multiple(copy.src)
+    if extent % per:
+        return f"the tile's row length {extent} is not a multiple of {per} (the {elem} elements of a 4-byte word)"
+    if known_multiple(copy.o1) % per:
+        return f"the tile's column origin is not provably a multiple of {per}"
+    if copy.src.type.get_shape()[1] < 0 and row % per:
+        return f"its row length is dynamic, so {per}-element words are not provably aligned"
+    if row % per:
+        return f"its row length {row} is not a multiple of {per}"
+    return None
 
 
 class UnsizedWorkgroup(ValueError):
@@ -108,6 +150,7 @@ def lower_copy(op: CopyOp, wave_first: dict) -> None:
     thread of each wave that direct copies need (computed once, at the kernel's top)."""
     b = KernelBuilder.before(op)
     if op.direct is not None:
+        _check_direct(op)
         direct_copy(b, op, _wave_first(op, wave_first))
     elif op.peel is not None:
         _peeled_loops(b, op)
@@ -481,10 +524,20 @@ def _wave_first(op: CopyOp, cache: dict) -> SSAValue:
     return cache[op.tid]
 
 
+def _check_direct(op: CopyOp) -> None:
+    """A `direct` copy that a pass after direct-to-lds changed (register tiling transposing
+    its tile, say) so that its words no longer go by global_load_lds: a located error."""
+    reason = direct_unproven(op)
+    if reason is not None:
+        raise pass_error("lower-copies", op, f"a direct copy cannot be moved by global_load_lds: {reason}; "
+                         "run direct-to-lds after the passes that change its tile")
+
+
 def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:
     """Copy a tile to LDS with amdgpu.gather_to_lds: transfer `idx` (one 4-byte word of
-    the LDS tile, in LDS order) is lane idx % wave of its wave, so a wave fills
-    consecutive words; transfers outside the matrix write zeros instead."""
+    the LDS tile, in LDS order: elements per * idx .., per = direct_per_lane) is lane
+    idx % wave of its wave, so a wave fills consecutive words; transfers outside the
+    matrix write zeros instead.  The words must be proven (direct_unproven)."""
     e0, e1 = op.tile
     lds = op.dst
     L1 = lds.type.get_shape()[-1]

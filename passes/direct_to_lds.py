@@ -4,22 +4,33 @@ The tutorial's DirectLoadTilePolicy (step 7).  Expects: kernel IR with gemm.copy
 (lds-tiling's copies, before lower-copies), on an arch whose description lists
 global_load_lds (gfx942, gfx950).  Produces: each copy it can prove marked `direct`,
 nothing else; lower-copies then moves it by `amdgpu.gather_to_lds`: the LDS tile (which
-must be dense: no padded rows) is treated as a flat array of 4-byte words in LDS order; word `idx` is moved by lane idx % wave of its wave, which reads it
-at its own global address, and the hardware writes a wave's words to consecutive LDS
-words from the wave-uniform base (M0).  Words outside the matrix are written as zeros
-by a plain store instead, so every shape stays correct; waves past the tile's last word
-skip.  One word holds one f32 element, or two 16-bit ones when both lie next to each
-other in global memory too (the tile's LDS rows run along the stored rows, and rows and
-tiles have even lengths, and the tile's column origin is provably even, so a pair is
-wholly inside or outside the matrix).
+must be dense: no padded rows) is treated as a flat array of 4-byte words in LDS order;
+word `idx` is moved by lane idx % wave of its wave, which reads it at its own global
+address, and the hardware writes a wave's words to consecutive LDS words from the
+wave-uniform base (M0).  Words outside the matrix are written as zeros by a plain store
+instead, so every shape stays correct; waves past the tile's last word skip.  Only 4-byte
+words: gfx950's 12- and 16-byte global_load_lds is not used.
 
-An operand whose layout does not allow this (16-bit B transposed into LDS by register
-tiling, odd or dynamic row lengths) keeps its ordinary copy, or with strict=true the
-pass stops with a diagnostic; it also stops when neither operand can be loaded directly.
+A word holds 4 / element bytes elements: one f32, two 16-bit or four FP8 ones.  More than
+one must lie next to each other in global memory too: the tile's LDS rows run along the
+stored rows (not transposed), and the tile's row length, the matrix's row length (static,
+or the multiple that assume-aligned asserts) and the tile's column origin (provably) are
+multiples of the elements per word, so a word starts 4-byte aligned and lies wholly inside
+or outside the matrix (the transfer tests only its first element against the copy's column
+bound, the matrix's row length).
+
+An operand whose layout does not allow this (16-bit or FP8 B transposed into LDS by
+register tiling, row lengths that are not multiples of the elements per word or are
+dynamic without assume-aligned, FP4 and FP6, which are packed in global memory) keeps its ordinary copy, or with
+strict=true the pass stops with a diagnostic; it also stops when neither operand can be
+loaded directly.  The proof is gemmc.copy_lowering.direct_unproven, which lower-copies
+checks again: a later pass that changes a direct copy's tile (register tiling transposing
+it, say) gets a located error there, not wrong words.
 Composes with double-buffer (the next tile's words are in flight during the compute),
-register tiling and the matrix-core lowerings; a direct copy ignores its vector width, and
-the marks that order or split an ordinary copy's lanes (lds-tiling's `column_first`,
-vectorize's `peel`, `row_lanes` and `blocks`) are taken off the copies it makes direct, as they no longer apply.
+register tiling and the matrix-core lowerings (before it, for words of several elements:
+see above); a direct copy ignores its vector width, and the marks that order or split an
+ordinary copy's lanes (lds-tiling's `column_first`, vectorize's `peel`, `row_lanes` and
+`blocks`) are taken off the copies it makes direct, as they no longer apply.
 """
 
 from __future__ import annotations
@@ -32,11 +43,10 @@ from xdsl.passes import ModulePass
 
 from gemmc.arch import ARCHS
 from gemmc.contraction import working_kernels, role
-from gemmc.copy_lowering import direct_per_lane
+from gemmc.copy_lowering import direct_unproven
 from gemmc.diagnostics import pass_error
-from gemmc.dialects.gemm import CopyOp, type_name
+from gemmc.dialects.gemm import CopyOp
 from gemmc.ir_names import ROLE_LOAD_A
-from gemmc.lds_access import known_multiple, row_multiple
 from gemmc.target import target_of
 
 
@@ -61,7 +71,7 @@ class DirectToLdsPass(ModulePass):
             proven, reasons = [], []
             for copy in copies:
                 operand = "A" if role(copy) == ROLE_LOAD_A else "B"
-                reason = self._unproven(copy)
+                reason = direct_unproven(copy)
                 if reason is None:
                     proven.append(copy)
                     continue
@@ -75,26 +85,3 @@ class DirectToLdsPass(ModulePass):
                 copy.properties["direct"] = UnitAttr()
                 for mark in ("column_first", "peel", "row_lanes", "blocks"):  # they order a copy through VGPRs
                     copy.properties.pop(mark, None)
-
-    @staticmethod
-    def _unproven(copy: CopyOp) -> str | None:
-        """Why this copy's words cannot be moved by global_load_lds, or None when they can."""
-        elem = copy.src.type.element_type
-        tile = list(copy.dst_index(*copy.tile))
-        if list(copy.dst.type.get_shape()[-2:]) != tile:
-            return f"its LDS buffer {copy.dst.type} does not hold the {tile[0]}x{tile[1]} tile densely"
-        if direct_per_lane(elem) == 1:
-            return None
-        if copy.transpose is not None:
-            return f"its {type_name(elem)} pairs are adjacent in global memory but not in its LDS tile (transposed there)"
-        _, extent = copy.tile
-        row = row_multiple(copy.src)
-        if extent % 2:
-            return f"the tile's rows have an odd length {extent}"
-        if known_multiple(copy.o1) % 2:
-            return "the tile's column origin is not provably even"
-        if copy.src.type.get_shape()[1] < 0 and row % 2:
-            return "its row length is dynamic, so 4-byte pairs are not provably aligned"
-        if row % 2:
-            return f"its row length {row} is odd"
-        return None
