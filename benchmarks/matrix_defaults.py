@@ -59,6 +59,13 @@ def source(dtype: str) -> str:
 FRAGMENT_READS = ("frag-read=0", "frag-read=2", "frag-read=2 k-pack=2", "frag-read=4 k-pack=2")
 
 
+def fragment_reads(dtype: str) -> tuple:
+    """FRAGMENT_READS, and for FP8 also 8-byte pieces (frag-read=8: a lane's 32 k's of gfx950's
+    f8f6f4 MFMAs in four ds_read_b64, whose 8-byte chunks a bank-line swizzle can spread where the
+    whole 16-byte reads conflict with the 8x8 blocks' stores)."""
+    return FRAGMENT_READS + (("frag-read=8",) if dtype.startswith("f8") else ())
+
+
 # the copies: scalar, 4-element vectors, their lanes in 16-load pieces of a row, and a transposed
 # tile's stores by 4x4 blocks transposed in registers (vectorize{blocks=true}: four 8-byte stores a
 # block where element stores took sixteen)
@@ -89,7 +96,7 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
     for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), block_ks(dtype),
-                                                        FRAGMENT_READS, widths(dtype)):
+                                                        fragment_reads(dtype), widths(dtype)):
         out.append(pipeline(bm, bn, bk, reads, "registers", width, "swizzle-lds{strict=false rows=0}"))
     return out
 

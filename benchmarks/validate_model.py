@@ -158,9 +158,8 @@ MI355X_FP8 = [
          "their waves each load private 16-row tiles", same=False),
     Case("4 + 16-byte global loads", _MI355_MS["4"], _mi355(32, 32, 2, 2) + _VEC16,
          "their waves each load private 16-row tiles", same=False),
-    Case("5 + direct global→LDS loads", _MI355_MS["5"], None,
-         "gemmc's direct-to-lds moves 4 bytes a lane (theirs 16) and on FP8 tiles is wrong: it takes a word "
-         "for two elements, and the interpreter finds its lanes' LDS writes overlapping"),
+    Case("5 + direct global→LDS loads", _MI355_MS["5"], _mi355(32, 32, 2, 2) + ",direct-to-lds,lower-copies",
+         "gemmc's global_load_lds moves 4 bytes a lane, theirs 16", same=False),
     Case("6 + LDS swizzle", _MI355_MS["6"], _mi355(32, 32, 2, 2) + _VEC16 + _SWZ,
          "copies through VGPRs (swizzle-lds refuses tiles that global_load_lds writes)", same=False),
     Case("7a double buffering, 64×64×128, 2×2 waves (no swizzle)", _MI355_MS["7a"],

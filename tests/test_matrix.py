@@ -656,7 +656,7 @@ def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
     ("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"),
     ("gfx942", "f8e5m2fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
     ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_fp8_bf8"),
-    ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x64_f8f6f4"),  # the unscaled f8f6f4 MFMA (block-k 64)
     ("gfx1201", "f8e5m2", "f8e4m3fn", "v_wmma_f32_16x16x16_bf8_fp8"),
 ])
 def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, bt, mnemonic):
