@@ -150,16 +150,6 @@ def test_a_direct_copy_transposed_by_a_later_pass_is_refused():
 # -- compiling ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def toolchain():
-    from gemmc.toolchain import find_toolchain
-
-    try:
-        return find_toolchain()
-    except GemmcError as e:
-        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
-
-
 @pytest.mark.parametrize("arch", list(FP8))
 @pytest.mark.parametrize("order", ORDERS)
 def test_fp8_direct_hip_compiles_to_global_load_lds_dword(toolchain, arch, order):

@@ -86,14 +86,6 @@ def lower(source: str, pipeline: str = "gemm-to-kernel"):
 
 
 @pytest.fixture(scope="module")
-def toolchain():
-    try:
-        return find_toolchain()
-    except GemmcError as e:
-        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
-
-
-@pytest.fixture(scope="module")
 def sources() -> dict[str, str]:
     return {name: emit_hip(lower(src), get_arch("gfx942")) for name, src in KERNELS.items()}
 

@@ -20,8 +20,6 @@ import pytest
 
 from gemmc import api
 from gemmc.arch import get_arch
-from gemmc.diagnostics import GemmcError
-from gemmc.toolchain import find_toolchain
 
 from fuzzing import NAMES
 
@@ -36,14 +34,6 @@ ROLES = 8  # 3 dims, 3 matrices, 2 scalars per program
 
 # The host code must really be compiled: the prelude leaves it out when no HIP header is found.
 REQUIRE_HOST = "\n#ifndef GEMMC_HOST_CODE\n#error \"the host code was not compiled\"\n#endif\n"
-
-
-@pytest.fixture(scope="module")
-def toolchain():
-    try:
-        return find_toolchain()
-    except GemmcError:
-        pytest.skip("no clang with the AMDGPU backend")
 
 
 def _hip_root(tc) -> str | None:

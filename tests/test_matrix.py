@@ -592,16 +592,6 @@ def test_gather_to_lds_base_must_be_uniform():
 # -- compiling ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def toolchain():
-    from gemmc.toolchain import find_toolchain
-
-    try:
-        return find_toolchain()
-    except GemmcError as e:
-        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
-
-
 def in_loop(asm: str, prefix: str) -> int:
     """How many `prefix` instructions sit in loop blocks (LLVM marks them '; in Loop' or
     'Loop Header' on their label)."""

@@ -286,16 +286,6 @@ def test_passes_without_scales_refuse_a_scaled_kernel():
     assert "double-buffer does not take block-scaled (MX) kernels yet" in e.value.message
 
 
-@pytest.fixture(scope="module")
-def toolchain():
-    from gemmc.toolchain import find_toolchain
-
-    try:
-        return find_toolchain()
-    except GemmcError as e:
-        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
-
-
 def in_loop(asm: str, prefix: str) -> int:
     import re
 

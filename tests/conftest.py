@@ -1,0 +1,18 @@
+"""Fixtures shared by the test modules."""
+
+from __future__ import annotations
+
+import pytest
+
+from gemmc.diagnostics import GemmcError
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    """The HIP toolchain (clang with the AMDGPU backend), or the test is skipped."""
+    from gemmc.toolchain import find_toolchain
+
+    try:
+        return find_toolchain()
+    except GemmcError as e:
+        pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
