@@ -47,7 +47,8 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
 from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, VectorType, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from gemmc.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
@@ -510,14 +511,15 @@ def _staged_peeled(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) 
 
 
 def _wave_first(op: CopyOp, cache: dict) -> SSAValue:
-    """tid - tid % wave, built once per tid before the top-level op holding the first
-    direct copy, so that it dominates every later one."""
+    """tid - tid % wave, built once per tid right after tid is defined (stream-k defines it
+    inside its loop over tiles), so that it dominates every copy that uses tid."""
     if op.tid in cache:
         return cache[op.tid]
-    top = op
-    while not isinstance(top.parent_op(), gpu.FuncOp):
-        top = top.parent_op()
-    kb = KernelBuilder.before(top)
+    tid = op.tid
+    if isinstance(tid, OpResult):
+        kb = KernelBuilder(InsertPoint.after(tid.op))
+    else:
+        kb = KernelBuilder(InsertPoint.at_start(tid.block))
     wave = arch_of(op).wave_size
     lane = kb.op(arith.RemUIOp(op.tid, kb.index(wave)), "lane")
     cache[op.tid] = kb.sub(op.tid, lane, "wave_first")
