@@ -554,6 +554,14 @@ def get_arch(name: str) -> Arch:
         raise usage_error(f"unknown arch '{name}'; known archs: {known}") from None
 
 
+def instrs_taking(arch: Arch, a: str, b: str) -> list[MatrixInstr]:
+    """The arch's unscaled matrix instructions with A of type `a` and B of `b`: those of these
+    types, and gfx950's f8f6f4 MFMAs with these formats (cbsz, blgp)."""
+    return ([i for i in arch.matrix_instrs if (i.in_type, i.b_in_type) == (a, b) and not i.formats]
+            + [i.with_formats(a, b) for i in arch.matrix_instrs
+               if i.formats and not i.scale_block and {a, b} <= set(i.formats)])
+
+
 def flops_per_cycle(instr: MatrixInstr) -> float:
     """Floating-point operations one SIMD does a cycle with `instr` (2mnk / cycles)."""
     return 2 * instr.m * instr.n * instr.k / instr.cycles

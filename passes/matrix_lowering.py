@@ -19,7 +19,7 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import ModuleOp
 
-from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, get_matrix_instr
+from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, get_matrix_instr, instrs_taking
 from gemmc.contraction import Contraction, analyze, working_kernels
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
@@ -190,11 +190,7 @@ def _choose(fail, kind: str, arch: Arch, name: str, frags: tuple[str, str], acc:
         return instr
     # gfx950's unscaled f8f6f4 MFMAs take FP8 (and FP6, FP4) fragments of any two formats at twice the
     # rate of its FP8 MFMAs (k = 128 / 64 where those have 32 / 16)
-    candidates = [i for i in arch.matrix_instrs
-                  if i.kind == kind and (i.in_type, i.b_in_type) == frags and i.out_type == acc and not i.formats]
-    candidates += [i.with_formats(*frags) for i in arch.matrix_instrs
-                   if i.kind == kind and i.formats and not i.scale_block and set(frags) <= set(i.formats)
-                   and i.out_type == acc]
+    candidates = [i for i in instrs_taking(arch, *frags) if i.kind == kind and i.out_type == acc]
     if not candidates:
         types = sorted({_inputs(i.in_type, i.b_in_type) for i in arch.matrix_instrs
                         if i.kind == kind and i.out_type == acc})

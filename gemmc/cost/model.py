@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from gemmc.arch import Arch, flops_per_cycle
+from gemmc.arch import Arch, flops_per_cycle, instrs_taking
 from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
@@ -111,22 +111,16 @@ def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
     """Matrix-core peak for `in_type` inputs: the best flops per cycle of the arch's
     instructions (2mnk / cycles per SIMD), on every SIMD of every CU.  `in_type` is the
     language's name or the IR's (f8E4M3FNUZ), which is the same name in other case."""
-    best = max((flops_per_cycle(mi) for mi in _instrs_taking(arch, in_type.lower())), default=0.0)
+    t = in_type.lower()
+    best = max((flops_per_cycle(mi) for mi in instrs_taking(arch, t, t)), default=0.0)
     return best * arch.simds_per_cu * arch.cu_count * arch.clock_mhz * 1e6 / 1e12 or arch.fp16_matrix_tflops
-
-
-def _instrs_taking(arch: Arch, in_type: str) -> list:
-    """The arch's matrix instructions with `in_type` inputs: of that type, or gfx950's f8f6f4
-    MFMAs with both operands in that format (an FP8, FP6 or FP4 GEMM's fastest)."""
-    return ([mi for mi in arch.matrix_instrs if mi.in_type == in_type and not mi.formats]
-            + [mi.with_formats(in_type, in_type) for mi in arch.matrix_instrs if in_type in mi.formats])
 
 
 def problem_peak_tflops(arch: Arch, in_type: str) -> float:
     """The compute ceiling of a problem with `in_type` inputs: the matrix cores' peak for that
     type where it is not f32 and the arch has matrix instructions for it (an f16 problem is
     bounded by the f16 matrix peak, not the FP32 VALUs'), else the FP32 VALU peak."""
-    if in_type != "f32" and _instrs_taking(arch, in_type.lower()):
+    if in_type != "f32" and instrs_taking(arch, in_type.lower(), in_type.lower()):
         return matrix_peak_tflops(arch, in_type)
     return vector_peak_tflops(arch)
 
