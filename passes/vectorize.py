@@ -92,8 +92,8 @@ class VectorizePass(ModulePass):
                     self._block(copy)
 
     def _check_width(self, kernel, copy: CopyOp) -> None:
-        ebytes = copy.src.type.element_type.bitwidth // 8
-        if self.width not in (1, 2, 4, 8, 16) or self.width * ebytes > MAX_VECTOR_BYTES:
+        bits = copy.src.type.element_type.bitwidth  # FP4 and FP6 are packed in global memory
+        if self.width not in (1, 2, 4, 8, 16, 32) or self.width * bits > 8 * MAX_VECTOR_BYTES:
             raise pass_error(
                 self.name, kernel,
                 f"width={self.width} is not a vector of at most {MAX_VECTOR_BYTES} bytes of {copy.src.type.element_type}",

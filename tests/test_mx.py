@@ -20,6 +20,7 @@ from gemmc import cli
 from gemmc.arch import ARCHS, F8F6F4_FORMATS, Layout, Term, get_matrix_instr
 from gemmc.arith_semantics import to_fp8
 from gemmc.diagnostics import GemmcError
+from gemmc.emit import fp6
 from gemmc.interp.accuracy import PRECISION, UNIT_ROUNDOFF
 from gemmc.interp.check import compare_runs, execute, host_function, matmul_spec, random_inputs, reference
 from gemmc.interp.matrix import multiply
@@ -327,12 +328,40 @@ def test_harness_for_fp6_is_refused_in_one_line(capsys):
     assert "--harness does not fill FP6 matrices yet (A is f6E2M3FN, packed 6 bits an element)" in err
 
 
-def test_fp6_vector_loads_are_refused_at_their_op(capsys):
-    """4 FP6 elements are 3 bytes, fields across bytes: FP6 is read an element at a time."""
+def test_fp6_vector_loads_other_than_16_are_refused_at_their_op(capsys):
+    """4 FP6 elements are 3 bytes, fields across bytes: FP6 is read 16 elements (three whole
+    words) or one at a time."""
     pipeline = (MX_TILED.format(bm=128) + ",matrix-cores,vectorize,launch-bounds{max-threads=256}")
     err = _one_line_error(capsys, str(ROOT / "examples" / "mxfp6gemm.gemm"), "--arch", "gfx950", "-p", pipeline)
     assert "vector.load of 4 FP6 elements from packed global memory is not emitted as HIP" in err
     assert "(at 'vector.load' in @mxfp6gemm)" in err
+
+
+@pytest.mark.parametrize("example,width,load", [("mxfp6gemm", 16, "global_load_dwordx3"),
+                                                ("mxfp4gemm", 32, "global_load_dwordx4")])
+def test_sub_byte_vector_loads_are_whole_words(toolchain, example, width, load):
+    """16 FP6 elements (12 bytes) and 32 FP4 elements (16 bytes) a lane from packed global memory:
+    one load each in the ISA, the copies PASS in the interpreter, no scratch."""
+    from gemmc.toolchain import compile_device
+
+    pipeline = MX_TILED.format(bm=128) + f",matrix-cores,vectorize{{width={width}}},launch-bounds{{max-threads=256}}"
+    m = gemmc.parse_file(str(ROOT / "examples" / f"{example}.gemm"), {"M": 130, "N": 96, "K": 256}, arch="gfx950")
+    gemmc.lower(m, pipeline, "gfx950")
+    assert f"vector<{width}x" in gemmc.print_ir(m)
+    assert gemmc.check(m, "gfx950").passed
+    asm = compile_device(gemmc.emit(m, "gfx950", "hip"), "gfx950", "asm", toolchain=toolchain)
+    assert in_loop(asm, load) > 0 and ".private_segment_fixed_size: 0" in asm
+
+
+@given(st.lists(st.integers(0, 63), min_size=16, max_size=16))
+def test_fp6_vector_codes_read_the_packed_words(codes):
+    """fp6.vector_codes (the HIP of a 16-element FP6 load) gives back the codes fp6.pack packed;
+    a field cut one bit off does not."""
+    words = np.frombuffer(fp6.pack(np.array([codes], np.uint8))[0].tobytes(), "<u4").astype(np.int64)
+    assert [eval(c, {"w": words}) for c in fp6.vector_codes("w")] == codes
+    planted = [c.replace(">> 6)", ">> 7)") for c in fp6.vector_codes("w")]
+    if codes[1] != (codes[1] >> 1 | (codes[2] & 1) << 5):
+        assert [eval(c, {"w": words}) for c in planted] != codes
 
 
 def test_fp6_arithmetic_is_refused_at_its_op(capsys):

@@ -83,6 +83,23 @@ def field(lo: str, hi: str, col: str) -> str:
     return f"(({lo} | {hi} << 8) >> ({col} * 6 & 7)) & 63"
 
 
+VECTOR = 16  # elements of an FP6 vector load: 96 bits, three whole 4-byte words
+
+
+def vector_codes(words: str) -> list[str]:
+    """C: the VECTOR codes of an FP6 vector from `words`, its three little-endian 32-bit words
+    (an array): code e is bits 6e .. 6e + 5 of the 96, across two words where 6e % 32 > 26.
+    Also valid Python, which the tests evaluate."""
+    out = []
+    for e in range(VECTOR):
+        w, shift = divmod(6 * e, 32)
+        code = f"{words}[{w}] >> {shift}" if shift else f"{words}[{w}]"
+        if shift > 26:
+            code = f"({code} | {words}[{w + 1}] << {32 - shift})"
+        out.append(f"({code}) & 63")
+    return out
+
+
 OPERAND_HELPER_NAME = "gemmc_fp6_operand"
 # Four elements a 32-bit word at a time: each word's four bytes (codes below 64) close up into its
 # low 24 bits, e0 | e1 << 6 | e2 << 12 | e3 << 18; then words t[4q .. 4q + 3] make the packed words

@@ -954,25 +954,38 @@ def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
 
 def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
-    nibbles interleaved.  The bytes must start aligned, as a vector load's always do: the
-    column a provable multiple of n, and so the row length (vectorize proves both, except
-    for the peeled vectors of odd rows, which start at any column and are refused here).
-    FP6 vectors (3 bytes every 4 elements, fields across bytes) are refused: scalar loads only."""
+    nibbles interleaved; 16 FP6 elements: their 12 bytes as three 4-byte words by one load, each
+    code cut out of the 96 bits (fp6.vector_codes).  The bytes must start aligned, as a vector
+    load's always do: the column a provable multiple of n, and so the row length (vectorize proves
+    both, except for the peeled vectors of odd rows, which start at any column and are refused
+    here).  Other FP6 widths (3 bytes every 4 elements: fields across bytes, no aligned load) are
+    refused: scalar loads there."""
     mem, *indices = op.operands
     n = op.results[0].type.get_shape()[0]
-    if is_fp6(op.results[0].type.element_type):
+    fp6_vector = is_fp6(op.results[0].type.element_type)
+    if fp6_vector and n != fp6.VECTOR:
         raise emit_error(op, f"{op.name} of {n} FP6 elements from packed global memory is not emitted as HIP: "
-                             "FP6 is read an element at a time (leave vectorize out of the pipeline)")
+                             f"FP6 is read {fp6.VECTOR} elements (12 bytes) or one element at a time "
+                             f"(vectorize{{width={fp6.VECTOR}}}, or no vectorize)")
     row = row_multiple(mem) if len(indices) > 1 else n
     if n % 2 or known_multiple(indices[-1]) % n or row % n:
-        raise emit_error(op, f"{op.name} of {n} FP4 elements from packed global memory is not emitted as HIP "
+        kind = "FP6" if fp6_vector else "FP4"
+        raise emit_error(op, f"{op.name} of {n} {kind} elements from packed global memory is not emitted as HIP "
                              f"unless its column and row length are provable multiples of an even {n} "
                              "(vectorize{peel=false}, or no vectorize)")
     view = p.memref(mem, op)
-    half = n // 2
-    bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     name = p.names.fresh(f"{op.results[0].name_hint or 'v'}_packed")
     *outer, col = (p.value(i) for i in indices)
+    if fp6_vector:
+        addr = view.packed_byte(outer, Expr(fp6.first_byte(col.at(PRIMARY)), SHIFT)).text
+        p.line(f"unsigned {name}[3];")
+        p.line(f"__builtin_memcpy({name}, __builtin_assume_aligned(&{addr}, 4), 12);")
+        vt = p.type_name(op.results[0].type, op)
+        codes = ", ".join(f"(unsigned char)({c})" for c in fp6.vector_codes(name))
+        p.define(op.results[0], Expr(f"{vt}{{{codes}}}"), pure=False)
+        return
+    half = n // 2
+    bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     addr = view.packed_byte(outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)).text
     p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
     lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
