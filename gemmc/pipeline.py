@@ -205,12 +205,17 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
 
 def scaled_pipeline(arch: Arch) -> str:
     """The default pipeline of a block-scaled (MX) product: tiles of 128 x 128 x 128 (a multiple of
-    the scaled MFMAs' k = 64 and 128) and gfx950's v_mfma_scale_f32_*_f8f6f4 where the arch has them;
-    the naive kernel elsewhere.  The passes that do not take scales yet (double-buffer, ...) are left
-    out: gemmc.contraction refuses them on a scaled kernel."""
+    the scaled MFMAs' k = 64 and 128) and gfx950's v_mfma_scale_f32_*_f8f6f4 where the arch has them,
+    copies of 16 elements a lane (16 FP8, 12 FP6 or 8 FP4 bytes: one load each; scalar where a row
+    is not a multiple of 16, as packed FP4 / FP6 vectors may not start mid-byte), fragments read in
+    8-byte pieces over a bank-line swizzle (the MX examples at 4096^3: 0.13 ms, 2-way conflicts,
+    where scalar copies and whole reads ran 0.66 ms at 32-way); the naive kernel elsewhere.  The
+    passes that do not take scales yet (double-buffer, ...) are left out: gemmc.contraction
+    refuses them on a scaled kernel."""
     if any(i.scale_block for i in arch.matrix_instrs):
         return ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},"
-                "register-tiling{thread-m=8 thread-n=8},matrix-cores,launch-bounds{max-threads=256}")
+                "register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=8},vectorize{width=16 peel=false},"
+                "lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}")
     return NAMED_PIPELINES["step1"]
 
 
