@@ -229,6 +229,26 @@ def mi210_table() -> list[str]:
     return out
 
 
+def _kernel_cells(p) -> str:
+    """A matrix-core row's predicted bound (and spills), LDS bytes and occupancy cells."""
+    spill = f" ({p.occ.spilled_vgprs} VGPRs spilled)" if p.occ.spilled_vgprs else ""
+    waves = p.occ.waves_per_simd
+    return f"{p.bound}{spill} | {p.occ.lds_bytes} | {waves} wave{'s' if waves != 1 else ''}/SIMD"
+
+
+def _within(rows: list[tuple]) -> str:
+    """The keys of (key, measured, predicted) rows predicted within 1.5x, or 'none'."""
+    return ", ".join(k for k, m, pr in rows if max(pr / m, m / pr) <= 1.5) or "none"
+
+
+def _order(rows: list[tuple], what: str) -> str:
+    """Measured and predicted order of (key, measured, predicted) rows, slowest first."""
+    meas = [k for k, _, _ in sorted(rows, key=lambda x: x[1])]
+    pred = [k for k, _, _ in sorted(rows, key=lambda x: x[2])]
+    return (f"{what} (slowest first): {' < '.join(meas)}; predicted: {' < '.join(pred)}"
+            f" ({'the same' if meas == pred else 'not the same'}).")
+
+
 def gau_table() -> list[str]:
     out = ["### MI300X (gfx942), BF16 4096³, C = A Bᵀ — gau-nernst/learn-cuda, 02d_matmul_cdna3", "",
            f"Measured TFLOP/s from the repository's README (PyTorch: {PYTORCH_MI300X_BF16_TFLOPS}); every "
@@ -247,15 +267,10 @@ def gau_table() -> list[str]:
             preds.append((c.label.split()[0], tf, p.tflops))
         note = f" ({c.note})" if c.note else ""
         out.append(f"| {c.label} | {tf:.0f} | `{c.pipeline.replace(_GAU, 'BASE')}`{note} | {p.tflops:.0f} | "
-                   f"{p.tflops / tf:.2f} | {p.bound} | {p.occ.lds_bytes} | {p.occ.waves_per_simd} wave{'s' if p.occ.waves_per_simd != 1 else ''}/SIMD |")
-    order_meas = [k for k, _, _ in sorted(preds, key=lambda x: x[1])]
-    order_pred = [k for k, _, _ in sorted(preds, key=lambda x: x[2])]
-    within = [k for k, m, pr in preds if max(pr / m, m / pr) <= 1.5]
+                   f"{p.tflops / tf:.2f} | {_kernel_cells(p)} |")
     out += ["", f"BASE = `{_GAU}`.", "",
             f"Of the kernels gemmc builds as they are ({', '.join(k for k, _, _ in preds)}), within 1.5×: "
-            f"{', '.join(within) or 'none'}.  "
-            f"Measured order (slowest first): {' < '.join(order_meas)}; predicted: {' < '.join(order_pred)}"
-            f" ({'the same' if order_meas == order_pred else 'not the same'})."]
+            f"{_within(preds)}.  {_order(preds, 'Measured order')}"]
     return out
 
 
@@ -283,22 +298,11 @@ def mi355_table() -> list[str]:
         (same if c.same else closest).append((key, tf, p.tflops))
         note = f" ({c.note})" if c.note else ""
         mark = "" if c.same else " †"
-        spill = f" ({p.occ.spilled_vgprs} VGPRs spilled)" if p.occ.spilled_vgprs else ""
         out.append(f"| {c.label}{mark} | {meas} | `{c.pipeline.replace(_MI355_INSTR, 'I')}`{note} | {p.tflops:.4g} | "
-                   f"{p.tflops / tf:.2f} | {p.bound}{spill} | {p.occ.lds_bytes} | {p.occ.waves_per_simd} "
-                   f"wave{'s' if p.occ.waves_per_simd != 1 else ''}/SIMD |")
-
-    def within(rows):
-        return ", ".join(k for k, m, pr in rows if max(pr / m, m / pr) <= 1.5) or "none"
-
-    built = same + closest
-    order_meas = [k for k, _, _ in sorted(built, key=lambda x: x[1])]
-    order_pred = [k for k, _, _ in sorted(built, key=lambda x: x[2])]
+                   f"{p.tflops / tf:.2f} | {_kernel_cells(p)} |")
     out += ["", f"Of the kernels gemmc builds as they are ({', '.join(k for k, _, _ in same)}), within 1.5×: "
-            f"{within(same)}; of the closest kernels (†: {', '.join(k for k, _, _ in closest)}), within 1.5×: "
-            f"{within(closest)}.  Measured order of the rows with a pipeline (slowest first): "
-            f"{' < '.join(order_meas)}; predicted: {' < '.join(order_pred)}"
-            f" ({'the same' if order_meas == order_pred else 'not the same'})."]
+            f"{_within(same)}; of the closest kernels (†: {', '.join(k for k, _, _ in closest)}), within 1.5×: "
+            f"{_within(closest)}.  {_order(same + closest, 'Measured order of the rows with a pipeline')}"]
     return out
 
 
