@@ -22,7 +22,13 @@ line, lds_banks x lds_bank_bytes, e.g. four 32-byte rows of 16 f16 on gfx942: th
 fragment read of consecutive rows then covers without conflicts), buffers (SSA
 names; all LDS buffers when empty), strict (true: a buffer that cannot be swizzled is an
 error; false: it keeps its layout, as vectorize keeps scalar copies it cannot prove, which
-lets a default pipeline swizzle whatever each kernel allows).
+lets a default pipeline swizzle whatever each kernel allows), fold (true: the key is not
+the line's index mod K (K = c, or g*c with rows=g) but all its base-K digits XORed, so lines
+K apart, or a multiple of K/2 apart, get different keys: an 8x8 FP8 block's stores put
+one row of each of 32 blocks, 8 rows apart, into one instruction; without fold they hit
+K/4 places, 2-way conflicts on gfx950, 4-way on gfx942.  Lines within one aligned run of K
+keep distinct keys, so the fragment reads stay as they were.  Default false: the extra index
+arithmetic costs where nothing strides that far).
 Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
 number of chunks; rows=g that is not a power of two or does not divide the row count; a use that is not an element access (amdgpu.gather_to_lds writes a
 wave's words in order); a vector access wider than a chunk, or whose column index is not
@@ -53,6 +59,7 @@ class SwizzleLdsPass(ModulePass):
     rows: int = 1
     buffers: tuple[str, ...] = ()
     strict: bool = True
+    fold: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.vector < 0:
@@ -85,9 +92,13 @@ class SwizzleLdsPass(ModulePass):
             self._check(a, v, name)
         for a in found:
             if g == 1:
-                set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks)])
+                set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks, self._lines(shape[-2]))])
             else:
-                set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g)])
+                set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g, self._lines(shape[-2]))])
+
+    def _lines(self, rows: int) -> int:
+        """The rows the key tells apart: all of them with fold=true, else one run of keys."""
+        return rows if self.fold else 0
 
     def _line_rows(self, alloc: Operation, shape, arch) -> int:
         """g, the rows XORed as one line: the option, or (rows=0) the rows that fill the bank line."""
@@ -131,7 +142,22 @@ class _Ops:
         return self.emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
 
 
-def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SSAValue]:
+def _folded(ops: _Ops, line: SSAValue, k: int, lines: int) -> SSAValue:
+    """The XOR key of a line: its base-k digits XORed together (line < lines).  The lowest
+    digit alone (line mod k) gives lines k apart, or any multiple of k/2 apart, one key:
+    lanes that walk rows at such a stride (an 8x8 block's stores, one row of each block) then
+    share banks; the higher digits tell them apart, and lines within one aligned run of k keep
+    distinct keys as before."""
+    key = ops.emit(arith.RemUIOp(line, ops.const(k)))
+    reach = k
+    while reach < lines:
+        digit = ops.emit(arith.RemUIOp(ops.emit(arith.DivUIOp(line, ops.const(reach))), ops.const(k)))
+        key = ops.emit(arith.XOrIOp(key, digit))
+        reach *= k
+    return key
+
+
+def _swizzled_line(a: Access, v: int, chunks: int, g: int, rows: int) -> tuple[SSAValue, SSAValue]:
     """(row', j') of element [r, j] when g rows form one line of g * chunks chunks (docstring)."""
     row, col = a.indices[-2], a.indices[-1]
     ops = _Ops()
@@ -141,7 +167,7 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SS
     chunk = emit(arith.DivUIOp(col, cv)) if v > 1 else col
     within = emit(arith.RemUIOp(row, cg))
     place = emit(arith.AddiOp(emit(arith.MuliOp(within, cc)), chunk))
-    phase = emit(arith.RemUIOp(emit(arith.DivUIOp(row, cg)), const(g * chunks)))
+    phase = _folded(ops, emit(arith.DivUIOp(row, cg)), g * chunks, rows // g)
     moved = emit(arith.XOrIOp(place, phase))
     new_row = emit(arith.AddiOp(emit(arith.SubiOp(row, within)), emit(arith.DivUIOp(moved, cc))))
     new_col = emit(arith.MuliOp(emit(arith.RemUIOp(moved, cc)), cv)) if v > 1 else emit(arith.RemUIOp(moved, cc))
@@ -152,7 +178,7 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int) -> tuple[SSAValue, SS
     return new_row, new_col
 
 
-def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:
+def _swizzled_column(a: Access, v: int, chunks: int, rows: int) -> SSAValue:
     """j' = ((j / v) xor (r mod chunks)) * v + j mod v, built in front of the access."""
     row, col = a.indices[-2], a.indices[-1]
     ops = _Ops()
@@ -160,7 +186,7 @@ def _swizzled_column(a: Access, v: int, chunks: int) -> SSAValue:
 
     vc = const(v) if v > 1 else None
     chunk = emit(arith.DivUIOp(col, vc)) if vc else col
-    phase = emit(arith.RemUIOp(row, const(chunks)))
+    phase = _folded(ops, row, chunks, rows)
     moved = emit(arith.XOrIOp(chunk, phase))
     if vc:
         moved = emit(arith.AddiOp(emit(arith.MuliOp(moved, vc)), emit(arith.RemUIOp(col, vc))))

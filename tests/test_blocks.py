@@ -90,6 +90,29 @@ def test_blocks_halve_hgemm_lds_instructions_without_conflicts():
     assert stats["blocks=true"].lds_bank_conflicts == 0
 
 
+FP8_950 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},"
+           "matrix-cores{frag-read=8},vectorize{width=8 blocks=true},double-buffer{stage=registers},lower-copies,"
+           "swizzle-lds{strict=false rows=0 FOLD},launch-bounds{max-threads=256}")
+FP8 = "kernel f { dim M, N, K  A: f8e4m3fn[M, K]  B: f8e4m3fn[K, N]  C: f32[M, N]  acc f32  C = A @ B }"
+
+
+def test_fp8_block_stores_need_the_folded_key():
+    """gfx950, 8x8 FP8 blocks of B at block-k 64: one store instruction writes row i of 32
+    blocks, rows 8 apart, lines 2 apart; the plain key (line mod 32) gives them 16 places, 2-way
+    conflicts; swizzle-lds{fold=true} tells them apart (the interpreter's count), and the kernel
+    still matches numpy."""
+    arch = get_arch("gfx950")
+    conflicts = {}
+    for fold in ("fold=false", "fold=true"):
+        module = gemmc.lower(gemmc.parse(FP8, "f.gemm", {"M": 128, "N": 256, "K": 64}),
+                             FP8_950.replace("FOLD", fold), arch)
+        r = gemmc.check(module, arch)
+        assert r.passed, r.summary()
+        conflicts[fold] = r.stats.lds_bank_conflicts
+    # B's block stores: 8 a lane, 32 wave instructions a copy, 2 copies (prologue, loop): 2 cycles more each
+    assert conflicts == {"fold=false": 128, "fold=true": 0}
+
+
 @pytest.mark.parametrize("pipeline,message", [
     ("gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=6},vectorize{width=4 blocks=true}",
      "blocks=true: its 6 rows are not a multiple of width=4"),

@@ -37,7 +37,8 @@ def layout_pipelines(draw):
         passes.append(f"pad-lds{{pad={draw(st.sampled_from([1, 4]))}}}")
     elif draw(st.booleans()):
         rows = draw(st.sampled_from([1, 0, 2]))  # 0: the rows that fill the bank line
-        passes.append(f"lower-copies,swizzle-lds{{rows={rows}}}")  # swizzling needs the element stores
+        fold = draw(st.booleans())  # the key from every digit of the line's index
+        passes.append(f"lower-copies,swizzle-lds{{rows={rows} fold={str(fold).lower()}}}")  # needs the element stores
     if draw(st.booleans()):
         stages = draw(st.sampled_from([2, 3]))
         passes.append(f"multi-buffer{{factor={stages + draw(st.sampled_from([0, 1]))}}},pipeline{{stages={stages}}}")
