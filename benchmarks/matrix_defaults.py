@@ -73,14 +73,27 @@ WIDTHS = (0, 4, "4 row-lanes=16", "4 blocks=true", "4 row-lanes=16 blocks=true")
 
 
 def widths(dtype: str) -> tuple:
-    """WIDTHS, and for FP8 also 8-element blocks (8 bytes a lane, 8 lanes along a row or whole rows)."""
-    return WIDTHS + (("8 blocks=true", "8 row-lanes=8 blocks=true") if dtype.startswith("f8") else ())
+    """WIDTHS, and for FP8 also 8-element blocks (8 bytes a lane, 8 lanes along a row or whole rows),
+    and A's copy with whole rows next to B's blocks 8 along a row (two vectorize passes: a wave's
+    block stores then cover four 8-byte columns of 8 rows, what 32-byte fragment chunks need)."""
+    if not dtype.startswith("f8"):
+        return WIDTHS
+    return WIDTHS + ("8 blocks=true", "8 row-lanes=8 blocks=true", ("8 operands=a", "8 operands=b row-lanes=8 blocks=true"))
 
 
 def block_ks(dtype: str) -> tuple[int, ...]:
-    """K tiles: 16 and 32 for 16-bit inputs; FP8 adds 64 and 128, whose rows of A (row-major) fill
-    more of a 128-byte line (32 FP8 elements are a quarter of one)."""
-    return (16, 32, 64, 128) if dtype.startswith("f8") else (16, 32)
+    """K tiles: 16 and 32 for 16-bit inputs; FP8 32, 64 and 128, whose rows of A (row-major) fill
+    more of a 128-byte line (32 FP8 elements are a quarter of one; 16, 16 bytes, never came near)."""
+    return (32, 64, 128) if dtype.startswith("f8") else (16, 32)
+
+
+def swizzles(dtype: str, width) -> tuple[str, ...]:
+    """The bank-line swizzle, and for FP8 block stores also its folded key (swizzle-lds{fold=true}:
+    one row of each of 32 blocks, 8 rows apart, in one store instruction)."""
+    plain = "swizzle-lds{strict=false rows=0}"
+    if dtype.startswith("f8") and "blocks=true" in " ".join(width if isinstance(width, tuple) else (str(width),)):
+        return plain, "swizzle-lds{strict=false rows=0 fold=true}"
+    return (plain,)
 
 
 def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
@@ -97,7 +110,8 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     # stage of double-buffer lost to the register stage on every arch in a wider search)
     for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), block_ks(dtype),
                                                         fragment_reads(dtype), widths(dtype)):
-        out.append(pipeline(bm, bn, bk, reads, "registers", width, "swizzle-lds{strict=false rows=0}"))
+        for swizzle in swizzles(dtype, width):
+            out.append(pipeline(bm, bn, bk, reads, "registers", width, swizzle))
     return out
 
 
@@ -130,12 +144,13 @@ def valu_grid() -> list[str]:
     return out
 
 
-def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int | str, swizzle: str) -> str:
-    """width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none."""
+def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int | str | tuple, swizzle: str) -> str:
+    """width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
+    tuple: one vectorize pass each ("8 operands=a", "8 operands=b ...")."""
     p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
          f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")
     db = "double-buffer{stage=registers}" if stage == "registers" else "double-buffer"
-    vec = f"vectorize{{width={width}}}" if width else ""
+    vec = ",".join(f"vectorize{{width={w}}}" for w in (width if isinstance(width, tuple) else (width,))) if width else ""
     # the register stage lowers the copies, so vectorize comes first there
     p += ",".join(x for x in ((vec, db) if stage == "registers" else (db, vec)) if x)
     return p + f",lower-copies,{swizzle},launch-bounds{{max-threads=256}}"
@@ -165,13 +180,22 @@ def order(r: dict):
 
 
 def search(arch: str, dtype: str, rerank: int = RERANK) -> list[dict]:
+    """Every candidate predicted with estimated VGPRs, then the best `rerank` at a time again
+    with the compiler's, until the best so checked comes before every unchecked estimate (an
+    estimate that the compiler's registers spoil must not hide the next ones: gfx950's FP8
+    128x256 tiles, estimated 168 VGPRs, take 256 and AGPRs from clang)."""
     rows = [row(p, pr) for p in grid(dtype, arch) if (pr := predict(arch, dtype, p)) is not None]
     rows.sort(key=order)
-    for i, r in enumerate(rows[:rerank]):
-        pr = predict(arch, dtype, r["pipeline"], compiler=True)
-        if pr is not None:
-            rows[i] = row(r["pipeline"], pr)
-    rows[:rerank] = sorted(rows[:rerank], key=order)
+    checked = 0
+    while checked < len(rows):
+        for i in range(checked, min(checked + rerank, len(rows))):
+            pr = predict(arch, dtype, rows[i]["pipeline"], compiler=True)
+            if pr is not None:
+                rows[i] = row(rows[i]["pipeline"], pr)
+        checked = min(checked + rerank, len(rows))
+        rows[:checked] = sorted(rows[:checked], key=order)
+        if checked == len(rows) or order(rows[0]) <= order(rows[checked]):
+            break
     return rows
 
 
