@@ -110,9 +110,15 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     # stage of double-buffer lost to the register stage on every arch in a wider search)
     for (bm, bn), bk, reads, width in itertools.product(((128, 128), (128, 256), (256, 128)), block_ks(dtype),
                                                         fragment_reads(dtype), widths(dtype)):
-        for swizzle in swizzles(dtype, width):
-            out.append(pipeline(bm, bn, bk, reads, "registers", width, swizzle))
+        for swizzle, stage in itertools.product(swizzles(dtype, width), stages(dtype, bk)):
+            out.append(pipeline(bm, bn, bk, reads, stage, width, swizzle))
     return out
+
+
+def stages(dtype: str, bk: int) -> tuple[str, ...]:
+    """double-buffer's register stage; for FP8 K tiles of 64 and more also with one LDS slot
+    (gfx942's 64 KB hold two workgroups of 128x256x64 FP8 tiles only single-buffered)."""
+    return ("registers", "registers lds-slots=1") if dtype.startswith("f8") and bk >= 64 else ("registers",)
 
 
 def f32_grid() -> list[str]:
@@ -145,14 +151,15 @@ def valu_grid() -> list[str]:
 
 
 def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int | str | tuple, swizzle: str) -> str:
-    """width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
+    """stage: "registers" (with double-buffer's options after it: "registers lds-slots=1") or "lds"; width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
     tuple: one vectorize pass each ("8 operands=a", "8 operands=b ...")."""
     p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
          f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")
-    db = "double-buffer{stage=registers}" if stage == "registers" else "double-buffer"
+    registers = stage.startswith("registers")
+    db = f"double-buffer{{stage={stage}}}" if registers else "double-buffer"
     vec = ",".join(f"vectorize{{width={w}}}" for w in (width if isinstance(width, tuple) else (width,))) if width else ""
     # the register stage lowers the copies, so vectorize comes first there
-    p += ",".join(x for x in ((vec, db) if stage == "registers" else (db, vec)) if x)
+    p += ",".join(x for x in ((vec, db) if registers else (db, vec)) if x)
     return p + f",lower-copies,{swizzle},launch-bounds{{max-threads=256}}"
 
 

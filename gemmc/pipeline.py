@@ -117,17 +117,19 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search
 # (benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz; gfx950: f8e4m3fn) on
 # examples/fp8gemm.gemm's problem (4096^3, A row-major; B's tile transposed, by blocks), with K tiles
-# of 32 to 128, 8-element blocks (also B's alone, 8 along a row), 8-byte fragment reads and the
-# swizzle's folded key (fold=true) besides the 16-bit grid, where they are predicted at 0.103 ms on
-# gfx942 (50.9% of the FP8 dense peak; the type-independent default: 0.745 ms, 7.1%) and 0.066 ms
-# on gfx950 (41.3% of its FP8 peak, the unscaled f8f6f4 MFMAs' 5.0 PFLOP/s, which block-k 64 and
-# 128 take; 128x128x64 with 8-byte reads and no fold ran 0.073 ms, the folded key frees 128x128x128's
-# block stores of their 8-way conflicts).
+# of 32 to 128, 8-element blocks (also B's alone, 8 along a row), 8-byte fragment reads, one LDS
+# buffer (double-buffer{lds-slots=1}) and the swizzle's folded key (fold=true) besides the 16-bit
+# grid, where they are predicted at 0.093 ms on gfx942 (56.6% of the FP8 dense peak; the
+# type-independent default: 0.745 ms, 7.1%; 128x256x32 with two LDS buffers ran 0.103 ms: at
+# block-k 64 only one buffer leaves room for two workgroups, and only the folded key spreads the
+# 8x8 blocks' stores) and 0.057 ms on gfx950 (47.7% of its FP8 peak, the unscaled f8f6f4 MFMAs'
+# 5.0 PFLOP/s, which block-k 64 and 128 take; 128x128x64 with two LDS buffers ran 0.073 ms, and
+# 256x128x64 with them needs 256 VGPRs and AGPRs).
 MATRIX_FP8_DEFAULTS: dict[str, str] = {
     "gfx942":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 row-lanes=8 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
     "gfx950":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 operands=a peel-lanes=rows},vectorize{width=8 operands=b row-lanes=8 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=8},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 
