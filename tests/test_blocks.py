@@ -75,17 +75,19 @@ def test_a_swapped_element_fails(monkeypatch):
     assert not gemmc.check(module, "gfx942", dims).passed
 
 
+def passing_stats(src: str, pipeline: str, arch: str, dims: dict[str, int]):
+    """The interpreter's counts of the kernel, which must match numpy."""
+    module = gemmc.lower(gemmc.parse(src, "t.gemm", dims), pipeline, get_arch(arch))
+    r = gemmc.check(module, get_arch(arch))
+    assert r.passed, r.summary()
+    return r.stats
+
+
 def test_blocks_halve_hgemm_lds_instructions_without_conflicts():
     """gfx942's 16-bit tile shape, A column-major: blocks store four elements a lane instead of
     one, conflict-free with the swizzle over the bank line (the interpreter's count)."""
-    arch = get_arch("gfx942")
-    stats = {}
-    for blocks in ("", "blocks=true"):
-        module = gemmc.lower(gemmc.parse(HGEMM, "h.gemm", {"M": 256, "N": 256, "K": 64}),
-                             HGEMM_942.replace("BLOCKS", blocks), arch)
-        r = gemmc.check(module, arch)
-        assert r.passed, r.summary()
-        stats[blocks] = r.stats
+    stats = {blocks: passing_stats(HGEMM, HGEMM_942.replace("BLOCKS", blocks), "gfx942", {"M": 256, "N": 256, "K": 64})
+             for blocks in ("", "blocks=true")}
     assert stats["blocks=true"].lds_store_instrs * 4 == stats[""].lds_store_instrs
     assert stats["blocks=true"].lds_bank_conflicts == 0
 
@@ -101,14 +103,8 @@ def test_fp8_block_stores_need_the_folded_key():
     blocks, rows 8 apart, lines 2 apart; the plain key (line mod 32) gives them 16 places, 2-way
     conflicts; swizzle-lds{fold=true} tells them apart (the interpreter's count), and the kernel
     still matches numpy."""
-    arch = get_arch("gfx950")
-    conflicts = {}
-    for fold in ("fold=false", "fold=true"):
-        module = gemmc.lower(gemmc.parse(FP8, "f.gemm", {"M": 128, "N": 256, "K": 64}),
-                             FP8_950.replace("FOLD", fold), arch)
-        r = gemmc.check(module, arch)
-        assert r.passed, r.summary()
-        conflicts[fold] = r.stats.lds_bank_conflicts
+    conflicts = {fold: passing_stats(FP8, FP8_950.replace("FOLD", fold), "gfx950", {"M": 128, "N": 256, "K": 64})
+                 .lds_bank_conflicts for fold in ("fold=false", "fold=true")}
     # B's block stores: 8 a lane, 32 wave instructions a copy, 2 copies (prologue, loop): 2 cycles more each
     assert conflicts == {"fold=false": 128, "fold=true": 0}
 
