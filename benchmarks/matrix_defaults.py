@@ -231,7 +231,8 @@ def main(argv=None) -> int:
     ap.add_argument("--types", nargs="*", default=["f16", "bf16"])
     ap.add_argument("--json")
     ap.add_argument("--rerank", type=int, default=RERANK,
-                    help="candidates predicted again with the compiler (gfx1201: 8; its best three spill)")
+                    help="candidates predicted again with the compiler at a time (more batches follow while an "
+                         "unchecked estimate beats the best checked one)")
     ap.add_argument("--check", action="store_true",
                     help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS, F32_DEFAULTS) holds the winners")
     args = ap.parse_args(argv)
