@@ -151,7 +151,8 @@ def valu_grid() -> list[str]:
 
 
 def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int | str | tuple, swizzle: str) -> str:
-    """stage: "registers" (with double-buffer's options after it: "registers lds-slots=1") or "lds"; width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
+    """stage: "registers" (double-buffer's options may follow: "registers lds-slots=1") or "lds";
+    width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
     tuple: one vectorize pass each ("8 operands=a", "8 operands=b ...")."""
     p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
          f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")

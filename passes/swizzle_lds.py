@@ -25,8 +25,8 @@ error; false: it keeps its layout, as vectorize keeps scalar copies it cannot pr
 lets a default pipeline swizzle whatever each kernel allows), fold (true: the key is not
 the line's index mod K (K = c, or g*c with rows=g) but all its base-K digits XORed, so lines
 K apart, or a multiple of K/2 apart, get different keys: an 8x8 FP8 block's stores put
-one row of each of 32 blocks, 8 rows apart, into one instruction; without fold they hit
-K/4 places, 2-way conflicts on gfx950, 4-way on gfx942.  Lines within one aligned run of K
+one row of each of 32 blocks, 8 rows apart, into one instruction; without fold those share
+keys (16 of 32 on gfx950's 64 banks: 2-way conflicts; 4 of 16 on gfx942's 32: 4-way).  Lines within one aligned run of K
 keep distinct keys, so the fragment reads stay as they were.  Default false: the extra index
 arithmetic costs where nothing strides that far).
 Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
