@@ -92,12 +92,13 @@ class SwizzleLdsPass(ModulePass):
             self._check(a, v, name)
         for a in found:
             if g == 1:
-                set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks, self._lines(shape[-2]))])
+                set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks, self._folded_rows(shape[-2]))])
             else:
-                set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g, self._lines(shape[-2]))])
+                set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g, self._folded_rows(shape[-2]))])
 
-    def _lines(self, rows: int) -> int:
-        """The rows the key tells apart: all of them with fold=true, else one run of keys."""
+    def _folded_rows(self, rows: int) -> int:
+        """The rows whose lines the key tells apart digit by digit: all of them with fold=true;
+        0 without (the key is the lowest digit alone)."""
         return rows if self.fold else 0
 
     def _line_rows(self, alloc: Operation, shape, arch) -> int:
@@ -157,7 +158,7 @@ def _folded(ops: _Ops, line: SSAValue, k: int, lines: int) -> SSAValue:
     return key
 
 
-def _swizzled_line(a: Access, v: int, chunks: int, g: int, rows: int) -> tuple[SSAValue, SSAValue]:
+def _swizzled_line(a: Access, v: int, chunks: int, g: int, folded_rows: int) -> tuple[SSAValue, SSAValue]:
     """(row', j') of element [r, j] when g rows form one line of g * chunks chunks (docstring)."""
     row, col = a.indices[-2], a.indices[-1]
     ops = _Ops()
@@ -167,7 +168,7 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int, rows: int) -> tuple[S
     chunk = emit(arith.DivUIOp(col, cv)) if v > 1 else col
     within = emit(arith.RemUIOp(row, cg))
     place = emit(arith.AddiOp(emit(arith.MuliOp(within, cc)), chunk))
-    phase = _folded(ops, emit(arith.DivUIOp(row, cg)), g * chunks, rows // g)
+    phase = _folded(ops, emit(arith.DivUIOp(row, cg)), g * chunks, folded_rows // g)
     moved = emit(arith.XOrIOp(place, phase))
     new_row = emit(arith.AddiOp(emit(arith.SubiOp(row, within)), emit(arith.DivUIOp(moved, cc))))
     new_col = emit(arith.MuliOp(emit(arith.RemUIOp(moved, cc)), cv)) if v > 1 else emit(arith.RemUIOp(moved, cc))
@@ -178,7 +179,7 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int, rows: int) -> tuple[S
     return new_row, new_col
 
 
-def _swizzled_column(a: Access, v: int, chunks: int, rows: int) -> SSAValue:
+def _swizzled_column(a: Access, v: int, chunks: int, folded_rows: int) -> SSAValue:
     """j' = ((j / v) xor (r mod chunks)) * v + j mod v, built in front of the access."""
     row, col = a.indices[-2], a.indices[-1]
     ops = _Ops()
@@ -186,7 +187,7 @@ def _swizzled_column(a: Access, v: int, chunks: int, rows: int) -> SSAValue:
 
     vc = const(v) if v > 1 else None
     chunk = emit(arith.DivUIOp(col, vc)) if vc else col
-    phase = _folded(ops, row, chunks, rows)
+    phase = _folded(ops, row, chunks, folded_rows)
     moved = emit(arith.XOrIOp(chunk, phase))
     if vc:
         moved = emit(arith.AddiOp(emit(arith.MuliOp(moved, vc)), emit(arith.RemUIOp(col, vc))))
