@@ -31,6 +31,12 @@ ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
 .gemm name, which the cost model's problem carries)."""
 
 
+def device_bytes(element_type) -> int:
+    """Bytes one element of `element_type` (an IR type) occupies in a kernel's LDS and registers:
+    ELEMENT_BYTES, not the type's bit width (FP4 and FP6 take a byte each there)."""
+    return ELEMENT_BYTES.get(str(element_type), max(1, element_type.bitwidth // 8))
+
+
 def buffer_bytes(shapes: Iterable[Sequence[int]], elem_bytes: int) -> int:
     """Bytes of buffers of these static shapes (a dynamic dim counts as one element)."""
     total = 0

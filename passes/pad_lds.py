@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 
 from gemmc.diagnostics import pass_error
 from gemmc.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs
+from gemmc.resources import device_bytes
 from gemmc.target import target_of
 
 
@@ -51,7 +52,7 @@ class PadLdsPass(ModulePass):
         name = alloc.results[0].name_hint or "buffer"
         if len(shape) < 2:
             raise pass_error(self.name, alloc, f"%{name} has rank {len(shape)}; padding needs rows (rank >= 2)")
-        elem_bytes = t.get_element_type().bitwidth // 8
+        elem_bytes = device_bytes(t.get_element_type())
         row = shape[-1] + self.pad
         for a in accesses(alloc, self.name):
             if a.wave_contiguous:

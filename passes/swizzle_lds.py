@@ -48,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.diagnostics import GemmcError, pass_error
 from gemmc.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
+from gemmc.resources import device_bytes
 from gemmc.target import target_of
 
 
@@ -106,7 +107,7 @@ class SwizzleLdsPass(ModulePass):
         name = alloc.results[0].name_hint or "buffer"
         g = self.rows
         if g == 0:
-            row_bytes = shape[-1] * alloc.results[0].type.get_element_type().bitwidth // 8
+            row_bytes = shape[-1] * device_bytes(alloc.results[0].type.get_element_type())
             g = max(1, arch.lds_banks * arch.lds_bank_bytes // row_bytes)
         if g & (g - 1) or shape[-2] % g:
             raise pass_error(self.name, alloc, f"%{name} has {shape[-2]} rows; rows={g} must be a power of two "
