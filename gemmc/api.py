@@ -213,8 +213,9 @@ def lower(
     if pipeline is None and _is_block_scaled(module):  # the selection has no block-scaled variants
         from gemmc.ir_names import SELECTED_ATTR
         from gemmc.pipeline import scaled_pipeline
+        from gemmc.selection import input_type
 
-        pipeline = scaled_pipeline(target)
+        pipeline = scaled_pipeline(target, input_type(module))
         module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
                                                       "variants for scales)")
     if pipeline is None and backend == "gcn":

@@ -207,21 +207,25 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     return pipeline
 
 
-def scaled_pipeline(arch: Arch) -> str:
+def scaled_pipeline(arch: Arch, in_type: str | None = None) -> str:
     """The default pipeline of a block-scaled (MX) product: tiles of 128 x 128 x 128 (a multiple of
     the scaled MFMAs' k = 64 and 128) and gfx950's v_mfma_scale_f32_*_f8f6f4 where the arch has them,
-    copies of 16 elements a lane (16 FP8, 12 FP6 or 8 FP4 bytes from global memory: one load each;
-    scalar where a row is not a multiple of 16, as packed FP4 / FP6 vectors may not start mid-byte),
-    fragments read 16 elements at a time (16 bytes in LDS, which holds one code a byte: the copies'
-    chunk, so that the swizzle's chunks serve both) over a bank-line swizzle with the folded key.
-    The MX examples at 4096^3: 0.121 ms MXFP4 and MXFP6, 0.123 ms MXFP8, without bank conflicts
-    (8-element reads: 0.122-0.125, 2-way; whole runs: as fast at 4096^3, 1.3x slower at
-    4097x4095x1024, whose copies are scalar); the naive kernel elsewhere.
+    copies of 16 bytes a lane from global memory where the format packs them (16 FP8 elements; FP4,
+    `in_type`, A's and B's type where they agree: 32 elements; FP6: 16 elements, 12 bytes, as a
+    vector of 32 would be 24), scalar where a row is not a multiple of that (packed FP4 / FP6 vectors
+    may not start mid-byte), fragments read in pieces of the copies' chunk (LDS holds one code a
+    byte: 16 or 32 bytes, so that the swizzle's chunks serve both) over a bank-line swizzle with the
+    folded key.  The MX examples at 4096^3: 0.121 ms MXFP4 and MXFP6, 0.123 ms MXFP8, without bank
+    conflicts (8-element reads: 0.122-0.125, 2-way).  FP4 in 16-element copies runs as fast at
+    4096^3 (233 VGPRs against 204) and at 4097x4095x1024, whose B copies are scalar, 0.041 ms
+    against 0.052; the naive kernel elsewhere.
     The passes that do not take scales yet (double-buffer, ...) are left out: gemmc.contraction
     refuses them on a scaled kernel."""
     if any(i.scale_block for i in arch.matrix_instrs):
+        chunk = 32 if in_type == "f4e2m1fn" else 16
         return ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},"
-                "register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=16},vectorize{width=16 peel=false},"
+                f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{frag-read={chunk}}},"
+                f"vectorize{{width={chunk} peel=false}},"
                 "lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}")
     return NAMED_PIPELINES["step1"]
 

@@ -219,9 +219,9 @@ def test_default_pipeline_uses_the_scaled_mfma():
 
 @pytest.mark.parametrize("example", ["mxfp6gemm", "mxfp8gemm", "mxfp4gemm"])
 def test_default_pipeline_bank_conflicts(example):
-    """The MX default at rows a multiple of 16: 16-element fragment pieces, the copies' chunk (16
-    bytes: LDS holds one code a byte, FP4 and FP6 too), over the folded swizzle of the bank line:
-    no LDS bank conflict (the interpreter's count)."""
+    """The MX default at rows a multiple of the copies' vector: fragment pieces of the copies' chunk
+    (16 elements, FP4 32: LDS holds one code a byte), over the folded swizzle of the bank line: no
+    LDS bank conflict (the interpreter's count)."""
     m = gemmc.parse_file(str(ROOT / "examples" / f"{example}.gemm"), {"M": 128, "N": 128, "K": 256}, "gfx950")
     gemmc.lower(m, None, "gfx950")
     r = gemmc.check(m, "gfx950")
