@@ -21,6 +21,8 @@ on CDNA and the VALUs on RDNA, F32_DEFAULTS); `--check` fails when the table the
     python benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz --check   (MATRIX_FP8_DEFAULTS;
                                                                                gfx950: f8e4m3fn)
     python benchmarks/matrix_defaults.py --types f32 --check   (F32_DEFAULTS)
+    python benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8 --check   (MX_DEFAULTS:
+        the MX examples, a grid of their own; copies stay peel=false, the odd shape is reported only)
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import itertools
 import json
 import re
 import sys
+from pathlib import Path
 
 import gemmc
 from gemmc.arch import get_arch
@@ -39,6 +42,8 @@ from gemmc.pipeline import with_vectorize_option
 ARCHS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
 DIMS = {"M": 4096, "N": 4096, "K": 4096}
 ODD_DIMS = {"M": 4097, "N": 4095, "K": 1023}  # no operand's rows a multiple of 4: the copies peel
+MX_ODD_DIMS = {"M": 4097, "N": 4095, "K": 1024}  # an MX product's K is a multiple of its 32-element blocks
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PEEL_OPTIONS = ("", "peel=false", "peel-lanes=rows")
 RERANK = 20  # gfx942's winner is 13th by estimated VGPRs (2026-12-02)
 TIE = 1.01  # a default within 1% of the best at 4096^3 stays (gfx90a's, 2026-12-03: the best, 0.3% faster,
@@ -47,10 +52,22 @@ SOURCE = ("kernel {name} {{ dim M, N, K  A: {t}[M, K]{a_layout}  B: {t}[K, N]  C
           "C = A @ B }}")
 
 
+def is_mx(dtype: str) -> bool:
+    return dtype.startswith("mxfp")
+
+
+def odd_label(dtype: str) -> str:
+    """The misaligned problem a winner is also predicted at: ODD_DIMS, MX_ODD_DIMS for MX."""
+    return "x".join(str(d) for d in (MX_ODD_DIMS if is_mx(dtype) else ODD_DIMS).values())
+
+
 def source(dtype: str) -> str:
     """The searched problem: examples/hgemm.gemm's (A column-major) for 16-bit inputs,
     examples/sgemm.gemm's and examples/fp8gemm.gemm's (A row-major) for f32 and FP8 (an FP8 default
-    searched on A column-major took 256 VGPRs on the example, 0.281 ms against 0.160)."""
+    searched on A column-major took 256 VGPRs on the example, 0.281 ms against 0.160); an MX format's
+    example (examples/mxfp4gemm.gemm, ...) as it is."""
+    if is_mx(dtype):
+        return (EXAMPLES / f"{dtype}gemm.gemm").read_text()
     return SOURCE.format(name="g", t=dtype, a_layout=" col_major" if dtype in ("f16", "bf16") else "")
 
 
@@ -105,6 +122,8 @@ def grid(dtype: str = "f16", arch: str = "gfx942") -> list[str]:
     has its own grid."""
     if dtype == "f32":
         return f32_grid() if any(i.in_type == "f32" for i in get_arch(arch).matrix_instrs) else valu_grid()
+    if is_mx(dtype):
+        return mx_grid()
     out = []
     # (256 x 256 tiles: 256 accumulator registers per lane, more than a wave's VGPRs; the LDS
     # stage of double-buffer lost to the register stage on every arch in a wider search)
@@ -119,6 +138,22 @@ def stages(dtype: str, bk: int) -> tuple[str, ...]:
     """double-buffer's register stage; for FP8 K tiles of 64 and more also with one LDS slot
     (gfx942's 64 KB hold two workgroups of 128x256x64 FP8 tiles only single-buffered)."""
     return ("registers", "registers lds-slots=1") if dtype.startswith("f8") and bk >= 64 else ("registers",)
+
+
+def mx_grid() -> list[str]:
+    """Block-scaled products (gfx950's scaled MFMAs): the instruction (32x32x64 reads a scale a lane
+    for each of two k-steps of a 128-deep tile, 16x16x128 one), fragment pieces, the copies' vector
+    (16 or 32 elements, where that is at most 16 bytes of the format; vectorize refuses the rest) and
+    the swizzle's key, on 128 x 128 x 128 tiles without double-buffer (which takes no scales yet)."""
+    out = []
+    for instr, reads, width, fold in itertools.product(
+            ("v_mfma_scale_f32_32x32x64_f8f6f4", "v_mfma_scale_f32_16x16x128_f8f6f4"), (8, 16, 32), (16, 32),
+            ("", " fold=true")):
+        instr_opt = "" if instr.startswith("v_mfma_scale_f32_32x32") else f"instr={instr} "
+        out.append("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},"
+                   f"matrix-cores{{{instr_opt}frag-read={reads}}},vectorize{{width={width} peel=false}},lower-copies,"
+                   f"swizzle-lds{{strict=false rows=0{fold}}},launch-bounds{{max-threads=256}}")
+    return out
 
 
 def f32_grid() -> list[str]:
@@ -226,6 +261,16 @@ def choose_peel(arch: str, dtype: str, pipeline: str) -> tuple[str, list[dict]]:
     return rows[0]["pipeline"], rows
 
 
+def mx_odd(arch: str, dtype: str, ties: list[str]) -> tuple[str, list[dict]]:
+    """The MX winner: of the candidates within TIE of the best at 4096^3 (conflicts alike), the fastest
+    at MX_ODD_DIMS, where rows that are not a multiple of the copies' vector are copied element by
+    element (peel=false: a packed vector may not start mid-byte), without scratch first."""
+    rows = [row(p, pr) | {"rank": i} for i, p in enumerate(ties)
+            if (pr := predict(arch, dtype, p, compiler=True, dims=MX_ODD_DIMS)) is not None]
+    rows.sort(key=lambda r: (r["scratch_bytes"] > 0, round(r["time_ms"], 6), r["rank"]))
+    return (rows[0]["pipeline"] if rows else ties[0]), rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arch", nargs="*", default=list(ARCHS))
@@ -251,15 +296,15 @@ def main(argv=None) -> int:
                     and r["time_ms"] <= best["time_ms"] * TIE]
             default = matrix_defaults(dtype).get(arch, "")
             base = without_peel(default) if without_peel(default) in ties else best["pipeline"]
-            winner, odd = choose_peel(arch, dtype, base)
-            results[f"{arch} {dtype}"] = {"4096^3": rows, "4097x4095x1023": odd}
+            winner, odd = mx_odd(arch, dtype, ties or [base]) if is_mx(dtype) else choose_peel(arch, dtype, base)
+            results[f"{arch} {dtype}"] = {"4096^3": rows, odd_label(dtype): odd}
             print(f"{arch:8} {dtype:5} {best['time_ms']:7.3f} {best['tflops']:8.1f} {best['percent_of_peak']:7.1f} "
                   f"{best['bound']:8} {best['bank_conflicts']:9.3g} {best['vgprs']:3}+{best['agprs']:<3} {winner}",
                   flush=True)
             for r in odd:
-                print(f"{'':14} 4097x4095x1023 {r['time_ms']:7.3f} ms, {r['bank_conflicts']:.3g} conflicts, "
+                print(f"{'':14} {odd_label(dtype)} {r['time_ms']:7.3f} ms, {r['bank_conflicts']:.3g} conflicts, "
                       f"{r['vgprs']}+{r['agprs']} registers, {r['scratch_bytes']} B scratch: "
-                      f"{r['pipeline'][r['pipeline'].index('vectorize'):].split('}')[0]}}}", flush=True)
+                      f"{r['pipeline'][r['pipeline'].index('matrix-cores' if is_mx(dtype) else 'vectorize'):].split('},lower')[0].split('},double')[0]}}}", flush=True)
             if args.check and default != winner:
                 bad.append(f"{arch} {dtype}")
     if args.json:

@@ -212,10 +212,9 @@ def lower(
     check_dtypes(module, target)
     if pipeline is None and _is_block_scaled(module):  # the selection has no block-scaled variants
         from gemmc.ir_names import SELECTED_ATTR
-        from gemmc.pipeline import scaled_pipeline
-        from gemmc.selection import input_type
+        from gemmc.pipeline import mx_format, scaled_pipeline
 
-        pipeline = scaled_pipeline(target, input_type(module))
+        pipeline = scaled_pipeline(target, mx_format(*_operand_types(module)))
         module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
                                                       "variants for scales)")
     if pipeline is None and backend == "gcn":
@@ -249,6 +248,14 @@ def _is_block_scaled(module: ModuleOp) -> bool:
     from gemmc.dialects.gemm import MatmulOp
 
     return any(isinstance(op, MatmulOp) and op.is_scaled for op in module.walk())
+
+
+def _operand_types(module: ModuleOp) -> tuple[str, str]:
+    """A's and B's element types of the module's (first) block-scaled gemm.matmul."""
+    from gemmc.dialects.gemm import MatmulOp, type_name
+
+    op = next(op for op in module.walk() if isinstance(op, MatmulOp) and op.is_scaled)
+    return type_name(op.a.type.element_type), type_name(op.b.type.element_type)
 
 
 def _select(module: ModuleOp, target: Arch, selection: dict[str, str] | None = None):

@@ -133,6 +133,22 @@ MATRIX_FP8_DEFAULTS: dict[str, str] = {
 }
 
 
+# The block-scaled (MX) defaults, by format (mx_format), from the same search over MX grids
+# (benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8): tiles of 128 x 128 x 128,
+# the scaled MFMA, fragment pieces, the copies' vector and the swizzle's key, on the MX examples
+# (examples/mx*gemm.gemm) at 4096^3; of the candidates within 1% there, the fastest at 4097x4095x1024.
+# The copies keep peel=false: a packed FP4 / FP6 vector may not start mid-byte, so a row that is not a
+# multiple of the vector is copied element by element.  Predicted at 4096^3 without bank conflicts:
+# MXFP4 0.096 ms (16x16x128, one scale a lane a K tile where 32x32x64 reads two: the scales' L2 lines
+# are most of the traffic; 32-element, 16-byte copies), MXFP6 0.121, MXFP8 0.099; at 4097x4095x1024
+# 0.057, 0.041 and 0.038 ms.  The passes that do not take scales yet (double-buffer, ...) are not in
+# the grid: gemmc.contraction refuses them on a scaled kernel.
+MX_DEFAULTS: dict[str, dict[str, str]] = {
+    "mxfp4": {"gfx950": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=v_mfma_scale_f32_16x16x128_f8f6f4 frag-read=32},vectorize{width=32 peel=false},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}"},
+    "mxfp6": {"gfx950": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=16},vectorize{width=16 peel=false},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}"},
+    "mxfp8": {"gfx950": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=v_mfma_scale_f32_16x16x128_f8f6f4 frag-read=16},vectorize{width=16 peel=false},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}"},
+}
+
 # The f32 defaults: on CDNA its f32 MFMAs, on RDNA (no f32 WMMA) the VALUs, from the same search's
 # f32 grids (benchmarks/matrix_defaults.py --types f32; CDNA: matrix cores with scalar or vector
 # copies and the swizzle's line; RDNA: the H200's VALU kernel, k-major LDS fragments read as float4,
@@ -160,11 +176,13 @@ F32_DEFAULTS: dict[str, str] = {
 
 def matrix_defaults(in_type: str | None) -> dict[str, str]:
     """The per-arch defaults for an input type: 16-bit and FP8 (matrix cores), f32 (CDNA's f32
-    MFMAs, RDNA's VALUs), or none."""
+    MFMAs, RDNA's VALUs), an MX format (mxfp4, mxfp6, mxfp8: MX_DEFAULTS), or none."""
     if in_type in ("f16", "bf16"):
         return MATRIX_16BIT_DEFAULTS
     if in_type == "f32":
         return F32_DEFAULTS
+    if in_type in MX_DEFAULTS:
+        return MX_DEFAULTS[in_type]
     return MATRIX_FP8_DEFAULTS if in_type is not None and in_type.startswith("f8") else {}
 
 
@@ -207,26 +225,18 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     return pipeline
 
 
-def scaled_pipeline(arch: Arch, in_type: str | None = None) -> str:
-    """The default pipeline of a block-scaled (MX) product: tiles of 128 x 128 x 128 (a multiple of
-    the scaled MFMAs' k = 64 and 128) and gfx950's v_mfma_scale_f32_*_f8f6f4 where the arch has them,
-    copies of 16 bytes a lane from global memory where the format packs them (16 FP8 elements; FP4,
-    `in_type`, A's and B's type where they agree: 32 elements; FP6: 16 elements, 12 bytes, as a
-    vector of 32 would be 24), scalar where a row is not a multiple of that (packed FP4 / FP6 vectors
-    may not start mid-byte), fragments read in pieces of the copies' chunk (LDS holds one code a
-    byte: 16 or 32 bytes, so that the swizzle's chunks serve both) over a bank-line swizzle with the
-    folded key.  The MX examples at 4096^3: 0.121 ms MXFP4 and MXFP6, 0.123 ms MXFP8, without bank
-    conflicts (8-element reads: 0.122-0.125, 2-way).  FP4 in 16-element copies runs as fast at
-    4096^3 (233 VGPRs against 204) and at 4097x4095x1024, whose B copies are scalar, 0.041 ms
-    against 0.052; the naive kernel elsewhere.
-    The passes that do not take scales yet (double-buffer, ...) are left out: gemmc.contraction
-    refuses them on a scaled kernel."""
-    if any(i.scale_block for i in arch.matrix_instrs):
-        chunk = 32 if in_type == "f4e2m1fn" else 16
-        return ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},"
-                f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{frag-read={chunk}}},"
-                f"vectorize{{width={chunk} peel=false}},"
-                "lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}")
+def mx_format(a_type: str, b_type: str) -> str:
+    """The MX_DEFAULTS key of a block-scaled product: the wider of its two element formats
+    (an FP8 x BF8 product is MXFP8, FP6 x FP4 MXFP6)."""
+    bits = max(int(t[1]) for t in (a_type.lower(), b_type.lower()))  # f4e2m1fn -> 4, f6e3m2fn -> 6
+    return f"mxfp{bits}"
+
+
+def scaled_pipeline(arch: Arch, fmt: str = "mxfp8") -> str:
+    """The default pipeline of a block-scaled (MX) product of format `fmt` (mx_format): MX_DEFAULTS
+    where the arch has scaled MFMAs (gfx950), the naive kernel elsewhere."""
+    if any(i.scale_block for i in arch.matrix_instrs) and arch.name in MX_DEFAULTS.get(fmt, {}):
+        return MX_DEFAULTS[fmt][arch.name]
     return NAMED_PIPELINES["step1"]
 
 

@@ -211,7 +211,7 @@ def test_default_pipeline_uses_the_scaled_mfma():
     gemmc.lower(m, None, "gfx950")
     text = gemmc.print_ir(m)
     assert "amdgpu.scaled_mfma" in text and "vector<32xf4E2M1FN>" in text
-    assert "k = 64 : i32" in text  # v_mfma_scale_f32_32x32x64_f8f6f4: the largest tile the block allows
+    assert "m = 16 : i32, n = 16 : i32, k = 128 : i32" in text  # MX_DEFAULTS' v_mfma_scale_f32_16x16x128_f8f6f4
     r = gemmc.check(m, "gfx950")
     assert r.passed and r.exact.passed, r.summary()
     assert r.stats.matrix_instrs > 0
@@ -311,8 +311,8 @@ def in_loop(asm: str, prefix: str) -> int:
     return count
 
 
-@pytest.mark.parametrize("a,b,mnemonic", [("f8e4m3fn", "f8e5m2", "v_mfma_scale_f32_32x32x64_f8f6f4"),
-                                          ("f8e5m2", "f8e5m2", "v_mfma_scale_f32_32x32x64_f8f6f4")])
+@pytest.mark.parametrize("a,b,mnemonic", [("f8e4m3fn", "f8e5m2", "v_mfma_scale_f32_16x16x128_f8f6f4"),
+                                          ("f8e5m2", "f8e5m2", "v_mfma_scale_f32_16x16x128_f8f6f4")])
 def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnemonic):
     from gemmc.toolchain import compile_device
 
@@ -320,7 +320,7 @@ def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnem
                       arch="gfx950")
     gemmc.lower(mod, None, "gfx950")
     hip = gemmc.emit(mod, "gfx950", "hip")
-    assert "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4(__builtin_bit_cast(v8int, a_" in hip  # (a's pieces joined)
+    assert f"__builtin_amdgcn_{mnemonic[2:]}(__builtin_bit_cast(v8int, a" in hip  # MX_DEFAULTS' MXFP8 instruction
     cbsz, blgp = F8F6F4_FORMATS[a], F8F6F4_FORMATS[b]
     assert f"c, {cbsz}, {blgp}, 0, __builtin_bit_cast(int, sa_vgpr), 0, __builtin_bit_cast(int, sb_vgpr));" in hip
     asm = compile_device(hip, "gfx950", "asm", toolchain=toolchain)
@@ -422,12 +422,12 @@ def test_mxfp6_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, inst
                                         ({"M": 257, "N": 131, "K": 96}, "v_mfma_scale_f32_16x16x128_f8f6f4")])
 def test_mxfp4_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, instr):
     """examples/mxfp4gemm.gemm (1024^3, and the odd 257x131x96, whose one K tile leaves no loop)
-    by the default pipeline, or with the 16x16x128 instruction: FP4's format code in the
-    builtin, 4 VGPRs an operand in the asm."""
+    by the default pipeline (MX_DEFAULTS: 16x16x128), or with the 32x32x64 instruction: FP4's
+    format code in the builtin, 4 VGPRs an operand in the asm."""
     from gemmc.toolchain import compile_device
 
     mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp4gemm.gemm"), dims, "gfx950")
-    pipeline = None if instr.startswith("v_mfma_scale_f32_32") else (
+    pipeline = None if instr.startswith("v_mfma_scale_f32_16") else (
         MX_TILED.format(bm=128) + f",mfma-lowering{{instr={instr}}},launch-bounds{{max-threads=256}}")
     gemmc.lower(mod, pipeline, "gfx950")
     hip = gemmc.emit(mod, "gfx950", "hip")
@@ -887,8 +887,8 @@ def test_explain_counts_the_scaled_mfmas(capsys):
                      "-D", "M=256", "-D", "N=256", "-D", "K=256"]) == 0
     out = capsys.readouterr().out
     default = next(line for line in out.splitlines() if line.startswith("default"))
-    # the MFMA column: 2 * 256^3 flops / (2 * 32 * 32 * 64) per v_mfma_scale_f32_32x32x64 = 256 of them
-    assert default.split()[13] == "256", default
+    # the MFMA column: 2 * 256^3 flops / (2 * 16 * 16 * 128) per v_mfma_scale_f32_16x16x128 = 512 of them
+    assert default.split()[13] == "512", default
     assert "selected: the block-scaled (MX) pipeline" in out
     assert "double-buffer does not take block-scaled (MX) kernels yet" in out
 
