@@ -31,6 +31,17 @@ ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
 .gemm name, which the cost model's problem carries)."""
 
 
+PACKED_GLOBAL_BYTES = {"f4E2M1FN": 0.5, "f4e2m1fn": 0.5, "f6E2M3FN": 0.75, "f6E3M2FN": 0.75,
+                       "f6e2m3fn": 0.75, "f6e3m2fn": 0.75}
+"""Bytes of an element in global memory where it is not ELEMENT_BYTES: FP4 and FP6 are packed there
+(two FP4 codes a byte, FP6 rows as bit streams: gemmc.emit.fp4, fp6), unpacked in LDS and registers."""
+
+
+def global_bytes(name: str) -> float:
+    """Bytes an element of the type named `name` (IR or .gemm name) occupies in global memory."""
+    return PACKED_GLOBAL_BYTES.get(name, ELEMENT_BYTES.get(name, 4))
+
+
 def device_bytes(element_type) -> int:
     """Bytes one element of `element_type` (an IR type) occupies in a kernel's LDS and registers:
     ELEMENT_BYTES, not the type's bit width (FP4 and FP6 take a byte each there)."""

@@ -27,7 +27,7 @@ from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
 from gemmc.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
-from gemmc.resources import ELEMENT_BYTES
+from gemmc.resources import ELEMENT_BYTES, global_bytes
 
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
@@ -65,7 +65,7 @@ class Access:
     space: str  # "global" or "lds"
     store: bool
     width: int  # elements per lane in the IR
-    elem_bytes: int
+    elem_bytes: float  # in its memory space: FP4 and FP6 are packed in global memory (global_bytes)
     instrs: float = 0.0  # IR wave instructions over the launch
     lanes: float = 0.0
     merge: int = 1  # IR accesses per issued instruction
@@ -413,9 +413,10 @@ def element_offsets(k: KernelIR, ev: LaneEvaluator, op: Operation) -> np.ndarray
 
 
 def _lines(byte_addr: np.ndarray, live: np.ndarray, access: int, line: int) -> np.ndarray:
-    """Distinct cache lines each wave's live lanes touch."""
-    first = byte_addr // line
-    last = (byte_addr + access - 1) // line
+    """Distinct cache lines each wave's live lanes touch (a packed FP4 / FP6 element's bytes: the
+    ones its bits fall in)."""
+    first = np.floor(byte_addr) // line
+    last = (np.ceil(byte_addr + access) - 1) // line
     keys = np.concatenate([np.where(live, first, -1), np.where(live, last, -1)], axis=1)
     keys.sort(axis=1)
     distinct = np.ones_like(keys, dtype=bool)
@@ -423,7 +424,7 @@ def _lines(byte_addr: np.ndarray, live: np.ndarray, access: int, line: int) -> n
     return (distinct & (keys >= 0)).sum(axis=1).astype(float)
 
 
-def _access_of(op: Operation) -> tuple[str, bool, int, int] | None:
+def _access_of(op: Operation) -> tuple[str, bool, int, float] | None:
     if op.name == GATHER_TO_LDS:
         t = op.operands[0].type
         eb = ELEMENT_BYTES.get(str(t.element_type), 4)
@@ -438,7 +439,8 @@ def _access_of(op: Operation) -> tuple[str, bool, int, int] | None:
         store = isinstance(op, (memref.StoreOp, vector.StoreOp, memref.AtomicRMWOp))
         value_type = (op.operands[0].type if store else op.results[0].type)
         width = _vector_width(value_type)
-        eb = ELEMENT_BYTES.get(str(t.element_type), 4)
+        name = str(t.element_type)
+        eb = global_bytes(name) if space == "global" else ELEMENT_BYTES.get(name, 4)
         return space, store, width, eb
     return None
 

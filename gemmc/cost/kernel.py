@@ -20,7 +20,7 @@ from xdsl.ir import BlockArgument, SSAValue
 from gemmc.cost.lanes import Grid, LaneEvaluator, loops_of
 from gemmc.diagnostics import GemmcError
 from gemmc.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, ROLE_ATTR, ROLE_K_LOOP, SCHEDULE_ATTR
-from gemmc.resources import ELEMENT_BYTES
+from gemmc.resources import ELEMENT_BYTES, global_bytes
 from gemmc.schedule import Schedule
 
 
@@ -39,8 +39,9 @@ class Problem:
         return 2 * self.m * self.n * self.k
 
     @property
-    def in_bytes(self) -> int:
-        return ELEMENT_BYTES.get(self.in_type, 4)
+    def in_bytes(self) -> float:
+        """Bytes of an A or B element in global memory (FP4 and FP6 packed)."""
+        return global_bytes(self.in_type)
 
     @property
     def out_bytes(self) -> int:

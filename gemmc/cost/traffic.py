@@ -37,7 +37,7 @@ from gemmc.cost.counts import Access, Counts, _lines, element_offsets
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import loops_of
 from gemmc.cost.occupancy import Occupancy
-from gemmc.resources import ELEMENT_BYTES
+from gemmc.resources import global_bytes
 
 MAX_WINDOW = 64
 L1_WINDOW = 1  # iterations the L1 is credited with keeping lines across (see docstring)
@@ -133,8 +133,8 @@ def _window_lines(k: KernelIR, arch: Arch, ev, a: Access, depth: int, wmax: int)
     out: dict = {}
     w = 1
     while w <= wmax:
-        first = (byte[:, :w] // line).ravel()
-        last = ((byte[:, :w] + access - 1) // line).ravel()
+        first = (np.floor(byte[:, :w]) // line).ravel()
+        last = ((np.ceil(byte[:, :w] + access) - 1) // line).ravel()
         out[w] = float(len(np.unique(np.concatenate([first, last]))))
         w *= 2
     t = byte.shape[0]
@@ -196,7 +196,7 @@ def _operand_dram(k: KernelIR, arg: int, cache: int, l2: float) -> float:
     sizes = [k.dim_of(v, i) for i in range(t.get_num_dims())]
     if any(n is None for n in sizes):
         return l2
-    size = math.prod(sizes) * ELEMENT_BYTES.get(str(t.element_type), 4)
+    size = math.prod(sizes) * global_bytes(str(t.element_type))
     return size if size <= cache else l2
 
 
