@@ -143,16 +143,16 @@ def stages(dtype: str, bk: int) -> tuple[str, ...]:
 def mx_grid() -> list[str]:
     """Block-scaled products (gfx950's scaled MFMAs): the instruction (32x32x64 reads a scale a lane
     for each of two k-steps of a 128-deep tile, 16x16x128 one), fragment pieces, the copies' vector
-    (16 or 32 elements, where that is at most 16 bytes of the format; vectorize refuses the rest) and
-    the swizzle's key, on 128 x 128 x 128 tiles without double-buffer (which takes no scales yet)."""
+    (16 or 32 elements, where that is at most 16 bytes of the format; vectorize refuses the rest; and
+    peel=false: a packed vector may not start mid-byte), double-buffer's stages or none, and the
+    swizzle's key, on 128 x 128 x 128 tiles."""
     out = []
-    for instr, reads, width, fold in itertools.product(
+    for instr, reads, width, stage, fold in itertools.product(
             ("v_mfma_scale_f32_32x32x64_f8f6f4", "v_mfma_scale_f32_16x16x128_f8f6f4"), (8, 16, 32), (16, 32),
-            ("", " fold=true")):
+            ("", "lds", "registers", "registers lds-slots=1"), ("", " fold=true")):
         instr_opt = "" if instr.startswith("v_mfma_scale_f32_32x32") else f"instr={instr} "
-        out.append("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},"
-                   f"matrix-cores{{{instr_opt}frag-read={reads}}},vectorize{{width={width} peel=false}},lower-copies,"
-                   f"swizzle-lds{{strict=false rows=0{fold}}},launch-bounds{{max-threads=256}}")
+        out.append(pipeline(128, 128, 128, f"{instr_opt}frag-read={reads}", stage, f"{width} peel=false",
+                            f"swizzle-lds{{strict=false rows=0{fold}}}"))
     return out
 
 
@@ -186,13 +186,14 @@ def valu_grid() -> list[str]:
 
 
 def pipeline(bm: int, bn: int, bk: int, reads: str, stage: str, width: int | str | tuple, swizzle: str) -> str:
-    """stage: "registers" (double-buffer's options may follow: "registers lds-slots=1") or "lds";
+    """stage: "registers" (double-buffer's options may follow: "registers lds-slots=1"), "lds", or ""
+    (no double-buffer);
     width: the copies' vector width and other vectorize options ("4 row-lanes=16"), 0: none; a
     tuple: one vectorize pass each ("8 operands=a", "8 operands=b ...")."""
     p = (f"gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},"
          f"register-tiling{{thread-m=8 thread-n=8}},matrix-cores{{{reads}}},")
     registers = stage.startswith("registers")
-    db = f"double-buffer{{stage={stage}}}" if registers else "double-buffer"
+    db = f"double-buffer{{stage={stage}}}" if registers else "double-buffer" if stage else ""
     vec = ",".join(f"vectorize{{width={w}}}" for w in (width if isinstance(width, tuple) else (width,))) if width else ""
     # the register stage lowers the copies, so vectorize comes first there
     p += ",".join(x for x in ((vec, db) if registers else (db, vec)) if x)

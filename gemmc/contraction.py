@@ -176,8 +176,10 @@ def _tiled_scales(kernel: gpu.FuncOp) -> tuple:
     return (sa.operands[0], sb.operands[0]) if sa is not None and sb is not None else (None, None)
 
 
-# The passes that take block-scaled kernels: they write the scales into what they produce.
-SCALED_PASSES = ("lds-tiling", "register-tiling", "matrix-cores", "mfma-lowering")
+# The passes that take block-scaled kernels: they write the scales into what they produce
+# (double-buffer leaves the compute, and with it the scale loads of the tile it computes, as it
+# is).  A pass that reads the contraction and is not here refuses a scaled kernel at its op.
+SCALED_PASSES = ("lds-tiling", "register-tiling", "matrix-cores", "mfma-lowering", "double-buffer")
 
 _PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield"}
 _SCALE_OPS = {"arith.divui", "arith.constant"}  # a block-scaled product's k / 32

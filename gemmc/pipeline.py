@@ -141,8 +141,8 @@ MATRIX_FP8_DEFAULTS: dict[str, str] = {
 # multiple of the vector is copied element by element.  Predicted at 4096^3 without bank conflicts:
 # MXFP4 0.087 ms (16x16x128, one scale a lane a K tile where 32x32x64 reads two: the scales' L2 lines
 # are most of the traffic; 32-element, 16-byte copies), MXFP6 0.121, MXFP8 0.099; at 4097x4095x1024
-# 0.055, 0.041 and 0.038 ms.  The passes that do not take scales yet (double-buffer, ...) are not in
-# the grid: gemmc.contraction refuses them on a scaled kernel.
+# 0.055, 0.041 and 0.038 ms.  double-buffer is in the grid and in none of the winners: its best
+# conflict-free candidates take 240-256 VGPRs and are predicted at 0.112, 0.254 and 0.123 ms.
 MX_DEFAULTS: dict[str, dict[str, str]] = {
     "mxfp4": {"gfx950": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=v_mfma_scale_f32_16x16x128_f8f6f4 frag-read=32},vectorize{width=32 peel=false},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}"},
     "mxfp6": {"gfx950": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=16},vectorize{width=16 peel=false},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}"},
