@@ -13,6 +13,7 @@ agree on every kernel a schedule builds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects import memref
@@ -40,6 +41,12 @@ PACKED_GLOBAL_BYTES = {"f4E2M1FN": 0.5, "f4e2m1fn": 0.5, "f6E2M3FN": 0.75, "f6E3
 def global_bytes(name: str) -> float:
     """Bytes an element of the type named `name` (IR or .gemm name) occupies in global memory."""
     return PACKED_GLOBAL_BYTES.get(name, ELEMENT_BYTES.get(name, 4))
+
+
+def lane_bytes(width: int, element_bytes: float) -> int:
+    """Bytes one lane moves for `width` elements: whole bytes (a packed FP4 or FP6 element alone is
+    loaded as the byte it is in)."""
+    return max(1, math.ceil(width * element_bytes))
 
 
 def device_bytes(element_type) -> int:

@@ -27,7 +27,7 @@ from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
 from gemmc.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
-from gemmc.resources import ELEMENT_BYTES, global_bytes
+from gemmc.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
@@ -80,7 +80,7 @@ class Access:
 
     @property
     def bytes(self) -> float:
-        return self.lanes * self.width * self.elem_bytes
+        return self.lanes * lane_bytes(self.width, self.elem_bytes)
 
     @property
     def issued(self) -> float:

@@ -40,6 +40,7 @@ from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
 from gemmc.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
+from gemmc.resources import lane_bytes
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
@@ -197,7 +198,7 @@ def vmem_cycles(a: Access, arch: Arch) -> float:
     if a.instrs == 0:
         return 0.0
     lanes = a.lanes / a.instrs
-    width = a.width * a.elem_bytes * (a.merge if a.contiguous else 1)
+    width = lane_bytes(a.width, a.elem_bytes) * (a.merge if a.contiguous else 1)
     return max(1.0, lanes * width / arch.l1_bytes_per_clk, a.lines)
 
 

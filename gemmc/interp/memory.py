@@ -34,6 +34,7 @@ from gemmc.dialects.gemm import AssumeRowsAlignedOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.simt import KernelState
 from gemmc.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
+from gemmc.resources import global_bytes, lane_bytes
 
 _NONE = -1
 
@@ -348,7 +349,9 @@ def _count(state: KernelState, buf: Buffer, width: int, store: bool) -> None:
     kind = f"{buf.kind}_{'store' if store else 'load'}"
     s = state.stats
     setattr(s, f"{kind}_instrs", getattr(s, f"{kind}_instrs") + waves)
-    setattr(s, f"{kind}_bytes", getattr(s, f"{kind}_bytes") + lanes * width * buf.elem_bytes)
+    # global memory holds FP4 / FP6 packed (LDS a byte a code, as buf.elem_bytes): the cost model's bytes
+    elem = global_bytes(str(buf.type.element_type)) if buf.kind == "global" else buf.elem_bytes
+    setattr(s, f"{kind}_bytes", getattr(s, f"{kind}_bytes") + lanes * lane_bytes(width, elem))
 
 
 def bank_conflicts(state: KernelState, buf: Buffer, addr: np.ndarray, width: int) -> int:
