@@ -22,7 +22,8 @@ on CDNA and the VALUs on RDNA, F32_DEFAULTS); `--check` fails when the table the
                                                                                gfx950: f8e4m3fn)
     python benchmarks/matrix_defaults.py --types f32 --check   (F32_DEFAULTS)
     python benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8 --check   (MX_DEFAULTS:
-        the MX examples, a grid of their own; copies stay peel=false, the odd shape is reported only)
+        the MX examples, a grid of their own; copies stay peel=false, ties at 4096^3 go to the fastest
+        at 4097x4095x1024)
 """
 
 from __future__ import annotations
@@ -262,6 +263,13 @@ def choose_peel(arch: str, dtype: str, pipeline: str) -> tuple[str, list[dict]]:
     return rows[0]["pipeline"], rows
 
 
+def varying_part(pipeline: str, dtype: str) -> str:
+    """What the odd-shape candidates differ in: vectorize's options (MX: from matrix-cores on)."""
+    start = pipeline.index("matrix-cores" if is_mx(dtype) else "vectorize")
+    end = pipeline.find(",lower-copies")
+    return pipeline[start:end if end > 0 else pipeline.index(",launch-bounds")]
+
+
 def mx_odd(arch: str, dtype: str, ties: list[str]) -> tuple[str, list[dict]]:
     """The MX winner: of the candidates within TIE of the best at 4096^3 (conflicts alike), the fastest
     at MX_ODD_DIMS, where rows that are not a multiple of the copies' vector are copied element by
@@ -305,7 +313,7 @@ def main(argv=None) -> int:
             for r in odd:
                 print(f"{'':14} {odd_label(dtype)} {r['time_ms']:7.3f} ms, {r['bank_conflicts']:.3g} conflicts, "
                       f"{r['vgprs']}+{r['agprs']} registers, {r['scratch_bytes']} B scratch: "
-                      f"{r['pipeline'][r['pipeline'].index('matrix-cores' if is_mx(dtype) else 'vectorize'):].split('},lower')[0].split('},double')[0]}}}", flush=True)
+                      f"{varying_part(r['pipeline'], dtype)}", flush=True)
             if args.check and default != winner:
                 bad.append(f"{arch} {dtype}")
     if args.json:

@@ -232,7 +232,7 @@ def mx_format(a_type: str, b_type: str) -> str:
     return f"mxfp{bits}"
 
 
-def scaled_pipeline(arch: Arch, fmt: str = "mxfp8") -> str:
+def scaled_pipeline(arch: Arch, fmt: str) -> str:
     """The default pipeline of a block-scaled (MX) product of format `fmt` (mx_format): MX_DEFAULTS
     where the arch has scaled MFMAs (gfx950), the naive kernel elsewhere."""
     if any(i.scale_block for i in arch.matrix_instrs) and arch.name in MX_DEFAULTS.get(fmt, {}):

@@ -412,7 +412,7 @@ def element_offsets(k: KernelIR, ev: LaneEvaluator, op: Operation) -> np.ndarray
     return np.asarray(off)
 
 
-def _lines(byte_addr: np.ndarray, live: np.ndarray, access: int, line: int) -> np.ndarray:
+def _lines(byte_addr: np.ndarray, live: np.ndarray, access: float, line: int) -> np.ndarray:
     """Distinct cache lines each wave's live lanes touch (a packed FP4 / FP6 element's bytes: the
     ones its bits fall in)."""
     first = np.floor(byte_addr) // line
