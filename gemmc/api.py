@@ -214,7 +214,7 @@ def lower(
         from gemmc.ir_names import SELECTED_ATTR
         from gemmc.pipeline import mx_format, scaled_pipeline
 
-        pipeline = scaled_pipeline(target, mx_format(*_operand_types(module)))
+        pipeline = scaled_pipeline(target, mx_format(*_operand_bits(module)))
         module.attributes[SELECTED_ATTR] = StringAttr("the block-scaled (MX) pipeline (the selection has no "
                                                       "variants for scales)")
     if pipeline is None and backend == "gcn":
@@ -250,12 +250,12 @@ def _is_block_scaled(module: ModuleOp) -> bool:
     return any(isinstance(op, MatmulOp) and op.is_scaled for op in module.walk())
 
 
-def _operand_types(module: ModuleOp) -> tuple[str, str]:
-    """A's and B's element types of the module's (first) block-scaled gemm.matmul."""
-    from gemmc.dialects.gemm import MatmulOp, type_name
+def _operand_bits(module: ModuleOp) -> tuple[int, int]:
+    """The bit widths of A's and B's elements in the module's (first) block-scaled gemm.matmul."""
+    from gemmc.dialects.gemm import MatmulOp
 
     op = next(op for op in module.walk() if isinstance(op, MatmulOp) and op.is_scaled)
-    return type_name(op.a.type.element_type), type_name(op.b.type.element_type)
+    return op.a.type.element_type.bitwidth, op.b.type.element_type.bitwidth
 
 
 def _select(module: ModuleOp, target: Arch, selection: dict[str, str] | None = None):

@@ -225,11 +225,10 @@ def gcn_default_pipeline(arch: Arch, in_type: str | None = None) -> str:
     return pipeline
 
 
-def mx_format(a_type: str, b_type: str) -> str:
-    """The MX_DEFAULTS key of a block-scaled product: the wider of its two element formats
-    (an FP8 x BF8 product is MXFP8, FP6 x FP4 MXFP6)."""
-    bits = max(int(t[1]) for t in (a_type.lower(), b_type.lower()))  # f4e2m1fn -> 4, f6e3m2fn -> 6
-    return f"mxfp{bits}"
+def mx_format(a_bits: int, b_bits: int) -> str:
+    """The MX_DEFAULTS key of a block-scaled product whose A and B elements have these bit widths:
+    the wider of the two (an FP8 x BF8 product is MXFP8, FP6 x FP4 MXFP6)."""
+    return f"mxfp{max(a_bits, b_bits)}"
 
 
 def scaled_pipeline(arch: Arch, fmt: str) -> str:
