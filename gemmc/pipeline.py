@@ -234,9 +234,7 @@ def mx_format(a_bits: int, b_bits: int) -> str:
 def scaled_pipeline(arch: Arch, fmt: str) -> str:
     """The default pipeline of a block-scaled (MX) product of format `fmt` (mx_format): MX_DEFAULTS
     where the arch has scaled MFMAs (gfx950), the naive kernel elsewhere."""
-    if any(i.scale_block for i in arch.matrix_instrs) and arch.name in MX_DEFAULTS.get(fmt, {}):
-        return MX_DEFAULTS[fmt][arch.name]
-    return NAMED_PIPELINES["step1"]
+    return MX_DEFAULTS.get(fmt, {}).get(arch.name, NAMED_PIPELINES["step1"])
 
 
 def parse_pipeline_spec(spec: str) -> list[ModulePass]:

@@ -37,6 +37,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from gemmc.arith_semantics import to_bf16, to_fp8
 from gemmc.diagnostics import GemmcError
+from gemmc.resources import device_bytes
 
 
 class InterpError(GemmcError):
@@ -107,17 +108,10 @@ def is_bf16(t: Attribute) -> bool:
 
 def element_bytes(t: Attribute) -> int:
     """Bytes one element of `t` occupies on the device (bf16 is 2, FP8 1, although held as float32;
-    FP6 and FP4 count 1: gemmc's kernels keep one MX element per byte)."""
+    FP6 and FP4 count 1: gemmc's kernels keep one MX element per byte: gemmc.resources.device_bytes);
+    an index, 8."""
     t = element_type(t)
-    if isinstance(t, tuple(_FP8)):
-        return 1
-    if isinstance(t, (Float16Type, BFloat16Type)):
-        return 2
-    if isinstance(t, Float32Type):
-        return 4
-    if isinstance(t, IntegerType):
-        return max(1, t.width.data // 8)
-    return 8
+    return 8 if isinstance(t, IndexType) else device_bytes(t)
 
 
 def round_to(x, t: Attribute):
