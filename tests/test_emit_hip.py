@@ -383,11 +383,13 @@ def test_module_entry_point(tmp_path):
 
 CPU_HIP_RUNTIME = r"""
 #pragma once
+#include <algorithm>
 #include <barrier>
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 #define __global__
@@ -426,16 +428,23 @@ extern "C" __bf16 __truncsfbf2(float x) {
     const unsigned short bits = static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     __bf16 r; std::memcpy(&r, &bits, sizeof r); return r;
 }
+// A wave's lanes: wave-wide builtins (test_harness_formats.py's MFMA) meet at its barrier.
+inline thread_local std::barrier<>* gemmc_wave_barrier;
+inline thread_local unsigned gemmc_wave, gemmc_lane;
 template <class... P, class... A>
 void gemmc_cpu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t, hipStream_t, A... args) {
     // One thread per GPU thread of a block; they step through the blocks together, with a
     // barrier between blocks so that no block sees the last one's __shared__ data in use.
     const unsigned n = block.x * block.y * block.z;
     std::barrier<> bar(n);
+    std::vector<std::unique_ptr<std::barrier<>>> waves;
+    for (unsigned w = 0; w * warpSize < n; ++w)
+        waves.push_back(std::make_unique<std::barrier<>>(std::min<unsigned>(warpSize, n - w * warpSize)));
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < n; ++t)
         threads.emplace_back([&, t] {
             gemmc_block_barrier = &bar; gridDim = grid; blockDim = block;
+            gemmc_wave = t / warpSize; gemmc_lane = t % warpSize; gemmc_wave_barrier = waves[gemmc_wave].get();
             threadIdx = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
             for (unsigned bz = 0; bz < grid.z; ++bz)
                 for (unsigned by = 0; by < grid.y; ++by)
@@ -456,9 +465,12 @@ def _for_cpu(hip_source: str) -> str:
     return re.sub(r"__attribute__\(\((amdgpu_[^\n]*)\)\)", "", text)
 
 
-def _run_on_cpu(toolchain, hip_source: str, args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+def run_on_cpu(toolchain, hip_source: str, args: list[str], tmp_path: Path,
+               builtins: str = "") -> subprocess.CompletedProcess:
+    """Build `hip_source` for the CPU and run it with `args`; `builtins`: C++ that stands in
+    for the AMDGPU builtins its kernels call (test_fp8.py's FP8 conversions)."""
     (tmp_path / "hip").mkdir(exist_ok=True)
-    (tmp_path / "hip" / "hip_runtime.h").write_text(CPU_HIP_RUNTIME)
+    (tmp_path / "hip" / "hip_runtime.h").write_text(CPU_HIP_RUNTIME + builtins)
     source = tmp_path / "harness.cpp"
     source.write_text(_for_cpu(hip_source))
     binary = tmp_path / "harness"
@@ -482,7 +494,7 @@ def test_harness_runs_on_cpu(toolchain, kernel, tmp_path):
     if toolchain.kind != "llvm":
         pytest.skip("the CPU run uses plain clang++ for the host")
     source = emit_hip(lower(KERNELS[kernel]), get_arch("gfx942"), harness=True)
-    proc = _run_on_cpu(toolchain, source, CPU_DIMS[kernel], tmp_path)
+    proc = run_on_cpu(toolchain, source, CPU_DIMS[kernel], tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout
 
@@ -499,7 +511,7 @@ def test_tiled_harness_runs_on_cpu(toolchain, kernel, pipeline, tmp_path):
     # Several blocks and partial tiles in both directions; step2's tiles are small, so are its dims.
     dims = ["40", "36"] if pipeline == "step2" else ["130", "150"]
     dims += ["40"] if kernel == "sgemm" else []
-    proc = _run_on_cpu(toolchain, source, dims, tmp_path)
+    proc = run_on_cpu(toolchain, source, dims, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout
 
@@ -510,7 +522,7 @@ def test_harness_catches_a_wrong_kernel(toolchain, tmp_path):
     source = emit_hip(lower(KERNELS["transposed"]), get_arch("gfx942"), harness=True)
     wrong = source.replace("const float a = A[k * M + row];", "const float a = A[row * K + k];")
     assert wrong != source
-    proc = _run_on_cpu(toolchain, wrong, ["33", "70", "17"], tmp_path)
+    proc = run_on_cpu(toolchain, wrong, ["33", "70", "17"], tmp_path)
     assert proc.returncode == 1
     assert ": FAILED" in proc.stdout and "Mismatch at C[" in proc.stderr
 

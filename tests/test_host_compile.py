@@ -87,11 +87,11 @@ def test_examples_host_side_compiles(toolchain, example, arch, tmp_path):
 
 
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if _fp8(e)], ids=lambda p: p.stem)
-def test_fp8_examples_launcher_compiles(toolchain, example, tmp_path):
+def test_fp8_examples_host_side_compiles(toolchain, example, tmp_path):
     """FP8, MXFP8, MXFP6 and MXFP4 examples on their arch (gfx942's FNUZ formats, else gfx950's
-    OCP ones; --harness has no FP8, FP6 or FP4 inputs to fill): the launcher builds."""
+    OCP ones): the launcher and the harness, which fills FP8, FP6, FP4 and E8M0 matrices, build."""
     arch = "gfx942" if "fnuz" in example.read_text() else "gfx950"
-    _assert_host_compiles(toolchain, example.read_text(), arch, None, tmp_path, harness=False)
+    _assert_host_compiles(toolchain, example.read_text(), arch, None, tmp_path)
 
 
 def odd_program(names: tuple[str, ...], kernel: str) -> str:

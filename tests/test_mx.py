@@ -403,11 +403,6 @@ def _one_line_error(capsys, *args: str) -> str:
     return err
 
 
-def test_harness_for_fp6_is_refused_in_one_line(capsys):
-    err = _one_line_error(capsys, str(ROOT / "examples" / "mxfp6gemm.gemm"), "--arch", "gfx950", "--harness")
-    assert "--harness does not fill FP6 matrices yet (A is f6E2M3FN, packed 6 bits an element)" in err
-
-
 def test_fp6_vector_loads_other_than_16_are_refused_at_their_op(capsys):
     """4 FP6 elements are 3 bytes, fields across bytes: FP6 is read 16 elements (three whole
     words) or one at a time."""
@@ -508,13 +503,6 @@ def test_mxfp4_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, inst
     assert all(int(r[r.index(":") + 1:-2]) - int(r[2:r.index(":")]) == 3 for r in regs), mfma
     assert "cbsz:4 blgp:4" in mfma
     assert ".private_segment_fixed_size: 0" in asm and "scratch_" not in asm
-
-
-def test_harness_for_fp4_is_refused_in_one_line(capsys):
-    assert cli.main(["compile", str(ROOT / "examples" / "mxfp4gemm.gemm"), "--arch", "gfx950", "--harness"]) != 0
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
-    assert "--harness does not fill FP4 matrices yet (A is f4E2M1FN, packed two a byte)" in err
 
 
 def test_fp4_arithmetic_is_refused_at_its_op(capsys):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from gemmc.emit import host_formats
 from gemmc.emit.hip import (
     INDENT,
     Expr,
@@ -29,9 +30,6 @@ from gemmc.emit.hip import (
     _walk_block,
     emit_error,
     float_eps,
-    is_fp4,
-    is_fp6,
-    is_fp8,
     scalar_ctype,
 )
 from gemmc.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -57,6 +55,9 @@ class Gemm:
     alpha: Expr  # host expression or literal
     beta: Expr
     acc_eps: float
+    scale_a: int | None = None  # a block-scaled (MX) product: the host arguments of the E8M0 scales
+    scale_b: int | None = None
+    block: int = 32
 
 
 class HarnessWriter:
@@ -113,7 +114,10 @@ class HarnessWriter:
         acc = float_eps(d["acc_type"]) if "acc_type" in d else None
         kinfo = self.e._kernel_of(next(o for o in fn.walk() if o.name == "gpu.launch_func"))
         eps = acc or _acc_eps(kinfo.op.regions[0].blocks[0], kinfo.op)
-        return Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps), values
+        scales = [d[x].value.data if isinstance(d.get(x), IntegerAttr) else None  # type: ignore[union-attr]
+                  for x in ("scale_a", "scale_b", "block")]
+        gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32)
+        return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
         fn = self.l.op
@@ -202,21 +206,13 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness: dim {d} is neither static nor a launcher parameter")
         mem = [q for q in l.params if q.kind == "memref"]
         scal = [q for q in l.params if q.kind == "scalar"]
-        for q in mem:
-            if is_fp8(q.type.element_type):  # type: ignore[union-attr]
-                raise emit_error(fn, f"--harness does not fill FP8 matrices yet ({q.name} is "
-                                     f"{q.type.element_type}); check FP8 kernels with gemmc run")  # type: ignore[union-attr]
-            if is_fp4(q.type.element_type):  # type: ignore[union-attr]
-                # (its inputs would be packed by gemmc.emit.fp4.pack's layout, with E8M0 scales: not written)
-                raise emit_error(fn, f"--harness does not fill FP4 matrices yet ({q.name} is {q.type.element_type}, "
-                                     "packed two a byte); check MXFP4 kernels with gemmc run")  # type: ignore[union-attr]
-            if is_fp6(q.type.element_type):  # type: ignore[union-attr]
-                # (as FP4: gemmc.emit.fp6.pack's layout and E8M0 scales, not written)
-                raise emit_error(fn, f"--harness does not fill FP6 matrices yet ({q.name} is {q.type.element_type}, "
-                                     "packed 6 bits an element); check MXFP6 kernels with gemmc run")  # type: ignore[union-attr]
         used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
+        formats = {q.arg: host_formats.format_of(q.type.element_type) for q in mem}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]
+        SA, SB = (by_arg.get(x) if x is not None else None for x in (g.scale_a, g.scale_b))
+        if (SA is None) != (SB is None):
+            raise emit_error(fn, "--harness: a block-scaled product needs the scales of both A and B")
         M, N, K = g.m, g.n, g.k
 
         # Local names that cannot collide with the dims and arguments (which may be i, k...).
@@ -228,16 +224,27 @@ class HarnessWriter:
             "magnitude", "p", "c0", "expected", "bound", "got", "points", "row", "col", "s",
             "mismatches", "max_error", "point", "ok", "flops")}
         for q in mem:
-            for prefix in ("h", "d", "size"):
+            for prefix in ("h", "d", "size", "p"):
                 v[f"{prefix}_{q.name}"] = names.fresh(f"{prefix}_{q.name}")
         i, j, k = v["i"], v["j"], v["k"]
 
-        def size_of(q: Param) -> str:
+        def shape_of(q: Param) -> list[str]:
             t = q.type
             assert isinstance(t, MemRefType)
             hd = l.host_dims[q.arg]  # type: ignore[index]
-            parts = [str(s) if s >= 0 else hd[axis] for axis, s in enumerate(t.get_shape())]  # type: ignore[index]
+            return [str(s) if s >= 0 else hd[axis] for axis, s in enumerate(t.get_shape())]  # type: ignore[index]
+
+        def size_of(q: Param) -> str:
+            parts = shape_of(q)
             return " * ".join([f"static_cast<size_t>({parts[0]})", *parts[1:]])
+
+        def value(q: Param, code: str) -> str:
+            name = formats[q.arg]
+            return host_formats.to_double(name, code) if name else f"gemmc_to_double({code})"
+
+        def device(q: Param) -> str:
+            """The host buffer that goes to the device: FP4 / FP6 rows packed."""
+            return v["p_" + q.name] if formats[q.arg] in host_formats.PACKED_BITS else v["h_" + q.name]
 
         def elem(q: Param) -> str:
             return scalar_ctype(q.type.element_type)  # type: ignore[union-attr]
@@ -247,6 +254,13 @@ class HarnessWriter:
 
         a_at = at(A, k, M, i) if g.transpose_a else at(A, i, K, k)
         b_at = at(B, j, K, k) if g.transpose_b else at(B, k, N, j)
+        product = f"{value(A, a_at)} * {value(B, b_at)}"
+        if SA is not None and SB is not None:  # scales stored as their operands, K / block
+            kb = f"{k} / {g.block}"
+            sa_cols, sb_cols = shape_of(SA)[1], shape_of(SB)[1]
+            sa_at = at(SA, kb, sa_cols, i) if g.transpose_a else at(SA, i, sa_cols, kb)
+            sb_at = at(SB, j, sb_cols, kb) if g.transpose_b else at(SB, kb, sb_cols, j)
+            product = f"{value(A, a_at)} * {value(SA, sa_at)}\n{INDENT * 4}* {value(B, b_at)} * {value(SB, sb_at)}"
         c_at = f"static_cast<size_t>({i}) * {N} + {j}"
         out_eps = float_eps(C.type.element_type) or 2.0**-23  # type: ignore[union-attr]
         hC, dC, sizeC = v["h_" + C.name], v["d_" + C.name], v["size_" + C.name]
@@ -269,6 +283,10 @@ class HarnessWriter:
             "    } while (0)",
         ]))
         w.extend(_host_conversions(used))
+        for name in dict.fromkeys(f for f in formats.values() if f):
+            w.extend(host_formats.helpers(name))
+        if any(f in host_formats.PACKED_BITS for f in formats.values()):
+            w.extend(host_formats.PACK_HELPERS)
         ln("")
         ln(f"// Test harness: C = {g.alpha.text} * {'A^T' if g.transpose_a else 'A'} @ "
            f"{'B^T' if g.transpose_b else 'B'} + {g.beta.text} * C on random data, checked against a")
@@ -309,15 +327,24 @@ class HarnessWriter:
         ln(f'{I}std::printf("Device      : %s (kernel built for " GEMMC_ARCH ")\\n", {v["props"]}.name);')
         ln(f'{I}std::printf("Matrix dims : {M}=%d {N}=%d {K}=%d\\n", {M}, {N}, {K});')
         ln("")
-        ln(f"{I}// Host buffers, filled with uniform random values in [-1, 1].")
+        ln(f"{I}// Host buffers, filled with uniform random values in [-1, 1] (FP6 and FP4: over their")
+        ln(f"{I}// range; E8M0 scales: 2^-4 .. 2^4), rounded to their element type; FP8, FP6 and FP4 as codes.")
         ln(f"{I}std::mt19937 {v['gen']}(42);")
         ln(f"{I}std::uniform_real_distribution<float> {v['dist']}(-1.0f, 1.0f);")
         for q in mem:
             h, size = v["h_" + q.name], v["size_" + q.name]
+            name = formats[q.arg]
             ln(f"{I}const size_t {size} = {size_of(q)};")
             ln(f"{I}std::vector<{elem(q)}> {h}({size});")
             ln(f"{I}for ({elem(q)}& {v['x']} : {h})")
-            ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
+            if name:
+                ln(f"{I*2}{host_formats.fill(name, v['x'], v['gen'], v['dist'])}")
+            else:
+                ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
+            if name in host_formats.PACKED_BITS:
+                rows, cols = shape_of(q)
+                ln(f"{I}const std::vector<unsigned char> {v['p_' + q.name]} = gemmc_pack_rows({h}, {rows}, {cols}, "
+                   f"{host_formats.PACKED_BITS[name]});")
         for q in scal:
             value = scalar_values.get(q.arg)  # type: ignore[arg-type]
             if value is None:
@@ -327,10 +354,11 @@ class HarnessWriter:
         ln("")
         ln(f"{I}// Device buffers.")
         for q in mem:
-            h, d, size = v["h_" + q.name], v["d_" + q.name], v["size_" + q.name]
+            d = v["d_" + q.name]
             ln(f"{I}{elem(q)}* {d} = nullptr;")
-            ln(f"{I}GEMMC_CHECK(hipMalloc(&{d}, sizeof({elem(q)}) * {size}));")
-            ln(f"{I}GEMMC_CHECK(hipMemcpy({d}, {h}.data(), sizeof({elem(q)}) * {size}, hipMemcpyHostToDevice));")
+            ln(f"{I}GEMMC_CHECK(hipMalloc(&{d}, sizeof({elem(q)}) * {device(q)}.size()));")
+            ln(f"{I}GEMMC_CHECK(hipMemcpy({d}, {device(q)}.data(), sizeof({elem(q)}) * {device(q)}.size(), "
+               "hipMemcpyHostToDevice));")
         call_args = [v["d_" + q.name] if q.kind == "memref" else q.name for q in l.params] + ["nullptr"]
         ln(f"{I}auto {v['launch']} = [&]() {{ GEMMC_CHECK({l.name}({', '.join(call_args)})); }};")
         ln("")
@@ -366,7 +394,7 @@ class HarnessWriter:
         ln(f"{I*2}double {v['sum']} = 0.0, {v['magnitude']} = 0.0;")
         ln(f"{I*2}for (int {k} = 0; {k} < {K}; ++{k})")
         ln(f"{I*2}{{")
-        ln(f"{I*3}const double {v['p']} = gemmc_to_double({a_at}) * gemmc_to_double({b_at});")
+        ln(f"{I*3}const double {v['p']} = {product};")
         ln(f"{I*3}{v['sum']} += {v['p']};")
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")

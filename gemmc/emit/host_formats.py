@@ -1,0 +1,129 @@
+"""The narrow formats on the harness's host (FP8, FP6, FP4 and E8M0 scales): each code's value,
+the random fill and the packing of FP6 / FP4 rows, written into the harness as C++.
+
+    format_of(t)                 the .gemm name of a narrow element type, or None
+    helpers(name)                C++: the format's value table and its to-double and fill functions
+    fill(name, out, gen)         C++: the statement that fills byte `out` from generator `gen`
+    to_double(name, code)        C++: the value of `code` as a double
+    PACK_HELPERS                 C++: rows of FP4 / FP6 codes packed as global memory holds them
+
+The values are ml_dtypes' (gemmc.arith_semantics.fp8_dtypes: the reference numerics of these
+formats, as the interpreter's), printed into a table of the 2^bits codes, so the harness's
+reference is the declared type's meaning, not a second decoder.  The fill is the interpreter's
+(gemmc.interp.check.random_inputs): FP8 uniform in [-1, 1], FP6 and FP4 uniform over their
+finite range, each rounded to the nearest code (ties to the even code); E8M0 scales powers of
+two 2^-4 .. 2^4.  The packed layouts are gemmc.emit.fp4's and gemmc.emit.fp6's, which the
+tests compare with the C++ below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.ir import Attribute
+
+from gemmc.dialects.gemm import FP8_TYPES, MX_NARROW_TYPES, SCALE_NAME, SCALE_TYPES, type_name
+
+NARROW = (*FP8_TYPES, *MX_NARROW_TYPES, *SCALE_TYPES)
+SCALE_EXPONENTS = (-4, 4)  # E8M0 fills: 2^-4 .. 2^4, as the interpreter's random_inputs
+PACKED_BITS = {"f4e2m1fn": 4, "f6e2m3fn": 6, "f6e3m2fn": 6}  # packed in global memory
+
+
+def format_of(t: Attribute) -> str | None:
+    name = type_name(t) if t is not None else None
+    return name if name in NARROW else None
+
+
+def _values(name: str) -> np.ndarray:
+    """Each code's value (float64), by ml_dtypes."""
+    from gemmc.arith_semantics import fp8_dtypes
+
+    bits = PACKED_BITS.get(name, 8)
+    codes = np.arange(2**bits, dtype=np.uint8)
+    return codes.view(fp8_dtypes()[name]).astype(np.float64)
+
+
+def _literal(v: float) -> str:
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    return float(v).hex()
+
+
+def _fill_codes(name: str, values: np.ndarray) -> list[int]:
+    """The codes a fill may pick, by value: FP8's in [-1, 1], FP6's and FP4's every finite one
+    (one zero: the fill rounds to the nearest, and -0 and +0 are the same distance away)."""
+    finite = [c for c in range(len(values)) if np.isfinite(values[c]) and not (values[c] == 0 and c != 0)]
+    if name in FP8_TYPES:
+        finite = [c for c in finite if abs(values[c]) <= 1.0]
+    return sorted(finite, key=lambda c: values[c])
+
+
+def helpers(name: str) -> list[str]:
+    """C++ for one format: gemmc_<name>_value[code], gemmc_<name>_to_double(code) and (but for
+    E8M0, whose fill needs no table) gemmc_<name>_set(code&, float): the nearest code of the
+    fill's range, ties to the even code."""
+    values = _values(name)
+    rows = [", ".join(_literal(v) for v in values[i : i + 8]) for i in range(0, len(values), 8)]
+    out = ["", f"// {name}: the value of each code (ml_dtypes), the harness's reference numerics.",
+           f"static const double gemmc_{name}_value[{len(values)}] = {{"]
+    out += [f"    {r}," for r in rows]
+    out += ["};", f"inline double gemmc_{name}_to_double(unsigned char c) {{ return gemmc_{name}_value[c]; }}"]
+    if name == SCALE_NAME:
+        return out
+    codes = _fill_codes(name, values)
+    out += [f"// The codes a fill picks from, by value; a float is rounded to the nearest (ties to even).",
+            f"static const unsigned char gemmc_{name}_by_value[{len(codes)}] = {{",
+            *(f"    {', '.join(str(c) for c in codes[i : i + 16])}," for i in range(0, len(codes), 16)),
+            "};",
+            f"inline void gemmc_{name}_set(unsigned char& out, float x)",
+            "{",
+            f"    const unsigned char* const v = gemmc_{name}_by_value;",
+            f"    int lo = 0, hi = {len(codes) - 1};",
+            f"    while (hi - lo > 1) // the last code at or below x, and the next",
+            "    {",
+            "        const int mid = (lo + hi) / 2;",
+            f"        (gemmc_{name}_value[v[mid]] <= x ? lo : hi) = mid;",
+            "    }",
+            f"    const double below = x - gemmc_{name}_value[v[lo]], above = gemmc_{name}_value[v[hi]] - x;",
+            "    out = below < above || (below == above && v[lo] % 2 == 0) ? v[lo] : v[hi];",
+            "}"]
+    return out
+
+
+def fill(name: str, out: str, gen: str, dist: str) -> str:
+    """C++: fill byte `out` with a random code of format `name` (`dist`: uniform in [-1, 1])."""
+    if name == SCALE_NAME:
+        lo, hi = SCALE_EXPONENTS
+        return f"{out} = static_cast<unsigned char>(127 + std::uniform_int_distribution<int>({lo}, {hi})({gen}));"
+    top = 1.0 if name in FP8_TYPES else float(np.nanmax(np.abs(np.where(np.isfinite(_values(name)), _values(name), 0))))
+    scale = "" if top == 1.0 else f"{top!r}f * "
+    return f"gemmc_{name}_set({out}, {scale}{dist}({gen}));"
+
+
+def to_double(name: str, code: str) -> str:
+    return f"gemmc_{name}_to_double({code})"
+
+
+PACK_HELPERS = [
+    "",
+    "// FP4 and FP6 rows as global memory holds them (docs/language.md): a row of n codes is a",
+    "// little-endian bit stream of `bits` bits a code, starting at a byte, ceil(bits n / 8) bytes.",
+    "inline std::vector<unsigned char> gemmc_pack_rows(const std::vector<unsigned char>& codes, size_t rows,",
+    "                                                  size_t n, int bits)",
+    "{",
+    "    const size_t row_bytes = (n * bits + 7) / 8;",
+    "    std::vector<unsigned char> packed(rows * row_bytes, 0);",
+    "    for (size_t r = 0; r < rows; ++r)",
+    "        for (size_t j = 0; j < n; ++j)",
+    "            for (int b = 0; b < bits; ++b)",
+    "                if (codes[r * n + j] >> b & 1)",
+    "                {",
+    "                    const size_t bit = j * bits + b;",
+    "                    packed[r * row_bytes + bit / 8] |= static_cast<unsigned char>(1u << bit % 8);",
+    "                }",
+    "    return packed;",
+    "}",
+]

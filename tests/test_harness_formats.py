@@ -1,0 +1,317 @@
+"""`--harness` with FP8, FP6, FP4 and E8M0 matrices (gemmc.emit.host_formats).
+
+The host's C++ (the nearest-code fill and the FP4 / FP6 packing) is compiled and compared with
+ml_dtypes' rounding and gemmc.emit.fp4 / fp6's layouts; FP8 kernels run on the CPU
+(test_emit_hip.run_on_cpu) with the AMDGPU conversion builtins standing in as ml_dtypes'
+tables of the arch's formats, and must PASS, and FAIL with a planted bug.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from gemmc import api
+from gemmc.arith_semantics import fp8_dtypes
+from gemmc.emit import fp4, fp6, host_formats
+
+from test_emit_hip import run_on_cpu
+
+HOST_CODE = "// ---- Host code"  # where the emitted file's kernels end
+FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn")
+
+
+def _host_program(toolchain, tmp_path, body: list[str]) -> str:
+    """Compile and run a host program made of every format's helpers and `body` (main's)."""
+    lines = ["#include <cmath>", "#include <cstdio>", "#include <cstddef>", "#include <random>", "#include <vector>"]
+    for name in (*FORMATS, "f8e8m0fnu"):
+        lines += host_formats.helpers(name)
+    lines += host_formats.PACK_HELPERS + ["int main()", "{", *body, "    return 0;", "}"]
+    source = tmp_path / "formats.cpp"
+    source.write_text("\n".join(lines))
+    binary = tmp_path / "formats"
+    build = subprocess.run([toolchain.clang, "-x", "c++", "-std=c++17", "-O1", str(source), "-o", str(binary)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    return subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def llvm(toolchain):
+    if toolchain.kind != "llvm":
+        pytest.skip("host programs are built with plain clang++")
+    return toolchain
+
+
+def test_fill_rounds_to_the_nearest_code_ties_to_even(llvm, tmp_path):
+    """gemmc_<fmt>_set against ml_dtypes' rounding, on random floats and on every midpoint
+    between two neighbouring codes of the fill's range (where ties go to the even code)."""
+    rng = np.random.default_rng(0)
+    cases = {}
+    for name in FORMATS:
+        dtype = fp8_dtypes()[name]
+        values = host_formats._values(name)
+        top = 1.0 if name.startswith("f8") else float(ml_dtypes.finfo(dtype).max)
+        grid = np.unique(values[np.isfinite(values) & (np.abs(values) <= top)])
+        x = np.concatenate([rng.uniform(-top, top, 200), (grid[1:] + grid[:-1]) / 2]).astype(np.float32)
+        cases[name] = x
+    body = []
+    for name, x in cases.items():
+        body += ["    {", "        unsigned char c;",
+                 f"        const float xs[] = {{{', '.join(float(v).hex() + 'f' for v in x)}}};",
+                 "        for (float x : xs)", "        {",
+                 f"            gemmc_{name}_set(c, x);",
+                 '            std::printf("%d ", c);', "        }", '        std::printf("\\n");', "    }"]
+    out = _host_program(llvm, tmp_path, body).splitlines()
+    for (name, x), line in zip(cases.items(), out):
+        got = np.array(line.split(), np.uint8)
+        want = x.astype(np.float64).astype(fp8_dtypes()[name]).view(np.uint8)
+        # -0 and +0 are one value: the fill keeps code 0
+        want = np.where(x.astype(np.float64).astype(fp8_dtypes()[name]).astype(np.float64) == 0, 0, want)
+        assert (got == want).all(), (name, x[got != want], got[got != want], want[got != want])
+
+
+def test_packed_rows_are_the_emitters_layout(llvm, tmp_path):
+    """gemmc_pack_rows(codes, rows, n, bits) is gemmc.emit.fp4.pack / fp6.pack (odd rows too)."""
+    rng = np.random.default_rng(1)
+    shapes = [(3, 7), (2, 32), (5, 13)]
+    body, want = [], []
+    for bits, pack in ((4, fp4.pack), (6, fp6.pack)):
+        for rows, n in shapes:
+            codes = rng.integers(0, 2**bits, (rows, n), dtype=np.uint8)
+            want.append(pack(codes).ravel())
+            body += ["    {", f"        const std::vector<unsigned char> c = {{{', '.join(map(str, codes.ravel()))}}};",
+                     f"        for (unsigned char b : gemmc_pack_rows(c, {rows}, {n}, {bits}))",
+                     '            std::printf("%d ", b);', '        std::printf("\\n");', "    }"]
+    out = _host_program(llvm, tmp_path, body).splitlines()
+    for line, w in zip(out, want, strict=True):
+        assert np.array(line.split(), np.uint8).tolist() == w.tolist()
+
+
+def test_value_tables_hold_every_code(llvm, tmp_path):
+    """The printed tables read back as ml_dtypes' values (hex literals, NaN where it has NaN)."""
+    body = []
+    for name in (*FORMATS, "f8e8m0fnu"):
+        n = len(host_formats._values(name))
+        body += [f"    for (int c = 0; c < {n}; ++c)", f'        std::printf("%a ", gemmc_{name}_to_double(c));',
+                 '    std::printf("\\n");']
+    out = _host_program(llvm, tmp_path, body).splitlines()
+    for name, line in zip((*FORMATS, "f8e8m0fnu"), out, strict=True):
+        got = np.array([float.fromhex(t) if "nan" not in t else np.nan for t in line.split()])
+        np.testing.assert_array_equal(got, host_formats._values(name))
+
+
+# -- FP8 kernels run on the CPU -------------------------------------------------------------
+
+FP8_SRC = """kernel fp8h {{
+  dim M, N, K
+  A: {a}[M, K]
+  B: {b}[{bdims}]
+  C: f32[M, N]
+  acc f32
+  C = A @ {bexpr}
+}}
+"""
+ARCH_FP8 = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2")}
+
+
+def _c_float(v: float) -> str:
+    if np.isnan(v):
+        return "NAN"
+    return ("-" if v < 0 else "") + "INFINITY" if np.isinf(v) else float(v).hex() + "f"
+
+
+def _builtins(arch: str) -> str:
+    """The arch's FP8 conversion builtins as lookups in ml_dtypes' tables of its formats."""
+    out = []
+    for builtin, name in zip(("fp8", "bf8"), ARCH_FP8[arch]):
+        values = np.arange(256, dtype=np.uint8).view(fp8_dtypes()[name]).astype(np.float32)
+        table = ", ".join(_c_float(v) for v in values)
+        out += [f"static const float gemmc_cpu_{builtin}[256] = {{{table}}};",
+                f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
+                f"gemmc_cpu_{builtin}[(static_cast<unsigned>(w) >> 8 * (sel)) & 255u]"]
+    return "\n#include <cmath>\n" + "\n".join(out) + "\n"
+
+
+def _fp8_harness(arch: str, a: str, b: str, transpose_b: bool, pipeline: str) -> str:
+    src = FP8_SRC.format(a=a, b=b, bdims="N, K" if transpose_b else "K, N", bexpr="B.T" if transpose_b else "B")
+    m = api.parse(src, "fp8h.gemm")
+    api.lower(m, pipeline, arch)
+    return api.emit(m, arch, "hip", harness=True)
+
+
+@pytest.mark.parametrize("arch,a,b,transpose_b,pipeline", [
+    ("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"),
+    ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", True, "gemm-to-kernel"),
+    ("gfx942", "f8e5m2fnuz", "f8e4m3fnuz", False, "step4"),
+    ("gfx950", "f8e4m3fn", "f8e4m3fn", True, "gemm-to-kernel"),
+    ("gfx950", "f8e5m2", "f8e4m3fn", False, "step3"),
+])
+def test_fp8_harness_runs_on_cpu(llvm, tmp_path, arch, a, b, transpose_b, pipeline):
+    source = _fp8_harness(arch, a, b, transpose_b, pipeline)
+    proc = run_on_cpu(llvm, source, ["70", "50", "40"], tmp_path, _builtins(arch))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": PASSED" in proc.stdout
+
+
+def _planted(source: str, old: str, new: str) -> str:
+    """`source` with the first `old` of its kernels (not of the harness) replaced by `new`."""
+    kernel, host = source.split(HOST_CODE, 1)
+    assert old in kernel, old
+    return kernel.replace(old, new, 1) + HOST_CODE + host
+
+
+def _assert_fails(proc: subprocess.CompletedProcess) -> None:
+    assert proc.returncode == 1 and ": FAILED" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_harness_fill_matches_the_interpreters_ranges():
+    """FP8 in [-1, 1]; FP6 and FP4 over their finite range (ml_dtypes' max); E8M0 2^-4 .. 2^4."""
+    assert "dist(gen)" in host_formats.fill("f8e4m3fn", "x", "gen", "dist")
+    assert host_formats.fill("f4e2m1fn", "x", "gen", "dist").startswith("gemmc_f4e2m1fn_set(x, 6.0f * ")
+    assert "7.5f * " in host_formats.fill("f6e2m3fn", "x", "gen", "dist")
+    assert "(-4, 4)" in host_formats.fill("f8e8m0fnu", "x", "gen", "dist")
+
+
+# -- MX kernels run on the CPU ----------------------------------------------------------------
+#
+# The emitted MX kernels call gfx950's scaled MFMA builtins.  On the CPU each lane hands its
+# operands to its wave (test_emit_hip's per-wave barrier), and each computes the D elements it
+# holds in float64 from everyone's: which lane and element holds A(i, k), B(k, j), D(i, j) and
+# the scales is gemmc.layout's table of the instruction (the one `gemmc layout` prints), the
+# values ml_dtypes'.  The kernels' packing of operands, op_sel and scale bytes run as emitted.
+
+MX_INSTRS = {"v_mfma_scale_f32_16x16x128_f8f6f4": "16x16x128", "v_mfma_scale_f32_32x32x64_f8f6f4": "32x32x64"}
+
+MX_EMULATION = r"""
+struct gemmc_cpu_wave_operands { unsigned a[64][8], b[64][8]; int sa[64], sb[64]; };
+inline gemmc_cpu_wave_operands gemmc_cpu_waves[16];
+static const int gemmc_cpu_bits[5] = {8, 8, 6, 6, 4};
+inline unsigned gemmc_cpu_field(const unsigned* words, int elem, int bits)
+{
+    const int bit = elem * bits, word = bit / 32;
+    const unsigned long long two = words[word] | (word + 1 < 8 ? (unsigned long long)words[word + 1] << 32 : 0ull);
+    return (two >> bit % 32) & ((1u << bits) - 1);
+}
+inline double gemmc_cpu_e8m0(int code) { return code == 255 ? NAN : std::ldexp(1.0, code - 127); }
+template <int M, int N, int K, class A_, class B_, class C_>
+C_ gemmc_cpu_mfma_scale(A_ a, B_ b, C_ c, int cbsz, int blgp, int opsel_a, int scale_a, int opsel_b, int scale_b,
+                        const unsigned char* a_lane, const unsigned char* a_elem, const unsigned char* b_lane,
+                        const unsigned char* b_elem, const unsigned char* d_lane, const unsigned char* d_reg,
+                        const unsigned char* sa_lane, const unsigned char* sb_lane)
+{
+    static_assert(sizeof(A_) == 32 && sizeof(B_) == 32, "the f8f6f4 operands are 8 VGPRs");
+    gemmc_cpu_wave_operands& w = gemmc_cpu_waves[gemmc_wave];
+    const unsigned l = gemmc_lane;
+    std::memcpy(w.a[l], &a, 32);
+    std::memcpy(w.b[l], &b, 32);
+    w.sa[l] = (scale_a >> 8 * opsel_a) & 255;
+    w.sb[l] = (scale_b >> 8 * opsel_b) & 255;
+    gemmc_wave_barrier->arrive_and_wait();
+    C_ d = c;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+        {
+            if (d_lane[i * N + j] != l)
+                continue;
+            double s = c[d_reg[i * N + j]];
+            for (int k = 0; k < K; ++k)
+            {
+                const double x = gemmc_cpu_value[cbsz][gemmc_cpu_field(w.a[a_lane[i * K + k]], a_elem[i * K + k], gemmc_cpu_bits[cbsz])];
+                const double y = gemmc_cpu_value[blgp][gemmc_cpu_field(w.b[b_lane[k * N + j]], b_elem[k * N + j], gemmc_cpu_bits[blgp])];
+                s += x * gemmc_cpu_e8m0(w.sa[sa_lane[i * (K / 32) + k / 32]]) * y * gemmc_cpu_e8m0(w.sb[sb_lane[k / 32 * N + j]]);
+            }
+            d[d_reg[i * N + j]] = static_cast<float>(s);
+        }
+    gemmc_wave_barrier->arrive_and_wait();  // every lane has read the operands before the next call
+    return d;
+}
+"""
+
+
+def _mx_builtins() -> str:
+    from gemmc import layout
+    from gemmc.arch import F8F6F4_FORMATS, get_arch
+
+    values = []
+    for name, _ in sorted(F8F6F4_FORMATS.items(), key=lambda kv: kv[1]):
+        v = host_formats._values(name).astype(np.float32)
+        values.append("{" + ", ".join(_c_float(x) for x in np.concatenate([v, np.zeros(256 - len(v), np.float32)])) + "}")
+    out = ["\n#include <cmath>", f"static const float gemmc_cpu_value[5][256] = {{{', '.join(values)}}};", MX_EMULATION]
+    arch = get_arch("gfx950")
+    for mnemonic, tag in MX_INSTRS.items():
+        instr = layout.with_types(next(i for i in arch.matrix_instrs if i.mnemonic == mnemonic), "f8e4m3fn,f8e4m3fn")
+        m, n, k = instr.m, instr.n, instr.k
+        tables = {x: np.zeros(size, np.uint8) for x, size in (
+            ("a_lane", m * k), ("a_elem", m * k), ("b_lane", k * n), ("b_elem", k * n), ("d_lane", m * n),
+            ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
+        for r in layout.rows(instr):  # FP8: element e of a lane is its byte e
+            if r.matrix == "A":
+                tables["a_lane"][r.row * k + r.col], tables["a_elem"][r.row * k + r.col] = r.lane, r.gpr * 4 + r.bit_lo // 8
+            elif r.matrix == "B":
+                tables["b_lane"][r.row * n + r.col], tables["b_elem"][r.row * n + r.col] = r.lane, r.gpr * 4 + r.bit_lo // 8
+            elif r.matrix == "D":
+                tables["d_lane"][r.row * n + r.col], tables["d_reg"][r.row * n + r.col] = r.lane, r.gpr
+            elif r.matrix == "SA":
+                tables["sa_lane"][r.row * (k // 32) + r.col] = r.lane
+            elif r.matrix == "SB":
+                tables["sb_lane"][r.row * n + r.col] = r.lane
+        for x, t in tables.items():
+            out.append(f"static const unsigned char gemmc_cpu_{tag}_{x}[{len(t)}] = {{{', '.join(map(str, t))}}};")
+        refs = ", ".join(f"gemmc_cpu_{tag}_{x}" for x in tables)
+        out.append(f"#define __builtin_{mnemonic.replace('v_mfma', 'amdgcn_mfma')}(a, b, c, cbsz, blgp, oa, sa, ob, sb) "
+                   f"gemmc_cpu_mfma_scale<{m}, {n}, {k}>(a, b, c, cbsz, blgp, oa, sa, ob, sb, {refs})")
+    return "\n".join(out) + "\n"
+
+
+MX_SRC = """kernel mxh {{
+  dim M, N, K = 256
+  A: {a}[M, K]
+  SA: f8e8m0fnu[M, K/32]
+  B: {b}[K, N]
+  SB: f8e8m0fnu[K/32, N]
+  C: f32[M, N]
+  C = A scaled SA @ B scaled SB
+}}
+"""
+
+
+def _mx_harness(a: str, b: str) -> str:
+    m = api.parse(MX_SRC.format(a=a, b=b), "mxh.gemm")
+    api.lower(m, None, "gfx950")
+    return api.emit(m, "gfx950", "hip", harness=True)
+
+
+@pytest.mark.parametrize("a,b", [("f4e2m1fn", "f4e2m1fn"), ("f6e2m3fn", "f6e3m2fn"), ("f8e4m3fn", "f8e5m2"),
+                                 ("f4e2m1fn", "f8e4m3fn")])
+def test_mx_harness_runs_the_default_kernel_on_cpu(llvm, tmp_path, a, b):
+    """The MX defaults (MXFP4, MXFP6, MXFP8 and a mixed product) at 130 x 70 x 256: partial
+    tiles, packed rows that are not a multiple of the copies' vector; all of C checked."""
+    source = _mx_harness(a, b)
+    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, _mx_builtins())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": PASSED" in proc.stdout and "Checked     : 9100 elements" in proc.stdout, proc.stdout
+
+
+# A planted bug in a kernel (its first occurrence there): the harness must FAIL.
+PLANTED = {
+    "fp8: a lost k": ("for (int k = 0; k < K; ++k)", "for (int k = 1; k < K; ++k)"),
+    "fp8: B read as the other format": ("__builtin_amdgcn_cvt_f32_fp8((int)b, 0)", "__builtin_amdgcn_cvt_f32_bf8((int)b, 0)"),
+    "fp8: a swapped column": ("B[k * N + col]", "B[k * N + (col ^ 1)]"),
+    "mx: B's scale for A's": ("__builtin_bit_cast(int, sb_vgpr))", "__builtin_bit_cast(int, sa_vgpr))"),
+    "mx: a lost K tile": ("for (int t = 0; t < num_tiles; ++t)", "for (int t = 1; t < num_tiles; ++t)"),
+    "mx: another column's fragment": ("gemmc_fp4_operand(b_1)", "gemmc_fp4_operand(b)"),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_harness_fails_a_planted_bug(llvm, tmp_path, bug):
+    if bug.startswith("fp8"):
+        source, dims, builtins = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
+            ["70", "50", "40"], _builtins("gfx942")
+    else:
+        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], _mx_builtins()
+    _assert_fails(run_on_cpu(llvm, _planted(source, *PLANTED[bug]), dims, tmp_path, builtins))
