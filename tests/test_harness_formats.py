@@ -18,6 +18,7 @@ from gemmc import api
 from gemmc.arith_semantics import fp8_dtypes
 from gemmc.emit import fp4, fp6, host_formats
 
+import cpu_mfma
 from test_emit_hip import run_on_cpu
 
 HOST_CODE = "// ---- Host code"  # where the emitted file's kernels end
@@ -118,18 +119,12 @@ FP8_SRC = """kernel fp8h {{
 ARCH_FP8 = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2")}
 
 
-def _c_float(v: float) -> str:
-    if np.isnan(v):
-        return "NAN"
-    return ("-" if v < 0 else "") + "INFINITY" if np.isinf(v) else float(v).hex() + "f"
-
-
 def _builtins(arch: str) -> str:
     """The arch's FP8 conversion builtins as lookups in ml_dtypes' tables of its formats."""
     out = []
     for builtin, name in zip(("fp8", "bf8"), ARCH_FP8[arch]):
         values = np.arange(256, dtype=np.uint8).view(fp8_dtypes()[name]).astype(np.float32)
-        table = ", ".join(_c_float(v) for v in values)
+        table = ", ".join(cpu_mfma.c_float(v) + "f" * bool(np.isfinite(v)) for v in values)
         out += [f"static const float gemmc_cpu_{builtin}[256] = {{{table}}};",
                 f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
                 f"gemmc_cpu_{builtin}[(static_cast<unsigned>(w) >> 8 * (sel)) & 255u]"]
@@ -157,11 +152,12 @@ def test_fp8_harness_runs_on_cpu(llvm, tmp_path, arch, a, b, transpose_b, pipeli
     assert ": PASSED" in proc.stdout
 
 
-def _planted(source: str, old: str, new: str) -> str:
-    """`source` with the first `old` of its kernels (not of the harness) replaced by `new`."""
+def _planted(source: str, old: str, new: str, every: bool = False) -> str:
+    """`source` with the first `old` of its kernels (not of the harness; `every`: each of them,
+    in every kernel the launcher may choose) replaced by `new`."""
     kernel, host = source.split(HOST_CODE, 1)
     assert old in kernel, old
-    return kernel.replace(old, new, 1) + HOST_CODE + host
+    return kernel.replace(old, new, -1 if every else 1) + HOST_CODE + host
 
 
 def _assert_fails(proc: subprocess.CompletedProcess) -> None:
@@ -176,96 +172,7 @@ def test_harness_fill_matches_the_interpreters_ranges():
     assert "(-4, 4)" in host_formats.fill("f8e8m0fnu", "x", "gen", "dist")
 
 
-# -- MX kernels run on the CPU ----------------------------------------------------------------
-#
-# The emitted MX kernels call gfx950's scaled MFMA builtins.  On the CPU each lane hands its
-# operands to its wave (test_emit_hip's per-wave barrier), and each computes the D elements it
-# holds in float64 from everyone's: which lane and element holds A(i, k), B(k, j), D(i, j) and
-# the scales is gemmc.layout's table of the instruction (the one `gemmc layout` prints), the
-# values ml_dtypes'.  The kernels' packing of operands, op_sel and scale bytes run as emitted.
-
-MX_INSTRS = {"v_mfma_scale_f32_16x16x128_f8f6f4": "16x16x128", "v_mfma_scale_f32_32x32x64_f8f6f4": "32x32x64"}
-
-MX_EMULATION = r"""
-struct gemmc_cpu_wave_operands { unsigned a[64][8], b[64][8]; int sa[64], sb[64]; };
-inline gemmc_cpu_wave_operands gemmc_cpu_waves[16];
-static const int gemmc_cpu_bits[5] = {8, 8, 6, 6, 4};
-inline unsigned gemmc_cpu_field(const unsigned* words, int elem, int bits)
-{
-    const int bit = elem * bits, word = bit / 32;
-    const unsigned long long two = words[word] | (word + 1 < 8 ? (unsigned long long)words[word + 1] << 32 : 0ull);
-    return (two >> bit % 32) & ((1u << bits) - 1);
-}
-inline double gemmc_cpu_e8m0(int code) { return code == 255 ? NAN : std::ldexp(1.0, code - 127); }
-template <int M, int N, int K, class A_, class B_, class C_>
-C_ gemmc_cpu_mfma_scale(A_ a, B_ b, C_ c, int cbsz, int blgp, int opsel_a, int scale_a, int opsel_b, int scale_b,
-                        const unsigned char* a_lane, const unsigned char* a_elem, const unsigned char* b_lane,
-                        const unsigned char* b_elem, const unsigned char* d_lane, const unsigned char* d_reg,
-                        const unsigned char* sa_lane, const unsigned char* sb_lane)
-{
-    static_assert(sizeof(A_) == 32 && sizeof(B_) == 32, "the f8f6f4 operands are 8 VGPRs");
-    gemmc_cpu_wave_operands& w = gemmc_cpu_waves[gemmc_wave];
-    const unsigned l = gemmc_lane;
-    std::memcpy(w.a[l], &a, 32);
-    std::memcpy(w.b[l], &b, 32);
-    w.sa[l] = (scale_a >> 8 * opsel_a) & 255;
-    w.sb[l] = (scale_b >> 8 * opsel_b) & 255;
-    gemmc_wave_barrier->arrive_and_wait();
-    C_ d = c;
-    for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j)
-        {
-            if (d_lane[i * N + j] != l)
-                continue;
-            double s = c[d_reg[i * N + j]];
-            for (int k = 0; k < K; ++k)
-            {
-                const double x = gemmc_cpu_value[cbsz][gemmc_cpu_field(w.a[a_lane[i * K + k]], a_elem[i * K + k], gemmc_cpu_bits[cbsz])];
-                const double y = gemmc_cpu_value[blgp][gemmc_cpu_field(w.b[b_lane[k * N + j]], b_elem[k * N + j], gemmc_cpu_bits[blgp])];
-                s += x * gemmc_cpu_e8m0(w.sa[sa_lane[i * (K / 32) + k / 32]]) * y * gemmc_cpu_e8m0(w.sb[sb_lane[k / 32 * N + j]]);
-            }
-            d[d_reg[i * N + j]] = static_cast<float>(s);
-        }
-    gemmc_wave_barrier->arrive_and_wait();  // every lane has read the operands before the next call
-    return d;
-}
-"""
-
-
-def _mx_builtins() -> str:
-    from gemmc import layout
-    from gemmc.arch import F8F6F4_FORMATS, get_arch
-
-    values = []
-    for name, _ in sorted(F8F6F4_FORMATS.items(), key=lambda kv: kv[1]):
-        v = host_formats._values(name).astype(np.float32)
-        values.append("{" + ", ".join(_c_float(x) for x in np.concatenate([v, np.zeros(256 - len(v), np.float32)])) + "}")
-    out = ["\n#include <cmath>", f"static const float gemmc_cpu_value[5][256] = {{{', '.join(values)}}};", MX_EMULATION]
-    arch = get_arch("gfx950")
-    for mnemonic, tag in MX_INSTRS.items():
-        instr = layout.with_types(next(i for i in arch.matrix_instrs if i.mnemonic == mnemonic), "f8e4m3fn,f8e4m3fn")
-        m, n, k = instr.m, instr.n, instr.k
-        tables = {x: np.zeros(size, np.uint8) for x, size in (
-            ("a_lane", m * k), ("a_elem", m * k), ("b_lane", k * n), ("b_elem", k * n), ("d_lane", m * n),
-            ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
-        for r in layout.rows(instr):  # FP8: element e of a lane is its byte e
-            if r.matrix == "A":
-                tables["a_lane"][r.row * k + r.col], tables["a_elem"][r.row * k + r.col] = r.lane, r.gpr * 4 + r.bit_lo // 8
-            elif r.matrix == "B":
-                tables["b_lane"][r.row * n + r.col], tables["b_elem"][r.row * n + r.col] = r.lane, r.gpr * 4 + r.bit_lo // 8
-            elif r.matrix == "D":
-                tables["d_lane"][r.row * n + r.col], tables["d_reg"][r.row * n + r.col] = r.lane, r.gpr
-            elif r.matrix == "SA":
-                tables["sa_lane"][r.row * (k // 32) + r.col] = r.lane
-            elif r.matrix == "SB":
-                tables["sb_lane"][r.row * n + r.col] = r.lane
-        for x, t in tables.items():
-            out.append(f"static const unsigned char gemmc_cpu_{tag}_{x}[{len(t)}] = {{{', '.join(map(str, t))}}};")
-        refs = ", ".join(f"gemmc_cpu_{tag}_{x}" for x in tables)
-        out.append(f"#define __builtin_{mnemonic.replace('v_mfma', 'amdgcn_mfma')}(a, b, c, cbsz, blgp, oa, sa, ob, sb) "
-                   f"gemmc_cpu_mfma_scale<{m}, {n}, {k}>(a, b, c, cbsz, blgp, oa, sa, ob, sb, {refs})")
-    return "\n".join(out) + "\n"
-
+# -- MX kernels run on the CPU (tests/cpu_mfma.py stands in for the scaled MFMAs) ------------
 
 MX_SRC = """kernel mxh {{
   dim M, N, K = 256
@@ -291,7 +198,7 @@ def test_mx_harness_runs_the_default_kernel_on_cpu(llvm, tmp_path, a, b):
     """The MX defaults (MXFP4, MXFP6, MXFP8 and a mixed product) at 130 x 70 x 256: partial
     tiles, packed rows that are not a multiple of the copies' vector; all of C checked."""
     source = _mx_harness(a, b)
-    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, _mx_builtins())
+    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_mfma.builtins("gfx950"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout and "Checked     : 9100 elements" in proc.stdout, proc.stdout
 
@@ -313,5 +220,5 @@ def test_harness_fails_a_planted_bug(llvm, tmp_path, bug):
         source, dims, builtins = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
             ["70", "50", "40"], _builtins("gfx942")
     else:
-        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], _mx_builtins()
+        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], cpu_mfma.builtins("gfx950")
     _assert_fails(run_on_cpu(llvm, _planted(source, *PLANTED[bug]), dims, tmp_path, builtins))

@@ -1,0 +1,171 @@
+"""C++ stand-ins for CDNA's MFMA builtins, so that emitted matrix-core kernels run on the CPU
+(test_emit_hip.run_on_cpu, whose launcher gives each wave of 64 lanes a barrier).
+
+    builtins("gfx942")     C++ defining every MFMA builtin of the arch as a call of
+                           gemmc_cpu_mfma<M, N, K>, plus the FP8 conversion builtins
+
+Each lane hands its A, B operands (their bytes) and scales to its wave, waits for the others,
+and computes the D elements it holds in float64 from everyone's: which lane and element holds
+A(i, k), B(k, j), D(i, j) and the scales is gemmc.layout's table of the instruction (what
+`gemmc layout` prints, checked against AMD's Matrix Instruction Calculator), element e of a lane
+at bits e * bits of its operand; values are ml_dtypes' (FP8, FP6, FP4), IEEE's (f32, f16) and
+bf16's.  The kernels' own code (fragment loads and packing, lane arithmetic, LDS, stores) runs
+as emitted, so the harness's check covers it; the layout itself is trusted.
+
+The scaled f8f6f4 builtins take E8M0 scales (code c: 2^(c - 127)); gemmc prints the unscaled
+f8f6f4 MFMAs as the scaled builtin with op_sel and scales 0, which LLVM selects as the unscaled
+instruction, so a scale of 0 here is 1 (the harness's MX scales are 2^-4 .. 2^4, never code 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gemmc import layout
+from gemmc.arch import F8F6F4_FORMATS, FNUZ_FP8, get_arch
+from gemmc.emit import host_formats
+
+# Element kinds: the f8f6f4 format codes (cbsz / blgp) first, then the fixed types
+KINDS = [*sorted(F8F6F4_FORMATS, key=F8F6F4_FORMATS.get), *FNUZ_FP8, "f16", "bf16", "f32"]
+BITS = {"f8e4m3fn": 8, "f8e5m2": 8, "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4, "f8e4m3fnuz": 8,
+        "f8e5m2fnuz": 8, "f16": 16, "bf16": 16, "f32": 32}
+
+EMULATION = r"""
+#include <cmath>
+struct gemmc_cpu_operands { unsigned char a[64][32], b[64][32]; int sa[64], sb[64]; };
+inline gemmc_cpu_operands gemmc_cpu_waves[16];
+inline unsigned long long gemmc_cpu_bits_at(const unsigned char* bytes, int bit, int bits)
+{
+    unsigned long long window = 0;
+    for (int i = 0; i < 8 && bit / 8 + i < 32; ++i)
+        window |= (unsigned long long)bytes[bit / 8 + i] << 8 * i;
+    return (window >> bit % 8) & ((1ull << bits) - 1);
+}
+inline double gemmc_cpu_decode(int kind, unsigned long long code)
+{
+    if (kind == GEMMC_CPU_F16)
+    {
+        _Float16 h;
+        const unsigned short u = (unsigned short)code;
+        std::memcpy(&h, &u, 2);
+        return (double)h;
+    }
+    if (kind == GEMMC_CPU_BF16 || kind == GEMMC_CPU_F32)
+    {
+        const unsigned u = kind == GEMMC_CPU_BF16 ? (unsigned)code << 16 : (unsigned)code;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    return gemmc_cpu_value[kind][code];
+}
+inline double gemmc_cpu_scale(int code) { return code == 0 ? 1.0 : code == 255 ? NAN : std::ldexp(1.0, code - 127); }
+template <int M, int N, int K, class A_, class B_, class C_>
+C_ gemmc_cpu_mfma(A_ a, B_ b, C_ c, int kind_a, int kind_b, int scale_a, int scale_b, const unsigned char* a_lane,
+                  const unsigned char* a_elem, const unsigned char* b_lane, const unsigned char* b_elem,
+                  const unsigned char* d_lane, const unsigned char* d_reg, const unsigned char* sa_lane,
+                  const unsigned char* sb_lane)
+{
+    static_assert(sizeof(A_) <= 32 && sizeof(B_) <= 32, "an MFMA operand is at most 8 VGPRs");
+    gemmc_cpu_operands& w = gemmc_cpu_waves[gemmc_wave];
+    const unsigned l = gemmc_lane;
+    std::memcpy(w.a[l], &a, sizeof a);
+    std::memcpy(w.b[l], &b, sizeof b);
+    w.sa[l] = scale_a;
+    w.sb[l] = scale_b;
+    gemmc_wave_barrier->arrive_and_wait();
+    const int bits_a = gemmc_cpu_bits[kind_a], bits_b = gemmc_cpu_bits[kind_b];
+    C_ d = c;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+        {
+            if (d_lane[i * N + j] != l)
+                continue;
+            double s = c[d_reg[i * N + j]];
+            for (int k = 0; k < K; ++k)
+            {
+                const double x = gemmc_cpu_decode(kind_a, gemmc_cpu_bits_at(w.a[a_lane[i * K + k]], a_elem[i * K + k] * bits_a, bits_a));
+                const double y = gemmc_cpu_decode(kind_b, gemmc_cpu_bits_at(w.b[b_lane[k * N + j]], b_elem[k * N + j] * bits_b, bits_b));
+                double scale = 1.0;
+                if (sa_lane)
+                    scale = gemmc_cpu_scale(w.sa[sa_lane[i * (K / 32) + k / 32]]) * gemmc_cpu_scale(w.sb[sb_lane[k / 32 * N + j]]);
+                s += x * y * scale;
+            }
+            d[d_reg[i * N + j]] = static_cast<float>(s);
+        }
+    gemmc_wave_barrier->arrive_and_wait();  // every lane has read the operands before the next call
+    return d;
+}
+"""
+
+
+def c_float(v: float) -> str:
+    if np.isnan(v):
+        return "NAN"
+    if np.isinf(v):
+        return "-INFINITY" if v < 0 else "INFINITY"
+    return float(v).hex()
+
+
+def _prelude() -> list[str]:
+    tables = []
+    for name in KINDS[: len(F8F6F4_FORMATS) + len(FNUZ_FP8)]:
+        v = host_formats._values(name)
+        tables.append("{" + ", ".join(c_float(x) for x in np.concatenate([v, np.zeros(256 - len(v))])) + "}")
+    out = [f"#define GEMMC_CPU_{k.upper()} {i}" for i, k in enumerate(KINDS) if k in ("f16", "bf16", "f32")]
+    out.append(f"static const int gemmc_cpu_bits[{len(KINDS)}] = {{{', '.join(str(BITS[k]) for k in KINDS)}}};")
+    out.append(f"static const double gemmc_cpu_value[{len(tables)}][256] = {{{', '.join(tables)}}};")
+    return out
+
+
+def _tables(instr, tag: str) -> tuple[list[str], str]:
+    """The lane tables of `instr` as C arrays named gemmc_cpu_<tag>_*, and their names in call order."""
+    m, n, k = instr.m, instr.n, instr.k
+    bits_a, bits_b = instr.in_bits, instr.in_bits
+    t = {x: np.zeros(size, np.uint8) for x, size in (
+        ("a_lane", m * k), ("a_elem", m * k), ("b_lane", k * n), ("b_elem", k * n), ("d_lane", m * n),
+        ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
+    for r in layout.rows(instr):
+        bit = r.gpr * 32 + r.bit_lo
+        if r.matrix == "A":
+            t["a_lane"][r.row * k + r.col], t["a_elem"][r.row * k + r.col] = r.lane, bit // bits_a
+        elif r.matrix == "B":
+            t["b_lane"][r.row * n + r.col], t["b_elem"][r.row * n + r.col] = r.lane, bit // bits_b
+        elif r.matrix == "D":
+            t["d_lane"][r.row * n + r.col], t["d_reg"][r.row * n + r.col] = r.lane, r.gpr
+        elif r.matrix == "SA":
+            t["sa_lane"][r.row * (k // 32) + r.col] = r.lane
+        elif r.matrix == "SB":
+            t["sb_lane"][r.row * n + r.col] = r.lane
+    scaled = instr.sa is not None
+    names = [x for x in t if scaled or not x.startswith("s")]
+    lines = [f"static const unsigned char gemmc_cpu_{tag}_{x}[{len(t[x])}] = {{{', '.join(map(str, t[x]))}}};"
+             for x in names]
+    refs = ", ".join(f"gemmc_cpu_{tag}_{x}" for x in names) + ("" if scaled else ", nullptr, nullptr")
+    return lines, refs
+
+
+def builtins(arch_name: str) -> str:
+    """C++ for every MFMA builtin of the arch (and its FP8 conversions) on the CPU."""
+    arch = get_arch(arch_name)
+    out = ["", "#include <cmath>", *_prelude(), EMULATION]
+    seen = set()
+    for instr in arch.matrix_instrs:
+        if instr.kind != "mfma" or instr.builtin in seen:
+            continue
+        assert instr.blocks == 1, instr.mnemonic
+        seen.add(instr.builtin)
+        if instr.formats:  # f8f6f4: element e of a lane at bits 8e in the FP8 table, its format's bits at run time
+            instr = layout.with_types(instr, "f8e4m3fn,f8e4m3fn")
+        tag = instr.builtin.removeprefix("__builtin_amdgcn_")
+        lines, refs = _tables(instr, tag)
+        out += lines
+        m, n, k = instr.m, instr.n, instr.k
+        if instr.formats and instr.sa is not None:
+            out.append(f"#define {instr.builtin}(a, b, c, cbsz, blgp, oa, sa, ob, sb) gemmc_cpu_mfma<{m}, {n}, {k}>"
+                       f"(a, b, c, cbsz, blgp, (sa) >> 8 * (oa) & 255, (sb) >> 8 * (ob) & 255, {refs})")
+        elif not instr.formats:
+            ka, kb = KINDS.index(instr.in_type), KINDS.index(instr.b_in_type)
+            out.append(f"#define {instr.builtin}(a, b, c, cbsz, abid, blgp) gemmc_cpu_mfma<{m}, {n}, {k}>"
+                       f"(a, b, c, {ka}, {kb}, 0, 0, {refs})")
+    return "\n".join(out) + "\n"
