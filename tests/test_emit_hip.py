@@ -396,7 +396,10 @@ CPU_HIP_RUNTIME = r"""
 #define __device__
 #define __host__
 #define __shared__ static
-inline constexpr int warpSize = 64;
+#ifndef GEMMC_WAVE_SIZE  // the emitted file's prelude defines it: 64 on CDNA, 32 on RDNA
+#define GEMMC_WAVE_SIZE 64
+#endif
+inline constexpr int warpSize = GEMMC_WAVE_SIZE;
 struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}

@@ -18,7 +18,7 @@ from gemmc import api
 from gemmc.arith_semantics import fp8_dtypes
 from gemmc.emit import fp4, fp6, host_formats
 
-import cpu_mfma
+import cpu_matrix
 from test_emit_hip import run_on_cpu
 
 HOST_CODE = "// ---- Host code"  # where the emitted file's kernels end
@@ -124,7 +124,7 @@ def _builtins(arch: str) -> str:
     out = []
     for builtin, name in zip(("fp8", "bf8"), ARCH_FP8[arch]):
         values = np.arange(256, dtype=np.uint8).view(fp8_dtypes()[name]).astype(np.float32)
-        table = ", ".join(cpu_mfma.c_float(v) + "f" * bool(np.isfinite(v)) for v in values)
+        table = ", ".join(cpu_matrix.c_float(v) + "f" * bool(np.isfinite(v)) for v in values)
         out += [f"static const float gemmc_cpu_{builtin}[256] = {{{table}}};",
                 f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
                 f"gemmc_cpu_{builtin}[(static_cast<unsigned>(w) >> 8 * (sel)) & 255u]"]
@@ -172,7 +172,7 @@ def test_harness_fill_matches_the_interpreters_ranges():
     assert "(-4, 4)" in host_formats.fill("f8e8m0fnu", "x", "gen", "dist")
 
 
-# -- MX kernels run on the CPU (tests/cpu_mfma.py stands in for the scaled MFMAs) ------------
+# -- MX kernels run on the CPU (tests/cpu_matrix.py stands in for the scaled MFMAs) ------------
 
 MX_SRC = """kernel mxh {{
   dim M, N, K = 256
@@ -198,7 +198,7 @@ def test_mx_harness_runs_the_default_kernel_on_cpu(llvm, tmp_path, a, b):
     """The MX defaults (MXFP4, MXFP6, MXFP8 and a mixed product) at 130 x 70 x 256: partial
     tiles, packed rows that are not a multiple of the copies' vector; all of C checked."""
     source = _mx_harness(a, b)
-    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_mfma.builtins("gfx950"))
+    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_matrix.builtins("gfx950"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout and "Checked     : 9100 elements" in proc.stdout, proc.stdout
 
@@ -220,5 +220,5 @@ def test_harness_fails_a_planted_bug(llvm, tmp_path, bug):
         source, dims, builtins = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
             ["70", "50", "40"], _builtins("gfx942")
     else:
-        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], cpu_mfma.builtins("gfx950")
+        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], cpu_matrix.builtins("gfx950")
     _assert_fails(run_on_cpu(llvm, _planted(source, *PLANTED[bug]), dims, tmp_path, builtins))

@@ -1,8 +1,9 @@
-"""The default matrix-core kernels of the CDNA targets, emitted as HIP, run with their `--harness`
-on the CPU and PASS its float64 check; a planted bug makes it FAIL.
+"""The default kernels of every AMD target and input type, emitted as HIP, run with their
+`--harness` on the CPU and PASS its float64 check; a planted bug makes it FAIL.
 
-No AMD GPU here: test_emit_hip.run_on_cpu runs the file with a thread per GPU thread, and
-tests/cpu_mfma.py stands in for the MFMA builtins from gemmc.layout's lane tables.  What runs
+No AMD GPU here: test_emit_hip.run_on_cpu runs the file with a thread per GPU thread (waves of
+the arch's size), and tests/cpu_matrix.py stands in for the MFMA and WMMA builtins from
+gemmc.layout's lane tables.  What runs
 is the kernels as gemmc prints them (fragment loads, swizzled LDS, register double buffering,
 peeled vector copies, stores), at sizes with partial tiles in M, N and K.
 """
@@ -13,7 +14,7 @@ import pytest
 
 from gemmc import api
 
-import cpu_mfma
+import cpu_matrix
 from test_emit_hip import run_on_cpu
 from test_harness_formats import _assert_fails, _planted
 
@@ -28,7 +29,8 @@ SOURCE = """kernel g {{
 """
 # the examples' problems: hgemm's A column-major, sgemm's and fp8gemm's row-major
 TYPES = {"f16": " col_major", "bf16": " col_major", "f32": "", "fp8": ""}
-FP8 = {"gfx942": "f8e4m3fnuz", "gfx950": "f8e4m3fn"}
+FP8 = {"gfx942": "f8e4m3fnuz", "gfx950": "f8e4m3fn", "gfx1201": "f8e4m3fn"}
+RDNA = ("gfx1100", "gfx1201")  # f32 on the VALUs (no f32 WMMA)
 DIMS = ["130", "70", "72"]  # partial tiles in M and N, and K tiles of 16 .. 128 not filled
 
 
@@ -39,7 +41,7 @@ def _harness(arch: str, t: str) -> str:
     return api.emit(m, arch, "hip", harness=True)
 
 
-CASES = [(a, t) for a in ("gfx90a", "gfx942", "gfx950") for t in TYPES if t != "fp8" or a in FP8]
+CASES = [(a, t) for a in ("gfx90a", "gfx942", "gfx950", *RDNA) for t in TYPES if t != "fp8" or a in FP8]
 
 
 @pytest.fixture
@@ -52,17 +54,19 @@ def llvm(toolchain):
 @pytest.mark.parametrize("arch,t", CASES)
 def test_default_kernel_passes_on_cpu(llvm, tmp_path, arch, t):
     source = _harness(arch, t)
-    assert "__builtin_amdgcn_mfma" in source
-    proc = run_on_cpu(llvm, source, DIMS, tmp_path, cpu_mfma.builtins(arch))
+    assert (t == "f32" and arch in RDNA) or "__builtin_amdgcn_mfma" in source or "__builtin_amdgcn_wmma" in source
+    proc = run_on_cpu(llvm, source, DIMS, tmp_path, cpu_matrix.builtins(arch))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout and "Checked     : 9100 elements" in proc.stdout, proc.stdout
 
 
-@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+# the second matrix instruction of a K step given the first one's B fragment (names as printed)
+OTHER_FRAGMENT = {"gfx942": ("b_1, c_1", "b, c_1"), "gfx950": ("b_1, c_1", "b, c_1"),
+                  "gfx1100": ("a_6, b_13, c_1", "a_6, b_6, c_1")}
+
+
+@pytest.mark.parametrize("arch", sorted(OTHER_FRAGMENT))
 def test_default_kernel_fails_with_another_columns_fragment(llvm, tmp_path, arch):
-    """The second MFMA of a K step takes the first one's B fragment (in each kernel of the
-    launcher's choice: the default and its split-K variant): the harness FAILs."""
-    source = _harness(arch, "f16")
-    proc = run_on_cpu(llvm, _planted(source, "b_1, c_1", "b, c_1", every=True), DIMS, tmp_path,
-                      cpu_mfma.builtins(arch))
-    _assert_fails(proc)
+    """In each kernel of the launcher's choice (the default and its split-K variant): FAIL."""
+    source = _planted(_harness(arch, "f16"), *OTHER_FRAGMENT[arch], every=True)
+    _assert_fails(run_on_cpu(llvm, source, DIMS, tmp_path, cpu_matrix.builtins(arch)))

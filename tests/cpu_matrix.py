@@ -1,8 +1,8 @@
-"""C++ stand-ins for CDNA's MFMA builtins, so that emitted matrix-core kernels run on the CPU
-(test_emit_hip.run_on_cpu, whose launcher gives each wave of 64 lanes a barrier).
+"""C++ stand-ins for the matrix builtins (CDNA's MFMA, RDNA's WMMA), so that emitted matrix-core
+kernels run on the CPU (test_emit_hip.run_on_cpu, whose launcher gives each wave a barrier).
 
-    builtins("gfx942")     C++ defining every MFMA builtin of the arch as a call of
-                           gemmc_cpu_mfma<M, N, K>, plus the FP8 conversion builtins
+    builtins("gfx942")     C++ defining every matrix builtin of the arch with an f32 accumulator
+                           as a call of gemmc_cpu_mfma<M, N, K>
 
 Each lane hands its A, B operands (their bytes) and scales to its wave, waits for the others,
 and computes the D elements it holds in float64 from everyone's: which lane and element holds
@@ -10,7 +10,9 @@ A(i, k), B(k, j), D(i, j) and the scales is gemmc.layout's table of the instruct
 `gemmc layout` prints, checked against AMD's Matrix Instruction Calculator), element e of a lane
 at bits e * bits of its operand; values are ml_dtypes' (FP8, FP6, FP4), IEEE's (f32, f16) and
 bf16's.  The kernels' own code (fragment loads and packing, lane arithmetic, LDS, stores) runs
-as emitted, so the harness's check covers it; the layout itself is trusted.
+as emitted, so the harness's check covers it; the layout itself is trusted.  Where the layout has
+an element in two lanes (RDNA3's WMMA reads A and B replicated in both halves of the wave), the
+two must hold the same bits, else the result is NaN.
 
 The scaled f8f6f4 builtins take E8M0 scales (code c: 2^(c - 127)); gemmc prints the unscaled
 f8f6f4 MFMAs as the scaled builtin with op_sel and scales 0, which LLVM selects as the unscaled
@@ -62,9 +64,9 @@ inline double gemmc_cpu_decode(int kind, unsigned long long code)
 inline double gemmc_cpu_scale(int code) { return code == 0 ? 1.0 : code == 255 ? NAN : std::ldexp(1.0, code - 127); }
 template <int M, int N, int K, class A_, class B_, class C_>
 C_ gemmc_cpu_mfma(A_ a, B_ b, C_ c, int kind_a, int kind_b, int scale_a, int scale_b, const unsigned char* a_lane,
-                  const unsigned char* a_elem, const unsigned char* b_lane, const unsigned char* b_elem,
-                  const unsigned char* d_lane, const unsigned char* d_reg, const unsigned char* sa_lane,
-                  const unsigned char* sb_lane)
+                  const unsigned char* a_elem, const unsigned char* a_twin, const unsigned char* b_lane,
+                  const unsigned char* b_elem, const unsigned char* b_twin, const unsigned char* d_lane,
+                  const unsigned char* d_reg, const unsigned char* sa_lane, const unsigned char* sb_lane)
 {
     static_assert(sizeof(A_) <= 32 && sizeof(B_) <= 32, "an MFMA operand is at most 8 VGPRs");
     gemmc_cpu_operands& w = gemmc_cpu_waves[gemmc_wave];
@@ -84,8 +86,13 @@ C_ gemmc_cpu_mfma(A_ a, B_ b, C_ c, int kind_a, int kind_b, int scale_a, int sca
             double s = c[d_reg[i * N + j]];
             for (int k = 0; k < K; ++k)
             {
-                const double x = gemmc_cpu_decode(kind_a, gemmc_cpu_bits_at(w.a[a_lane[i * K + k]], a_elem[i * K + k] * bits_a, bits_a));
-                const double y = gemmc_cpu_decode(kind_b, gemmc_cpu_bits_at(w.b[b_lane[k * N + j]], b_elem[k * N + j] * bits_b, bits_b));
+                const int ea = a_elem[i * K + k] * bits_a, eb = b_elem[k * N + j] * bits_b;
+                const unsigned long long ca = gemmc_cpu_bits_at(w.a[a_lane[i * K + k]], ea, bits_a);
+                const unsigned long long cb = gemmc_cpu_bits_at(w.b[b_lane[k * N + j]], eb, bits_b);
+                const bool twins_differ = (a_twin[i * K + k] != 255 && gemmc_cpu_bits_at(w.a[a_twin[i * K + k]], ea, bits_a) != ca)
+                                       || (b_twin[k * N + j] != 255 && gemmc_cpu_bits_at(w.b[b_twin[k * N + j]], eb, bits_b) != cb);
+                const double x = twins_differ ? NAN : gemmc_cpu_decode(kind_a, ca);
+                const double y = gemmc_cpu_decode(kind_b, cb);
                 double scale = 1.0;
                 if (sa_lane)
                     scale = gemmc_cpu_scale(w.sa[sa_lane[i * (K / 32) + k / 32]]) * gemmc_cpu_scale(w.sb[sb_lane[k / 32 * N + j]]);
@@ -123,14 +130,24 @@ def _tables(instr, tag: str) -> tuple[list[str], str]:
     m, n, k = instr.m, instr.n, instr.k
     bits_a, bits_b = instr.in_bits, instr.in_bits
     t = {x: np.zeros(size, np.uint8) for x, size in (
-        ("a_lane", m * k), ("a_elem", m * k), ("b_lane", k * n), ("b_elem", k * n), ("d_lane", m * n),
-        ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
+        ("a_lane", m * k), ("a_elem", m * k), ("a_twin", m * k), ("b_lane", k * n), ("b_elem", k * n),
+        ("b_twin", k * n), ("d_lane", m * n), ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
+    t["a_twin"][:], t["b_twin"][:] = 255, 255  # 255: the element is in one lane
+    seen = set()
+
+    def operand(x: str, at: int, lane: int, elem: int) -> None:
+        if (x, at) in seen:
+            t[f"{x}_twin"][at] = lane
+        else:
+            seen.add((x, at))
+            t[f"{x}_lane"][at], t[f"{x}_elem"][at] = lane, elem
+
     for r in layout.rows(instr):
         bit = r.gpr * 32 + r.bit_lo
         if r.matrix == "A":
-            t["a_lane"][r.row * k + r.col], t["a_elem"][r.row * k + r.col] = r.lane, bit // bits_a
+            operand("a", r.row * k + r.col, r.lane, bit // bits_a)
         elif r.matrix == "B":
-            t["b_lane"][r.row * n + r.col], t["b_elem"][r.row * n + r.col] = r.lane, bit // bits_b
+            operand("b", r.row * n + r.col, r.lane, bit // bits_b)
         elif r.matrix == "D":
             t["d_lane"][r.row * n + r.col], t["d_reg"][r.row * n + r.col] = r.lane, r.gpr
         elif r.matrix == "SA":
@@ -151,7 +168,7 @@ def builtins(arch_name: str) -> str:
     out = ["", "#include <cmath>", *_prelude(), EMULATION]
     seen = set()
     for instr in arch.matrix_instrs:
-        if instr.kind != "mfma" or instr.builtin in seen:
+        if instr.out_type != "f32" or instr.builtin in seen:  # (RDNA's 16-bit accumulators: not here)
             continue
         assert instr.blocks == 1, instr.mnemonic
         seen.add(instr.builtin)
@@ -166,6 +183,7 @@ def builtins(arch_name: str) -> str:
                        f"(a, b, c, cbsz, blgp, (sa) >> 8 * (oa) & 255, (sb) >> 8 * (ob) & 255, {refs})")
         elif not instr.formats:
             ka, kb = KINDS.index(instr.in_type), KINDS.index(instr.b_in_type)
-            out.append(f"#define {instr.builtin}(a, b, c, cbsz, abid, blgp) gemmc_cpu_mfma<{m}, {n}, {k}>"
+            modifiers = ", cbsz, abid, blgp" if instr.kind == "mfma" else ""
+            out.append(f"#define {instr.builtin}(a, b, c{modifiers}) gemmc_cpu_mfma<{m}, {n}, {k}>"
                        f"(a, b, c, {ka}, {kb}, 0, 0, {refs})")
     return "\n".join(out) + "\n"
