@@ -10,11 +10,15 @@ peeled vector copies, stores), at sizes with partial tiles in M, N and K.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gemmc import api
+from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
 
 import cpu_matrix
+from benchmark_scripts import load
 from test_emit_hip import run_on_cpu
 from test_harness_formats import _assert_fails, _planted
 
@@ -70,3 +74,35 @@ def test_default_kernel_fails_with_another_columns_fragment(llvm, tmp_path, arch
     """In each kernel of the launcher's choice (the default and its split-K variant): FAIL."""
     source = _planted(_harness(arch, "f16"), *OTHER_FRAGMENT[arch], every=True)
     _assert_fails(run_on_cpu(llvm, source, DIMS, tmp_path, cpu_matrix.builtins(arch)))
+
+
+# Pipelines beyond the defaults: the validation series' kernels (benchmarks/validate_model.py) and
+# the passes that rewrite the K loop, each at a size with partial tiles
+vm = load("validate_model")
+F16 = SOURCE.format(t="f16", a_layout=" col_major")
+_F16_942 = MATRIX_16BIT_DEFAULTS["gfx942"]
+_DYNAMIC = re.compile(r"dim M = \d+, N = \d+, K = \d+")
+PIPELINES = {
+    "gau-nernst v3b (k-pack=2)": ("gfx942", _DYNAMIC.sub("dim M, N, K", vm.GAU_SRC), vm.GAU_NERNST[-1].pipeline,
+                                  ["136", "130", "136"]),
+    "MI355X step 9 (256x256x128, 8 waves)": ("gfx950", _DYNAMIC.sub("dim M, N, K", vm.MI355_SRC),
+                                             next(c.pipeline for c in vm.MI355X_FP8 if c.label.startswith("9 ")),
+                                             ["260", "130", "256"]),
+    "stream-k": ("gfx942", F16, _F16_942.replace(",double-buffer", ",stream-k{workgroups=3},double-buffer"),
+                 ["300", "264", "200"]),
+    "split-k": ("gfx942", F16, _F16_942.replace(",double-buffer", ",split-k{factor=3},double-buffer"), DIMS),
+    "multi-buffer + pipeline": ("gfx942", F16, _F16_942.replace(",double-buffer{stage=registers}", "").replace(
+        ",launch-bounds", ",multi-buffer{factor=3},pipeline{stages=3},launch-bounds"), DIMS),
+    "k-pack=2 on gfx950": ("gfx950", F16, MATRIX_16BIT_DEFAULTS["gfx950"].replace("frag-read=0", "frag-read=4 k-pack=2"),
+                           DIMS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_pipeline_passes_on_cpu(llvm, tmp_path, name):
+    arch, src, pipeline, dims = PIPELINES[name]
+    m = api.parse(src, "g.gemm")
+    api.lower(m, pipeline, arch)
+    proc = run_on_cpu(llvm, api.emit(m, arch, "hip", harness=True), dims, tmp_path, cpu_matrix.builtins(arch))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": PASSED" in proc.stdout, proc.stdout
