@@ -35,7 +35,7 @@ BITS = {"f8e4m3fn": 8, "f8e5m2": 8, "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4,
 EMULATION = r"""
 #include <cmath>
 struct gemmc_cpu_operands { unsigned char a[64][32], b[64][32]; int sa[64], sb[64]; };
-inline gemmc_cpu_operands gemmc_cpu_waves[16];
+inline gemmc_cpu_operands gemmc_cpu_waves[32];  // a workgroup of 1024 lanes in waves of 32
 inline unsigned long long gemmc_cpu_bits_at(const unsigned char* bytes, int bit, int bits)
 {
     unsigned long long window = 0;

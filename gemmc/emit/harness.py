@@ -242,9 +242,11 @@ class HarnessWriter:
             name = formats[q.arg]
             return host_formats.to_double(name, code) if name else f"gemmc_to_double({code})"
 
-        def device(q: Param) -> str:
-            """The host buffer that goes to the device: FP4 / FP6 rows packed."""
-            return v["p_" + q.name] if formats[q.arg] in host_formats.PACKED_BITS else v["h_" + q.name]
+        def device(q: Param) -> tuple[str, str]:
+            """The host buffer that goes to the device (FP4 / FP6 rows packed) and its size."""
+            if formats[q.arg] in host_formats.PACKED_BITS:
+                return v["p_" + q.name], f"{v['p_' + q.name]}.size()"
+            return v["h_" + q.name], v["size_" + q.name]
 
         def elem(q: Param) -> str:
             return scalar_ctype(q.type.element_type)  # type: ignore[union-attr]
@@ -356,9 +358,9 @@ class HarnessWriter:
         for q in mem:
             d = v["d_" + q.name]
             ln(f"{I}{elem(q)}* {d} = nullptr;")
-            ln(f"{I}GEMMC_CHECK(hipMalloc(&{d}, sizeof({elem(q)}) * {device(q)}.size()));")
-            ln(f"{I}GEMMC_CHECK(hipMemcpy({d}, {device(q)}.data(), sizeof({elem(q)}) * {device(q)}.size(), "
-               "hipMemcpyHostToDevice));")
+            host, size = device(q)
+            ln(f"{I}GEMMC_CHECK(hipMalloc(&{d}, sizeof({elem(q)}) * {size}));")
+            ln(f"{I}GEMMC_CHECK(hipMemcpy({d}, {host}.data(), sizeof({elem(q)}) * {size}, hipMemcpyHostToDevice));")
         call_args = [v["d_" + q.name] if q.kind == "memref" else q.name for q in l.params] + ["nullptr"]
         ln(f"{I}auto {v['launch']} = [&]() {{ GEMMC_CHECK({l.name}({', '.join(call_args)})); }};")
         ln("")
