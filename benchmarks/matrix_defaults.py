@@ -19,7 +19,7 @@ on CDNA and the VALUs on RDNA, F32_DEFAULTS); `--check` fails when the table the
 
     python benchmarks/matrix_defaults.py [--arch gfx942 ...] [--types f16 bf16] [--json out.json] [--check]
     python benchmarks/matrix_defaults.py --arch gfx942 --types f8e4m3fnuz --check   (MATRIX_FP8_DEFAULTS;
-                                                                               gfx950: f8e4m3fn)
+                                                                               gfx950, gfx1201: f8e4m3fn)
     python benchmarks/matrix_defaults.py --types f32 --check   (F32_DEFAULTS)
     python benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8 --check   (MX_DEFAULTS:
         the MX examples, a grid of their own; copies stay peel=false, ties at 4096^3 go to the fastest

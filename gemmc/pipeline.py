@@ -124,12 +124,18 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # block-k 64 only one buffer leaves room for two workgroups, and only the folded key spreads the
 # 8x8 blocks' stores) and 0.057 ms on gfx950 (47.7% of its FP8 peak, the unscaled f8f6f4 MFMAs'
 # 5.0 PFLOP/s, which block-k 64 and 128 take; 128x128x64 with two LDS buffers ran 0.073 ms, and
-# 256x128x64 with them needs 256 VGPRs and AGPRs).
+# 256x128x64 with them needs 256 VGPRs and AGPRs).  gfx1201 (--types f8e4m3fn): 0.886 ms, 79.7% of
+# its FP8 WMMA peak (the type-independent default: 2.128 ms, 16-way conflicts); its candidates take
+# 256 VGPRs and spill at 4097x4095x1023 whichever way they copy, where the selection's half K tile
+# with scalar copies (gemmc.selection._full_grid, clang's registers: 231, no scratch) runs 0.384 ms
+# against the type-independent default's 0.467.
 MATRIX_FP8_DEFAULTS: dict[str, str] = {
     "gfx942":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
     "gfx950":
         "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=8},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    "gfx1201":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
 }
 
 

@@ -122,15 +122,16 @@ def test_default_pipeline_lowers_fp8_to_mfma_and_passes():
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
-@pytest.mark.parametrize("arch, fmt", [("gfx942", "f8e4m3fnuz"), ("gfx942", "f8e5m2fnuz"), ("gfx950", "f8e4m3fn")])
+@pytest.mark.parametrize("arch, fmt", [("gfx942", "f8e4m3fnuz"), ("gfx942", "f8e5m2fnuz"), ("gfx950", "f8e4m3fn"),
+                                       ("gfx1201", "f8e4m3fn"), ("gfx1201", "f8e5m2")])
 def test_fp8_inputs_get_the_fp8_matrix_default(arch, fmt):
-    """FP8 inputs on gfx942 and gfx950 compile without -p with MATRIX_FP8_DEFAULTS (the search's
-    winner at 4096^3); gfx1201, which has no entry, keeps the type-independent default."""
+    """FP8 inputs compile without -p with MATRIX_FP8_DEFAULTS (the search's winner at 4096^3);
+    gemmc's own backend keeps the type-independent default."""
     from gemmc.arch import get_arch
-    from gemmc.pipeline import MATRIX_FP8_DEFAULTS, default_pipeline
+    from gemmc.pipeline import MATRIX_FP8_DEFAULTS, default_pipeline, gcn_default_pipeline
 
     assert default_pipeline(get_arch(arch), fmt) == MATRIX_FP8_DEFAULTS[arch]
-    assert default_pipeline(get_arch("gfx1201"), "f8e4m3fn") == default_pipeline(get_arch("gfx1201"))
+    assert gcn_default_pipeline(get_arch(arch), fmt) == default_pipeline(get_arch(arch))
 
 
 def test_explain_peak_is_the_fp8_matrix_peak(capsys):

@@ -648,6 +648,7 @@ def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
     ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_fp8_bf8"),
     ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x64_f8f6f4"),  # the unscaled f8f6f4 MFMA (block-k 64)
     ("gfx1201", "f8e5m2", "f8e4m3fn", "v_wmma_f32_16x16x16_bf8_fp8"),
+    ("gfx1201", "f8e4m3fn", "f8e4m3fn", "v_wmma_f32_16x16x16_fp8_fp8"),
 ])
 def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, bt, mnemonic):
     """FP8 fragments reach the FP8 builtins as their bytes: LLVM selects the FP8 instruction
@@ -655,7 +656,7 @@ def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch,
     from gemmc.toolchain import compile_device
 
     module = gemmc.parse(kernel_source(t, bt=bt))
-    gemmc.lower(module, None, arch)  # the default pipeline (gfx942, gfx950: MATRIX_FP8_DEFAULTS)
+    gemmc.lower(module, None, arch)  # the default pipeline (one format: MATRIX_FP8_DEFAULTS)
     asm = compile_device(gemmc.emit(module, arch, "hip"), arch, "asm", toolchain=toolchain)
     assert in_loop(asm, mnemonic) > 0
     assert ".private_segment_fixed_size: 0" in asm
