@@ -186,17 +186,30 @@ MX_SRC = """kernel mxh {{
 """
 
 
+MX_TRANSPOSED = """kernel mxt {
+  dim M, N, K = 256
+  A: f8e4m3fn[K, M]
+  SA: f8e8m0fnu[K/32, M]
+  B: f4e2m1fn[N, K]
+  SB: f8e8m0fnu[N, K/32]
+  C: f32[M, N]
+  C = A.T scaled SA @ B.T scaled SB
+}
+"""
+
+
 def _mx_harness(a: str, b: str) -> str:
-    m = api.parse(MX_SRC.format(a=a, b=b), "mxh.gemm")
+    m = api.parse(MX_TRANSPOSED if (a, b) == ("A.T", "B.T") else MX_SRC.format(a=a, b=b), "mxh.gemm")
     api.lower(m, None, "gfx950")
     return api.emit(m, "gfx950", "hip", harness=True)
 
 
 @pytest.mark.parametrize("a,b", [("f4e2m1fn", "f4e2m1fn"), ("f6e2m3fn", "f6e3m2fn"), ("f8e4m3fn", "f8e5m2"),
-                                 ("f4e2m1fn", "f8e4m3fn")])
+                                 ("f4e2m1fn", "f8e4m3fn"), ("A.T", "B.T")])
 def test_mx_harness_runs_the_default_kernel_on_cpu(llvm, tmp_path, a, b):
-    """The MX defaults (MXFP4, MXFP6, MXFP8 and a mixed product) at 130 x 70 x 256: partial
-    tiles, packed rows that are not a multiple of the copies' vector; all of C checked."""
+    """The MX defaults (MXFP4, MXFP6, MXFP8, a mixed product, and A and B stored transposed with
+    their scales) at 130 x 70 x 256: partial tiles, packed rows that are not a multiple of the
+    copies' vector; all of C checked."""
     source = _mx_harness(a, b)
     proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_matrix.builtins("gfx950"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
