@@ -7,7 +7,9 @@ It checks the GEMM recorded in the host function's `gemm.matmul_spec` (which gem
 sets); without it, it reads the GEMM back from the kernel: C is the matrix written, A and B
 the others; dim names give the transposes; beta is the scalar that scales a value loaded
 from C.  16-bit host conversions are written out by hand, so the harness links without
-compiler-runtime helpers that older libgcc lacks.
+compiler-runtime helpers that older libgcc lacks.  FP8, FP6, FP4 and E8M0 matrices are filled
+and read as codes, their values ml_dtypes' (gemmc.emit.host_formats); FP4 and FP6 rows go to the
+device packed, and a block-scaled product's reference multiplies in the scales.
 """
 
 from __future__ import annotations
@@ -329,8 +331,10 @@ class HarnessWriter:
         ln(f'{I}std::printf("Device      : %s (kernel built for " GEMMC_ARCH ")\\n", {v["props"]}.name);')
         ln(f'{I}std::printf("Matrix dims : {M}=%d {N}=%d {K}=%d\\n", {M}, {N}, {K});')
         ln("")
-        ln(f"{I}// Host buffers, filled with uniform random values in [-1, 1] (FP6 and FP4: over their")
-        ln(f"{I}// range; E8M0 scales: 2^-4 .. 2^4), rounded to their element type; FP8, FP6 and FP4 as codes.")
+        ln(f"{I}// Host buffers, filled with uniform random values in [-1, 1].")
+        if any(formats.values()):
+            ln(f"{I}// FP8, FP6, FP4 and E8M0 as codes, the values rounded to the nearest (FP6 and FP4 over")
+            ln(f"{I}// their range, E8M0 scales 2^-4 .. 2^4; gemmc/emit/host_formats.py).")
         ln(f"{I}std::mt19937 {v['gen']}(42);")
         ln(f"{I}std::uniform_real_distribution<float> {v['dist']}(-1.0f, 1.0f);")
         for q in mem:
