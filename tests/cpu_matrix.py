@@ -106,19 +106,11 @@ C_ gemmc_cpu_mfma(A_ a, B_ b, C_ c, int kind_a, int kind_b, int scale_a, int sca
 """
 
 
-def c_float(v: float) -> str:
-    if np.isnan(v):
-        return "NAN"
-    if np.isinf(v):
-        return "-INFINITY" if v < 0 else "INFINITY"
-    return float(v).hex()
-
-
 def _prelude() -> list[str]:
     tables = []
     for name in KINDS[: len(F8F6F4_FORMATS) + len(FNUZ_FP8)]:
-        v = host_formats._values(name)
-        tables.append("{" + ", ".join(c_float(x) for x in np.concatenate([v, np.zeros(256 - len(v))])) + "}")
+        v = host_formats.values(name)
+        tables.append("{" + ", ".join(host_formats.c_literal(x) for x in np.concatenate([v, np.zeros(256 - len(v))])) + "}")
     out = [f"#define GEMMC_CPU_{k.upper()} {i}" for i, k in enumerate(KINDS) if k in ("f16", "bf16", "f32")]
     out.append(f"static const int gemmc_cpu_bits[{len(KINDS)}] = {{{', '.join(str(BITS[k]) for k in KINDS)}}};")
     out.append(f"static const double gemmc_cpu_value[{len(tables)}][256] = {{{', '.join(tables)}}};")

@@ -54,7 +54,7 @@ def test_fill_rounds_to_the_nearest_code_ties_to_even(llvm, tmp_path):
     cases = {}
     for name in FORMATS:
         dtype = fp8_dtypes()[name]
-        values = host_formats._values(name)
+        values = host_formats.values(name)
         top = 1.0 if name.startswith("f8") else float(ml_dtypes.finfo(dtype).max)
         grid = np.unique(values[np.isfinite(values) & (np.abs(values) <= top)])
         x = np.concatenate([rng.uniform(-top, top, 200), (grid[1:] + grid[:-1]) / 2]).astype(np.float32)
@@ -96,13 +96,13 @@ def test_value_tables_hold_every_code(llvm, tmp_path):
     """The printed tables read back as ml_dtypes' values (hex literals, NaN where it has NaN)."""
     body = []
     for name in (*FORMATS, "f8e8m0fnu"):
-        n = len(host_formats._values(name))
+        n = len(host_formats.values(name))
         body += [f"    for (int c = 0; c < {n}; ++c)", f'        std::printf("%a ", gemmc_{name}_to_double(c));',
                  '    std::printf("\\n");']
     out = _host_program(llvm, tmp_path, body).splitlines()
     for name, line in zip((*FORMATS, "f8e8m0fnu"), out, strict=True):
         got = np.array([float.fromhex(t) if "nan" not in t else np.nan for t in line.split()])
-        np.testing.assert_array_equal(got, host_formats._values(name))
+        np.testing.assert_array_equal(got, host_formats.values(name))
 
 
 # -- FP8 kernels run on the CPU -------------------------------------------------------------
@@ -124,7 +124,7 @@ def _builtins(arch: str) -> str:
     out = []
     for builtin, name in zip(("fp8", "bf8"), ARCH_FP8[arch]):
         values = np.arange(256, dtype=np.uint8).view(fp8_dtypes()[name]).astype(np.float32)
-        table = ", ".join(cpu_matrix.c_float(v) + "f" * bool(np.isfinite(v)) for v in values)
+        table = ", ".join(host_formats.c_literal(v) + "f" * bool(np.isfinite(v)) for v in values)
         out += [f"static const float gemmc_cpu_{builtin}[256] = {{{table}}};",
                 f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
                 f"gemmc_cpu_{builtin}[(static_cast<unsigned>(w) >> 8 * (sel)) & 255u]"]

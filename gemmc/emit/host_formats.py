@@ -3,8 +3,9 @@ the random fill and the packing of FP6 / FP4 rows, written into the harness as C
 
     format_of(t)                 the .gemm name of a narrow element type, or None
     helpers(name)                C++: the format's value table and its to-double and fill functions
-    fill(name, out, gen)         C++: the statement that fills byte `out` from generator `gen`
+    fill(name, out, gen, dist)   C++: the statement that fills byte `out` from generator `gen`
     to_double(name, code)        C++: the value of `code` as a double
+    values(name)                 numpy: each code's value; c_literal(v): a double as a C literal
     PACK_HELPERS                 C++: rows of FP4 / FP6 codes packed as global memory holds them
 
 The values are ml_dtypes' (gemmc.arith_semantics.fp8_dtypes: the reference numerics of these
@@ -35,7 +36,7 @@ def format_of(t: Attribute) -> str | None:
     return name if name in NARROW else None
 
 
-def _values(name: str) -> np.ndarray:
+def values(name: str) -> np.ndarray:
     """Each code's value (float64), by ml_dtypes."""
     from gemmc.arith_semantics import fp8_dtypes
 
@@ -44,7 +45,8 @@ def _values(name: str) -> np.ndarray:
     return codes.view(fp8_dtypes()[name]).astype(np.float64)
 
 
-def _literal(v: float) -> str:
+def c_literal(v: float) -> str:
+    """A double as an exact C literal (hexadecimal; NAN, INFINITY from <cmath>)."""
     if math.isnan(v):
         return "NAN"
     if math.isinf(v):
@@ -65,15 +67,15 @@ def helpers(name: str) -> list[str]:
     """C++ for one format: gemmc_<name>_value[code], gemmc_<name>_to_double(code) and (but for
     E8M0, whose fill needs no table) gemmc_<name>_set(code&, float): the nearest code of the
     fill's range, ties to the even code."""
-    values = _values(name)
-    rows = [", ".join(_literal(v) for v in values[i : i + 8]) for i in range(0, len(values), 8)]
+    table = values(name)
+    rows = [", ".join(c_literal(v) for v in table[i : i + 8]) for i in range(0, len(table), 8)]
     out = ["", f"// {name}: the value of each code (ml_dtypes), the harness's reference numerics.",
-           f"static const double gemmc_{name}_value[{len(values)}] = {{"]
+           f"static const double gemmc_{name}_value[{len(table)}] = {{"]
     out += [f"    {r}," for r in rows]
     out += ["};", f"inline double gemmc_{name}_to_double(unsigned char c) {{ return gemmc_{name}_value[c]; }}"]
     if name == SCALE_NAME:
         return out
-    codes = _fill_codes(name, values)
+    codes = _fill_codes(name, table)
     out += [f"// The codes a fill picks from, by value; a float is rounded to the nearest (ties to even).",
             f"static const unsigned char gemmc_{name}_by_value[{len(codes)}] = {{",
             *(f"    {', '.join(str(c) for c in codes[i : i + 16])}," for i in range(0, len(codes), 16)),
@@ -98,7 +100,8 @@ def fill(name: str, out: str, gen: str, dist: str) -> str:
     if name == SCALE_NAME:
         lo, hi = SCALE_EXPONENTS
         return f"{out} = static_cast<unsigned char>(127 + std::uniform_int_distribution<int>({lo}, {hi})({gen}));"
-    top = 1.0 if name in FP8_TYPES else float(np.nanmax(np.abs(np.where(np.isfinite(_values(name)), _values(name), 0))))
+    table = values(name)
+    top = 1.0 if name in FP8_TYPES else float(np.abs(table[np.isfinite(table)]).max())
     scale = "" if top == 1.0 else f"{top!r}f * "
     return f"gemmc_{name}_set({out}, {scale}{dist}({gen}));"
 
