@@ -2,7 +2,8 @@
 kernels run on the CPU (test_emit_hip.run_on_cpu, whose launcher gives each wave a barrier).
 
     builtins("gfx942")     C++ defining every matrix builtin of the arch with an f32 accumulator
-                           as a call of gemmc_cpu_mfma<M, N, K>
+                           as a call of gemmc_cpu_mfma<M, N, K>, and its FP8 conversions
+                           (v_cvt_f32_fp8 / _bf8: a byte of the word, the arch's e4m3 / e5m2)
 
 Each lane hands its A, B operands (their bytes) and scales to its wave, waits for the others,
 and computes the D elements it holds in float64 from everyone's: which lane and element holds
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from gemmc import layout
-from gemmc.arch import F8F6F4_FORMATS, FNUZ_FP8, get_arch
+from gemmc.arch import F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, get_arch
 from gemmc.emit import host_formats
 
 # Element kinds: the f8f6f4 format codes (cbsz / blgp) first, then the fixed types
@@ -158,6 +159,10 @@ def builtins(arch_name: str) -> str:
     """C++ for every MFMA builtin of the arch (and its FP8 conversions) on the CPU."""
     arch = get_arch(arch_name)
     out = ["", "#include <cmath>", *_prelude(), EMULATION]
+    fp8 = [t for t in (*FNUZ_FP8, *OCP_FP8) if t in arch.dtypes]  # the arch's e4m3 and e5m2
+    for builtin, name in zip(("fp8", "bf8"), fp8):
+        out.append(f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
+                   f"((float)gemmc_cpu_value[{KINDS.index(name)}][(static_cast<unsigned>(w) >> 8 * (sel)) & 255u])")
     seen = set()
     for instr in arch.matrix_instrs:
         if instr.out_type != "f32" or instr.builtin in seen:  # (RDNA's 16-bit accumulators: not here)

@@ -1,9 +1,9 @@
 """`--harness` with FP8, FP6, FP4 and E8M0 matrices (gemmc.emit.host_formats).
 
 The host's C++ (the nearest-code fill and the FP4 / FP6 packing) is compiled and compared with
-ml_dtypes' rounding and gemmc.emit.fp4 / fp6's layouts; FP8 kernels run on the CPU
-(test_emit_hip.run_on_cpu) with the AMDGPU conversion builtins standing in as ml_dtypes'
-tables of the arch's formats, and must PASS, and FAIL with a planted bug.
+ml_dtypes' rounding and gemmc.emit.fp4 / fp6's layouts; FP8 and MX kernels run on the CPU
+(test_emit_hip.run_on_cpu, the AMDGPU builtins standing in as tests/cpu_matrix.py writes them)
+and must PASS, and FAIL with a planted bug.
 """
 
 from __future__ import annotations
@@ -116,21 +116,6 @@ FP8_SRC = """kernel fp8h {{
   C = A @ {bexpr}
 }}
 """
-ARCH_FP8 = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2")}
-
-
-def _builtins(arch: str) -> str:
-    """The arch's FP8 conversion builtins as lookups in ml_dtypes' tables of its formats."""
-    out = []
-    for builtin, name in zip(("fp8", "bf8"), ARCH_FP8[arch]):
-        values = np.arange(256, dtype=np.uint8).view(fp8_dtypes()[name]).astype(np.float32)
-        table = ", ".join(host_formats.c_literal(v) + "f" * bool(np.isfinite(v)) for v in values)
-        out += [f"static const float gemmc_cpu_{builtin}[256] = {{{table}}};",
-                f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
-                f"gemmc_cpu_{builtin}[(static_cast<unsigned>(w) >> 8 * (sel)) & 255u]"]
-    return "\n#include <cmath>\n" + "\n".join(out) + "\n"
-
-
 def _fp8_harness(arch: str, a: str, b: str, transpose_b: bool, pipeline: str) -> str:
     src = FP8_SRC.format(a=a, b=b, bdims="N, K" if transpose_b else "K, N", bexpr="B.T" if transpose_b else "B")
     m = api.parse(src, "fp8h.gemm")
@@ -147,7 +132,7 @@ def _fp8_harness(arch: str, a: str, b: str, transpose_b: bool, pipeline: str) ->
 ])
 def test_fp8_harness_runs_on_cpu(llvm, tmp_path, arch, a, b, transpose_b, pipeline):
     source = _fp8_harness(arch, a, b, transpose_b, pipeline)
-    proc = run_on_cpu(llvm, source, ["70", "50", "40"], tmp_path, _builtins(arch))
+    proc = run_on_cpu(llvm, source, ["70", "50", "40"], tmp_path, cpu_matrix.builtins(arch))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout
 
@@ -231,7 +216,7 @@ PLANTED = {
 def test_harness_fails_a_planted_bug(llvm, tmp_path, bug):
     if bug.startswith("fp8"):
         source, dims, builtins = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
-            ["70", "50", "40"], _builtins("gfx942")
+            ["70", "50", "40"], cpu_matrix.builtins("gfx942")
     else:
         source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], cpu_matrix.builtins("gfx950")
     _assert_fails(run_on_cpu(llvm, _planted(source, *PLANTED[bug]), dims, tmp_path, builtins))
