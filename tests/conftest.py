@@ -16,3 +16,11 @@ def toolchain():
         return find_toolchain()
     except GemmcError as e:
         pytest.skip(f"no HIP compiler with the AMDGPU backend: {e.message}")
+
+
+@pytest.fixture
+def llvm(toolchain):
+    """The toolchain where it is plain LLVM (the CPU runs build the emitted HIP with its clang++)."""
+    if toolchain.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    return toolchain

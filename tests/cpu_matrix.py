@@ -25,16 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from gemmc import layout
-from gemmc.arch import F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, get_arch
+from gemmc.arch import ELEMENT_BITS, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, get_arch
 from gemmc.emit import host_formats
 
 # Element kinds: the f8f6f4 format codes (cbsz / blgp) first, then the fixed types
 KINDS = [*sorted(F8F6F4_FORMATS, key=F8F6F4_FORMATS.get), *FNUZ_FP8, "f16", "bf16", "f32"]
-BITS = {"f8e4m3fn": 8, "f8e5m2": 8, "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4, "f8e4m3fnuz": 8,
-        "f8e5m2fnuz": 8, "f16": 16, "bf16": 16, "f32": 32}
 
 EMULATION = r"""
-#include <cmath>
 struct gemmc_cpu_operands { unsigned char a[64][32], b[64][32]; int sa[64], sb[64]; };
 inline gemmc_cpu_operands gemmc_cpu_waves[32];  // a workgroup of 1024 lanes in waves of 32
 inline unsigned long long gemmc_cpu_bits_at(const unsigned char* bytes, int bit, int bits)
@@ -113,7 +110,7 @@ def _prelude() -> list[str]:
         v = host_formats.values(name)
         tables.append("{" + ", ".join(host_formats.c_literal(x) for x in np.concatenate([v, np.zeros(256 - len(v))])) + "}")
     out = [f"#define GEMMC_CPU_{k.upper()} {i}" for i, k in enumerate(KINDS) if k in ("f16", "bf16", "f32")]
-    out.append(f"static const int gemmc_cpu_bits[{len(KINDS)}] = {{{', '.join(str(BITS[k]) for k in KINDS)}}};")
+    out.append(f"static const int gemmc_cpu_bits[{len(KINDS)}] = {{{', '.join(str(ELEMENT_BITS[k]) for k in KINDS)}}};")
     out.append(f"static const double gemmc_cpu_value[{len(tables)}][256] = {{{', '.join(tables)}}};")
     return out
 
@@ -121,7 +118,7 @@ def _prelude() -> list[str]:
 def _tables(instr, tag: str) -> tuple[list[str], str]:
     """The lane tables of `instr` as C arrays named gemmc_cpu_<tag>_*, and their names in call order."""
     m, n, k = instr.m, instr.n, instr.k
-    bits_a, bits_b = instr.in_bits, instr.in_bits
+    bits = instr.in_bits  # A's and B's (an f8f6f4 MFMA's at 8: its FP8 layout, element e at bits 8e)
     t = {x: np.zeros(size, np.uint8) for x, size in (
         ("a_lane", m * k), ("a_elem", m * k), ("a_twin", m * k), ("b_lane", k * n), ("b_elem", k * n),
         ("b_twin", k * n), ("d_lane", m * n), ("d_reg", m * n), ("sa_lane", m * k // 32), ("sb_lane", k // 32 * n))}
@@ -138,9 +135,9 @@ def _tables(instr, tag: str) -> tuple[list[str], str]:
     for r in layout.rows(instr):
         bit = r.gpr * 32 + r.bit_lo
         if r.matrix == "A":
-            operand("a", r.row * k + r.col, r.lane, bit // bits_a)
+            operand("a", r.row * k + r.col, r.lane, bit // bits)
         elif r.matrix == "B":
-            operand("b", r.row * n + r.col, r.lane, bit // bits_b)
+            operand("b", r.row * n + r.col, r.lane, bit // bits)
         elif r.matrix == "D":
             t["d_lane"][r.row * n + r.col], t["d_reg"][r.row * n + r.col] = r.lane, r.gpr
         elif r.matrix == "SA":

@@ -433,7 +433,7 @@ extern "C" __bf16 __truncsfbf2(float x) {
 }
 // Split-K's atomic adds (clang's __hip_atomic_fetch_add on the host too): the scope HIP names.
 #define __HIP_MEMORY_SCOPE_AGENT 3
-// A wave's lanes: wave-wide builtins (test_harness_formats.py's MFMA) meet at its barrier.
+// A wave's lanes: wave-wide builtins (tests/cpu_matrix.py's MFMA and WMMA) meet at its barrier.
 inline thread_local std::barrier<>* gemmc_wave_barrier;
 inline thread_local unsigned gemmc_wave, gemmc_lane;
 template <class... P, class... A>
@@ -473,7 +473,7 @@ def _for_cpu(hip_source: str) -> str:
 def run_on_cpu(toolchain, hip_source: str, args: list[str], tmp_path: Path,
                builtins: str = "") -> subprocess.CompletedProcess:
     """Build `hip_source` for the CPU and run it with `args`; `builtins`: C++ that stands in
-    for the AMDGPU builtins its kernels call (test_fp8.py's FP8 conversions)."""
+    for the AMDGPU builtins its kernels call (tests/cpu_matrix.py)."""
     (tmp_path / "hip").mkdir(exist_ok=True)
     (tmp_path / "hip" / "hip_runtime.h").write_text(CPU_HIP_RUNTIME + builtins)
     source = tmp_path / "harness.cpp"

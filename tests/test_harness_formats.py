@@ -40,13 +40,6 @@ def _host_program(toolchain, tmp_path, body: list[str]) -> str:
     return subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout
 
 
-@pytest.fixture
-def llvm(toolchain):
-    if toolchain.kind != "llvm":
-        pytest.skip("host programs are built with plain clang++")
-    return toolchain
-
-
 def test_fill_rounds_to_the_nearest_code_ties_to_even(llvm, tmp_path):
     """gemmc_<fmt>_set against ml_dtypes' rounding, on random floats and on every midpoint
     between two neighbouring codes of the fill's range (where ties go to the even code)."""

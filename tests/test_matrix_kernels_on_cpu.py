@@ -48,13 +48,6 @@ def _harness(arch: str, t: str) -> str:
 CASES = [(a, t) for a in ("gfx90a", "gfx942", "gfx950", *RDNA) for t in TYPES if t != "fp8" or a in FP8]
 
 
-@pytest.fixture
-def llvm(toolchain):
-    if toolchain.kind != "llvm":
-        pytest.skip("the CPU run uses plain clang++ for the host")
-    return toolchain
-
-
 @pytest.mark.parametrize("arch,t", CASES)
 def test_default_kernel_passes_on_cpu(llvm, tmp_path, arch, t):
     source = _harness(arch, t)

@@ -24,11 +24,12 @@ import math
 import numpy as np
 from xdsl.ir import Attribute
 
+from gemmc.arch import ELEMENT_BITS
 from gemmc.dialects.gemm import FP8_TYPES, MX_NARROW_TYPES, SCALE_NAME, SCALE_TYPES, type_name
 
 NARROW = (*FP8_TYPES, *MX_NARROW_TYPES, *SCALE_TYPES)
 SCALE_EXPONENTS = (-4, 4)  # E8M0 fills: 2^-4 .. 2^4, as the interpreter's random_inputs
-PACKED_BITS = {"f4e2m1fn": 4, "f6e2m3fn": 6, "f6e3m2fn": 6}  # packed in global memory
+PACKED_BITS = {name: ELEMENT_BITS[name] for name in MX_NARROW_TYPES}  # FP6 and FP4: packed in global memory
 
 
 def format_of(t: Attribute) -> str | None:
@@ -40,8 +41,7 @@ def values(name: str) -> np.ndarray:
     """Each code's value (float64), by ml_dtypes."""
     from gemmc.arith_semantics import fp8_dtypes
 
-    bits = PACKED_BITS.get(name, 8)
-    codes = np.arange(2**bits, dtype=np.uint8)
+    codes = np.arange(2 ** ELEMENT_BITS[name], dtype=np.uint8)
     return codes.view(fp8_dtypes()[name]).astype(np.float64)
 
 
