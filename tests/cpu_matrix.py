@@ -4,6 +4,8 @@ kernels run on the CPU (test_emit_hip.run_on_cpu, whose launcher gives each wave
     builtins("gfx942")     C++ defining every matrix builtin of the arch with an f32 accumulator
                            as a call of gemmc_cpu_mfma<M, N, K>, and its FP8 conversions
                            (v_cvt_f32_fp8 / _bf8: a byte of the word, the arch's e4m3 / e5m2)
+    builtins("gfx942", source)   only the matrix builtins `source` calls (their lane tables are
+                           most of the header, and of clang's time on it)
 
 Each lane hands its A, B operands (their bytes) and scales to its wave, waits for the others,
 and computes the D elements it holds in float64 from everyone's: which lane and element holds
@@ -21,6 +23,8 @@ instruction, so a scale of 0 here is 1 (the harness's MX scales are 2^-4 .. 2^4,
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -152,8 +156,9 @@ def _tables(instr, tag: str) -> tuple[list[str], str]:
     return lines, refs
 
 
-def builtins(arch_name: str) -> str:
-    """C++ for every MFMA builtin of the arch (and its FP8 conversions) on the CPU."""
+def builtins(arch_name: str, source: str | None = None) -> str:
+    """C++ for every MFMA builtin of the arch (those `source` calls, where given) and its FP8
+    conversions on the CPU."""
     arch = get_arch(arch_name)
     out = ["", "#include <cmath>", *_prelude(), EMULATION]
     fp8 = [t for t in (*FNUZ_FP8, *OCP_FP8) if t in arch.dtypes]  # the arch's e4m3 and e5m2
@@ -163,6 +168,8 @@ def builtins(arch_name: str) -> str:
     seen = set()
     for instr in arch.matrix_instrs:
         if instr.out_type != "f32" or instr.builtin in seen:  # (RDNA's 16-bit accumulators: not here)
+            continue
+        if source is not None and not re.search(rf"\b{instr.builtin}\s*\(", source):
             continue
         assert instr.blocks == 1, instr.mnemonic
         seen.add(instr.builtin)

@@ -482,7 +482,7 @@ def run_on_cpu(toolchain, hip_source: str, args: list[str], tmp_path: Path,
                              _for_cpu(hip_source)))
     binary = tmp_path / "harness"
     build = subprocess.run(
-        [toolchain.clang, "-x", "c++", "-std=c++20", "-O1", "-pthread", f"-I{tmp_path}", str(source),
+        [toolchain.clang, "-x", "c++", "-std=c++20", "-O0", "-pthread", f"-I{tmp_path}", str(source),
          "-o", str(binary)],
         capture_output=True, text=True,
     )

@@ -125,7 +125,7 @@ def _fp8_harness(arch: str, a: str, b: str, transpose_b: bool, pipeline: str) ->
 ])
 def test_fp8_harness_runs_on_cpu(llvm, tmp_path, arch, a, b, transpose_b, pipeline):
     source = _fp8_harness(arch, a, b, transpose_b, pipeline)
-    proc = run_on_cpu(llvm, source, ["70", "50", "40"], tmp_path, cpu_matrix.builtins(arch))
+    proc = run_on_cpu(llvm, source, ["70", "50", "40"], tmp_path, cpu_matrix.builtins(arch, source))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout
 
@@ -189,7 +189,7 @@ def test_mx_harness_runs_the_default_kernel_on_cpu(llvm, tmp_path, a, b):
     their scales) at 130 x 70 x 256: partial tiles, packed rows that are not a multiple of the
     copies' vector; all of C checked."""
     source = _mx_harness(a, b)
-    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_matrix.builtins("gfx950"))
+    proc = run_on_cpu(llvm, source, ["130", "70"], tmp_path, cpu_matrix.builtins("gfx950", source))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout and "Checked     : 9100 elements" in proc.stdout, proc.stdout
 
@@ -208,8 +208,9 @@ PLANTED = {
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_harness_fails_a_planted_bug(llvm, tmp_path, bug):
     if bug.startswith("fp8"):
-        source, dims, builtins = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
-            ["70", "50", "40"], cpu_matrix.builtins("gfx942")
+        source, dims, arch = _fp8_harness("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", False, "gemm-to-kernel"), \
+            ["70", "50", "40"], "gfx942"
     else:
-        source, dims, builtins = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], cpu_matrix.builtins("gfx950")
-    _assert_fails(run_on_cpu(llvm, _planted(source, *PLANTED[bug]), dims, tmp_path, builtins))
+        source, dims, arch = _mx_harness("f4e2m1fn", "f4e2m1fn"), ["130", "70"], "gfx950"
+    source = _planted(source, *PLANTED[bug])
+    _assert_fails(run_on_cpu(llvm, source, dims, tmp_path, cpu_matrix.builtins(arch, source)))

@@ -367,7 +367,7 @@ FP8_ON = {"gfx942": ("f8e4m3fnuz", "f8e5m2fnuz"), "gfx950": ("f8e4m3fn", "f8e5m2
 
 
 @pytest.mark.parametrize("arch", list(FP8_ON))
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(m=st.integers(1, 140), n=st.integers(1, 140), k=st.integers(1, 160), a_e5m2=st.booleans(),
        b_e5m2=st.booleans(), col_major=st.booleans(), b_t=st.booleans(), seed=st.integers(0, 5))
 def test_fp8_default_pipeline_random_shapes(arch, m, n, k, a_e5m2, b_e5m2, col_major, b_t, seed):
@@ -644,7 +644,6 @@ def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
 
 @pytest.mark.parametrize("arch,t,bt,mnemonic", [
     ("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8"),
-    ("gfx942", "f8e5m2fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"),
     ("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "v_mfma_f32_32x32x16_fp8_bf8"),
     ("gfx950", "f8e4m3fn", "f8e4m3fn", "v_mfma_f32_32x32x64_f8f6f4"),  # the unscaled f8f6f4 MFMA (block-k 64)
     ("gfx1201", "f8e5m2", "f8e4m3fn", "v_wmma_f32_16x16x16_bf8_fp8"),
