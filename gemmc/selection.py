@@ -10,7 +10,9 @@ workgroup's K loop is the whole time), the candidates are that pipeline and its 
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
 within SPLIT_FILL x the slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and
 with `stream-k` (one persistent workgroup per slot: CUs x the workgroups a CU holds of that tile's
-kernel, as Stream-K sizes its grid); the fastest prediction wins.  Where the arch
+kernel, as Stream-K sizes its grid); the fastest prediction wins.  A grid with a tile for every CU,
+idle slots or not, where the default's tile has a side of 256, also weighs that side at 224
+(_seven_block_candidates: fewer idle CUs in the last round, as on MI300X's 304 at 4096^2).  Where the arch
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
 predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
@@ -141,9 +143,11 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
-    if p.kernel.schedule is None or (workgroups >= slots and not _misaligned_rows(module, WIDTH)):
+    if p.kernel.schedule is None:
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
+    if workgroups >= slots and not _misaligned_rows(module, WIDTH):
+        return _quantized_grid(module, arch, base, first, p.kernel.problem, grid)
     if workgroups >= slots:
         return _full_grid(module, arch, base, first, p.kernel.schedule.block_k, grid)
     tiles = [(first, p)]
@@ -168,7 +172,7 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
-    candidates = [c for c in candidates if c is not None]
+    candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem)
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
     pipelines = {c.label: c.pipeline for c in candidates}
@@ -177,6 +181,64 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     reason = (f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
+
+
+def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str) -> Choice:
+    """A grid that fills the GPU: the default and its seven-block tiles (_seven_block_candidates);
+    the fastest prediction wins."""
+    candidates = [first, *_seven_block_candidates(module, arch, base, problem)]
+    best = min(candidates, key=lambda c: c.time_s)
+    predicted = {c.label: c.time_s for c in candidates}
+    pipelines = {c.label: c.pipeline for c in candidates}
+    if best is first:
+        reason = f"{grid}: the default pipeline" if len(candidates) == 1 else \
+            f"{grid}, but no other tile is predicted faster: the default pipeline"
+        return Choice(base, reason, predicted, first.module, pipelines=pipelines)
+    return Choice(best.pipeline, f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms against "
+                  f"{first.time_s * 1e3:.3g} ms for the default", predicted, best.module, pipelines=pipelines)
+
+
+def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) -> list[_Candidate]:
+    """Where the default's tile has a side of 256 and C has a tile for every CU: the tiles with that
+    side 224 (seven blocks of 32, in either orientation: seven_block_tiles) that leave less of the
+    CUs' last round of workgroups idle (tile_fill) and have no LDS bank conflict, predicted with
+    the compiler's registers where there is a toolchain.  (gfx942's FP8 default at 4096^3: 512
+    tiles of 128x256 on 304 CUs fill 84% of their two rounds, 608 of 224x128 96%: 0.093 ms
+    against 0.088; at 8192^3 both fill 96%.)"""
+    bm, bn = _tile(base)
+    if -(-problem.m // max(1, bm)) * -(-problem.n // max(1, bn)) < arch.cu_count:
+        return []  # less than a round: smaller tiles and split-k are the remedies there
+    own = tile_fill(problem.m, problem.n, bm, bn, arch.cu_count)
+    out = []
+    for tm, tn in seven_block_tiles(bm, bn):
+        if tile_fill(problem.m, problem.n, tm, tn, arch.cu_count) > own:
+            spec = base.replace(f"block-m={bm} block-n={bn}", f"block-m={tm} block-n={tn}")
+            candidate, p = _predicted(module, arch, f"{tm}x{tn} tiles", spec, compiler=None)
+            # the defaults are searched conflict-free (benchmarks/matrix_defaults.py): so is a variant
+            if candidate is not None and not p.counts.stats_dict().get("lds_bank_conflicts", 0):
+                out.append(candidate)
+    return out
+
+
+def _tile(spec: str) -> tuple[int, int]:
+    m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def seven_block_tiles(block_m: int, block_n: int) -> list[tuple[int, int]]:
+    """A tile with a side of 256 as tiles with that side 224 (seven 32-row blocks), in both
+    orientations; none for other tiles."""
+    if 256 not in (block_m, block_n):
+        return []
+    other = block_n if block_m == 256 else block_m
+    return [(224, other), (other, 224)]
+
+
+def tile_fill(m: int, n: int, block_m: int, block_n: int, cus: int) -> float:
+    """The share of the CUs' rounds of workgroups that C's m x n covers (the cost model's busiest
+    CU runs ceil(tiles / CUs) of them): m n / (ceil(tiles / CUs) CUs block_m block_n)."""
+    tiles = -(-m // block_m) * -(-n // block_n)
+    return m * n / (-(-tiles // cus) * cus * block_m * block_n)
 
 
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:

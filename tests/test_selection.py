@@ -12,7 +12,7 @@ from gemmc.toolchain import have_toolchain
 from gemmc.arch import get_arch
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import default_pipeline
-from gemmc.selection import select_pipeline, with_split_k, with_tiles, with_unpeeled
+from gemmc.selection import select_pipeline, seven_block_tiles, tile_fill, with_split_k, with_tiles, with_unpeeled
 
 
 def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:
@@ -140,3 +140,44 @@ def test_misaligned_rows_of_a_wide_tile_try_half_the_tile():
     assert {"128x128 tiles", "128x128 tiles, block-k=16"} <= set(choice.predicted)  # (block-k=8: no FP8 MFMA)
     assert "block-m=128 block-n=128 block-k=16" in choice.pipelines["128x128 tiles, block-k=16"]
     assert choice.predicted[choice.reason.split(": ")[1].split(" predicted")[0]] < choice.predicted["default"]
+
+
+def test_seven_block_tiles_replace_a_256_side_in_both_orientations():
+    assert seven_block_tiles(128, 256) == [(224, 128), (128, 224)]
+    assert seven_block_tiles(256, 128) == [(224, 128), (128, 224)]
+    assert seven_block_tiles(128, 128) == [] and seven_block_tiles(64, 128) == []
+
+
+def test_tile_fill_counts_the_busiest_cus_rounds():
+    # 4096^2 on MI300X's 304 CUs: 512 tiles of 128x256 take two rounds of 304 (84%); 608 of 224x128
+    # (the last row of tiles 64 rows deep) two rounds exactly, 96% of them C
+    assert tile_fill(4096, 4096, 128, 256, 304) == pytest.approx(512 / 608)
+    assert tile_fill(4096, 4096, 224, 128, 304) == pytest.approx(4096 * 4096 / (608 * 224 * 128))
+    assert tile_fill(4096, 4096, 128, 256, 256) == 1.0  # MI355X's 256 CUs: two full rounds
+
+
+FP8_SRC = ("kernel f {{ dim M = {m}, N = {n}, K = {k}  A: f8e4m3fnuz[M, K]  B: f8e4m3fnuz[K, N]  C: f32[M, N]  "
+           "acc f32  C = A @ B }}")
+
+
+def test_a_grid_that_leaves_cus_idle_in_its_last_round_tries_seven_block_tiles():
+    """gfx942's FP8 default at 4096^3 (128x256 tiles: 512 on 304 CUs) against 224x128 and 128x224
+    tiles (608): the faster conflict-free one wins; at 8192^3, where the default's rounds are as
+    full, none is tried."""
+    choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=4096, n=4096, k=4096)), get_arch("gfx942"))
+    assert "224x128 tiles" in choice.predicted and choice.predicted["224x128 tiles"] < choice.predicted["default"]
+    assert "block-m=224 block-n=128" in choice.pipeline and "224x128 tiles predicted" in choice.reason
+    assert "128x224 tiles" not in choice.predicted  # its LDS accesses conflict
+    choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=8192, n=8192, k=1024)), get_arch("gfx942"))
+    assert not any("224" in label for label in choice.predicted)
+
+
+def test_the_seven_block_fp8_kernel_passes_without_bank_conflicts():
+    """At a size with partial tiles in M and N, and without conflicts where the rows need no peeling."""
+    choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=4096, n=4096, k=4096)), get_arch("gfx942"))
+    for m, n, k in ((257, 131, 96), (448, 256, 128)):
+        module = gemmc.parse(FP8_SRC.format(m=m, n=n, k=k))
+        gemmc.lower(module, choice.pipeline, "gfx942")
+        result = gemmc.check(module, "gfx942", {})
+        assert result.passed, result.summary()
+    assert result.stats.lds_bank_conflicts == 0
