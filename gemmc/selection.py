@@ -173,12 +173,19 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
     candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem)
+    return _fastest(candidates, base, f"{grid}, but no other candidate is predicted faster", grid)
+
+
+def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) -> Choice:
+    """The choice among `candidates` (the default first): the fastest prediction; `kept` is the
+    reason where that is the default, else "`prefix`: <label> predicted ... for the default"."""
+    first = candidates[0]
     best = min(candidates, key=lambda c: c.time_s)
     predicted = {c.label: c.time_s for c in candidates}
     pipelines = {c.label: c.pipeline for c in candidates}
     if best is first:
-        return Choice(base, f"{grid}, but no other candidate is predicted faster", predicted, first.module, pipelines=pipelines)
-    reason = (f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
+        return Choice(base, kept, predicted, first.module, pipelines=pipelines)
+    reason = (f"{prefix}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
 
@@ -187,15 +194,9 @@ def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, 
     """A grid that fills the GPU: the default and its seven-block tiles (_seven_block_candidates);
     the fastest prediction wins."""
     candidates = [first, *_seven_block_candidates(module, arch, base, problem)]
-    best = min(candidates, key=lambda c: c.time_s)
-    predicted = {c.label: c.time_s for c in candidates}
-    pipelines = {c.label: c.pipeline for c in candidates}
-    if best is first:
-        reason = f"{grid}: the default pipeline" if len(candidates) == 1 else \
-            f"{grid}, but no other tile is predicted faster: the default pipeline"
-        return Choice(base, reason, predicted, first.module, pipelines=pipelines)
-    return Choice(best.pipeline, f"{grid}: {best.label} predicted {best.time_s * 1e3:.3g} ms against "
-                  f"{first.time_s * 1e3:.3g} ms for the default", predicted, best.module, pipelines=pipelines)
+    kept = f"{grid}: the default pipeline" if len(candidates) == 1 else \
+        f"{grid}, but no other tile is predicted faster: the default pipeline"
+    return _fastest(candidates, base, kept, grid)
 
 
 def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) -> list[_Candidate]:
@@ -221,6 +222,7 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
 
 
 def _tile(spec: str) -> tuple[int, int]:
+    """The workgroup tile (block-m, block-n) a pipeline names; (0, 0) for none."""
     m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
@@ -271,14 +273,8 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
         candidate = _predicted(module, arch, label, spec, compiler=None)[0] if spec != base else None
         if candidate is not None:
             candidates.append(candidate)
-    predicted = {c.label: c.time_s for c in candidates}
-    pipelines = {c.label: c.pipeline for c in candidates}
-    best = min(candidates, key=lambda c: c.time_s)
-    if best is first:
-        return Choice(base, f"{grid}, rows misaligned, but no variant is predicted faster: the default pipeline",
-                      predicted, first.module, pipelines=pipelines)
-    return Choice(best.pipeline, f"{grid}, rows misaligned: {best.label} predicted {best.time_s * 1e3:.3g} ms "
-                  f"against {first.time_s * 1e3:.3g} ms for the default", predicted, best.module, pipelines=pipelines)
+    return _fastest(candidates, base, f"{grid}, rows misaligned, but no variant is predicted faster: the default "
+                    "pipeline", f"{grid}, rows misaligned")
 
 
 def _halved_tile(spec: str) -> tuple[str, str] | None:
@@ -286,12 +282,11 @@ def _halved_tile(spec: str) -> tuple[str, str] | None:
     (label, spec); None for other tiles.  Peeled copies' lane masks and element loads need
     registers that a 256-wide tile does not leave (gfx942's FP8 default, 128x256x32, at
     4097x4095x1023: 256 VGPRs and AGPR spills, 0.130 ms; 128x128x16 with scalar copies, 0.096)."""
-    m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
-    if m is None or max(int(m.group(1)), int(m.group(2))) <= 128:
+    bm, bn = _tile(spec)
+    if max(bm, bn) <= 128:
         return None
-    bm, bn = int(m.group(1)), int(m.group(2))
-    bm, bn = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
-    return f"{bm}x{bn} tiles", spec.replace(m.group(0), f"block-m={bm} block-n={bn}")
+    half = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
+    return f"{half[0]}x{half[1]} tiles", spec.replace(f"block-m={bm} block-n={bn}", f"block-m={half[0]} block-n={half[1]}")
 
 
 def with_unpeeled(spec: str) -> str:
