@@ -70,9 +70,12 @@ def _before_double_buffer(spec: str, pass_text: str) -> str:
     return f"{passes[0]},{pass_text},double-buffer" + ",double-buffer".join(passes[1:])
 
 
-def with_tiles(spec: str, block_m: int, block_n: int, thread_m: int, thread_n: int) -> str:
-    """`spec` with its workgroup tile block_m x block_n and its thread tile thread_m x thread_n."""
+def with_tiles(spec: str, block_m: int, block_n: int, thread_m: int | None = None, thread_n: int | None = None) -> str:
+    """`spec` with its workgroup tile block_m x block_n and its thread tile thread_m x thread_n
+    (as it is where they are None)."""
     spec = re.sub(r"block-m=\d+ block-n=\d+", f"block-m={block_m} block-n={block_n}", spec)
+    if thread_m is None:
+        return spec
     return re.sub(r"thread-m=\d+ thread-n=\d+", f"thread-m={thread_m} thread-n={thread_n}", spec)
 
 
@@ -207,14 +210,14 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
     tiles of 128x256 on 304 CUs fill 84% of their two rounds, 608 of 224x128 96%: 0.093 ms
     against 0.088; at 8192^3 both fill 96%.)"""
     bm, bn = _tile(base)
-    if -(-problem.m // max(1, bm)) * -(-problem.n // max(1, bn)) < arch.cu_count:
-        return []  # less than a round: smaller tiles and split-k are the remedies there
+    sevens = seven_block_tiles(bm, bn)
+    if not sevens or tile_count(problem.m, problem.n, bm, bn) < arch.cu_count:
+        return []  # (less than a round: smaller tiles and split-k are the remedies there)
     own = tile_fill(problem.m, problem.n, bm, bn, arch.cu_count)
     out = []
-    for tm, tn in seven_block_tiles(bm, bn):
+    for tm, tn in sevens:
         if tile_fill(problem.m, problem.n, tm, tn, arch.cu_count) > own:
-            spec = base.replace(f"block-m={bm} block-n={bn}", f"block-m={tm} block-n={tn}")
-            candidate, p = _predicted(module, arch, f"{tm}x{tn} tiles", spec, compiler=None)
+            candidate, p = _predicted(module, arch, f"{tm}x{tn} tiles", with_tiles(base, tm, tn), compiler=None)
             # the defaults are searched conflict-free (benchmarks/matrix_defaults.py): so is a variant
             if candidate is not None and not p.counts.stats_dict().get("lds_bank_conflicts", 0):
                 out.append(candidate)
@@ -239,8 +242,12 @@ def seven_block_tiles(block_m: int, block_n: int) -> list[tuple[int, int]]:
 def tile_fill(m: int, n: int, block_m: int, block_n: int, cus: int) -> float:
     """The share of the CUs' rounds of workgroups that C's m x n covers (the cost model's busiest
     CU runs ceil(tiles / CUs) of them): m n / (ceil(tiles / CUs) CUs block_m block_n)."""
-    tiles = -(-m // block_m) * -(-n // block_n)
-    return m * n / (-(-tiles // cus) * cus * block_m * block_n)
+    return m * n / (-(-tile_count(m, n, block_m, block_n) // cus) * cus * block_m * block_n)
+
+
+def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
+    """C's m x n in block_m x block_n tiles, partial ones included."""
+    return -(-m // block_m) * -(-n // block_n)
 
 
 def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
@@ -286,7 +293,7 @@ def _halved_tile(spec: str) -> tuple[str, str] | None:
     if max(bm, bn) <= 128:
         return None
     half = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
-    return f"{half[0]}x{half[1]} tiles", spec.replace(f"block-m={bm} block-n={bn}", f"block-m={half[0]} block-n={half[1]}")
+    return f"{half[0]}x{half[1]} tiles", with_tiles(spec, *half)
 
 
 def with_unpeeled(spec: str) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from gemmc import api
 from gemmc.pipeline import MATRIX_16BIT_DEFAULTS, MATRIX_FP8_DEFAULTS
+from gemmc.selection import with_tiles
 
 import cpu_matrix
 from benchmark_scripts import load
@@ -94,7 +95,7 @@ PIPELINES = {
         ",launch-bounds", ",multi-buffer{factor=3},pipeline{stages=3},launch-bounds"), DIMS),
     "224x128 FP8 tiles (the selection's at 4096^3 on gfx942)": (
         "gfx942", SOURCE.format(t="f8e4m3fnuz", a_layout=""),
-        MATRIX_FP8_DEFAULTS["gfx942"].replace("block-m=128 block-n=256", "block-m=224 block-n=128"), ["260", "130", "136"]),
+        with_tiles(MATRIX_FP8_DEFAULTS["gfx942"], 224, 128), ["260", "130", "136"]),
     "k-pack=2 on gfx950": ("gfx950", F16, MATRIX_16BIT_DEFAULTS["gfx950"].replace("frag-read=0", "frag-read=4 k-pack=2"),
                            DIMS),
 }

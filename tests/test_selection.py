@@ -24,6 +24,8 @@ def test_with_tiles_changes_the_workgroup_and_thread_tiles():
     spec = "lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8 unroll=true}"
     assert with_tiles(spec, 64, 64, 4, 4) == ("lds-tiling{block-m=64 block-n=64 block-k=16},"
                                        "register-tiling{thread-m=4 thread-n=4 unroll=true}")
+    assert with_tiles(spec, 224, 128) == ("lds-tiling{block-m=224 block-n=128 block-k=16},"
+                                          "register-tiling{thread-m=8 thread-n=8 unroll=true}")
 
 
 def test_small_problems_try_small_tiles_split_k_and_stream_k():
