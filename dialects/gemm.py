@@ -307,7 +307,8 @@ class CopyOp(IRDLOperation):
     consecutive rows (vectorize chooses it).  With `row_lanes = g`, consecutive threads cover
     g loads of a stored row, the next g the same columns of the next row, and so on down the
     tile before the next g columns (a wave then spans a few rows of a transposed tile's columns,
-    whose element stores share LDS words; vectorize{row-lanes} sets it).  With `blocks` (a
+    whose element stores share LDS words; vectorize{row-lanes} sets it); a g above a row's loads
+    and no multiple of them pads each row to g threads, the last g - loads of them idle.  With `blocks` (a
     transposed vector copy), each thread's item is a `width` x `width` block: `width` vector loads
     from consecutive stored rows, transposed in registers, `width` vector stores along the LDS
     rows (rather than width x width element stores); the items are the tile's blocks, ordered
@@ -411,8 +412,8 @@ class CopyOp(IRDLOperation):
 
     def _verify_row_lanes(self, per_row: int) -> None:
         g = self.row_lanes.value.data
-        if g < 1 or per_row % g:
-            raise VerifyException(f"row_lanes {g} does not divide the {per_row} loads of a stored row")
+        if g < 1 or (g < per_row and per_row % g):
+            raise VerifyException(f"row_lanes {g} neither divides nor exceeds the {per_row} loads of a stored row")
         for mark in ("peel", "column_first", "direct"):
             if self.properties.get(mark) is not None:
                 raise VerifyException(f"row_lanes orders the lanes of a copy that is not {mark}")

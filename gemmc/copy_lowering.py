@@ -35,6 +35,12 @@ source's row length), so the copy is two item spaces (`peeled_items`):
         (columns 0 .. head) and tail (e1 - width + head .. e1) elements, guarded as above
 
 Every vector load is then aligned, and the interior does not go scalar for its edges.
+
+With `row_lanes` = g above a row's n loads (or blocks) and no multiple of them, each row takes g
+lanes, of which the last g - n are idle (`padded_lanes`): items run over e0 x g, and an item past
+its row's n loads neither loads nor stores.  A 224-wide tile's 28 blocks a row copied with g = 32
+then keeps the lane arrangement of the 256-wide tile's copy, which its LDS layout spreads over the
+banks.
 Items go row by row (consecutive lanes along a row: coalesced), or with `column_first` (vectorize
 sets it on a peeled copy into a transposed tile) row index first (consecutive lanes on
 consecutive rows: consecutive LDS words of the transposed tile, its element stores free of
@@ -169,7 +175,7 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
     if op.blocks is not None:
         def body(cb: KernelBuilder, start, idx):
             i0, i1, values = load_block(cb, op, idx, None)
-            store_block(cb, values, op, lead, i0, i1)
+            in_row(cb, op, i1, lambda y: store_block(y, values, op, lead, i0, i1))
 
         _over_threads(b, op, block_items(op), body, UNROLL_ATTR in op.attributes)
         return
@@ -178,19 +184,41 @@ def _copy_loop(b: KernelBuilder, op: CopyOp) -> None:
         i0, i1 = copy_coords(cb, idx, e0, e1, width, column_first, op.lanes_per_row)
         g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
         inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+        if padded_lanes(op):
+            inside = cb.land(inside, cb.lt(i1, cb.index(e1)))
         value = guarded_load(cb, op, [g0, g1], inside, width)
-        store_lds(cb, value, op, lead, i0, i1, width)
+        in_row(cb, op, i1, lambda y: store_lds(y, value, op, lead, i0, i1, width))
 
-    _over_threads(b, op, e0 * (e1 // width), body, UNROLL_ATTR in op.attributes)
+    _over_threads(b, op, e0 * lanes_per_row(op), body, UNROLL_ATTR in op.attributes)
 
 
 # -- blocks: a width x width block a thread, transposed in registers ---------------------------
 
 
 def block_items(op: CopyOp) -> int:
-    e0, e1 = op.tile
-    w = op.width.value.data
-    return (e0 // w) * (e1 // w)
+    """Items of a `blocks` copy: its rows of blocks x the lanes each takes (lanes_per_row)."""
+    return (op.tile[0] // op.width.value.data) * lanes_per_row(op)
+
+
+def padded_lanes(op: CopyOp) -> int:
+    """g where the copy's rows are padded to g lanes (row_lanes above a row's loads, or blocks,
+    and no multiple of them: the last lanes of each row idle), else 0."""
+    g, per_row = op.lanes_per_row, op.tile[1] // op.width.value.data
+    return g if g > per_row and g % per_row else 0
+
+
+def lanes_per_row(op: CopyOp) -> int:
+    """The items a stored row takes: its loads (its blocks, with `blocks`), or the padded lanes."""
+    return padded_lanes(op) or op.tile[1] // op.width.value.data
+
+
+def in_row(b: KernelBuilder, op: CopyOp, i1, body) -> None:
+    """body(b), under `i1 < the tile's row` where the copy's rows are padded (an idle lane's
+    column lies past the row)."""
+    if padded_lanes(op):
+        b.if_(b.lt(i1, b.index(op.tile[1])), body)
+    else:
+        body(b)
 
 
 def load_block(b: KernelBuilder, op: CopyOp, idx, guard) -> tuple:
@@ -204,6 +232,8 @@ def load_block(b: KernelBuilder, op: CopyOp, idx, guard) -> tuple:
     i0 = b.mul(row, b.index(w), "i0")
     g1 = b.add(op.o1, i1, "g1")
     cols_ok = b.lt(g1, op.cols)
+    if padded_lanes(op):
+        cols_ok = b.land(cols_ok, b.lt(i1, b.index(e1)))
     if guard is not None:
         cols_ok = b.land(cols_ok, guard)
     values = []
@@ -381,13 +411,17 @@ def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_firs
     fastest, as in the tutorial's kernels, so that consecutive threads write consecutive
     LDS words rather than words e0 apart in a few banks, while their loads are a row apart.
     With `row_lanes` = g (the copy's row_lanes), g threads along a row, then down the rows:
-    each g consecutive loads still fill whole cache-line pieces of one row."""
+    each g consecutive loads still fill whole cache-line pieces of one row; a g above the row's
+    loads and no multiple of them pads each row to g lanes (i1 then runs past the row on the
+    idle ones, which the callers guard: padded_lanes)."""
     if column_first:
         i0 = b.op(arith.RemUIOp(idx, b.index(e0)), "i0")
         return i0, b.op(arith.DivUIOp(idx, b.index(e0)), "i1")
     per_row = e1 // width
     if row_lanes and row_lanes < per_row:
         return _row_segment_coords(b, idx, e0, width, row_lanes)
+    if row_lanes > per_row and row_lanes % per_row:
+        per_row = row_lanes
     i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
     lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
     return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
@@ -450,23 +484,21 @@ def staged_copy(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> 
         return _staged_blocks(b, op, guard, threads)
     e0, e1 = op.tile
     width = op.width.value.data
-    total = e0 * (e1 // width)
+    total = e0 * lanes_per_row(op)
     pending = []
     for it in range(-(-total // threads)):
         idx = b.add(op.tid, b.index(it * threads), "idx")
         i0, i1 = copy_coords(b, idx, e0, e1, width, False, op.lanes_per_row)
         g0, g1 = b.add(op.o0, i0, "g0"), b.add(op.o1, i1, "g1")
         inside = b.land(b.land(b.lt(g0, op.rows), b.lt(g1, op.cols)), guard, "in_bounds")
-        partial = total % threads != 0
-        if partial:
+        if total % threads:
             inside = b.land(inside, b.lt(idx, b.index(total)))
+        if padded_lanes(op):
+            inside = b.land(inside, b.lt(i1, b.index(e1)))
         value = guarded_load(b, op, [g0, g1], inside, width)
 
-        def store(x: KernelBuilder, lead, value=value, i0=i0, i1=i1, partial=partial, idx=idx):
-            if partial:
-                x.if_(x.lt(idx, x.index(total)), lambda y: store_lds(y, value, op, list(lead), i0, i1, width))
-            else:
-                store_lds(x, value, op, list(lead), i0, i1, width)
+        def store(x: KernelBuilder, lead, value=value, i0=i0, i1=i1, idx=idx):
+            _stored_item(x, op, idx, i1, total, threads, lambda y: store_lds(y, value, op, list(lead), i0, i1, width))
 
         pending.append(store)
     return pending
@@ -484,13 +516,19 @@ def _staged_blocks(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) 
         i0, i1, values = load_block(b, op, idx, g)
 
         def store(x: KernelBuilder, lead, i0=i0, i1=i1, values=values, idx=idx):
-            if total % threads:
-                x.if_(x.lt(idx, x.index(total)), lambda y: store_block(y, values, op, list(lead), i0, i1))
-            else:
-                store_block(x, values, op, list(lead), i0, i1)
+            _stored_item(x, op, idx, i1, total, threads, lambda y: store_block(y, values, op, list(lead), i0, i1))
 
         pending.append(store)
     return pending
+
+
+def _stored_item(b: KernelBuilder, op: CopyOp, idx, i1, total: int, threads: int, body) -> None:
+    """A staged item's stores, body(b): under idx < total where the threads do not divide the
+    items, and inside its row where the rows are padded (in_row)."""
+    if total % threads:
+        b.if_(b.lt(idx, b.index(total)), lambda y: in_row(y, op, i1, body))
+    else:
+        in_row(b, op, i1, body)
 
 
 def _staged_peeled(b: KernelBuilder, op: CopyOp, guard: SSAValue, threads: int) -> list[Callable]:

@@ -27,7 +27,10 @@ marks the copy `column_first`, `rows` along a row), row-lanes (g > 0: every copy
 peeled and whose rows hold more than g loads gets `row_lanes = g`, g lanes along a stored row,
 then down the rows (rows of g loads or a divisor of g keep their order, which is that already): a wave of a
 transposed copy then writes a few elements of each LDS row it touches, two 16-bit ones into one
-word, rather than one element into each of 32 rows; 0, the default: whole rows), blocks (true:
+word, rather than one element into each of 32 rows; rows of fewer loads than g, g no multiple of them,
+are padded to g lanes, the last ones idle: a 224-wide tile's 28 blocks a row then take the lanes of a
+256-wide tile's 32, whose stores the bank-line swizzle spreads, where 28 a row conflict; 0, the
+default: whole rows), blocks (true:
 every vectorized copy into a transposed tile that is not peeled gets `blocks`: a thread loads a
 width x width block, `width` vectors down the stored rows, and stores its columns as `width`
 vectors along the LDS rows, transposed in registers by shuffles, rather than width x width
@@ -37,8 +40,8 @@ transposed, and its four scalar LDS stores per vector cost more than the wide lo
 (H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
 that is no vector of at most 16 bytes, an unproven width with strict=true, a peel-lanes
-that is neither rows nor columns, a row-lanes that neither divides a copy's loads per row nor is
-a multiple of them, blocks=true on a copy whose tile rows or LDS rows are no multiple of the
+that is neither rows nor columns, a row-lanes below a copy's loads per row that does not divide
+them, blocks=true on a copy whose tile rows or LDS rows are no multiple of the
 width.
 """
 
@@ -123,7 +126,7 @@ class VectorizePass(ModulePass):
         per_row = copy.tile[1] // copy.width.value.data
         if per_row <= self.row_lanes and self.row_lanes % per_row == 0:
             return  # whole rows are already pieces of at most g loads, one row after another
-        if per_row % self.row_lanes:
+        if self.row_lanes < per_row and per_row % self.row_lanes:
             raise pass_error(self.name, copy, f"row-lanes={self.row_lanes} does not divide the {per_row} loads of "
                                               f"a row of this {copy.tile[0]}x{copy.tile[1]} tile")
         copy.properties.pop("column_first", None)

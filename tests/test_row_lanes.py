@@ -13,6 +13,7 @@ import gemmc.copy_lowering as copy_lowering
 from gemmc.arch import get_arch
 from gemmc.cost.explain import predict_module
 from gemmc.dialects.gemm import CopyOp
+from gemmc.interp.common import InterpError
 from gemmc.kernel_builder import KernelBuilder
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -124,3 +125,53 @@ def test_the_defaults_take_every_stored_layout(arch, elem):
             module = lowered(source(ta, tb, dtype), pipeline, arch, dims)
             r = gemmc.check(module, arch, dims)
             assert r.passed, (ta, tb, dims, r.summary())
+
+
+@SETTINGS
+@given(ta=st.booleans(), tb=st.booleans(), elem=st.sampled_from(["f32", "f16"]), path=st.sampled_from(sorted(PATHS)),
+       w=st.sampled_from([1, 2, 4]), m=st.integers(1, 70), n=st.integers(1, 70), k=st.integers(1, 70),
+       arch=st.sampled_from(["gfx942", "gfx1201"]))
+def test_padded_rows_match_numpy(ta, tb, elem, path, w, m, n, k, arch):
+    """Rows padded to more lanes than their loads (16 / w or 32 / w of them; 40 / w lanes, no
+    multiple of either): the idle lanes neither load nor store, and the kernel computes A @ B."""
+    dims = {"M": m, "N": n, "K": k}
+    module = lowered(source(ta, tb, elem), PATHS[path].format(w=w, g=40 // w), arch, dims)
+    r = gemmc.check(module, arch, dims)
+    assert r.passed, r.summary()
+
+
+PADDED_FP8 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=224 block-k=64},register-tiling{thread-m=8 thread-n=8},"
+              "matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows row-lanes=32},"
+              "double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},"
+              "launch-bounds{max-threads=256}")
+FP8_SRC = "kernel f { dim M, N, K  A: f8e4m3fnuz[M, K]  B: f8e4m3fnuz[K, N]  C: f32[M, N]  acc f32  C = A @ B }"
+
+
+@pytest.mark.parametrize("row_lanes,conflicts", [("", True), (" row-lanes=32", False)])
+def test_a_224_wide_tiles_blocks_conflict_unless_its_rows_are_padded(row_lanes, conflicts):
+    """gfx942's FP8 128x224 tile: B's rows of 28 8x8 blocks copied 28 lanes a row put a wave's
+    block stores on rows the folded swizzle does not spread; padded to the 32 lanes of the 256-wide
+    default's rows (the last 4 idle), they are spread as there.  Both compute A @ B."""
+    dims = {"M": 256, "N": 448, "K": 128}
+    module = lowered(FP8_SRC, PADDED_FP8.replace(" row-lanes=32", row_lanes), "gfx942", dims)
+    r = gemmc.check(module, "gfx942", dims)
+    assert r.passed, r.summary()
+    assert (r.stats.lds_bank_conflicts > 0) == conflicts
+
+
+@pytest.mark.parametrize("dims", [{"M": 257, "N": 131, "K": 96}, {"M": 130, "N": 260, "K": 136}])
+def test_padded_fp8_blocks_pass_at_partial_tiles(dims):
+    module = lowered(FP8_SRC, PADDED_FP8, "gfx942", dims)
+    r = gemmc.check(module, "gfx942", dims)
+    assert r.passed, r.summary()
+
+
+@pytest.mark.parametrize("path", ["lower-copies", "registers"])
+def test_idle_lanes_that_store_fail(monkeypatch, path):
+    """A padded row's idle lanes storing too (their column past the row: into the next LDS row, or
+    past the tile): the interpreter stops at the out-of-bounds store or the check FAILs."""
+    monkeypatch.setattr(copy_lowering, "in_row", lambda b, op, i1, body: body(b))
+    dims = {"M": 40, "N": 36, "K": 48}
+    module = lowered(source(False, False, "f32"), PATHS[path].format(w=1, g=40), "gfx942", dims)
+    with pytest.raises((InterpError, AssertionError)):
+        assert gemmc.check(module, "gfx942", dims).passed

@@ -12,7 +12,8 @@ from gemmc.toolchain import have_toolchain
 from gemmc.arch import get_arch
 from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.pipeline import default_pipeline
-from gemmc.selection import select_pipeline, seven_block_tiles, tile_fill, with_split_k, with_tiles, with_unpeeled
+from gemmc.selection import (select_pipeline, seven_block_tiles, tile_fill, with_padded_rows, with_split_k, with_tiles,
+                             with_unpeeled)
 
 
 def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:
@@ -150,6 +151,14 @@ def test_seven_block_tiles_replace_a_256_side_in_both_orientations():
     assert seven_block_tiles(128, 128) == [] and seven_block_tiles(64, 128) == []
 
 
+def test_padded_rows_give_a_row_the_lanes_of_a_256_wide_tile():
+    assert with_padded_rows("a,vectorize{width=8 blocks=true},b") == "a,vectorize{width=8 blocks=true row-lanes=32},b"
+    assert with_padded_rows("vectorize{width=8 operands=a},vectorize{width=4 operands=b}") == \
+        "vectorize{width=8 operands=a row-lanes=32},vectorize{width=4 operands=b row-lanes=64}"
+    spec = "vectorize{width=4 row-lanes=16 blocks=true}"  # its own lanes stay
+    assert with_padded_rows(spec) == spec
+
+
 def test_tile_fill_counts_the_busiest_cus_rounds():
     # 4096^2 on MI300X's 304 CUs: 512 tiles of 128x256 take two rounds of 304 (84%); 608 of 224x128
     # (the last row of tiles 64 rows deep) two rounds exactly, 96% of them C
@@ -164,12 +173,14 @@ FP8_SRC = ("kernel f {{ dim M = {m}, N = {n}, K = {k}  A: f8e4m3fnuz[M, K]  B: f
 
 def test_a_grid_that_leaves_cus_idle_in_its_last_round_tries_seven_block_tiles():
     """gfx942's FP8 default at 4096^3 (128x256 tiles: 512 on 304 CUs) against 224x128 and 128x224
-    tiles (608): the faster conflict-free one wins; at 8192^3, where the default's rounds are as
-    full, none is tried."""
+    tiles (608): the faster conflict-free one wins, 128x224 with B's rows of 28 blocks copied by 32
+    lanes (as it conflicts with 28); at 8192^3, where the default's rounds are as full, none is tried."""
     choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=4096, n=4096, k=4096)), get_arch("gfx942"))
-    assert "224x128 tiles" in choice.predicted and choice.predicted["224x128 tiles"] < choice.predicted["default"]
-    assert "block-m=224 block-n=128" in choice.pipeline and "224x128 tiles predicted" in choice.reason
+    assert choice.predicted["224x128 tiles"] < choice.predicted["default"]
     assert "128x224 tiles" not in choice.predicted  # its LDS accesses conflict
+    padded = choice.predicted["128x224 tiles, rows padded"]
+    assert padded == min(choice.predicted.values()) and "128x224 tiles, rows padded predicted" in choice.reason
+    assert "block-m=128 block-n=224" in choice.pipeline and "row-lanes=32" in choice.pipeline
     choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=8192, n=8192, k=1024)), get_arch("gfx942"))
     assert not any("224" in label for label in choice.predicted)
 
@@ -177,7 +188,7 @@ def test_a_grid_that_leaves_cus_idle_in_its_last_round_tries_seven_block_tiles()
 def test_the_seven_block_fp8_kernel_passes_without_bank_conflicts():
     """At a size with partial tiles in M and N, and without conflicts where the rows need no peeling."""
     choice = select_pipeline(gemmc.parse(FP8_SRC.format(m=4096, n=4096, k=4096)), get_arch("gfx942"))
-    for m, n, k in ((257, 131, 96), (448, 256, 128)):
+    for m, n, k in ((257, 131, 96), (256, 448, 128)):
         module = gemmc.parse(FP8_SRC.format(m=m, n=n, k=k))
         gemmc.lower(module, choice.pipeline, "gfx942")
         result = gemmc.check(module, "gfx942", {})
