@@ -209,7 +209,8 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
     the compiler's registers where there is a toolchain; one whose copies conflict is tried again
     with their rows padded to the 256-wide tile's lanes (with_padded_rows).  (gfx942's FP8 default
     at 4096^3: 512 tiles of 128x256 on 304 CUs fill 84% of their two rounds, 608 of 224x128 or
-    128x224 96%: 0.093 ms against 0.088 and, B's 28 blocks a row copied by 32 lanes, 0.087; at
+    128x224 96%: 0.093 ms against 0.088 and, B's 28 blocks a row copied by 32 lanes, 0.087; its
+    16-bit default: 0.181 ms, stream-k 0.173, 224x128 with rows of 56 blocks by 64 lanes 0.169; at
     8192^3 both fill 96%.)"""
     bm, bn = _tile(base)
     sevens = seven_block_tiles(bm, bn)
@@ -232,15 +233,13 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
 
 
 def with_padded_rows(spec: str, side: int = 256) -> str:
-    """`spec` with each vectorize pass that orders whole rows (no row-lanes of its own) giving a row
-    the lanes of a `side`-wide tile's, row-lanes = side / width: a row of fewer loads is padded to
-    them, the rest idle (vectorize's row-lanes), so a 224-wide tile's copy keeps the lane order of
-    the 256-wide one's.  (A pass with its own row-lanes keeps it: rows padded and then split into
-    pieces are not built.)"""
+    """`spec` with each vectorize pass giving a stored row the lanes of a `side`-wide tile's row,
+    row-lanes = side / width in place of its own: a row of fewer loads is padded to them, the rest
+    idle (vectorize's row-lanes).  A 224-wide tile's rows then take the lanes a 256-wide one's do,
+    where 28 or 56 a row put a wave's stores on rows the swizzle does not spread (gfx942's FP8
+    128x224 tile), or do not divide into the default's 16-lane pieces (its 16-bit one)."""
     def padded(m: re.Match) -> str:
-        options = m.group(1)
-        if "row-lanes=" in options:
-            return m.group(0)
+        options = re.sub(r"\s*row-lanes=\d+", "", m.group(1))
         width = re.search(r"width=(\d+)", options)
         lanes = side // int(width.group(1)) if width else side // WIDTH
         return "vectorize{" + f"{options} row-lanes={lanes}".strip() + "}"

@@ -96,6 +96,8 @@ PIPELINES = {
     "128x224 FP8 tiles, rows padded (the selection's at 4096^3 on gfx942)": (
         "gfx942", SOURCE.format(t="f8e4m3fnuz", a_layout=""),
         with_padded_rows(with_tiles(MATRIX_FP8_DEFAULTS["gfx942"], 128, 224)), ["130", "260", "136"]),
+    "224x128 16-bit tiles, rows padded (the selection's at 4096^3 on gfx942)": (
+        "gfx942", F16, with_padded_rows(with_tiles(_F16_942, 224, 128)), ["260", "130", "40"]),
     "k-pack=2 on gfx950": ("gfx950", F16, MATRIX_16BIT_DEFAULTS["gfx950"].replace("frag-read=0", "frag-read=4 k-pack=2"),
                            DIMS),
 }

@@ -155,8 +155,7 @@ def test_padded_rows_give_a_row_the_lanes_of_a_256_wide_tile():
     assert with_padded_rows("a,vectorize{width=8 blocks=true},b") == "a,vectorize{width=8 blocks=true row-lanes=32},b"
     assert with_padded_rows("vectorize{width=8 operands=a},vectorize{width=4 operands=b}") == \
         "vectorize{width=8 operands=a row-lanes=32},vectorize{width=4 operands=b row-lanes=64}"
-    spec = "vectorize{width=4 row-lanes=16 blocks=true}"  # its own lanes stay
-    assert with_padded_rows(spec) == spec
+    assert with_padded_rows("vectorize{width=4 row-lanes=16 blocks=true}") == "vectorize{width=4 blocks=true row-lanes=64}"
 
 
 def test_tile_fill_counts_the_busiest_cus_rounds():
