@@ -35,16 +35,16 @@ source's row length), so the copy is two item spaces (`peeled_items`):
         (columns 0 .. head) and tail (e1 - width + head .. e1) elements, guarded as above
 
 Every vector load is then aligned, and the interior does not go scalar for its edges.
+Items go row by row (consecutive lanes along a row: coalesced), or with `column_first` (vectorize
+sets it on a peeled copy into a transposed tile) row index first (consecutive lanes on
+consecutive rows: consecutive LDS words of the transposed tile, its element stores free of
+bank conflicts, at the price of one cache line per lane).
 
 With `row_lanes` = g above a row's n loads (or blocks) and no multiple of them, each row takes g
 lanes, of which the last g - n are idle (`padded_lanes`): items run over e0 x g, and an item past
 its row's n loads neither loads nor stores.  A 224-wide tile's 28 blocks a row copied with g = 32
 then keeps the lane arrangement of the 256-wide tile's copy, which its LDS layout spreads over the
 banks.
-Items go row by row (consecutive lanes along a row: coalesced), or with `column_first` (vectorize
-sets it on a peeled copy into a transposed tile) row index first (consecutive lanes on
-consecutive rows: consecutive LDS words of the transposed tile, its element stores free of
-bank conflicts, at the price of one cache line per lane).
 """
 
 from __future__ import annotations
