@@ -413,7 +413,7 @@ class CopyOp(IRDLOperation):
     def _verify_row_lanes(self, per_row: int) -> None:
         g = self.row_lanes.value.data
         if g < 1 or (g < per_row and per_row % g):
-            raise VerifyException(f"row_lanes {g} neither divides nor exceeds the {per_row} loads of a stored row")
+            raise VerifyException(f"row_lanes {g} does not divide the {per_row} loads of a stored row")
         for mark in ("peel", "column_first", "direct"):
             if self.properties.get(mark) is not None:
                 raise VerifyException(f"row_lanes orders the lanes of a copy that is not {mark}")

@@ -1,7 +1,8 @@
 // RUN: not %gemmc opt %s 2>&1 | filecheck %s
 
 // row_lanes orders the lanes of a copy that is not peeled, in groups that divide a stored row's
-// loads (a peeled copy's lanes follow peel-lanes, its rows' heads differ); the verifier refuses others.
+// loads, or pads each row to more lanes than its loads (a peeled copy's lanes follow peel-lanes, its
+// rows' heads differ); the verifier refuses a group below the loads that does not divide them.
 builtin.module attributes {gemmc.target = "gfx1201"} {
   "gpu.module"() <{sym_name = "m"}> ({
     "gpu.func"() <{function_type = (memref<64x64xf16>, index, index, index, index, index, index) -> (), kernel}> ({
