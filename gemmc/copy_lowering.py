@@ -203,7 +203,11 @@ def block_items(op: CopyOp) -> int:
 def padded_lanes(op: CopyOp) -> int:
     """g where the copy's rows are padded to g lanes (row_lanes above a row's loads, or blocks,
     and no multiple of them: the last lanes of each row idle), else 0."""
-    g, per_row = op.lanes_per_row, op.tile[1] // op.width.value.data
+    return padded_row(op.tile[1] // op.width.value.data, op.lanes_per_row)
+
+
+def padded_row(per_row: int, g: int) -> int:
+    """g where g lanes pad a row of `per_row` loads (g above them and no multiple of them), else 0."""
     return g if g > per_row and g % per_row else 0
 
 
@@ -420,8 +424,7 @@ def copy_coords(b: KernelBuilder, idx, e0: int, e1: int, width: int, column_firs
     per_row = e1 // width
     if row_lanes and row_lanes < per_row:
         return _row_segment_coords(b, idx, e0, width, row_lanes)
-    if row_lanes > per_row and row_lanes % per_row:
-        per_row = row_lanes
+    per_row = padded_row(per_row, row_lanes) or per_row
     i0 = b.op(arith.DivUIOp(idx, b.index(per_row)), "i0")
     lane = b.op(arith.RemUIOp(idx, b.index(per_row)), "i1" if width == 1 else None)
     return i0, lane if width == 1 else b.mul(lane, b.index(width), "i1")
