@@ -123,9 +123,10 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # type-independent default: 0.745 ms, 7.1%; 128x256x32 with two LDS buffers ran 0.103 ms: at
 # block-k 64 only one buffer leaves room for two workgroups, and only the folded key spreads the
 # 8x8 blocks' stores; at 4096^3 the selection takes 128x224 tiles instead, 608 workgroups for 304 CUs,
-# B's rows of 28 blocks copied by the 32 lanes of the default's: 0.087 ms, 60.4%) and 0.057 ms on gfx950 (47.7% of its FP8 peak, the unscaled f8f6f4 MFMAs'
-# 5.0 PFLOP/s, which block-k 64 and 128 take; 128x128x64 with two LDS buffers ran 0.073 ms, and
-# 256x128x64 with them needs 256 VGPRs and AGPRs).  gfx1201 (--types f8e4m3fn): 0.886 ms, 79.7% of
+# B's rows of 28 blocks copied by the 32 lanes of the default's: 0.087 ms, 60.4%) and 0.057 ms on
+# gfx950 (47.7% of its FP8 peak, the unscaled f8f6f4 MFMAs' 5.0 PFLOP/s, which block-k 64 and 128
+# take; 128x128x64 with two LDS buffers ran 0.073 ms, and 256x128x64 with them needs 256 VGPRs and
+# AGPRs).  gfx1201 (--types f8e4m3fn): 0.886 ms, 79.7% of
 # its FP8 WMMA peak (the type-independent default: 2.128 ms, 16-way conflicts); its candidates take
 # 256 VGPRs and spill at 4097x4095x1023 whichever way they copy, where the selection's half K tile
 # with scalar copies (gemmc.selection._full_grid, clang's registers: 231, no scratch) runs 0.384 ms

@@ -221,9 +221,9 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
     for tm, tn in sevens:
         if tile_fill(problem.m, problem.n, tm, tn, arch.cu_count) <= own:
             continue
-        spec, label = with_tiles(base, tm, tn), f"{tm}x{tn} tiles"
+        spec, tiles = with_tiles(base, tm, tn), f"{tm}x{tn} tiles"
         padded = with_padded_rows(spec)
-        for label, variant in [(label, spec)] + ([(f"{label}, rows padded", padded)] if padded != spec else []):
+        for label, variant in [(tiles, spec)] + ([(f"{tiles}, rows padded", padded)] if padded != spec else []):
             candidate, p = _predicted(module, arch, label, variant, compiler=None)
             # the defaults are searched conflict-free (benchmarks/matrix_defaults.py): so is a variant
             if candidate is not None and not p.counts.stats_dict().get("lds_bank_conflicts", 0):
