@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gemmc
-from gemmc.amdgcn import emit_gcn
-from gemmc.arch import get_arch
-from gemmc.pipeline import default_pipeline
-from gemmc.ir_names import SCHEDULE_ATTR
-from gemmc.schedule import Schedule
+from gemmc.driver.gcn import emit_gcn
+from gemmc.target.arch import get_arch
+from gemmc.driver.pipeline import default_pipeline
+from gemmc.support.ir_names import SCHEDULE_ATTR
+from gemmc.transforms.schedule import Schedule
 
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6", "step7"]
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]

@@ -13,7 +13,7 @@ where vectorize peels each row's head and tail) as it is, with scalar copies the
 with the peeled lanes along the rows (peel-lanes=rows), and keeps the fastest without scratch
 (conflicts do not come first there: peeled element stores conflict either way).  A default within
 TIE of the best at 4096^3 stays.  The
-winners are gemmc.pipeline.MATRIX_16BIT_DEFAULTS (for an FP8 type given by --types,
+winners are gemmc.driver.pipeline.MATRIX_16BIT_DEFAULTS (for an FP8 type given by --types,
 MATRIX_FP8_DEFAULTS; for f32, examples/sgemm.gemm's problem with grids of its own, the f32 MFMAs
 on CDNA and the VALUs on RDNA, F32_DEFAULTS); `--check` fails when the table there is not the search's winner.
 
@@ -36,9 +36,9 @@ import sys
 from pathlib import Path
 
 import gemmc
-from gemmc.arch import get_arch
-from gemmc.cost.explain import predict_module
-from gemmc.pipeline import with_vectorize_option
+from gemmc.target.arch import get_arch
+from gemmc.cost.compiled import predict_module
+from gemmc.driver.pipeline import with_vectorize_option
 
 ARCHS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201")
 DIMS = {"M": 4096, "N": 4096, "K": 4096}
@@ -291,7 +291,7 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="fail unless MATRIX_16BIT_DEFAULTS (MATRIX_FP8_DEFAULTS, F32_DEFAULTS) holds the winners")
     args = ap.parse_args(argv)
-    from gemmc.pipeline import matrix_defaults
+    from gemmc.driver.pipeline import matrix_defaults
 
     results, bad = {}, []
     print(f"{'arch':8} {'type':5} {'ms':>7} {'TFLOP/s':>8} {'% peak':>7} {'bound':8} {'conflicts':>9} {'V+AGPRs':7} pipeline")

@@ -40,8 +40,8 @@ def gemmc_command() -> list[str]:
 
 def clang_command(hip: Path, asm: Path, arch_name: str) -> tuple[list[str], str]:
     """The device-only compile `gemmc compile --emit asm` runs, and clang's version line."""
-    from gemmc.arch import get_arch
-    from gemmc.toolchain import _cuid, device_flags, find_toolchain
+    from gemmc.target.arch import get_arch
+    from gemmc.target.toolchain import _cuid, device_flags, find_toolchain
 
     arch, tc = get_arch(arch_name), find_toolchain()
     flags = device_flags(arch, tc) + [_cuid(hip.read_text())]
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     out = {"benchmark": "startup", "arch": args.arch, "kernel": os.path.relpath(args.kernel, ROOT),
            "machine": info, "rows": rows}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    from gemmc.api import write_output
+    from gemmc import write_output
 
     write_output(args.json, json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}")

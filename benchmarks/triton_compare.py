@@ -127,7 +127,7 @@ def analyze_asm(text: str) -> dict:
 
 def occupancy(arch_name: str, vgprs: int, agprs: int, lds: int, threads: int) -> int:
     """Waves per SIMD that registers, LDS and the workgroup size allow (gemmc.arch's facts)."""
-    from gemmc.arch import get_arch
+    from gemmc.target.arch import get_arch
 
     a = get_arch(arch_name)
     per_wg = -(-threads // a.wave_size)
@@ -143,8 +143,8 @@ def occupancy(arch_name: str, vgprs: int, agprs: int, lds: int, threads: int) ->
 
 def gemmc_kernel(problem: str, arch: str) -> Kernel:
     import gemmc
-    from gemmc.arch import get_arch
-    from gemmc.ir_names import PIPELINE_ATTR
+    from gemmc.target.arch import get_arch
+    from gemmc.support.ir_names import PIPELINE_ATTR
 
     path = ROOT / PROBLEMS[problem][1]
     dims = {"M": 4096, "N": 4096, "K": 4096}

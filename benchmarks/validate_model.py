@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 import gemmc
-from gemmc.arch import get_arch
-from gemmc.cost.explain import predict_module
-from gemmc.diagnostics import GemmcError
+from gemmc.target.arch import get_arch
+from gemmc.cost.compiled import predict_module
+from gemmc.support.diagnostics import GemmcError
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "cost-model.md"
@@ -322,7 +322,7 @@ def h200_table() -> list[str]:
            f"Measured: benchmarks/h200/results.md ({data['machine']['gpu'].split(',')[0]}, nvcc "
            f"{data['machine']['nvcc'].split(', ')[-1].split(' ')[0]}, {data['machine']['date']}; median of 20 runs, "
            "cuBLAS-checked).  Data: benchmarks/h200/results.json.",
-           "Predicted: the sm_90 description in gemmc/arch.py through `gemmc.cost` without a toolchain's "
+           "Predicted: the sm_90 description in gemmc/target/arch.py through `gemmc.cost` without a toolchain's "
            "register report (nvcc is not where the model runs).", "",
            "Not a blind test: sm_90's `l1_reuse` was set after step 1 was first predicted at 79 ms against "
            "26.9 ms measured; nothing else was fitted to these measurements.", "",

@@ -677,7 +677,7 @@ def matrix_op_name(arch, mi) -> str:
 
 
 def _define_matrix() -> None:
-    from gemmc.arch import ARCHS
+    from gemmc.target.arch import ARCHS
 
     for arch in ARCHS.values():
         for mi in arch.matrix_instrs:

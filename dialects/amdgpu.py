@@ -71,9 +71,9 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gemmc.arch import ARCHS, DEFAULT_ARCH, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
-from gemmc.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
-from gemmc.resources import ELEMENT_BYTES
+from gemmc.target.arch import ARCHS, DEFAULT_ARCH, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, Arch, MatrixInstr
+from gemmc.support.ir_names import LDS_SPACE, TARGET_ATTR, memory_space
+from gemmc.target.resources import ELEMENT_BYTES
 
 FP8_NAMES = FNUZ_FP8 + OCP_FP8 + tuple(f for f in F8F6F4_FORMATS if f not in OCP_FP8)  # A x B may differ
 _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",

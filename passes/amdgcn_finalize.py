@@ -34,11 +34,11 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.arch import get_gcn_isa, get_matrix_instr
-from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.target.arch import get_gcn_isa, get_matrix_instr
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.ir_names import ROLE_ATTR
-from gemmc.target import target_of
+from gemmc.support.ir_names import ROLE_ATTR
+from gemmc.target.module_arch import target_of
 
 PASS = "amdgcn-finalize"
 

@@ -44,10 +44,10 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from gemmc.arch import Arch, GcnIsa, get_gcn_isa
-from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.target.arch import Arch, GcnIsa, get_gcn_isa
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.target import target_of
+from gemmc.target.module_arch import target_of
 
 PASS = "amdgcn-regalloc"
 

@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.target import target_of
+from gemmc.target.module_arch import target_of
 
 NAME = "analyze-lds-banks"
 
@@ -49,9 +49,9 @@ class AnalyzeLdsBanksPass(ModulePass):
             return
         conflicted = 0
         for a in lds:
-            from gemmc.cost.counts import _memref_and_indices
+            from gemmc.cost.counts import memref_and_indices
 
-            mem, _ = _memref_and_indices(a.op)
+            mem, _ = memref_and_indices(a.op)
             cycles, ideal = _ir_cycles(a, arch, k)
             degree = cycles / ideal if ideal else 1.0
             what = "no bank conflict" if degree <= 1.0 else f"{degree:.3g}-way bank conflict"

@@ -19,7 +19,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.target import target_of
+from gemmc.target.module_arch import target_of
 
 NAME = "analyze-occupancy"
 
@@ -44,7 +44,7 @@ class AnalyzeOccupancyPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from gemmc.cost.analysis import kernel_counts
-        from gemmc.cost.explain import compiler_resources
+        from gemmc.cost.compiled import compiler_resources
         from gemmc.cost.occupancy import occupancy
 
         arch = target_of(op)

@@ -18,10 +18,10 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.contraction import kernels
-from gemmc.diagnostics import pass_error
+from gemmc.transforms.contraction import kernels
+from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import AssumeRowsAlignedOp
-from gemmc.ir_names import GLOBAL_SPACE, memory_space
+from gemmc.support.ir_names import GLOBAL_SPACE, memory_space
 
 
 @dataclass(frozen=True)

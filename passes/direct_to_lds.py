@@ -23,7 +23,7 @@ An operand whose layout does not allow this (16-bit or FP8 B transposed into LDS
 register tiling, row lengths that are not multiples of the elements per word or are
 dynamic without assume-aligned, FP4 and FP6, which are packed in global memory) keeps its ordinary copy, or with
 strict=true the pass stops with a diagnostic; it also stops when neither operand can be
-loaded directly.  The proof is gemmc.copy_lowering.direct_unproven, which lower-copies
+loaded directly.  The proof is gemmc.transforms.copy_lowering.direct_unproven, which lower-copies
 checks again: a later pass that changes a direct copy's tile (register tiling transposing
 it, say) gets a located error there, not wrong words.
 Composes with double-buffer (the next tile's words are in flight during the compute),
@@ -41,13 +41,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
-from gemmc.arch import ARCHS
-from gemmc.contraction import working_kernels, role
-from gemmc.copy_lowering import direct_unproven
-from gemmc.diagnostics import pass_error
+from gemmc.target.arch import ARCHS
+from gemmc.transforms.contraction import working_kernels, role
+from gemmc.transforms.copy_lowering import direct_unproven
+from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
-from gemmc.ir_names import ROLE_LOAD_A
-from gemmc.target import target_of
+from gemmc.support.ir_names import ROLE_LOAD_A
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ scalar copy into a transposed tile (gemm.copy with transpose, width 1) is marked
 `column_first`, so that its threads walk the tile's stored columns (conflict-free LDS
 stores while other waves read fragments, each lane's load a row apart); on RDNA the copies
 keep walking the global rows (coalesced loads: its L0 keeps no strided lines and the L2
-would bind; gemmc/arch.py gives the measurements).
+would bind; gemmc/target/arch.py gives the measurements).
 Everything else (the compute, the epilogue, a hand edit) is left as it is.
 
 stage=registers does the same and then stages the prefetch through registers: the loads of
@@ -42,18 +42,18 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, find_role, working_kernels
-from gemmc.diagnostics import pass_error
-from gemmc.contraction import role
-from gemmc.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, memory_space
-from gemmc.copy_lowering import staged_copy, workgroup_threads
+from gemmc.transforms.contraction import analyze, find_role, working_kernels
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.contraction import role
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, memory_space
+from gemmc.transforms.copy_lowering import staged_copy, workgroup_threads
 from gemmc.dialects.gemm import CopyOp
-from gemmc.kernel_builder import KernelBuilder
-from gemmc.lds_access import ALLOC_OPS, check_lds_fits, written_memref
+from gemmc.transforms.kernel_builder import KernelBuilder
+from gemmc.transforms.lds_access import ALLOC_OPS, check_lds_fits, written_memref
 from gemmc.passes.multi_buffer import multi_buffer
 from gemmc.passes.pipeline_loop import pipeline_loop
-from gemmc.target import target_of
-from gemmc.tiling_checks import check_fits
+from gemmc.target.module_arch import target_of
+from gemmc.transforms.tiling_checks import check_fits
 
 
 @dataclass(frozen=True)

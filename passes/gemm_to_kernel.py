@@ -29,9 +29,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.diagnostics import pass_error
+from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import MX_BLOCK, MatmulOp
-from gemmc.ir_names import (
+from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     CONTAINER_MODULE_ATTR,
     DIMS_ATTR,
@@ -41,9 +41,9 @@ from gemmc.ir_names import (
     SPEC_ATTR,
     UNROLL_ATTR,
 )
-from gemmc.kernel_builder import KernelBuilder
-from gemmc.matmul_spec import spec_attr, spec_from_matmul
-from gemmc.target import target_of
+from gemmc.transforms.kernel_builder import KernelBuilder
+from gemmc.transforms.matmul_spec import spec_attr, spec_from_matmul
+from gemmc.target.module_arch import target_of
 
 """Marks the ops later passes look for: the K loop, the epilogue guard, copy loops."""
 MAX_THREADS = 1024

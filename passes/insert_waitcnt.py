@@ -43,10 +43,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.arch import GcnIsa, get_gcn_isa
-from gemmc.diagnostics import pass_error
+from gemmc.target.arch import GcnIsa, get_gcn_isa
+from gemmc.support.diagnostics import pass_error
 from gemmc.dialects import amdgcn as g
-from gemmc.target import target_of
+from gemmc.target.module_arch import target_of
 
 PASS = "insert-waitcnt"
 CLASSES = ("vm", "lds", "smem")

@@ -17,11 +17,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import kernels
-from gemmc.diagnostics import pass_error
-from gemmc.ir_names import FLAT_WORK_GROUP_SIZE_ATTR as FLAT_WORK_GROUP_SIZE
-from gemmc.ir_names import WAVES_PER_EU_ATTR as WAVES_PER_EU
-from gemmc.target import target_of
+from gemmc.transforms.contraction import kernels
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.ir_names import FLAT_WORK_GROUP_SIZE_ATTR as FLAT_WORK_GROUP_SIZE
+from gemmc.support.ir_names import WAVES_PER_EU_ATTR as WAVES_PER_EU
+from gemmc.target.module_arch import target_of
 
 
 

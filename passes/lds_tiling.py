@@ -23,12 +23,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, working_kernels
-from gemmc.diagnostics import pass_error
-from gemmc.schedule import Schedule
-from gemmc.target import target_of
-from gemmc.tiled_kernel import tile_in_place
-from gemmc.tiling_checks import check_fits
+from gemmc.transforms.contraction import analyze, working_kernels
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.schedule import Schedule
+from gemmc.target.module_arch import target_of
+from gemmc.transforms.tiled_kernel import tile_in_place
+from gemmc.transforms.tiling_checks import check_fits
 
 
 @dataclass(frozen=True)

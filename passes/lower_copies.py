@@ -2,7 +2,7 @@
 
 Expects: kernel IR whose gemm.copy ops sit in a gpu.func with gpu.known_block_size
 (the copy is spread over that many threads).  Produces: each gemm.copy replaced in
-place by its loops (gemmc/copy_lowering.py): `width`-element guarded global loads
+place by its loops (gemmc/transforms/copy_lowering.py): `width`-element guarded global loads
 (zeros outside the matrix) and LDS stores at the copy's leading indices, or
 amdgpu.gather_to_lds transfers for a `direct` copy; everything else is left as it was.
 The loads carry the copy's gemm.role and gemm.transposed.
@@ -21,8 +21,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.copy_lowering import UnsizedWorkgroup, lower_copies
-from gemmc.diagnostics import pass_error
+from gemmc.transforms.copy_lowering import UnsizedWorkgroup, lower_copies
+from gemmc.support.diagnostics import pass_error
 
 
 @dataclass(frozen=True)

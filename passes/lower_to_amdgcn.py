@@ -80,11 +80,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.arch import Arch, GcnIsa, get_gcn_isa
-from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.target.arch import Arch, GcnIsa, get_gcn_isa
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.dialects import amdgcn as g
 from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
-from gemmc.ir_names import (
+from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     FLAT_WORK_GROUP_SIZE_ATTR,
     KNOWN_BLOCK_SIZE_ATTR,
@@ -94,8 +94,8 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTR,
 )
 from gemmc.amdgcn.values import B, E8, F, GlobalMem, H, I, LdsMem, Packed, Vec, log2, magic_u32, pow2
-from gemmc.residues import offset_is_multiple
-from gemmc.target import target_of
+from gemmc.transforms.residues import offset_is_multiple
+from gemmc.target.module_arch import target_of
 
 PASS = "lower-to-amdgcn"
 USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s2, s3
@@ -1053,7 +1053,7 @@ class _KernelLowering:
         known to be a multiple of (0: the offset is 0), proved on the kernel IR's indices
         (lds_access.known_multiple: it sees through the swizzle's remainders, which the
         register values' alignments do not keep)."""
-        from gemmc.lds_access import known_multiple
+        from gemmc.transforms.lds_access import known_multiple
 
         total, stride = base, elem_bytes
         for i in reversed(range(len(op.indices))):  # type: ignore[attr-defined]
@@ -1452,7 +1452,7 @@ class _KernelLowering:
         if lo.reg is None and hi.reg is None:
             import numpy as np
 
-            from gemmc.arith_semantics import to_bf16
+            from gemmc.support.arith_semantics import to_bf16
 
             halves = to_bf16(np.array([lo.const, hi.const], np.float32)).view(np.uint32) >> np.uint32(16)
             return self.to_vgpr(self.const(int(halves[0] | halves[1] << np.uint32(16))))
@@ -1955,7 +1955,7 @@ def _fp8_bits(x: float, t: Attribute) -> int:
     """The byte of x rounded to FP8 format t (to nearest even, as arith.truncf)."""
     import numpy as np
 
-    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.support.arith_semantics import fp8_dtypes
 
     return int(np.array(x, np.float64).astype(fp8_dtypes()[_fp8_name(t)]).view(np.uint8))
 
@@ -1966,7 +1966,7 @@ def _half_bits(x: float, t: Attribute) -> int:
 
     if isinstance(t, Float16Type):
         return int(np.array(x, np.float32).astype(np.float16).view(np.uint16))
-    from gemmc.arith_semantics import to_bf16
+    from gemmc.support.arith_semantics import to_bf16
 
     return int(to_bf16(np.array([x], np.float32)).view(np.uint32)[0] >> np.uint32(16))
 

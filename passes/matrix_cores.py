@@ -18,11 +18,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, working_kernels
-from gemmc.diagnostics import GemmcError
+from gemmc.transforms.contraction import analyze, working_kernels
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.gemm import type_name
 from gemmc.passes.matrix_lowering import DEFAULT_WAVES, lower_module
-from gemmc.target import target_of
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

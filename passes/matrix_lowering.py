@@ -1,7 +1,7 @@
 """What mfma-lowering and wmma-lowering share: checks, instruction choice, the new schedule.
 
 Both rewrite a register-tiled kernel so that its waves compute the block tile with the
-arch's matrix instructions, in place (gemmc/compute_rewrite.py replaces the accumulators,
+arch's matrix instructions, in place (gemmc/transforms/compute_rewrite.py replaces the accumulators,
 the compute loop and the epilogue; gemmc.matrix_kernel writes them).  The workgroup
 becomes waves-m x waves-n waves; each owns a (block-m / waves-m) x (block-n / waves-n)
 tile of C made of instruction tiles.  Preconditions, each a diagnostic naming the pass:
@@ -19,15 +19,15 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import ModuleOp
 
-from gemmc.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, get_matrix_instr, instrs_taking
-from gemmc.contraction import Contraction, analyze, working_kernels
-from gemmc.diagnostics import GemmcError, pass_error
+from gemmc.target.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, get_matrix_instr, instrs_taking
+from gemmc.transforms.contraction import Contraction, analyze, working_kernels
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
-from gemmc.matrix_kernel import k_runs, lane_regs, runs_start_aligned
-from gemmc.schedule import Schedule
-from gemmc.target import target_of
-from gemmc.compute_rewrite import rewrite_compute
-from gemmc.tiling_checks import check_fits
+from gemmc.transforms.matrix_kernel import k_runs, lane_regs, runs_start_aligned
+from gemmc.transforms.schedule import Schedule
+from gemmc.target.module_arch import target_of
+from gemmc.transforms.compute_rewrite import rewrite_compute
+from gemmc.transforms.tiling_checks import check_fits
 
 KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
 OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}

@@ -8,7 +8,7 @@ accumulators live in a private `acc[tiles_m][tiles_n][regs]` (AGPRs/VGPRs once
 compiled).  Per k-step of the instruction, each lane loads its fragment of A and of B
 from LDS in the instruction's layout (one vector load each) and issues `amdgpu.mfma`;
 the epilogue writes C from the accumulator layout.  All layouts come from the arch
-description (gemmc.arch.MatrixInstr).
+description (gemmc.target.arch.MatrixInstr).
 
 Options: instr (the ISA mnemonic, e.g. v_mfma_f32_32x32x8_f16 on gfx942; default: the
 largest instruction for the fragment type that the tiles allow), waves-m, waves-n

@@ -26,10 +26,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.diagnostics import pass_error
-from gemmc.kernel_builder import constant_value
-from gemmc.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs, set_indices
-from gemmc.target import target_of
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs, set_indices
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

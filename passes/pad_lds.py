@@ -23,10 +23,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.diagnostics import pass_error
-from gemmc.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs
-from gemmc.resources import device_bytes
-from gemmc.target import target_of
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs
+from gemmc.target.resources import device_bytes
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
-from gemmc.diagnostics import pass_error
-from gemmc.ir_names import LDS_SPACE, ROLE_ATTR, ROLE_PREFETCH, ROLE_PROLOGUE, memory_space
-from gemmc.kernel_builder import constant_value
-from gemmc.lds_access import ALLOC_OPS, accesses, written_memref
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.ir_names import LDS_SPACE, ROLE_ATTR, ROLE_PREFETCH, ROLE_PROLOGUE, memory_space
+from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.lds_access import ALLOC_OPS, accesses, written_memref
 
 
 

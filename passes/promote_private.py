@@ -33,9 +33,9 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.diagnostics import pass_error
-from gemmc.fold import constant_int
-from gemmc.ir_names import PRIVATE_SPACE, memory_space
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.fold import constant_int
+from gemmc.support.ir_names import PRIVATE_SPACE, memory_space
 
 PASS = "promote-private"
 

@@ -11,7 +11,7 @@ the tutorial explains.  With lds-layout=k-major instead, A is stored [block-k][b
 and B [block-k][block-n], and a thread's tile comes in chunks of 4 rows (columns) that
 consecutive threads interleave, so fragments are read from LDS as vectors without bank
 conflicts (the usual layout of fast SIMT SGEMMs).  unroll=true marks the block-k and
-copy loops for full unrolling.  The rewrite is in place (gemmc/compute_rewrite.py): the
+copy loops for full unrolling.  The rewrite is in place (gemmc/transforms/compute_rewrite.py): the
 accumulators, the compute loop and the epilogue are replaced, the tiles turned around with
 their gemm.copy ops, gpu.known_block_size, `tid` and the launch set to the new thread count
 (the copies follow it when lowered); the rest (a prologue and prefetch of double-buffer,
@@ -30,11 +30,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import analyze, working_kernels
-from gemmc.diagnostics import pass_error
-from gemmc.target import target_of
-from gemmc.compute_rewrite import rewrite_compute
-from gemmc.tiling_checks import check_fits
+from gemmc.transforms.contraction import analyze, working_kernels
+from gemmc.support.diagnostics import pass_error
+from gemmc.target.module_arch import target_of
+from gemmc.transforms.compute_rewrite import rewrite_compute
+from gemmc.transforms.tiling_checks import check_fits
 
 
 @dataclass(frozen=True)

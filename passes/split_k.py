@@ -40,9 +40,9 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-from gemmc.diagnostics import pass_error
-from gemmc.k_split import REDUCTIONS, KSplit, launched_k_loops
-from gemmc.kernel_builder import KernelBuilder, constant_value
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.k_split import REDUCTIONS, KSplit, launched_k_loops
+from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 
 
 @dataclass(frozen=True)

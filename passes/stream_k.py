@@ -30,10 +30,10 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-from gemmc.diagnostics import pass_error
-from gemmc.k_split import KSplit, launched_k_loops
-from gemmc.kernel_builder import KernelBuilder, constant_value, repeat_values
-from gemmc.target import target_of
+from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.k_split import KSplit, launched_k_loops
+from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

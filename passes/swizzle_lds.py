@@ -46,10 +46,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.diagnostics import GemmcError, pass_error
-from gemmc.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
-from gemmc.resources import device_bytes
-from gemmc.target import target_of
+from gemmc.support.diagnostics import GemmcError, pass_error
+from gemmc.transforms.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
+from gemmc.target.resources import device_bytes
+from gemmc.target.module_arch import target_of
 
 
 @dataclass(frozen=True)

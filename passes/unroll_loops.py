@@ -28,9 +28,9 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from gemmc.diagnostics import pass_error
-from gemmc.fold import constant_int
-from gemmc.ir_names import PRIVATE_SPACE, memory_space
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.fold import constant_int
+from gemmc.support.ir_names import PRIVATE_SPACE, memory_space
 
 SMALL_BODY_OPS = 16
 """A body with at most this many ops (and no nested loop or barrier) is unrolled by `factor`."""

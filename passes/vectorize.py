@@ -8,7 +8,7 @@ when it does not (B^T after register tiling).
 
 The alignment proof, from the copy's own operands: the tile's rows (its second extent)
 are a multiple of `width`, the column origin is provably a multiple of `width`
-(gemmc.lds_access.known_multiple), and the source's row length is a static multiple of
+(gemmc.transforms.lds_access.known_multiple), and the source's row length is a static multiple of
 `width` (or one that gemm.assume_rows_aligned asserts); then every vector starts aligned and
 lies wholly inside or wholly outside the matrix, so the bounds guard stays exact.  A
 vector stored along the LDS row also needs that row's length to be a multiple of `width`.
@@ -16,7 +16,7 @@ A copy whose tile rows are a multiple of `width` but whose alignment this does n
 (an odd or dynamic row length: 4097x4095x1023) is marked `peel` (with peel=true, the
 default): lower-copies then loads each row's aligned interior by vectors, its misaligned
 head and tail and the matrix edge element by element, and stores to LDS element by
-element (gemmc/copy_lowering.py).  That a peeled vector starts aligned is then a fact
+element (gemmc/transforms/copy_lowering.py).  That a peeled vector starts aligned is then a fact
 of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
 gemmc.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
 keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
@@ -53,11 +53,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.passes import ModulePass
 
-from gemmc.contraction import working_kernels, role
-from gemmc.diagnostics import pass_error
+from gemmc.transforms.contraction import working_kernels, role
+from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
-from gemmc.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
-from gemmc.lds_access import known_multiple, row_multiple
+from gemmc.support.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
+from gemmc.transforms.lds_access import known_multiple, row_multiple
 
 MAX_VECTOR_BYTES = 16
 _ROLES = {"a": ROLE_LOAD_A, "b": ROLE_LOAD_B}

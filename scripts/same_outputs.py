@@ -52,7 +52,7 @@ def cases() -> dict[str, list[str]]:
 
 
 def run_case(args: list[str]) -> bytes:
-    gemmc = [sys.executable, "-c", "from gemmc.cli import main; raise SystemExit(main())"]
+    gemmc = [sys.executable, "-c", "from gemmc.driver.cli import main; raise SystemExit(main())"]
     p = subprocess.run(gemmc + args, cwd=ROOT, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
     return b"exit %d\n-- stdout\n%s\n-- stderr\n%s" % (p.returncode, p.stdout, p.stderr)
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from gemmc.diagnostics import GemmcError
+from gemmc.support.diagnostics import GemmcError
 
 
 @pytest.fixture(scope="module")
 def toolchain():
     """The HIP toolchain (clang with the AMDGPU backend), or the test is skipped."""
-    from gemmc.toolchain import find_toolchain
+    from gemmc.target.toolchain import find_toolchain
 
     try:
         return find_toolchain()

@@ -28,8 +28,8 @@ import re
 
 import numpy as np
 
-from gemmc import layout
-from gemmc.arch import ELEMENT_BITS, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, get_arch
+from gemmc.driver import layout
+from gemmc.target.arch import ELEMENT_BITS, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, get_arch
 from gemmc.emit import host_formats
 
 # Element kinds: the f8f6f4 format codes (cbsz / blgp) first, then the fixed types

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType
 
-from gemmc import api
-from gemmc.arch import ARCHS
-from gemmc.diagnostics import GemmcError
-from gemmc.ir_names import DIMS_ATTR
-from gemmc.pipeline import NAMED_PIPELINES, PASSES
+import gemmc
+from gemmc.target.arch import ARCHS
+from gemmc.support.diagnostics import GemmcError
+from gemmc.support.ir_names import DIMS_ATTR
+from gemmc.driver.pipeline import NAMED_PIPELINES, PASSES
 
 DTYPES = ("f32", "f16", "bf16")
 KEYWORDS = {"kernel", "dim", "acc", "f32", "f16", "bf16", "row_major", "col_major"}
@@ -331,33 +331,33 @@ def run_case(source: str, pipeline: str | None, arch: str, defines: dict[str, in
              seed: int = 0) -> str:
     """Run one case; returns 'parse', 'lower', 'emit' (a diagnostic there), 'big' or 'ok'."""
     try:
-        module = api.parse(source, "fuzz.gemm", defines)
+        module = gemmc.parse(source, "fuzz.gemm", defines)
     except GemmcError as e:
         assert_diagnostic(e)
         assert not expect_parse, f"a valid program was rejected: {e.render()}\n{source}"
         return "parse"
     try:
-        api.lower(module, pipeline, arch)
+        gemmc.lower(module, pipeline, arch)
     except GemmcError as e:
         assert_diagnostic(e)
         return "lower"
-    lowered = api.is_lowered(module)
-    text = api.print_ir(module)
+    lowered = gemmc.is_lowered(module)
+    text = gemmc.print_ir(module)
     if roundtrip:
-        again = api.print_ir(api.parse_ir(text, "fuzz.mlir"))
+        again = gemmc.print_ir(gemmc.parse_ir(text, "fuzz.mlir"))
         assert again == text, "the IR does not round-trip"
     if lowered:
         _check_launch_bounds(module)
         try:
-            api.emit(module, arch, "hip")
-            api.emit(module, arch, "hip", harness=True)
+            gemmc.emit(module, arch, "hip")
+            gemmc.emit(module, arch, "hip", harness=True)
         except GemmcError as e:
             assert_diagnostic(e)
             return "emit"
     dims = dynamic_dims(module, sizes)
     if _work(module, dims) > MAX_RUN_WORK:
         return "big"
-    result = api.check(module, arch, dims, seed=seed)  # any exception here is a bug
+    result = gemmc.check(module, arch, dims, seed=seed)  # any exception here is a bug
     if not result.passed and _may_overflow(module, result.shape[2]):
         return "overflow"  # a huge literal scale: C overflows its type, numpy's float64 does not
     assert result.passed, f"C differs from numpy: {result.summary()}"
@@ -410,9 +410,9 @@ _IR_TEXTS: dict[str, str] = {}
 def ir_text(level: str) -> str:
     """The IR of IR_SOURCE after a named pipeline ('' = the gemm level), cached."""
     if level not in _IR_TEXTS:
-        m = api.parse(IR_SOURCE)
-        api.lower(m, level, "gfx942")
-        _IR_TEXTS[level] = api.print_ir(m)
+        m = gemmc.parse(IR_SOURCE)
+        gemmc.lower(m, level, "gfx942")
+        _IR_TEXTS[level] = gemmc.print_ir(m)
     return _IR_TEXTS[level]
 
 
@@ -438,11 +438,11 @@ def run_ir_case(text: str, pipeline: str | None, arch: str) -> str:
     """Mutated IR: a one-line diagnostic, or it runs (its C may legitimately differ from
     what the recorded spec says, so only crashes and out-of-bounds accesses count)."""
     try:
-        module = api.parse_ir(text, "fuzz.mlir")
-        api.lower(module, pipeline, arch)
-        if api.is_lowered(module):
-            api.emit(module, arch, "hip")
-        api.check(module, arch, {"M": 5, "K": 3, "N": 9})
+        module = gemmc.parse_ir(text, "fuzz.mlir")
+        gemmc.lower(module, pipeline, arch)
+        if gemmc.is_lowered(module):
+            gemmc.emit(module, arch, "hip")
+        gemmc.check(module, arch, {"M": 5, "K": 3, "N": 9})
     except GemmcError as e:
         assert_diagnostic(e)
         if "out-of-bounds" in e.message and "lds" not in e.message.lower():

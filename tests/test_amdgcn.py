@@ -14,11 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc.amdgcn import GCN_PIPELINE, GCN_PREPARE, emit_gcn
+from gemmc.amdgcn import GCN_PIPELINE, GCN_PREPARE
+from gemmc.driver.gcn import emit_gcn
 from gemmc.amdgcn.interp import GcnInterpError
 from gemmc.amdgcn.interp import check as gcn_check
-from gemmc.api import parse_ir, print_ir
-from gemmc.diagnostics import GemmcError
+from gemmc import parse_ir, print_ir
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
 
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]
@@ -224,8 +225,8 @@ def test_mfma_program_passes_at_random_shapes(m, n, k):
 
 
 def test_default_pipeline_is_mfma_and_passes():
-    from gemmc.arch import get_arch
-    from gemmc.pipeline import default_pipeline
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.pipeline import default_pipeline
 
     dims = {"M": 130, "N": 70, "K": 40}
     m = lowered(SGEMM, default_pipeline(get_arch("gfx942")), "gfx942", dims)
@@ -256,7 +257,7 @@ def test_mfma_kernel_assembles_and_links():
 def test_xdl_wait_states():
     """gfx942's f16 MFMAs are XDL (LLVM's GFX940_XDL_N_Pass* numbers), its f32 ones are not;
     gfx90a's numbers go by passes alone."""
-    from gemmc.arch import get_arch, get_gcn_isa, get_matrix_instr
+    from gemmc.target.arch import get_arch, get_gcn_isa, get_matrix_instr
 
     isa = get_gcn_isa(get_arch("gfx942"))
     f16 = get_matrix_instr(get_arch("gfx942"), "v_mfma_f32_32x32x8_f16")  # 8 passes
@@ -338,8 +339,8 @@ X32_GFX950 = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},reg
 
 
 def _default(arch: str, in_type: str = "f16") -> str:
-    from gemmc.arch import get_arch
-    from gemmc.pipeline import gcn_default_pipeline
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.pipeline import gcn_default_pipeline
 
     return gcn_default_pipeline(get_arch(arch), in_type)
 
@@ -469,7 +470,7 @@ def test_the_16bit_defaults_pass(arch):
     gfx942 / gfx950, blocks transposed by v_perm_b32) at rows a multiple of 4: the own backend takes
     them as they are.  (At odd rows gfx950's 256x128x32 needs more registers than its allocator
     has, which does not spill: gcn_default_pipeline keeps the type-independent default.)"""
-    from gemmc.pipeline import MATRIX_16BIT_DEFAULTS
+    from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS
 
     dims = {"M": 256, "N": 256, "K": 64}
     m = lowered(HGEMM, MATRIX_16BIT_DEFAULTS[arch], arch, dims)
@@ -751,7 +752,7 @@ def test_gfx1201_wmma_one_operand_in_the_old_layout_fails(operand):
     (lanes 0-15 k 0-7) gives a wrong C."""
     import dataclasses
 
-    from gemmc.arch import ARCHS as TARGETS, Layout, Term
+    from gemmc.target.arch import ARCHS as TARGETS, Layout, Term
 
     dims = {"M": 64, "N": 64, "K": 32}
     m = lowered(SGEMM, "step7", "gfx1201", dims)
@@ -787,7 +788,7 @@ def test_missing_wmma_nop_is_an_error():
     m = parse_ir(src)
     k = next(op for op in m.walk() if isinstance(op, g.KernelOp) and op.sym_name.data == "result_as_a")
     from gemmc.amdgcn.interp import Machine
-    from gemmc.arch import get_arch
+    from gemmc.target.arch import get_arch
 
     with pytest.raises(GcnInterpError, match=r"reads v\[8:15\], which the WMMA just before it wrote; a VALU "
                                               r"instruction must come between \(missing v_nop\)"):

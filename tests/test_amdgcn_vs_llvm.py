@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from benchmark_scripts import load
 
-from gemmc.diagnostics import GemmcError
+from gemmc.support.diagnostics import GemmcError
 
 
 def _script():
@@ -17,7 +17,7 @@ def _script():
 
 
 def test_amdgcn_doc_tables_are_current(capsys):
-    from gemmc.toolchain import find_toolchain
+    from gemmc.target.toolchain import find_toolchain
 
     try:
         find_toolchain()

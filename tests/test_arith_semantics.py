@@ -54,7 +54,7 @@ CASES = [
     (arith.ShLIOp, -3, 2, -12),
     (arith.ShRSIOp, -16, 2, -4),
     (arith.ShRUIOp, -16, 60, _s(_u(-16) >> 60)),
-    (arith.DivSIOp, 5, 0, 0),  # undefined in MLIR; both give 0 (see gemmc/arith_semantics.py)
+    (arith.DivSIOp, 5, 0, 0),  # undefined in MLIR; both give 0 (see gemmc/support/arith_semantics.py)
     (arith.DivUIOp, -5, 0, 0),
 ]
 

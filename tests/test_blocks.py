@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-import gemmc.copy_lowering as copy_lowering
-from gemmc.arch import get_arch
-from gemmc.diagnostics import GemmcError
+import gemmc.transforms.copy_lowering as copy_lowering
+from gemmc.target.arch import get_arch
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.gemm import CopyOp
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

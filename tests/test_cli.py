@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gemmc.cli import main
+from gemmc.driver.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SGEMM = str(ROOT / "examples" / "sgemm.gemm")

@@ -16,17 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc.toolchain import have_toolchain
+from gemmc.target.toolchain import have_toolchain
 from gemmc import cost
-from gemmc.arch import ARCHS, get_arch
-from gemmc.cli import main
+from gemmc.target.arch import ARCHS, get_arch
+from gemmc.driver.cli import main
 from gemmc.cost import banks
 from gemmc.cost.counts import count
-from gemmc.cost.explain import compiler_resources
+from gemmc.cost.compiled import compiler_resources
 from gemmc.cost.kernel import read_kernel
 from gemmc.cost.model import RESOURCES, combine, predict
 from gemmc.cost.occupancy import occupancy
-from gemmc.cost.tune import Candidate, space
+from gemmc.driver.tune import Candidate, space
 
 ROOT = Path(__file__).resolve().parent.parent
 SGEMM = str(ROOT / "examples" / "sgemm.gemm")
@@ -122,7 +122,7 @@ def test_banks_match_interpreter_count():
 @pytest.mark.parametrize("vgprs, waves", [(24, 8), (64, 8), (65, 7), (128, 4), (129, 3), (256, 2), (512, 1)])
 def test_occupancy_by_vgprs_gfx942(vgprs, waves):
     """512 registers per lane per SIMD, granule 8 (LLVM's gfx90a+ rules)."""
-    from gemmc.toolchain import KernelResources
+    from gemmc.target.toolchain import KernelResources
 
     m = lowered(SGEMM, "gemm-to-kernel{block-x=64 block-y=1}")  # one wave: VGPRs alone limit
     k = read_kernel(m)
@@ -334,7 +334,7 @@ def test_tune_is_deterministic_for_a_seed():
 
 
 def test_tune_prunes_what_the_passes_refuse():
-    from gemmc.cost.tune import evaluate
+    from gemmc.driver.tune import evaluate
 
     big = Candidate(256, 256, 32, 8, 8, True, 4, 0)  # 2 x 2 x 256 x 32 x 4 B = 128 KiB of LDS
     t = evaluate(lambda: gemmc.parse_file(SGEMM), get_arch("gfx942"), big)
@@ -358,9 +358,9 @@ def test_emitted_lit_test_passes(tmp_path, capsys):
 def test_roofline_peak_is_the_problems_element_types():
     """explain --plot's ceiling: an f16 problem's is the f16 matrix peak (1307 TFLOP/s on gfx942),
     not the FP32 VALU peak of step 1 (163); an f32 problem's stays the FP32 one."""
-    from gemmc.cost.explain import explain_steps, predicted
+    from gemmc.driver.explain import explain_steps, predicted
     from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops, vector_peak_tflops
-    from gemmc.cost.plot import roofline_peak
+    from gemmc.driver.roofline import roofline_peak
 
     arch = get_arch("gfx942")
     dims = {"M": 512, "N": 512, "K": 512}

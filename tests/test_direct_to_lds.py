@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc import copy_lowering
-from gemmc.diagnostics import GemmcError
+from gemmc.transforms import copy_lowering
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgpu import GatherToLDSOp, transfer_bytes
 from gemmc.interp.common import InterpError
 
@@ -153,7 +153,7 @@ def test_a_direct_copy_transposed_by_a_later_pass_is_refused():
 @pytest.mark.parametrize("arch", list(FP8))
 @pytest.mark.parametrize("order", ORDERS)
 def test_fp8_direct_hip_compiles_to_global_load_lds_dword(toolchain, arch, order):
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     module = lowered(arch, {"M": 67, "N": 45, "K": 200}, order.format(tiled=tiled()), b_transposed=True)
     hip = gemmc.emit(module, arch, "hip")

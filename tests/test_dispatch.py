@@ -7,10 +7,10 @@ import pytest
 from xdsl.dialects import gpu, memref, scf, vector
 
 import gemmc
-from gemmc.arch import get_arch
+from gemmc.target.arch import get_arch
 from gemmc.cost.model import predict
 from gemmc.interp.check import host_function
-from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
 DYNAMIC = "kernel d { dim M, N, K  A: f32[M, K]  B: f32[N, K]  C: f32[M, N]  alpha: f32  beta: f32  " \
           "C = alpha * A @ B.T + beta * C }"

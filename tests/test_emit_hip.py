@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from gemmc.arch import ARCHS, get_arch
-from gemmc.context import make_context
-from gemmc.diagnostics import EXIT_TOOLCHAIN, GemmcError
+from gemmc.target.arch import ARCHS, get_arch
+from gemmc.frontend.context import make_context
+from gemmc.support.diagnostics import EXIT_TOOLCHAIN, GemmcError
 from gemmc.emit import emit_hip
 from gemmc.frontend import parse_gemm
-from gemmc.pipeline import NAMED_PIPELINES, parse_pipeline_spec, run_pipeline
-from gemmc.toolchain import (
+from gemmc.driver.pipeline import NAMED_PIPELINES, parse_pipeline_spec, run_pipeline
+from gemmc.target.toolchain import (
     INSTALL_HINT,
     KernelResources,
     compile_device,
@@ -551,7 +551,7 @@ def test_harness_same_with_or_without_spec(pipeline):
 
 
 def test_device_flags():
-    from gemmc.toolchain import Toolchain, device_flags
+    from gemmc.target.toolchain import Toolchain, device_flags
 
     llvm = Toolchain("llvm", "/usr/bin/clang++-22", "clang 22", "/usr/lib/llvm-22/bin")
     flags = device_flags(get_arch("gfx1100"), llvm)

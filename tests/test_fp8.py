@@ -1,5 +1,5 @@
 """FP8 formats: the reference numerics (ml_dtypes), the accuracy tables derived from them,
-random inputs in range, and the FP8 matrix instructions in gemmc/arch.py."""
+random inputs in range, and the FP8 matrix instructions in gemmc/target/arch.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc.arch import ARCHS, FNUZ_FP8, OCP_FP8
-from gemmc.arith_semantics import FP8_DTYPES, to_fp8
+from gemmc.target.arch import ARCHS, FNUZ_FP8, OCP_FP8
+from gemmc.support.arith_semantics import FP8_DTYPES, to_fp8
 from gemmc.interp.accuracy import PRECISION, SMALLEST_NORMAL, UNIT_ROUNDOFF
 from gemmc.interp.check import host_function, random_inputs
 
@@ -99,7 +99,7 @@ def test_random_inputs_are_values_of_the_format(a, b):
 def test_layout_csv_fp8_mfma_bytes(capsys):
     """gemmc layout --csv: A[i][k] of v_mfma_f32_16x16x32_fp8_fp8 is byte k % 4 of register
     (k / 4) % 2 of lane 16 (k / 8) + i (AMD Matrix Instruction Calculator, -a cdna3)."""
-    from gemmc import cli
+    from gemmc.driver import cli
 
     assert cli.main(["layout", "v_mfma_f32_16x16x32_fp8_fp8", "--arch", "gfx942", "--csv"]) == 0
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines()[1:]]
@@ -127,8 +127,8 @@ def test_default_pipeline_lowers_fp8_to_mfma_and_passes():
 def test_fp8_inputs_get_the_fp8_matrix_default(arch, fmt):
     """FP8 inputs compile without -p with MATRIX_FP8_DEFAULTS (the search's winner at 4096^3);
     gemmc's own backend keeps the type-independent default."""
-    from gemmc.arch import get_arch
-    from gemmc.pipeline import MATRIX_FP8_DEFAULTS, default_pipeline, gcn_default_pipeline
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.pipeline import MATRIX_FP8_DEFAULTS, default_pipeline, gcn_default_pipeline
 
     assert default_pipeline(get_arch(arch), fmt) == MATRIX_FP8_DEFAULTS[arch]
     assert gcn_default_pipeline(get_arch(arch), fmt) == default_pipeline(get_arch(arch))
@@ -137,8 +137,8 @@ def test_fp8_inputs_get_the_fp8_matrix_default(arch, fmt):
 def test_explain_peak_is_the_fp8_matrix_peak(capsys):
     """The IR names an FP8 type f8E4M3FNUZ, the arch's instructions f8e4m3fnuz: the peak of an
     FP8 problem is its own matrix peak (twice gfx942's f16 one), not the f16 fallback."""
-    from gemmc import cli
-    from gemmc.arch import get_arch
+    from gemmc.driver import cli
+    from gemmc.target.arch import get_arch
     from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
 
     gfx942 = get_arch("gfx942")
@@ -153,7 +153,7 @@ def test_explain_peak_is_the_fp8_matrix_peak(capsys):
 def test_gfx950_fp8_peak_is_the_f8f6f4_mfmas():
     """gfx950's FP8 peak is its f8f6f4 MFMAs' (2048 flops a cycle a SIMD: 5.0 PFLOP/s, the MI355X
     data sheet's dense FP8), twice its older v_mfma_f32_*_fp8_fp8; FP6 and FP4 twice that again."""
-    from gemmc.arch import get_arch
+    from gemmc.target.arch import get_arch
     from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
 
     gfx950 = get_arch("gfx950")
@@ -170,7 +170,7 @@ def test_the_vgpr_floor_counts_fp8_staging_four_a_register():
     at "about 264 VGPRs", counting bytes as registers)."""
     from dataclasses import replace
 
-    from gemmc.schedule import Schedule
+    from gemmc.transforms.schedule import Schedule
 
     src = (Path(__file__).resolve().parents[1] / "examples" / "fp8gemm.gemm").read_text().replace("fnuz", "fn")
     module = gemmc.parse(src, defines={"M": 256, "N": 256, "K": 256})

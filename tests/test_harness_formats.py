@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from gemmc import api
-from gemmc.arith_semantics import fp8_dtypes
+import gemmc
+from gemmc.support.arith_semantics import fp8_dtypes
 from gemmc.emit import fp4, fp6, host_formats
 
 import cpu_matrix
@@ -111,9 +111,9 @@ FP8_SRC = """kernel fp8h {{
 """
 def _fp8_harness(arch: str, a: str, b: str, transpose_b: bool, pipeline: str) -> str:
     src = FP8_SRC.format(a=a, b=b, bdims="N, K" if transpose_b else "K, N", bexpr="B.T" if transpose_b else "B")
-    m = api.parse(src, "fp8h.gemm")
-    api.lower(m, pipeline, arch)
-    return api.emit(m, arch, "hip", harness=True)
+    m = gemmc.parse(src, "fp8h.gemm")
+    gemmc.lower(m, pipeline, arch)
+    return gemmc.emit(m, arch, "hip", harness=True)
 
 
 @pytest.mark.parametrize("arch,a,b,transpose_b,pipeline", [
@@ -177,9 +177,9 @@ MX_TRANSPOSED = """kernel mxt {
 
 
 def _mx_harness(a: str, b: str) -> str:
-    m = api.parse(MX_TRANSPOSED if (a, b) == ("A.T", "B.T") else MX_SRC.format(a=a, b=b), "mxh.gemm")
-    api.lower(m, None, "gfx950")
-    return api.emit(m, "gfx950", "hip", harness=True)
+    m = gemmc.parse(MX_TRANSPOSED if (a, b) == ("A.T", "B.T") else MX_SRC.format(a=a, b=b), "mxh.gemm")
+    gemmc.lower(m, None, "gfx950")
+    return gemmc.emit(m, "gfx950", "hip", harness=True)
 
 
 @pytest.mark.parametrize("a,b", [("f4e2m1fn", "f4e2m1fn"), ("f6e2m3fn", "f6e3m2fn"), ("f8e4m3fn", "f8e5m2"),

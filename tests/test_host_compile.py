@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from gemmc import api
-from gemmc.arch import get_arch
+import gemmc
+from gemmc.target.arch import get_arch
 
 from fuzzing import NAMES
 
@@ -54,7 +54,7 @@ def host_compile(tc, source: str, arch: str, tmp: Path) -> subprocess.CompletedP
     if root is not None:
         # /usr/include is searched anyway; ROCm's prefix is clang's --rocm-path.  Old HIP
         # headers expect the wave size from the compiler, which plain LLVM no longer defines
-        # (as in gemmc.toolchain.device_flags).
+        # (as in gemmc.target.toolchain.device_flags).
         if tc.kind == "llvm":
             flags.append(f"-D__AMDGCN_WAVEFRONT_SIZE={a.wave_size}")
         if root != "/usr":
@@ -69,9 +69,9 @@ def host_compile(tc, source: str, arch: str, tmp: Path) -> subprocess.CompletedP
 
 
 def _assert_host_compiles(tc, text: str, arch: str, pipeline: str | None, tmp: Path, harness: bool = True) -> None:
-    m = api.parse(text, "odd.gemm")
-    api.lower(m, pipeline, arch)
-    proc = host_compile(tc, api.emit(m, arch, "hip", harness=harness), arch, tmp)
+    m = gemmc.parse(text, "odd.gemm")
+    gemmc.lower(m, pipeline, arch)
+    proc = host_compile(tc, gemmc.emit(m, arch, "hip", harness=harness), arch, tmp)
     assert proc.returncode == 0, f"{text}\n{proc.stderr[:3000]}"
 
 
@@ -143,9 +143,9 @@ KERNEL_LIKE_DIM = """kernel N {
 
 def test_kernel_named_like_a_dynamic_dim(toolchain, tmp_path):
     """The launcher's `int N` hid the kernel N: 'called object type 'int' is not a function'."""
-    m = api.parse(KERNEL_LIKE_DIM, "n.gemm")
-    api.lower(m, None, "gfx942")
-    source = api.emit(m, "gfx942", "hip")
+    m = gemmc.parse(KERNEL_LIKE_DIM, "n.gemm")
+    gemmc.lower(m, None, "gfx942")
+    source = gemmc.emit(m, "gfx942", "hip")
     assert "hipError_t launch_N(" in source and "int N_1" in source and "int N," not in source
     proc = host_compile(toolchain, source, "gfx942", tmp_path)
     assert proc.returncode == 0, proc.stderr[:3000]
@@ -157,9 +157,9 @@ def test_kernel_named_like_a_dynamic_dim(toolchain, tmp_path):
 
 def test_host_compile_requires_host_code(toolchain, tmp_path):
     """A file whose host code is left out (no HIP header found) fails the check instead of passing."""
-    m = api.parse(KERNEL_LIKE_DIM, "n.gemm")
-    api.lower(m, "step1", "gfx942")
-    source = "#define GEMMC_NO_HIP_HEADERS 1\n" + api.emit(m, "gfx942", "hip")
+    m = gemmc.parse(KERNEL_LIKE_DIM, "n.gemm")
+    gemmc.lower(m, "step1", "gfx942")
+    source = "#define GEMMC_NO_HIP_HEADERS 1\n" + gemmc.emit(m, "gfx942", "hip")
     proc = host_compile(toolchain, source, "gfx942", tmp_path)
     assert proc.returncode != 0 and "the host code was not compiled" in proc.stderr
 
@@ -168,11 +168,11 @@ def test_host_compile_requires_host_code(toolchain, tmp_path):
 def test_bench_passes_dims_by_the_users_names(dim):
     """`gemmc bench` calls the launcher with -D values looked up by the dim's own name, not its
     C name (N_1 beside a kernel N, float_): before, it passed 0 for them."""
-    from gemmc.bench import bench_source
+    from gemmc.driver.bench import bench_source
 
     text = KERNEL_LIKE_DIM.replace("N", dim).replace("kernel " + dim, "kernel N")
-    m = api.parse(text, "n.gemm")
-    api.lower(m, "step1", "sm_90")
+    m = gemmc.parse(text, "n.gemm")
+    gemmc.lower(m, "step1", "sm_90")
     source = bench_source(m, get_arch("sm_90"), {"M": 64, dim: 32, "K": 16})
     assert "launch_N(dA[s], dB[s], dC[s], 64, 32, 16, stream)" in source
 

@@ -15,9 +15,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.arch import get_arch
-from gemmc.context import make_context
-from gemmc.diagnostics import GemmcError
+from gemmc.target.arch import get_arch
+from gemmc.frontend.context import make_context
+from gemmc.support.diagnostics import GemmcError
 from gemmc.frontend import parse_gemm
 from gemmc.interp import (
     SPEC_ATTR,
@@ -33,7 +33,7 @@ from gemmc.interp import (
     spec_attr,
     to_bf16,
 )
-from gemmc.pipeline import parse_pipeline_spec, run_pipeline
+from gemmc.driver.pipeline import parse_pipeline_spec, run_pipeline
 
 GFX942 = get_arch("gfx942")  # wave64
 GFX1100 = get_arch("gfx1100")  # wave32

@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, UnitA
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import gemmc
-from gemmc.diagnostics import GemmcError
-from gemmc.pipeline import NAMED_PIPELINES
+from gemmc.support.diagnostics import GemmcError
+from gemmc.driver.pipeline import NAMED_PIPELINES
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

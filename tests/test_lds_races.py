@@ -77,10 +77,10 @@ from hypothesis import strategies as st  # noqa: E402
 from xdsl.dialects import memref  # noqa: E402
 from xdsl.dialects.builtin import MemRefType, f32  # noqa: E402
 
-from gemmc.arch import get_arch  # noqa: E402
+from gemmc.target.arch import get_arch  # noqa: E402
 from gemmc.interp import Stats  # noqa: E402
 from gemmc.interp.memory import Buffer, _Access  # noqa: E402
-from gemmc.interp.simt import KernelState, Lanes  # noqa: E402
+from gemmc.interp.state import KernelState, Lanes  # noqa: E402
 
 NWG, THREADS, WORDS = 2, 3, 2
 

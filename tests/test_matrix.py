@@ -22,16 +22,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc import cli
-from gemmc.arch import ARCHS, Layout, Term, get_matrix_instr
-from gemmc.arith_semantics import to_fp8
-from gemmc.diagnostics import GemmcError
+from gemmc.driver import cli
+from gemmc.target.arch import ARCHS, Layout, Term, get_matrix_instr
+from gemmc.support.arith_semantics import to_fp8
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.interp.accuracy import UNIT_ROUNDOFF
 from gemmc.interp.check import Rounding
 from gemmc.interp.common import InterpError, to_bf16
 from gemmc.interp.matrix import multiply
-from gemmc.layout import HEADER, csv_text, rows
+from gemmc.driver.layout import HEADER, csv_text, rows
 
 AMD = [a.name for a in ARCHS.values() if a.matrix_instrs]
 INSTRS = [(a.name, i.mnemonic) for a in ARCHS.values() for i in a.matrix_instrs]
@@ -300,7 +300,7 @@ def test_frag_read_random_shapes(arch, m, n, k, t, col_major, b_t, frag, seed):
 def test_frag_read_pieces_in_the_wrong_order_fail(monkeypatch):
     """A planted bug: every piece read from the run's start (k's lost) must FAIL.  (Pieces
     merely reordered would not: A and B would be permuted along k alike.)"""
-    from gemmc import matrix_kernel
+    from gemmc.transforms import matrix_kernel
 
     real = matrix_kernel._read_pieces
     monkeypatch.setattr(matrix_kernel, "_read_pieces",
@@ -336,7 +336,7 @@ def test_k_pack_random_shapes(arch, t, options, m, n, k, col_major, b_t, seed):
 def test_k_pack_with_b_in_another_order_fails(monkeypatch, arch, t, options):
     """A planted bug: B's instructions take their pieces of the packed read in reverse order
     (A's k's no longer meet B's) and the check must FAIL."""
-    from gemmc import matrix_kernel
+    from gemmc.transforms import matrix_kernel
 
     real = matrix_kernel._instr_items
     monkeypatch.setattr(matrix_kernel, "_instr_items", lambda x, v, p, r, pack, items, elem, name: real(
@@ -404,7 +404,7 @@ def test_f8f6f4_with_swapped_k_groups_fails(monkeypatch):
     (lane i + 32 g takes k 32 (1 - g) ..) while B's are right: the check FAILs."""
     from xdsl.dialects import arith
 
-    from gemmc import matrix_kernel
+    from gemmc.transforms import matrix_kernel
 
     real = matrix_kernel._packed
 
@@ -444,7 +444,7 @@ def test_after_k_major_register_tiling():
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
 def test_acc_f16_on_rdna_uses_v_wmma_f16(arch):
     """acc f16 takes the 16-bit-accumulator WMMA on RDNA (step7 and the default pipeline)."""
-    from gemmc.pipeline import default_pipeline
+    from gemmc.driver.pipeline import default_pipeline
 
     for pipeline in ("step7", default_pipeline(ARCHS[arch])):
         module = gemmc.parse(kernel_source("f16", acc="f16"))
@@ -540,7 +540,7 @@ def test_matrix_op_needs_its_whole_wave():
 
     from gemmc.dialects.amdgpu import MFMAOp
     from gemmc.interp.matrix import MatrixFunctions
-    from gemmc.interp.simt import KernelState, Lanes
+    from gemmc.interp.state import KernelState, Lanes
     from gemmc.interp.stats import Stats
 
     block = Block(arg_types=[VectorType(Float16Type(), [4])] * 2 + [VectorType(Float32Type(), [16])])
@@ -610,7 +610,7 @@ def in_loop(asm: str, prefix: str) -> int:
     ("gfx1100", "f16", "acc f16"), ("gfx1201", "f16", "acc f16"),
 ])
 def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, extra):
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     acc = "f16" if extra == "acc f16" else "f32"
     extra = "" if extra == "acc f16" else extra
@@ -630,7 +630,7 @@ def test_compiles_with_matrix_instructions_in_the_k_loop(toolchain, arch, t, ext
 def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
     """k-pack through LLVM on every target: the matrix instructions in the K loop, no scratch,
     and where a lane's packed read is 16 bytes (gfx942's 16x16x16 bf16, 4 x f32) ds_read_b128."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     module = gemmc.parse(kernel_source(t))
     gemmc.lower(module, TILED.format(bk=64) + f",matrix-cores{{{options}}},double-buffer,lower-copies,"
@@ -652,7 +652,7 @@ def test_k_pack_compiles_to_wide_lds_reads(toolchain, arch, t, options):
 def test_fp8_compiles_with_its_matrix_instruction_in_the_k_loop(toolchain, arch, t, bt, mnemonic):
     """FP8 fragments reach the FP8 builtins as their bytes: LLVM selects the FP8 instruction
     in the K loop, without scratch."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     module = gemmc.parse(kernel_source(t, bt=bt))
     gemmc.lower(module, None, arch)  # the default pipeline (one format: MATRIX_FP8_DEFAULTS)
@@ -703,7 +703,7 @@ def test_convert_to_an_fp8_format_the_arch_lacks_is_refused():
     ("gfx950", "f8e5m2", "v_cvt_pk_bf8_f32", "v_mfma_f32_32x32x16_bf8_bf8"),
 ])
 def test_convert_to_fp8_compiles_to_the_conversion_and_the_fp8_mfma(toolchain, arch, fmt, cvt, mnemonic):
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     module = gemmc.parse(kernel_source("f32"))
     gemmc.lower(module, "step3,matrix-cores{convert=" + fmt + "},double-buffer", arch)

@@ -3,7 +3,7 @@
 
 No AMD GPU here: test_emit_hip.run_on_cpu runs the file with a thread per GPU thread (waves of
 the arch's size), and tests/cpu_matrix.py stands in for the MFMA and WMMA builtins from
-gemmc.layout's lane tables.  What runs
+gemmc.driver.layout's lane tables.  What runs
 is the kernels as gemmc prints them (fragment loads, swizzled LDS, register double buffering,
 peeled vector copies, stores), at sizes with partial tiles in M, N and K.
 """
@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from gemmc import api
-from gemmc.pipeline import MATRIX_16BIT_DEFAULTS, MATRIX_FP8_DEFAULTS
-from gemmc.selection import with_padded_rows, with_tiles
+import gemmc
+from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS, MATRIX_FP8_DEFAULTS
+from gemmc.driver.selection import with_padded_rows, with_tiles
 
 import cpu_matrix
 from benchmark_scripts import load
@@ -41,9 +41,9 @@ DIMS = ["130", "70", "72"]  # partial tiles in M and N, and K tiles of 16 .. 128
 
 def _harness(arch: str, t: str) -> str:
     dtype = FP8[arch] if t == "fp8" else t
-    m = api.parse(SOURCE.format(t=dtype, a_layout=TYPES[t]), "g.gemm")
-    api.lower(m, None, arch)
-    return api.emit(m, arch, "hip", harness=True)
+    m = gemmc.parse(SOURCE.format(t=dtype, a_layout=TYPES[t]), "g.gemm")
+    gemmc.lower(m, None, arch)
+    return gemmc.emit(m, arch, "hip", harness=True)
 
 
 # Every arch's f16 and f32 default, and FP8 where the arch has it; fewer compiles for CI's two
@@ -106,9 +106,9 @@ PIPELINES = {
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 def test_pipeline_passes_on_cpu(llvm, tmp_path, name):
     arch, src, pipeline, dims = PIPELINES[name]
-    m = api.parse(src, "g.gemm")
-    api.lower(m, pipeline, arch)
-    source = api.emit(m, arch, "hip", harness=True)
+    m = gemmc.parse(src, "g.gemm")
+    gemmc.lower(m, pipeline, arch)
+    source = gemmc.emit(m, arch, "hip", harness=True)
     proc = run_on_cpu(llvm, source, dims, tmp_path, cpu_matrix.builtins(arch, source))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": PASSED" in proc.stdout, proc.stdout

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-from gemmc import cli
-from gemmc.arch import ARCHS, F8F6F4_FORMATS, Layout, Term, get_matrix_instr
-from gemmc.arith_semantics import to_fp8
-from gemmc.diagnostics import GemmcError
+from gemmc.driver import cli
+from gemmc.target.arch import ARCHS, F8F6F4_FORMATS, Layout, Term, get_matrix_instr
+from gemmc.support.arith_semantics import to_fp8
+from gemmc.support.diagnostics import GemmcError
 from gemmc.emit import fp6
 from gemmc.interp.accuracy import PRECISION, UNIT_ROUNDOFF
 from gemmc.interp.check import compare_runs, execute, host_function, matmul_spec, random_inputs, reference
@@ -325,7 +325,7 @@ def test_a_wrong_scale_block_in_the_mfma_kernel_fails(pipeline):
     blocks of 64 instead of 32."""
     from xdsl.dialects import arith
 
-    from gemmc.contraction import role
+    from gemmc.transforms.contraction import role
 
     mod = gemmc.parse(source(k="384"), "mx.gemm", arch="gfx950")
     gemmc.lower(mod, pipeline and MX_TILED.format(bm=128) + "," + pipeline, "gfx950")
@@ -356,7 +356,7 @@ def test_scaled_mfma_pipeline_matches_numpy_over_shapes(m, n, blocks, a, b, seed
 def test_a_pass_not_declared_for_scales_refuses_a_scaled_kernel():
     """Every pass that reads the contraction takes scales today; the guard (gemmc.contraction's
     SCALED_PASSES) stays for the next one, which must say it writes them before it gets them."""
-    from gemmc.contraction import analyze, working_kernels
+    from gemmc.transforms.contraction import analyze, working_kernels
 
     mod = gemmc.parse(source(), "mx.gemm", arch="gfx950")
     gemmc.lower(mod, MX_TILED.format(bm=128), "gfx950")
@@ -382,7 +382,7 @@ def in_loop(asm: str, prefix: str) -> int:
 @pytest.mark.parametrize("a,b,mnemonic", [("f8e4m3fn", "f8e5m2", "v_mfma_scale_f32_16x16x128_f8f6f4"),
                                           ("f8e5m2", "f8e5m2", "v_mfma_scale_f32_16x16x128_f8f6f4")])
 def test_mxfp8_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, a, b, mnemonic):
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     mod = gemmc.parse(source(a=a, b=b, k="1024").replace("M = 257, N = 131", "M = 1024, N = 1024"), "mx.gemm",
                       arch="gfx950")
@@ -417,7 +417,7 @@ def test_fp6_vector_loads_other_than_16_are_refused_at_their_op(capsys):
 def test_sub_byte_vector_loads_are_whole_words(toolchain, example, width, load):
     """16 FP6 elements (12 bytes) and 32 FP4 elements (16 bytes) a lane from packed global memory:
     one load each in the ISA, the copies PASS in the interpreter, no scratch."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     pipeline = MX_TILED.format(bm=128) + f",matrix-cores,vectorize{{width={width}}},launch-bounds{{max-threads=256}}"
     m = gemmc.parse_file(str(ROOT / "examples" / f"{example}.gemm"), {"M": 130, "N": 96, "K": 256}, arch="gfx950")
@@ -460,7 +460,7 @@ def test_mxfp6_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, inst
     """examples/mxfp6gemm.gemm (E2M3 x E3M2; at 1024^3 and the odd 257x131x96), with the
     16x16x128 instruction, and E2M3 x FP4: FP6's format codes in the builtin, 6 VGPRs an FP6
     operand in the asm (4 for FP4)."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     text = (ROOT / "examples" / "mxfp6gemm.gemm").read_text().replace("B: f6e3m2fn", f"B: {b}")
     mod = gemmc.parse(text, "mxfp6gemm.gemm", dims, arch="gfx950")
@@ -487,7 +487,7 @@ def test_mxfp4_compiles_with_the_scaled_mfma_in_the_k_loop(toolchain, dims, inst
     """examples/mxfp4gemm.gemm (1024^3, and the odd 257x131x96, whose one K tile leaves no loop)
     by the default pipeline (MX_DEFAULTS: 16x16x128), or with the 32x32x64 instruction: FP4's
     format code in the builtin, 4 VGPRs an operand in the asm."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp4gemm.gemm"), dims, "gfx950")
     pipeline = None if instr.startswith("v_mfma_scale_f32_16") else (
@@ -581,7 +581,7 @@ def test_e8m0_scales_convert_to_their_values_for_all_codes(toolchain, tmp_path):
 def test_mxfp8_fma_path_compiles_with_the_e8m0_conversion(toolchain, pipeline):
     """examples/mxfp8gemm.gemm without the scaled MFMA (step1: naive, step3: LDS and register
     tiles) compiles for gfx950; its scales go through gemmc_e8m0_to_float, no C cast of a byte."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     hip = _step_hip(pipeline)
     assert "* gemmc_e8m0_to_float(sa" in hip and "* gemmc_e8m0_to_float(sb" in hip
@@ -703,7 +703,7 @@ def test_fp4_mfma_operand_packs_element_e_at_bits_4e():
     """gemmc_fp4_operand's arithmetic (fp4.operand_words) puts each lane's element e where the
     instruction's layout says (gemmc.layout: gpr, bit_lo); a nibble swap fails the check."""
     from gemmc.emit import fp4
-    from gemmc.layout import rows
+    from gemmc.driver.layout import rows
 
     instr = get_matrix_instr(ARCHS["gfx950"], "v_mfma_scale_f32_32x32x64_f8f6f4").with_formats("f4e2m1fn", "f4e2m1fn")
     assert (instr.cbsz, instr.blgp, instr.a_regs) == (fp4.FORMAT_CODE, fp4.FORMAT_CODE, 4)
@@ -789,7 +789,7 @@ def test_fp6_mfma_operand_packs_element_e_at_bits_6e(fmt):
     instruction's layout says (gemmc.layout: gpr, bit_lo, running on into the next VGPR past
     bit 31); the words in another order fail the check."""
     from gemmc.emit import fp6
-    from gemmc.layout import rows
+    from gemmc.driver.layout import rows
 
     instr = get_matrix_instr(ARCHS["gfx950"], "v_mfma_scale_f32_32x32x64_f8f6f4").with_formats(fmt, fmt)
     assert (instr.cbsz, instr.blgp, instr.a_regs, instr.b_regs) == (fp6.FORMAT_CODES[fmt],) * 2 + (6, 6)
@@ -963,7 +963,7 @@ def test_the_unscaled_f8f6f4_mfma_prints_as_its_scaled_builtin_with_zero_scales(
     """An FP8 kernel lowered with an unscaled f8f6f4 MFMA runs in the interpreter, and its HIP
     calls the scaled builtin with op_sel and scales 0 (clang has no unscaled one), which clang
     selects as the unscaled instruction."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
     m = gemmc.parse_file(str(ROOT / "examples" / "fp8gemm.gemm"), {"M": 70, "N": 45, "K": 200})
     text = gemmc.print_ir(m).replace("f8E4M3FNUZ", "f8E4M3FN")
@@ -1003,8 +1003,8 @@ def test_stored_layouts_through_the_default_pipeline(a_col_major, b_t):
 def test_the_scales_come_from_dram_once():
     """An MX product's scales (SA: 4096 x 128 bytes) fit in the last-level cache: the model reads
     them from DRAM once, however often the CUs fetch their lines from L2."""
-    from gemmc.arch import get_arch
-    from gemmc.cost.explain import predict_module
+    from gemmc.target.arch import get_arch
+    from gemmc.cost.compiled import predict_module
 
     m = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {"M": 4096, "N": 4096, "K": 4096}, arch="gfx950")
     gemmc.lower(m, None, "gfx950")

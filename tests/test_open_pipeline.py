@@ -11,8 +11,8 @@ import pytest
 from xdsl.passes import ModulePass
 
 import gemmc
-from gemmc import pipeline
-from gemmc.cli import main
+from gemmc.driver import pipeline
+from gemmc.driver.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SGEMM = str(ROOT / "examples" / "sgemm.gemm")

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from xdsl.dialects import vector
 
 import gemmc
-import gemmc.copy_lowering as copy_lowering
-from gemmc.arch import ARCHS
+import gemmc.transforms.copy_lowering as copy_lowering
+from gemmc.target.arch import ARCHS
 from gemmc.dialects.gemm import CopyOp
-from gemmc.pipeline import default_pipeline
+from gemmc.driver.pipeline import default_pipeline
 from gemmc.interp.common import InterpError
-from gemmc.ir_names import GLOBAL_SPACE, memory_space
+from gemmc.support.ir_names import GLOBAL_SPACE, memory_space
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -126,7 +126,7 @@ def test_planted_bug_unaligned_16bit_vectors_are_refused_by_the_own_backend(monk
 def test_own_backend_default_peels_16bit_rows_on_wave32_only():
     """gcn_default_pipeline: on wave64 the 16-bit copies of misaligned rows stay scalar (their
     lane masks exceed the allocator's 96 SGPRs at hgemm's tiles); f32 and wave32 peel."""
-    from gemmc.pipeline import gcn_default_pipeline
+    from gemmc.driver.pipeline import gcn_default_pipeline
 
     assert "peel=false" in gcn_default_pipeline(ARCHS["gfx942"], "f16")
     assert "peel=false" not in gcn_default_pipeline(ARCHS["gfx942"], "f32")

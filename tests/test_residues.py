@@ -10,8 +10,8 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, MemRefType, f16
 from xdsl.ir import Block
 
-from gemmc import residues
-from gemmc.residues import offset_is_multiple, residue
+from gemmc.transforms import residues
+from gemmc.transforms.residues import offset_is_multiple, residue
 
 MASK = (1 << 64) - 1  # index arithmetic wraps at 64 bits in the IR (32 on the GPU: m divides both)
 OPS = ("add", "sub", "mul", "rem", "div")

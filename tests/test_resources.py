@@ -4,11 +4,11 @@ the kernel it builds allocates (what the cost model counts)."""
 import pytest
 from xdsl.dialects import gpu
 
-from gemmc import api
-from gemmc.contraction import analyze
+import gemmc
+from gemmc.transforms.contraction import analyze
 from gemmc.cost.kernel import read_kernel
 from gemmc.cost.occupancy import lds_bytes as occupancy_lds_bytes
-from gemmc.resources import ELEMENT_BYTES, buffer_bytes, lds_bytes
+from gemmc.target.resources import ELEMENT_BYTES, buffer_bytes, lds_bytes
 
 
 @pytest.mark.parametrize("example, arch, step", [
@@ -16,8 +16,8 @@ from gemmc.resources import ELEMENT_BYTES, buffer_bytes, lds_bytes
     ("hgemm", "gfx942", "step7"), ("hgemm", "gfx1100", "step7"),
 ])
 def test_schedule_and_kernel_agree(example, arch, step):
-    module = api.parse_file(f"examples/{example}.gemm")
-    api.lower(module, step, arch=arch)
+    module = gemmc.parse_file(f"examples/{example}.gemm")
+    gemmc.lower(module, step, arch=arch)
     kernel = next(op for op in module.walk() if isinstance(op, gpu.FuncOp))
     schedule = analyze(kernel, "test").schedule  # gemm.schedule with what the IR says of itself (slots)
     elem = ELEMENT_BYTES["f16" if example == "hgemm" else "f32"]
@@ -36,7 +36,7 @@ def test_alloc_and_alloca_count():
         func.return
       }
     }"""
-    module = api.parse_ir(ir, "<test>")
+    module = gemmc.parse_ir(ir, "<test>")
     assert lds_bytes(module) == 16 * 17 * 4 + 2 * 8 * 8 * 2
 
 

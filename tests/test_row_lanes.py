@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmc
-import gemmc.copy_lowering as copy_lowering
-from gemmc.arch import get_arch
-from gemmc.cost.explain import predict_module
+import gemmc.transforms.copy_lowering as copy_lowering
+from gemmc.target.arch import get_arch
+from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import CopyOp
 from gemmc.interp.common import InterpError
-from gemmc.kernel_builder import KernelBuilder
+from gemmc.transforms.kernel_builder import KernelBuilder
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 TILES = "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=16}"
@@ -113,7 +113,7 @@ def test_gfx1201_transposed_16_bit_stores_conflict_without_row_lanes(row_lanes, 
 def test_the_defaults_take_every_stored_layout(arch, elem):
     """The matrix-core defaults were searched with A column-major; A's and B's other layouts give
     copies with fewer loads a row (row-lanes then leaves them whole) and still pass, aligned and odd."""
-    from gemmc.pipeline import matrix_defaults
+    from gemmc.driver.pipeline import matrix_defaults
 
     types = {"gfx942": "f8e4m3fnuz", "gfx950": "f8e4m3fn"}
     dtype = elem if elem == "f16" else types.get(arch)

@@ -8,11 +8,11 @@ import re
 import pytest
 
 import gemmc
-from gemmc.toolchain import have_toolchain
-from gemmc.arch import get_arch
-from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
-from gemmc.pipeline import default_pipeline
-from gemmc.selection import (select_pipeline, seven_block_tiles, tile_fill, with_padded_rows, with_split_k, with_tiles,
+from gemmc.target.toolchain import have_toolchain
+from gemmc.target.arch import get_arch
+from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+from gemmc.driver.pipeline import default_pipeline
+from gemmc.driver.selection import (select_pipeline, seven_block_tiles, tile_fill, with_padded_rows, with_split_k, with_tiles,
                              with_unpeeled)
 
 
@@ -89,15 +89,15 @@ def test_selected_f16_kernel_passes():
 
 def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
     """The selection is advice: where the cost model fails, compile runs the default, never an error."""
-    import gemmc.cost.explain
+    import gemmc.driver.explain
     import gemmc.cost.model
-    from gemmc.diagnostics import GemmcError
+    from gemmc.support.diagnostics import GemmcError
 
     def cannot(*args, **kwargs):
         raise GemmcError("cannot evaluate the launch's grid")
 
     monkeypatch.setattr(gemmc.cost.model, "predict", cannot)
-    monkeypatch.setattr(gemmc.cost.explain, "predict", cannot)  # (predict_module: the compiler's registers)
+    monkeypatch.setattr(gemmc.driver.explain, "predict", cannot)  # (predict_module: the compiler's registers)
     for src in (problem(64, 64, 4096), "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"):
         module = gemmc.lower(gemmc.parse(src), None, "gfx942")
         assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"), "f32")

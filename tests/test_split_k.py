@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from xdsl.dialects import gpu, memref, scf
 
 import gemmc
-from gemmc.diagnostics import GemmcError
-from gemmc.ir_names import ROLE_ATTR
+from gemmc.support.diagnostics import GemmcError
+from gemmc.support.ir_names import ROLE_ATTR
 from test_tiling_passes import sources
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
@@ -110,7 +110,7 @@ def test_planted_reduce_skips_a_slice_fails():
 def _constant_before(op, value: int):
     from xdsl.rewriter import InsertPoint
 
-    from gemmc.kernel_builder import KernelBuilder
+    from gemmc.transforms.kernel_builder import KernelBuilder
 
     return KernelBuilder(InsertPoint.before(op)).index(value, "planted")
 
@@ -119,7 +119,7 @@ def _constant_before(op, value: int):
 
 
 def toolchain():
-    from gemmc.toolchain import find_toolchain
+    from gemmc.target.toolchain import find_toolchain
 
     try:
         return find_toolchain()

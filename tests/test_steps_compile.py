@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import gemmc
-from gemmc.arch import AMD_ARCHS
-from gemmc.toolchain import compile_device, resource_report
+from gemmc.target.arch import AMD_ARCHS
+from gemmc.target.toolchain import compile_device, resource_report
 
 SGEMM = (Path(__file__).resolve().parent.parent / "examples" / "sgemm.gemm").read_text()
 STEPS = [f"step{i}" for i in range(1, 7)]

@@ -1,4 +1,4 @@
-"""One naming rule for both backends (gemmc/symbols.py, docs/language.md "Names"): the HIP
+"""One naming rule for both backends (gemmc/support/symbols.py, docs/language.md "Names"): the HIP
 path and the own AMDGCN backend give a kernel the same symbol."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from gemmc import api
-from gemmc.diagnostics import GemmcError
-from gemmc.symbols import c_identifier, kernel_symbols, launcher_name
+import gemmc
+from gemmc.support.diagnostics import GemmcError
+from gemmc.support.symbols import c_identifier, kernel_symbols, launcher_name
 
 # The table of docs/language.md, "Names".
 RULE = [
@@ -49,12 +49,12 @@ def _hip_kernel(source: str) -> str:
 
 @pytest.mark.parametrize("name", ["__Weird_Name_2", "float", "hipLaunchKernelGGL"])
 def test_both_backends_print_one_symbol(name):
-    hip_m = api.parse(program(name))
-    api.lower(hip_m, "step1", "gfx942")
-    hip = api.emit(hip_m, "gfx942", "hip")
-    gcn_m = api.parse(program(name))
-    api.lower(gcn_m, "step1", "gfx942")
-    gcn = api.emit(gcn_m, "gfx942", "gcn")
+    hip_m = gemmc.parse(program(name))
+    gemmc.lower(hip_m, "step1", "gfx942")
+    hip = gemmc.emit(hip_m, "gfx942", "hip")
+    gcn_m = gemmc.parse(program(name))
+    gemmc.lower(gcn_m, "step1", "gfx942")
+    gcn = gemmc.emit(gcn_m, "gfx942", "gcn")
     symbol = c_identifier(name)
     assert _hip_kernel(hip) == symbol
     assert f"hipError_t launch_{symbol}(" in hip
@@ -65,12 +65,12 @@ def test_both_backends_print_one_symbol(name):
 
 def test_llvm_code_object_has_the_gcn_symbol():
     """LLVM's assembly of the HIP file exports the symbol gemmc's own backend prints."""
-    from gemmc.toolchain import compile_device
+    from gemmc.target.toolchain import compile_device
 
-    m = api.parse(program("__Weird_Name_2"))
-    api.lower(m, "step1", "gfx942")
+    m = gemmc.parse(program("__Weird_Name_2"))
+    gemmc.lower(m, "step1", "gfx942")
     try:
-        asm = compile_device(api.emit(m, "gfx942", "hip"), "gfx942", "asm")
+        asm = compile_device(gemmc.emit(m, "gfx942", "hip"), "gfx942", "asm")
     except GemmcError:
         pytest.skip("no clang with the AMDGPU backend")
     globls = re.findall(r"^\s*\.globl\s+(\S+)$", asm, re.M)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from benchmark_scripts import load
 
-from gemmc.diagnostics import GemmcError
+from gemmc.support.diagnostics import GemmcError
 
 
 def _script():
@@ -22,7 +22,7 @@ def test_triton_doc_is_current(capsys):
     mod = _script()
     if triton.__version__ != mod.TRITON_VERSION:
         pytest.skip(f"triton {triton.__version__}, the table is for {mod.TRITON_VERSION}")
-    from gemmc.toolchain import find_toolchain
+    from gemmc.target.toolchain import find_toolchain
 
     try:
         find_toolchain()

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import gemmc
-from gemmc.cli import main
-from gemmc.cost import sweep
-from gemmc.cost.sweep import read_shapes, tune_shape
-from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+from gemmc.driver.cli import main
+from gemmc.driver import sweep
+from gemmc.driver.sweep import read_shapes, tune_shape
+from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
 ROOT = Path(__file__).resolve().parent.parent
 SGEMM = str(ROOT / "examples" / "sgemm.gemm")
@@ -59,8 +59,8 @@ def test_the_table_has_one_entry_per_shape_in_file_order(table_jobs1):
 
 def test_each_entry_is_the_faster_of_search_and_selection(table_jobs1):
     """The entry's prediction is no slower than the selection's choice alone."""
-    from gemmc.arch import get_arch
-    from gemmc.cost.sweep import _selection_entry
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.sweep import _selection_entry
 
     _, table = table_jobs1
     m, n, k = SHAPES[2]
@@ -296,7 +296,7 @@ def test_a_sweep_of_20_shapes_on_a_local_ray_instance(table_jobs1, tmp_path, cap
 def test_the_progress_bar_counts_shapes_with_an_eta_from_the_start_of_the_work():
     import io
 
-    from gemmc.cost.tune import progress_bar
+    from gemmc.driver.tune import progress_bar
 
     now = [100.0]
     out = io.StringIO()

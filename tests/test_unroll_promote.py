@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from xdsl.dialects import memref, scf
 
 import gemmc
-from gemmc.api import parse_ir, print_ir
-from gemmc.ir_names import PRIVATE_SPACE, memory_space
+from gemmc import parse_ir, print_ir
+from gemmc.support.ir_names import PRIVATE_SPACE, memory_space
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from benchmark_scripts import load
 
-from gemmc.diagnostics import GemmcError
+from gemmc.support.diagnostics import GemmcError
 
 
 def _script():
@@ -19,7 +19,7 @@ def _script():
 
 
 def _need_toolchain():
-    from gemmc.toolchain import find_toolchain
+    from gemmc.target.toolchain import find_toolchain
 
     try:
         find_toolchain()

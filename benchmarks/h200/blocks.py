@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gemmc  # noqa: E402
 from configs import TUNED  # noqa: E402
 from gen import SM90, lowered  # noqa: E402
-from gemmc.bench import bench_source  # noqa: E402
-from gemmc.pipeline import with_vectorize_option  # noqa: E402
+from gemmc.driver.bench import bench_source  # noqa: E402
+from gemmc.driver.pipeline import with_vectorize_option  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = ["tuned_128x128x8_8x8", "tuned_128x128x16_8x8", "tuned_128x64x8_8x4"]
@@ -54,7 +54,7 @@ def gen(out: Path) -> None:
 
 def predicted_ratio(name: str, n: int) -> float:
     """Predicted speed of the blocks kernel over the element-store one (> 1: blocks faster)."""
-    from gemmc.cost.explain import predict_module
+    from gemmc.cost.compiled import predict_module
 
     spec = pipelines()
     times = [predict_module(lowered(spec[x], n, n, n), SM90, None, False).time_s for x in (name, f"{name}_blocks")]

@@ -27,9 +27,9 @@ TILES = ((64, 64, 4, 4), (64, 64, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (32, 
 
 def gen(out: Path) -> None:
     import gemmc
-    from gemmc import selection
-    from gemmc.arch import get_arch
-    from gemmc.bench import bench_source
+    from gemmc.driver import selection
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.bench import bench_source
     from gemmc.cost.model import predict
 
     sm90 = get_arch("sm_90")

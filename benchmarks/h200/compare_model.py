@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 import gemmc
-from gemmc.arch import get_arch
-from gemmc.cost.explain import predict_module
+from gemmc.target.arch import get_arch
+from gemmc.cost.compiled import predict_module
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gemmc  # noqa: E402
 from configs import SANITIZER_SHAPES, SIZES, STEPS, TUNED, TUNED_SIZES  # noqa: E402
-from gemmc.arch import get_arch  # noqa: E402
-from gemmc.bench import bench_source  # noqa: E402
+from gemmc.target.arch import get_arch  # noqa: E402
+from gemmc.driver.bench import bench_source  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SM90 = get_arch("sm_90")

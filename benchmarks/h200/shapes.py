@@ -62,10 +62,10 @@ def source(m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool =
 
 def gen(out: Path) -> None:
     import gemmc
-    from gemmc.arch import get_arch
-    from gemmc.bench import bench_source
+    from gemmc.target.arch import get_arch
+    from gemmc.driver.bench import bench_source
     from gemmc.cost.model import predict
-    from gemmc.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+    from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 
     sm90 = get_arch("sm_90")
     out.mkdir(parents=True, exist_ok=True)
@@ -165,10 +165,10 @@ def predict_amd(out: Path) -> None:
     """The same suite on the AMD targets, through the cost model: the arch's fixed default pipeline
     against the per-shape selection (out/shapes_amd.md and .json)."""
     import gemmc
-    from gemmc.arch import get_arch
+    from gemmc.target.arch import get_arch
     from gemmc.cost.model import predict
-    from gemmc.pipeline import default_pipeline
-    from gemmc.selection import select_pipeline
+    from gemmc.driver.pipeline import default_pipeline
+    from gemmc.driver.selection import select_pipeline
 
     sys.path.insert(0, str(HERE.parent))
     from machine import machine

@@ -9,7 +9,8 @@
 The passes live in passes/ (unroll_loops, promote_private, lower_to_amdgcn, amdgcn_regalloc,
 insert_waitcnt, amdgcn_finalize) and the dialect in dialects/amdgcn.py; this package has what comes after
 them: the assembly printer (asm), assembling and linking (toolchain), and the interpreter
-that runs the emitted program (interp).
+that runs the emitted program (interp).  Running the passes is the driver's (gemmc.driver.gcn:
+lower_to_gcn, emit_gcn, emit_gcn_hsaco), as for every other pipeline.
 """
 
 from __future__ import annotations
@@ -20,34 +21,6 @@ register tiles as values."""
 
 GCN_PIPELINE = GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
 """The passes that take kernel IR to a finalized amdgcn module."""
-
-
-def lower_to_gcn(module, arch) -> None:
-    """Run GCN_PIPELINE on a module of kernel IR (in place)."""
-    from gemmc.api import lower
-
-    lower(module, GCN_PIPELINE, arch)
-
-
-def emit_gcn(module, arch) -> str:
-    """The assembly of a module of kernel IR (lowered in place) or of a finalized amdgcn module."""
-    from gemmc.amdgcn.asm import print_module
-    from gemmc.dialects.amdgcn import GcnModuleOp, KernelOp
-
-    if not any(isinstance(op, GcnModuleOp) for op in module.walk()):
-        lower_to_gcn(module, arch)
-    elif any(isinstance(k, KernelOp) and not k.int_attr("finalized") for k in module.walk()):
-        from gemmc.api import lower
-
-        lower(module, "amdgcn-regalloc,insert-waitcnt,amdgcn-finalize", arch)
-    return print_module(module)
-
-
-def emit_gcn_hsaco(module, arch) -> bytes:
-    """The code object: emit_gcn's assembly through llvm-mc and ld.lld."""
-    from gemmc.amdgcn.toolchain import assemble
-
-    return assemble(emit_gcn(module, arch), arch)
 
 
 def report(module) -> str:

@@ -12,10 +12,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.arch import Arch, get_arch, get_gcn_isa
-from gemmc.diagnostics import GemmcError
+from gemmc.target.arch import Arch, get_arch, get_gcn_isa
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
-from gemmc.symbols import kernel_symbols
+from gemmc.support.symbols import kernel_symbols
 
 CODE_OBJECT_VERSION = 5  # amdhsa.version 1.2 (AMDGPUUsage, "Code Object V5 Metadata")
 

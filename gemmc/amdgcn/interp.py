@@ -49,8 +49,8 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.arch import Arch, get_arch, get_gcn_isa, get_matrix_instr
-from gemmc.diagnostics import GemmcError
+from gemmc.target.arch import Arch, get_arch, get_gcn_isa, get_matrix_instr
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects import amdgcn as g
 from gemmc.interp.host import launch_geometry
 
@@ -815,7 +815,7 @@ class Machine:
 
         def operand_type(name: str):
             if name in _FP8_FORMATS:
-                from gemmc.arith_semantics import fp8_dtypes
+                from gemmc.support.arith_semantics import fp8_dtypes
 
                 return fp8_dtypes()[name]
             t = {"f32": np.float32, "f16": np.float16, "bf16": "bf16"}.get(name)
@@ -1210,7 +1210,7 @@ def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
         raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
         return raw.copy(), 4 * raw.size
     if elem in _FP8_FORMATS:
-        from gemmc.arith_semantics import fp8_dtypes
+        from gemmc.support.arith_semantics import fp8_dtypes
 
         byte = np.ascontiguousarray(x).reshape(-1).astype(fp8_dtypes()[elem]).view(np.uint8)
         padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
@@ -1232,7 +1232,7 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
     if elem == "f32":
         return words.view(np.float32)[:like.size].reshape(like.shape)
     if elem in _FP8_FORMATS:
-        from gemmc.arith_semantics import fp8_dtypes
+        from gemmc.support.arith_semantics import fp8_dtypes
 
         return words.view(np.uint8)[:like.size].view(fp8_dtypes()[elem]).astype(like.dtype).reshape(like.shape)
     half = words.view(np.uint16)[:like.size]

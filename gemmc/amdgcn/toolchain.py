@@ -12,8 +12,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from gemmc.arch import Arch, get_arch
-from gemmc.toolchain import TRIPLE, Toolchain, _run, find_toolchain
+from gemmc.target.arch import Arch, get_arch
+from gemmc.target.toolchain import TRIPLE, Toolchain, run_tool, find_toolchain
 
 
 def assemble(asm: str, arch: Arch | str, link: bool = True, toolchain: Toolchain | None = None) -> bytes:
@@ -23,9 +23,9 @@ def assemble(asm: str, arch: Arch | str, link: bool = True, toolchain: Toolchain
     with tempfile.TemporaryDirectory(prefix="gemmc-gcn-") as tmp:
         src, obj, hsaco = Path(tmp) / "kernel.s", Path(tmp) / "kernel.o", Path(tmp) / "kernel.hsaco"
         src.write_text(asm)
-        _run([tc.tool("llvm-mc"), f"-triple={TRIPLE}", f"-mcpu={target.name}", "-filetype=obj", str(src),
+        run_tool([tc.tool("llvm-mc"), f"-triple={TRIPLE}", f"-mcpu={target.name}", "-filetype=obj", str(src),
               "-o", str(obj)], tc, target, tmp)
         if not link:
             return obj.read_bytes()
-        _run([tc.tool("ld.lld"), "-shared", str(obj), "-o", str(hsaco)], tc, target, tmp)
+        run_tool([tc.tool("ld.lld"), "-shared", str(obj), "-o", str(hsaco)], tc, target, tmp)
         return hsaco.read_bytes()

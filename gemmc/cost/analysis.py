@@ -9,11 +9,11 @@ from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 
-from gemmc.arch import Arch
-from gemmc.copy_lowering import with_copies_lowered
+from gemmc.target.arch import Arch
+from gemmc.transforms.copy_lowering import with_copies_lowered
 from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import DIMS_ATTR, KernelIR, read_kernel
-from gemmc.diagnostics import GemmcError
+from gemmc.support.diagnostics import GemmcError
 
 
 def dynamic_dims(module: ModuleOp) -> set[str]:

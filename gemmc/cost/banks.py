@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gemmc.arch import Arch
+from gemmc.target.arch import Arch
 
 
 @dataclass(frozen=True)

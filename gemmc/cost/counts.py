@@ -22,12 +22,12 @@ from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.ir import Operation
 
-from gemmc.arch import Arch
+from gemmc.target.arch import Arch
 from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
-from gemmc.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
-from gemmc.resources import ELEMENT_BYTES, global_bytes, lane_bytes
+from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
+from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
@@ -281,7 +281,7 @@ class _Context:
         eff_bytes = a.width * a.elem_bytes * (a.merge if a.contiguous else 1)
         byte_addr, live, weights = self._waves(a, addr, loops)
         if a.space == "global":
-            lines = _lines(byte_addr, live, eff_bytes, self.arch.cache_line_bytes)
+            lines = touched_lines(byte_addr, live, eff_bytes, self.arch.cache_line_bytes)
             a.lines = _weighted_mean(lines, live.any(axis=1), weights)
         else:
             res = banks.wave_cycles(byte_addr, live, eff_bytes, self.arch)
@@ -398,7 +398,7 @@ def _weighted_mean(values: np.ndarray, live_rows: np.ndarray, weights: np.ndarra
 def element_offsets(k: KernelIR, ev: LaneEvaluator, op: Operation) -> np.ndarray | None:
     """Row-major element offset of each sampled lane's access by `op`; None when a size or
     an index is not known."""
-    mem, idx = _memref_and_indices(op)
+    mem, idx = memref_and_indices(op)
     shape = [k.dim_of(mem, i) for i in range(mem.type.get_num_dims())]
     if any(s is None for s in shape):
         return None
@@ -412,7 +412,7 @@ def element_offsets(k: KernelIR, ev: LaneEvaluator, op: Operation) -> np.ndarray
     return np.asarray(off)
 
 
-def _lines(byte_addr: np.ndarray, live: np.ndarray, access: float, line: int) -> np.ndarray:
+def touched_lines(byte_addr: np.ndarray, live: np.ndarray, access: float, line: int) -> np.ndarray:
     """Distinct cache lines each wave's live lanes touch (a packed FP4 / FP6 element's bytes: the
     ones its bits fall in)."""
     first = np.floor(byte_addr) // line
@@ -431,7 +431,7 @@ def _access_of(op: Operation) -> tuple[str, bool, int, float] | None:
         return "global", False, max(1, _transfer_bytes(op) // eb), eb
     # an atomic add (split-k) is counted as the store it ends in: the add happens in the L2
     if isinstance(op, (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp, memref.AtomicRMWOp)):
-        mem, _ = _memref_and_indices(op)
+        mem, _ = memref_and_indices(op)
         t = mem.type
         if not isinstance(t, MemRefType):
             return None
@@ -451,7 +451,7 @@ def _transfer_bytes(op: Operation) -> int:
     return transfer_bytes(op.properties["transferType"])
 
 
-def _memref_and_indices(op: Operation):
+def memref_and_indices(op: Operation):
     if op.name == GATHER_TO_LDS:
         n = op.operands[0].type.get_num_dims()
         return op.operands[0], list(op.operands[1:1 + n])
@@ -486,7 +486,7 @@ def _role(op: Operation) -> str | None:
 def _arg_index(k: KernelIR, op: Operation) -> int | None:
     from xdsl.ir import BlockArgument
 
-    mem, _ = _memref_and_indices(op)
+    mem, _ = memref_and_indices(op)
     if isinstance(mem, BlockArgument) and mem.block.parent_op() is k.kernel:
         return mem.index
     return None

@@ -18,10 +18,10 @@ from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from gemmc.cost.lanes import Grid, LaneEvaluator, loops_of
-from gemmc.diagnostics import GemmcError
-from gemmc.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, ROLE_ATTR, ROLE_K_LOOP, SCHEDULE_ATTR
-from gemmc.resources import ELEMENT_BYTES, global_bytes
-from gemmc.schedule import Schedule
+from gemmc.support.diagnostics import GemmcError
+from gemmc.support.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, ROLE_ATTR, ROLE_K_LOOP, SCHEDULE_ATTR
+from gemmc.target.resources import ELEMENT_BYTES, global_bytes
+from gemmc.transforms.schedule import Schedule
 
 
 

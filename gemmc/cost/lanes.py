@@ -14,7 +14,7 @@ so an address computed inside a loop nest has one entry per (workgroup, thread,
 iteration) and a value outside the loops is just broadcast.  Values the evaluator
 cannot know (loads, floats, loop-carried values) are None; callers treat a None guard
 as taken.  Nothing here runs the kernel: it is a few numpy operations per index op,
-each the interpreter's own (gemmc/arith_semantics.py).
+each the interpreter's own (gemmc/support/arith_semantics.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from gemmc.arith_semantics import CMPI, CMPI_NAMES, INT_BINARY
+from gemmc.support.arith_semantics import CMPI, CMPI_NAMES, INT_BINARY
 
 FULL_TRIP = 8  # loops with at most this many iterations are enumerated; longer ones sampled
 SAMPLES = 4  # iterations sampled from a longer loop: first, second, middle, last

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from xdsl.dialects import gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from gemmc.arch import Arch, flops_per_cycle, instrs_taking
+from gemmc.target.arch import Arch, flops_per_cycle, instrs_taking
 from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
-from gemmc.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
-from gemmc.resources import lane_bytes
+from gemmc.support.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
+from gemmc.target.resources import lane_bytes
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
@@ -128,7 +128,7 @@ def problem_peak_tflops(arch: Arch, in_type: str) -> float:
 
 def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:
     """Predict the kernel of a lowered module on `arch` (resources: the compiler's report
-    for this kernel, a gemmc.toolchain.KernelResources, or None to estimate)."""
+    for this kernel, a gemmc.target.toolchain.KernelResources, or None to estimate)."""
     kernels = read_kernels(module, dims)
     main = main_kernel(kernels)
     p = predict_kernel(main, arch, resources)

@@ -6,7 +6,7 @@
 VGPRs come from the compiler's resource-usage report when one is given (gemmc.toolchain,
 `source="compiler"`), else from an estimate from the IR (`source="estimate"`): the
 accumulator and fragment register tiles (private memrefs), the prefetched tile elements
-a double-buffered kernel holds, and a fixed base, weighed by gemmc.resources.vgprs (fitted
+a double-buffered kernel holds, and a fixed base, weighed by gemmc.target.resources.vgprs (fitted
 to clang-22's VGPR counts over 108 schedules on gfx942, mean relative error 22 %,
 docs/cost-model.md; the tiling passes' check uses the same function's floor).  The compiler
 also caps VGPRs: without launch bounds it assumes 1024-thread workgroups, which on a
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 
-from gemmc import resources
-from gemmc.arch import Arch
+from gemmc.target import resources
+from gemmc.target.arch import Arch
 from gemmc.cost.counts import Counts
 from gemmc.cost.kernel import KernelIR
-from gemmc.ir_names import (
+from gemmc.support.ir_names import (
     FLAT_WORK_GROUP_SIZE_ATTR,
     PRIVATE_SPACE,
     ROLE_ATTR,
@@ -68,7 +68,7 @@ class Occupancy:
 
 
 def lds_bytes(k: KernelIR) -> int:
-    """LDS a workgroup allocates (gemmc.resources.lds_bytes of the kernel)."""
+    """LDS a workgroup allocates (gemmc.target.resources.lds_bytes of the kernel)."""
     return resources.lds_bytes(k.kernel)
 
 
@@ -112,7 +112,7 @@ def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
 
 
 def occupancy(k: KernelIR, arch: Arch, counts: Counts, resources=None) -> Occupancy:
-    """Occupancy from the compiler's VGPRs (a gemmc.toolchain.KernelResources) or an estimate.
+    """Occupancy from the compiler's VGPRs (a gemmc.target.toolchain.KernelResources) or an estimate.
 
     The limits are computed here in both cases, for the launch's real workgroup size
     (clang's own occupancy remark assumes the largest workgroup the launch bounds allow)."""

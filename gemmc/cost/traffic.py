@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import MemRefType
 
-from gemmc.arch import Arch
-from gemmc.cost.counts import Access, Counts, _lines, element_offsets
+from gemmc.target.arch import Arch
+from gemmc.cost.counts import Access, Counts, touched_lines, element_offsets
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import loops_of
 from gemmc.cost.occupancy import Occupancy
-from gemmc.resources import global_bytes
+from gemmc.target.resources import global_bytes
 
 MAX_WINDOW = 64
 L1_WINDOW = 1  # iterations the L1 is credited with keeping lines across (see docstring)
@@ -144,7 +144,7 @@ def _window_lines(k: KernelIR, arch: Arch, ev, a: Access, depth: int, wmax: int)
     pad = groups * ws - t
     if pad:
         col = np.concatenate([col, np.repeat(col[-1:], pad)])
-    per_wave = _lines(col.reshape(groups, ws), np.ones((groups, ws), bool), access, line)
+    per_wave = touched_lines(col.reshape(groups, ws), np.ones((groups, ws), bool), access, line)
     out["waves"] = float(per_wave.sum())
     return out
 

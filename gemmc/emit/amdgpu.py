@@ -5,7 +5,7 @@
                     d = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(a, b, c, false);  (RDNA3 f16 acc: OPSEL)
     amdgpu.gather_to_lds -> __builtin_amdgcn_global_load_lds((void*)&A[..], (void*)&tile[..][..], 4, 0, 0);
 
-The builtin of each instruction is an arch fact (gemmc.arch.MatrixInstr.builtin): the op's
+The builtin of each instruction is an arch fact (gemmc.target.arch.MatrixInstr.builtin): the op's
 shape and types name the instruction on the emitter's arch.  Operands are the per-lane
 vectors of the IR (v4half, v16float, ...); clang takes bf16 vectors where a builtin
 declares 16-bit integer vectors.  FP8 operands (v8uchar, their bytes) are bit-cast to the

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-FORMAT_CODE = 4  # cbsz / blgp of FP4 E2M1 in the f8f6f4 MFMAs (gemmc.arch.F8F6F4_FORMATS)
+FORMAT_CODE = 4  # cbsz / blgp of FP4 E2M1 in the f8f6f4 MFMAs (gemmc.target.arch.F8F6F4_FORMATS)
 
 
 def row_bytes(n: int) -> int:

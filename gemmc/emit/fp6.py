@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-FORMAT_CODES = {"f6e2m3fn": 2, "f6e3m2fn": 3}  # cbsz / blgp (gemmc.arch.F8F6F4_FORMATS)
+FORMAT_CODES = {"f6e2m3fn": 2, "f6e3m2fn": 3}  # cbsz / blgp (gemmc.target.arch.F8F6F4_FORMATS)
 
 
 def row_bytes(n: int) -> int:

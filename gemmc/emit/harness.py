@@ -34,7 +34,7 @@ from gemmc.emit.hip import (
     float_eps,
     scalar_ctype,
 )
-from gemmc.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
+from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
 
 
 # ---------------------------------------------------------------------------------------

@@ -107,10 +107,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
-from gemmc.arch import Arch, get_arch
-from gemmc.diagnostics import EXIT_INPUT, GemmcError
+from gemmc.target.arch import Arch, get_arch
+from gemmc.support.diagnostics import EXIT_INPUT, GemmcError
 from gemmc.emit import fp4, fp6
-from gemmc.ir_names import (
+from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     ATOMIC_ADDF,
     DIMS_ATTR,
@@ -124,8 +124,8 @@ from gemmc.ir_names import (
     WAVES_PER_EU_ATTRS,
     memory_space,
 )
-from gemmc.lds_access import known_multiple, row_multiple
-from gemmc.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
+from gemmc.transforms.lds_access import known_multiple, row_multiple
+from gemmc.support.symbols import RESERVED, c_identifier, kernel_symbols, launcher_name
 
 PASS_NAME = "emit-hip"
 
@@ -627,7 +627,7 @@ def _check_fp8_conversion(p: FunctionPrinter, op: Operation, t: Attribute) -> No
 
 def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
     """f32 lanes to FP8 bytes, four to a word: v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins,
-    without clamp: nearest even, not saturating, as gemmc.arch.MatrixInstr.convert states)
+    without clamp: nearest even, not saturating, as gemmc.target.arch.MatrixInstr.convert states)
     writes two bytes into the low (false) or high (true) half of the word it is given."""
     to = op.results[0].type
     n = to.get_shape()[0]
@@ -703,7 +703,7 @@ def _byte_code(v: float, t: Attribute, op: Operation) -> int:
     ml_dtypes code, where the format has `v` exactly (a C literal would be the byte's number)."""
     import numpy as np
 
-    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.support.arith_semantics import fp8_dtypes
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
     name = gemm_type_name(t)
@@ -2006,7 +2006,7 @@ _register_dialects()
 
 def emit_hip(module: ModuleOp, arch: Arch | str, harness: bool = False) -> str:
     """The kernel IR of `module` as one HIP C++ file for `arch` (see the module docstring)."""
-    from gemmc.copy_lowering import with_copies_lowered
+    from gemmc.transforms.copy_lowering import with_copies_lowered
 
     target = arch if isinstance(arch, Arch) else get_arch(arch)
     return HipEmitter(target, harness).emit(with_copies_lowered(module))
@@ -2017,7 +2017,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    from gemmc.diagnostics import EXIT_INTERNAL
+    from gemmc.support.diagnostics import EXIT_INTERNAL
 
     parser = argparse.ArgumentParser(prog="python -m gemmc.emit.hip", description=main.__doc__)
     parser.add_argument("file", help="kernel IR in MLIR syntax ('-' for stdin)")
@@ -2028,8 +2028,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 
-        from gemmc.context import make_context
-        from gemmc.diagnostics import location_in
+        from gemmc.frontend.context import make_context
+        from gemmc.support.diagnostics import location_in
 
         if args.file == "-":
             text, name = sys.stdin.read(), "<stdin>"
@@ -2038,7 +2038,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with open(args.file, encoding="utf-8") as f:
                     text, name = f.read(), args.file
             except OSError as e:
-                from gemmc.diagnostics import EXIT_IO
+                from gemmc.support.diagnostics import EXIT_IO
 
                 raise GemmcError(f"{args.file}: cannot read: {e.strerror}", code=EXIT_IO) from None
         try:

@@ -8,7 +8,7 @@ the random fill and the packing of FP6 / FP4 rows, written into the harness as C
     values(name)                 numpy: each code's value; c_literal(v): a double as a C literal
     PACK_HELPERS                 C++: rows of FP4 / FP6 codes packed as global memory holds them
 
-The values are ml_dtypes' (gemmc.arith_semantics.fp8_dtypes: the reference numerics of these
+The values are ml_dtypes' (gemmc.support.arith_semantics.fp8_dtypes: the reference numerics of these
 formats, as the interpreter's), printed into a table of the 2^bits codes, so the harness's
 reference is the declared type's meaning, not a second decoder.  The fill is the interpreter's
 (gemmc.interp.check.random_inputs): FP8 uniform in [-1, 1], FP6 and FP4 uniform over their
@@ -24,7 +24,7 @@ import math
 import numpy as np
 from xdsl.ir import Attribute
 
-from gemmc.arch import ELEMENT_BITS
+from gemmc.target.arch import ELEMENT_BITS
 from gemmc.dialects.gemm import FP8_TYPES, MX_NARROW_TYPES, SCALE_NAME, SCALE_TYPES, type_name
 
 NARROW = (*FP8_TYPES, *MX_NARROW_TYPES, *SCALE_TYPES)
@@ -39,7 +39,7 @@ def format_of(t: Attribute) -> str | None:
 
 def values(name: str) -> np.ndarray:
     """Each code's value (float64), by ml_dtypes."""
-    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.support.arith_semantics import fp8_dtypes
 
     codes = np.arange(2 ** ELEMENT_BITS[name], dtype=np.uint8)
     return codes.view(fp8_dtypes()[name]).astype(np.float64)

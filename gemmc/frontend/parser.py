@@ -30,13 +30,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
-from gemmc.arch import Arch
-from gemmc.diagnostics import GemmcError, location_in, usage_error
+from gemmc.target.arch import Arch
+from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
     ELEMENT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME, MatmulOp, dims_attr,
     is_fp8, is_narrow_float,
 )
-from gemmc.ir_names import DIMS_ATTR
+from gemmc.support.ir_names import DIMS_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gemmc.arith_semantics import FP8_NAMES, fp8_dtypes
+from gemmc.support.arith_semantics import FP8_NAMES, fp8_dtypes
 
 
 class _ByFormat(dict):

@@ -41,8 +41,9 @@ from xdsl.ir import BlockArgument, SSAValue
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
-from gemmc.arch import Arch, get_arch
-from gemmc.diagnostics import GemmcError
+from gemmc.target.arch import Arch, get_arch
+from gemmc.support.named_pipelines import pass_names
+from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.gemm import ELEMENT_TYPES, MX_NARROW_TYPES, SCALE_NAME, MatmulOp, type_name
 from gemmc.interp.accuracy import (
     EXACT_SCALARS,
@@ -65,12 +66,12 @@ from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, r
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.ir_names import DIMS_ATTR, SPEC_ATTR
-from gemmc.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
-from gemmc.matmul_spec import arg_index as _arg_index
-from gemmc.matmul_spec import scalar_of as _scalar_of
-from gemmc.matmul_spec import spec_from_attr as _spec_from_attr
-from gemmc.matmul_spec import spec_from_matmul as _spec_from_matmul
+from gemmc.support.ir_names import DIMS_ATTR, SPEC_ATTR
+from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
+from gemmc.transforms.matmul_spec import arg_index as _arg_index
+from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
+from gemmc.transforms.matmul_spec import spec_from_attr as _spec_from_attr
+from gemmc.transforms.matmul_spec import spec_from_matmul as _spec_from_matmul
 
 
 
@@ -182,7 +183,7 @@ def arg_shapes(fn: func.FuncOp, dims: dict[str, int]) -> list[tuple[int, ...] | 
 def _format_max(name: str) -> float:
     import ml_dtypes
 
-    from gemmc.arith_semantics import fp8_dtypes
+    from gemmc.support.arith_semantics import fp8_dtypes
 
     return float(ml_dtypes.finfo(fp8_dtypes()[name]).max)
 
@@ -406,15 +407,10 @@ def _fragment_type(op, arch: Arch) -> str | None:
 
 def _matrix_pass(module: ModuleOp) -> str | None:
     """The last matrix-core pass of the pipeline the module records (gemmc.pipeline)."""
-    from gemmc.pipeline import parse_pipeline_spec
-
     recorded = module.attributes.get("gemmc.pipeline")
     if not isinstance(recorded, StringAttr):
         return None
-    try:
-        names = [p.name for p in parse_pipeline_spec(recorded.data)]
-    except GemmcError:  # a pipeline of passes since unregistered: say what the IR shows instead
-        return None
+    names = pass_names(recorded.data)
     return next((n for n in reversed(names) if n in MATRIX_PASSES), None)
 
 
@@ -468,7 +464,7 @@ def check(
 ) -> CheckResult:
     """Run the module on random inputs and on exact ones and compare C with the declared program
     (tile-level copies are run as the loops they lower to)."""
-    from gemmc.copy_lowering import with_copies_lowered
+    from gemmc.transforms.copy_lowering import with_copies_lowered
 
     module = with_copies_lowered(module)
     arch = get_arch(arch) if isinstance(arch, str) else arch

@@ -35,9 +35,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from gemmc.arith_semantics import to_bf16, to_fp8
-from gemmc.diagnostics import GemmcError
-from gemmc.resources import device_bytes
+from gemmc.support.arith_semantics import to_bf16, to_fp8
+from gemmc.support.diagnostics import GemmcError
+from gemmc.target.resources import device_bytes
 
 
 class InterpError(GemmcError):
@@ -69,7 +69,7 @@ def vector_width(t: Attribute) -> int:
     return shape[0]
 
 
-# FP8 types and their .gemm names (gemmc.arith_semantics.FP8_DTYPES)
+# FP8 types and their .gemm names (gemmc.support.arith_semantics.FP8_DTYPES)
 # and the block-scaled (MX) formats, held the same way (the E8M0 scale: a power of two, or NaN)
 _FP8 = {Float8E4M3FNUZType: "f8e4m3fnuz", Float8E5M2FNUZType: "f8e5m2fnuz",
         Float8E4M3FNType: "f8e4m3fn", Float8E5M2Type: "f8e5m2",
@@ -108,7 +108,7 @@ def is_bf16(t: Attribute) -> bool:
 
 def element_bytes(t: Attribute) -> int:
     """Bytes one element of `t` occupies on the device (bf16 is 2, FP8 1, although held as float32;
-    FP6 and FP4 count 1: gemmc's kernels keep one MX element per byte: gemmc.resources.device_bytes);
+    FP6 and FP4 count 1: gemmc's kernels keep one MX element per byte: gemmc.target.resources.device_bytes);
     an index, 8."""
     t = element_type(t)
     return 8 if isinstance(t, IndexType) else device_bytes(t)

@@ -15,7 +15,7 @@ from xdsl.dialects import gpu, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from gemmc.arch import Arch
+from gemmc.target.arch import Arch
 from gemmc.dialects.gemm import MatmulOp
 from gemmc.interp.common import InterpError, np_dtype, round_to, value_name
 from gemmc.interp.ops import ArithFunctions

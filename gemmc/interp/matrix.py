@@ -1,7 +1,7 @@
 """Matrix-core ops and direct-to-LDS loads, lane-accurate.
 
 `amdgpu.mfma` / `amdgpu.wmma`: every wave assembles A, B and C from its lanes exactly as
-the instruction's layout (gemmc.arch.MatrixInstr.a / .b / .d) places them, computes
+the instruction's layout (gemmc.target.arch.MatrixInstr.a / .b / .d) places them, computes
 D = A @ B + C (in float64, rounded once to the accumulator type: f32, or f16 / bf16 on
 RDNA, whose RDNA3 forms fill every other element, OPSEL 0), and hands each lane back the registers
 the layout gives it.  A lane's operand contributes only the elements the layout assigns
@@ -27,13 +27,13 @@ from functools import lru_cache
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from gemmc.arch import Layout, MatrixInstr
+from gemmc.target.arch import Layout, MatrixInstr
 from gemmc.dialects.amdgpu import (
     GatherToLDSOp, MFMAOp, ScaledMFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes,
 )
 from gemmc.interp import memory
 from gemmc.interp.common import InterpError, is_vector, to_bf16
-from gemmc.interp.simt import KernelState
+from gemmc.interp.state import KernelState
 
 
 @dataclass(frozen=True)

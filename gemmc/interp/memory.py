@@ -32,9 +32,9 @@ from xdsl.ir import Operation, SSAValue
 
 from gemmc.dialects.gemm import AssumeRowsAlignedOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
-from gemmc.interp.simt import KernelState
-from gemmc.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
-from gemmc.resources import global_bytes, lane_bytes
+from gemmc.interp.state import KernelState
+from gemmc.support.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
+from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
 

@@ -11,7 +11,7 @@ float64 (which holds the product of two f32 exactly) and rounded once to the typ
 a fused multiply-add, up to a rare double rounding for f32 when the sum needs more
 than 53 bits.
 
-What each arith op computes is gemmc/arith_semantics.py's table, which the cost model's
+What each arith op computes is gemmc/support/arith_semantics.py's table, which the cost model's
 lane evaluator shares.  Integer ops on per-lane values count as integer VALU instructions; on uniform
 values (loop counters, sizes) they are scalar ALU work and are not counted.
 """
@@ -29,12 +29,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from gemmc.arith_semantics import CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FLOAT_BINARY, INT_BINARY
-from gemmc.arith_semantics import scalar as _scalar
-from gemmc.arith_semantics import signed as _s
-from gemmc.arith_semantics import unsigned as _u
+from gemmc.support.arith_semantics import CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FLOAT_BINARY, INT_BINARY
+from gemmc.support.arith_semantics import scalar as _scalar
+from gemmc.support.arith_semantics import signed as _s
+from gemmc.support.arith_semantics import unsigned as _u
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width
-from gemmc.interp.simt import KernelState, lane_where
+from gemmc.interp.state import KernelState, lane_where
 
 
 @dataclass

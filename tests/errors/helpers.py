@@ -2,7 +2,7 @@
 
 A catalogue entry is a `Case`: files to create, a command line, the exit code and the
 exact first line of stderr that docs/errors.md promises.  `run_in_process` calls
-gemmc.cli.main (fast); `run_console` runs the installed `gemmc` console script in a
+gemmc.driver.cli.main (fast); `run_console` runs the installed `gemmc` console script in a
 subprocess, as a user would.  Both assert that no Python traceback reaches the user.
 """
 
@@ -110,8 +110,8 @@ def check_render(lines: list[str]) -> None:
 
 def run_in_process(argv: list[str], stdin: bytes | None = None, env: dict[str, str] | None = None,
                    monkeypatch=None) -> tuple[int, str, str]:
-    """gemmc.cli.main(argv) with stdout and stderr captured (and stdin, env replaced)."""
-    from gemmc.cli import main
+    """gemmc.driver.cli.main(argv) with stdout and stderr captured (and stdin, env replaced)."""
+    from gemmc.driver.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     saved_stdin = sys.stdin

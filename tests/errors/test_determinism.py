@@ -13,13 +13,13 @@ import sys
 import pytest
 
 from errors.helpers import EXAMPLES, ROOT, run_console
-from gemmc import api
-from gemmc.diagnostics import GemmcError
+import gemmc
+from gemmc.support.diagnostics import GemmcError
 
 
 def _has_clang() -> bool:
     try:
-        from gemmc.toolchain import find_toolchain
+        from gemmc.target.toolchain import find_toolchain
 
         find_toolchain()
         return True
@@ -39,15 +39,15 @@ CASES = [  # (example, pipeline, arch, -D, what to emit)
 # What a separate process prints: a digest of every output of every case.
 SCRIPT = """
 import hashlib, json, sys
-from gemmc import api
+import gemmc
 cases = json.loads(sys.argv[1])
 out = {}
 for name, pipeline, arch, defines, kinds in cases:
-    m = api.parse_file(name, defines)
-    out[f"{name} {pipeline} gemm-ir"] = api.print_ir(m)
-    api.lower(m, pipeline, arch)
+    m = gemmc.parse_file(name, defines)
+    out[f"{name} {pipeline} gemm-ir"] = gemmc.print_ir(m)
+    gemmc.lower(m, pipeline, arch)
     for kind in kinds:
-        data = api.emit(m, arch, kind)
+        data = gemmc.emit(m, arch, kind)
         data = data if isinstance(data, bytes) else data.encode()
         out[f"{name} {pipeline} {kind}"] = hashlib.sha256(data).hexdigest()
 print(json.dumps(out, sort_keys=True))
@@ -63,11 +63,11 @@ def _cases() -> list:
 def _outputs() -> dict[str, str]:
     out = {}
     for name, pipeline, arch, defines, kinds in _cases():
-        m = api.parse_file(name, defines)
-        out[f"{name} {pipeline} gemm-ir"] = api.print_ir(m)
-        api.lower(m, pipeline, arch)
+        m = gemmc.parse_file(name, defines)
+        out[f"{name} {pipeline} gemm-ir"] = gemmc.print_ir(m)
+        gemmc.lower(m, pipeline, arch)
         for kind in kinds:
-            data = api.emit(m, arch, kind)
+            data = gemmc.emit(m, arch, kind)
             data = data if isinstance(data, bytes) else data.encode()
             out[f"{name} {pipeline} {kind}"] = hashlib.sha256(data).hexdigest()
     return out

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from errors.helpers import BASE, Case, run_in_process
-from gemmc import api
+import gemmc
 
 NO_CC = "--no-compiler"  # the cost model's estimate: no toolchain, fast
 
@@ -22,13 +22,13 @@ NO_CC = "--no-compiler"  # the cost model's estimate: no toolchain, fast
 def _lowered() -> tuple[str, str, str]:
     """BASE for gfx942 as kernel IR (step1), as gemmc's AMDGCN program and with MFMAs (step7),
     made once."""
-    m = api.parse(BASE)
-    api.lower(m, "step1", "gfx942")
-    kernel_ir = api.print_ir(m)
-    api.lower(m, "lower-to-amdgcn", "gfx942")
-    mfma = api.parse(BASE)
-    api.lower(mfma, "step7", "gfx942")
-    return kernel_ir, api.print_ir(m), api.print_ir(mfma)
+    m = gemmc.parse(BASE)
+    gemmc.lower(m, "step1", "gfx942")
+    kernel_ir = gemmc.print_ir(m)
+    gemmc.lower(m, "lower-to-amdgcn", "gfx942")
+    mfma = gemmc.parse(BASE)
+    gemmc.lower(mfma, "step7", "gfx942")
+    return kernel_ir, gemmc.print_ir(m), gemmc.print_ir(mfma)
 
 
 def _inputs(d: Path) -> None:
@@ -184,7 +184,7 @@ def test_bad_command(case: Case, tmp_path):
 
 def test_tune_says_why_no_candidate_fits(tmp_path, monkeypatch):
     """A search whose every candidate a pass refuses names the refusal, and writes nothing."""
-    from gemmc.cost import tune
+    from gemmc.driver import tune
 
     too_big = tune.Candidate(256, 256, 32, 8, 8, True, 1, 0)  # 256x32 + 32x256 f32 tiles, twice: 128 KiB
     monkeypatch.setattr(tune, "space", lambda arch, dtype=None: [too_big])
@@ -240,7 +240,7 @@ class _Pyplot:
 
 @pytest.mark.parametrize("fail", [False, True], ids=["whole", "failing"])
 def test_plot_is_written_whole_or_not_at_all(fail, tmp_path, monkeypatch):
-    from gemmc import plotting
+    from gemmc.driver import plotting
 
     monkeypatch.setattr(plotting, "pyplot", lambda: _Pyplot)
     target = tmp_path / "roof.svg"

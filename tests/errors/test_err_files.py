@@ -184,7 +184,7 @@ def test_unwritable_output_for_root(tmp_path):
 
 
 def test_stdin_closed(monkeypatch, capsys):
-    from gemmc.cli import main
+    from gemmc.driver.cli import main
 
     monkeypatch.setattr(sys, "stdin", None)
     code = main(["opt", "-"])

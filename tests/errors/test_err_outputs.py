@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from errors.helpers import BASE, run_in_process
-from gemmc import api
-from gemmc.diagnostics import GemmcError
+import gemmc
+from gemmc.support.diagnostics import GemmcError
 
 
 def _toolchain():
     try:
-        from gemmc.toolchain import find_toolchain
+        from gemmc.target.toolchain import find_toolchain
 
         return find_toolchain()
     except GemmcError:
@@ -38,7 +38,7 @@ def test_write_goes_through_a_temporary_and_a_rename(tmp_path, monkeypatch):
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", spy)
-    api.write_output(str(target), "new whole text\n")
+    gemmc.write_output(str(target), "new whole text\n")
     assert seen["dst"] == target and seen["src"].parent == tmp_path and seen["src"] != target
     assert seen["content"] == b"new whole text\n" and seen["target_then"] == "old"
     assert target.read_text() == "new whole text\n"
@@ -67,7 +67,7 @@ def test_disk_full_midway_keeps_the_old_output(tmp_path, monkeypatch):
 
     monkeypatch.setattr("builtins.open", lambda p, mode="r", *a, **k: HalfFile(real_open(p, mode, *a, **k)))
     with pytest.raises(GemmcError) as e:
-        api.write_output(str(target), "x" * 10000)
+        gemmc.write_output(str(target), "x" * 10000)
     monkeypatch.undo()
     assert e.value.code == 3 and e.value.message == f"{target}: cannot write: No space left on device"
     assert target.read_text() == "old"
@@ -83,7 +83,7 @@ def test_failed_rename_keeps_the_old_output(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(GemmcError) as e:
-        api.write_output(str(target), "new")
+        gemmc.write_output(str(target), "new")
     assert e.value.code == 3 and target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.hip"]
 
@@ -133,7 +133,7 @@ def test_an_error_leaves_the_old_output_alone(argv, env, code, tmp_path):
 @pytest.mark.parametrize("cmd, name", [("compile", "k.gemm"), ("opt", "k.gemm"), ("opt", "k.mlir")])
 def test_output_equal_to_input_is_refused_before_any_work(cmd, name, tmp_path):
     src = tmp_path / name
-    text = BASE if name.endswith(".gemm") else api.print_ir(api.parse(BASE))
+    text = BASE if name.endswith(".gemm") else gemmc.print_ir(gemmc.parse(BASE))
     src.write_text(text)
     for spelling in (str(src), f"{tmp_path}/../{tmp_path.name}/{name}"):
         code, _, err = run_in_process([cmd, str(src), "-o", spelling])
@@ -151,9 +151,9 @@ def test_emit_asm_and_hsaco_whole(kind, tmp_path):
     code, stdout, err = run_in_process(["compile", str(tmp_path / "k.gemm"), "-p", "step2", "--emit", kind,
                                         "-o", str(out)])
     assert code == 0 and stdout == "", err
-    m = api.parse(BASE)
-    api.lower(m, "step2", "gfx942")
-    want = api.emit(m, "gfx942", kind)
+    m = gemmc.parse(BASE)
+    gemmc.lower(m, "step2", "gfx942")
+    want = gemmc.emit(m, "gfx942", kind)
     data = out.read_bytes()
     if kind == "hsaco":
         assert data[:4] == b"\x7fELF" and data == want

@@ -13,8 +13,8 @@ import pytest
 
 import fuzzing as F
 from errors.helpers import BASE, SGEMM, base_with, run_in_process
-from gemmc import api
-from gemmc.diagnostics import GemmcError
+import gemmc
+from gemmc.support.diagnostics import GemmcError
 
 
 def _diag(fn, *args, **kwargs) -> GemmcError:
@@ -24,14 +24,14 @@ def _diag(fn, *args, **kwargs) -> GemmcError:
     return e.value
 
 
-# -- gemmc/pipeline.py ---------------------------------------------------------------------------
+# -- gemmc/driver/pipeline.py ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("spec", ["gemm-to-kernel{", "gemm-to-kernel}", ",", "a,,b", "x{y=}", "'step1'", " ,"])
 def test_malformed_pipeline_is_not_a_traceback(spec):
     """xDSL's ArgSpecParseError derives from BaseException, so `except Exception` let it
     through as a traceback (fuzzer: pipeline 'gemm-to-kernel{')."""
-    e = _diag(api.lower, api.parse(BASE), spec, "gfx942")
+    e = _diag(gemmc.lower, gemmc.parse(BASE), spec, "gfx942")
     assert e.code == 2 and e.message.startswith(f"malformed pipeline '{spec}': ")
 
 
@@ -39,11 +39,11 @@ def test_malformed_pipeline_is_not_a_traceback(spec):
 def test_named_pipeline_inside_a_list(spec):
     """A named pipeline in a pass list read `ArgSpec.args`, which does not exist
     (AttributeError, exit 5; fuzzer: 'step1,')."""
-    m = api.parse(BASE)
+    m = gemmc.parse(BASE)
     if spec == "step1,":
-        api.lower(m, spec, "gfx942")  # a trailing comma is allowed
+        gemmc.lower(m, spec, "gfx942")  # a trailing comma is allowed
         return
-    e = _diag(api.lower, m, spec, "gfx942")
+    e = _diag(gemmc.lower, m, spec, "gfx942")
     if "{" in spec:
         assert e.code == 2 and "takes no options" in e.message
     else:
@@ -52,11 +52,11 @@ def test_named_pipeline_inside_a_list(spec):
 
 def test_option_type_errors_are_worded():
     """'Incompatible types: given ('x',), expected <class 'int'>' leaked xDSL's internals."""
-    e = _diag(api.lower, api.parse(BASE), "gemm-to-kernel{block-x=x}", "gfx942")
+    e = _diag(gemmc.lower, gemmc.parse(BASE), "gemm-to-kernel{block-x=x}", "gfx942")
     assert e.message == "pass 'gemm-to-kernel': option 'block-x' expects an integer, not \"x\""
 
 
-# -- gemmc/tiling_checks.py --------------------------------------------------------------------------
+# -- gemmc/transforms/tiling_checks.py --------------------------------------------------------------------------
 
 
 def test_launch_bounds_then_more_threads():
@@ -65,12 +65,12 @@ def test_launch_bounds_then_more_threads():
     interpreter passed it (fuzzer invariant: a kernel never exceeds its launch bounds)."""
     pipeline = ("gemm-to-kernel{block-x=8 block-y=8},launch-bounds{max-threads=64},"
                 "lds-tiling{block-m=64 block-n=64},register-tiling{thread-m=2 thread-n=2}")
-    e = _diag(api.lower, api.parse(BASE), pipeline, "gfx942")
+    e = _diag(gemmc.lower, gemmc.parse(BASE), pipeline, "gfx942")
     assert e.message.startswith("register-tiling: 1024 threads per workgroup exceed the launch bounds (64)")
     # launch-bounds after the tiling passes is the supported order
-    m = api.parse(BASE)
-    api.lower(m, pipeline.replace("launch-bounds{max-threads=64},", "") + ",launch-bounds{max-threads=1024}", "gfx942")
-    assert api.check(m, "gfx942").passed
+    m = gemmc.parse(BASE)
+    gemmc.lower(m, pipeline.replace("launch-bounds{max-threads=64},", "") + ",launch-bounds{max-threads=1024}", "gfx942")
+    assert gemmc.check(m, "gfx942").passed
 
 
 # -- gemmc/frontend/parser.py ----------------------------------------------------------------------
@@ -79,37 +79,37 @@ def test_launch_bounds_then_more_threads():
 def test_dims_beyond_32_bits():
     """dim M = 99999999999999999999 was accepted and printed as `const int M = 9999...;`
     (clang: integer literal too large); a 65536 x 65536 matrix overflowed int indices."""
-    e = _diag(api.parse, base_with("M = 8", "M = 99999999999999999999"))
+    e = _diag(gemmc.parse, base_with("M = 8", "M = 99999999999999999999"))
     assert "exceeds 2147483647" in e.message and e.loc.line == 2
-    e = _diag(api.parse, base_with("M = 8, N = 8, K = 8", "M = 65536, N = 8, K = 65536"))
+    e = _diag(gemmc.parse, base_with("M = 8, N = 8, K = 8", "M = 65536, N = 8, K = 65536"))
     assert "kernels index with 32-bit ints" in e.message
-    e = _diag(api.parse, BASE, "x.gemm", {"M": 2**31})
+    e = _diag(gemmc.parse, BASE, "x.gemm", {"M": 2**31})
     assert e.code == 2
-    api.parse(base_with("M = 8, N = 8, K = 8", "M = 2147483647, N = 1, K = 1"))  # the largest allowed
+    gemmc.parse(base_with("M = 8, N = 8, K = 8", "M = 2147483647, N = 1, K = 1"))  # the largest allowed
 
 
 @pytest.mark.parametrize("scale, acc", [("1e999", "f32"), ("3.5e38", "f32"), ("70000.0", "f16")])
 def test_scale_literal_overflow(scale, acc):
     """`C = 1e999 * A @ B` made alpha = inf and C all inf or nan (fuzzer mutant)."""
     src = base_with("C = A @ B", f"acc {acc}\n  C = {scale} * A @ B")
-    e = _diag(api.parse, src)
+    e = _diag(gemmc.parse, src)
     assert e.message.startswith(f"scale {scale} overflows the accumulator type {acc}")
 
 
 def test_same_matrix_twice_points_at_the_operand():
     """`C = A @ A` pointed at C's declaration; it now points at the second A."""
     src = "kernel k {\n  dim M\n  A: f32[M, M]\n  B: f32[M, M]\n  C: f32[M, M]\n  C = A @ A\n}\n"
-    e = _diag(api.parse, src)
+    e = _diag(gemmc.parse, src)
     assert (e.loc.line, e.loc.col) == (6, 11) and "'A' is both operands" in e.message
 
 
 def test_end_of_file_is_named():
     """Lark calls the end '<END-OF-FILE>'; messages say 'end of file'."""
-    e = _diag(api.parse, BASE + "kernel j {}\n")
+    e = _diag(gemmc.parse, BASE + "kernel j {}\n")
     assert e.message.endswith("expected end of file")
 
 
-# -- gemmc/api.py: reading ---------------------------------------------------------------------------
+# -- gemmc/driver/api.py: reading ---------------------------------------------------------------------------
 
 
 def test_fifo_input_does_not_hang(tmp_path):
@@ -165,7 +165,7 @@ def test_stdin_bytes(data, message):
 def test_closed_stdin(monkeypatch):
     """`gemmc opt - <&-`: sys.stdin is None, and .read() was an AttributeError (exit 5)."""
     monkeypatch.setattr(sys, "stdin", None)
-    e = _diag(api.read_source, "-")
+    e = _diag(gemmc.read_source, "-")
     assert e.code == 3
 
 
@@ -173,7 +173,7 @@ def test_endless_input_is_bounded():
     """`gemmc opt /dev/zero` read until memory ran out."""
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
-    e = _diag(api.read_source, "/dev/zero")
+    e = _diag(gemmc.read_source, "/dev/zero")
     assert e.code == 3 and "larger than 64 MiB" in e.message
 
 
@@ -183,7 +183,7 @@ def test_byte_order_mark():
     assert code == 0 and "gemm.matmul" in out, err
 
 
-# -- gemmc/api.py: running and writing ----------------------------------------------------------------
+# -- gemmc/driver/api.py: running and writing ----------------------------------------------------------------
 
 
 def test_out_of_memory_in_run(monkeypatch):
@@ -194,7 +194,7 @@ def test_out_of_memory_in_run(monkeypatch):
         raise MemoryError("Unable to allocate 74.5 GiB for an array with shape (100000, 100000)")
 
     monkeypatch.setattr(gemmc.interp, "check", no_memory)
-    e = _diag(api.check, api.parse(BASE), "gfx942")
+    e = _diag(gemmc.check, gemmc.parse(BASE), "gfx942")
     assert e.message.startswith("not enough memory to interpret this size")
 
 
@@ -207,7 +207,7 @@ def test_interrupted_write_leaves_no_temporary(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", interrupt)
     with pytest.raises(KeyboardInterrupt):
-        api.write_output(str(target), "text")
+        gemmc.write_output(str(target), "text")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -217,7 +217,7 @@ def test_sgemm_example_still_runs():
     assert code == 0 and out.startswith("PASS"), err
 
 
-# -- gemmc/cli.py --------------------------------------------------------------------------------------
+# -- gemmc/driver/cli.py --------------------------------------------------------------------------------------
 
 
 def test_base_exception_from_a_library_is_one_line(monkeypatch, capsys):
@@ -227,8 +227,8 @@ def test_base_exception_from_a_library_is_one_line(monkeypatch, capsys):
 
     from xdsl.passes import ModulePass
 
-    from gemmc import pipeline
-    from gemmc.cli import main
+    from gemmc.driver import pipeline
+    from gemmc.driver.cli import main
 
     class Odd(BaseException):
         pass
@@ -247,21 +247,21 @@ def test_base_exception_from_a_library_is_one_line(monkeypatch, capsys):
     assert code == 5 and err.strip() == "gemmc: internal error: Odd: from a library (set GEMMC_DEBUG=1 for a traceback)"
 
 
-# -- gemmc/toolchain.py --------------------------------------------------------------------------------
+# -- gemmc/target/toolchain.py --------------------------------------------------------------------------------
 
 
 def test_asm_does_not_depend_on_the_temporary_directory():
     """clang named the __hip_cuid_* symbol after the input's path, a fresh temporary
     directory each time, so `--emit asm` and `--emit hsaco` differed from run to run."""
-    from gemmc.toolchain import compile_device, find_toolchain
+    from gemmc.target.toolchain import compile_device, find_toolchain
 
     try:
         find_toolchain()
     except GemmcError:
         pytest.skip("no clang with the AMDGPU backend")
-    m = api.parse(BASE)
-    api.lower(m, "step1", "gfx942")
-    hip = api.emit(m, "gfx942", "hip")
+    m = gemmc.parse(BASE)
+    gemmc.lower(m, "step1", "gfx942")
+    hip = gemmc.emit(m, "gfx942", "hip")
     assert compile_device(hip, "gfx942", "asm") == compile_device(hip, "gfx942", "asm")
 
 
@@ -284,15 +284,15 @@ def test_harness_with_dims_named_like_cpp_keywords(tmp_path):
     """`--harness` with a dim called `float`: the launcher names the parameter `float_` but
     the harness looked for `float` ('dim float is neither static nor a launcher parameter').
     Found by running valid programs with C++ and HIP names through every emitter."""
-    m = api.parse(WEIRD)
-    api.lower(m, "step2", "gfx942")
+    m = gemmc.parse(WEIRD)
+    gemmc.lower(m, "step2", "gfx942")
     from gemmc.emit import emit_hip
 
     source = emit_hip(m, "gfx942", harness=True)
     assert "int float_" in source and "int float," not in source
     try:
         from test_emit_hip import _run_on_cpu
-        from gemmc.toolchain import find_toolchain
+        from gemmc.target.toolchain import find_toolchain
 
         tc = find_toolchain()
     except (ImportError, GemmcError):
@@ -303,7 +303,7 @@ def test_harness_with_dims_named_like_cpp_keywords(tmp_path):
     assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
 
 
-# -- gemmc/kernel_builder.py -------------------------------------------------------------------------------
+# -- gemmc/transforms/kernel_builder.py -------------------------------------------------------------------------------
 
 
 def test_f16_accumulator_into_bf16_output():
@@ -312,15 +312,15 @@ def test_f16_accumulator_into_bf16_output():
     _Float16 to __bf16 is not allowed').  It now goes through f32.  Found by compiling
     fuzzed programs with clang."""
     src = base_with("C: f32", "C: bf16").replace("C = A @ B", "acc f16\n  C = A @ B")
-    m = api.parse(src)
-    api.lower(m, "step1", "gfx942")
-    ir = api.print_ir(m)
+    m = gemmc.parse(src)
+    gemmc.lower(m, "step1", "gfx942")
+    ir = gemmc.print_ir(m)
     assert "f16 to bf16" not in ir and "arith.extf %sum : f16 to f32" in ir
-    assert api.check(m, "gfx942", {}).passed
-    hip = api.emit(m, "gfx942", "hip")
+    assert gemmc.check(m, "gfx942", {}).passed
+    hip = gemmc.emit(m, "gfx942", "hip")
     assert "(__bf16)sum" not in hip
     try:
-        from gemmc.toolchain import compile_device, find_toolchain
+        from gemmc.target.toolchain import compile_device, find_toolchain
 
         find_toolchain()
     except GemmcError:
@@ -328,22 +328,22 @@ def test_f16_accumulator_into_bf16_output():
     compile_device(hip, "gfx942", "asm")  # raises on a compile error
 
 
-# -- gemmc/api.py: dtypes per arch --------------------------------------------------------------------
+# -- gemmc/driver/api.py: dtypes per arch --------------------------------------------------------------------
 
 
 def test_f16_accumulator_on_an_arch_without_f16():
     """`acc f16` with f32 matrices passed the per-arch dtype check (it looked at memrefs
     only), and `gemmc compile --arch sm_90` wrote a file that stops with #error under nvcc."""
     src = BASE.replace("C = A @ B", "acc f16\n  C = A @ B")
-    e = _diag(api.lower, api.parse(src), "step1", "sm_90")
+    e = _diag(gemmc.lower, gemmc.parse(src), "step1", "sm_90")
     assert e.message == "sm_90 cannot accumulate in f16 (it supports f32); use 'acc f32'"
-    lowered = api.print_ir(api.lower(api.parse(src), "step1", "gfx942"))
-    e = _diag(api.lower, api.parse_ir(lowered), None, "sm_90")  # the same kernel as IR input
+    lowered = gemmc.print_ir(gemmc.lower(gemmc.parse(src), "step1", "gfx942"))
+    e = _diag(gemmc.lower, gemmc.parse_ir(lowered), None, "sm_90")  # the same kernel as IR input
     assert e.message.startswith("sm_90 cannot do f16 arithmetic")
-    api.lower(api.parse(BASE), "step1", "sm_90")  # f32 throughout is fine
+    gemmc.lower(gemmc.parse(BASE), "step1", "sm_90")  # f32 throughout is fine
 
 
-# -- IR input: gemmc/api.py, gemmc/schedule.py, gemmc/interp/check.py ----------------------------------
+# -- IR input: gemmc/driver/api.py, gemmc/transforms/schedule.py, gemmc/interp/check.py ----------------------------------
 # Found by test_fuzz_mutated_ir (IR with tokens deleted or moved).
 
 
@@ -360,7 +360,7 @@ def test_ir_errors_raised_while_parsing(old, new, message):
     from inside the parser; parse_ir caught ParseError only, so they were internal errors."""
     text = _ir()
     assert old in text
-    e = _diag(api.parse_ir, text.replace(old, new, 1), "k.mlir")
+    e = _diag(gemmc.parse_ir, text.replace(old, new, 1), "k.mlir")
     assert e.message.startswith(message)
 
 
@@ -371,21 +371,21 @@ def test_ir_value_used_before_it_is_defined():
     i = next(n for n, l in enumerate(lines) if "memref.load %A" in l)
     j = next(n for n, l in enumerate(lines) if "scf.for" in l)
     lines.insert(j, lines.pop(i))
-    e = _diag(api.parse_ir, "\n".join(lines), "k.mlir")
+    e = _diag(gemmc.parse_ir, "\n".join(lines), "k.mlir")
     assert e.message == "IR does not verify: %k is used by 'memref.load' where it is not defined"
 
 
 def test_ir_truncated():
     """The end of a file inside a block read ' in block definition'."""
     text = _ir()
-    e = _diag(api.parse_ir, text[: text.index('"gpu.module"')], "k.mlir")
+    e = _diag(gemmc.parse_ir, text[: text.index('"gpu.module"')], "k.mlir")
     assert e.message.startswith("unexpected end of file (")
 
 
 def test_ir_with_a_bad_schedule_field():
     """A gemm.schedule with an unknown field was a TypeError from Schedule(**fields)."""
     text = _ir("step2").replace("gemm.schedule = {", "gemm.schedule = {gfx942 = 1 : i64, ", 1)
-    e = _diag(api.lower, api.parse_ir(text, "k.mlir"), "double-buffer", "gfx942")
+    e = _diag(gemmc.lower, gemmc.parse_ir(text, "k.mlir"), "double-buffer", "gfx942")
     assert e.message.startswith("gemm.schedule has a bad field 'gfx942' (fields: block_m, ")
 
 
@@ -398,6 +398,6 @@ def test_ir_with_a_bad_matmul_spec(old, new, why):
     IndexError in `gemmc run`."""
     text = _ir()
     assert old in text
-    m = api.parse_ir(text.replace(old, new, 1), "k.mlir")
-    e = _diag(api.check, m, "gfx942", {"M": 5, "K": 3})
+    m = gemmc.parse_ir(text.replace(old, new, 1), "k.mlir")
+    e = _diag(gemmc.check, m, "gfx942", {"M": 5, "K": 3})
     assert e.message.startswith("check: the gemm.matmul_spec of @k is malformed (") and why in e.message

@@ -2,7 +2,7 @@
 // RUN: %gemmc compile %S/../../../examples/mxfp6gemm.gemm --arch gfx950 --emit mlir | filecheck %s --check-prefix=FP6
 // RUN: %gemmc compile %S/../../../examples/mxfp8gemm.gemm --arch gfx950 --emit mlir | filecheck %s --check-prefix=FP8
 
-// The block-scaled (MX) defaults of gfx950 (gemmc.pipeline.MX_DEFAULTS), the winners of
+// The block-scaled (MX) defaults of gfx950 (gemmc.driver.pipeline.MX_DEFAULTS), the winners of
 // benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8 on the MX examples at 4096^3
 // (conflict-free first; ties decided at 4097x4095x1024): MXFP4 and MXFP8 through
 // v_mfma_scale_f32_16x16x128_f8f6f4 (one scale a lane a K tile), MXFP6 through 32x32x64.

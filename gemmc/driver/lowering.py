@@ -1,0 +1,96 @@
+"""Run a named pipeline on a module: the one way every part of gemmc lowers with a pipeline it names.
+
+    lower_with(module, "step3,double-buffer", "gfx942")
+
+gemmc.driver.api.lower also chooses the pipeline where none is named (the selection); the
+selection, the dispatch, explain, tune and gemmc's own backend name theirs and call this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from gemmc.driver.pipeline import parse_pipeline_spec, run_pipeline
+from gemmc.frontend.context import make_context
+from gemmc.support.diagnostics import GemmcError, verifier_message
+from gemmc.support.ir_names import PIPELINE_ATTR
+from gemmc.target.arch import Arch, as_arch
+from gemmc.target.module_arch import set_target
+
+
+def lower_with(
+    module: ModuleOp,
+    pipeline: str,
+    arch: Arch | str,
+    after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+    finalize: bool = True,
+    verify_each: bool = False,
+) -> ModuleOp:
+    """Run `pipeline` (a name such as 'step1', or a pass list; '' for none) on `module` for
+    `arch`, in place; gemmc.driver.api.lower says what `finalize` and `verify_each` do."""
+    target = as_arch(arch)
+    check_dtypes(module, target)
+    return run_spec(module, pipeline, target, after_each, finalize, verify_each)
+
+
+def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finalize: bool = True,
+             verify_each: bool = False) -> ModuleOp:
+    """The passes of `spec`, then (with `finalize`) lower-copies where gemm.copy ops are left;
+    the module's dtypes already checked against `target`."""
+    passes = parse_pipeline_spec(spec) if spec.strip() else []
+    set_target(module, target)
+    if spec.strip():
+        module.attributes[PIPELINE_ATTR] = StringAttr(spec)
+    try:
+        run_pipeline(module, passes, make_context(), after_each, verify_each)
+        if finalize:
+            lower_tile_ops(module, after_each, verify_each)
+    except (VerifyException, DiagnosticException) as e:
+        raise GemmcError(f"IR does not verify after a pass: {verifier_message(e)}") from None
+    return module
+
+
+def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False) -> None:
+    """lower-copies, when the pipeline left gemm.copy ops."""
+    from gemmc.transforms.copy_lowering import has_copies
+    from gemmc.passes.lower_copies import LowerCopiesPass
+
+    if has_copies(module):
+        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each)
+
+
+def check_dtypes(module: ModuleOp, arch: Arch) -> None:
+    """A dtype the arch cannot do is an error before any pass runs."""
+    from xdsl.dialects.builtin import MemRefType, VectorType
+
+    from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
+
+    supported = ", ".join(arch.dtypes)
+    for op in module.walk():
+        if isinstance(op, MatmulOp) and type_name(op.acc_type) not in arch.dtypes:
+            raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
+                             f"(it supports {supported}); use 'acc f32'")
+        for v in op.results:
+            t = v.type
+            scalar = t.element_type if isinstance(t, VectorType) else t
+            if type_name(scalar) in ELEMENT_TYPES and type_name(scalar) not in arch.dtypes:
+                # kernel IR given as input: its arithmetic, not only its memrefs
+                raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
+                                 f"(at '{op.name}'; it supports {supported})")
+            if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                raise GemmcError(
+                    f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
+                    f"(it supports {', '.join(arch.dtypes)})"
+                )
+        if op.name == "func.func":
+            for t in op.function_type.inputs.data:
+                if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                    hint = ": f16 and bf16 need an AMD target" if arch.vendor != "amd" else ""
+                    raise GemmcError(
+                        f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
+                        f"(it supports {', '.join(arch.dtypes)}){hint}"
+                    )

@@ -1,0 +1,321 @@
+"""Per-shape selection: the pipeline `gemmc compile` runs without -p, chosen by the cost model.
+
+    choice = select_pipeline(module, arch)     # a gemm-level module (before any pass)
+    choice.pipeline, choice.reason, choice.predicted    # {candidate label: predicted seconds}
+
+Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
+(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
+grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
+workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
+smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
+within SPLIT_FILL x the slots and every split at least MIN_TILES_PER_SPLIT K tiles long) and
+with `stream-k` (one persistent workgroup per slot: CUs x the workgroups a CU holds of that tile's
+kernel, as Stream-K sizes its grid); the fastest prediction wins.  A grid with a tile for every CU,
+idle slots or not, where the default's tile has a side of 256, also weighs that side at 224
+(_seven_block_candidates: fewer idle CUs in the last round, as on MI300X's 304 at 4096^2).  Where the arch
+says so (Arch.split_default_tile, False on the H200, where it was measured slower than
+predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
+a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
+which atomics would round at every add, through a workspace.
+A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
+that chooses between them per call (gemmc.dispatch).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
+from gemmc.target.arch import Arch
+from gemmc.transforms.k_split import ATOMIC_TYPES
+from gemmc.driver.pipeline import default_pipeline
+from gemmc.driver.variants import (
+    SMALL_TILES, WIDTH, Choice, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles, with_unpeeled,
+)
+
+SPLITS = (2, 4, 8, 16, 32)
+SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
+MIN_TILES_PER_SPLIT = 4  # K tiles a split keeps at least: below, the fix-up outweighs the gain
+
+
+@dataclass
+class _Candidate:
+    label: str
+    pipeline: str
+    module: ModuleOp
+    time_s: float
+
+
+def problem_key(module: ModuleOp) -> str | None:
+    """What a selection table is keyed on: sizes, element types, transposes, alpha/beta
+    ("M=1024 N=1024 K=8192 A=f32 B=f32 C=f32 ta=0 tb=0 ab=0"); None while a size is dynamic."""
+    from gemmc.interp.check import arg_shapes, host_function, matmul_spec
+
+    host = host_function(module)
+    if _has_dynamic_dims(module):
+        return None
+    spec = matmul_spec(module, host)
+    shapes = arg_shapes(host, {})
+    args = host.body.block.args
+    m, n = shapes[spec.c]
+    k = shapes[spec.a][0] if spec.transpose_a else shapes[spec.a][1]
+    types = " ".join(f"{x}={args[i].type.element_type}" for x, i in (("A", spec.a), ("B", spec.b), ("C", spec.c)))
+    return (f"M={m} N={n} K={k} {types} ta={int(spec.transpose_a)} tb={int(spec.transpose_b)} "
+            f"ab={int(spec.beta is not None)}")
+
+
+def input_type(module: ModuleOp) -> str | None:
+    """The element type of A and B ('f16', ...) when they agree, for default_pipeline; None for IR
+    without a GEMM host function or with mixed inputs."""
+    from gemmc.dialects.gemm import type_name
+    from gemmc.support.diagnostics import GemmcError
+    from gemmc.interp.check import host_function, matmul_spec
+
+    try:
+        host = host_function(module)
+        spec = matmul_spec(module, host)
+    except GemmcError:
+        return None
+    args = host.body.block.args
+    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
+    return types.pop() if len(types) == 1 else None
+
+
+def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
+    """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
+    writes them), else the cost model's choice among the candidates."""
+    base = default_pipeline(arch, input_type(module))
+    if _has_dynamic_dims(module):
+        from gemmc.driver.dispatch import dispatch
+
+        return dispatch(module, arch, base) or Choice(
+            base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline")
+    key = problem_key(module)
+    if table and key in table:
+        return Choice(table[key], f"the selection table's entry for {key}")
+    first, p = _predicted(module, arch, "default", base)
+    if first is None:
+        return Choice(base, "the cost model cannot predict the default's kernel: the arch's default pipeline")
+    if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
+        first, p = _with_compiler_registers(first, p, arch)
+    slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
+    workgroups = p.kernel.grid.workgroups
+    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
+    if p.kernel.schedule is None:
+        return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
+                      pipelines={first.label: base})
+    if workgroups >= slots and not _misaligned_rows(module, WIDTH):
+        return _quantized_grid(module, arch, base, first, p.kernel.problem, grid)
+    if workgroups >= slots:
+        return _full_grid(module, arch, base, first, p.kernel.schedule.block_k, grid)
+    tiles = [(first, p)]
+    k_tiles = -(-p.kernel.problem.k // p.kernel.schedule.block_k)
+    # a K loop too short to split is latency-bound whatever the tile: only the last (64x64) is
+    # tried, which keeps every small compile (the tests' 67x45x37) from lowering three more
+    for t in (SMALL_TILES if k_tiles >= MIN_TILES_PER_SPLIT else SMALL_TILES[-1:]):
+        small = with_tiles(base, *t)
+        if small != base:
+            tiles.append(_predicted(module, arch, tiles_label(*t), small))
+    tiles = [(c, pt) for c, pt in tiles if c is not None]
+    candidates = [c for c, _ in tiles]
+    atomic = p.kernel.problem.out_type in ATOMIC_TYPES  # else partial sums through a workspace
+    for tile, pt in (tiles if arch.split_default_tile else tiles[1:]):
+        k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
+        wgs = pt.kernel.grid.workgroups
+        for f in _split_factors(wgs, k_tiles, slots):
+            label = f"{tile.label}, split-k{{factor={f}}}"
+            spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
+            candidates.append(_predicted(module, arch, label, spec)[0])
+        if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
+            label = f"{tile.label}, stream-k"
+            persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
+            candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
+    candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem)
+    return _fastest(candidates, base, f"{grid}, but no other candidate is predicted faster", grid)
+
+
+def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) -> Choice:
+    """The choice among `candidates` (the default first): the fastest prediction; `kept` is the
+    reason where that is the default, else "`prefix`: <label> predicted ... for the default"."""
+    first = candidates[0]
+    best = min(candidates, key=lambda c: c.time_s)
+    predicted = {c.label: c.time_s for c in candidates}
+    pipelines = {c.label: c.pipeline for c in candidates}
+    if best is first:
+        return Choice(base, kept, predicted, first.module, pipelines=pipelines)
+    reason = (f"{prefix}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
+              f"against {first.time_s * 1e3:.3g} ms for the default")
+    return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
+
+
+def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str) -> Choice:
+    """A grid that fills the GPU: the default and its seven-block tiles (_seven_block_candidates);
+    the fastest prediction wins."""
+    candidates = [first, *_seven_block_candidates(module, arch, base, problem)]
+    kept = f"{grid}: the default pipeline" if len(candidates) == 1 else \
+        f"{grid}, but no other tile is predicted faster: the default pipeline"
+    return _fastest(candidates, base, kept, grid)
+
+
+def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) -> list[_Candidate]:
+    """Where the default's tile has a side of 256 and C has a tile for every CU: the tiles with that
+    side 224 (seven blocks of 32, in either orientation: seven_block_tiles) that leave less of the
+    CUs' last round of workgroups idle (tile_fill) and have no LDS bank conflict, predicted with
+    the compiler's registers where there is a toolchain; one whose copies conflict is tried again
+    with their rows padded to the 256-wide tile's lanes (with_padded_rows).  (gfx942's FP8 default
+    at 4096^3: 512 tiles of 128x256 on 304 CUs fill 84% of their two rounds, 608 of 224x128 or
+    128x224 96%: 0.093 ms against 0.088 and, B's 28 blocks a row copied by 32 lanes, 0.087; its
+    16-bit default: 0.181 ms, stream-k 0.173, 224x128 with rows of 56 blocks by 64 lanes 0.169; at
+    8192^3 both fill 96%.)"""
+    bm, bn = _tile(base)
+    sevens = seven_block_tiles(bm, bn)
+    if not sevens or tile_count(problem.m, problem.n, bm, bn) < arch.cu_count:
+        return []  # (less than a round: smaller tiles and split-k are the remedies there)
+    own = tile_fill(problem.m, problem.n, bm, bn, arch.cu_count)
+    out = []
+    for tm, tn in sevens:
+        if tile_fill(problem.m, problem.n, tm, tn, arch.cu_count) <= own:
+            continue
+        spec, tiles = with_tiles(base, tm, tn), f"{tm}x{tn} tiles"
+        padded = with_padded_rows(spec)
+        for label, variant in [(tiles, spec)] + ([(f"{tiles}, rows padded", padded)] if padded != spec else []):
+            candidate, p = _predicted(module, arch, label, variant, compiler=None)
+            # the defaults are searched conflict-free (benchmarks/matrix_defaults.py): so is a variant
+            if candidate is not None and not p.counts.stats_dict().get("lds_bank_conflicts", 0):
+                out.append(candidate)
+                break
+    return out
+
+
+def _tile(spec: str) -> tuple[int, int]:
+    """The workgroup tile (block-m, block-n) a pipeline names; (0, 0) for none."""
+    m = re.search(r"block-m=(\d+) block-n=(\d+)", spec)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def seven_block_tiles(block_m: int, block_n: int) -> list[tuple[int, int]]:
+    """A tile with a side of 256 as tiles with that side 224 (seven 32-row blocks), in both
+    orientations; none for other tiles."""
+    if 256 not in (block_m, block_n):
+        return []
+    other = block_n if block_m == 256 else block_m
+    return [(224, other), (other, 224)]
+
+
+def tile_fill(m: int, n: int, block_m: int, block_n: int, cus: int) -> float:
+    """The share of the CUs' rounds of workgroups that C's m x n covers (the cost model's busiest
+    CU runs ceil(tiles / CUs) of them): m n / (ceil(tiles / CUs) CUs block_m block_n)."""
+    return m * n / (-(-tile_count(m, n, block_m, block_n) // cus) * cus * block_m * block_n)
+
+
+def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
+    """C's m x n in block_m x block_n tiles, partial ones included."""
+    return -(-m // block_m) * -(-n // block_n)
+
+
+def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
+    """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
+    (copies peel a misaligned head and tail off every row): the default, with half and a quarter
+    of its K tile (not below 8), with a tile side over 128 halved (_halved_tile, with each K tile),
+    and where the arch allows (Arch.unpeeled_candidates) each with scalar copies instead of peeled
+    ones; the fastest prediction wins, with the compiler's registers where there is a toolchain
+    (peeled copies' lane masks and element loads put the 16-bit and FP8 defaults at the edge of 256
+    VGPRs, where the estimate cannot tell one workgroup a CU from two: gfx950's 16-bit default at
+    4097x4095x1023 is 0.157 ms with clang's 256 VGPRs, its half K tile 0.065 with 248).  (On the
+    H200, 3001x2999x1537 with B transposed ran 1.35 ms with 16-deep K tiles and 1.02 ms with 8;
+    aligned shapes were 0-4% slower with 8, benchmarks/h200/raw/block_k.jsonl, so the variants are
+    not tried where no row is misaligned.)"""
+    variants = {}
+    for k in (block_k // 2, block_k // 4):  # (not below 8: the H200's 16 -> 8 alone)
+        if k >= 8 and block_k % k == 0:
+            variants[f"block-k={k}"] = re.sub(r"block-k=\d+", f"block-k={k}", base)
+    halved = _halved_tile(base)
+    if halved is not None:
+        tiles, spec = halved
+        variants.update({f"{tiles}, {label}": _halved_tile(v)[1] for label, v in variants.items()})
+        variants[tiles] = spec
+    if arch.unpeeled_candidates:
+        for label, spec in [("default", base), *variants.items()]:
+            if with_unpeeled(spec) != spec:
+                variants["scalar copies" if label == "default" else f"{label}, scalar copies"] = with_unpeeled(spec)
+    candidates = [first]
+    for label, spec in variants.items():
+        candidate = _predicted(module, arch, label, spec, compiler=None)[0] if spec != base else None
+        if candidate is not None:
+            candidates.append(candidate)
+    return _fastest(candidates, base, f"{grid}, rows misaligned, but no variant is predicted faster: the default "
+                    "pipeline", f"{grid}, rows misaligned")
+
+
+def _halved_tile(spec: str) -> tuple[str, str] | None:
+    """A workgroup tile with a side over 128 (the 16-bit and FP8 defaults' 256) halved there, as
+    (label, spec); None for other tiles.  Peeled copies' lane masks and element loads need
+    registers that a 256-wide tile does not leave (gfx942's FP8 default, 128x256x32, at
+    4097x4095x1023: 256 VGPRs and AGPR spills, 0.130 ms; 128x128x16 with scalar copies, 0.096)."""
+    bm, bn = _tile(spec)
+    if max(bm, bn) <= 128:
+        return None
+    half = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
+    return f"{half[0]}x{half[1]} tiles", with_tiles(spec, *half)
+
+
+def _misaligned_rows(module: ModuleOp, width: int) -> bool:
+    """A or B is stored with a static row length that is not a multiple of `width` elements."""
+    from gemmc.interp.check import host_function, matmul_spec
+
+    host = host_function(module)
+    spec = matmul_spec(module, host)
+    args = host.body.block.args
+    return any(args[i].type.get_shape()[-1] % width for i in (spec.a, spec.b))
+
+
+def _split_factors(workgroups: int, k_tiles: int, slots: int) -> list[int]:
+    """The split factors tried for a tile: the two largest of SPLITS that keep the grid within
+    SPLIT_FILL x the slots and every split MIN_TILES_PER_SPLIT K tiles long.  (Over the shapes
+    suite on the five AMD targets, benchmarks/results/shapes_amd.md, the winning split was always
+    one of these two; each smaller one cost a lowering and a prediction.)"""
+    fits = [f for f in SPLITS if workgroups * f <= SPLIT_FILL * slots and k_tiles >= MIN_TILES_PER_SPLIT * f]
+    return fits[-2:]
+
+
+def _with_compiler_registers(c: _Candidate, p, arch: Arch):
+    """`c` and its prediction `p` again with the compiler's registers (as they are without a toolchain)."""
+    from gemmc.cost.compiled import predict_module
+    from gemmc.support.diagnostics import GemmcError
+
+    try:
+        p = predict_module(c.module, arch)
+    except GemmcError:
+        return c, p
+    return _Candidate(c.label, c.pipeline, c.module, p.time_s), p
+
+
+def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler: bool | None = False):
+    """A candidate: the module lowered with `pipeline` on a copy, and its prediction (with the
+    compiler's registers where `compiler` is None and there is a toolchain); (None, None)
+    for a variant a pass refuses (the default's refusal is the user's error, raised)."""
+    from gemmc.driver.lowering import lower_with
+    from gemmc.cost.compiled import predict_module
+    from gemmc.support.diagnostics import GemmcError
+
+    try:
+        lowered = lower_with(module.clone(), pipeline, arch)
+    except GemmcError:
+        if label == "default":
+            raise
+        return None, None
+    try:
+        p = predict_module(lowered, arch, None, compiler)
+    except GemmcError:  # a kernel the model cannot read is no candidate, and never a compile error
+        return None, None
+    return _Candidate(label, pipeline, lowered, p.time_s), p
+
+
+def _has_dynamic_dims(module: ModuleOp) -> bool:
+    from gemmc.interp.check import host_function
+
+    host = host_function(module)
+    return any(isinstance(a.type, MemRefType) and any(s < 0 for s in a.type.get_shape())
+               for a in host.body.block.args)

@@ -1,0 +1,41 @@
+"""The named pipelines (`-p step1` ... `step7`, `tuned-h200`): pipeline text, and the pass names a
+recorded pipeline holds.
+
+Text only, below every level: gemmc.driver.pipeline expands them into passes, and the
+interpreter's check reads which matrix-core pass a module's recorded pipeline ran.
+"""
+
+from __future__ import annotations
+
+from xdsl.utils.arg_spec import parse_pipeline
+
+STEP3 = "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8}"
+
+NAMED_PIPELINES: dict[str, str] = {
+    "step1": "gemm-to-kernel",
+    "step2": "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=16}",
+    "step3": STEP3,
+    "step4": STEP3 + ",double-buffer",
+    "step5": STEP3 + ",double-buffer,vectorize{width=4 operands=a}",
+    "step6": STEP3 + ",double-buffer,vectorize{width=4 operands=a},launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    # step 7: the arch's matrix cores (matrix-cores: mfma-lowering on CDNA, wmma-lowering on RDNA)
+    # (matrix-cores rewrites the kernel from its schedule, so it comes before the in-place passes)
+    "step7": STEP3 + ",matrix-cores,double-buffer,vectorize{width=4},launch-bounds{max-threads=256 min-waves-per-eu=2}",
+    # The fastest FP32 pipeline measured on the H200 (benchmarks/h200/results.md): k-major LDS
+    # fragments read as float4 without bank conflicts, register-staged double buffering.
+    "tuned-h200": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
+                  "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},"
+                  "vectorize{width=4},double-buffer{stage=registers},launch-bounds{max-threads=256}",
+}
+
+
+def pass_names(spec: str) -> list[str]:
+    """The pass names of a pipeline's text, named pipelines expanded; [] for text that is no pipeline."""
+    try:
+        specs = list(parse_pipeline(NAMED_PIPELINES.get(spec.strip(), spec)))
+    except BaseException:  # xDSL's ArgSpecParseError is a BaseException
+        return []
+    names = []
+    for s in specs:
+        names += pass_names(NAMED_PIPELINES[s.name]) if s.name in NAMED_PIPELINES else [s.name]
+    return names

@@ -1,0 +1,95 @@
+"""LDS and VGPRs: the one count of each that the tiling passes' checks and the cost model use.
+
+    lds_bytes(kernel)              bytes of the memory-space-3 allocations of a gpu.func
+    buffer_bytes(shapes, bytes)    bytes of buffers of these shapes (what a schedule will allocate)
+    vgprs(acc, fragments, staging) VGPRs per lane of a kernel holding that many values, as the
+                                   compiler would want them (`fitted`) or at the least (not)
+
+The tiling passes check a schedule before they build its kernel, so they count the
+buffers the schedule will allocate (gemmc.transforms.schedule.Schedule.lds_tiles); the cost model
+and the analyses count the kernel's allocations.  Both are `buffer_bytes`, so the two
+agree on every kernel a schedule builds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation
+
+from gemmc.support.ir_names import LDS_SPACE, memory_space
+
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
+                 "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
+                 "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1,
+                 # the MX formats: one element per byte in gemmc's kernels (FP6 and FP4 unpacked)
+                 "f6E2M3FN": 1, "f6E3M2FN": 1, "f4E2M1FN": 1, "f8E8M0FNU": 1,
+                 "f6e2m3fn": 1, "f6e3m2fn": 1, "f4e2m1fn": 1, "f8e8m0fnu": 1}
+"""Bytes of an element type on the device, by its IR name (bf16 is 2; FP8 1, also by its
+.gemm name, which the cost model's problem carries)."""
+
+
+PACKED_GLOBAL_BYTES = {"f4E2M1FN": 0.5, "f4e2m1fn": 0.5, "f6E2M3FN": 0.75, "f6E3M2FN": 0.75,
+                       "f6e2m3fn": 0.75, "f6e3m2fn": 0.75}
+"""Bytes of an element in global memory where it is not ELEMENT_BYTES: FP4 and FP6 are packed there
+(two FP4 codes a byte, FP6 rows as bit streams: gemmc.emit.fp4, fp6), unpacked in LDS and registers."""
+
+
+def global_bytes(name: str) -> float:
+    """Bytes an element of the type named `name` (IR or .gemm name) occupies in global memory."""
+    return PACKED_GLOBAL_BYTES.get(name, ELEMENT_BYTES.get(name, 4))
+
+
+def lane_bytes(width: int, element_bytes: float) -> int:
+    """Bytes one lane moves for `width` elements: whole bytes (a packed FP4 or FP6 element alone is
+    loaded as the byte it is in)."""
+    return max(1, math.ceil(width * element_bytes))
+
+
+def device_bytes(element_type) -> int:
+    """Bytes one element of `element_type` (an IR type) occupies in a kernel's LDS and registers:
+    ELEMENT_BYTES, not the type's bit width (FP4 and FP6 take a byte each there)."""
+    return ELEMENT_BYTES.get(str(element_type), max(1, element_type.bitwidth // 8))
+
+
+def buffer_bytes(shapes: Iterable[Sequence[int]], elem_bytes: int) -> int:
+    """Bytes of buffers of these static shapes (a dynamic dim counts as one element)."""
+    total = 0
+    for shape in shapes:
+        n = 1
+        for d in shape:
+            n *= max(d, 1)
+        total += n * elem_bytes
+    return total
+
+
+def lds_bytes(kernel: Operation) -> int:
+    """LDS a workgroup of `kernel` allocates: its memref.alloca and memref.alloc ops in
+    memory space 3 (gemmc's passes write alloca; hand-written IR may use alloc)."""
+    total = 0
+    for op in kernel.walk():
+        t = op.memref.type if isinstance(op, (memref.AllocaOp, memref.AllocOp)) else None
+        if isinstance(t, MemRefType) and memory_space(t) == LDS_SPACE:
+            total += buffer_bytes([t.get_shape()], ELEMENT_BYTES.get(str(t.element_type), 4))
+    return total
+
+
+BASE_VGPRS = 40  # addresses, loop state, indices (fit to clang-22's counts: docs/cost-model.md)
+FRAGMENT_WEIGHT = 4  # the compiler keeps several k-steps of fragments in flight
+STAGING_WEIGHT = 2  # prefetched elements live across the compute of a double-buffered tile
+FLOOR_BASE_VGPRS = 24  # addresses and loop state that no kernel does without
+
+
+def vgprs(acc: int, fragments: float, staging: float, fitted: bool = True) -> int:
+    """VGPRs per lane for `acc` accumulators, `fragments` fragment values and `staging`
+    prefetched values.  fitted: what clang-22 allocates, as the cost model predicts it
+    (weights fitted over 108 schedules on gfx942).  Not fitted: the floor, every value
+    live once, which the tiling passes refuse a tile on: a tile over the budget even at
+    its floor cannot fit, while the fitted count is a prediction the compiler may beat."""
+    if not fitted:
+        return int(round(FLOOR_BASE_VGPRS + acc + fragments + staging))
+    return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * fragments + STAGING_WEIGHT * staging))
+

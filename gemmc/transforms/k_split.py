@@ -1,0 +1,392 @@
+"""What split-k and stream-k share: a kernel whose K loop is divided among workgroups.
+
+`KSplit` checks the kernel (one K loop, not pipelined, global stores only in the epilogue, into one
+output), makes the second kernel (the kernel without its K loop), and reduces the partial sums:
+atomically into C after that kernel writes the epilogue of a zero accumulator (`reduce=atomic`), or
+through a workspace that the second kernel sums in order (`reduce=workspace`).  How the K range is
+divided is the pass's: `divide_k_range(split)` rewrites the K loop's bounds and the launch, and
+returns the value that numbers a workgroup's partial sum (split-k: the grid's z).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from xdsl.dialects import arith, gpu, math, memref, scf, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr, FloatAttr, FunctionType, IntegerAttr, MemRefType, ModuleOp, StringAttr, SymbolRefAttr, VectorType, i64,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from gemmc.transforms.contraction import role
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.ir_names import (
+    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
+    memory_space,
+)
+from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
+
+REDUCTIONS = ("atomic", "workspace")
+ATOMIC_TYPES = ("f32", "f64")  # C types an atomic add keeps exact enough (16-bit ones round every add)
+
+
+def _launched_kernels(module: ModuleOp) -> Iterator[tuple[gpu.LaunchFuncOp, gpu.FuncOp]]:
+    kernels = {(gm.sym_name.data, fn.sym_name.data): fn for gm in module.walk() if isinstance(gm, gpu.ModuleOp)
+               for fn in gm.body.block.ops if isinstance(fn, gpu.FuncOp)}
+    for launch in [o for o in module.walk() if isinstance(o, gpu.LaunchFuncOp)]:
+        ref = launch.kernel
+        key = (ref.root_reference.data, ref.nested_references.data[-1].data)
+        if key in kernels:
+            yield launch, kernels[key]
+
+
+def k_loop(kernel: gpu.FuncOp, pass_name: str) -> scf.ForOp | None:
+    loops = [o for o in kernel.walk() if role(o) == ROLE_K_LOOP]
+    if len(loops) > 1:
+        raise pass_error(pass_name, loops[1], "the kernel has two K loops (gemm.role = \"k_loop\")")
+    if loops and not isinstance(loops[0], scf.ForOp):
+        raise pass_error(pass_name, loops[0], "the K loop (gemm.role = \"k_loop\") is not an scf.for")
+    return loops[0] if loops else None
+
+
+def launched_k_loops(module: ModuleOp, pass_name: str) -> list[tuple[gpu.LaunchFuncOp, gpu.FuncOp, scf.ForOp]]:
+    """Each launch of a kernel with a K loop, with the kernel and the loop."""
+    found = [(launch, kernel, loop) for launch, kernel in _launched_kernels(module)
+             if (loop := k_loop(kernel, pass_name)) is not None]
+    if not found:
+        raise pass_error(pass_name, module, "found no launched kernel with a K loop (gemm.role = \"k_loop\"); "
+                         "run gemm-to-kernel first")
+    return found
+
+
+class KSplit:
+    """One kernel whose K loop is divided: its checks, the second kernel, the reduction, the host.
+
+    `divide(split)` rewrites the K loop's bounds (`split.loop`) and the launch (`split.launch`),
+    and returns the index of the workgroup's partial sum, < `parts` (the workspace's slots)."""
+
+    def __init__(self, pass_name: str, reduce: str, parts: int, launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp,
+                 loop: scf.ForOp, divide: Callable[[KSplit], SSAValue]):
+        self.name, self.reduce, self.parts = pass_name, reduce, parts
+        self.launch, self.kernel, self.loop, self.divide = launch, kernel, loop, divide
+
+    def run(self) -> None:
+        self._check_undivided()
+        stores = self._output_stores()
+        if self.reduce == "atomic":
+            for store in stores:
+                self._check_atomic(store)
+        else:
+            for store in stores:
+                self._accumulator_of(store)
+        second = self._clone_without_k_loop()
+        grid, block = _sizes(self.launch)  # the second kernel runs on the undivided grid
+        part = self.divide(self)
+        if self.reduce == "atomic":
+            self._accumulate_atomically(stores)
+            self._launch_before(second, grid, block)
+        else:
+            self._reduce_through_workspace(stores, second, part, grid, block)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _check_undivided(self) -> None:
+        if constant_value(self.launch.gridSizeZ) != 1:
+            raise pass_error(self.name, self.launch, "the grid's z size is not 1: the kernel is split along z already")
+        for op in self.kernel.walk():
+            if isinstance(op, (gpu.BlockIdOp, gpu.GridDimOp)) and op.dimension.data == gpu.DimensionEnum.Z:
+                raise pass_error(self.name, op, "the kernel uses the grid's z dimension already")
+            if role(op) == ROLE_PROLOGUE:
+                raise pass_error(self.name, op, f"the K loop is pipelined already; run {self.name} before double-buffer or pipeline")
+        sym = self.kernel.sym_name.data
+        module = self.launch.get_toplevel_object()
+        uses = [o for o in module.walk() if isinstance(o, gpu.LaunchFuncOp)
+                and o.kernel.nested_references.data[-1].data == sym]
+        if len(uses) > 1:
+            raise pass_error(self.name, uses[1], f"@{sym} is launched twice; {self.name} changes what it computes")
+
+    def _output_stores(self) -> list[Operation]:
+        """The kernel's stores to global memory: all in the epilogue, all to one argument."""
+        stores = [op for op in self.kernel.walk() if isinstance(op, (memref.StoreOp, vector.StoreOp))
+                  and memory_space(_target(op).type) == GLOBAL_SPACE]
+        stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp)]
+        for op in stores:
+            if isinstance(op, memref.AtomicRMWOp):
+                raise pass_error(self.name, op, "the kernel has atomics already")
+            if not _in_epilogue(op):
+                raise pass_error(self.name, op, "stores to global memory outside the epilogue (gemm.role = \"epilogue\")")
+            if not isinstance(_target(op), BlockArgument):
+                raise pass_error(self.name, op, "stores to global memory that is not a kernel argument")
+        if not stores:
+            raise pass_error(self.name, self.kernel, "the kernel stores nothing to global memory")
+        outputs = {_target(op) for op in stores}
+        if len(outputs) > 1:
+            raise pass_error(self.name, stores[-1], "the epilogue stores to two outputs; split-k reduces one")
+        self.output = _target(stores[0])
+        return stores
+
+    def _check_atomic(self, store: Operation) -> None:
+        element = self.output.type.element_type
+        if str(element) not in ATOMIC_TYPES:
+            raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
+                             "16-bit values round every partial sum; use reduce=workspace")
+        if isinstance(store, vector.StoreOp):
+            raise pass_error(self.name, store, "reduce=atomic: the epilogue stores vectors, which have no atomic add; "
+                             "use reduce=workspace")
+        self._check_linear(_stored(store))
+
+    def _accumulators(self, v: SSAValue, seen: set | None = None) -> set[SSAValue]:
+        """The accumulator values (K loop results, acc_read loads) that `v` is computed from."""
+        seen = set() if seen is None else seen
+        if v in seen:
+            return set()
+        seen.add(v)
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            return set()
+        if owner is self.loop or role(owner) == ROLE_ACC_READ:
+            return {v}
+        found: set[SSAValue] = set()
+        for operand in owner.operands:
+            found |= self._accumulators(operand, seen)
+        return found
+
+    def _reads_output(self, v: SSAValue) -> bool:
+        owner = v.owner
+        if not isinstance(owner, Operation) or owner is self.loop or role(owner) == ROLE_ACC_READ:
+            return False
+        if isinstance(owner, (memref.LoadOp, vector.LoadOp)) and _target(owner) is self.output:
+            return True
+        return any(self._reads_output(o) for o in owner.operands)
+
+    def _check_linear(self, v: SSAValue) -> None:
+        """`v` is a sum of terms, each a coefficient times the accumulator or times C: the
+        epilogue of a zero accumulator plus the epilogue of a zero C is the epilogue."""
+        owner = v.owner
+        if isinstance(owner, Operation) and (owner is self.loop or role(owner) == ROLE_ACC_READ
+                                             or isinstance(owner, memref.LoadOp) and owner.memref is self.output):
+            return
+        variable = lambda x: bool(self._accumulators(x)) or self._reads_output(x)  # noqa: E731
+        if isinstance(owner, (arith.AddfOp, arith.SubfOp)):
+            for x in owner.operands:
+                self._check_linear(x)
+            return
+        if isinstance(owner, (arith.NegfOp, arith.ExtFOp, arith.TruncFOp)):
+            self._check_linear(owner.operands[0])
+            return
+        if isinstance(owner, (arith.MulfOp, math.FmaOp)):
+            x, y = owner.operands[:2]
+            if variable(x) and variable(y):
+                raise pass_error(self.name, owner, "reduce=atomic: the epilogue multiplies the accumulator or C by itself")
+            self._check_linear(x if variable(x) else y)
+            if isinstance(owner, math.FmaOp):
+                self._check_linear(owner.operands[2])
+            return
+        what = f"'{owner.name}'" if isinstance(owner, Operation) else "a block argument"
+        raise pass_error(self.name, owner if isinstance(owner, Operation) else self.kernel,
+                         f"reduce=atomic: the epilogue is not linear in the accumulator and C ({what}); "
+                         "use reduce=workspace")
+
+    def _accumulator_of(self, store: Operation) -> SSAValue:
+        """The one accumulator value a store's value is computed from (workspace mode)."""
+        found = self._accumulators(_stored(store))
+        if len(found) != 1:
+            raise pass_error(self.name, store, f"reduce=workspace: the stored value comes from {len(found)} "
+                             "accumulator values, not one")
+        (acc,) = found
+        vectors = isinstance(store, vector.StoreOp)
+        if vectors != isinstance(acc.type, VectorType) or vectors and acc.type.get_shape() != _stored(store).type.get_shape():
+            raise pass_error(self.name, store, f"reduce=workspace: the stored {_stored(store).type} does not match "
+                             f"the accumulator's {acc.type}")
+        at = acc.owner
+        for index in store.indices:
+            if not _dominates(index, at):
+                raise pass_error(self.name, store, "reduce=workspace: the store's indices are computed after the "
+                                 "accumulator is read")
+        return acc
+
+    # -- the kernel -----------------------------------------------------------------------
+
+    def _clone_without_k_loop(self) -> gpu.FuncOp:
+        """The kernel again, under a fresh name, with its K loop removed (its results are their inits)."""
+        clone = self.kernel.clone()
+        suffix = "init" if self.reduce == "atomic" else "reduce"
+        stem = self.name.replace("-", "")
+        clone.attributes["sym_name"] = StringAttr(_fresh_symbol(self.kernel, f"{self.kernel.sym_name.data}_{stem}_{suffix}"))
+        clone.attributes.pop(SCHEDULE_ATTR, None)
+        Rewriter.insert_op(clone, InsertPoint.after(self.kernel))
+        return clone
+
+    def _accumulate_atomically(self, stores: list[Operation]) -> None:
+        for op in list(self.kernel.walk()):
+            if isinstance(op, memref.LoadOp) and op.memref is self.output:
+                zero = arith.ConstantOp(FloatAttr(0.0, op.res.type))
+                Rewriter.replace_op(op, zero)
+        for store in stores:
+            add = memref.AtomicRMWOp.build(
+                operands=[store.value, store.memref, list(store.indices)],
+                result_types=[store.value.type],
+                properties={"kind": IntegerAttr(ATOMIC_ADDF, i64)},
+            )
+            Rewriter.replace_op(store, add, new_results=[])
+
+    def _reduce_through_workspace(self, stores: list[Operation], second: gpu.FuncOp, part: SSAValue,
+                                  grid: list[SSAValue], block: list[SSAValue]) -> None:
+        acc_type = self._accumulator_of(stores[0]).type
+        element = acc_type.element_type if isinstance(acc_type, VectorType) else acc_type
+        w_type = MemRefType(element, [self.parts, *self.output.type.get_shape()])
+        w = _append_argument(self.kernel, w_type, self.output)
+        for store in stores:
+            acc = self._accumulator_of(store)
+            indices = [part, *store.indices]
+            new = (vector.StoreOp(acc, w, indices) if isinstance(store, vector.StoreOp)
+                   else memref.StoreOp.get(acc, w, indices))
+            old_value = _stored(store)
+            Rewriter.replace_op(store, new)
+            _erase_if_dead(old_value)
+        self._sum_partials(second, w_type)
+        self._launch_with_workspace(second, w_type, grid, block)
+
+    def _sum_partials(self, second: gpu.FuncOp, w_type: MemRefType) -> None:
+        """In the second kernel, each accumulator value becomes the sum of the S partial ones."""
+        split = KSplit(self.name, self.reduce, self.parts, self.launch, second, k_loop(second, self.name), self.divide)
+        stores = split._output_stores()
+        w = _append_argument(second, w_type, split.output)
+        for store in stores:
+            acc = split._accumulator_of(store)
+            kb = KernelBuilder.before(acc.owner)
+
+            def add_slice(b: KernelBuilder, s: SSAValue, carried, store=store, acc=acc):
+                indices = [s, *store.indices]
+                part = (b.op(vector.LoadOp(w, indices, acc.type)) if isinstance(acc.type, VectorType)
+                        else b.load(w, indices))
+                return [b.op(arith.AddfOp(carried[0], part))]
+
+            total = kb.for_(kb.index(0), kb.index(self.parts), kb.index(1), [_zero(kb, acc.type)], add_slice, "s")
+            total.results[0].name_hint = "partial_sum"
+            acc.replace_all_uses_with(total.results[0])
+            if acc.owner is not split.loop:
+                _erase_if_dead(acc)
+        _erase_k_loop(split.loop)
+
+    # -- the host -------------------------------------------------------------------------
+
+    def _launch_before(self, second: gpu.FuncOp, grid: list[SSAValue], block: list[SSAValue]) -> None:
+        first = gpu.LaunchFuncOp(_symbol_ref(self.launch, second), grid, block,
+                                 kernelOperands=list(self.launch.kernelOperands))
+        Rewriter.insert_op(first, InsertPoint.before(self.launch))
+        _erase_k_loop(k_loop(second, self.name))
+
+    def _launch_with_workspace(self, second: gpu.FuncOp, w_type: MemRefType, grid: list[SSAValue],
+                               block: list[SSAValue]) -> None:
+        launch = self.launch
+        kb = KernelBuilder.before(launch)
+        c_host = launch.kernelOperands[self.output.index]
+        sizes = [kb.dim(c_host, axis) for axis, n in enumerate(self.output.type.get_shape()) if n < 0]
+        w = kb.op(memref.AllocOp.get(w_type.element_type, shape=w_type.get_shape(), dynamic_sizes=sizes), "workspace")
+        operands = [*launch.kernelOperands, w]
+        main = gpu.LaunchFuncOp(launch.kernel, *_sizes(launch), kernelOperands=operands)
+        reduce = gpu.LaunchFuncOp(_symbol_ref(launch, second), grid, block, kernelOperands=operands)
+        Rewriter.replace_op(launch, [main, reduce, memref.DeallocOp.get(w)])
+        self.launch = main
+
+
+def _target(op: Operation) -> SSAValue:
+    """The memref a load or store accesses."""
+    return op.base if isinstance(op, (vector.LoadOp, vector.StoreOp)) else op.memref
+
+
+def _stored(op: Operation) -> SSAValue:
+    return op.vector if isinstance(op, vector.StoreOp) else op.value
+
+
+def _in_epilogue(op: Operation) -> bool:
+    while op is not None:
+        if role(op) == ROLE_EPILOGUE:
+            return True
+        op = op.parent_op()
+    return False
+
+
+def _dominates(value: SSAValue, at: Operation) -> bool:
+    """`value` is defined before `at` in `at`'s block or in a block around it."""
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
+    op: Operation | None = at
+    while op is not None:
+        if op.parent_block() is block:
+            return isinstance(value, BlockArgument) or value.owner.is_before_in_block(op)
+        op = op.parent_op()
+    return False
+
+
+def _erase_if_dead(v: SSAValue) -> None:
+    """Erase the op defining `v` if nothing uses it any more and it has no effect, and so on up."""
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.parent is not None and _is_dead(owner):
+        operands = list(owner.operands)
+        owner.detach()
+        owner.erase()
+        for o in operands:
+            _erase_if_dead(o)
+
+
+def _is_dead(op: Operation) -> bool:
+    # xDSL's is_trivially_dead keeps an unused alloca (its effect names no value); MLIR does not
+    if isinstance(op, (memref.AllocaOp, memref.AllocOp)):
+        return not op.results[0].uses
+    return is_trivially_dead(op)
+
+
+def _erase_k_loop(loop: scf.ForOp) -> None:
+    """Remove the K loop: its results become their initial values, and what only it used goes too."""
+    used = {o for op in loop.walk() for o in op.operands if not loop.is_ancestor(_owner_op(o))}
+    for result, init in zip(loop.results, loop.iter_args):
+        result.replace_all_uses_with(init)
+    loop.detach()
+    loop.erase()
+    for v in used:
+        _erase_if_dead(v)
+
+
+def _owner_op(v: SSAValue) -> Operation | None:
+    return v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+
+
+def _append_argument(kernel: gpu.FuncOp, t: MemRefType, like: BlockArgument) -> BlockArgument:
+    """A new last argument of the kernel, named in gemm.arg_dims like `like` with a leading axis."""
+    block = kernel.body.block
+    arg = block.insert_arg(t, len(block.args))
+    arg.name_hint = "workspace"
+    kernel.properties["function_type"] = FunctionType.from_lists(
+        [a.type for a in block.args], list(kernel.function_type.outputs.data))
+    dims = kernel.attributes.get(ARG_DIMS_ATTR)
+    if isinstance(dims, ArrayAttr):
+        like_dims = dims.data[like.index] if like.index < len(dims.data) else ArrayAttr([])
+        kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([*dims.data, ArrayAttr([StringAttr("splits"), *like_dims.data])])
+    return arg
+
+
+def _fresh_symbol(kernel: gpu.FuncOp, base: str) -> str:
+    taken = {op.sym_name.data for op in kernel.parent_block().ops if isinstance(op, gpu.FuncOp)}
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def _symbol_ref(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp) -> SymbolRefAttr:
+    return SymbolRefAttr(launch.kernel.root_reference, [kernel.sym_name])
+
+
+def _sizes(launch: gpu.LaunchFuncOp) -> tuple[list[SSAValue], list[SSAValue]]:
+    return ([launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ],
+            [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ])
+
+
+def _zero(kb: KernelBuilder, t: Attribute) -> SSAValue:
+    if isinstance(t, VectorType):
+        return kb.op(vector.BroadcastOp(kb.float(0.0, t.element_type), t))
+    return kb.float(0.0, t)

@@ -1,0 +1,119 @@
+"""What a GEMM computes, as host-argument indices: C = alpha * op(A) @ op(B) + beta * C.
+
+A MatmulSpec is read from a gemm.matmul (`spec_from_matmul`) and recorded on the lowered
+host function as its `gemm.matmul_spec` attribute (`spec_attr`, read back by
+`spec_from_attr`), so that the interpreter's check and the HIP harness know what C
+should be after the gemm.matmul is gone.  gemm-to-kernel records it and the matrix-core
+passes add the fragment type; gemmc.interp.check reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, UnitAttr, i64
+from xdsl.ir import BlockArgument, SSAValue
+
+from gemmc.support.diagnostics import GemmcError
+from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """alpha or beta: a host argument (its index) or a constant."""
+
+    arg: int | None = None
+    value: float | None = None
+
+    def get(self, args: list) -> float:
+        return float(args[self.arg]) if self.arg is not None else float(self.value)
+
+
+@dataclass(frozen=True)
+class MatmulSpec:
+    """C = alpha * op(A) @ op(B) + beta * C over host arguments a, b, c."""
+
+    a: int
+    b: int
+    c: int
+    transpose_a: bool = False
+    transpose_b: bool = False
+    alpha: Scalar | None = None
+    beta: Scalar | None = None
+    acc: str = "f32"
+    # a block-scaled (MX) product: the host arguments of A's and B's E8M0 scales, stored as A and B
+    # are with K divided by `block` (gemm.matmul's scales)
+    scale_a: int | None = None
+    scale_b: int | None = None
+    block: int = 32
+
+    def mnk(self, args: list) -> tuple[int, int, int]:
+        m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
+        n = args[self.c].shape[1]
+        return m, n, k
+
+
+def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
+    """The `gemm.matmul_spec` attribute recording `spec` (for lowerings to attach to the host func)."""
+
+    def scalar(s: Scalar):
+        return IntegerAttr(s.arg, i64) if s.arg is not None else FloatAttr(s.value, ELEMENT_TYPES[spec.acc]())
+
+    d = {"a": IntegerAttr(spec.a, i64), "b": IntegerAttr(spec.b, i64), "c": IntegerAttr(spec.c, i64),
+         "acc_type": ELEMENT_TYPES[spec.acc]()}
+    if spec.transpose_a:
+        d["transpose_a"] = UnitAttr()
+    if spec.transpose_b:
+        d["transpose_b"] = UnitAttr()
+    for name in ("alpha", "beta"):
+        if getattr(spec, name) is not None:
+            d[name] = scalar(getattr(spec, name))
+    if spec.scale_a is not None and spec.scale_b is not None:
+        d["scale_a"], d["scale_b"] = IntegerAttr(spec.scale_a, i64), IntegerAttr(spec.scale_b, i64)
+        d["block"] = IntegerAttr(spec.block, i64)
+    return DictionaryAttr(d)
+
+
+def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
+    d = attr.data
+
+    def scalar(name):
+        v = d.get(name)
+        if v is None:
+            return None
+        return Scalar(arg=v.value.data) if isinstance(v, IntegerAttr) else Scalar(value=v.value.data)
+
+    return MatmulSpec(
+        d["a"].value.data, d["b"].value.data, d["c"].value.data,
+        "transpose_a" in d, "transpose_b" in d, scalar("alpha"), scalar("beta"),
+        type_name(d["acc_type"]),
+        d["scale_a"].value.data if "scale_a" in d else None, d["scale_b"].value.data if "scale_b" in d else None,
+        d["block"].value.data if "block" in d else 32,
+    )
+
+
+def arg_index(fn: func.FuncOp, v: SSAValue, what: str) -> int:
+    if isinstance(v, BlockArgument) and v.block is fn.body.block:
+        return v.index
+    raise GemmcError(f"check: {what} of @{fn.sym_name.data} is not one of its arguments")
+
+
+def scalar_of(fn: func.FuncOp, v: SSAValue | None, what: str) -> Scalar | None:
+    if v is None:
+        return None
+    if isinstance(v, BlockArgument):
+        return Scalar(arg=arg_index(fn, v, what))
+    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, FloatAttr):
+        return Scalar(value=v.owner.value.value.data)
+    raise GemmcError(f"check: {what} of @{fn.sym_name.data} is neither an argument nor a constant")
+
+
+def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
+    return MatmulSpec(
+        arg_index(fn, op.a, "A"), arg_index(fn, op.b, "B"), arg_index(fn, op.c, "C"),
+        op.transpose_a is not None, op.transpose_b is not None,
+        scalar_of(fn, op.alpha, "alpha"), scalar_of(fn, op.beta, "beta"), type_name(op.acc_type),
+        arg_index(fn, op.scale_a, "SA") if op.scale_a is not None else None,
+        arg_index(fn, op.scale_b, "SB") if op.scale_b is not None else None,
+    )
