@@ -6,7 +6,7 @@ Each command runs as a fresh process --runs times; the table gives the median wa
 median CPU time (user + system of the process and its children). Beside the two it compares it
 times what bounds gemmc from below: Python starting, Python importing xDSL's builtin dialect
 (which every gemmc command needs), and `gemmc --help`. clang compiles the emitted HIP to
-assembly with the flags gemmc.toolchain uses for `--emit asm`.
+assembly with the flags gemmc.target.toolchain uses for `--emit asm`.
 
 Prints a table and writes JSON with the machine it ran on, its load average included. This is a
 script, not a test: on a shared machine the wall times stretch with the other processes' load
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def gemmc_command() -> list[str]:
     """The gemmc of the Python running this script (a venv's, when run from one)."""
     script = Path(sys.executable).parent / "gemmc"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gemmc.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gemmc.driver.cli"]
 
 
 def clang_command(hip: Path, asm: Path, arch_name: str) -> tuple[list[str], str]:

@@ -150,7 +150,7 @@ def gemmc_kernel(problem: str, arch: str) -> Kernel:
     dims = {"M": 4096, "N": 4096, "K": 4096}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "k.s"
-        subprocess.run([sys.executable, "-m", "gemmc.cli", "compile", str(path), "--arch", arch, "-D", "M=4096",
+        subprocess.run([sys.executable, "-m", "gemmc.driver.cli", "compile", str(path), "--arch", arch, "-D", "M=4096",
                         "-D", "N=4096", "-D", "K=4096", "--emit", "asm", "-o", str(out)], check=True,
                        capture_output=True, text=True, cwd=ROOT)
         r = analyze_asm(out.read_text())

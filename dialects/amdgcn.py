@@ -656,7 +656,7 @@ _define("global_store_byte_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset"
                                         asm="global_store_byte"))
 
 
-# VOP3P: the matrix instructions of every arch's table (gemmc.arch), in that arch's spelling:
+# VOP3P: the matrix instructions of every arch's table (gemmc.target.arch), in that arch's spelling:
 # D (and C) one register per accumulator element, A and B their packed registers.
 # MFMA (CDNA): SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC
 # also an inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).

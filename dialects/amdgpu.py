@@ -13,7 +13,7 @@ names; gemmc keeps only what its lowerings use.
 
 Operands are per lane, as in MLIR: each lane passes its own items of A and B (a scalar
 f32 or a vector of packed 16-bit values) and its accumulator registers.  Which matrix
-element each (lane, item) holds is the instruction's layout in gemmc.arch
+element each (lane, item) holds is the instruction's layout in gemmc.target.arch
 (`MatrixInstr.a`, `.b`, `.d`), which the interpreter and the lowerings read; the
 accumulator's element type picks the instruction (f32, or f16 / bf16 on RDNA).
 `mfma` also has MLIR's cbsz / abid / blgp broadcast controls (0: none), printed only

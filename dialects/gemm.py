@@ -431,7 +431,7 @@ class AssumeRowsAlignedOp(IRDLOperation):
 
         gemm.assume_rows_aligned %A {multiple = 4 : i64} : memref<?x?xf32>
 
-    Made by assume-aligned in a kernel whose launcher checks it (gemmc.dispatch); vectorize and
+    Made by assume-aligned in a kernel whose launcher checks it (gemmc.driver.dispatch); vectorize and
     direct-to-lds take it as the proof of a dynamic row length; the interpreter checks it, and the
     HIP printer hands it to the compiler as __builtin_assume.
     """

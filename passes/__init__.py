@@ -1,1 +1,1 @@
-"""gemmc's passes, one per file; gemmc.pipeline registers them by name."""
+"""gemmc's passes, one per file; gemmc.driver.pipeline registers them by name."""

@@ -4,7 +4,7 @@ Expects: kernel IR whose kernels take 2-D global matrices with a dynamic row len
 dimension).  Produces: at the top of each such kernel, one `gemm.assume_rows_aligned %X
 {multiple}` per such matrix, nothing else; vectorize and direct-to-lds then take it as the proof
 that a dynamic row starts aligned.  The assumption must be checked by whoever launches the kernel:
-gemmc.dispatch runs this variant only when every such row length is a multiple, and the
+gemmc.driver.dispatch runs this variant only when every such row length is a multiple, and the
 interpreter checks it at every launch (a violated assumption is an error, not a wrong result).
 Diagnostics: multiple < 1, no kernel with a matrix of dynamic row length.
 """

@@ -984,7 +984,7 @@ class _KernelLowering:
     def _packed_global_load(self, op: Operation, mem: GlobalMem, idx: list[I], n: int) -> Packed:
         """2, 4 or 8 16-bit elements as 1, 2 or 4 dwords (global_load_dword..x4), where the
         element offset is known to be a multiple of 4 bytes: each index a multiple (vectorize
-        proved its width), or their sum (a peeled copy's aligned interior, gemmc.residues)."""
+        proved its width), or their sum (a peeled copy's aligned interior, gemmc.transforms.residues)."""
         aligned = self.ir_byte_multiple(op, mem.sizes, 2, 0) % 4 == 0 or \
             offset_is_multiple(op.base, op.indices, 2)  # type: ignore[attr-defined]
         if n not in (2, 4, 8) or not aligned:

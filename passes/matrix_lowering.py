@@ -2,7 +2,7 @@
 
 Both rewrite a register-tiled kernel so that its waves compute the block tile with the
 arch's matrix instructions, in place (gemmc/transforms/compute_rewrite.py replaces the accumulators,
-the compute loop and the epilogue; gemmc.matrix_kernel writes them).  The workgroup
+the compute loop and the epilogue; gemmc.transforms.matrix_kernel writes them).  The workgroup
 becomes waves-m x waves-n waves; each owns a (block-m / waves-m) x (block-n / waves-n)
 tile of C made of instruction tiles.  Preconditions, each a diagnostic naming the pass:
 the arch has this kind of matrix core, the kernel is register-tiled (lds-tiling +

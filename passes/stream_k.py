@@ -1,6 +1,6 @@
 """stream-k: persistent workgroups walking the (tile, K iteration) space (Stream-K, Osama et al., 2023).
 
-Expects what split-k expects (gemmc.k_split: a launched kernel with one K loop, not pipelined yet,
+Expects what split-k expects (gemmc.transforms.k_split: a launched kernel with one K loop, not pipelined yet,
 global stores only in its epilogue, into one output C of f32 or f64), read its output tile from
 `gpu.block_id` x and y at the top level of the kernel, and a launch whose grid x and y the host
 computes from the launch's operands and constants (gemm-to-kernel's and lds-tiling's

@@ -18,7 +18,7 @@ default): lower-copies then loads each row's aligned interior by vectors, its mi
 head and tail and the matrix edge element by element, and stores to LDS element by
 element (gemmc/transforms/copy_lowering.py).  That a peeled vector starts aligned is then a fact
 of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
-gemmc.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
+gemmc.transforms.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
 keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
 pass stops with a diagnostic.  Copies by global_load_lds (direct-to-lds) are left alone.
 Options: width (1, 2, 4; 8 for 16-bit types), strict, peel, peel-lanes (a peeled copy into a

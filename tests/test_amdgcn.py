@@ -908,7 +908,7 @@ def test_magic_division_is_exact():
 
 
 def _gemmc(*args):
-    return subprocess.run([sys.executable, "-m", "gemmc.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "gemmc.driver.cli", *args], capture_output=True, text=True)
 
 
 @pytest.mark.skipif(MC is None, reason="llvm-mc (LLVM 22) is not installed")

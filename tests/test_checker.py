@@ -140,7 +140,7 @@ def test_tiny_results_pass_on_the_absolute_floor():
 
 def test_reference_is_the_declared_program():
     """step 7 on gfx1100 rounds f32 inputs to f16: the output says so, with both errors."""
-    proc = subprocess.run([sys.executable, "-m", "gemmc.cli", "run", "examples/sgemm.gemm", "--arch", "gfx1100",
+    proc = subprocess.run([sys.executable, "-m", "gemmc.driver.cli", "run", "examples/sgemm.gemm", "--arch", "gfx1100",
                            "-p", "step7", "-D", "M=64", "-D", "N=64", "-D", "K=64"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

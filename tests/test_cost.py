@@ -347,7 +347,7 @@ def test_emitted_lit_test_passes(tmp_path, capsys):
     assert main(["tune", SGEMM, "--budget", "4", "--no-compiler", "--emit-test", str(tmp_path)]) == 0
     capsys.readouterr()
     test = tmp_path / "sgemm-gfx942-tuned.gemm"
-    gemmc_cmd = f"{sys.executable} -m gemmc.cli"
+    gemmc_cmd = f"{sys.executable} -m gemmc.driver.cli"
     for line in test.read_text().splitlines():
         if line.startswith("// RUN:"):
             cmd = line[len("// RUN:"):].replace("%gemmc", gemmc_cmd).replace("%s", str(test))

@@ -1,4 +1,4 @@
-"""Shape dispatch (gemmc.dispatch): a problem with dynamic sizes gets the default and the idle-grid
+"""Shape dispatch (gemmc.driver.dispatch): a problem with dynamic sizes gets the default and the idle-grid
 variant, and a launcher that picks per call; the interpreter and the cost model follow the branch."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gemmc.target.arch import ARCHS, get_arch
-from gemmc.frontend.context import make_context
+from gemmc.support.context import make_context
 from gemmc.support.diagnostics import EXIT_TOOLCHAIN, GemmcError
 from gemmc.emit import emit_hip
 from gemmc.frontend import parse_gemm

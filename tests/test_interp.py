@@ -16,7 +16,7 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.target.arch import get_arch
-from gemmc.frontend.context import make_context
+from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError
 from gemmc.frontend import parse_gemm
 from gemmc.interp import (

@@ -701,7 +701,7 @@ def test_fp4_pack_refuses_what_is_no_code():
 
 def test_fp4_mfma_operand_packs_element_e_at_bits_4e():
     """gemmc_fp4_operand's arithmetic (fp4.operand_words) puts each lane's element e where the
-    instruction's layout says (gemmc.layout: gpr, bit_lo); a nibble swap fails the check."""
+    instruction's layout says (gemmc.driver.layout: gpr, bit_lo); a nibble swap fails the check."""
     from gemmc.emit import fp4
     from gemmc.driver.layout import rows
 
@@ -786,7 +786,7 @@ def test_fp6_pack_refuses_what_is_no_code():
 @pytest.mark.parametrize("fmt", ["f6e2m3fn", "f6e3m2fn"])
 def test_fp6_mfma_operand_packs_element_e_at_bits_6e(fmt):
     """gemmc_fp6_operand's arithmetic (fp6.operand_words) puts each lane's element e where the
-    instruction's layout says (gemmc.layout: gpr, bit_lo, running on into the next VGPR past
+    instruction's layout says (gemmc.driver.layout: gpr, bit_lo, running on into the next VGPR past
     bit 31); the words in another order fail the check."""
     from gemmc.emit import fp6
     from gemmc.driver.layout import rows

@@ -103,7 +103,7 @@ def global_vector_loads(module) -> int:
 @pytest.mark.parametrize("arch, static, elem", [("gfx942", True, "f16"), ("gfx942", False, "bf16"),
                                                 ("gfx1100", True, "bf16"), ("gfx1201", False, "f16")])
 def test_own_backend_loads_peeled_16bit_rows_by_vectors(arch, static, elem):
-    """Odd rows of f16/bf16: the peeled interiors are global_load_dwordx4 (gemmc.residues proves
+    """Odd rows of f16/bf16: the peeled interiors are global_load_dwordx4 (gemmc.transforms.residues proves
     the index sum aligned), their heads and tails shorts; PASS in the amdgcn interpreter."""
     dims = {"M": 37, "N": 29, "K": 45}
     src = source(False, True, dims if static else None, elem)

@@ -1,4 +1,4 @@
-"""Per-shape selection (gemmc.selection): split-k where the grid leaves CUs idle and the model
+"""Per-shape selection (gemmc.driver.selection): split-k where the grid leaves CUs idle and the model
 predicts it faster, the default pipeline elsewhere, and the reason said by --report and explain."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
     python3 benchmarks/h200/candidates.py collect benchmarks/h200/raw  # here: candidates.md and .json
 
 For the shapes of shapes.py whose grid leaves the H200's SMs idle, every candidate that
-gemmc.selection weighs (tiles, split-k, stream-k), with the tile candidates widened to TILES, is
-built as a gemmc.bench program (checked against cuBLAS, then timed). The table sets the model's
+gemmc.driver.selection weighs (tiles, split-k, stream-k), with the tile candidates widened to TILES, is
+built as a gemmc.driver.bench program (checked against cuBLAS, then timed). The table sets the model's
 prediction beside the measured time, per candidate, and says whether the model's pick is the
 measured best.
 """
@@ -61,7 +61,7 @@ def collect(raw: Path) -> None:
         measured[(r["shape"], r["variant"])] = r.get("result")
     lines = ["# The selection's candidates on the H200: predicted against measured",
              "", "Written by `benchmarks/h200/candidates.py collect` from `raw/candidates.jsonl` (machine below).",
-             "Every candidate gemmc.selection weighs for the shapes whose grid leaves SMs idle, tile candidates",
+             "Every candidate gemmc.driver.selection weighs for the shapes whose grid leaves SMs idle, tile candidates",
              f"widened to {', '.join(f'{a}x{b} ({c}x{d})' for a, b, c, d in TILES)}. % = cuBLAS time / its time x 100.",
              "`model pick` is the candidate with the lowest prediction, `best` the fastest measured.", ""]
     rows = []

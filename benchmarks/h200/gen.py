@@ -3,7 +3,7 @@
     python3 benchmarks/h200/gen.py OUTDIR
 
 writes OUTDIR/bench_<name>_<n>.cu (gemmc's kernel + the cuBLAS benchmark main of
-gemmc.bench) and OUTDIR/san_<name>_<M>x<N>x<K>.cu (the --harness program), and
+gemmc.driver.bench) and OUTDIR/san_<name>_<M>x<N>x<K>.cu (the --harness program), and
 OUTDIR/manifest.json.  benchmarks/h200/run.sh builds and runs them on the H200.
 """
 

@@ -8,7 +8,7 @@
 Per shape two gemmc programs (each gemmc.bench's: C checked against cuBLAS SGEMM in pedantic FP32,
 then the median of 20 timed runs against cuBLAS's, inputs rotated through 4x the L2):
   fixed     the sm_90 default before per-shape selection: tuned-h200, whatever the shape;
-  selected  what `gemmc compile --arch sm_90` runs now (gemmc.selection: split-k where the grid
+  selected  what `gemmc compile --arch sm_90` runs now (gemmc.driver.selection: split-k where the grid
             leaves the GPU idle and the cost model predicts it faster).
 Triton's FP32 matmul (triton_fp32.py: the tutorial kernel, IEEE FP32 dot, 8 autotuned
 configurations) runs the same shapes as the second peer.

@@ -33,7 +33,7 @@ What it checks, beyond computing C:
     is an MFMA reading a VGPR a VALU wrote too recently, or an MFMA with some lanes masked off.
 
 v_mfma_* and v_wmma_* compute D = A * B + C lane-accurately from the instruction's layouts in
-gemmc.arch (gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma and
+gemmc.target.arch (gemmc.interp.matrix.multiply, as the kernel-IR interpreter does for amdgpu.mfma and
 amdgpu.wmma); f16 operands are unpacked two per register, FP8 four (byte b of a register is
 element 4i + b, decoded by ml_dtypes in the instruction's formats: A's in_type, B's b_in_type).
 """

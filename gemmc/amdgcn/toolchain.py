@@ -3,7 +3,7 @@
     llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfxNNN -filetype=obj kernel.s -o kernel.o
     ld.lld -shared kernel.o -o kernel.hsaco
 
-The tools are those of the toolchain gemmc.toolchain finds (ROCm's LLVM or LLVM 22);
+The tools are those of the toolchain gemmc.target.toolchain finds (ROCm's LLVM or LLVM 22);
 every failure is a GemmcError with the toolchain's exit code.
 """
 

@@ -3,7 +3,7 @@
     occ = occupancy(k, arch, counts, resources=None)   # resources: the compiler's report
     occ.waves_per_simd, occ.workgroups_per_cu, occ.limiter
 
-VGPRs come from the compiler's resource-usage report when one is given (gemmc.toolchain,
+VGPRs come from the compiler's resource-usage report when one is given (gemmc.target.toolchain,
 `source="compiler"`), else from an estimate from the IR (`source="estimate"`): the
 accumulator and fragment register tiles (private memrefs), the prefetched tile elements
 a double-buffered kernel holds, and a fixed base, weighed by gemmc.target.resources.vgprs (fitted

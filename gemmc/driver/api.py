@@ -18,7 +18,6 @@ from xdsl.passes import ModulePass
 
 from gemmc.driver.lowering import check_dtypes, run_spec
 from gemmc.driver.pipeline import default_pipeline, gcn_default_pipeline, mx_format, scaled_pipeline
-from gemmc.driver.selection import input_type, select_pipeline
 from gemmc.driver.source import is_lowered, print_ir, read_source
 from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import SELECTED_ATTR
@@ -40,7 +39,7 @@ def lower(
 ) -> ModuleOp:
     """Run a pipeline (a name such as 'step1', a pass list, None for the arch default).
 
-    Without a pipeline, gemmc.selection chooses one for the problem's shape (`backend="gcn"`,
+    Without a pipeline, gemmc.driver.selection chooses one for the problem's shape (`backend="gcn"`,
     gemmc's own AMDGCN backend: the arch's default pipeline); `selection`, a selection table
     ({problem_key: pipeline}, see load_selection), has its say first.
 
@@ -60,8 +59,12 @@ def lower(
     if pipeline is None and backend == "gcn":
         # its own backend has no split-k (block_id z, atomics, workspaces), and it keeps the
         # type-independent default (the 16-bit defaults' register-staged copies are beyond it)
+        from gemmc.driver.selection import input_type
+
         pipeline = gcn_default_pipeline(target, input_type(module))
     if pipeline is None:
+        from gemmc.driver.selection import input_type
+
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
@@ -84,7 +87,9 @@ def _operand_bits(module: ModuleOp) -> tuple[int, int]:
 
 
 def _select(module: ModuleOp, target: Arch, selection: dict[str, str] | None = None):
-    """The pipeline for this problem on this arch (gemmc.selection), with why on the module."""
+    """The pipeline for this problem on this arch (gemmc.driver.selection), with why on the module."""
+    from gemmc.driver.selection import select_pipeline
+
     choice = select_pipeline(module, target, selection)
     module.attributes[SELECTED_ATTR] = StringAttr(choice.reason)
     return choice

@@ -3,7 +3,7 @@
     choice = dispatch(module, arch, default)     # module: gemm level, with dynamic dims
 
 A problem whose sizes are known at launch only gets the arch's default pipeline and the variant
-gemmc.selection would choose for a grid that leaves the GPU idle: the default with `stream-k` (an
+gemmc.driver.selection would choose for a grid that leaves the GPU idle: the default with `stream-k` (an
 f32 or f64 C; one persistent workgroup per slot) or with `split-k{factor=SPLITS} reduce=workspace` (a 16-bit C); on an arch that does
 not split the default's tile (the H200), the same with the first of selection's smaller tiles.  Both are lowered; the
 variant's kernels join the default's gpu.module (renamed where they clash), and the host function
@@ -57,7 +57,7 @@ def with_assumed_alignment(spec: str) -> str:
 
 
 def dispatch(module: ModuleOp, arch: Arch, default: str):
-    """The dispatching module (a Choice of gemmc.selection, its `lowered` set), or None when no
+    """The dispatching module (a Choice of gemmc.driver.selection, its `lowered` set), or None when no
     variant applies (no tiled kernel, or the passes refuse both)."""
     from gemmc.driver.variants import Choice
 

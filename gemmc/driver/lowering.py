@@ -15,7 +15,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from gemmc.driver.pipeline import parse_pipeline_spec, run_pipeline
-from gemmc.frontend.context import make_context
+from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
 from gemmc.target.arch import Arch, as_arch

@@ -18,7 +18,7 @@ predicted), the default's own tile is not split.  An f32 C is reduced with atomi
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
 which atomics would round at every add, through a workspace.
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
-that chooses between them per call (gemmc.dispatch).
+that chooses between them per call (gemmc.driver.dispatch).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from gemmc.frontend.context import make_context
+from gemmc.support.context import make_context
 from gemmc.support.diagnostics import EXIT_IO, GemmcError, location_in, verifier_message
 from gemmc.target.arch import Arch, as_arch
 

@@ -4,7 +4,7 @@
 
 Each shape is tuned by the per-problem search (gemmc.driver.tune.tune), seeded from
 (seed, shape) so that a shape's result does not depend on which worker ran it or when; the
-selection's own choice (gemmc.selection) competes with the search's best, and the faster
+selection's own choice (gemmc.driver.selection) competes with the search's best, and the faster
 prediction goes into the table under the shape's problem_key.  Shapes run in this process
 (jobs=1), on a process pool (jobs>1) or as Ray tasks (ray=True or an address).
 
@@ -156,7 +156,7 @@ def _check_shape_is_problem(key: str | None, job: ShapeJob) -> None:
 
 
 def _selection_entry(load, arch, dims, compiler) -> dict:
-    """The pipeline gemmc.selection chooses for this shape, predicted as the search predicts."""
+    """The pipeline gemmc.driver.selection chooses for this shape, predicted as the search predicts."""
     from gemmc.driver.lowering import lower_with
     from gemmc.driver.selection import select_pipeline
 

@@ -19,7 +19,7 @@ Inside a kernel FP4 is unpacked, one element a byte (its code): LDS tiles and re
 fragments are FP8's, so that each thread's single-element copies write whole bytes (two
 threads never share one).  Only the two ends pack: the global load takes a nibble out, and
 the scaled MFMA's operand is packed again the way the instruction reads FP4 (cbsz / blgp 4):
-each lane's 32 elements in 4 VGPRs, element e at bits 4e (gemmc.layout: gpr 4e // 32, bit
+each lane's 32 elements in 4 VGPRs, element e at bits 4e (gemmc.driver.layout: gpr 4e // 32, bit
 4e % 32), i.e. element 2j in the low nibble of byte j, as in global memory.
 """
 

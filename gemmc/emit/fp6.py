@@ -23,7 +23,7 @@ it, so no read passes the row's (nor the matrix's) last byte and no padding is a
 Inside a kernel FP6 is unpacked, one code a byte, as FP4 and FP8 (LDS tiles, register
 fragments).  The scaled MFMA's operand is packed again the way the instruction reads FP6
 (cbsz / blgp 2 for E2M3, 3 for E3M2): each lane's 32 elements as a 192-bit little-endian
-stream in 6 VGPRs, element e at bits 6e (gemmc.layout: gpr 6e // 32, bit 6e % 32, running
+stream in 6 VGPRs, element e at bits 6e (gemmc.driver.layout: gpr 6e // 32, bit 6e % 32, running
 into the next VGPR where 6e % 32 > 26), i.e. the same bit stream as a row in global memory.
 """
 

@@ -406,7 +406,7 @@ def _fragment_type(op, arch: Arch) -> str | None:
 
 
 def _matrix_pass(module: ModuleOp) -> str | None:
-    """The last matrix-core pass of the pipeline the module records (gemmc.pipeline)."""
+    """The last matrix-core pass of the pipeline the module records (gemmc.driver.pipeline)."""
     recorded = module.attributes.get("gemmc.pipeline")
     if not isinstance(recorded, StringAttr):
         return None

@@ -221,9 +221,9 @@ class Arch:
     launch_gap_us: float = 4.0
     workspace_alloc_us: float = 40.0
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
-    split_default_tile: bool = True  # gemmc.selection also splits (split-k, stream-k) the default
+    split_default_tile: bool = True  # gemmc.driver.selection also splits (split-k, stream-k) the default
     # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
-    unpeeled_candidates: bool = True  # gemmc.selection also weighs scalar copies (vectorize{peel=false})
+    unpeeled_candidates: bool = True  # gemmc.driver.selection also weighs scalar copies (vectorize{peel=false})
     # against peeled ones where rows are misaligned
     # double-buffer's scalar copies into a transposed LDS tile: threads walk the tile's stored columns
     # (consecutive LDS words, conflict-free stores; each lane's load a global row apart) or its rows

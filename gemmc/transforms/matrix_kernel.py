@@ -1,6 +1,6 @@
 """The matrix-core path of the tiled kernel writer.
 
-gemmc.tiled_kernel writes a GEMM kernel's loop nest for a Schedule; when the schedule
+gemmc.transforms.tiled_kernel writes a GEMM kernel's loop nest for a Schedule; when the schedule
 names a matrix instruction (`Schedule.instr`, set by mfma-lowering / wmma-lowering) it
 calls `setup`, `compute` and `epilogue` here instead of writing FMAs.  Everything about
 the instruction comes from its arch description (gemmc.target.arch.MatrixInstr): shape, types and the lane layouts of A, B and D, which are

@@ -1,6 +1,6 @@
 """Index expressions modulo a power of two, as polynomials over the values they are made of.
 
-`known_multiple` (gemmc.lds_access) proves that one value is a multiple of n.  Some alignment
+`known_multiple` (gemmc.transforms.lds_access) proves that one value is a multiple of n.  Some alignment
 facts only hold for a sum: a peeled copy's vector starts at row g0's first aligned element,
 
     g0 * ld + o1 + j * w + head,   head = (w - (g0 * ld + o1) mod w) mod w,

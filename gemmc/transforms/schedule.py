@@ -1,7 +1,7 @@
 """The tiling schedule of a kernel, and how it is recorded on the gpu.func.
 
 The tiling passes (lds-tiling, register-tiling, double-buffer, vectorize) each change
-one part of the schedule; gemmc.tiled_kernel turns a schedule plus the contraction
+one part of the schedule; gemmc.transforms.tiled_kernel turns a schedule plus the contraction
 read back from the IR into the kernel's loop nest.  The schedule is kept on the
 kernel as `gemm.schedule = {...}` so the next pass, and a reader, can see it.
 """
@@ -104,7 +104,7 @@ class Schedule:
 
 
 _FROM_IR = ("width_a", "width_b", "direct", "buffers")
-"""Fields read from the kernel's copies (gemmc.contraction), never from `gemm.schedule`."""
+"""Fields read from the kernel's copies (gemmc.transforms.contraction), never from `gemm.schedule`."""
 
 _OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "frag_read": 0, "k_pack": 0, "direct": 0}
 """Fields left out of `gemm.schedule` while they hold these defaults."""

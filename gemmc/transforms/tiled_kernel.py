@@ -1,10 +1,10 @@
 """Write a GEMM kernel's loop nest for a tiling schedule.
 
-lds-tiling reads the step-1 kernel back (gemmc.contraction) and calls `tile_in_place` to
+lds-tiling reads the step-1 kernel back (gemmc.transforms.contraction) and calls `tile_in_place` to
 replace its guarded K loop with this loop nest; the epilogue ops are moved over from the
 guard (cloned with row, col and the sum remapped), so whatever the frontend put there survives.
 register-tiling and the matrix-core passes use the same writer for the parts they replace
-in place (gemmc.compute_rewrite): the accumulators, the compute loop, the epilogue.
+in place (gemmc.transforms.compute_rewrite): the accumulators, the compute loop, the epilogue.
 
 The body, with the schedule's names:
 
@@ -70,7 +70,7 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
 
     What stands before the guard (the sizes, the thread and block ids, anything else) stays,
     and the nest is built from those values; the guard goes, its K loop replaced by the
-    tiled one and its epilogue ops moved into the new epilogue (gemmc.contraction checked
+    tiled one and its epilogue ops moved into the new epilogue (gemmc.transforms.contraction checked
     that the guard holds nothing else).  The launch's grid follows the block tile."""
     kernel = con.kernel
     guard = find_role(kernel, ROLE_EPILOGUE)

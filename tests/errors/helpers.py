@@ -142,7 +142,7 @@ def console_script() -> list[str]:
     if beside.is_file():
         return [str(beside)]
     found = shutil.which("gemmc")
-    return [found] if found else [sys.executable, "-m", "gemmc.cli"]
+    return [found] if found else [sys.executable, "-m", "gemmc.driver.cli"]
 
 
 def run_console(argv: list[str], stdin: bytes | None = None, env: dict[str, str] | None = None,

@@ -15,7 +15,7 @@ config.substitutions.append(("%python", sys.executable))
 # `gemmc` is the console script of the Python running lit (a venv's, when run from one), else the
 # one on PATH; fall back to running the module.
 gemmc = (shutil.which("gemmc", path=os.path.dirname(sys.executable)) or shutil.which("gemmc")
-         or f"{sys.executable} -m gemmc.cli")
+         or f"{sys.executable} -m gemmc.driver.cli")
 config.substitutions.append(("%gemmc", gemmc))
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
