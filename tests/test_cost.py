@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import gemmc
 from gemmc.target.toolchain import have_toolchain
-from gemmc import cost
 from gemmc.target.arch import ARCHS, get_arch
 from gemmc.driver.cli import main
 from gemmc.cost import banks
@@ -162,7 +161,7 @@ def test_vgpr_budget_predicts_clangs_spills():
 
 @pytest.fixture(scope="module")
 def steps_gfx942():
-    return {r.name: r.prediction for r in cost.explain_file(SGEMM, "gfx942", compiler=False)}
+    return {r.name: r.prediction for r in gemmc.explain_file(SGEMM, "gfx942", compiler=False)}
 
 
 def test_naive_is_slowest(steps_gfx942):
@@ -327,8 +326,8 @@ def test_tune_writes_winner_and_test(tmp_path, capsys):
 
 
 def test_tune_is_deterministic_for_a_seed():
-    a = cost.tune_file(SGEMM, "gfx942", budget=6, seed=7, compiler=False)
-    b = cost.tune_file(SGEMM, "gfx942", budget=6, seed=7, compiler=False)
+    a = gemmc.tune_file(SGEMM, "gfx942", budget=6, seed=7, compiler=False)
+    b = gemmc.tune_file(SGEMM, "gfx942", budget=6, seed=7, compiler=False)
     assert [t.pipeline for t in a.trials] == [t.pipeline for t in b.trials]
     assert a.best.pipeline == b.best.pipeline
 

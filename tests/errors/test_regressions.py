@@ -109,7 +109,7 @@ def test_end_of_file_is_named():
     assert e.message.endswith("expected end of file")
 
 
-# -- gemmc/driver/api.py: reading ---------------------------------------------------------------------------
+# -- gemmc/driver/source.py: reading ---------------------------------------------------------------------------
 
 
 def test_fifo_input_does_not_hang(tmp_path):
@@ -328,7 +328,7 @@ def test_f16_accumulator_into_bf16_output():
     compile_device(hip, "gfx942", "asm")  # raises on a compile error
 
 
-# -- gemmc/driver/api.py: dtypes per arch --------------------------------------------------------------------
+# -- gemmc/driver/lowering.py: dtypes per arch --------------------------------------------------------------------
 
 
 def test_f16_accumulator_on_an_arch_without_f16():
