@@ -32,7 +32,7 @@ def lower_to_gcn(module, arch) -> None:
 def emit_gcn(module, arch) -> str:
     """The assembly of a module of kernel IR (lowered in place) or of a finalized amdgcn module."""
     from gemmc.amdgcn.asm import print_module
-    from gemmc.dialects.amdgcn import GcnModuleOp, KernelOp
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp
 
     if not any(isinstance(op, GcnModuleOp) for op in module.walk()):
         lower_to_gcn(module, arch)
@@ -52,8 +52,8 @@ def emit_gcn_hsaco(module, arch) -> bytes:
 
 def report(module) -> str:
     """VGPRs, AGPRs, SGPRs, LDS and instruction counts of each finalized amdgcn kernel, as a table."""
-    from gemmc.dialects import amdgcn as g
-    from gemmc.dialects.amdgcn import GcnInstruction, GcnModuleOp, KernelOp
+    from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix, is_memory_wait
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp
 
     rows = [("kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS B/block", "instructions", "MFMA/WMMA", "s_waitcnt")]
     for m in module.walk():
@@ -62,8 +62,8 @@ def report(module) -> str:
         for k in m.body.block.ops:
             if isinstance(k, KernelOp):
                 instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
-                waits = sum(1 for op in instrs if g.is_memory_wait(op))
-                mfmas = sum(1 for op in instrs if g.is_matrix(op))
+                waits = sum(1 for op in instrs if is_memory_wait(op))
+                mfmas = sum(1 for op in instrs if is_matrix(op))
                 rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("agprs")),
                              str(k.int_attr("sgprs")), str(k.int_attr("lds_bytes")), str(len(instrs)), str(mfmas),
                              str(waits)))
