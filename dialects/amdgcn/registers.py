@@ -201,6 +201,8 @@ def is_allocated(t: Attribute) -> bool:
     return not isinstance(t, GcnRegisterType) or isinstance(t.index, IntAttr)
 
 
+# -- SGPR numbers, for gfx12's SGPR read hazards ----------------------------------------------
+
 VCC_INDEX = 128  # VCC among the SGPR numbers of sgpr_numbers (the hardware's s106:107)
 
 
