@@ -34,9 +34,32 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from gemmc.target.amdgcn_isa import PLAIN_VALU_FORMATS, SALU_FORMATS, VALU_FORMATS
 from gemmc.target.arch import get_gcn_isa, get_matrix_instr
 from gemmc.support.diagnostics import GemmcError, pass_error
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp, YieldOp
+from gemmc.dialects.amdgcn.instructions import (
+    GcnInstruction,
+    instr,
+    is_barrier,
+    is_memory_wait,
+    is_mfma,
+    is_wmma,
+    mfma_consumer,
+)
+from gemmc.dialects.amdgcn.kernel import KernelOp
+from gemmc.dialects.amdgcn.pseudo import CommentOp, ConcatOp, ConstantOp, CopyOp, ExtractOp, LabelOp, RegOp
+from gemmc.dialects.amdgcn.registers import (
+    VCC_INDEX,
+    AGPRType,
+    GcnRegisterType,
+    SGPRType,
+    SpecialRegType,
+    VGPRType,
+    is_allocated,
+    sgpr_numbers,
+    sgpr_pair,
+)
 from gemmc.support.ir_names import ROLE_ATTR
 from gemmc.target.module_arch import target_of
 
@@ -50,12 +73,12 @@ class AmdgcnFinalizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         get_gcn_isa(arch)
-        kernels = [k for k in op.walk() if isinstance(k, g.KernelOp)]
+        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
         if not kernels:
             raise pass_error(PASS, op, "expects amdgcn.kernel ops; run lower-to-amdgcn first")
         for k in kernels:
             for v in _values(k.body.block):
-                if not g.is_allocated(v.type):
+                if not is_allocated(v.type):
                     raise pass_error(PASS, k, "expects allocated registers; run amdgcn-regalloc first")
             _Flatten(k, arch, get_gcn_isa(arch)).run()
 
@@ -69,7 +92,7 @@ def _values(block: Block):
 
 
 class _Flatten:
-    def __init__(self, kernel: g.KernelOp, arch, isa):
+    def __init__(self, kernel: KernelOp, arch, isa):
         self.kernel, self.arch, self.isa = kernel, arch, isa
         self.wave64 = arch.wave_size == 64
         self.n_labels = 0
@@ -84,24 +107,24 @@ class _Flatten:
         return op
 
     def reg(self, t: Attribute) -> SSAValue:
-        return self.add(g.RegOp(t)).results[0]
+        return self.add(RegOp(t)).results[0]
 
     def i(self, mnemonic: str, srcs, dsts, **kw) -> Operation:
-        op = g.instr(mnemonic, srcs, dsts, **{k: v for k, v in kw.items() if k != "target"})
+        op = instr(mnemonic, srcs, dsts, **{k: v for k, v in kw.items() if k != "target"})
         if "target" in kw:
             op.attributes["target"] = StringAttr(kw["target"])
         return self.add(op)
 
     @staticmethod
-    def scc() -> g.SpecialRegType:
-        return g.SpecialRegType("scc")
+    def scc() -> SpecialRegType:
+        return SpecialRegType("scc")
 
     def const(self, value: int) -> SSAValue:
         """A constant operand, defined at the top of the kernel (where the others are)."""
         for op in self.out.ops:
-            if isinstance(op, g.ConstantOp) and not op.is_float and op.int_value == value:
+            if isinstance(op, ConstantOp) and not op.is_float and op.int_value == value:
                 return op.result
-        c = g.ConstantOp(value)
+        c = ConstantOp(value)
         first = self.out.first_op
         if first is None:
             self.out.add_op(c)
@@ -110,7 +133,7 @@ class _Flatten:
         return c.result
 
     def exec_(self) -> SSAValue:
-        return self.reg(g.SpecialRegType("exec"))
+        return self.reg(SpecialRegType("exec"))
 
     def run(self) -> None:
         body = self.kernel.body.block
@@ -129,17 +152,17 @@ class _Flatten:
 
     def flatten(self, block: Block) -> None:
         for op in list(block.ops):
-            if isinstance(op, g.ForOp):
+            if isinstance(op, ForOp):
                 self.for_(op)
-            elif isinstance(op, g.IfOp):
+            elif isinstance(op, IfOp):
                 self.if_(op)
-            elif isinstance(op, g.IfUniformOp):
+            elif isinstance(op, IfUniformOp):
                 self.if_uniform(op)
-            elif isinstance(op, g.YieldOp):
+            elif isinstance(op, YieldOp):
                 continue
-            elif isinstance(op, g.CopyOp):
+            elif isinstance(op, CopyOp):
                 self.copy(op)
-            elif isinstance(op, g.ConcatOp):
+            elif isinstance(op, ConcatOp):
                 self.concat(op)
             else:
                 op.detach()
@@ -157,12 +180,12 @@ class _Flatten:
 
     def _check_yield(self, block: Block, targets) -> None:
         y = block.last_op
-        assert isinstance(y, g.YieldOp)
+        assert isinstance(y, YieldOp)
         for v, t in zip(y.values, targets):
             if v.type != t:
                 raise GemmcError(f"{PASS}: internal error: yield of {v.type} into {t} (allocation broke a web)")
 
-    def for_(self, op: g.ForOp) -> None:
+    def for_(self, op: ForOp) -> None:
         body = op.body.block
         counter_t = body.args[0].type
         c0 = self.i("s_mov_b32", [op.lb], [counter_t]).results[0]
@@ -177,8 +200,8 @@ class _Flatten:
         role = op.attributes.get(ROLE_ATTR)
         role = role.data if isinstance(role, StringAttr) else None
         if role:
-            self.add(g.CommentOp(f"{role} begin"))
-        self.add(g.LabelOp(top))
+            self.add(CommentOp(f"{role} begin"))
+        self.add(LabelOp(top))
         self._args_to_regs(body)
         self.flatten(body)
         c = self.reg(counter_t)
@@ -186,20 +209,20 @@ class _Flatten:
         s = self.i("s_cmp_lt_u32", [c1, op.ub], [self.scc()]).results[0]
         self.i("s_cbranch_scc1", [s], [], target=top)
         if role:
-            self.add(g.CommentOp(f"{role} end"))
+            self.add(CommentOp(f"{role} end"))
         if op.nonempty is None:
-            self.add(g.LabelOp(end))
+            self.add(LabelOp(end))
         self._results_to_regs(op)
 
     @staticmethod
     def _nonempty(region) -> bool:
-        return bool(region.blocks) and any(not isinstance(o, g.YieldOp) for o in region.block.ops)
+        return bool(region.blocks) and any(not isinstance(o, YieldOp) for o in region.block.ops)
 
-    def if_(self, op: g.IfOp) -> None:
+    def if_(self, op: IfOp) -> None:
         m = op.cond
         mt = m.type
         b = "b64" if self.wave64 else "b32"
-        exec_t = g.SpecialRegType("exec")
+        exec_t = SpecialRegType("exec")
         self.i(f"s_and_saveexec_{b}", [m, self.exec_()], [mt, exec_t, self.scc()])
         has_else = self._nonempty(op.else_region)
         else_l, end_l = self.label(), self.label()
@@ -215,18 +238,18 @@ class _Flatten:
         self.flatten(op.then_region.block)
         if has_else:
             if skip_then:
-                self.add(g.LabelOp(else_l))
+                self.add(LabelOp(else_l))
             saved = self.reg(mt)
             self.i(f"s_andn2_{b}_exec", [saved, self.exec_()], [exec_t, self.scc()])
             if skip_else:
                 self.i("s_cbranch_execz", [self.exec_()], [], target=end_l)
             self.flatten(op.else_region.block)
         if skip_then or (has_else and skip_else):
-            self.add(g.LabelOp(end_l))
+            self.add(LabelOp(end_l))
         self.i(f"s_mov_{b}_exec", [self.reg(mt)], [exec_t])
         self._results_to_regs(op)
 
-    def if_uniform(self, op: g.IfUniformOp) -> None:
+    def if_uniform(self, op: IfUniformOp) -> None:
         has_else = self._nonempty(op.else_region)
         else_l, end_l = self.label(), self.label()
         s = self.i("s_cmp_lg_u32", [op.cond, self.const(0)], [self.scc()]).results[0]
@@ -237,33 +260,33 @@ class _Flatten:
         self.flatten(op.then_region.block)
         if has_else:
             self.i("s_branch", [], [], target=end_l)
-            self.add(g.LabelOp(else_l))
+            self.add(LabelOp(else_l))
             self.flatten(op.else_region.block)
-        self.add(g.LabelOp(end_l))
+        self.add(LabelOp(end_l))
         self._results_to_regs(op)
 
     # -- copies ---------------------------------------------------------------------------------
 
-    def moves(self, pairs: list[tuple[g.GcnRegisterType, SSAValue]], cls) -> None:
+    def moves(self, pairs: list[tuple[GcnRegisterType, SSAValue]], cls) -> None:
         """Parallel moves dst <- src (single registers or constants), ordered so that no
         source is overwritten before it is read."""
-        pending = [(d, s) for d, s in pairs if not (isinstance(s.type, g.GcnRegisterType) and s.type == d)]
+        pending = [(d, s) for d, s in pairs if not (isinstance(s.type, GcnRegisterType) and s.type == d)]
         while pending:
-            srcs = {(type(s.type), s.type.first) for _, s in pending if isinstance(s.type, g.GcnRegisterType)}
+            srcs = {(type(s.type), s.type.first) for _, s in pending if isinstance(s.type, GcnRegisterType)}
             ready = [p for p in pending if (type(p[0]), p[0].first) not in srcs]
             if not ready:
                 raise GemmcError(f"{PASS}: internal error: a cycle of register moves in a copy")
             for d, s in ready:
-                src = s if not isinstance(s.type, g.GcnRegisterType) else self.reg(s.type)
-                self.i(_MOVE[cls] if cls is not g.AGPRType or isinstance(s.type, g.AGPRType)
+                src = s if not isinstance(s.type, GcnRegisterType) else self.reg(s.type)
+                self.i(_MOVE[cls] if cls is not AGPRType or isinstance(s.type, AGPRType)
                        else "v_accvgpr_write_b32", [src], [d])
             pending = [p for p in pending if p not in ready]
 
-    def copy(self, op: g.CopyOp) -> None:
+    def copy(self, op: CopyOp) -> None:
         src, dst = op.source.type, op.result.type
-        assert isinstance(src, g.GcnRegisterType) and isinstance(dst, g.GcnRegisterType)
+        assert isinstance(src, GcnRegisterType) and isinstance(dst, GcnRegisterType)
         if src != dst:
-            if isinstance(dst, g.SGPRType) and dst.n == 2 and dst.first % 2 == 0 and src.first % 2 == 0:
+            if isinstance(dst, SGPRType) and dst.n == 2 and dst.first % 2 == 0 and src.first % 2 == 0:
                 self.i("s_mov_b64", [op.source], [dst])
             else:
                 self.moves([(dst.sub(i), _sub_value(self, op.source, i)) for i in range(dst.n)], type(dst))
@@ -271,15 +294,15 @@ class _Flatten:
         op.detach()
         op.erase()
 
-    def concat(self, op: g.ConcatOp) -> None:
+    def concat(self, op: ConcatOp) -> None:
         dst = op.result.type
-        assert isinstance(dst, g.GcnRegisterType)
+        assert isinstance(dst, GcnRegisterType)
         pairs = []
         off = 0
         for p in op.parts:
-            n = p.type.n if isinstance(p.type, g.GcnRegisterType) else 1
+            n = p.type.n if isinstance(p.type, GcnRegisterType) else 1
             for i in range(n):
-                pairs.append((dst.sub(off + i), _sub_value(self, p, i) if n > 1 or isinstance(p.type, g.GcnRegisterType) else p))
+                pairs.append((dst.sub(off + i), _sub_value(self, p, i) if n > 1 or isinstance(p.type, GcnRegisterType) else p))
             off += n
         self.moves(pairs, type(dst))
         op.result.replace_all_uses_with(self.reg(dst))
@@ -291,36 +314,36 @@ class _Flatten:
     def _fmac(self, body: Block) -> None:
         """v_fma_f32 d, a, b, d -> v_fmac_f32 d, a, b (VOP2: its second source a VGPR)."""
         for op in list(body.ops):
-            if not (isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32"):
+            if not (isinstance(op, GcnInstruction) and op.MNEMONIC == "v_fma_f32"):
                 continue
             a, b, c = op.srcs
             d = op.dsts[0]
-            if c.type != d.type or not isinstance(c.type, g.VGPRType):
+            if c.type != d.type or not isinstance(c.type, VGPRType):
                 continue
-            if not isinstance(b.type, g.VGPRType):
-                if isinstance(a.type, g.VGPRType):
+            if not isinstance(b.type, VGPRType):
+                if isinstance(a.type, VGPRType):
                     a, b = b, a
                 else:
                     continue
-            new = g.instr("v_fmac_f32", [a, b, c], [d.type])
+            new = instr("v_fmac_f32", [a, b, c], [d.type])
             body.insert_op_before(new, op)
             d.replace_all_uses_with(new.results[0])
             op.detach()
             op.erase()
 
     def _record(self, body: Block) -> None:
-        top, vcc = {g.VGPRType: 1, g.SGPRType: 4, g.AGPRType: 0}, 0
+        top, vcc = {VGPRType: 1, SGPRType: 4, AGPRType: 0}, 0
         for op in body.ops:
             for v in (*op.results, *op.operands):
                 t = v.type
                 if type(t) in top:
                     top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
-                elif isinstance(t, g.SpecialRegType) and t.reg.data == "vcc":
+                elif isinstance(t, SpecialRegType) and t.reg.data == "vcc":
                     vcc = 1
-        self.kernel.attributes["vgprs"] = IntegerAttr(top[g.VGPRType], i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
-        if top[g.AGPRType]:
-            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
+        self.kernel.attributes["vgprs"] = IntegerAttr(top[VGPRType], i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[SGPRType], i64)
+        if top[AGPRType]:
+            self.kernel.attributes["agprs"] = IntegerAttr(top[AGPRType], i64)
         self.kernel.attributes["uses_vcc"] = IntegerAttr(vcc, i64)
         self.kernel.attributes["finalized"] = IntegerAttr(1, i64)
 
@@ -331,7 +354,7 @@ class _Flatten:
 def _vgprs(v: SSAValue) -> list[tuple[str, int]]:
     """The vector registers (VGPRs and AGPRs) of an operand, as ("v", i) / ("a", i)."""
     t = v.type
-    if not isinstance(t, (g.VGPRType, g.AGPRType)):
+    if not isinstance(t, (VGPRType, AGPRType)):
         return []
     return [(t.PREFIX, i) for i in range(t.first, t.first + t.n)]
 
@@ -366,25 +389,25 @@ class Hazards:
 
     def need(self, op, key) -> int:
         """Wait states `op` needs after the write `key`."""
-        if not isinstance(op, g.GcnInstruction):
+        if not isinstance(op, GcnInstruction):
             return 0
         fmt, kind, reg = op.FORM.fmt, key[0], key[1]
         if kind == "s":
-            n = self.isa.valu_sgpr_then_valu if fmt in g.PLAIN_VALU_FORMATS else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
-            return n if n and reg in g.sgpr_numbers(op.srcs) else 0
+            n = self.isa.valu_sgpr_then_valu if fmt in PLAIN_VALU_FORMATS else (self.isa.valu_sgpr_then_vmem if fmt == "GLOBAL" else 0)
+            return n if n and reg in sgpr_numbers(op.srcs) else 0
         if kind == "v":
-            return self.isa.valu_then_mfma if g.is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
+            return self.isa.valu_then_mfma if is_mfma(op) and any(reg in _vgprs(v) for v in op.srcs) else 0
         producer = key[2]
         instr = self.instr(producer)
         if kind == "c":  # the MFMA read this SrcC register: a VALU overwriting it (gfx90a)
-            return self.wait(instr, "war") if fmt in g.PLAIN_VALU_FORMATS and any(reg in _vgprs(v) for v in op.dsts) else 0
-        if g.is_mfma(op):
+            return self.wait(instr, "war") if fmt in PLAIN_VALU_FORMATS and any(reg in _vgprs(v) for v in op.dsts) else 0
+        if is_mfma(op):
             out = 0
             for i, v in enumerate(op.srcs):
                 if reg in _vgprs(v):
-                    out = max(out, self.wait(instr, g.mfma_consumer(op, i, producer.dsts[0].type)))
+                    out = max(out, self.wait(instr, mfma_consumer(op, i, producer.dsts[0].type)))
             return out
-        if fmt in (*g.PLAIN_VALU_FORMATS, "GLOBAL", "DS"):
+        if fmt in (*PLAIN_VALU_FORMATS, "GLOBAL", "DS"):
             if any(reg in _vgprs(v) for v in op.srcs):
                 return self.wait(instr, "read")
             if any(reg in _vgprs(v) for v in op.dsts):
@@ -392,23 +415,23 @@ class Hazards:
         return 0
 
     def advance(self, state: dict, op) -> dict:
-        if not isinstance(op, g.GcnInstruction):
+        if not isinstance(op, GcnInstruction):
             return state
         k = op.mods.get("imm", 0) + 1 if op.MNEMONIC == "s_nop" else 1
         written = {r for v in op.dsts for r in _vgprs(v)}
         new = {key: a + k for key, a in state.items() if a + k < self.horizon
                and not (key[0] in ("m", "v") and key[1] in written)}
-        if op.FORM.fmt in g.PLAIN_VALU_FORMATS:
+        if op.FORM.fmt in PLAIN_VALU_FORMATS:
             for v in op.dsts:
-                for r in g.sgpr_numbers([v]):
+                for r in sgpr_numbers([v]):
                     new[("s", r)] = 0
-        if g.is_mfma(op) and self.wait(self.instr(op), "war"):
+        if is_mfma(op) and self.wait(self.instr(op), "war"):
             for r in _vgprs(op.srcs[op.FORM.acc]):
                 new[("c", r, op)] = 0
         for r in written:
-            if g.is_mfma(op):
+            if is_mfma(op):
                 new[("m", r, op)] = 0
-            elif op.FORM.fmt in g.PLAIN_VALU_FORMATS:
+            elif op.FORM.fmt in PLAIN_VALU_FORMATS:
                 new[("v", r)] = 0
         return new
 
@@ -417,7 +440,7 @@ class Hazards:
         short = max((self.need(op, key) - age for key, age in state.items()), default=0)
         nops = []
         while short > 0:  # s_nop waits 1 to 8 wait states
-            nops.append(g.instr("s_nop", [], [], imm=min(short, 8) - 1))
+            nops.append(instr("s_nop", [], [], imm=min(short, 8) - 1))
             short -= min(short, 8)
         return nops
 
@@ -429,13 +452,13 @@ class WmmaHazards:
     VALU is a WMMA."""
 
     def advance(self, state: dict, op) -> dict:
-        if not (isinstance(op, g.GcnInstruction) and op.FORM.fmt in g.VALU_FORMATS):
+        if not (isinstance(op, GcnInstruction) and op.FORM.fmt in VALU_FORMATS):
             return state
-        return {("w", r): 0 for r in _vgprs(op.dsts[0])} if g.is_wmma(op) else {}
+        return {("w", r): 0 for r in _vgprs(op.dsts[0])} if is_wmma(op) else {}
 
     def fixes(self, state: dict, op) -> list[Operation]:
-        if g.is_wmma(op) and any(("w", r) in state for v in op.srcs[:2] for r in _vgprs(v)):
-            return [g.instr("v_nop", [], [])]
+        if is_wmma(op) and any(("w", r) in state for v in op.srcs[:2] for r in _vgprs(v)):
+            return [instr("v_nop", [], [])]
         return []
 
 
@@ -448,33 +471,33 @@ class SgprHazards:
     loads commit every write (LLVM: SMEM clears the hazards)."""
 
     def _kind(self, op) -> str | None:
-        if not isinstance(op, g.GcnInstruction):
+        if not isinstance(op, GcnInstruction):
             return None
         fmt = op.FORM.fmt
-        return "valu" if fmt in g.VALU_FORMATS else ("salu" if fmt in g.SALU_FORMATS else None)
+        return "valu" if fmt in VALU_FORMATS else ("salu" if fmt in SALU_FORMATS else None)
 
     def advance(self, state: dict, op) -> dict:
-        if not isinstance(op, g.GcnInstruction):
+        if not isinstance(op, GcnInstruction):
             return state
         if op.FORM.fmt == "SMEM":
             return {k: a for k, a in state.items() if k[0] == "t"}
         if op.MNEMONIC == "s_wait_alu":
             clear = {"sa"} if "sa_sdst" in op.mods else set()
             return {k: a for k, a in state.items()
-                    if not (k[0] in clear or k[0] == "va" and ("va_sdst" in op.mods and k[1] != g.VCC_INDEX
-                                                               or "va_vcc" in op.mods and k[1] == g.VCC_INDEX))}
+                    if not (k[0] in clear or k[0] == "va" and ("va_sdst" in op.mods and k[1] != VCC_INDEX
+                                                               or "va_vcc" in op.mods and k[1] == VCC_INDEX))}
         kind = self._kind(op)
         if kind is None:
             return state
         new = dict(state)
-        for r in g.sgpr_numbers(op.srcs):
-            if ("t", g.sgpr_pair(r)) not in new:
+        for r in sgpr_numbers(op.srcs):
+            if ("t", sgpr_pair(r)) not in new:
                 if kind == "valu":
-                    new[("t", g.sgpr_pair(r))] = 0
+                    new[("t", sgpr_pair(r))] = 0
             elif kind == "salu":  # an SALU read commits VALU writes
-                new = {k: a for k, a in new.items() if not (k[0] == "va" and (k[1] == g.VCC_INDEX) == (r == g.VCC_INDEX))}
-        for r in g.sgpr_numbers(op.dsts):
-            if ("t", g.sgpr_pair(r)) in new:
+                new = {k: a for k, a in new.items() if not (k[0] == "va" and (k[1] == VCC_INDEX) == (r == VCC_INDEX))}
+        for r in sgpr_numbers(op.dsts):
+            if ("t", sgpr_pair(r)) in new:
                 new[("sa" if kind == "salu" else "va", r)] = 0
         return new
 
@@ -483,22 +506,22 @@ class SgprHazards:
         if kind is None:
             return []
         mods = {}
-        for r in g.sgpr_numbers(op.srcs):
-            if ("t", g.sgpr_pair(r)) not in state:
+        for r in sgpr_numbers(op.srcs):
+            if ("t", sgpr_pair(r)) not in state:
                 continue
             if ("sa", r) in state:
                 mods["sa_sdst"] = 0
             if kind == "valu" and ("va", r) in state:
-                mods["va_vcc" if r == g.VCC_INDEX else "va_sdst"] = 0
-        return [g.instr("s_wait_alu", [], [], **mods)] if mods else []
+                mods["va_vcc" if r == VCC_INDEX else "va_sdst"] = 0
+        return [instr("s_wait_alu", [], [], **mods)] if mods else []
 
 
 def _split_barriers(body: Block) -> None:
     """gfx12: s_barrier is s_barrier_signal then s_barrier_wait."""
     for op in list(body.ops):
-        if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_barrier":
-            body.insert_op_before(g.instr("s_barrier_signal", [], []), op)
-            body.insert_op_before(g.instr("s_barrier_wait", [], []), op)
+        if isinstance(op, GcnInstruction) and op.MNEMONIC == "s_barrier":
+            body.insert_op_before(instr("s_barrier_signal", [], []), op)
+            body.insert_op_before(instr("s_barrier_wait", [], []), op)
             op.detach()
             op.erase()
 
@@ -529,7 +552,7 @@ def _insert_fixes(body: Block, hz) -> None:
         state: dict = {}
         changed = False
         for op in body.ops:
-            if isinstance(op, g.LabelOp):
+            if isinstance(op, LabelOp):
                 state = join(state, at_label.get(op.label.data, {}))
                 continue
             state = hz.advance(state, op)
@@ -539,20 +562,20 @@ def _insert_fixes(body: Block, hz) -> None:
                 if merged != at_label.get(t.data):
                     at_label[t.data] = merged
                     changed = True
-            if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
+            if isinstance(op, GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
                 state = {}
         if not changed:
             break
     state = {}
     for op in list(body.ops):
-        if isinstance(op, g.LabelOp):
+        if isinstance(op, LabelOp):
             state = join(state, at_label.get(op.label.data, {}))
             continue
         for fix in hz.fixes(state, op):
             body.insert_op_before(fix, op)
             state = hz.advance(state, fix)
         state = hz.advance(state, op)
-        if isinstance(op, g.GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
+        if isinstance(op, GcnInstruction) and op.MNEMONIC in ("s_branch", "s_endpgm"):
             state = {}
 
 
@@ -569,23 +592,23 @@ def _worth_skipping(region) -> bool:
     for op in region.block.walk():
         if op.regions and op is not region.block.parent_op():
             return True
-        if isinstance(op, g.GcnInstruction):
-            if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or g.is_memory_wait(op) or g.is_barrier(op):
+        if isinstance(op, GcnInstruction):
+            if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or is_memory_wait(op) or is_barrier(op):
                 return True
             n += 1
-        elif isinstance(op, (g.CopyOp, g.ConcatOp)):
-            n += op.result.type.n if isinstance(op.result.type, g.GcnRegisterType) else 1
+        elif isinstance(op, (CopyOp, ConcatOp)):
+            n += op.result.type.n if isinstance(op.result.type, GcnRegisterType) else 1
     return n >= SKIP_THRESHOLD
 
 
-_MOVE = {g.VGPRType: "v_mov_b32", g.SGPRType: "s_mov_b32", g.AGPRType: "v_accvgpr_mov_b32"}
+_MOVE = {VGPRType: "v_mov_b32", SGPRType: "s_mov_b32", AGPRType: "v_accvgpr_mov_b32"}
 
 
 def _sub_value(f: _Flatten, v: SSAValue, i: int) -> SSAValue:
     t = v.type
-    assert isinstance(t, g.GcnRegisterType)
+    assert isinstance(t, GcnRegisterType)
     if t.n == 1:
         return v
-    return f.add(g.ExtractOp(v, i, t.sub(i))).results[0]
+    return f.add(ExtractOp(v, i, t.sub(i))).results[0]
 
 

@@ -46,7 +46,11 @@ from xdsl.rewriter import Rewriter
 
 from gemmc.target.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.support.diagnostics import GemmcError, pass_error
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp, YieldOp
+from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
+from gemmc.dialects.amdgcn.kernel import KernelOp
+from gemmc.dialects.amdgcn.pseudo import ConcatOp, CopyOp, ExtractOp, InputOp
+from gemmc.dialects.amdgcn.registers import AGPRType, GcnRegisterType, SGPRType, VGPRType, is_allocated
 from gemmc.target.module_arch import target_of
 
 PASS = "amdgcn-regalloc"
@@ -64,7 +68,7 @@ class AmdgcnRegallocPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         isa = get_gcn_isa(arch)
-        kernels = [k for k in op.walk() if isinstance(k, g.KernelOp)]
+        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
         if not kernels:
             raise pass_error(PASS, op, "expects amdgcn.kernel ops; run lower-to-amdgcn first")
         for k in kernels:
@@ -88,9 +92,9 @@ class Unit:
 
 
 class Allocator:
-    def __init__(self, kernel: g.KernelOp, arch: Arch, isa: GcnIsa, max_vgprs: int, max_sgprs: int):
+    def __init__(self, kernel: KernelOp, arch: Arch, isa: GcnIsa, max_vgprs: int, max_sgprs: int):
         self.kernel, self.arch, self.isa = kernel, arch, isa
-        self.limits = {g.VGPRType: max_vgprs, g.SGPRType: max_sgprs, g.AGPRType: arch.agprs_per_lane}
+        self.limits = {VGPRType: max_vgprs, SGPRType: max_sgprs, AGPRType: arch.agprs_per_lane}
         self.pos: dict[Operation, int] = {}
         self.end: dict[Operation, int] = {}
         self.t = 0
@@ -130,11 +134,11 @@ class Allocator:
 
     def use_pos(self, v: SSAValue, user: Operation, operand_index: int) -> float:
         p: float = self.pos[user]
-        if isinstance(user, g.ForOp) and user.operands[operand_index] in (user.ub, user.step) and operand_index in (1, 2):
+        if isinstance(user, ForOp) and user.operands[operand_index] in (user.ub, user.step) and operand_index in (1, 2):
             p = self.end[user]
-        elif isinstance(user, g.IfOp) and operand_index == 0:  # the mask holds the saved EXEC
+        elif isinstance(user, IfOp) and operand_index == 0:  # the mask holds the saved EXEC
             p = self.end[user]
-        elif isinstance(user, g.ConcatOp) or _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
+        elif isinstance(user, ConcatOp) or _early_clobber(user) and operand_index != user.FORM.acc:  # type: ignore[attr-defined]
             # (an MFMA's result may take its accumulator's registers: see _acc_ok; a concat's
             # range is disjoint from its parts, or they are in place: its moves form no cycle)
             p += 0.5
@@ -142,7 +146,7 @@ class Allocator:
         outer = None
         cur = user.parent_op()
         while cur is not None and cur is not self.kernel:
-            if isinstance(cur, g.ForOp) and not self.inside(cur, v):
+            if isinstance(cur, ForOp) and not self.inside(cur, v):
                 outer = cur
             cur = cur.parent_op()
         if outer is not None:
@@ -155,15 +159,15 @@ class Allocator:
         for use in v.uses:
             last = max(last, self.use_pos(v, use.operation, use.index))
         # web members: carried arguments and yield operands live across the back edge
-        if isinstance(v, BlockArgument) and isinstance(self.def_op(v), g.ForOp) and v.index == 0:
+        if isinstance(v, BlockArgument) and isinstance(self.def_op(v), ForOp) and v.index == 0:
             last = max(last, self.end[self.def_op(v)])
         for use in v.uses:
             y = use.operation
-            if isinstance(y, g.YieldOp):
+            if isinstance(y, YieldOp):
                 parent = y.parent_op()
                 assert parent is not None
                 last = max(last, self.end[parent])
-        if isinstance(v, OpResult) and isinstance(v.owner, g.InputOp):
+        if isinstance(v, OpResult) and isinstance(v.owner, InputOp):
             d = -1
         return (d, last)
 
@@ -175,11 +179,11 @@ class Allocator:
         values: list[SSAValue] = []
         for op in _walk(body):
             for r in op.results:
-                if isinstance(r.type, g.GcnRegisterType):
+                if isinstance(r.type, GcnRegisterType):
                     values.append(r)
             for region in op.regions:
                 for b in region.blocks:
-                    values.extend(a for a in b.args if isinstance(a.type, g.GcnRegisterType))
+                    values.extend(a for a in b.args if isinstance(a.type, GcnRegisterType))
         # aliases: extract results live inside their source
         root: dict[SSAValue, tuple[SSAValue, int]] = {}
 
@@ -191,7 +195,7 @@ class Allocator:
             return v, 0
 
         for v in values:
-            if isinstance(v, OpResult) and isinstance(v.owner, g.ExtractOp):
+            if isinstance(v, OpResult) and isinstance(v.owner, ExtractOp):
                 root[v] = (v.owner.source, v.owner.offset.value.data)
         # webs
         parent: dict[SSAValue, SSAValue] = {}
@@ -207,19 +211,19 @@ class Allocator:
                 parent[rb] = ra
 
         for op in _walk(body):
-            if isinstance(op, g.ForOp):
+            if isinstance(op, ForOp):
                 y = op.body.block.last_op
-                assert isinstance(y, g.YieldOp)
+                assert isinstance(y, YieldOp)
                 for i, init in enumerate(op.inits):
                     for m in (op.body.block.args[i + 1], y.values[i], op.res[i]):
                         union(init, m)
-            elif isinstance(op, (g.IfOp, g.IfUniformOp)):
+            elif isinstance(op, (IfOp, IfUniformOp)):
                 for i, init in enumerate(op.inits):
                     union(op.res[i], init)
                 for region in (op.then_region, op.else_region):
                     if region.blocks:
                         y = region.block.last_op
-                        assert isinstance(y, g.YieldOp)
+                        assert isinstance(y, YieldOp)
                         for i, r in enumerate(op.res):
                             union(r, y.values[i])
         webbed = set(parent) | set(parent.values())
@@ -227,7 +231,7 @@ class Allocator:
             if v in webbed:
                 raise GemmcError(f"{PASS}: an extracted register cannot be loop-carried or a branch result")
         for op in _walk(body):
-            if isinstance(op, g.ConcatOp):
+            if isinstance(op, ConcatOp):
                 _place_parts(op, root, webbed)
         units: dict[SSAValue, Unit] = {}
         unit_of: dict[SSAValue, tuple[Unit, int]] = {}
@@ -235,7 +239,7 @@ class Allocator:
             r, off = find(v)
             key = wfind(r)
             t = key.type
-            assert isinstance(t, g.GcnRegisterType)
+            assert isinstance(t, GcnRegisterType)
             u = units.get(key)
             if u is None:
                 u = units[key] = Unit([], type(t), t.n)
@@ -249,7 +253,7 @@ class Allocator:
             u.segs = _merge(u.segs)
         # fixed registers (kernel inputs) and the order of the rest
         self.occ: dict[tuple[type, int], list[tuple[float, float]]] = {}
-        fixed = [u for u in units.values() if g.is_allocated(u.values[0].type)]
+        fixed = [u for u in units.values() if is_allocated(u.values[0].type)]
         for u in fixed:
             u.reg = u.values[0].type.first  # type: ignore[attr-defined]
             self.occupy(u)
@@ -261,28 +265,28 @@ class Allocator:
         for v in values:
             u, off = unit_of[v]
             t = v.type
-            assert isinstance(t, g.GcnRegisterType) and u.reg is not None
+            assert isinstance(t, GcnRegisterType) and u.reg is not None
             new = type(t)(u.reg + off, t.n)
             if new != t:
                 Rewriter.replace_value_with_new_type(v, new)
         self._drop_self_copies(body)
-        top = {g.VGPRType: 0, g.SGPRType: self.isa_user_sgprs(), g.AGPRType: 0}
+        top = {VGPRType: 0, SGPRType: self.isa_user_sgprs(), AGPRType: 0}
         for op in _walk(body):
             for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
                 t = v.type
-                if type(t) in top and g.is_allocated(t):
+                if type(t) in top and is_allocated(t):
                     top[type(t)] = max(top[type(t)], t.first + t.n)  # type: ignore[attr-defined]
-        self.kernel.attributes["vgprs"] = IntegerAttr(max(top[g.VGPRType], 1), i64)
-        self.kernel.attributes["sgprs"] = IntegerAttr(top[g.SGPRType], i64)
-        if top[g.AGPRType]:  # (kernels without AGPRs do not say so)
-            self.kernel.attributes["agprs"] = IntegerAttr(top[g.AGPRType], i64)
+        self.kernel.attributes["vgprs"] = IntegerAttr(max(top[VGPRType], 1), i64)
+        self.kernel.attributes["sgprs"] = IntegerAttr(top[SGPRType], i64)
+        if top[AGPRType]:  # (kernels without AGPRs do not say so)
+            self.kernel.attributes["agprs"] = IntegerAttr(top[AGPRType], i64)
 
     @staticmethod
     def isa_user_sgprs() -> int:
         return 4  # s[0:1] kernarg pointer, s2 s3 workgroup ids
 
     def align(self, u: Unit) -> int:
-        if u.cls is g.SGPRType:
+        if u.cls is SGPRType:
             return 1 if u.n == 1 else (2 if u.n == 2 else 4)
         if u.n > 1 and self.isa.aligned_vgpr_tuples:
             return 2
@@ -314,14 +318,14 @@ class Allocator:
         out = []
         for v in u.values:
             op = v.owner if isinstance(v, OpResult) else None
-            if isinstance(op, g.CopyOp):
+            if isinstance(op, CopyOp):
                 src = op.source
                 if src in unit_of:
                     su, off = unit_of[src]
                     if su.reg is not None:
                         out.append(su.reg + off)
-            acc = 2 if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_fma_f32" else (
-                op.FORM.acc if isinstance(op, g.GcnInstruction) else None)
+            acc = 2 if isinstance(op, GcnInstruction) and op.MNEMONIC == "v_fma_f32" else (
+                op.FORM.acc if isinstance(op, GcnInstruction) else None)
             if acc is not None:
                 src = op.srcs[acc]
                 if src in unit_of:
@@ -329,7 +333,7 @@ class Allocator:
                     if su.reg is not None:
                         out.append(su.reg + off)
             for use in v.uses:
-                if isinstance(use.operation, g.CopyOp):
+                if isinstance(use.operation, CopyOp):
                     cu, off = unit_of.get(use.operation.result, (None, 0))
                     if cu is not None and cu.reg is not None:
                         out.append(cu.reg + off)
@@ -344,7 +348,7 @@ class Allocator:
                 u.reg = r
                 self.occupy(u)
                 return
-        name = {g.VGPRType: "VGPRs", g.SGPRType: "SGPRs", g.AGPRType: "AGPRs"}[u.cls]
+        name = {VGPRType: "VGPRs", SGPRType: "SGPRs", AGPRType: "AGPRs"}[u.cls]
         at = u.start
         live = self.pressure(u.cls, at)
         where = next((op for op, p in self.pos.items() if p >= at), None)
@@ -361,10 +365,10 @@ class Allocator:
         for v in u.values:
             pairs = []
             op = v.owner if isinstance(v, OpResult) else None
-            if g.is_matrix(op):
+            if is_matrix(op):
                 pairs.append(op.srcs[op.FORM.acc])  # type: ignore[union-attr]
             pairs += [use.operation.dsts[0] for use in v.uses
-                      if g.is_matrix(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
+                      if is_matrix(use.operation) and use.index == use.operation.FORM.acc]  # type: ignore[attr-defined]
             mine = r + unit_of[v][1]
             for other in pairs:
                 ou, off = unit_of.get(other, (None, 0))
@@ -392,13 +396,13 @@ class Allocator:
 
     def _drop_self_copies(self, body: Block) -> None:
         for op in list(_walk(body)):
-            if isinstance(op, g.CopyOp) and op.source.type == op.result.type:
+            if isinstance(op, CopyOp) and op.source.type == op.result.type:
                 op.result.replace_all_uses_with(op.source)
                 op.detach()
                 op.erase()
 
 
-def _place_parts(op: g.ConcatOp, root: dict, webbed: set) -> None:
+def _place_parts(op: ConcatOp, root: dict, webbed: set) -> None:
     """Alias the parts of a concat to their place in its range where nothing else decides
     their register, so that they are computed in place and the concat needs no moves: a
     part defined by an instruction, of the range's class, not loop-carried, not already an
@@ -410,9 +414,9 @@ def _place_parts(op: g.ConcatOp, root: dict, webbed: set) -> None:
     off = 0
     for p in op.parts:
         t = p.type
-        if isinstance(t, g.GcnRegisterType):
-            if (isinstance(p, OpResult) and isinstance(p.owner, g.GcnInstruction) and type(t) is type(op.result.type)
-                    and not g.is_allocated(t) and p not in root and p not in webbed):
+        if isinstance(t, GcnRegisterType):
+            if (isinstance(p, OpResult) and isinstance(p.owner, GcnInstruction) and type(t) is type(op.result.type)
+                    and not is_allocated(t) and p not in root and p not in webbed):
                 root[p] = (op.result, off)
             off += t.n
         else:
@@ -432,11 +436,11 @@ def _merge(segs: list[tuple[float, float]]) -> list[tuple[float, float]]:
 def _early_clobber(op: Operation) -> bool:
     """Its results may not share a register with its operands: loads, and instructions
     that write a register range (v_mad_u64_u32)."""
-    if not isinstance(op, g.GcnInstruction):
+    if not isinstance(op, GcnInstruction):
         return False
     if op.FORM.fmt in ("SMEM", "DS", "GLOBAL") and op.dsts:
         return True
-    return any(isinstance(r.type, g.GcnRegisterType) and r.type.n > 1 for r in op.dsts)
+    return any(isinstance(r.type, GcnRegisterType) and r.type.n > 1 for r in op.dsts)
 
 
 def _walk(block: Block):

@@ -45,7 +45,11 @@ from xdsl.passes import ModulePass
 
 from gemmc.target.arch import GcnIsa, get_gcn_isa
 from gemmc.support.diagnostics import pass_error
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp
+from gemmc.dialects.amdgcn.instructions import GcnInstruction, instr, is_memory_wait
+from gemmc.dialects.amdgcn.kernel import KernelOp
+from gemmc.dialects.amdgcn.pseudo import ConcatOp, CopyOp
+from gemmc.dialects.amdgcn.registers import GcnRegisterType, SGPRType, VGPRType, is_allocated
 from gemmc.target.module_arch import target_of
 
 PASS = "insert-waitcnt"
@@ -63,12 +67,12 @@ class InsertWaitcntPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         isa = get_gcn_isa(arch)
-        kernels = [k for k in op.walk() if isinstance(k, g.KernelOp)]
+        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
         if not kernels:
             raise pass_error(PASS, op, "expects amdgcn.kernel ops; run lower-to-amdgcn first")
         for k in kernels:
             for v in _all_values(k.body.block):
-                if not g.is_allocated(v.type):
+                if not is_allocated(v.type):
                     raise pass_error(PASS, k, "expects allocated registers; run amdgcn-regalloc first")
             n = _Waits(isa).block(k.body.block, State(), insert=True)
             del n
@@ -123,8 +127,8 @@ def _used_inside(region_op: Operation) -> list[SSAValue]:
 
 def _regs(v: SSAValue):
     t = v.type
-    if isinstance(t, g.GcnRegisterType):
-        p = "v" if isinstance(t, g.VGPRType) else ("s" if isinstance(t, g.SGPRType) else "a")
+    if isinstance(t, GcnRegisterType):
+        p = "v" if isinstance(t, VGPRType) else ("s" if isinstance(t, SGPRType) else "a")
         for i in range(t.n):
             yield (p, t.first + i)
 
@@ -187,9 +191,9 @@ class _Waits:
         if not insert:
             return
         if self.isa.split_counters:
-            waits = [g.instr(f"s_wait_{k}", [], [], imm=n) for k, n in sorted(want.items())]
+            waits = [instr(f"s_wait_{k}", [], [], imm=n) for k, n in sorted(want.items())]
         else:
-            waits = [g.instr("s_waitcnt", [], [], **want)]
+            waits = [instr("s_waitcnt", [], [], **want)]
         for w in waits:
             op.parent_block().insert_op_before(w, op)  # type: ignore[union-attr]
 
@@ -199,7 +203,7 @@ class _Waits:
         return s
 
     def op(self, op: Operation, s: State, insert: bool) -> State:
-        if isinstance(op, g.ForOp):
+        if isinstance(op, ForOp):
             self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             head = s.copy()
             for _ in range(64):
@@ -209,7 +213,7 @@ class _Waits:
                     break
                 head = new
             return self.block(op.body.block, head, insert)
-        if isinstance(op, g.IfOp):
+        if isinstance(op, IfOp):
             self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             t = self.block(op.then_region.block, s.copy(), insert)
             e_in = s.join(t)
@@ -217,17 +221,17 @@ class _Waits:
                 e = self.block(op.else_region.block, e_in.copy(), insert)
                 return e_in.join(e)
             return e_in
-        if isinstance(op, g.IfUniformOp):
+        if isinstance(op, IfUniformOp):
             self.wait_before(op, s, self.need(s, [*op.operands, *_used_inside(op)]), insert)
             t = self.block(op.then_region.block, s.copy(), insert)
             e = self.block(op.else_region.block, s.copy(), insert) if op.else_region.blocks else s
             return t.join(e)
-        if isinstance(op, g.GcnInstruction):
+        if isinstance(op, GcnInstruction):
             m = op.MNEMONIC
             if m == "s_waitcnt":
                 self.apply_wait(s, op.mods)
                 return s
-            if g.is_memory_wait(op) and m.startswith("s_wait_"):
+            if is_memory_wait(op) and m.startswith("s_wait_"):
                 self.apply_wait(s, {m[len("s_wait_"):]: op.mods["imm"]})
                 return s
             want = self.need(s, [*op.srcs, *op.dsts], barrier=(m == "s_barrier"))
@@ -242,7 +246,7 @@ class _Waits:
             else:
                 self.written(s, op.dsts)
             return s
-        if isinstance(op, (g.CopyOp, g.ConcatOp)):
+        if isinstance(op, (CopyOp, ConcatOp)):
             want = self.need(s, [*op.operands, *op.results])
             self.wait_before(op, s, want, insert)
             self.written(s, op.results)

@@ -80,9 +80,23 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from gemmc.target.amdgcn_isa import f32_bits, matrix_op_name
 from gemmc.target.arch import Arch, GcnIsa, get_gcn_isa
 from gemmc.support.diagnostics import GemmcError, pass_error
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp, YieldOp
+from gemmc.dialects.amdgcn.instructions import GcnInstruction, instr
+from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args_attr
+from gemmc.dialects.amdgcn.pseudo import ConcatOp, ConstantOp, CopyOp, ExtractOp, InputOp, UndefOp, constant_of
+from gemmc.dialects.amdgcn.registers import (
+    AGPRType,
+    GcnRegisterType,
+    ImmType,
+    SGPRType,
+    SpecialRegType,
+    VGPRType,
+    sgpr,
+    vgpr,
+)
 from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
@@ -134,7 +148,7 @@ class LowerToAmdgcnPass(ModulePass):
                     kernels.append(_KernelLowering(fn, arch, isa, self).lower())
                 elif not isinstance(fn, gpu.TerminatorOp):
                     raise pass_error(PASS, fn, f"cannot lower '{fn.name}' in a gpu.module")
-            new = g.GcnModuleOp(gm.sym_name.data, arch.name, Region(Block(kernels)))
+            new = GcnModuleOp(gm.sym_name.data, arch.name, Region(Block(kernels)))
             op.body.block.insert_op_before(new, gm)
             gm.detach()
             gm.erase()
@@ -189,7 +203,7 @@ class _KernelLowering:
         key = ("f", float(v)) if isinstance(v, float) else ("i", int(v) & 0xFFFFFFFF)
         c = self.consts.get(key)
         if c is None:
-            op = g.ConstantOp(v)
+            op = ConstantOp(v)
             self.const_block.add_op(op)
             c = self.consts[key] = op.result
         return c
@@ -207,7 +221,7 @@ class _KernelLowering:
                 if hit is not None:
                     return hit
             target = max((self.def_frame.get(x, 0) for x in srcs), default=0)
-        op = self.insert(g.instr(mnemonic, srcs, dsts, **mods), target)
+        op = self.insert(instr(mnemonic, srcs, dsts, **mods), target)
         res = list(op.results)
         for r in res:
             self.rank(r)
@@ -239,34 +253,34 @@ class _KernelLowering:
 
     @staticmethod
     def is_v(x: SSAValue | None) -> bool:
-        return x is not None and isinstance(x.type, g.VGPRType)
+        return x is not None and isinstance(x.type, VGPRType)
 
     @staticmethod
     def is_s(x: SSAValue | None) -> bool:
-        return x is not None and isinstance(x.type, (g.SGPRType, g.SpecialRegType))
+        return x is not None and isinstance(x.type, (SGPRType, SpecialRegType))
 
     @staticmethod
     def is_imm(x: SSAValue) -> bool:
-        return isinstance(x.type, g.ImmType)
+        return isinstance(x.type, ImmType)
 
     def V(self, n=1):
-        return g.vgpr(n)
+        return vgpr(n)
 
     def S(self, n=1):
-        return g.sgpr(n)
+        return sgpr(n)
 
     def scc(self):
-        return g.SpecialRegType("scc")
+        return SpecialRegType("scc")
 
     def to_vgpr(self, x: SSAValue) -> SSAValue:
         if self.is_v(x):
             return x
-        if isinstance(x.type, g.AGPRType):
+        if isinstance(x.type, AGPRType):
             return self.e1("v_accvgpr_read_b32", [x], self.V())
         return self.e1("v_mov_b32", [x], self.V())
 
     def literal_ok(self, x: SSAValue) -> bool:
-        c = g.constant_of(x)
+        c = constant_of(x)
         return c is None or c.is_inline()
 
     def vop2(self, mnemonic: str, a: SSAValue, b: SSAValue, commutative: bool, name=None) -> SSAValue:
@@ -287,7 +301,7 @@ class _KernelLowering:
         lits = [i for i, x in enumerate(out) if not self.literal_ok(x)]
         if not self.isa.vop3_literal:
             # no literal in VOP3 on gfx9: an SGPR holds it while the constant bus has room
-            used = len({x for x in out if isinstance(x.type, g.SGPRType)})
+            used = len({x for x in out if isinstance(x.type, SGPRType)})
             for i in lits:
                 if used < self.isa.constant_bus_limit:
                     out[i] = self.e1("s_mov_b32", [out[i]], self.S())
@@ -299,7 +313,7 @@ class _KernelLowering:
                 out[i] = self.to_vgpr(out[i])
         bus: list = []
         for i, x in enumerate(out):
-            if isinstance(x.type, g.SGPRType) or (self.is_imm(x) and not self.literal_ok(x)):
+            if isinstance(x.type, SGPRType) or (self.is_imm(x) and not self.literal_ok(x)):
                 if x in bus:
                     continue
                 if len(bus) >= self.isa.constant_bus_limit:
@@ -499,7 +513,7 @@ class _KernelLowering:
         x = self.env.get(v)
         if not isinstance(x, F):
             raise self.error(op, f"expected an f32 value for {v.name_hint or 'an operand'}")
-        if x.reg is not None and isinstance(x.reg.type, g.AGPRType):
+        if x.reg is not None and isinstance(x.reg.type, AGPRType):
             # an AGPR accumulator read on its own (the epilogue): v_accvgpr_read where it is used
             return F(self.to_vgpr(x.reg))
         return x
@@ -519,7 +533,7 @@ class _KernelLowering:
             return (int(vals[0]), int(vals[1]), int(vals[2]))
         raise self.error(self.fn, "expects gpu.known_block_size on the kernel")
 
-    def lower(self) -> g.KernelOp:
+    def lower(self) -> KernelOp:
         fn = self.fn
         body = fn.body.block
         for a in body.args:
@@ -534,7 +548,7 @@ class _KernelLowering:
         self.finish_block(self.entry)
         _drop_unused_extracts(self.entry)
         kernel_attrs = {
-            "args": g.kernel_args_attr(self.arg_layout),
+            "args": kernel_args_attr(self.arg_layout),
             "kernarg_size": IntegerAttr(self.kernarg_size, i64),
             "lds_bytes": IntegerAttr(self.lds_top, i64),
             "block": ArrayAttr([IntegerAttr(v, i64) for v in self.block_size]),
@@ -551,7 +565,7 @@ class _KernelLowering:
                 self.entry.add_op(c)
             else:
                 self.entry.insert_op_before(c, first)
-        return g.KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
+        return KernelOp(fn.sym_name.data, Region(self.entry), kernel_attrs)
 
     _NOT_SELECTED = {"amdgpu.gather_to_lds": "direct-to-LDS copies; use a pipeline without direct-to-lds"}
 
@@ -571,14 +585,14 @@ class _KernelLowering:
                 raise self.error(op, "'gemm.copy' is a tile-level copy: run lower-copies first (GCN_PREPARE does)")
 
     def _inputs(self) -> None:
-        self.kernarg_ptr = self.insert(g.InputOp("kernarg_segment_ptr", g.sgpr(2, 0))).results[0]
+        self.kernarg_ptr = self.insert(InputOp("kernarg_segment_ptr", sgpr(2, 0))).results[0]
         self.kernarg_ptr.name_hint = "kernarg"
         self.wg = {
-            "x": self.insert(g.InputOp("workgroup_id_x", g.sgpr(1, USER_SGPRS))).results[0],
-            "y": self.insert(g.InputOp("workgroup_id_y", g.sgpr(1, USER_SGPRS + 1))).results[0],
+            "x": self.insert(InputOp("workgroup_id_x", sgpr(1, USER_SGPRS))).results[0],
+            "y": self.insert(InputOp("workgroup_id_y", sgpr(1, USER_SGPRS + 1))).results[0],
         }
         self.wg["x"].name_hint, self.wg["y"].name_hint = "wg_x", "wg_y"
-        self.tid_in = self.insert(g.InputOp("workitem_ids", g.vgpr(1, 0))).results[0]
+        self.tid_in = self.insert(InputOp("workitem_ids", vgpr(1, 0))).results[0]
         self.tid_in.name_hint = "tid"
         self.tids: dict[str, I] = {}
 
@@ -665,7 +679,7 @@ class _KernelLowering:
                 d0, nd = e["offset"] // 4, e["size"] // 4
                 for (p, n, r) in chunks:
                     if p <= d0 and d0 + nd <= p + n:
-                        v = r if (p == d0 and n == nd) else self.insert(g.ExtractOp(r, d0 - p, self.S(nd))).results[0]
+                        v = r if (p == d0 and n == nd) else self.insert(ExtractOp(r, d0 - p, self.S(nd))).results[0]
                         v.name_hint = e["name"]
                         dwords[e["offset"]] = v
                         break
@@ -933,7 +947,7 @@ class _KernelLowering:
         else:
             r, c = self.mat(el), 0
         ridx = self.to_vgpr(r if r is not None else self.const(0))
-        carry = g.SpecialRegType("vcc" if self.isa.generation == "gfx9" else "null")
+        carry = SpecialRegType("vcc" if self.isa.generation == "gfx9" else "null")
         addr = self.emit("v_mad_u64_u32", self.legal_vop3([ridx, self.const(eb), mem.base]), [self.V(2), carry])[0]
         return "", [addr], [], c
 
@@ -1113,7 +1127,7 @@ class _KernelLowering:
             a, c, al = self._lds_addr(op, mem, idx)
             if n > 1 and (n == 3 or al % (4 * n) != 0 or c % (4 * n) != 0):
                 for e in range(n):
-                    part = self.insert(g.ExtractOp(data, e, self.V())).results[0]
+                    part = self.insert(ExtractOp(data, e, self.V())).results[0]
                     self.emit("ds_write_b32", [a, part], [], cse=False, offset=c + 4 * e)
                 return
             self.emit(f"ds_write_b{32 * n}", [a, data], [], cse=False, offset=c)
@@ -1187,7 +1201,7 @@ class _KernelLowering:
             raise self.error(op, f"a vector of {v.n} 16-bit elements into LDS at an address not known to be a "
                                  "multiple of 4 bytes is not selected")
         if nd in (2, 4) and al % (4 * nd) == 0 and c % (4 * nd) == 0:
-            data = self.whole_packed(v) or self.insert(g.ConcatOp(self.packed_pieces(v), self.V(nd))).results[0]
+            data = self.whole_packed(v) or self.insert(ConcatOp(self.packed_pieces(v), self.V(nd))).results[0]
             self.emit(f"ds_write_b{32 * nd}", [a, data], [], cse=False, offset=c)
             return
         for e, part in enumerate(v.parts):
@@ -1195,7 +1209,7 @@ class _KernelLowering:
 
     def part(self, reg: SSAValue, e: int) -> F:
         """Register e of range reg, as an f32 value that remembers where it came from."""
-        r = self.insert(g.ExtractOp(reg, e, type(reg.type).unallocated(1))).results[0]
+        r = self.insert(ExtractOp(reg, e, type(reg.type).unallocated(1))).results[0]
         self.part_of[r] = (reg, e)
         return F(r)
 
@@ -1219,7 +1233,7 @@ class _KernelLowering:
         if r is not None:
             return r
         parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
-        return self.insert(g.ConcatOp(parts, self.V(v.n))).results[0]
+        return self.insert(ConcatOp(parts, self.V(v.n))).results[0]
 
     def _memref_load(self, op: memref.LoadOp) -> None:
         self.env[op.res] = self._load(op, op.memref, op.indices, 1)
@@ -1318,9 +1332,9 @@ class _KernelLowering:
         t = op.result.type
         if isinstance(t, VectorType) and t.get_num_dims() == 1 and t.element_type == Float32Type():
             n = t.get_shape()[0]
-            self.env[op.result] = Vec(n, reg=self.insert(g.UndefOp(self.V(n))).results[0])
+            self.env[op.result] = Vec(n, reg=self.insert(UndefOp(self.V(n))).results[0])
         elif t == Float32Type():
-            self.env[op.result] = F(self.insert(g.UndefOp(self.V())).results[0])
+            self.env[op.result] = F(self.insert(UndefOp(self.V())).results[0])
         else:
             raise self.error(op, f"ub.poison of {t} is not selected")
 
@@ -1387,12 +1401,12 @@ class _KernelLowering:
             raise self.error(op, "expects a vector accumulator")
         agpr = instr.kind == "mfma" and self.opts.accumulators == "agpr"
         if instr.kind == "mfma" and c.elems is not None and all(
-                isinstance(e, F) and e.const is not None and g.f32_bits(e.const) == 0 for e in c.elems):
+                isinstance(e, F) and e.const is not None and f32_bits(e.const) == 0 for e in c.elems):
             acc = self.const(0.0)  # no zeroed registers
         else:
             acc = self.agpr_range(c) if agpr else self.vec_range(c)
-        d = self.e1(g.matrix_op_name(self.arch, instr), [a, b, acc],
-                    (g.AGPRType if agpr else g.VGPRType).unallocated(instr.c_regs), cse=False)
+        d = self.e1(matrix_op_name(self.arch, instr), [a, b, acc],
+                    (AGPRType if agpr else VGPRType).unallocated(instr.c_regs), cse=False)
         self.env[op.destD] = Vec(instr.c_regs, reg=d)
 
     def _truncf(self, op: arith.TruncFOp) -> None:
@@ -1478,7 +1492,7 @@ class _KernelLowering:
         r = self.packed_ranges.get(x) or self.whole_packed(x)
         if r is None:  # one range per fragment, however many instructions read it
             frame = max(self.def_frame.get(q, 0) for q in x.parts)  # (where the parts are, so it dominates)
-            r = self.insert(g.ConcatOp(self.packed_pieces(x), self.V(len(x.parts))), frame).results[0]
+            r = self.insert(ConcatOp(self.packed_pieces(x), self.V(len(x.parts))), frame).results[0]
             self.packed_ranges[x] = r
         return r
 
@@ -1512,15 +1526,15 @@ class _KernelLowering:
         """v in an AGPR range: itself where it is one, else its elements written in: inline
         constants and AGPRs by the moves of an amdgcn.concat, VGPRs through v_accvgpr_write."""
         whole = self.whole(v)
-        if whole is not None and isinstance(whole.type, g.AGPRType):
+        if whole is not None and isinstance(whole.type, AGPRType):
             return whole
         parts = []
         for e in self.vec_elems(v):
             x = self.fmat(e)
-            if not (isinstance(x.type, g.AGPRType) or self.is_imm(x) and self.literal_ok(x)):
-                x = self.e1("v_accvgpr_write_b32", [self.fvgpr(e)], g.AGPRType.unallocated(1))
+            if not (isinstance(x.type, AGPRType) or self.is_imm(x) and self.literal_ok(x)):
+                x = self.e1("v_accvgpr_write_b32", [self.fvgpr(e)], AGPRType.unallocated(1))
             parts.append(x)
-        return self.insert(g.ConcatOp(parts, g.AGPRType.unallocated(v.n))).results[0]
+        return self.insert(ConcatOp(parts, AGPRType.unallocated(v.n))).results[0]
 
     def _vgpr_operand(self, v: SSAValue, op: Operation) -> SSAValue:
         x = self.env.get(v)
@@ -1553,9 +1567,9 @@ class _KernelLowering:
 
     def _materialize(self, v: object, t: Attribute, op: Operation, fresh: bool) -> SSAValue:
         """v in a register of type t; with fresh=True a new value (a copy if need be)."""
-        if isinstance(v, Vec) and isinstance(t, g.AGPRType):
+        if isinstance(v, Vec) and isinstance(t, AGPRType):
             r = self.agpr_range(v)
-            if not fresh or isinstance(r.owner, g.ConcatOp):
+            if not fresh or isinstance(r.owner, ConcatOp):
                 return r
         elif isinstance(v, Vec):
             whole = self.whole(v)
@@ -1563,7 +1577,7 @@ class _KernelLowering:
                 r = whole
             else:
                 parts = [self.fvgpr(e) for e in v.elems]  # type: ignore[union-attr]
-                return self.insert(g.ConcatOp(parts, t)).results[0]
+                return self.insert(ConcatOp(parts, t)).results[0]
         elif isinstance(v, F):
             if v.reg is None:
                 return self.e1("v_mov_b32", [self.const(float(v.const))], t, cse=False)  # type: ignore[arg-type]
@@ -1579,25 +1593,25 @@ class _KernelLowering:
         elif isinstance(v, Packed):
             whole = self.whole_packed(v)
             if whole is None:
-                return self.insert(g.ConcatOp(self.packed_pieces(v), t)).results[0]
+                return self.insert(ConcatOp(self.packed_pieces(v), t)).results[0]
             r = whole
         elif isinstance(v, I):
             if v.reg is None or v.const != 0:
                 m = self.mat(v)
                 if self.is_imm(m):
-                    mn = "v_mov_b32" if isinstance(t, g.VGPRType) else "s_mov_b32"
+                    mn = "v_mov_b32" if isinstance(t, VGPRType) else "s_mov_b32"
                     return self.e1(mn, [m], t, cse=False)
                 r = m
             else:
                 r = v.reg
         else:
             raise self.error(op, "cannot carry this value in a register")
-        if isinstance(t, g.VGPRType) and not self.is_v(r):
-            mov = "v_accvgpr_read_b32" if isinstance(r.type, g.AGPRType) else "v_mov_b32"
+        if isinstance(t, VGPRType) and not self.is_v(r):
+            mov = "v_accvgpr_read_b32" if isinstance(r.type, AGPRType) else "v_mov_b32"
             return self.e1(mov, [r], t, cse=False)
         if not fresh:
             return r
-        return self.insert(g.CopyOp(r, t)).results[0]
+        return self.insert(CopyOp(r, t)).results[0]
 
     def _wrap(self, v: object, reg: SSAValue) -> object:
         if isinstance(v, F):
@@ -1620,7 +1634,7 @@ class _KernelLowering:
         entry_vals = [self.env[v] for v in op.iter_args]
         types = [self._reg_type_of(v, op) for v in entry_vals]
         for i in self._agpr_carried(op):
-            types[i] = g.AGPRType.unallocated(entry_vals[i].n)  # type: ignore[union-attr]
+            types[i] = AGPRType.unallocated(entry_vals[i].n)  # type: ignore[union-attr]
         inits = [self._materialize(v, t, op, fresh=True) for v, t in zip(entry_vals, types)]
         lbv, ubv, stv = (self.mat(x) for x in (lb, ub, st))
         body = Block(arg_types=[self.S(), *types])
@@ -1637,11 +1651,11 @@ class _KernelLowering:
             else:
                 self.lower_op(inner)
         outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(yielded, types)]
-        self.insert(g.YieldOp(*outs))
+        self.insert(YieldOp(*outs))
         self.finish_block(body)
         self.pop()
         nonempty = lb.is_const and ub.is_const and lb.const < ub.const
-        loop = self.insert(g.ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
+        loop = self.insert(ForOp(lbv, ubv, stv, inits, Region(body), nonempty=nonempty))
         if ROLE_ATTR in op.attributes:
             loop.attributes[ROLE_ATTR] = op.attributes[ROLE_ATTR]
         for r, v, lr in zip(op.results, entry_vals, loop.results):
@@ -1704,14 +1718,14 @@ class _KernelLowering:
                 continue
             self.push(blk)
             outs = [self._materialize(v, t, op, fresh=True) for v, t in zip(vals, types)]
-            self.insert(g.YieldOp(*outs))
+            self.insert(YieldOp(*outs))
             self.finish_block(blk)
             self.pop()
         if divergent:
-            mask = self.insert(g.CopyOp(c.reg, self.S(self.mask_n))).results[0]  # type: ignore[arg-type]
-            new = self.insert(g.IfOp(mask, types, Region(tb), Region() if inits_form else Region(eb), inits))
+            mask = self.insert(CopyOp(c.reg, self.S(self.mask_n))).results[0]  # type: ignore[arg-type]
+            new = self.insert(IfOp(mask, types, Region(tb), Region() if inits_form else Region(eb), inits))
         else:
-            new = self.insert(g.IfUniformOp(c.reg, types, Region(tb), Region(eb)))  # type: ignore[arg-type]
+            new = self.insert(IfUniformOp(c.reg, types, Region(tb), Region(eb)))  # type: ignore[arg-type]
         for r, tv, nr in zip(op.results, t_vals, new.results):
             self.env[r] = self._wrap(tv, nr)
 
@@ -1720,17 +1734,17 @@ class _KernelLowering:
 
 
 def _is_ds_read1(op: Operation) -> bool:
-    return isinstance(op, g.GcnInstruction) and op.MNEMONIC == "ds_read_b32"
+    return isinstance(op, GcnInstruction) and op.MNEMONIC == "ds_read_b32"
 
 
 def _is_load(op: Operation) -> bool:
-    return isinstance(op, g.GcnInstruction) and op.FORM.fmt in ("DS", "GLOBAL") and bool(op.dsts)
+    return isinstance(op, GcnInstruction) and op.FORM.fmt in ("DS", "GLOBAL") and bool(op.dsts)
 
 
 def _is_memory_or_sync(op: Operation) -> bool:
-    if op.regions or isinstance(op, g.YieldOp):
+    if op.regions or isinstance(op, YieldOp):
         return True
-    return isinstance(op, g.GcnInstruction) and (
+    return isinstance(op, GcnInstruction) and (
         op.FORM.fmt in ("SMEM", "DS", "GLOBAL") or op.MNEMONIC in ("s_barrier", "s_waitcnt", "s_endpgm"))
 
 
@@ -1751,8 +1765,8 @@ def _combine_ds_reads(self: _KernelLowering, block: Block) -> None:
     for op in list(block.ops):
         if _is_ds_read1(op):
             group.append(op)
-        elif op.regions or isinstance(op, g.YieldOp) or (
-                isinstance(op, g.GcnInstruction) and (op.MNEMONIC.startswith("ds_write") or
+        elif op.regions or isinstance(op, YieldOp) or (
+                isinstance(op, GcnInstruction) and (op.MNEMONIC.startswith("ds_write") or
                                                      op.MNEMONIC in ("s_barrier", "s_waitcnt"))):
             _combine_group(self, block, group)
             group = []
@@ -1797,7 +1811,7 @@ def _combine_group(self: _KernelLowering, block: Block, loads: list[Operation]) 
         if base:
             first = min(singles, key=lambda x: order[x])
             c = self.const(base)
-            add = g.instr("v_add_u32", [c, addr], [g.vgpr()])
+            add = instr("v_add_u32", [c, addr], [vgpr()])
             block.insert_op_before(add, first)
             order[add] = order[first]
             reg = add.results[0]
@@ -1821,10 +1835,10 @@ def _combine_global_loads(self: _KernelLowering, block: Block) -> None:
     global accesses need only dword alignment on these targets, as LLVM also assumes)."""
     group: list[Operation] = []
     for op in list(block.ops):
-        if isinstance(op, g.GcnInstruction) and op.MNEMONIC in _GLOBAL1:
+        if isinstance(op, GcnInstruction) and op.MNEMONIC in _GLOBAL1:
             group.append(op)
-        elif op.regions or isinstance(op, g.YieldOp) or (
-                isinstance(op, g.GcnInstruction) and (op.MNEMONIC.startswith("global_store") or
+        elif op.regions or isinstance(op, YieldOp) or (
+                isinstance(op, GcnInstruction) and (op.MNEMONIC.startswith("global_store") or
                                                      op.MNEMONIC in ("s_barrier", "s_waitcnt"))):
             _combine_global_group(block, group)
             group = []
@@ -1855,11 +1869,11 @@ def _combine_global_group(block: Block, loads: list[Operation]) -> None:
 def _replace_loads(block: Block, order: dict, parts: list[Operation], mnemonic: str, n: int, mods: dict,
                    addr: SSAValue | None = None, operands: list | None = None) -> None:
     first = min(parts, key=lambda o: order[o])
-    wide = g.instr(mnemonic, operands or [addr or parts[0].operands[0]], [g.vgpr(n)], **mods)
+    wide = instr(mnemonic, operands or [addr or parts[0].operands[0]], [vgpr(n)], **mods)
     block.insert_op_before(wide, first)
     anchor: Operation = wide
     for k, op in enumerate(parts):
-        ex = g.ExtractOp(wide.results[0], k, g.vgpr())
+        ex = ExtractOp(wide.results[0], k, vgpr())
         block.insert_op_after(ex, anchor)
         anchor = ex
         op.results[0].replace_all_uses_with(ex.results[0])
@@ -1879,7 +1893,7 @@ def _hoist_loads(block: Block, budget: int) -> None:
     extra = [0] * len(ops)  # registers held over each op by loads moved above it
 
     def movable_def(prev: Operation, load: Operation) -> bool:
-        return (isinstance(prev, g.GcnInstruction) and prev.FORM.fmt in ("VOP1", "VOP2", "VOP3")
+        return (isinstance(prev, GcnInstruction) and prev.FORM.fmt in ("VOP1", "VOP2", "VOP3")
                 and all(use.operation is load for r in prev.results for use in r.uses))
 
     def move(i: int, width: int, owner: Operation) -> int:
@@ -1912,7 +1926,7 @@ def _hoist_loads(block: Block, budget: int) -> None:
     while i < len(ops):
         op = ops[i]
         if _is_load(op):
-            width = sum(r.type.n for r in op.results if isinstance(r.type, g.GcnRegisterType))
+            width = sum(r.type.n for r in op.results if isinstance(r.type, GcnRegisterType))
             move(i, width, op)
         i += 1
 
@@ -1927,7 +1941,7 @@ def _drop_unused_extracts(block: Block) -> None:
     while changed:
         changed = False
         for op in list(block.walk()):
-            if isinstance(op, g.ExtractOp) and not op.result.uses:
+            if isinstance(op, ExtractOp) and not op.result.uses:
                 op.detach()
                 op.erase()
                 changed = True

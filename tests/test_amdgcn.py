@@ -20,7 +20,10 @@ from gemmc.amdgcn.interp import GcnInterpError
 from gemmc.amdgcn.interp import check as gcn_check
 from gemmc import parse_ir, print_ir
 from gemmc.support.diagnostics import GemmcError
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.instructions import GcnInstruction, instr, is_matrix, is_mfma, is_wmma
+from gemmc.dialects.amdgcn.kernel import KernelOp
+from gemmc.dialects.amdgcn.pseudo import ConstantOp
+from gemmc.dialects.amdgcn.registers import AGPRType, SGPRType, VGPRType
 
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]
 STEPS = [f"step{i}" for i in range(1, 7)]
@@ -40,8 +43,8 @@ def k_loop(asm: str) -> str:
     return asm[asm.index("; k_loop begin"):asm.index("; k_loop end")]
 
 
-def kernel(m) -> g.KernelOp:
-    return next(op for op in m.walk() if isinstance(op, g.KernelOp))
+def kernel(m) -> KernelOp:
+    return next(op for op in m.walk() if isinstance(op, KernelOp))
 
 
 # -- the emitted assembly ---------------------------------------------------------------------------
@@ -96,7 +99,7 @@ def test_missing_wait_alu_is_an_error():
     dims = {"M": 64, "N": 64, "K": 32}
     m = lowered(SGEMM, "step2", "gfx1201", dims)
     assert gcn_check(m, "gfx1201", dims).passed
-    wait = next(op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_wait_alu")
+    wait = next(op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction) and op.MNEMONIC == "s_wait_alu")
     wait.detach()
     wait.erase()
     with pytest.raises(GcnInterpError, match=r"reads s\d+, which an SALU instruction wrote after a VALU read it, "
@@ -151,7 +154,7 @@ def test_sixty_four_bit_addresses_without_combining_or_hoisting():
 def test_vectorized_copies_pass(step, arch):
     """Sizes that are multiples of 4 let vectorize{width=4} apply: dwordx4 loads, ds_write_b128."""
     m = lowered(SGEMM, step, arch, {"M": 68, "N": 36, "K": 20})
-    instrs = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    instrs = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)}
     assert "global_load_dwordx4_saddr" in instrs and "ds_write_b128" in instrs
     assert gcn_check(m, arch, {}).passed
 
@@ -196,8 +199,8 @@ BF16 = "step6,matrix-cores{convert=bf16}"
 ])
 def test_mfma_program_passes(pipeline, dims, arch):
     m = lowered(SGEMM, pipeline, arch, dims)
-    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
-    assert any(g.is_mfma(op) for op in instrs)
+    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)]
+    assert any(is_mfma(op) for op in instrs)
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
@@ -213,8 +216,8 @@ AGPR = GCN_PIPELINE.replace("lower-to-amdgcn", "lower-to-amdgcn{accumulators=agp
 def test_mfma_with_agpr_accumulators_passes(arch, dims):
     m = lowered(SGEMM, "step7", arch, dims, gcn=AGPR)
     k = kernel(m)
-    mfma = next(op for op in k.body.block.ops if g.is_mfma(op))
-    assert isinstance(mfma.dsts[0].type, g.AGPRType) and k.int_attr("agprs") == 64
+    mfma = next(op for op in k.body.block.ops if is_mfma(op))
+    assert isinstance(mfma.dsts[0].type, AGPRType) and k.int_attr("agprs") == 64
     assert gcn_check(m, arch, dims).passed
 
 
@@ -231,7 +234,7 @@ def test_default_pipeline_is_mfma_and_passes():
     dims = {"M": 130, "N": 70, "K": 40}
     m = lowered(SGEMM, default_pipeline(get_arch("gfx942")), "gfx942", dims)
     ops = list(kernel(m).body.block.ops)
-    assert any(g.is_mfma(op) for op in ops)
+    assert any(is_mfma(op) for op in ops)
     assert any(op.name == "amdgcn.v_xor_b32" for op in ops)  # the swizzled LDS columns (swizzle-lds)
     assert gcn_check(m, "gfx942", dims).passed
 
@@ -284,9 +287,9 @@ def test_missing_mfma_nop_is_an_error():
     s_nop amdgcn-finalize put there, the interpreter stops."""
     m = lowered(SGEMM, "step7", "gfx942", {"M": 64, "N": 64, "K": 16})
     ops = list(kernel(m).body.block.ops)
-    store = next(i for i, op in enumerate(ops) if isinstance(op, g.GcnInstruction) and op.MNEMONIC.startswith("global_store"))
+    store = next(i for i, op in enumerate(ops) if isinstance(op, GcnInstruction) and op.MNEMONIC.startswith("global_store"))
     nop = ops[store - 1]
-    assert isinstance(nop, g.GcnInstruction) and nop.MNEMONIC == "s_nop"
+    assert isinstance(nop, GcnInstruction) and nop.MNEMONIC == "s_nop"
     assert gcn_check(m, "gfx942", {}).passed
     nop.detach()
     nop.erase()
@@ -300,7 +303,7 @@ def test_early_agpr_read_is_an_error():
     states too (at 4096^3 amdgcn-finalize puts s_nop 3 before it)."""
     m = lowered(SGEMM, "step7", "gfx942", {"M": 64, "N": 64, "K": 32}, gcn=AGPR)
     ops = list(kernel(m).body.block.ops)
-    read = next(i for i, op in enumerate(ops) if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_accvgpr_read_b32")
+    read = next(i for i, op in enumerate(ops) if isinstance(op, GcnInstruction) and op.MNEMONIC == "v_accvgpr_read_b32")
     assert ops[read - 1].MNEMONIC == "s_nop"  # type: ignore[attr-defined]
     ops[read - 1].detach()
     ops[read - 1].erase()
@@ -359,10 +362,10 @@ def test_hgemm_default_pipeline_passes(arch):
     tiles, 16-bit MFMA / WMMA fragments from LDS; each element of A and B is read once (2 bytes)."""
     dims = {"M": 67, "N": 45, "K": 37}
     m = lowered(HGEMM, _default(arch), arch, dims)
-    ops = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    ops = [op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)]
     names = {op.MNEMONIC for op in ops}
     assert {"global_load_ushort_saddr", "ds_write_b16"} <= names
-    assert any(g.is_matrix(op) and "f16" in op.MNEMONIC for op in ops)  # (gfx90a: v_mfma_f32_32x32x8f16)
+    assert any(is_matrix(op) and "f16" in op.MNEMONIC for op in ops)  # (gfx90a: v_mfma_f32_32x32x8f16)
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
     assert r.stats.global_load_bytes == 2 * (67 * 37 + 37 * 45) and r.stats.global_store_bytes == 4 * 67 * 45
@@ -377,7 +380,7 @@ def test_hgemm_default_pipeline_passes(arch):
 ])
 def test_16bit_kernels_pass(tmp_path, t, c, arch, dims):
     m = lowered(_gemm16(tmp_path, t, c), _default(arch), arch, dims)
-    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)}
     assert ("global_store_short_saddr" in names) == (c != "f32")
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
@@ -389,7 +392,7 @@ def test_hgemm_vectorized_copies_pass(arch):
     f16 as one global_load_dwordx2 and stores them one by one, the odd ones from the high half."""
     dims = {"M": 132, "N": 68, "K": 40}
     m = lowered(HGEMM, _default(arch), arch, dims)
-    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)}
     assert {"global_load_dwordx2_saddr", "ds_write_b16", "ds_write_b16_d16_hi"} <= names
     assert gcn_check(m, arch, dims).passed
 
@@ -423,7 +426,7 @@ def test_hgemm_code_object_on_every_arch(tmp_path, arch):
 def test_gfx950_16x16x32_mfma_passes():
     dims = {"M": 67, "N": 45, "K": 70}
     m = lowered(HGEMM, X32_GFX950, "gfx950", dims)
-    assert any(op.MNEMONIC == "v_mfma_f32_16x16x32_f16" for op in kernel(m).body.block.ops if g.is_matrix(op))
+    assert any(op.MNEMONIC == "v_mfma_f32_16x16x32_f16" for op in kernel(m).body.block.ops if is_matrix(op))
     assert gcn_check(m, "gfx950", dims).passed
 
 
@@ -447,7 +450,7 @@ def test_blocks_transposed_by_v_perm_pass(tmp_path, t, arch):
     path.write_text(open(HGEMM).read().replace("f16[", f"{t}["))
     dims = {"M": 132, "N": 68, "K": 40}
     m = lowered(str(path), BLOCKS, arch, dims)
-    names = [op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    names = [op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)]
     assert "v_perm_b32" in names and ("ds_write_b64" in names or "ds_store_b64" in names)
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
@@ -474,7 +477,7 @@ def test_the_16bit_defaults_pass(arch):
 
     dims = {"M": 256, "N": 256, "K": 64}
     m = lowered(HGEMM, MATRIX_16BIT_DEFAULTS[arch], arch, dims)
-    assert "v_perm_b32" in {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    assert "v_perm_b32" in {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)}
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
 
@@ -485,11 +488,11 @@ def test_a_wrong_perm_selector_fails():
 
     dims = {"M": 64, "N": 64, "K": 16}
     m = lowered(HGEMM, BLOCKS, "gfx942", dims)
-    perm = next(op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "v_perm_b32")
+    perm = next(op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction) and op.MNEMONIC == "v_perm_b32")
     user, sel = perm, perm.operands[2]
-    while not isinstance(sel.owner, g.ConstantOp):  # (gfx9's VOP3 takes no literal: s_mov_b32 holds it)
+    while not isinstance(sel.owner, ConstantOp):  # (gfx9's VOP3 takes no literal: s_mov_b32 holds it)
         user, sel = sel.owner, sel.owner.operands[0]
-    c = g.ConstantOp((sel.owner.value.value.data ^ 0x2) & 0xFFFFFFFF)
+    c = ConstantOp((sel.owner.value.value.data ^ 0x2) & 0xFFFFFFFF)
     user.parent_block().insert_op_before(c, user)
     user.operands = [c.result if x is sel else x for x in user.operands]
     assert not gcn_check(m, "gfx942", dims).passed
@@ -517,7 +520,7 @@ def test_16bit_store_to_the_wrong_half_fails():
 
     dims = {"M": 64, "N": 64, "K": 16}
     m = lowered(HGEMM, _default("gfx942"), "gfx942", dims)
-    store = next(op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "ds_write_b16")
+    store = next(op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction) and op.MNEMONIC == "ds_write_b16")
     store.attributes["offset"] = IntegerAttr(store.mods.get("offset", 0) + 2, i32)
     try:
         assert not gcn_check(m, "gfx942", dims).passed
@@ -572,9 +575,9 @@ def test_fp8gemm_passes(tmp_path, a, b, arch, dims, mfma):
     """The own backend's FP8 kernels in the amdgcn interpreter against numpy / ml_dtypes: each element of
     A and B is read once (one byte), C written once; the MFMA variant is A's and B's formats'."""
     m = lowered(_gemm8(tmp_path, a, b), _default(arch, a), arch, dims)
-    ops = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
+    ops = [op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)]
     names = {op.MNEMONIC for op in ops}
-    assert {op.MNEMONIC for op in ops if g.is_matrix(op)} == {mfma}
+    assert {op.MNEMONIC for op in ops if is_matrix(op)} == {mfma}
     odd = dims["K"] % 4 != 0 or dims["N"] % 4 != 0  # (the rows of A and B)
     assert ("global_load_ubyte_saddr" in names) == odd and "global_load_dword_saddr" in names
     assert "ds_write_b8" in names and "ds_read_b64" in names or arch == "gfx1201"
@@ -593,8 +596,8 @@ def test_fp8_wrong_mfma_variant_fails(tmp_path):
     for a, b in (("f8e5m2fnuz", "f8e5m2fnuz"), ("f8e4m3fnuz", "f8e5m2fnuz")):
         m = lowered(_gemm8(tmp_path, a, b), _default("gfx942", a), "gfx942", dims)
         assert gcn_check(m, "gfx942", dims).passed
-        for op in [op for op in kernel(m).body.block.ops if g.is_matrix(op)]:
-            wrong = g.instr(op.MNEMONIC[:op.MNEMONIC.index("x16_") + 4] + "fp8_fp8", list(op.srcs),
+        for op in [op for op in kernel(m).body.block.ops if is_matrix(op)]:
+            wrong = instr(op.MNEMONIC[:op.MNEMONIC.index("x16_") + 4] + "fp8_fp8", list(op.srcs),
                             [r.type for r in op.dsts])
             op.parent_block().insert_op_before(wrong, op)
             op.dsts[0].replace_all_uses_with(wrong.dsts[0])
@@ -624,7 +627,7 @@ def test_fp8_fragments_from_bytes(monkeypatch, planted):
                                                                        else b))
     dims = {"M": 67, "N": 45, "K": 37}
     m = lowered(FP8GEMM, _default("gfx942", "f8e4m3fnuz"), "gfx942", dims)
-    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)}
+    names = {op.MNEMONIC for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)}
     assert {"ds_read_u8", "v_lshl_or_b32"} <= names and "ds_read_b64" not in names
     assert gcn_check(m, "gfx942", dims).passed != planted
 
@@ -693,8 +696,8 @@ def test_fp8_unselected_is_refused(tmp_path, src, arch, pipeline, message):
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])  # gfx12: 8 f16 per lane, A and B in 4 VGPRs
 def test_wmma_program_passes(dims, arch):
     m = lowered(SGEMM, "step7", arch, dims)
-    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, g.GcnInstruction)]
-    assert any(g.is_wmma(op) for op in instrs)
+    instrs = [op for op in kernel(m).body.block.ops if isinstance(op, GcnInstruction)]
+    assert any(is_wmma(op) for op in instrs)
     r = gcn_check(m, arch, dims)
     assert r.passed, r.summary()
     assert r.stats.matrix_instrs > 0 and r.stats.flops >= 2 * dims["M"] * dims["N"] * dims["K"]
@@ -711,7 +714,7 @@ def test_bf16_wmma_program_passes(arch):
     dims = {"M": 257, "N": 131, "K": 95}
     m = lowered(SGEMM, BF16, arch, dims)
     assert any(op.MNEMONIC.startswith("v_wmma_f32_16x16x16_bf16") for op in kernel(m).body.block.ops
-               if isinstance(op, g.GcnInstruction))
+               if isinstance(op, GcnInstruction))
     assert gcn_check(m, arch, dims).passed
 
 
@@ -739,7 +742,7 @@ def test_wmma_operands_in_the_wrong_order_fail():
     m = lowered(SGEMM, "step7", "gfx1100", dims)
     assert gcn_check(m, "gfx1100", dims).passed
     for op in kernel(m).body.block.ops:
-        if g.is_wmma(op):
+        if is_wmma(op):
             a, b = op.operands[0], op.operands[1]
             op.operands = [b, a, *op.operands[2:]]
     assert not gcn_check(m, "gfx1100", dims).passed
@@ -786,7 +789,7 @@ def test_missing_wmma_nop_is_an_error():
     """A WMMA reading the previous WMMA's result as A, with no VALU instruction between."""
     src = open("tests/lit/amdgcn-finalize/wmma-hazards.mlir").read()
     m = parse_ir(src)
-    k = next(op for op in m.walk() if isinstance(op, g.KernelOp) and op.sym_name.data == "result_as_a")
+    k = next(op for op in m.walk() if isinstance(op, KernelOp) and op.sym_name.data == "result_as_a")
     from gemmc.amdgcn.interp import Machine
     from gemmc.target.arch import get_arch
 
@@ -808,7 +811,7 @@ def test_missing_waitcnt_is_an_error():
 def test_lds_race_without_barriers_is_an_error():
     m = lowered(SGEMM, "step2", "gfx942", {"M": 32, "N": 32, "K": 32})
     for op in list(kernel(m).body.block.ops):
-        if isinstance(op, g.GcnInstruction) and op.MNEMONIC == "s_barrier":
+        if isinstance(op, GcnInstruction) and op.MNEMONIC == "s_barrier":
             op.detach()
             op.erase()
     with pytest.raises(GcnInterpError, match="LDS race"):
@@ -820,7 +823,7 @@ def test_wrong_code_fails_the_check():
     m = lowered(SGEMM, "step1", "gfx942", {"M": 16, "N": 16, "K": 20})
     from xdsl.dialects.builtin import Float32Type, FloatAttr
 
-    zero = next(op for op in kernel(m).body.block.ops if isinstance(op, g.ConstantOp) and op.is_float)
+    zero = next(op for op in kernel(m).body.block.ops if isinstance(op, ConstantOp) and op.is_float)
     zero.properties["value"] = FloatAttr(1.0, Float32Type())
     assert not gcn_check(m, "gfx942", {}).passed
 
@@ -830,7 +833,7 @@ def test_out_of_bounds_access_is_an_error():
     from xdsl.dialects.builtin import IntegerAttr, i32
 
     store = next(op for op in kernel(m).body.block.ops
-                 if isinstance(op, g.GcnInstruction) and op.MNEMONIC.startswith("global_store"))
+                 if isinstance(op, GcnInstruction) and op.MNEMONIC.startswith("global_store"))
     store.attributes["offset"] = IntegerAttr(4000, i32)
     with pytest.raises(GcnInterpError, match="out-of-bounds global access"):
         gcn_check(m, "gfx942", {})
@@ -853,9 +856,9 @@ def test_registers_are_aligned_and_within_budget():
     for op in k.walk():
         for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
             t = v.type
-            if isinstance(t, g.VGPRType) and t.n > 1:
+            if isinstance(t, VGPRType) and t.n > 1:
                 assert t.first % 2 == 0, f"{t.register_name} is not even-aligned (gfx942 needs it)"
-            if isinstance(t, g.SGPRType) and t.n >= 2:
+            if isinstance(t, SGPRType) and t.n >= 2:
                 assert t.first % min(t.n, 4) == 0, f"{t.register_name} is misaligned"
     assert 0 < k.int_attr("vgprs") <= 256 and 4 <= k.int_attr("sgprs") <= 96
 

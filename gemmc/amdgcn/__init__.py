@@ -25,8 +25,8 @@ GCN_PIPELINE = GCN_PREPARE + ",lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,am
 
 def report(module) -> str:
     """VGPRs, AGPRs, SGPRs, LDS and instruction counts of each finalized amdgcn kernel, as a table."""
-    from gemmc.dialects import amdgcn as g
-    from gemmc.dialects.amdgcn import GcnInstruction, GcnModuleOp, KernelOp
+    from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix, is_memory_wait
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp
 
     rows = [("kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS B/block", "instructions", "MFMA/WMMA", "s_waitcnt")]
     for m in module.walk():
@@ -35,8 +35,8 @@ def report(module) -> str:
         for k in m.body.block.ops:
             if isinstance(k, KernelOp):
                 instrs = [op for op in k.body.block.ops if isinstance(op, GcnInstruction)]
-                waits = sum(1 for op in instrs if g.is_memory_wait(op))
-                mfmas = sum(1 for op in instrs if g.is_matrix(op))
+                waits = sum(1 for op in instrs if is_memory_wait(op))
+                mfmas = sum(1 for op in instrs if is_matrix(op))
                 rows.append((k.sym_name.data, m.target.data, str(k.int_attr("vgprs")), str(k.int_attr("agprs")),
                              str(k.int_attr("sgprs")), str(k.int_attr("lds_bytes")), str(len(instrs)), str(mfmas),
                              str(waits)))

@@ -12,9 +12,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
+from gemmc.target.amdgcn_isa import Form, Slot
 from gemmc.target.arch import Arch, get_arch, get_gcn_isa
 from gemmc.support.diagnostics import GemmcError
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.instructions import GcnInstruction
+from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args
+from gemmc.dialects.amdgcn.pseudo import CommentOp, LabelOp, constant_of
+from gemmc.dialects.amdgcn.registers import GcnRegisterType, ImmType, SpecialRegType, is_allocated
 from gemmc.support.symbols import kernel_symbols
 
 CODE_OBJECT_VERSION = 5  # amdhsa.version 1.2 (AMDGPUUsage, "Code Object V5 Metadata")
@@ -22,21 +26,21 @@ CODE_OBJECT_VERSION = 5  # amdhsa.version 1.2 (AMDGPUUsage, "Code Object V5 Meta
 
 def operand(v: SSAValue, wave_size: int) -> str:
     t = v.type
-    if isinstance(t, g.GcnRegisterType):
-        if not g.is_allocated(t):
+    if isinstance(t, GcnRegisterType):
+        if not is_allocated(t):
             raise GemmcError("emit-gcn: the kernel has unallocated registers; run amdgcn-regalloc")
         return t.register_name
-    if isinstance(t, g.SpecialRegType):
+    if isinstance(t, SpecialRegType):
         return t.asm_name(wave_size)
-    if isinstance(t, g.ImmType):
-        c = g.constant_of(v)
+    if isinstance(t, ImmType):
+        c = constant_of(v)
         if c is None:
             raise GemmcError("emit-gcn: a constant operand without amdgcn.constant")
         return c.asm()
     raise GemmcError(f"emit-gcn: cannot print an operand of type {t}")
 
 
-def _printed(slot: g.Slot, form: g.Form) -> bool:
+def _printed(slot: Slot, form: Form) -> bool:
     if slot.kind == "special:scc":
         return False
     if slot.kind == "special:exec":
@@ -46,11 +50,11 @@ def _printed(slot: g.Slot, form: g.Form) -> bool:
 
 def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
     """The instruction's line (without indentation), or None for ops that emit nothing."""
-    if isinstance(op, g.LabelOp):
+    if isinstance(op, LabelOp):
         return f"{op.label.data}:"
-    if isinstance(op, g.CommentOp):
+    if isinstance(op, CommentOp):
         return f"; {op.text.data}"
-    if not isinstance(op, g.GcnInstruction):
+    if not isinstance(op, GcnInstruction):
         return None
     f = op.FORM
     name = op.mnemonic(generation)
@@ -96,7 +100,7 @@ def assembly_line(op: Operation, generation: str, wave_size: int) -> str | None:
     return f"{name} {', '.join(dsts + srcs)}".rstrip()
 
 
-def vector_registers(k: g.KernelOp) -> tuple[int, int]:
+def vector_registers(k: KernelOp) -> tuple[int, int]:
     """(accum_offset, next free VGPR of the unified file): gfx90a+ place the AGPRs after the
     architected VGPRs at accum_offset (a multiple of 4, at least 4) in one 512-entry file, and
     the descriptor's next_free_vgpr counts both (AMDGPUUsage, "amdhsa_accum_offset")."""
@@ -105,7 +109,7 @@ def vector_registers(k: g.KernelOp) -> tuple[int, int]:
     return offset, offset + agprs if agprs else vgprs
 
 
-def _kernel_text(k: g.KernelOp, name: str, arch: Arch) -> list[str]:
+def _kernel_text(k: KernelOp, name: str, arch: Arch) -> list[str]:
     """Kernel `k` as the symbol `name` (kernel_symbols: the HIP path's name for it)."""
     isa = get_gcn_isa(arch)
     if not k.int_attr("finalized"):
@@ -122,11 +126,11 @@ def _kernel_text(k: g.KernelOp, name: str, arch: Arch) -> list[str]:
         line = assembly_line(op, isa.generation, arch.wave_size)
         if line is None:
             continue
-        if isinstance(op, g.LabelOp):
+        if isinstance(op, LabelOp):
             lines.append(line)
         else:
             lines.append("\t" + line)
-            n_instr += 0 if isinstance(op, g.CommentOp) else 1
+            n_instr += 0 if isinstance(op, CommentOp) else 1
     lines.append(f".Lfunc_end_{name}:")
     lines.append(f"\t.size\t{name}, .Lfunc_end_{name}-{name}")
     sgprs = k.int_attr("sgprs", 4)
@@ -160,7 +164,7 @@ def _kernel_text(k: g.KernelOp, name: str, arch: Arch) -> list[str]:
     return lines
 
 
-def _metadata(kernels: list[g.KernelOp], names: list[str], arch: Arch) -> list[str]:
+def _metadata(kernels: list[KernelOp], names: list[str], arch: Arch) -> list[str]:
     isa = get_gcn_isa(arch)
     out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
     for k, name in zip(kernels, names):
@@ -169,7 +173,7 @@ def _metadata(kernels: list[g.KernelOp], names: list[str], arch: Arch) -> list[s
         out.append(f"  - .name: {name}")
         out.append(f"    .symbol: {name}.kd")
         out.append("    .args:")
-        for a in g.kernel_args(k):
+        for a in kernel_args(k):
             out.append(f"      - .name: {a['name']}")
             out.append(f"        .offset: {a['offset']}")
             out.append(f"        .size: {a['size']}")
@@ -198,7 +202,7 @@ def _metadata(kernels: list[g.KernelOp], names: list[str], arch: Arch) -> list[s
 
 def print_module(module: ModuleOp) -> str:
     """The whole module's kernels as one assembly file."""
-    gmods = [op for op in module.walk() if isinstance(op, g.GcnModuleOp)]
+    gmods = [op for op in module.walk() if isinstance(op, GcnModuleOp)]
     if not gmods:
         raise GemmcError("emit-gcn: no amdgcn.module; run lower-to-amdgcn first")
     targets = {m.target.data for m in gmods}
@@ -206,7 +210,7 @@ def print_module(module: ModuleOp) -> str:
         raise GemmcError(f"emit-gcn: kernels for several targets ({', '.join(sorted(targets))})")
     arch = get_arch(targets.pop())
     isa = get_gcn_isa(arch)
-    kernels = [k for m in gmods for k in m.body.block.ops if isinstance(k, g.KernelOp)]
+    kernels = [k for m in gmods for k in m.body.block.ops if isinstance(k, KernelOp)]
     # the symbols the HIP path gives these kernels (one naming rule, docs/language.md)
     hosts = [op.sym_name.data for op in module.body.block.ops if isinstance(op, func.FuncOp)]
     names = kernel_symbols([k.sym_name.data for k in kernels], hosts)
@@ -227,8 +231,8 @@ def print_module(module: ModuleOp) -> str:
     return "\n".join(lines) + "\n"
 
 
-def instruction_count(k: g.KernelOp) -> int:
-    return sum(1 for op in k.body.block.ops if isinstance(op, g.GcnInstruction))
+def instruction_count(k: KernelOp) -> int:
+    return sum(1 for op in k.body.block.ops if isinstance(op, GcnInstruction))
 
 
 __all__ = ["assembly_line", "print_module"]

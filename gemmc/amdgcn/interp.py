@@ -49,9 +49,23 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
 
+from gemmc.target.amdgcn_isa import BARRIERS, PLAIN_VALU_FORMATS, SALU_FORMATS, VALU_FORMATS, Form
 from gemmc.target.arch import Arch, get_arch, get_gcn_isa, get_matrix_instr
 from gemmc.support.diagnostics import GemmcError
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp
+from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix, is_mfma, is_wmma, mfma_consumer
+from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_args
+from gemmc.dialects.amdgcn.pseudo import ConcatOp, CopyOp, LabelOp, constant_of
+from gemmc.dialects.amdgcn.registers import (
+    VCC_INDEX,
+    AGPRType,
+    GcnRegisterType,
+    SGPRType,
+    SpecialRegType,
+    VGPRType,
+    sgpr_numbers,
+    sgpr_pair,
+)
 from gemmc.interp.host import launch_geometry
 
 KERNARG_BASE = 0x7F << 40
@@ -80,7 +94,7 @@ class Stats:
 
 
 class Machine:
-    def __init__(self, kernel: g.KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray,
+    def __init__(self, kernel: KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray,
                  buffer_bytes: list[int] | None = None):
         self.kernel, self.arch = kernel, arch
         self.isa = get_gcn_isa(arch)
@@ -157,22 +171,22 @@ class Machine:
         # gfx12 SGPR read hazards: SGPR pairs a VALU read, SGPRs (VCC at amdgcn.VCC_INDEX) with an
         # uncommitted SALU / VALU write
         self.sg_tracked = np.zeros((W, 64), bool)
-        self.sg_sa = np.zeros((W, g.VCC_INDEX + 1), bool)
-        self.sg_va = np.zeros((W, g.VCC_INDEX + 1), bool)
+        self.sg_sa = np.zeros((W, VCC_INDEX + 1), bool)
+        self.sg_va = np.zeros((W, VCC_INDEX + 1), bool)
         self._compile()
 
     # -- program -------------------------------------------------------------------------------
 
-    def _counter(self, op: g.GcnInstruction):
+    def _counter(self, op: GcnInstruction):
         """(gemmc.interp.Stats field, bytes per lane or 0, per lane?) for what op counts as."""
         f, m = op.FORM.fmt, op.MNEMONIC
         if f == "GLOBAL":
             return ("global_load" if op.dsts else "global_store", _access_bytes(op))
         if f == "DS":
             return ("lds_load" if op.dsts else "lds_store", _access_bytes(op))
-        if g.is_matrix(op):
+        if is_matrix(op):
             return ("mfma", _matrix_instr(self.arch, op).flops)
-        if f in g.PLAIN_VALU_FORMATS:
+        if f in PLAIN_VALU_FORMATS:
             return ("valu" if m.endswith("_f32") else "valu_int", 2 if m in ("v_fma_f32", "v_fmac_f32") else
                     (1 if m.endswith("_f32") and not m.startswith(("v_cmp", "v_cvt")) else 0))
         if m in ("s_barrier", "s_barrier_wait"):
@@ -208,21 +222,21 @@ class Machine:
         self.prog: list[tuple[Operation, object]] = []
         labels: dict[str, int] = {}
         for op in ops:
-            if isinstance(op, g.LabelOp):
+            if isinstance(op, LabelOp):
                 labels[op.label.data] = len(self.prog)
-            elif isinstance(op, g.GcnInstruction):
+            elif isinstance(op, GcnInstruction):
                 self.prog.append((op, None))
-            elif isinstance(op, (g.ForOp, g.IfOp, g.IfUniformOp, g.CopyOp, g.ConcatOp)):
+            elif isinstance(op, (ForOp, IfOp, IfUniformOp, CopyOp, ConcatOp)):
                 raise GcnInterpError("amdgcn interpreter: the kernel is not finalized; run amdgcn-finalize")
         self.labels = labels
-        self.has_mfma = any(g.is_mfma(op) for op, _ in self.prog)
-        self.has_wmma = any(g.is_wmma(op) for op, _ in self.prog)
+        self.has_mfma = any(is_mfma(op) for op, _ in self.prog)
+        self.has_wmma = any(is_wmma(op) for op, _ in self.prog)
         self.prog = [(op, self._compile_op(op)) for op, _ in self.prog]
         self.kinds = {op: self._counter(op) for op, _ in self.prog}
 
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         idx = next((i for i, (o, _) in enumerate(self.prog) if o is op), -1)
-        where = f"instruction {idx} '{op.MNEMONIC}'" if isinstance(op, g.GcnInstruction) else op.name
+        where = f"instruction {idx} '{op.MNEMONIC}'" if isinstance(op, GcnInstruction) else op.name
         if waves is not None:
             ws = np.nonzero(waves)[0]
             if len(ws):
@@ -242,38 +256,38 @@ class Machine:
     def rd_scalar64(self, v: SSAValue) -> np.ndarray:
         """A 64-bit scalar operand (SGPR pair, exec, vcc or constant) per wave."""
         t = v.type
-        if isinstance(t, g.SGPRType):
+        if isinstance(t, SGPRType):
             lo = self.S[t.first].astype(U64)
             if t.n == 1:
                 return lo
             return lo | (self.S[t.first + 1].astype(U64) << U64(32))
-        if isinstance(t, g.SpecialRegType):
+        if isinstance(t, SpecialRegType):
             return {"exec": self.exec_bits, "vcc": self.vcc}[t.reg.data].copy()
-        c = g.constant_of(v)
+        c = constant_of(v)
         assert c is not None
         return np.full(self.W, U64(c.int_value & 0xFFFFFFFFFFFFFFFF), U64)
 
     def rd_s(self, v: SSAValue) -> np.ndarray:
         """A 32-bit scalar operand per wave."""
         t = v.type
-        if isinstance(t, g.SGPRType):
+        if isinstance(t, SGPRType):
             return self.S[t.first]
-        if isinstance(t, g.SpecialRegType):
+        if isinstance(t, SpecialRegType):
             return (self.rd_scalar64(v) & U64(0xFFFFFFFF)).astype(U32)
-        c = g.constant_of(v)
+        c = constant_of(v)
         assert c is not None
         return np.full(self.W, U32(c.bits), U32)
 
     def rd_v(self, v: SSAValue, i: int = 0):
         """A VALU source (dword i of it): (W, L) for VGPRs, (W, 1) for SGPRs, a scalar for constants."""
         t = v.type
-        if isinstance(t, g.VGPRType):
+        if isinstance(t, VGPRType):
             return self.V[t.first + i]
-        if isinstance(t, g.AGPRType):
+        if isinstance(t, AGPRType):
             return self.A[t.first + i]
-        if isinstance(t, g.SGPRType):
+        if isinstance(t, SGPRType):
             return self.S[t.first + i][:, None]
-        c = g.constant_of(v)
+        c = constant_of(v)
         assert c is not None
         if i == 0:
             return U32(c.bits)
@@ -284,14 +298,14 @@ class Machine:
         hi = np.asarray(self.rd_v(v, 1)).astype(U64)
         return lo | (hi << U64(32))
 
-    def wr_v(self, t: g.VGPRType | g.AGPRType, vals: list, act: np.ndarray) -> None:
+    def wr_v(self, t: VGPRType | AGPRType, vals: list, act: np.ndarray) -> None:
         m = self.lanes_act(act)
-        file = self.A if isinstance(t, g.AGPRType) else self.V
+        file = self.A if isinstance(t, AGPRType) else self.V
         for i, x in enumerate(vals):
             file[t.first + i] = np.where(m, np.asarray(x).astype(U32), file[t.first + i])
 
     def wr_s(self, t, vals: list, act: np.ndarray) -> None:
-        if isinstance(t, g.SpecialRegType):
+        if isinstance(t, SpecialRegType):
             if t.reg.data == "exec":
                 self.set_exec(vals[0], act)
             elif t.reg.data == "vcc":
@@ -299,15 +313,15 @@ class Machine:
             elif t.reg.data == "scc":
                 self.scc = np.where(act, vals[0], self.scc)
             return
-        assert isinstance(t, g.SGPRType)
+        assert isinstance(t, SGPRType)
         for i, x in enumerate(vals):
             self.S[t.first + i] = np.where(act, np.asarray(x).astype(U32), self.S[t.first + i])
 
     def wr_s64(self, t, val: np.ndarray, act: np.ndarray) -> None:
-        if isinstance(t, g.SpecialRegType):
+        if isinstance(t, SpecialRegType):
             self.wr_s(t, [val], act)
             return
-        assert isinstance(t, g.SGPRType)
+        assert isinstance(t, SGPRType)
         if t.n == 1:
             self.wr_s(t, [(val & U64(0xFFFFFFFF)).astype(U32)], act)
         else:
@@ -334,9 +348,9 @@ class Machine:
     def check_regs(self, op: Operation, vals, act: np.ndarray, what: str) -> None:
         for v in vals:
             t = v.type
-            if isinstance(t, g.VGPRType):
+            if isinstance(t, VGPRType):
                 k, s, base, maybe = self.vkind, self.vseq, t.first, self.vmaybe
-            elif isinstance(t, g.SGPRType):
+            elif isinstance(t, SGPRType):
                 k, s, base, maybe = self.skind, self.sseq, t.first, self.smaybe
             else:
                 continue
@@ -349,7 +363,7 @@ class Machine:
                 kinds = ({1: "s_wait_loadcnt", 2: "s_wait_dscnt", 3: "s_wait_kmcnt 0"} if self.isa.split_counters
                          else {1: "s_waitcnt vmcnt", 2: "s_waitcnt lgkmcnt", 3: "s_waitcnt lgkmcnt(0)"})
                 counter = kinds[int(k[w, base + r])]
-                name = f"{'v' if isinstance(t, g.VGPRType) else 's'}{base + r}"
+                name = f"{'v' if isinstance(t, VGPRType) else 's'}{base + r}"
                 raise self.error(op, f"{what} {name} before the load writing it completed "
                                      f"(missing {counter})", p.any(axis=1))
 
@@ -360,14 +374,14 @@ class Machine:
         self.lds.done = np.maximum(self.lds.done, self.lds.issued - self.isa.lgkmcnt_max)
 
     def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray) -> None:
-        if isinstance(t, g.VGPRType):
+        if isinstance(t, VGPRType):
             k, s = self.vkind, self.vseq
         else:
             k, s = self.skind, self.sseq
         sl = slice(t.first, t.first + t.n)
         k[:, sl] = np.where(act[:, None], kind, k[:, sl])
         s[:, sl] = np.where(act[:, None], seq[:, None], s[:, sl])
-        (self.vmaybe if isinstance(t, g.VGPRType) else self.smaybe)[:, sl] |= act[:, None]
+        (self.vmaybe if isinstance(t, VGPRType) else self.smaybe)[:, sl] |= act[:, None]
 
     # -- memory ----------------------------------------------------------------------------------
 
@@ -489,12 +503,12 @@ class Machine:
 
     # -- instructions ----------------------------------------------------------------------------
 
-    def _compile_op(self, op: g.GcnInstruction):
+    def _compile_op(self, op: GcnInstruction):
         m = op.MNEMONIC
         f = op.FORM
         srcs, dsts = list(op.srcs), list(op.dsts)
-        reg_srcs = [v for v in srcs if isinstance(v.type, g.GcnRegisterType)]
-        reg_dsts = [v for v in dsts if isinstance(v.type, g.GcnRegisterType)]
+        reg_srcs = [v for v in srcs if isinstance(v.type, GcnRegisterType)]
+        reg_dsts = [v for v in dsts if isinstance(v.type, GcnRegisterType)]
         body = self._semantics(op, m, f, srcs, dsts)
         target = op.attributes.get("target")
         tgt = self.labels.get(target.data) if target is not None else None  # type: ignore[attr-defined]
@@ -522,12 +536,12 @@ class Machine:
     def _hazard_check(self, op):
         """The wait-state check of op's VGPR operands and the bookkeeping of its writes, or None."""
         fmt = op.FORM.fmt
-        mfma = g.is_mfma(op)
-        valu = fmt in g.PLAIN_VALU_FORMATS
+        mfma = is_mfma(op)
+        valu = fmt in PLAIN_VALU_FORMATS
         if not self.has_mfma or not (mfma or valu or fmt in ("GLOBAL", "DS")):
             return None  # (no MFMA, no hazard to track: the other kernels run as fast as before)
         isa = self.isa
-        vector = (g.VGPRType, g.AGPRType)
+        vector = (VGPRType, AGPRType)
         reads = [(v, i) for i, v in enumerate(op.srcs) if isinstance(v.type, vector)]
         writes = [v.type for v in op.dsts if isinstance(v.type, vector)]
         me = -1
@@ -539,7 +553,7 @@ class Machine:
             for v, i in reads:
                 t = v.type
                 cols = self._cols(t)
-                self._check_mfma_writes(op, act, cols, lambda d, i=i: g.mfma_consumer(op, i, d),
+                self._check_mfma_writes(op, act, cols, lambda d, i=i: mfma_consumer(op, i, d),
                                         f"reads {t.PREFIX}{t.first}")
                 if mfma:
                     since = self.ws[:, None] - self.valu_at[:, cols]
@@ -561,9 +575,9 @@ class Machine:
     def _wmma_hazard_check(self, op):
         """A WMMA reading as A or B a VGPR that the VALU instruction before it, a WMMA, wrote
         is an error: a VALU instruction must come between (LLVM's fixWMMAHazards: v_nop)."""
-        if not self.has_wmma or op.FORM.fmt not in g.VALU_FORMATS:
+        if not self.has_wmma or op.FORM.fmt not in VALU_FORMATS:
             return None
-        wmma = g.is_wmma(op)
+        wmma = is_wmma(op)
         reads = [v.type for v in op.srcs[:2]] if wmma else []
         written = self._cols(op.dsts[0].type) if wmma else None
 
@@ -599,43 +613,43 @@ class Machine:
                 if "sa_sdst" in mods:
                     self.sg_sa[act] = False
                 if "va_sdst" in mods:
-                    self.sg_va[act, :g.VCC_INDEX] = False
+                    self.sg_va[act, :VCC_INDEX] = False
                 if "va_vcc" in mods:
-                    self.sg_va[act, g.VCC_INDEX] = False
+                    self.sg_va[act, VCC_INDEX] = False
             return wait
-        valu = fmt in g.VALU_FORMATS
-        if not (valu or fmt in g.SALU_FORMATS):
+        valu = fmt in VALU_FORMATS
+        if not (valu or fmt in SALU_FORMATS):
             return None
-        uses, defs = g.sgpr_numbers(op.srcs), g.sgpr_numbers(op.dsts)
+        uses, defs = sgpr_numbers(op.srcs), sgpr_numbers(op.dsts)
 
         def check(act: np.ndarray) -> None:
             for r in uses:
-                pair = g.sgpr_pair(r)
+                pair = sgpr_pair(r)
                 tracked = act & self.sg_tracked[:, pair]
-                name = "vcc" if r == g.VCC_INDEX else f"s{r}"
+                name = "vcc" if r == VCC_INDEX else f"s{r}"
                 bad = tracked & self.sg_sa[:, r]
                 if bad.any():
                     raise self.error(op, f"reads {name}, which an SALU instruction wrote after a VALU read it, "
                                          "with no s_wait_alu depctr_sa_sdst(0) between", bad)
                 bad = tracked & self.sg_va[:, r] if valu else None
                 if bad is not None and bad.any():
-                    field = "va_vcc" if r == g.VCC_INDEX else "va_sdst"
+                    field = "va_vcc" if r == VCC_INDEX else "va_sdst"
                     raise self.error(op, f"reads {name}, which a VALU instruction wrote after a VALU read it, "
                                          f"with no s_wait_alu depctr_{field}(0) between", bad)
                 if valu:
                     self.sg_tracked[act, pair] = True
-                elif r == g.VCC_INDEX:  # an SALU read commits VALU writes (of VCC, or of SGPRs)
-                    self.sg_va[tracked, g.VCC_INDEX] = False
+                elif r == VCC_INDEX:  # an SALU read commits VALU writes (of VCC, or of SGPRs)
+                    self.sg_va[tracked, VCC_INDEX] = False
                 else:
-                    self.sg_va[tracked, :g.VCC_INDEX] = False
+                    self.sg_va[tracked, :VCC_INDEX] = False
             for r in defs:
-                pair = g.sgpr_pair(r)
+                pair = sgpr_pair(r)
                 hit = act & self.sg_tracked[:, pair]
                 (self.sg_va if valu else self.sg_sa)[hit, r] = True
         return check
 
     def _cols(self, t) -> slice:
-        first = t.first + (self.nv if isinstance(t, g.AGPRType) else 0)
+        first = t.first + (self.nv if isinstance(t, AGPRType) else 0)
         return slice(first, first + t.n)
 
     def _check_mfma_writes(self, op, act, cols, consumer, what: str) -> None:
@@ -652,13 +666,13 @@ class Machine:
                 raise self.error(op, f"{what} {int(since[bad].min())} wait states after the {instr.mnemonic} "
                                      f"writing {dst.register_name}; needs {need} (missing s_nop)", bad.any(axis=1))
 
-    def _semantics(self, op, m: str, f: g.Form, srcs, dsts):  # noqa: C901
+    def _semantics(self, op, m: str, f: Form, srcs, dsts):  # noqa: C901
         S, rs = self, self.rd_s
         d0 = dsts[0].type if dsts else None
 
         def salu(fn, scc_fn=None):
             def body(act, tgt):
-                vals = [rs(v) for v in srcs if not (isinstance(v.type, g.SpecialRegType) and v.type.reg.data == "scc")]
+                vals = [rs(v) for v in srcs if not (isinstance(v.type, SpecialRegType) and v.type.reg.data == "scc")]
                 r = fn(*[x.astype(U64) for x in vals])
                 S.wr_s(d0, [(r & U64(0xFFFFFFFF)).astype(U32)], act)
                 if scc_fn is not None:
@@ -667,7 +681,7 @@ class Machine:
 
         def salu64(fn):
             def body(act, tgt):
-                vals = [S.rd_scalar64(v) for v in srcs if not (isinstance(v.type, g.SpecialRegType) and v.type.reg.data == "scc")]
+                vals = [S.rd_scalar64(v) for v in srcs if not (isinstance(v.type, SpecialRegType) and v.type.reg.data == "scc")]
                 r = fn(*vals).astype(U64)
                 S.wr_s64(d0, r, act)
                 S.scc = np.where(act, r != 0, S.scc)
@@ -724,7 +738,7 @@ class Machine:
             return body
         if m == "s_nop":
             return lambda act, tgt: None
-        if m in g.BARRIERS:
+        if m in BARRIERS:
             return self._barrier(op, signal=m != "s_barrier_wait", wait=m != "s_barrier_signal")
         if m == "s_wait_alu":
             return lambda act, tgt: None
@@ -789,7 +803,7 @@ class Machine:
             return self._global(op, m, srcs, dsts)
         if f.fmt == "DS":
             return self._ds(op, m, srcs, dsts)
-        if g.is_matrix(op):
+        if is_matrix(op):
             return self._matrix(op, srcs, dsts)
         if m == "v_nop":
             return lambda act, tgt: None
@@ -1067,7 +1081,7 @@ class Machine:
                 raise GcnInterpError(f"amdgcn interpreter: more than {MAX_STEPS} steps; an endless loop?")
 
 
-def _matrix_instr(arch: Arch, op: g.GcnInstruction):
+def _matrix_instr(arch: Arch, op: GcnInstruction):
     return get_matrix_instr(arch, op.FORM.asm or op.MNEMONIC)
 
 
@@ -1080,7 +1094,7 @@ _BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8"
 _FP8_FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
 
 
-def _access_bytes(op: g.GcnInstruction) -> int:
+def _access_bytes(op: GcnInstruction) -> int:
     """Bytes a GLOBAL or DS instruction moves per lane."""
     m = op.MNEMONIC
     if m.removesuffix("_saddr") in _BYTES16:
@@ -1186,11 +1200,11 @@ _CMP = {
 # -- launching from the host function -------------------------------------------------------------
 
 
-def kernarg_segment(kernel: g.KernelOp, operands: list, buffer_index: dict[int, int]) -> np.ndarray:
+def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, int]) -> np.ndarray:
     """The kernarg segment (as 32-bit words) for the launch operands."""
     size = kernel.int_attr("kernarg_size")
     seg = np.zeros(max(1, -(-size // 4)), U32)
-    for a in g.kernel_args(kernel):
+    for a in kernel_args(kernel):
         o = a["offset"] // 4
         if a["kind"] == "global_buffer":
             base = (buffer_index[a["arg"]] + 1) << BUFFER_SHIFT
@@ -1241,7 +1255,7 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
     return (half.astype(U32) << U32(16)).view(np.float32).reshape(like.shape)
 
 
-def run_kernel(kernel: g.KernelOp, arch: Arch, grid, block, operands: list, counts=None,
+def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
                elems: list[str] | None = None) -> Stats:
     """Run `kernel` on the launch operands; `elems`: each operand's element type (f32, f16,
     bf16; all f32 if not given), which says how the device holds a buffer."""
@@ -1277,7 +1291,7 @@ class _GcnHost(InterpreterFunctions):
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
         values, grid, block = launch_geometry(op, args)
         kernel = interp.get_op_for_symbol(op.kernel)
-        if not isinstance(kernel, g.KernelOp):
+        if not isinstance(kernel, KernelOp):
             raise GcnInterpError(f"amdgcn interpreter: {op.kernel} is not an amdgcn.kernel; run lower-to-amdgcn")
         kb = tuple(a.value.data for a in kernel.attributes["block"].data)  # type: ignore[attr-defined]
         if block != kb:

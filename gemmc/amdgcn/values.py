@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import SSAValue
 
-from gemmc.dialects import amdgcn as g
+from gemmc.dialects.amdgcn.registers import VGPRType
 
 
 # -- lowered values ------------------------------------------------------------------------------
@@ -33,7 +33,7 @@ class I:
 
     @property
     def uniform(self) -> bool:
-        return self.reg is None or not isinstance(self.reg.type, g.VGPRType)
+        return self.reg is None or not isinstance(self.reg.type, VGPRType)
 
     @property
     def is_const(self) -> bool:

@@ -27,7 +27,7 @@ def predict_module(module: ModuleOp, arch: Arch, dims=None, compiler: bool | Non
 
 def _refuse_gcn(module: ModuleOp) -> None:
     """The model reads kernel IR (gpu.func); the own AMDGCN backend's program replaces it."""
-    from gemmc.dialects.amdgcn import GcnModuleOp
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp
 
     if any(isinstance(op, GcnModuleOp) for op in module.walk()):
         raise GemmcError("explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program "

@@ -130,7 +130,7 @@ def tune_shapes(path: str, arch: Arch | str, shapes, output: str, **options) -> 
 
 def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | None = None, seed: int = 0):
     """Interpret on random inputs and compare with a float64 numpy reference."""
-    from gemmc.dialects.amdgcn import GcnModuleOp
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp
 
     if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own AMDGCN backend's program
         from gemmc.amdgcn.interp import check as gcn_check
@@ -170,7 +170,7 @@ def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = 
 
 
 def resource_report(module: ModuleOp, arch: Arch | str) -> str:
-    from gemmc.dialects.amdgcn import GcnModuleOp
+    from gemmc.dialects.amdgcn.kernel import GcnModuleOp
 
     if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own backend: its own counts
         from gemmc.amdgcn import report

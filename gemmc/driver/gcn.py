@@ -9,7 +9,7 @@ from __future__ import annotations
 from gemmc.amdgcn import GCN_PIPELINE
 from gemmc.amdgcn.asm import print_module
 from gemmc.amdgcn.toolchain import assemble
-from gemmc.dialects.amdgcn import GcnModuleOp, KernelOp
+from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp
 from gemmc.driver.lowering import lower_with
 
 

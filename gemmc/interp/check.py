@@ -398,7 +398,7 @@ def _fragment_type(op, arch: Arch) -> str | None:
         return t if t in UNIT_ROUNDOFF else None
     mnemonic = getattr(op, "MNEMONIC", "")
     if op.name.startswith("amdgcn.") and mnemonic.startswith(("v_mfma", "v_wmma")):
-        from gemmc.dialects.amdgcn import matrix_op_name
+        from gemmc.target.amdgcn_isa import matrix_op_name
 
         instr = next((i for i in arch.matrix_instrs if matrix_op_name(arch, i) == mnemonic), None)
         return instr.in_type if instr is not None and instr.in_type in UNIT_ROUNDOFF else None

@@ -1,0 +1,282 @@
+"""The AMDGCN instructions gemmc's backend knows, as facts about the ISA: no xDSL in here.
+
+FORMS gives each instruction (by its op name, `v_add_u32`) its encoding family, the register
+classes and widths of what it writes and reads, its modifiers, and its spelling on each
+generation (gfx9's `global_load_dword` is gfx11's `global_load_b32`); MATRIX_FORMS does the
+same for the MFMA / WMMA instructions of every arch in gemmc.arch.  The amdgcn dialect
+(dialects/amdgcn/instructions.py) makes one op class of each entry.
+
+Also here: the families that hazards and waits are stated over (VALU, SALU, memory waits,
+barriers), and the inline constants an operand may be without a literal.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from gemmc.target.arch import ARCHS
+
+# -- operand signatures ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One operand or result position: its register class and width in dwords.
+
+    kind: "v" VGPR, "s" SGPR, "a" AGPR, "vs" VGPR or SGPR or constant (a VALU src0), "va" VGPR or
+    AGPR, "vac" VGPR or AGPR or constant (an MFMA's SrcC: `0` starts an accumulation),
+    "vs_noconst" VGPR or SGPR, "ss" SGPR or constant (an SALU source), "mask" a lane mask
+    (SGPR, or exec / vcc), "special:<name>" that register.
+    """
+
+    kind: str
+    width: int = 1
+
+
+@dataclass(frozen=True)
+class Form:
+    fmt: str  # SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOP3 VOPC DS GLOBAL PSEUDO
+    dsts: tuple[Slot, ...]
+    srcs: tuple[Slot, ...]
+    mods: tuple[str, ...] = ()  # integer modifiers, printed `offset:16`
+    gfx11: str | None = None  # the gfx11 spelling where it differs (gfx12's too, unless gfx12 says)
+    suffix: str = ""  # _e32 / _e64 as LLVM prints it
+    gfx9_suffix_only: bool = False
+    asm: str | None = None  # the spelling where it differs from the op name (s_mov_b64_exec)
+    explicit_exec: bool = False  # exec is written out as an operand (s_mov_b64 exec, s[4:5])
+    tied: int | None = None  # this operand is the destination register too (not printed: v_fmac_f32)
+    acc: int | None = None  # the accumulator operand (MFMA SrcC): the destination is exactly its
+    # registers or disjoint from them, and in the same register file
+    gfx12: str | None = None  # the gfx12 spelling where it differs from gfx11's
+
+
+V, S = Slot("v"), Slot("s")
+V2, V3, V4 = Slot("v", 2), Slot("v", 3), Slot("v", 4)
+S2, S4, S8 = Slot("s", 2), Slot("s", 4), Slot("s", 8)
+VS, SS, SS2 = Slot("vs"), Slot("ss"), Slot("ss", 2)
+A = Slot("a")
+MASK = Slot("mask")
+EXEC = Slot("special:exec")
+SCC = Slot("special:scc")
+
+# -- the instruction table ------------------------------------------------------------------------
+
+FORMS: dict[str, Form] = {}
+"""Every instruction but the matrix ones, by op name, in the order the dialect defines them."""
+
+TERMINATORS = ("s_endpgm",)
+"""The instructions that end a kernel."""
+
+
+def _add(mnemonic: str, form: Form) -> None:
+    FORMS[mnemonic] = form
+
+
+def _sop(m, dsts, srcs, fmt, gfx11=None, **kw) -> None:
+    _add(m, Form(fmt, dsts, srcs, gfx11=gfx11, **kw))
+
+
+def _scalar_alu() -> None:
+    """SOP1 / SOP2 / SOPK / SOPC.  Ops that set SCC list it as a result."""
+    for m in ("s_mov_b32", "s_not_b32"):
+        _sop(m, (S,), (SS,), "SOP1")
+    _sop("s_mov_b64", (S2,), (SS2,), "SOP1")
+    _sop("s_and_saveexec_b64", (S2, EXEC, SCC), (S2, EXEC), "SOP1")
+    _sop("s_and_saveexec_b32", (S, EXEC, SCC), (S, EXEC), "SOP1")
+    for m in ("s_add_u32", "s_sub_u32", "s_add_i32", "s_mul_hi_u32", "s_lshl_b32", "s_lshr_b32",
+              "s_and_b32", "s_or_b32", "s_xor_b32", "s_min_u32", "s_max_u32", "s_andn2_b32"):
+        _sop(m, (S, SCC) if m not in ("s_mul_hi_u32",) else (S,), (SS, SS), "SOP2",
+             gfx11={"s_andn2_b32": "s_and_not1_b32"}.get(m))
+    _sop("s_mul_i32", (S,), (SS, SS), "SOP2")
+    for m in ("s_and_b64", "s_or_b64", "s_xor_b64", "s_andn2_b64"):
+        _sop(m, (S2, SCC), (SS2, SS2), "SOP2", gfx11={"s_andn2_b64": "s_and_not1_b64"}.get(m))
+    _sop("s_cselect_b32", (S,), (SS, SS, SCC), "SOP2")
+    _sop("s_cselect_b64", (S2,), (SS2, SS2, SCC), "SOP2")
+    # exec writes, after amdgcn-finalize
+    _sop("s_mov_b64_exec", (EXEC,), (SS2,), "SOP1", asm="s_mov_b64", explicit_exec=True)
+    _sop("s_mov_b32_exec", (EXEC,), (SS,), "SOP1", asm="s_mov_b32", explicit_exec=True)
+    _sop("s_andn2_b64_exec", (EXEC, SCC), (SS2, EXEC), "SOP2", gfx11="s_and_not1_b64", asm="s_andn2_b64",
+         explicit_exec=True)
+    _sop("s_andn2_b32_exec", (EXEC, SCC), (SS, EXEC), "SOP2", gfx11="s_and_not1_b32", asm="s_andn2_b32",
+         explicit_exec=True)
+    _add("s_movk_i32", Form("SOPK", (S,), (), mods=("imm",)))
+    for c in ("eq", "lg", "lt", "le", "gt", "ge"):
+        _sop(f"s_cmp_{c}_u32", (SCC,), (SS, SS), "SOPC")
+        _sop(f"s_cmp_{c}_i32", (SCC,), (SS, SS), "SOPC")
+
+
+def _program_control() -> None:
+    """SOPP.  Branch targets are the `target` string attribute."""
+    _add("s_nop", Form("SOPP", (), (), mods=("imm",)))
+    _add("s_barrier", Form("SOPP", (), ()))
+    _add("s_waitcnt", Form("SOPP", (), (), mods=("vmcnt", "expcnt", "lgkmcnt")))
+    _add("s_waitcnt_vscnt", Form("SOPP", (), (), mods=("vscnt",)))
+    # gfx12: one wait per counter, the split barrier, and s_wait_alu (a depctr field at 0 waits
+    # for that kind of SGPR write: sa_sdst SALU, va_sdst VALU, va_vcc VALU writing VCC)
+    for c in ("loadcnt", "dscnt", "kmcnt", "storecnt"):
+        _add(f"s_wait_{c}", Form("SOPP", (), (), mods=("imm",)))
+    _add("s_wait_alu", Form("SOPP", (), (), mods=("sa_sdst", "va_sdst", "va_vcc")))
+    _add("s_barrier_signal", Form("SOPP", (), ()))
+    _add("s_barrier_wait", Form("SOPP", (), ()))
+    _add("s_branch", Form("SOPP", (), ()))
+    _add("s_cbranch_scc0", Form("SOPP", (), (SCC,)))
+    _add("s_cbranch_scc1", Form("SOPP", (), (SCC,)))
+    _add("s_cbranch_execz", Form("SOPP", (), (EXEC,)))
+    _add("s_cbranch_execnz", Form("SOPP", (), (EXEC,)))
+    _add("s_endpgm", Form("SOPP", (), ()))
+
+
+def _scalar_memory() -> None:
+    """SMEM: kernel arguments.  Operands: the 64-bit base; modifier `offset` (bytes)."""
+    for n, suf, g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (4, "dwordx4", "b128"), (8, "dwordx8", "b256")):
+        _add(f"s_load_{suf}", Form("SMEM", (Slot("s", n),), (S2,), mods=("offset",), gfx11=f"s_load_{g11}"))
+
+
+def _vector_alu() -> None:
+    """VOP1 / VOP2 / VOP3 / VOPC.  VOP2's second source is a VGPR; VOP3 takes SGPRs anywhere."""
+    _add("v_mov_b32", Form("VOP1", (V,), (VS,), suffix="_e32"))
+    _add("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
+    _add("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
+    # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
+    _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True))
+    _add("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above src0's
+    # f16 in bits 0-15 -> f32 (exact); VOP3 on gfx11 for the same reason
+    _add("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True))
+    _add("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
+    for m, g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
+                   ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
+                   ("v_xor_b32", None), ("v_max_u32", None), ("v_min_u32", None), ("v_add_f32", None),
+                   ("v_sub_f32", None), ("v_mul_f32", None), ("v_max_f32", None), ("v_min_f32", None)):
+        _add(m, Form("VOP2", (V,), (VS, V), gfx11=g11, suffix="_e32"))
+    _add("v_fmac_f32", Form("VOP2", (V,), (VS, V, V), suffix="_e32", tied=2))  # dst == src2
+    _add("v_cndmask_b32", Form("VOP3", (V,), (VS, VS, MASK), suffix="_e64"))
+    for m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
+              "v_add3_u32", "v_perm_b32"):
+        _add(m, Form("VOP3", (V,), (VS, VS, VS)))
+    for m in ("v_mul_lo_u32", "v_mul_hi_u32"):
+        _add(m, Form("VOP3", (V,), (VS, VS)))
+    _add("v_mad_u64_u32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_u64_u32"))
+    _add("v_lshl_add_u64", Form("VOP3", (V2,), (Slot("vs", 2), VS, Slot("vs", 2))))
+    for c in ("eq", "ne", "lt", "le", "gt", "ge"):
+        for t in ("u32", "i32", "f32"):
+            cc = {"ne": "neq"}.get(c, c) if t == "f32" else c
+            _add(f"v_cmp_{cc}_{t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
+    _add("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # unordered: either is NaN
+    # Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
+    _add("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
+    _add("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
+    _add("v_accvgpr_mov_b32", Form("VOP1", (A,), (A,)))
+
+
+def _lds() -> None:
+    """DS: LDS.  Address VGPR; modifier `offset` (bytes, unsigned)."""
+    for n, b in ((1, 32), (2, 64), (3, 96), (4, 128)):
+        _add(f"ds_read_b{b}", Form("DS", (Slot("v", n),), (V,), mods=("offset",), gfx11=f"ds_load_b{b}"))
+        _add(f"ds_write_b{b}", Form("DS", (), (V, Slot("v", n)), mods=("offset",), gfx11=f"ds_store_b{b}"))
+    # 16 bits (f16 / bf16 elements): the read zero-extends into the VGPR, the write takes its low half
+    _add("ds_read_u16", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u16"))
+    _add("ds_write_b16", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16"))
+    _add("ds_write_b16_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
+    # 8 bits (FP8 elements): the read zero-extends into the VGPR, the write takes its low byte (_d16_hi:
+    # bits 16-23, the third byte of a packed word)
+    _add("ds_read_u8", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u8"))
+    _add("ds_write_b8", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8"))
+    _add("ds_write_b8_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
+    # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
+    _add("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
+
+
+def _global_memory() -> None:
+    """GLOBAL: a 64-bit VGPR address ("off"), or a 32-bit VGPR offset from a 64-bit SGPR base."""
+    for n, suf, g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3", "b96"), (4, "dwordx4", "b128")):
+        _add(f"global_load_{suf}", Form("GLOBAL", (Slot("v", n),), (V2,), mods=("offset",),
+                                        gfx11=f"global_load_{g11}"))
+        _add(f"global_load_{suf}_saddr", Form("GLOBAL", (Slot("v", n),), (V, S2), mods=("offset",),
+                                              gfx11=f"global_load_{g11}", asm=f"global_load_{suf}"))
+        _add(f"global_store_{suf}", Form("GLOBAL", (), (V2, Slot("v", n)), mods=("offset",),
+                                         gfx11=f"global_store_{g11}"))
+        _add(f"global_store_{suf}_saddr", Form("GLOBAL", (), (V, Slot("v", n), S2), mods=("offset",),
+                                               gfx11=f"global_store_{g11}", asm=f"global_store_{suf}"))
+    # 16 bits (f16 / bf16 elements): the load zero-extends into the VGPR, the store takes its low half
+    _add("global_load_ushort", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u16"))
+    _add("global_load_ushort_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u16",
+                                          asm="global_load_ushort"))
+    _add("global_store_short", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b16"))
+    _add("global_store_short_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b16",
+                                          asm="global_store_short"))
+    # 8 bits (FP8 elements): the load zero-extends into the VGPR, the store takes its low byte (_d16_hi:
+    # bits 16-23)
+    _add("global_load_ubyte", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u8"))
+    _add("global_load_ubyte_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u8",
+                                         asm="global_load_ubyte"))
+    _add("global_store_byte", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b8"))
+    _add("global_store_byte_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b8",
+                                         asm="global_store_byte"))
+
+
+_scalar_alu()
+_program_control()
+_scalar_memory()
+_vector_alu()
+_lds()
+_global_memory()
+
+# -- the matrix instructions ----------------------------------------------------------------------
+# VOP3P: the matrix instructions of every arch's table (gemmc.target.arch), in that arch's spelling:
+# D (and C) one register per accumulator element, A and B their packed registers.
+# MFMA (CDNA): SrcA/B take VGPRs or AGPRs, no SGPR or constant (llvm-mc: "invalid operand"); SrcC
+# also an inline constant (`v_mfma_f32_16x16x4_f32 v[0:3], v16, v17, 0`).
+# WMMA (RDNA): VGPRs only.  gfx12's WMMAs have gfx11's names but half the A/B registers (no
+# replicated halves): they are ops of their own, `<name>_gfx12`, printed with the plain name.
+
+
+def matrix_form(mi) -> Form:
+    if mi.kind == "mfma":
+        return Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
+                                                        Slot("vac", mi.c_regs)), acc=2)
+    return Form("VOP3P", (Slot("v", mi.c_regs),), (Slot("v", mi.a_regs), Slot("v", mi.b_regs),
+                                                   Slot("v", mi.c_regs)), acc=2,
+                asm=mi.mnemonic)
+
+
+def matrix_op_name(arch, mi) -> str:
+    """The amdgcn op (its MNEMONIC key) for matrix instruction `mi` on `arch`."""
+    return f"{mi.mnemonic}_gfx12" if mi.kind == "wmma" and arch.name.startswith("gfx12") else mi.mnemonic
+
+
+def _matrix_forms() -> dict[str, tuple[str, Form]]:
+    forms: dict[str, tuple[str, Form]] = {}
+    for arch in ARCHS.values():
+        for mi in arch.matrix_instrs:
+            form, name = matrix_form(mi), matrix_op_name(arch, mi)
+            known = forms.get(name)
+            if known is None:
+                forms[name] = (mi.kind, form)
+            elif known[1] != form:
+                raise AssertionError(f"{mi.mnemonic} has different operands on different archs")
+    return forms
+
+
+MATRIX_FORMS = _matrix_forms()
+"""Every arch's MFMA / WMMA instructions, by op name: their kind ("mfma" or "wmma") and form."""
+
+# -- instruction families ---------------------------------------------------------------------------
+
+MEMORY_WAITS = ("s_waitcnt", "s_waitcnt_vscnt", "s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_storecnt")
+BARRIERS = ("s_barrier", "s_barrier_signal", "s_barrier_wait")
+PLAIN_VALU_FORMATS = ("VOP1", "VOP2", "VOP3", "VOPC")  # vector ALU but the matrix instructions
+VALU_FORMATS = (*PLAIN_VALU_FORMATS, "VOP3P")  # what LLVM's isVALU covers (MFMA, WMMA too)
+SALU_FORMATS = ("SOP1", "SOP2", "SOPK", "SOPC")
+
+# -- inline constants -------------------------------------------------------------------------------
+
+INLINE_FLOATS = {0.5: "0.5", -0.5: "-0.5", 1.0: "1.0", -1.0: "-1.0", 2.0: "2.0", -2.0: "-2.0", 4.0: "4.0", -4.0: "-4.0"}
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def is_inline_int(v: int) -> bool:
+    return -16 <= v <= 64
