@@ -500,7 +500,7 @@ def test_a_wrong_perm_selector_fails():
 
 def test_v_perm_b32_bytes():
     """The interpreter's v_perm_b32 against the ISA's table, every selector class."""
-    from gemmc.amdgcn.interp import _perm
+    from gemmc.amdgcn.interp.vector_alu import v_perm_b32
 
     s0, s1 = np.uint64(0x8899AABB), np.uint64(0x11228344)
     def pick(k):
@@ -510,7 +510,7 @@ def test_v_perm_b32_bytes():
     for sel in ([0, 1, 2, 3], [7, 6, 5, 4], [4, 1, 12, 13], [8, 9, 10, 11], [2, 3, 6, 7]):
         word = sel[0] | sel[1] << 8 | sel[2] << 16 | sel[3] << 24
         want = sum(pick(k) << 8 * b for b, k in enumerate(sel))
-        assert int(_perm(s0, s1, np.uint64(word))) == want, sel
+        assert int(v_perm_b32(s0, s1, np.uint64(word))) == want, sel
 
 
 def test_16bit_store_to_the_wrong_half_fails():

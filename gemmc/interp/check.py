@@ -103,7 +103,7 @@ def execute(
     """Run the host function on `args`; memref arguments (numpy arrays) are updated in place."""
     arch = get_arch(arch) if isinstance(arch, str) else arch
     fn = host_function(module, func_name)
-    values, copies = _bind(fn, args)
+    values, copies = bind_arguments(fn, args)
     interp = host_interpreter(module, arch, stats if stats is not None else Stats(), races, lane_budget)
     ensure_impls(interp, fn, f"func.func @{fn.sym_name.data}")
     try:
@@ -119,7 +119,7 @@ def execute(
             original[...] = work
 
 
-def _bind(fn: func.FuncOp, args: list) -> tuple[list, list]:
+def bind_arguments(fn: func.FuncOp, args: list) -> tuple[list, list]:
     """Check the arguments against the signature; scalars become typed numpy scalars."""
     types = fn.function_type.inputs.data
     if len(args) != len(types):

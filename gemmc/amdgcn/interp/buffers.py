@@ -1,0 +1,68 @@
+"""The launch's buffers as the device holds them: the host's numpy arrays as 32-bit words (f32
+4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's float32, FP8 1, the
+host's float32 as ml_dtypes encodes the format) and back, and the kernarg segment as the
+kernel's metadata lays it out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gemmc.amdgcn.interp.state import BUFFER_SHIFT, U32, GcnInterpError
+from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_args
+
+FP8_FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+
+
+def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, int]) -> np.ndarray:
+    """The kernarg segment (as 32-bit words) for the launch operands."""
+    size = kernel.int_attr("kernarg_size")
+    seg = np.zeros(max(1, -(-size // 4)), U32)
+    for a in kernel_args(kernel):
+        o = a["offset"] // 4
+        if a["kind"] == "global_buffer":
+            base = (buffer_index[a["arg"]] + 1) << BUFFER_SHIFT
+            seg[o], seg[o + 1] = base & 0xFFFFFFFF, base >> 32
+        elif "dim" in a:
+            seg[o] = U32(operands[a["dim_arg"]].shape[a["dim_axis"]])
+        else:
+            seg[o] = np.asarray(operands[a["arg"]], dtype=np.float32).reshape(()).view(U32)
+    return seg
+
+
+def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
+    """(the 32-bit words, the bytes) of host array x as the device holds elements of type
+    `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), or an
+    FP8 format (held as float32 on the host, one byte each on the device, as ml_dtypes encodes it)."""
+    if elem == "f32":
+        raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
+        return raw.copy(), 4 * raw.size
+    if elem in FP8_FORMATS:
+        from gemmc.support.arith_semantics import fp8_dtypes
+
+        byte = np.ascontiguousarray(x).reshape(-1).astype(fp8_dtypes()[elem]).view(np.uint8)
+        padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
+        padded8[:byte.size] = byte
+        return padded8.view(U32), byte.size
+    if elem == "f16":
+        half = np.ascontiguousarray(x, np.float16).reshape(-1).view(np.uint16)
+    elif elem == "bf16":
+        half = (np.ascontiguousarray(x, np.float32).reshape(-1).view(U32) >> U32(16)).astype(np.uint16)
+    else:
+        raise GcnInterpError(f"amdgcn interpreter: buffers of {elem} are not supported")
+    padded = np.zeros(-(-half.size // 2) * 2, np.uint16)
+    padded[:half.size] = half
+    return padded.view(U32), 2 * half.size
+
+
+def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
+    """The device words back as host values of `like`'s shape and dtype (device_words' inverse)."""
+    if elem == "f32":
+        return words.view(np.float32)[:like.size].reshape(like.shape)
+    if elem in FP8_FORMATS:
+        from gemmc.support.arith_semantics import fp8_dtypes
+
+        return words.view(np.uint8)[:like.size].view(fp8_dtypes()[elem]).astype(like.dtype).reshape(like.shape)
+    half = words.view(np.uint16)[:like.size]
+    if elem == "f16":
+        return half.view(np.float16).reshape(like.shape)
+    return (half.astype(U32) << U32(16)).view(np.float32).reshape(like.shape)

@@ -1,0 +1,158 @@
+"""The semantics of the memory instructions: scalar loads (SMEM), global loads and stores
+(GLOBAL) and LDS reads and writes (DS), through memory.py (bounds) and on the counters of
+waitcnt.py; LDS accesses are checked for races (races.py).
+
+BY_FORMAT maps an instruction format to its handler (semantics.py has the protocol).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gemmc.amdgcn.interp.state import U32, U64
+from gemmc.amdgcn.interp.waitcnt import LDS, SMEM, VM
+from gemmc.dialects.amdgcn.instructions import GcnInstruction
+
+_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
+_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi")
+_M64 = U64(0xFFFFFFFFFFFFFFFF)
+
+
+def access_bytes(op: GcnInstruction) -> int:
+    """Bytes a GLOBAL or DS instruction moves per lane."""
+    m = op.MNEMONIC
+    if m.removesuffix("_saddr") in _BYTES16:
+        return 2
+    if m.removesuffix("_saddr") in _BYTES8:
+        return 1
+    if m == "ds_read2_b32":
+        return 8
+    return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+
+
+def _smem(S, op):
+    """s_load_dword*: n dwords from the 64-bit address S0 + offset into SGPRs, per wave."""
+    src, d0 = op.srcs[0], op.dsts[0].type
+    n, off = d0.n, op.mods.get("offset", 0)
+
+    def body(act, tgt):
+        base = S.rd_scalar64(src) + U64(off)
+        m2 = np.broadcast_to(act[:, None], (S.W, 1))
+        buf, word, _ = S.mem.resolve(op, base[:, None], m2, 4 * n)
+        vals = S.mem.gload(buf, word, n)
+        for i in range(n):
+            col = S.S[d0.first + i].copy()
+            col[act] = vals[i]
+            S.S[d0.first + i] = col
+        S.waits.issue_load(SMEM, d0, act)
+    return body
+
+
+def _global(S, op):
+    """global_load_* / global_store_*: each lane's 64-bit address (_saddr: an SGPR pair plus a
+    32-bit lane offset) plus the offset."""
+    m, srcs, dsts = op.MNEMONIC, list(op.srcs), list(op.dsts)
+    saddr = m.endswith("_saddr")
+    off = U64(op.mods.get("offset", 0) & 0xFFFFFFFFFFFFFFFF)
+    load = m.startswith("global_load")
+    n = dsts[0].type.n if load else srcs[1].type.n
+    nbytes = access_bytes(op)
+
+    def addr():
+        if saddr:
+            return S.rd_scalar64(srcs[-1])[:, None] + S.rd_v(srcs[0]).astype(U64) + off
+        return S.rd_v64(srcs[0]) + off
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        a = addr() & _M64
+        buf, word, byte = S.mem.resolve(op, np.broadcast_to(a, mm.shape), mm, nbytes)
+        if load:
+            vals = S.mem.gload(buf, word, n) if nbytes >= 4 else [S.mem.gload16(buf, byte) if nbytes == 2
+                                                                  else S.mem.gload8(buf, byte)]
+            S.wr_v_lanes(dsts[0].type.first, vals, mm)
+            S.waits.issue_load(VM, dsts[0].type, act)
+        else:
+            vals = [np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm] for i in range(n)]
+            if nbytes >= 4:
+                S.mem.gstore(buf, word, vals)
+            elif nbytes == 2:
+                S.mem.gstore16(buf, byte, vals[0])
+            else:
+                S.mem.gstore8(buf, byte, vals[0])
+            S.waits.issue_global_store(act)
+    return body
+
+
+def _ds(S, op):
+    """ds_read_b* / ds_write_b*: n dwords at each lane's LDS address plus the offset."""
+    m, srcs, dsts = op.MNEMONIC, list(op.srcs), list(op.dsts)
+    if m == "ds_read2_b32":
+        return _ds_read2(S, op)
+    if access_bytes(op) in (1, 2):
+        return _ds_narrow(S, op)
+    off = op.mods.get("offset", 0)
+    load = m.startswith("ds_read")
+    n = dsts[0].type.n if load else srcs[1].type.n
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        a = S.rd_v(srcs[0]).astype(np.int64) + off
+        wave, wg, word = S.mem.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4 * n)
+        if load:
+            for i in range(n):
+                S.races.read(op, wave, wg, word + i)
+            S.wr_v_lanes(dsts[0].type.first, [S.mem.LDS[wg, word + i] for i in range(n)], mm)
+            S.waits.issue_load(LDS, dsts[0].type, act)
+        else:
+            for i in range(n):
+                S.races.write(op, wave, wg, word + i)
+            for i in range(n):
+                S.mem.LDS[wg, word + i] = np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm]
+            S.waits.issue_lds_store(act)
+    return body
+
+
+def _ds_narrow(S, op):
+    """ds_read_u16 / ds_read_u8 (zero-extended) and ds_write_b16 / ds_write_b8 (the low half or
+    byte; _d16_hi: bits 16 and up): LDS as halves or bytes, races tracked by byte."""
+    srcs, dsts, nbytes = list(op.srcs), list(op.dsts), access_bytes(op)
+    off = op.mods.get("offset", 0)
+    load = op.MNEMONIC.startswith("ds_read")
+    high = op.MNEMONIC.endswith("_d16_hi")
+    dtype, mask = (np.uint16, U32(0xFFFF)) if nbytes == 2 else (np.uint8, U32(0xFF))
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        a = S.rd_v(srcs[0]).astype(np.int64) + off
+        wave, wg, byte = S.mem.lds_byte(op, np.broadcast_to(a, mm.shape), mm, nbytes)
+        mem = S.mem.LDS.view(dtype)
+        if load:
+            S.races.read_bytes(op, wave, wg, byte, nbytes)
+            S.wr_v_lanes(dsts[0].type.first, [mem[wg, byte // nbytes]], mm)
+            S.waits.issue_load(LDS, dsts[0].type, act)
+        else:
+            S.races.write_bytes(op, wave, wg, byte, nbytes)
+            data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
+            mem[wg, byte // nbytes] = ((data >> U32(16) if high else data) & mask).astype(dtype)
+            S.waits.issue_lds_store(act)
+    return body
+
+
+def _ds_read2(S, op):
+    """ds_read2_b32: two dwords, at the address plus 4 * offset0 and plus 4 * offset1."""
+    offs = (4 * op.mods.get("offset0", 0), 4 * op.mods.get("offset1", 0))
+    addr, d = op.srcs[0], op.dsts[0].type
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        for i, off in enumerate(offs):  # (the address is read again: the first dword may overwrite it)
+            a = S.rd_v(addr).astype(np.int64) + off
+            wave, wg, word = S.mem.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4)
+            S.races.read(op, wave, wg, word)
+            S.wr_v_lanes(d.first + i, [S.mem.LDS[wg, word]], mm)
+        S.waits.issue_load(LDS, d, act)
+    return body
+
+
+BY_FORMAT = {"SMEM": _smem, "GLOBAL": _global, "DS": _ds}

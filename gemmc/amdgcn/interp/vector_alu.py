@@ -1,0 +1,167 @@
+"""The semantics of the vector ALU instructions but the matrix ones (VOP1, VOP2, VOP3, VOPC):
+one value per lane, written in the lanes of EXEC.
+
+BY_MNEMONIC and BY_PREFIX map an instruction to its handler (semantics.py has the protocol);
+most are an element-wise function of the sources' 32-bit patterns, in INTEGER (the result's bits)
+and FLOAT (an f32 result).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gemmc.amdgcn.interp.scalar_alu import COMPARE
+from gemmc.amdgcn.interp.state import M32, U32, U64
+
+
+def f32(x):
+    """32-bit patterns as f32."""
+    return np.asarray(x, dtype=U32).view(np.float32)
+
+
+def u(x):
+    """32-bit patterns as u64, room for a carry or a product."""
+    return np.asarray(x).astype(U64)
+
+
+def v_perm_b32(s0, s1, sel):
+    """v_perm_b32: byte b of D is byte sel_b of {S0, S1} (0-3: S1's, 4-7: S0's); 8-11: the sign
+    of S1's (S0's) low or high half repeated, 12: 0x00, 13 and up: 0xFF (the CDNA3 ISA's table)."""
+    s0, s1, sel = np.broadcast_arrays(s0, s1, sel)
+    both = (s0 << U64(32)) | s1
+    out = np.zeros(s0.shape, dtype=U64)
+    for b in range(4):
+        k = (sel >> U64(8 * b)) & U64(0xFF)
+        byte = (both >> (U64(8) * np.minimum(k, U64(7)))) & U64(0xFF)
+        signs = {8: (s1 >> U64(15)) & U64(1), 9: (s1 >> U64(31)) & U64(1),
+                 10: (s0 >> U64(15)) & U64(1), 11: (s0 >> U64(31)) & U64(1)}
+        for code, bit in signs.items():
+            byte = np.where(k == U64(code), bit * U64(0xFF), byte)
+        byte = np.where(k == U64(12), U64(0), np.where(k >= U64(13), U64(0xFF), byte))
+        out |= byte << U64(8 * b)
+    return out
+
+
+_U24 = U64(0xFFFFFF)
+_S31 = U64(31)
+INTEGER = {
+    "v_mov_b32": lambda a: a,
+    "v_accvgpr_write_b32": lambda a: a,
+    "v_accvgpr_read_b32": lambda a: a,
+    "v_accvgpr_mov_b32": lambda a: a,
+    "v_add_u32": lambda a, b: (u(a) + u(b)) & M32,
+    "v_sub_u32": lambda a, b: (u(a) - u(b)) & M32,
+    "v_mul_u32_u24": lambda a, b: ((u(a) & _U24) * (u(b) & _U24)) & M32,
+    "v_lshlrev_b32": lambda a, b: (u(b) << (u(a) & _S31)) & M32,
+    "v_lshrrev_b32": lambda a, b: u(b) >> (u(a) & _S31),
+    "v_and_b32": lambda a, b: u(a) & u(b),
+    "v_or_b32": lambda a, b: u(a) | u(b),
+    "v_xor_b32": lambda a, b: u(a) ^ u(b),
+    "v_max_u32": lambda a, b: np.maximum(u(a), u(b)),
+    "v_min_u32": lambda a, b: np.minimum(u(a), u(b)),
+    "v_mul_lo_u32": lambda a, b: (u(a) * u(b)) & M32,
+    "v_mul_hi_u32": lambda a, b: (u(a) * u(b)) >> U64(32),
+    "v_mad_u32_u24": lambda a, b, c: ((u(a) & _U24) * (u(b) & _U24) + u(c)) & M32,
+    "v_lshl_add_u32": lambda a, b, c: ((u(a) << (u(b) & _S31)) + u(c)) & M32,
+    "v_add_lshl_u32": lambda a, b, c: ((u(a) + u(b)) << (u(c) & _S31)) & M32,
+    "v_lshl_or_b32": lambda a, b, c: ((u(a) << (u(b) & _S31)) | u(c)) & M32,
+    "v_add3_u32": lambda a, b, c: (u(a) + u(b) + u(c)) & M32,
+    "v_perm_b32": lambda a, b, c: v_perm_b32(u(a), u(b), u(c)),
+    "v_bfe_u32": lambda a, b, c: (u(a) >> (u(b) & _S31)) & ((U64(1) << (u(c) & _S31)) - U64(1)),
+    "v_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32).view(U32),
+    # f16 in the low half, rounded to nearest even (numpy's cast); the high half zero
+    "v_cvt_f16_f32": lambda a: f32(a).astype(np.float16).view(np.uint16).astype(U64),
+    "v_pack_b32_f16": lambda a, b: ((u(b) & U64(0xFFFF)) << U64(16)) | (u(a) & U64(0xFFFF)),
+    # the low half's f16, exactly
+    "v_cvt_f32_f16": lambda a: (u(a) & U64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32).view(U32),
+}
+FLOAT = {
+    "v_add_f32": lambda a, b: f32(a) + f32(b),
+    "v_sub_f32": lambda a, b: f32(a) - f32(b),
+    "v_mul_f32": lambda a, b: f32(a) * f32(b),
+    "v_max_f32": lambda a, b: np.maximum(f32(a), f32(b)),
+    "v_min_f32": lambda a, b: np.minimum(f32(a), f32(b)),
+    # fused: the f32 product is exact in float64, the sum rounded once more to f32
+    "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+    "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+}
+
+
+def _integer(S, op):
+    fn, srcs, d0 = INTEGER[op.MNEMONIC], list(op.srcs), op.dsts[0].type
+
+    def body(act, tgt):
+        r = fn(*[S.rd_v(s) for s in srcs])
+        S.wr_v(d0, [np.broadcast_to(np.asarray(r).astype(U32), (S.W, S.L))], act)
+    return body
+
+
+def _float(S, op):
+    fn, srcs, d0 = FLOAT[op.MNEMONIC], list(op.srcs), op.dsts[0].type
+
+    def body(act, tgt):
+        r = fn(*[S.rd_v(s) for s in srcs])
+        S.wr_v(d0, [np.broadcast_to(np.asarray(r, dtype=np.float32).view(U32), (S.W, S.L))], act)
+    return body
+
+
+def _cmp(S, op):
+    """v_cmp_<cc>_<type>: the lanes where S0 cc S1, as a mask in D (an SGPR pair or VCC)."""
+    _, _, cc, ty = op.MNEMONIC.split("_")
+    cc = {"neq": "lg", "ne": "lg"}.get(cc, cc)
+    a_src, b_src, d0 = op.srcs[0], op.srcs[1], op.dsts[0].type
+
+    def body(act, tgt):
+        a, b = S.rd_v(a_src), S.rd_v(b_src)
+        if ty == "i32":
+            a, b = np.asarray(a, U32).view(np.int32), np.asarray(b, U32).view(np.int32)
+        elif ty == "f32":
+            a, b = f32(a), f32(b)
+        r = np.broadcast_to(COMPARE[cc](a, b), (S.W, S.L))
+        S.wr_s64(d0, S.mask_of_lanes(r, act), act)
+    return body
+
+
+def _cndmask(S, op):
+    """D = S1 in the lanes of the mask S2, else S0."""
+    srcs, d0 = op.srcs, op.dsts[0].type
+
+    def body(act, tgt):
+        sel = S.lanes_of_mask(S.rd_scalar64(srcs[2]))
+        r = np.where(sel, S.rd_v(srcs[1]), S.rd_v(srcs[0]))
+        S.wr_v(d0, [r], act)
+    return body
+
+
+def _mad_u64_u32(S, op):
+    """D (64 bits) = S0 * S1 + S2 (64 bits)."""
+    srcs, d0 = op.srcs, op.dsts[0].type
+
+    def body(act, tgt):
+        a, b = u(S.rd_v(srcs[0])), u(S.rd_v(srcs[1]))
+        c = S.rd_v64(srcs[2])
+        r = (a * b + c) & U64(0xFFFFFFFFFFFFFFFF)
+        r = np.broadcast_to(r, (S.W, S.L))
+        S.wr_v(d0, [(r & M32).astype(U32), (r >> U64(32)).astype(U32)], act)
+    return body
+
+
+def _readfirstlane(S, op):
+    """The SGPR D = S0 in the first lane of EXEC."""
+    src, d0 = op.srcs[0], op.dsts[0].type
+
+    def body(act, tgt):
+        first = np.argmax(S.lanes, axis=1)
+        val = np.broadcast_to(S.rd_v(src), (S.W, S.L))[np.arange(S.W), first]
+        S.wr_s(d0, [val], act)
+    return body
+
+
+BY_MNEMONIC = {
+    **dict.fromkeys(INTEGER, _integer),
+    **dict.fromkeys(FLOAT, _float),
+    "v_cndmask_b32": _cndmask,
+    "v_mad_u64_u32": _mad_u64_u32,
+    "v_readfirstlane_b32": _readfirstlane,
+}
+BY_PREFIX = {"v_cmp_": _cmp}
