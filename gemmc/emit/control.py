@@ -4,11 +4,12 @@ loops and branches.
     gpu.thread_id x   -> (int)threadIdx.x
     gpu.barrier       -> __syncthreads();
     gpu.launch_func   -> kernel<<<dim3(gx, gy, gz), dim3(bx, by, bz), 0, stream>>>(A, B, C, M, N, K);
-    scf.for           -> for (int k = 0; k < K; k += 16) { ... }, #pragma unroll before it where it pays
+    scf.for           -> for (int k = 0; k < K; k += 16) { ... }, after `#pragma unroll` where it pays
     scf.if            -> if (c) { ... } else { ... }
 
 Loop-carried values and scf.if results are variables declared before the statement and
-assigned where its blocks yield.
+assigned where its blocks yield.  A loop is unrolled where its `gemmc.unroll` attribute says so,
+or where its trip count is constant and its induction variable indexes a register array.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from gemmc.emit.c_text import ARG, INDENT, REL, Expr, call, cast, wrap_call
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import launch_operands
 from gemmc.ir_names import PRIVATE_SPACE, UNROLL_ATTR, memory_space
+
 
 # -- gpu --------------------------------------------------------------------------------
 

@@ -78,6 +78,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from gemmc.arch import Arch, get_arch
 from gemmc.diagnostics import GemmcError
@@ -104,20 +105,9 @@ class HipEmitter(FileScope):
         self.launchers: list[LauncherInfo] = []
 
     def emit(self, module: ModuleOp) -> str:
-        gpu_modules = [op for op in module.body.block.ops if op.name == "gpu.module"]
+        """The HIP file of `module`: the kernels, their launchers and, if asked, the harness."""
+        kernels = _kernels_of(module)
         host_funcs = [op for op in module.body.block.ops if op.name == "func.func"]
-        for op in module.walk():
-            if op.name.startswith("gemm.") and op.name not in OP_PRINTERS:
-                raise emit_error(op, f"expects kernel IR, found '{op.name}'; run gemm-to-kernel first")
-        kernels = []
-        for gm in gpu_modules:
-            for fn in gm.regions[0].blocks[0].ops:
-                if fn.name == "gpu.func" and "kernel" in fn.properties:
-                    kernels.append((gm, fn))
-                elif fn.name == "gpu.func":
-                    raise emit_error(fn, "device functions that are not kernels are not supported")
-        if not kernels:
-            raise emit_error(None, "expects kernel IR with at least one gpu.func kernel; run gemm-to-kernel first")
         hosts = [sym_name(f) or "kernel" for f in host_funcs]
         for h in hosts:
             self.global_names.reserve(launcher_name(h))
@@ -143,6 +133,23 @@ class HipEmitter(FileScope):
         out: list[str] = []
         out += header(self, module, kernels, self.harness)
         out += prelude(self.arch)
+        out += self.declarations()
+        out += ["", rule("Kernels")]
+        out += kernel_text
+        if host_text:
+            out += ["", rule("Host code: launchers" + (" and test harness" if self.harness else "")),
+                    "#ifdef GEMMC_HOST_CODE"]
+            if self.harness:
+                out += HarnessWriter.includes()
+            out += host_text
+            out += harness_text
+            out += ["", "#endif // GEMMC_HOST_CODE"]
+        return "\n".join(out) + "\n"
+
+    def declarations(self) -> list[str]:
+        """What the kernels need before them: nvcc's refusal of 16-bit floats, the vector
+        typedefs and the device helper functions the printers asked for."""
+        out: list[str] = []
         sixteen = sorted({"_Float16", "__bf16"} & self.used_types)
         if sixteen:
             out += [
@@ -157,17 +164,24 @@ class HipEmitter(FileScope):
             out += [self.typedefs[k] for k in sorted(self.typedefs)]
         for name in sorted(self.helpers):
             out += ["", *self.helpers[name]]
-        out += ["", rule("Kernels")]
-        out += kernel_text
-        if host_text:
-            out += ["", rule("Host code: launchers" + (" and test harness" if self.harness else "")),
-                    "#ifdef GEMMC_HOST_CODE"]
-            if self.harness:
-                out += HarnessWriter.includes()
-            out += host_text
-            out += harness_text
-            out += ["", "#endif // GEMMC_HOST_CODE"]
-        return "\n".join(out) + "\n"
+        return out
+
+
+def _kernels_of(module: ModuleOp) -> list[tuple[Operation, Operation]]:
+    """The (gpu.module, gpu.func) of each kernel, once the module is known to be kernel IR."""
+    for op in module.walk():
+        if op.name.startswith("gemm.") and op.name not in OP_PRINTERS:
+            raise emit_error(op, f"expects kernel IR, found '{op.name}'; run gemm-to-kernel first")
+    kernels = []
+    for gm in (op for op in module.body.block.ops if op.name == "gpu.module"):
+        for fn in gm.regions[0].blocks[0].ops:
+            if fn.name == "gpu.func" and "kernel" in fn.properties:
+                kernels.append((gm, fn))
+            elif fn.name == "gpu.func":
+                raise emit_error(fn, "device functions that are not kernels are not supported")
+    if not kernels:
+        raise emit_error(None, "expects kernel IR with at least one gpu.func kernel; run gemm-to-kernel first")
+    return kernels
 
 
 # ---------------------------------------------------------------------------------------

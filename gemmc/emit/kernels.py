@@ -42,15 +42,9 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
 
     # Dims first: their names are the user's (M, N, K) and must not be taken.
     for arg in args:
-        t = arg.type
-        if isinstance(t, MemRefType):
-            if not identity_layout(t):
-                raise emit_error(fn, f"argument {arg_name(arg)} has a non-identity layout ({t})")
-            for axis, size in enumerate(t.get_shape()):
-                if size < 0:
-                    given = arg_dims[arg.index]
-                    dim = given[axis] if given and axis < len(given) else f"{arg_name(arg)}_dim{axis}"
-                    info.dims[(arg.index, axis)] = dim
+        if isinstance(arg.type, MemRefType) and not identity_layout(arg.type):
+            raise emit_error(fn, f"argument {arg_name(arg)} has a non-identity layout ({arg.type})")
+    info.dims = dynamic_dims(args, arg_dims)
     c_dims = fresh_dims(names, info.dims, dim_order(body, args, info.dims))
 
     memref_params, scalar_params = [], []
@@ -64,11 +58,7 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
             elem = p.type_name(t.element_type, fn)
             decl = f"{'const ' if read_only else ''}{elem}* __restrict__ {name}"
             memref_params.append(Param("memref", name, decl, arg=arg.index, type=t))
-            sizes = [
-                Expr(str(s)) if s >= 0 else Expr(info.dims[(arg.index, axis)])
-                for axis, s in enumerate(t.get_shape())
-            ]
-            p.memrefs[arg] = MemrefView(Expr(name), "flat", sizes, t)
+            p.memrefs[arg] = argument_view(name, arg, info.dims)
         else:
             name = names.fresh(arg_name(arg))
             decl = f"{p.type_name(t, fn)} {name}"
@@ -79,11 +69,17 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
 
     p.print_block(body)
 
+    info.text = [*_kernel_heading(scope, gm, fn, info), "{", *p.lines, "}"]
+    return info
+
+
+def _kernel_heading(scope: FileScope, gm: Operation, fn: Operation, info: KernelInfo) -> list[str]:
+    """What comes before the kernel's body: a comment naming it, its launch bounds and signature."""
     attrs = _launch_bounds(fn) if scope.arch.vendor == "amd" else []
     bs = known_block_size(fn)
     text = [""]
     gm_name = sym_name(gm) or ""
-    comment = f"// @{gm_name}::@{sym}"
+    comment = f"// @{gm_name}::@{info.sym}"
     if bs:
         comment += f": launched with {' x '.join(str(b) for b in bs)} threads per block"
         comment += " (gpu.known_block_size)"
@@ -93,14 +89,31 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
         prefix += _cuda_launch_bounds(fn, scope.arch)
     if attrs:
         text.append(f"{prefix} __attribute__(({', '.join(attrs)}))")
-        text += signature("void", cname, [q.decl for q in info.params])
+        text += signature("void", info.cname, [q.decl for q in info.params])
     else:
-        text += signature(f"{prefix} void", cname, [q.decl for q in info.params])
-    text.append("{")
-    text += p.lines
-    text.append("}")
-    info.text = text
-    return info
+        text += signature(f"{prefix} void", info.cname, [q.decl for q in info.params])
+    return text
+
+
+def dynamic_dims(args: Sequence[BlockArgument], given: list[list[str] | None]) -> dict[tuple[int, int], str]:
+    """The dim of each dynamic axis of the memref arguments, {(arg, axis): name}: the name
+    `given` for the argument (gemm.arg_dims, gemm.dims), else `<arg>_dim<axis>`."""
+    dims = {}
+    for arg in args:
+        if isinstance(arg.type, MemRefType):
+            names = given[arg.index]
+            for axis, size in enumerate(arg.type.get_shape()):
+                if size < 0:
+                    named = names is not None and axis < len(names)
+                    dims[(arg.index, axis)] = names[axis] if named else f"{arg_name(arg)}_dim{axis}"
+    return dims
+
+
+def argument_view(name: str, arg: BlockArgument, dims: dict[tuple[int, int], str]) -> MemrefView:
+    """A memref argument as the pointer parameter `name`, its dynamic extents the dims' parameters."""
+    t = arg.type
+    sizes = [Expr(str(s)) if s >= 0 else Expr(dims[(arg.index, axis)]) for axis, s in enumerate(t.get_shape())]
+    return MemrefView(Expr(name), "flat", sizes, t)
 
 
 def dims_of_args(arg_dims: Attribute | None, n: int) -> list[list[str] | None]:

@@ -26,6 +26,7 @@ from gemmc.emit.ir_access import emit_error
 from gemmc.ir_names import ATOMIC_ADDF, GLOBAL_SPACE, LDS_SPACE, memory_space
 from gemmc.lds_access import known_multiple, row_multiple
 
+
 # -- memref -----------------------------------------------------------------------------
 
 
