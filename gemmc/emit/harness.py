@@ -20,20 +20,10 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRef
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.emit import host_formats
-from gemmc.emit.hip import (
-    INDENT,
-    Expr,
-    HipEmitter,
-    LauncherInfo,
-    Namer,
-    Param,
-    _launch_operands,
-    _macro,
-    _walk_block,
-    emit_error,
-    float_eps,
-    scalar_ctype,
-)
+from gemmc.emit.c_text import INDENT, Expr, Namer, macro
+from gemmc.emit.c_types import float_eps, scalar_ctype
+from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
+from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
 from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
 
 
@@ -67,7 +57,7 @@ class HarnessWriter:
 
     DEFAULT_DIM = 4096
 
-    def __init__(self, emitter: HipEmitter, launcher: LauncherInfo):
+    def __init__(self, emitter: FileScope, launcher: LauncherInfo):
         self.e = emitter
         self.l = launcher
 
@@ -114,7 +104,7 @@ class HarnessWriter:
 
         alpha, beta = scalar("alpha", "1.0"), scalar("beta", "0.0")
         acc = float_eps(d["acc_type"]) if "acc_type" in d else None
-        kinfo = self.e._kernel_of(next(o for o in fn.walk() if o.name == "gpu.launch_func"))
+        kinfo = self.e.kernel_of(next(o for o in fn.walk() if o.name == "gpu.launch_func"))
         eps = acc or _acc_eps(kinfo.op.regions[0].blocks[0], kinfo.op)
         scales = [d[x].value.data if isinstance(d.get(x), IntegerAttr) else None  # type: ignore[union-attr]
                   for x in ("scale_a", "scale_b", "block")]
@@ -127,9 +117,9 @@ class HarnessWriter:
         if len(launches) != 1:
             raise emit_error(fn, f"--harness needs one kernel launch in the host function, found {len(launches)}")
         launch = launches[0]
-        kinfo = self.e._kernel_of(launch)
+        kinfo = self.e.kernel_of(launch)
         kbody = kinfo.op.regions[0].blocks[0]
-        operands = _launch_operands(launch)
+        operands = launch_operands(launch)
         host_body = fn.regions[0].blocks[0]
 
         def host_arg(v: SSAValue, what: str) -> int:
@@ -273,7 +263,7 @@ class HarnessWriter:
         ln = w.append
         ln("")
         ln("// Exits with a message on the first HIP error.")
-        w.extend(_macro([
+        w.extend(macro([
             "#define GEMMC_CHECK(expression)",
             "    do",
             "    {",
@@ -580,7 +570,7 @@ def _structural_transposes(body: Block, a: int, b: int) -> tuple[bool, bool]:
 def _acc_eps(body: Block, fn: Operation) -> float:
     """The rounding unit of the accumulator: loop-carried floats and private tiles."""
     eps: list[float] = []
-    for op in _walk_block(body):
+    for op in walk_block(body):
         if op.name == "scf.for":
             for r in op.results:
                 e = float_eps(r.type.element_type if isinstance(r.type, VectorType) else r.type)

@@ -1,0 +1,138 @@
+"""The C types of IR types in the printed HIP, and the type tests the printers share.
+
+    scalar_ctype(f16)               -> "_Float16"
+    vector_typedef(vector<4xf32>)   -> ("v4float", "typedef float v4float __attribute__((ext_vector_type(4)));")
+
+FP8, FP6, FP4 and E8M0 values are their codes, a byte each (`unsigned char`): clang has no
+type of theirs, so only the printers that know the formats compute with them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation
+
+from gemmc.emit.ir_access import emit_error
+
+FLOAT_C = {Float32Type: "float", Float16Type: "_Float16", BFloat16Type: "__bf16", Float64Type: "double"}
+_FLOAT_VEC = {Float32Type: "float", Float16Type: "half", BFloat16Type: "bf16", Float64Type: "double"}
+_FLOAT_EPS = {Float32Type: 2.0**-23, Float16Type: 2.0**-10, BFloat16Type: 2.0**-7, Float64Type: 2.0**-52}
+_INT_C = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
+UINT_C = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
+_INT_VEC = {8: "char", 16: "short", 32: "int", 64: "long"}
+# FP8 values are their bytes (unsigned char, vectors v<n>uchar): clang has no FP8 type.
+# Converted to float by the target's v_cvt_f32_fp8 / _bf8, and f32 vectors to FP8 by
+# v_cvt_pk_fp8_f32 / _bf8_f32 (their builtins), which read and write the arch's formats (FNUZ
+# on gfx942, OCP on gfx950 and gfx1201), the only ones the arch takes (gemmc.emit.arith).
+_FP8_TYPES = (Float8E4M3FNUZType, Float8E5M2FNUZType, Float8E4M3FNType, Float8E5M2Type)
+
+
+def is_fp8(t: Attribute) -> bool:
+    return isinstance(t, _FP8_TYPES)
+
+
+def is_e8m0(t: Attribute) -> bool:
+    return isinstance(t, Float8E8M0FNUType)
+
+
+def is_fp4(t: Attribute) -> bool:
+    """FP4 E2M1: one element a byte (its code) in registers and LDS, packed two a byte in
+    global memory (MemrefView.packed; the layout: gemmc.emit.fp4)."""
+    return isinstance(t, Float4E2M1FNType)
+
+
+def is_fp6(t: Attribute) -> bool:
+    """FP6 E2M3 / E3M2: one element a byte (its code) in registers and LDS, packed 6 bits an
+    element in global memory (MemrefView.packed; the layout: gemmc.emit.fp6)."""
+    return isinstance(t, Float6E2M3FNType | Float6E3M2FNType)
+
+
+def is_sub_byte(t: Attribute) -> bool:
+    """FP4 and FP6: codes a byte each inside a kernel, packed in global memory."""
+    return is_fp4(t) or is_fp6(t)
+
+
+def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
+    """The C type of a scalar IR type."""
+    if isinstance(t, IndexType):
+        return "int"
+    if isinstance(t, IntegerType) and t.width.data in _INT_C:
+        return _INT_C[t.width.data]
+    for cls, name in FLOAT_C.items():
+        if isinstance(t, cls):
+            return name
+    if is_fp8(t) or is_sub_byte(t) or isinstance(t, Float8E8M0FNUType):  # FP8, FP6, FP4 and E8M0 scales: bytes
+        return "unsigned char"
+    raise emit_error(op, f"no C type for {t}")
+
+
+def float_eps(t: Attribute) -> float | None:
+    for cls, eps in _FLOAT_EPS.items():
+        if isinstance(t, cls):
+            return eps
+    return None
+
+
+def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str]:
+    """(name, typedef) of a 1-D vector type as a clang ext_vector_type: v4float, v8half."""
+    shape = t.get_shape()
+    if len(shape) != 1:
+        raise emit_error(op, f"only 1-D vectors print as HIP vector types, not {t}")
+    elem = t.element_type
+    base = None
+    for cls, name in _FLOAT_VEC.items():
+        if isinstance(elem, cls):
+            base = name
+    if isinstance(elem, IntegerType) and elem.width.data in _INT_VEC:
+        base = _INT_VEC[elem.width.data]
+    if isinstance(elem, IndexType):
+        base = "int"
+    if is_fp8(elem) or is_sub_byte(elem) or isinstance(elem, Float8E8M0FNUType):
+        base = "uchar"
+    if base is None:
+        raise emit_error(op, f"no HIP vector type for {t}")
+    name = f"v{shape[0]}{base}"
+    typedef = f"typedef {scalar_ctype(elem, op)} {name} __attribute__((ext_vector_type({shape[0]})));"
+    if base == "float" and shape[0] in (2, 4):
+        # nvcc (HIP on NVIDIA) has no ext_vector_type; CUDA's aligned float2/float4 do what
+        # the printed code asks of them: loads, stores, .x-.w, brace initialization.
+        typedef = f"#ifdef __CUDACC__\ntypedef float{shape[0]} {name};\n#else\n{typedef}\n#endif"
+    return name, typedef
+
+
+def element_type_of(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def is_byte_float(t: Attribute) -> bool:
+    return is_fp8(t) or is_sub_byte(t) or is_e8m0(t)
+
+
+def identity_layout(t: MemRefType) -> bool:
+    """Row-major without offsets: no layout, or one that prints as the identity."""
+    layout = t.layout
+    if layout is None or isinstance(layout, NoneAttr):
+        return True
+    text = str(layout)
+    m = re.fullmatch(r"affine_map<\(([^)]*)\) -> \(([^)]*)\)>", text)
+    return bool(m) and m.group(1) == m.group(2)
