@@ -37,7 +37,7 @@ class SelectionOptions(Protocol):
 
 
 @dataclass
-class Frame:
+class _Frame:
     """A block being filled: the kernel's entry, a loop body or a branch."""
 
     block: Block
@@ -65,7 +65,7 @@ class SelectionContext:
         self.env: dict[SSAValue, object] = {}
         self.lds_top = 0
         self.entry = Block()
-        self.frames = [Frame(self.entry)]
+        self.frames = [_Frame(self.entry)]
         self.def_frame: dict[SSAValue, int] = {}
         self.consts: dict[tuple, SSAValue] = {}
         self.const_block = Block()  # constants, moved to the kernel's top at the end
@@ -130,7 +130,7 @@ class SelectionContext:
         return r
 
     def push(self, block: Block) -> None:
-        self.frames.append(Frame(block))
+        self.frames.append(_Frame(block))
         for a in block.args:
             self.def_frame[a] = len(self.frames) - 1
 

@@ -47,15 +47,20 @@ class Loads(Addressing, RegisterRanges):
     def _load16(self, op: Operation, mem: GlobalMem | LdsMem, idx: list[I], n: int) -> H | Packed:
         """An element of a 16-bit buffer (zero-extended into a VGPR), or a vector of them from
         LDS packed two to a VGPR as the matrix instructions take them."""
-        if n == 1 and isinstance(mem, GlobalMem):
-            suffix, srcs, extra, c = self.global_access(op, mem, idx, 1)
-            return H(self.e1(f"global_load_ushort{suffix}", srcs + extra, self.V(), cse=False, offset=c))
         if n == 1:
-            a, c, _ = self.lds_addr(op, mem, idx)
-            return H(self.e1("ds_read_u16", [a], self.V(), cse=False, offset=c))
+            return H(self._load_narrow(op, mem, idx, "global_load_ushort", "ds_read_u16"))
         if isinstance(mem, GlobalMem):
             return self._packed_global_load(op, mem, idx, n)
         return self._packed_lds_load(op, mem, idx, n)
+
+    def _load_narrow(self, op: Operation, mem: GlobalMem | LdsMem, idx: list[I], global_load: str,
+                     lds_read: str) -> SSAValue:
+        """One 16-bit or FP8 element, zero-extended into a VGPR by the given global or LDS load."""
+        if isinstance(mem, GlobalMem):
+            suffix, srcs, extra, c = self.global_access(op, mem, idx, 1)
+            return self.e1(f"{global_load}{suffix}", srcs + extra, self.V(), cse=False, offset=c)
+        a, c, _ = self.lds_addr(op, mem, idx)
+        return self.e1(lds_read, [a], self.V(), cse=False, offset=c)
 
     def _packed_global_load(self, op: Operation, mem: GlobalMem, idx: list[I], n: int) -> Packed:
         """2, 4 or 8 16-bit elements as 1, 2 or 4 dwords (global_load_dword..x4), where the
@@ -73,12 +78,8 @@ class Loads(Addressing, RegisterRanges):
     def _load8(self, op: Operation, mem: GlobalMem | LdsMem, idx: list[I], n: int) -> E8 | Packed:
         """An element of an FP8 buffer (zero-extended into a VGPR: global_load_ubyte, ds_read_u8),
         or a vector of them packed four to a VGPR as the FP8 matrix instructions take them."""
-        if n == 1 and isinstance(mem, GlobalMem):
-            suffix, srcs, extra, c = self.global_access(op, mem, idx, 1)
-            return E8(self.e1(f"global_load_ubyte{suffix}", srcs + extra, self.V(), cse=False, offset=c))
         if n == 1:
-            a, c, _ = self.lds_addr(op, mem, idx)
-            return E8(self.e1("ds_read_u8", [a], self.V(), cse=False, offset=c))
+            return E8(self._load_narrow(op, mem, idx, "global_load_ubyte", "ds_read_u8"))
         if isinstance(mem, GlobalMem):
             return self._packed8_global_load(op, mem, idx, n)
         return self.packed8_lds_load(op, mem, idx, n)

@@ -24,7 +24,7 @@ class MatrixOps(RegisterRanges):
         (accumulators=agpr), and the first MFMA of a chain adds to an inline 0; a WMMA's C is
         VGPRs, and the first of a chain adds to zeroed registers."""
         instr = op.instr_on(self.arch)
-        assert instr is not None  # _refuse_unselected checked it
+        assert instr is not None  # (the driver refused the ops it does not select)
         operand = self._vgpr_operand if instr.kind == "mfma" else self.packed_range
         a, b = (operand(v, op) for v in (op.sourceA, op.sourceB))
         c = self.env.get(op.destC)
