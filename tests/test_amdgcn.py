@@ -614,15 +614,15 @@ def test_fp8_fragments_from_bytes(monkeypatch, planted):
     wrong order fails."""
     from gemmc.passes import lower_to_amdgcn as lt
 
-    K = lt._KernelLowering
-    real_addr, real_load, real_pack = K._lds_addr16, K._packed8_lds_load, K.pack_bytes
-    monkeypatch.setattr(K, "_lds_addr16", lambda self, op, mem, idx: (*real_addr(self, op, mem, idx)[:2], 1))
+    K = lt.KernelLowering
+    real_addr, real_load, real_pack = K.lds_addr16, K.packed8_lds_load, K.pack_bytes
+    monkeypatch.setattr(K, "lds_addr16", lambda self, op, mem, idx: (*real_addr(self, op, mem, idx)[:2], 1))
     if planted:  # A's fragments only (the same order in both would permute k in both: no change in C)
         def load(self, op, mem, idx, n):
             self.planted = op.base.name_hint == "tile_a"
             return real_load(self, op, mem, idx, n)
 
-        monkeypatch.setattr(K, "_packed8_lds_load", load)
+        monkeypatch.setattr(K, "packed8_lds_load", load)
         monkeypatch.setattr(K, "pack_bytes", lambda self, b: real_pack(self, [b[1], b[0], b[2], b[3]] if self.planted
                                                                        else b))
     dims = {"M": 67, "N": 45, "K": 37}
