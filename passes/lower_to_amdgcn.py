@@ -4,7 +4,7 @@ Expects: kernel IR (gemm-to-kernel and any of the tiling passes; `gemmc.target` 
 arch, one of gfx90a, gfx942, gfx950, gfx1100, gfx1201) after unroll-loops and promote-private:
 no private (address space 5) buffers, their elements SSA values; loops kept as loops.
 Produces: each `gpu.module` becomes an `amdgcn.module` of `amdgcn.kernel`s holding
-instructions on unallocated registers (see dialects/amdgcn.py); the host function and its
+instructions on unallocated registers (see dialects/amdgcn/); the host function and its
 `gpu.launch_func` stay as they are (the kernel symbols keep their names).
 
 How values are selected:

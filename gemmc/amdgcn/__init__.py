@@ -7,7 +7,7 @@
               --asm.print_module--> .s  --llvm-mc, ld.lld--> code object (.hsaco)
 
 The passes live in passes/ (unroll_loops, promote_private, lower_to_amdgcn, amdgcn_regalloc,
-insert_waitcnt, amdgcn_finalize) and the dialect in dialects/amdgcn.py; this package has what comes after
+insert_waitcnt, amdgcn_finalize) and the dialect in dialects/amdgcn/; this package has what comes after
 them: the assembly printer (asm), assembling and linking (toolchain), and the interpreter
 that runs the emitted program (interp).  Running the passes is the driver's (gemmc.driver.gcn:
 lower_to_gcn, emit_gcn, emit_gcn_hsaco), as for every other pipeline.

@@ -581,7 +581,7 @@ def get_matrix_instr(arch: Arch, mnemonic: str) -> MatrixInstr:
     raise usage_error(f"{arch.name} has no matrix instruction '{mnemonic}'; its instructions: {known}")
 
 
-# -- the instruction set, for gemmc's own AMDGCN backend (dialects/amdgcn.py, gemmc/amdgcn/) --
+# -- the instruction set, for gemmc's own AMDGCN backend (dialects/amdgcn/, gemmc/target/amdgcn_isa.py, gemmc/amdgcn/) --
 
 
 @dataclass(frozen=True)
