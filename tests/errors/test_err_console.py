@@ -49,7 +49,7 @@ def test_console_internal_error_is_one_line(tmp_path):
     """Even a bug reaches the user as one line with exit 5; GEMMC_DEBUG=1 shows the traceback."""
     # a pass whose apply raises a plain Python exception, registered through a sitecustomize
     (tmp_path / "sitecustomize.py").write_text(
-        "from gemmc import pipeline\n"
+        "from gemmc.driver import pipeline\n"
         "from dataclasses import dataclass\n"
         "from xdsl.passes import ModulePass\n"
         "@dataclass(frozen=True)\n"
