@@ -89,7 +89,7 @@ def test_selected_f16_kernel_passes():
 
 def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
     """The selection is advice: where the cost model fails, compile runs the default, never an error."""
-    import gemmc.driver.explain
+    import gemmc.cost.compiled
     import gemmc.cost.model
     from gemmc.support.diagnostics import GemmcError
 
@@ -97,7 +97,7 @@ def test_a_kernel_the_model_cannot_read_gets_the_default(monkeypatch):
         raise GemmcError("cannot evaluate the launch's grid")
 
     monkeypatch.setattr(gemmc.cost.model, "predict", cannot)
-    monkeypatch.setattr(gemmc.driver.explain, "predict", cannot)  # (predict_module: the compiler's registers)
+    monkeypatch.setattr(gemmc.cost.compiled, "predict", cannot)  # (predict_module: the compiler's registers)
     for src in (problem(64, 64, 4096), "kernel d { dim M, N, K  A: f32[M, K]  B: f32[K, N]  C: f32[M, N]  C = A @ B }"):
         module = gemmc.lower(gemmc.parse(src), None, "gfx942")
         assert module.attributes[PIPELINE_ATTR].data == default_pipeline(get_arch("gfx942"), "f32")
