@@ -122,7 +122,7 @@ def test_inexact_alpha_through_stream_k_passes():
 
 
 @pytest.mark.parametrize("arch", L.TARGETS)
-@_settings(4)
+@_settings(3)
 @given(data=L.st.data())
 def test_legal_programs_pass_with_the_default(arch, data):
     """Generated legal programs for the target: the default lowers them, emits HIP with the
