@@ -69,18 +69,8 @@ def problem_key(module: ModuleOp) -> str | None:
 def input_type(module: ModuleOp) -> str | None:
     """The element type of A and B ('f16', ...) when they agree, for default_pipeline; None for IR
     without a GEMM host function or with mixed inputs."""
-    from gemmc.dialects.gemm import type_name
-    from gemmc.support.diagnostics import GemmcError
-    from gemmc.interp.check import host_function, matmul_spec
-
-    try:
-        host = host_function(module)
-        spec = matmul_spec(module, host)
-    except GemmcError:
-        return None
-    args = host.body.block.args
-    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
-    return types.pop() if len(types) == 1 else None
+    types = program_types(module)
+    return types[0] if types is not None and types[0] == types[1] else None
 
 
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
