@@ -60,15 +60,15 @@ def _types(draw, arch) -> tuple[str, str, str, str | None, str]:
     kinds = ["f32"] + [t for t in ("f16", "bf16") if t in have]
     fp8 = [t for t in FP8 if t in have]
     mx = [t for t in MX_ELEMENTS if t in have] if SCALE in have else []
-    kinds += ["fp8"] * bool(fp8) + ["mx"] * bool(mx)
+    kinds += ["fp8"] * bool(fp8) + ["fp8 pair"] * (len(fp8) > 1) + ["mx"] * bool(mx)
     kind = draw(st.sampled_from(kinds))
     outputs = [t for t in ("f32", "f16", "bf16") if t in have]
     if kind == "mx":  # a scaled product accumulates in f32 into an f32 C
         return draw(st.sampled_from(mx)), draw(st.sampled_from(mx)), "f32", draw(st.sampled_from([None, "f32"])), kind
     if kind == "fp8":
-        a = draw(st.sampled_from(fp8))
-        b = draw(st.sampled_from([a, a, *fp8]))  # mostly one format, else a pair of the target's
-        kind = "fp8" if a == b else "fp8 pair"
+        a = b = draw(st.sampled_from(fp8))
+    elif kind == "fp8 pair":  # e4m3 x e5m2 or e5m2 x e4m3: the hardware's fp8 x bf8
+        a, b = draw(st.permutations(fp8))[:2]
     else:
         a = b = kind
     accs = [None, "f32"] + ["f16"] * ("f16" in have)
