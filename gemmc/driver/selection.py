@@ -19,6 +19,9 @@ a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3
 which atomics would round at every add, through a workspace.
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.driver.dispatch).
+The default is the one for the program's types (base_pipeline: the FMA kernel where the per-type
+table's matrix cores cannot take them); a default a pass refuses gives way to the first of
+`fallbacks` that lowers, with the refusal in the reason.
 """
 
 from __future__ import annotations
