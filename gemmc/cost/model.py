@@ -121,9 +121,20 @@ def problem_peak_tflops(arch: Arch, in_type: str) -> float:
     """The compute ceiling of a problem with `in_type` inputs: the matrix cores' peak for that
     type where it is not f32 and the arch has matrix instructions for it (an f16 problem is
     bounded by the f16 matrix peak, not the FP32 VALUs'), else the FP32 VALU peak."""
-    if in_type != "f32" and instrs_taking(arch, in_type.lower(), in_type.lower()):
+    if problem_peak_units(arch, in_type) != FP32_VALUS:
         return matrix_peak_tflops(arch, in_type)
     return vector_peak_tflops(arch)
+
+
+FP32_VALUS = "f32 VALUs"
+
+
+def problem_peak_units(arch: Arch, in_type: str) -> str:
+    """What problem_peak_tflops is the peak of, in words: "f16 matrix cores" (`in_type`'s), or
+    FP32_VALUS."""
+    if in_type != "f32" and instrs_taking(arch, in_type.lower(), in_type.lower()):
+        return f"{in_type} matrix cores"
+    return FP32_VALUS
 
 
 def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from gemmc.driver.lowering import check_dtypes, run_spec
-from gemmc.driver.pipeline import default_pipeline, gcn_default_pipeline, mx_format, scaled_pipeline
+from gemmc.driver.pipeline import gcn_default_pipeline, mx_format, scaled_pipeline
 from gemmc.driver.source import is_lowered, print_ir, read_source
 from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import SELECTED_ATTR
@@ -63,12 +63,12 @@ def lower(
 
         pipeline = gcn_default_pipeline(target, input_type(module))
     if pipeline is None:
-        from gemmc.driver.selection import input_type
+        from gemmc.driver.selection import base_pipeline
 
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline if choice.runnable else default_pipeline(target, input_type(module))
+        pipeline = choice.pipeline if choice.runnable else base_pipeline(module, target)[0]
     return run_spec(module, pipeline, target, after_each, finalize, verify_each)
 
 

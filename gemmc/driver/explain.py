@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from gemmc.cost.compiled import predict_module
-from gemmc.cost.model import Prediction, problem_peak_tflops
+from gemmc.cost.model import Prediction, problem_peak_tflops, problem_peak_units
 from gemmc.driver.api import lower
 from gemmc.driver.lowering import check_dtypes, lower_with
 from gemmc.driver.source import is_lowered, loader, verify
@@ -45,7 +45,7 @@ class Row:
             "pipeline": self.pipeline,
             "time_s": p.time_s,
             "tflops": p.tflops,
-            "percent_of_peak": p.percent_of_peak,
+            "percent_of_problem_peak": 100.0 * p.tflops / problem_peak_tflops(p.arch, p.kernel.problem.in_type),
             "bound": p.bound,
             "times_s": dict(p.times),
             "occupancy": o.waves_per_simd,
@@ -146,11 +146,18 @@ def predicted(rows: list[Row]) -> list[Row]:
 
 
 def to_json(rows: list[Row], arch: Arch, dims: dict | None = None) -> dict:
+    """The rows as JSON.  Every peak is the problem's (problem_peak_tflops: the matrix cores' for
+    its input type where the arch has them, else the FP32 VALUs'), the one the table's head
+    names, and each step's share of it is `percent_of_problem_peak`, whatever units the step's
+    kernel runs on (the table's "% peak" column is of the kernel's own units)."""
     ok = predicted(rows)
+    in_type = ok[0].prediction.kernel.problem.in_type if ok else "f32"
     return {
         "arch": arch.name,
         "product": arch.product,
-        "peak_tflops": ok[0].prediction.peak_tflops if ok else arch.fp32_valu_peak_tflops,
+        "problem_type": in_type,
+        "problem_peak_tflops": problem_peak_tflops(arch, in_type),
+        "problem_peak_units": problem_peak_units(arch, in_type),
         "problem": ok[0].prediction.kernel.problem.as_dict() if ok else {},
         "steps": [r.as_dict() for r in ok],
         "skipped": [{"name": r.name, "pipeline": r.pipeline, "reason": r.skipped} for r in rows if r.skipped],
@@ -168,7 +175,7 @@ COLUMNS = (
     ("step", lambda r, d: r.name),
     ("time ms", lambda r, d: f"{d['time_s'] * 1e3:.3f}"),
     ("TFLOP/s", lambda r, d: f"{d['tflops']:.2f}"),
-    ("% peak", lambda r, d: f"{d['percent_of_peak']:.1f}"),
+    ("% peak", lambda r, d: f"{r.prediction.percent_of_peak:.1f}"),  # of the kernel's own units
     ("bound", lambda r, d: d["bound"]),
     ("occ", lambda r, d: f"{d['occupancy']} ({d['occupancy_limiter']})"),
     ("VGPRs", lambda r, d: f"{d['vgprs']}{'' if d['vgpr_source'] == 'compiler' else '~'}"),

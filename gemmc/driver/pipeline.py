@@ -15,7 +15,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from gemmc.target.arch import Arch
+from gemmc.target.arch import Arch, instrs_taking
 from gemmc.support.named_pipelines import NAMED_PIPELINES, STEP3
 from gemmc.support.diagnostics import EXIT_IO, GemmcError, Location, usage_error, verifier_message
 from gemmc.target.module_arch import set_target, target_of  # noqa: F401  (re-exported for callers of the pipeline API)
@@ -195,6 +195,36 @@ def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
         return STEP3 + ",matrix-cores{convert=none fallback=true},double-buffer,vectorize{width=4}," \
             + swizzle + "launch-bounds{max-threads=256 min-waves-per-eu=2}"
     return NAMED_PIPELINES["step6"]
+
+
+def matrix_cores_take(arch: Arch, a_type: str, b_type: str, acc: str) -> bool:
+    """Whether the arch has an (unscaled) matrix instruction that multiplies `a_type` x `b_type`
+    fragments, as they are, into `acc` accumulators (mfma-lowering's and wmma-lowering's choice,
+    asked of the types alone: CDNA's MFMAs accumulate 16-bit inputs in f32 only)."""
+    return any(i.out_type == acc for i in instrs_taking(arch, a_type, b_type))
+
+
+def fma_pipeline(arch: Arch) -> str:
+    """The type-independent default without its matrix cores: the FMA kernel that its
+    `matrix-cores{fallback=true}` leaves where they cannot take a kernel's types."""
+    return re.sub(r"matrix-cores\{[^}]*\},", "", default_pipeline(arch))
+
+
+def typed_default(arch: Arch, a_type: str | None, b_type: str | None, acc: str) -> tuple[str, str]:
+    """default_pipeline for a kernel of A's, B's and the accumulator's types, and why, where it is
+    not the per-type table's pipeline ("" where it is): a table's matrix-core pipeline whose
+    matrix cores cannot multiply these types into this accumulator (`acc f16` on CDNA, whose MFMAs
+    accumulate in f32; bf16 or FP8 into f16 on RDNA) gives way to the FMA kernel (fma_pipeline),
+    decided from the types before anything is lowered."""
+    in_type = a_type if a_type == b_type else None
+    pipeline = default_pipeline(arch, in_type)
+    if a_type is None or b_type is None or "matrix-cores" not in pipeline or "fallback=true" in pipeline:
+        return pipeline, ""
+    if matrix_cores_take(arch, a_type, b_type, acc):
+        return pipeline, ""
+    inputs = a_type if a_type == b_type else f"{a_type} x {b_type}"
+    return fma_pipeline(arch), (f"{arch.name}'s matrix cores cannot multiply {inputs} into {acc} accumulators: "
+                                f"the FMA pipeline")
 
 
 def with_vectorize_option(spec: str, option: str) -> str:

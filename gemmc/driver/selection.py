@@ -19,6 +19,9 @@ a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3
 which atomics would round at every add, through a workspace.
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.driver.dispatch).
+The default is the one for the program's types (base_pipeline: the FMA kernel where the per-type
+table's matrix cores cannot take them); a default a pass refuses gives way to the first of
+`fallbacks` that lowers, with the refusal in the reason.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
-from gemmc.driver.pipeline import default_pipeline
+from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default
 from gemmc.driver.variants import (
     SMALL_TILES, WIDTH, Choice, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles, with_unpeeled,
 )
@@ -69,6 +72,13 @@ def problem_key(module: ModuleOp) -> str | None:
 def input_type(module: ModuleOp) -> str | None:
     """The element type of A and B ('f16', ...) when they agree, for default_pipeline; None for IR
     without a GEMM host function or with mixed inputs."""
+    types = program_types(module)
+    return types[0] if types is not None and types[0] == types[1] else None
+
+
+def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
+    """A's, B's and the accumulator's element types ('f16', ...); None for IR without a GEMM host
+    function."""
     from gemmc.dialects.gemm import type_name
     from gemmc.support.diagnostics import GemmcError
     from gemmc.interp.check import host_function, matmul_spec
@@ -79,19 +89,68 @@ def input_type(module: ModuleOp) -> str | None:
     except GemmcError:
         return None
     args = host.body.block.args
-    types = {type_name(args[i].type.element_type) for i in (spec.a, spec.b)}
-    return types.pop() if len(types) == 1 else None
+    return type_name(args[spec.a].type.element_type), type_name(args[spec.b].type.element_type), spec.acc
+
+
+def base_pipeline(module: ModuleOp, arch: Arch) -> tuple[str, str]:
+    """The arch's default pipeline for the program's types, and why where the types made it other
+    than the per-type table's (gemmc.driver.pipeline.typed_default; "" where they did not)."""
+    types = program_types(module)
+    return typed_default(arch, *types) if types is not None else (default_pipeline(arch), "")
+
+
+def fallbacks(arch: Arch) -> list[tuple[str, str]]:
+    """What the selection falls back on, in order, where a pass refuses the default for a program
+    (label, pipeline): the type-independent default, whose matrix cores fall back on FMAs where
+    they lack the kernel's types, then the naive kernel."""
+    return [("the type-independent default", default_pipeline(arch)),
+            ("the naive kernel (step1)", NAMED_PIPELINES["step1"])]
 
 
 def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
     """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
-    writes them), else the cost model's choice among the candidates."""
-    base = default_pipeline(arch, input_type(module))
+    writes them), else the cost model's choice among the candidates.  Where a pass refuses the
+    default for this program, the first of `fallbacks` that lowers it, and why (`Choice.reason`,
+    the module's `gemmc.selected`): the default is total over legal programs."""
+    from gemmc.support.diagnostics import GemmcError
+
+    base, typed = base_pipeline(module, arch)
+    try:
+        choice = _select_for(module, arch, base, table)
+    except GemmcError as refused:
+        choice = _fall_back(module, arch, base, refused)
+    if typed:
+        choice.reason = f"{typed}; {choice.reason}"
+    return choice
+
+
+def _fall_back(module: ModuleOp, arch: Arch, base: str, refused) -> Choice:
+    """The first of `fallbacks` (other than `base`) that lowers the module, lowered; the default's
+    refusal `refused` raised where none does."""
+    from gemmc.driver.lowering import lower_with
+    from gemmc.support.diagnostics import GemmcError
+
+    for label, spec in fallbacks(arch):
+        if spec == base:
+            continue
+        try:
+            lowered = lower_with(module.clone(), spec, arch)
+        except GemmcError:
+            continue
+        return Choice(spec, f"the default pipeline is refused ({refused.message}): {label}", lowered=lowered,
+                      pipelines={label: spec})
+    raise refused
+
+
+def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] | None) -> Choice:
+    """select_pipeline's choice with `base` the default; a pass's refusal of it raised."""
     if _has_dynamic_dims(module):
         from gemmc.driver.dispatch import dispatch
+        from gemmc.driver.lowering import lower_with
 
         return dispatch(module, arch, base) or Choice(
-            base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline")
+            base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline",
+            lowered=lower_with(module.clone(), base, arch))
     key = problem_key(module)
     if table and key in table:
         return Choice(table[key], f"the selection table's entry for {key}")

@@ -66,7 +66,7 @@ from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, r
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import DIMS_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
 from gemmc.transforms.matmul_spec import arg_index as _arg_index
 from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
@@ -495,16 +495,33 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     rounded = None
     if rounded_terms is not None:
         rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
-    exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run)
+    exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run, _reduced_pieces(module, k))
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
     return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
                        declared, rounding, rounded, exact, in_type)
 
 
+def _reduced_pieces(module: ModuleOp, k: int) -> int:
+    """How many partial sums of an element of C the kernel may scale and add into C one by one:
+    1, or where it adds them with atomics (split-k{reduce=atomic}, stream-k's fix-up) up to its
+    K tiles (every piece holds whole K tiles: the smallest block-k of its kernels' schedules),
+    each alpha * partial rounded and each add rounded in C's type."""
+    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+
+    if not any(op.name == "memref.atomic_rmw" for op in module.walk()):
+        return 1
+    schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
+    block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]
+    smallest = min((b.value.data for b in block_k if isinstance(b, IntegerAttr)), default=1)
+    return max(1, -(-k // max(1, smallest)))
+
+
 def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int,
-               types: tuple[tuple[str, str], str, str | None], run: Runner) -> ExactResult:
+               types: tuple[tuple[str, str], str, str | None], run: Runner, pieces: int = 1) -> ExactResult:
     """Run on small integers (accuracy.exact_plan) and compare C bit for bit; the integers
-    are exact in A's and B's types (types: (A's, B's), C's, the kernel's rounding)."""
+    are exact in A's and B's types (types: (A's, B's), C's, the kernel's rounding).  Where a
+    scale is not exact, C is held to its rounding, in each of the `pieces` partial sums
+    (_reduced_pieces) that the kernel scales and adds into C."""
     in_types, c_type, rounded_to = types
     args = random_inputs(fn, dims, seed)  # shapes and scalar types; the values are replaced
     rng = np.random.default_rng([seed, 1])
@@ -535,6 +552,8 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
     # A scale such as 0.3 or 1e-40 rounds alpha * sum: exact sums, C within that rounding.
     limit = (UNIT_ROUNDOFF[c_type] + 2 * UNIT_ROUNDOFF[spec.acc]) * (np.abs(t.ref) + t.added) \
         + SMALLEST_NORMAL[c_type]
+    if pieces > 1:  # alpha * each partial sum rounded, each add into C: |alpha| |A| |B| bounds the partials
+        limit = limit + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * (t.products + t.added)
     return exact_compare(got, t.ref, plan, limit)
 
 
