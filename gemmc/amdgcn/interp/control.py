@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.amdgcn.interp.state import U64
 from gemmc.target.amdgcn_isa import BARRIERS
 
 
@@ -31,6 +32,11 @@ def _cbranch_exec(S, op):
     return lambda act, tgt: np.where((S.exec_bits == 0) == z, tgt, S.pc + 1)
 
 
+def _cbranch_vcc(S, op):
+    nz = op.MNEMONIC.endswith("nz")
+    return lambda act, tgt: np.where((S.vcc != 0) == nz, tgt, S.pc + 1)
+
+
 def _endpgm(S, op):
     def body(act, tgt):
         S.done |= act
@@ -38,15 +44,21 @@ def _endpgm(S, op):
     return body
 
 
+_SAVEEXEC = {"and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
+             "andn2": lambda s, e: s & ~e}
+
+
 def _and_saveexec(S, op):
-    """D = EXEC, EXEC &= S0, SCC = EXEC != 0."""
+    """s_<op>_saveexec: D = EXEC, EXEC = S0 <op> EXEC (andn2: S0 & ~EXEC), SCC = EXEC != 0."""
     src, d0 = op.srcs[0], op.dsts[0].type
+    fn = _SAVEEXEC[op.MNEMONIC.split("_")[1]]
+    wave = U64((1 << S.L) - 1) if S.L < 64 else U64(0xFFFFFFFFFFFFFFFF)
 
     def body(act, tgt):
         old = S.exec_bits.copy()
         s = S.rd_scalar64(src)
         S.wr_s64(d0, old, act)
-        new = s & old
+        new = fn(s, old) & wave
         S.set_exec(new, act)
         S.scc = np.where(act, new != 0, S.scc)
     return body
@@ -118,6 +130,11 @@ BY_MNEMONIC = {
     **dict.fromkeys(("s_cbranch_scc0", "s_cbranch_scc1"), _cbranch_scc),
     **dict.fromkeys(("s_cbranch_execz", "s_cbranch_execnz"), _cbranch_exec),
     "s_endpgm": _endpgm,
-    **dict.fromkeys(("s_and_saveexec_b64", "s_and_saveexec_b32"), _and_saveexec),
+    **dict.fromkeys((f"s_{k}_saveexec_b{n}" for k in _SAVEEXEC for n in (32, 64)), _and_saveexec),
+    **dict.fromkeys(("s_cbranch_vccnz", "s_cbranch_vccz"), _cbranch_vcc),
+    # what only steers issue or caches (gemmc.target.amdgcn_isa: LLVM's hints)
+    **dict.fromkeys(("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
+                     "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
+                     "s_waitcnt_expcnt", "s_wait_expcnt"), _nothing),
 }
 BY_PREFIX = {"s_wait_": _wait_counter}
