@@ -28,7 +28,7 @@ def _cbranch_scc(S, op):
 
 
 def _cbranch_exec(S, op):
-    z = op.MNEMONIC.endswith("z")
+    z = op.MNEMONIC == "s_cbranch_execz"  # (s_cbranch_execnz ends in z too)
     return lambda act, tgt: np.where((S.exec_bits == 0) == z, tgt, S.pc + 1)
 
 

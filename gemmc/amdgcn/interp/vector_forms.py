@@ -176,14 +176,14 @@ def _packed(S, op):
     neg_hi negate a source of that half.  v_pk_mov_b32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]]."""
     m, srcs, d0, mods = op.MNEMONIC, list(op.srcs), op.dsts[0].type, op.mods
     n = len(srcs)
-    if any(isinstance(s.type, ImmType) for s in srcs):
-        raise S.error(op, f"a constant operand of {m} is not supported")
     if mods.get("clamp"):
         raise S.error(op, f"clamp on {m} is not supported")
     sel_lo, sel_hi = mods.get("op_sel", 0), mods.get("op_sel_hi", (1 << n) - 1)
     neg_lo, neg_hi = mods.get("neg_lo", 0), mods.get("neg_hi", 0)
 
     def half(s, i: int):
+        if isinstance(s.type, ImmType):  # an inline constant: the same 32 bits in both halves
+            return np.broadcast_to(S.rd_v(s, 0), (S.W, S.L))
         return np.broadcast_to(S.rd_v(s, i), (S.W, S.L))
 
     def body(act, tgt):
