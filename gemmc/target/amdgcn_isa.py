@@ -271,12 +271,19 @@ def _llvm_scalar() -> None:
         _add(m, Form("SOPP", (), (VCC,)))
 
 
+def _llvm_waits() -> None:
+    """gfx12's combined waits: the first counter in imm[13:8], dscnt in imm[5:0] (LLVM's
+    AMDGPUBaseInfo, encodeLoadcntDscnt / encodeStorecntDscnt)."""
+    for m in ("s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt"):
+        _add(m, Form("SOPP", (), (), mods=("imm",)))
+
+
 def _llvm_hints() -> None:
     """Instructions that only steer the hardware's issue or its caches: the interpreter runs
     them as nothing, as it does s_nop (one coherent memory, accesses in program order)."""
     for m in ("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
               "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
-              "s_waitcnt_expcnt", "s_wait_expcnt"):
+              "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv"):
         _add(m, Form("SOPP", (), (), mods=("imm",)))
 
 
@@ -353,7 +360,13 @@ def _llvm_memory() -> None:
                                           gfx11=f"scratch_store_{g11}"))
 
 
+GFX12_NAMES = {"s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",
+               "s_sub_co_i32": "s_sub_i32", "s_sub_co_u32": "s_sub_u32", "s_sub_co_ci_u32": "s_subb_u32"}
+"""gfx12's names of scalar ops whose gfx9 / gfx11 names gemmc's own printer keeps (LLVM's
+assembler takes both): the op each names."""
+
 _llvm_scalar()
+_llvm_waits()
 _llvm_hints()
 _llvm_vector()
 _llvm_memory()

@@ -19,7 +19,7 @@ from gemmc.amdgcn.asm_front.operands import Operand, Parsed, parse_line
 from gemmc.amdgcn.asm_front.text import AsmKernel, Line
 from gemmc.amdgcn.interp.semantics import handler
 from gemmc.support.diagnostics import GemmcError, Location
-from gemmc.target.amdgcn_isa import MATRIX_FORMS, Form, Slot, matrix_op_name
+from gemmc.target.amdgcn_isa import GFX12_NAMES, MATRIX_FORMS, Form, Slot, matrix_op_name
 from gemmc.target.arch import Arch
 from gemmc.dialects.amdgcn.instructions import INSTRUCTIONS, GcnInstruction
 from gemmc.dialects.amdgcn.kernel import KernelOp
@@ -47,6 +47,9 @@ def spellings(arch: Arch) -> dict[str, list[str]]:
             continue
         spelled = _ENCODING.sub("", cls.mnemonic(cls, gen))  # type: ignore[arg-type]
         out.setdefault(spelled, []).append(name)
+    if gen == "gfx12":
+        for spelled, name in GFX12_NAMES.items():
+            out.setdefault(spelled, []).append(name)
     for names in out.values():  # the op called as spelled first
         names.sort(key=lambda n: (n != _ENCODING.sub("", n), n))
     return out
@@ -115,6 +118,8 @@ class Builder:
                 return why
         labels = [o for o in ops if o.kind == "label"]
         ops = [o for o in ops if o.kind not in ("label", "call")]
+        if name in ("s_barrier_signal", "s_barrier_wait") and ops == [Operand("const", -1)]:
+            ops = []  # -1: the workgroup barrier, the only one gemmc's kernels and the interpreter know
         dst_slots = [s for s in f.dsts if _printed(s, f)]
         src_slots = [s for i, s in enumerate(f.srcs) if _printed(s, f) and i != f.tied]
         extra = len(ops) - len(dst_slots) - len(src_slots)
@@ -202,7 +207,8 @@ def _fits(o: Operand, s: Slot) -> bool:
         want = k.split(":", 1)[1] if k.startswith("special:") else None
         if want is not None:
             return o.value == want
-        return k in ("mask", "ss", "s", "vs") and o.value in ("exec", "vcc", "null", "m0")
+        return k in ("mask", "ss", "s", "vs") and (o.value in ("exec", "vcc", "null", "m0")
+                                                   or str(o.value).startswith("ttmp"))
     ok = {"v": ("v", "vs", "va", "vac", "vs_noconst"), "s": ("s", "ss", "vs", "mask", "vs_noconst"),
           "a": ("a", "va", "vac")}[o.kind]
     if k not in ok:

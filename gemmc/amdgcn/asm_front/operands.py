@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gemmc.amdgcn.interp.state import TTMP_FIRST
 from gemmc.support.diagnostics import GemmcError, Location
 
 
@@ -42,7 +41,7 @@ class Parsed:
 
 
 _REG = re.compile(r"^([vsa])(\d+)$|^([vsa])\[(\d+):(\d+)\]$")
-_TTMP = re.compile(r"^ttmp(\d+)$|^ttmp\[(\d+):(\d+)\]$")
+_TTMP = re.compile(r"^ttmp(\d+)$")
 _HALF = re.compile(r"^v(\d+)\.([lh])$")
 _LABEL = re.compile(r"^\.?[A-Za-z_][\w.$]*$")
 _CALL = re.compile(r"^(sendmsg|instid0|instid1|instskip|hwreg)\(.*\)$")
@@ -57,7 +56,7 @@ CACHE_POLICY = ("glc", "slc", "dlc", "sc0", "sc1", "nt", "th", "scope", "nv")
 _FLAGS = ("clamp", "high", "gds", "lds", "idxen", "offen", "addr64", "bound_ctrl", "fi")
 _VALUED = ("offset", "offset0", "offset1", "mul", "div", "cbsz", "abid", "blgp", "row_mask", "bank_mask",
            "row_shl", "row_shr", "row_ror", "row_bcast", "wave_shl", "wave_shr", "wave_rol", "wave_ror",
-           "row_share", "row_xmask", "index_key", "byte_sel", "bound_ctrl", "fi")
+           "row_share", "row_xmask", "index_key", "byte_sel", "bound_ctrl", "fi", "bitop3")
 _LISTS = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "matrix_a_reuse", "matrix_b_reuse")
 
 
@@ -107,10 +106,8 @@ def operand(text: str, loc: Location) -> Operand:
         lo, hi = int(m.group(4)), int(m.group(5))
         return Operand(m.group(3), lo, hi - lo + 1)
     m = _TTMP.match(t)
-    if m:  # the trap temporaries: SGPRs 108-123 (gfx12 keeps the workgroup ids in ttmp7 and ttmp9)
-        lo = int(m.group(1) or m.group(2))
-        hi = int(m.group(3)) if m.group(3) else lo
-        return Operand("s", TTMP_FIRST + lo, hi - lo + 1)
+    if m:  # a trap temporary (gfx12 keeps the workgroup ids in ttmp7 and ttmp9): read-only here
+        return Operand("special", t)
     m = _HALF.match(t)
     if m:
         return Operand("v", int(m.group(1)), half=0 if m.group(2) == "l" else 1)

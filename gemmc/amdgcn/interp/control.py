@@ -87,6 +87,16 @@ def _wait_counter(S, op):
     """gfx12's s_wait_<counter> imm, one counter each (kmcnt: the scalar loads, only at 0)."""
     n, which, w = op.mods.get("imm", 0), op.MNEMONIC[len("s_wait_"):], S.waits
 
+    if "_dscnt" in which and which != "dscnt":  # gfx12's combined waits: imm[13:8], dscnt imm[5:0]
+        first = which.split("_")[0]
+
+        def both(act, tgt):
+            S.stats.waits += int(act.sum())
+            w.wait({"loadcnt": w.vm, "storecnt": w.vs}[first], n >> 8 & 0x3F, act)
+            w.wait(w.lds, n & 0x3F, act)
+            w.refresh_pending()
+        return both
+
     def body(act, tgt):
         S.stats.waits += int(act.sum())
         if which == "kmcnt":
@@ -135,6 +145,6 @@ BY_MNEMONIC = {
     # what only steers issue or caches (gemmc.target.amdgcn_isa: LLVM's hints)
     **dict.fromkeys(("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
                      "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
-                     "s_waitcnt_expcnt", "s_wait_expcnt"), _nothing),
+                     "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv"), _nothing),
 }
 BY_PREFIX = {"s_wait_": _wait_counter}

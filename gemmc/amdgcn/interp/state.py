@@ -133,7 +133,10 @@ class WaveState:
                 return lo
             return lo | (self.S[t.first + 1].astype(U64) << U64(32))
         if isinstance(t, SpecialRegType):
-            return {"exec": self.exec_bits, "vcc": self.vcc}[t.reg.data].copy()
+            name = t.reg.data
+            if name.startswith("ttmp"):  # the trap temporaries (LLVM's assembly: gfx12's workgroup ids)
+                return self.S[TTMP_FIRST + int(name[4:])].astype(U64)
+            return {"exec": self.exec_bits, "vcc": self.vcc}[name].copy()
         c = constant_of(v)
         assert c is not None
         return np.full(self.W, U64(c.int_value & 0xFFFFFFFFFFFFFFFF), U64)
@@ -158,6 +161,8 @@ class WaveState:
             return self.A[t.first + i]
         if isinstance(t, SGPRType):
             return self.S[t.first + i][:, None]
+        if isinstance(t, SpecialRegType):  # exec, vcc, a trap temporary as a 32-bit VALU source
+            return self.rd_s(v)[:, None]
         c = constant_of(v)
         assert c is not None
         if i == 0:

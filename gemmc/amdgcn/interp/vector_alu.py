@@ -268,7 +268,26 @@ def _readfirstlane(S, op):
     return body
 
 
+def _bitop3(S, op):
+    """v_bitop3_b32 (gfx950): bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the 8-bit
+    truth table `bitop3`."""
+    srcs, d0, table = list(op.srcs), op.dsts[0].type, op.mods.get("bitop3", 0)
+
+    def body(act, tgt):
+        a, b, c = (u(np.broadcast_to(S.rd_v(s), (S.W, S.L))) for s in srcs)
+        out = np.zeros((S.W, S.L), U64)
+        for idx in range(8):
+            if table >> idx & 1:
+                ma = a if idx & 4 else ~a & M32
+                mb = b if idx & 2 else ~b & M32
+                mc = c if idx & 1 else ~c & M32
+                out |= ma & mb & mc
+        S.wr_v(d0, [out.astype(U32)], act)
+    return body
+
+
 BY_MNEMONIC = {
+    "v_bitop3_b32": _bitop3,
     **dict.fromkeys(INTEGER, _integer),
     **dict.fromkeys(FLOAT, _float),
     "v_cndmask_b32": _cndmask,
