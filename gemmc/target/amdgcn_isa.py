@@ -52,6 +52,7 @@ class Form:
 
 
 V, S = Slot("v"), Slot("s")
+TRUE16_MODS = ("dst_half", "src0_half", "src1_half", "src2_half")  # gfx11+'s `v1.l` / `v1.h` operands
 V2, V3, V4 = Slot("v", 2), Slot("v", 3), Slot("v", 4)
 S2, S4, S8 = Slot("s", 2), Slot("s", 4), Slot("s", 8)
 VS, SS, SS2 = Slot("vs"), Slot("ss"), Slot("ss", 2)
@@ -139,10 +140,12 @@ def _vector_alu() -> None:
     _add("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
     _add("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
-    _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True))
+    _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True,
+                               mods=TRUE16_MODS))
     _add("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above src0's
     # f16 in bits 0-15 -> f32 (exact); VOP3 on gfx11 for the same reason
-    _add("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True))
+    _add("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True,
+                               mods=TRUE16_MODS))
     _add("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
     for m, g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
                    ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
@@ -233,6 +236,7 @@ VOP3_MODS = ("neg", "abs", "clamp", "omod")
 PACKED_MODS = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp")
 SDWA_MODS = ("dst_sel", "dst_unused", "src0_sel", "src1_sel", "sext", "neg", "abs", "clamp")
 VCC = Slot("special:vcc")
+DEPCTR_FIELDS = ("va_vdst", "vm_vsrc", "sa_sdst", "va_sdst", "va_vcc", "vs_vcc", "va_ssrc", "hold_cnt")
 
 
 def _llvm_scalar() -> None:
@@ -265,6 +269,14 @@ def _llvm_scalar() -> None:
     for c in ("eq", "lg", "lt", "le", "gt", "ge"):
         for t in ("i32", "u32"):
             _add(f"s_cmpk_{c}_{t}", Form("SOPK", (SCC,), (S,), mods=("imm",)))
+    # gfx12: 64-bit adds and multiplies, f32 on the SALU
+    _sop("s_add_nc_u64", (S2,), (SS2, SS2), "SOP2")
+    _sop("s_sub_nc_u64", (S2,), (SS2, SS2), "SOP2")
+    _sop("s_mul_u64", (S2,), (SS2, SS2), "SOP2")
+    for m in ("s_mul_f32", "s_add_f32", "s_sub_f32", "s_max_num_f32", "s_min_num_f32"):
+        _sop(m, (S,), (SS, SS), "SOP2")
+    for m in ("s_cvt_f32_u32", "s_cvt_u32_f32", "s_cvt_f32_i32", "s_cvt_i32_f32"):
+        _sop(m, (S,), (SS,), "SOP1")
     _sop("s_cmp_eq_u64", (SCC,), (SS2, SS2), "SOPC")
     _sop("s_cmp_lg_u64", (SCC,), (SS2, SS2), "SOPC")
     for m in ("s_cbranch_vccnz", "s_cbranch_vccz"):
@@ -281,7 +293,8 @@ def _llvm_waits() -> None:
 def _llvm_hints() -> None:
     """Instructions that only steer the hardware's issue or its caches: the interpreter runs
     them as nothing, as it does s_nop (one coherent memory, accesses in program order)."""
-    for m in ("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
+    _add("s_waitcnt_depctr", Form("SOPP", (), (), mods=("imm", *DEPCTR_FIELDS)))
+    for m in ("s_clause", "s_delay_alu", "s_sendmsg", "s_setprio", "s_sleep",
               "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
               "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv"):
         _add(m, Form("SOPP", (), (), mods=("imm",)))
@@ -337,6 +350,15 @@ def _llvm_vector() -> None:
 
 
 def _llvm_memory() -> None:
+    # d16 loads: 16 (8) bits into the low (_hi: high) half of D, its other half kept (D is read)
+    for m, g11 in (("short_d16", "d16_b16"), ("short_d16_hi", "d16_hi_b16"), ("ubyte_d16", "d16_u8"),
+                   ("ubyte_d16_hi", "d16_hi_u8")):
+        _add(f"global_load_{m}", Form("GLOBAL", (V,), (V2, V), mods=("offset",), gfx11=f"global_load_{g11}", tied=1))
+        _add(f"global_load_{m}_saddr", Form("GLOBAL", (V,), (V, S2, V), mods=("offset",), gfx11=f"global_load_{g11}",
+                                            asm=f"global_load_{m}", tied=2))
+    for m, g11 in (("u16_d16", "u16_d16"), ("u16_d16_hi", "u16_d16_hi"), ("u8_d16", "u8_d16"),
+                   ("u8_d16_hi", "u8_d16_hi")):
+        _add(f"ds_read_{m}", Form("DS", (V,), (V, V), mods=("offset",), gfx11=f"ds_load_{g11}", tied=1))
     for m, n, g11, st64 in (("ds_read2st64_b64", 4, "ds_load_2addr_stride64_b64", 64),
                             ("ds_read2_b64", 4, "ds_load_2addr_b64", 1), ("ds_read2st64_b32", 2,
                                                                            "ds_load_2addr_stride64_b32", 64)):
@@ -358,9 +380,12 @@ def _llvm_memory() -> None:
                                          gfx11=f"scratch_load_{g11}"))
         _add(f"scratch_store_{suf}", Form("SCRATCH", (), (Slot("v", n),), mods=("offset",),
                                           gfx11=f"scratch_store_{g11}"))
+        # gfx90a's spills: MUBUF through the private segment buffer (s[0:3]), `off` for the address
+        _add(f"buffer_load_{suf}", Form("SCRATCH", (Slot("v", n),), (S4, SS), mods=("offset",)))
+        _add(f"buffer_store_{suf}", Form("SCRATCH", (), (Slot("v", n), S4, SS), mods=("offset",)))
 
 
-GFX12_NAMES = {"s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",
+GFX12_NAMES = {"s_addk_co_i32": "s_addk_i32", "s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",
                "s_sub_co_i32": "s_sub_i32", "s_sub_co_u32": "s_sub_u32", "s_sub_co_ci_u32": "s_subb_u32"}
 """gfx12's names of scalar ops whose gfx9 / gfx11 names gemmc's own printer keeps (LLVM's
 assembler takes both): the op each names."""

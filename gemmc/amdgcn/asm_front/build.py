@@ -15,6 +15,8 @@ from functools import lru_cache
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from gemmc.amdgcn.asm_front.abi import kernel_attributes
+from gemmc.amdgcn.asm_front.dual import dual_pair
 from gemmc.amdgcn.asm_front.operands import Operand, Parsed, parse_line
 from gemmc.amdgcn.asm_front.text import AsmKernel, Line
 from gemmc.amdgcn.interp.semantics import handler
@@ -26,7 +28,7 @@ from gemmc.dialects.amdgcn.kernel import KernelOp
 from gemmc.dialects.amdgcn.pseudo import ConstantOp, LabelOp, RegOp
 from gemmc.dialects.amdgcn.registers import AGPRType, SGPRType, SpecialRegType, VGPRType
 
-_ENCODING = re.compile(r"_(e32|e64|sdwa|dpp|e64_dpp|dpp8)$")
+_ENCODING = re.compile(r"_(e32|e64)$")  # (an _sdwa op is an op of its own; _dpp ones the interpreter lacks)
 # operands LLVM writes that name no register of the op: the address `off` of a global access
 # without an SGPR base
 _OFF = Operand("special", "off")
@@ -56,11 +58,11 @@ def spellings(arch: Arch) -> dict[str, list[str]]:
 
 
 def _printed(slot: Slot, form: Form) -> bool:
-    if slot.kind == "special:scc":
-        return False
+    """Whether LLVM writes the operand: SCC and VCC (s_cbranch_vccnz) never, EXEC where the
+    form says so."""
     if slot.kind == "special:exec":
         return form.explicit_exec
-    return True
+    return not slot.kind.startswith("special:")
 
 
 class Builder:
@@ -94,8 +96,6 @@ class Builder:
     def instruction(self, p: Parsed) -> GcnInstruction:
         base = _ENCODING.sub("", p.mnemonic)
         names = self.by_spelling.get(base)
-        if p.mnemonic.endswith("_sdwa"):
-            names = [n for n in self.by_spelling.get(p.mnemonic, [])]
         if not names:
             raise GemmcError(f"the interpreter has no instruction '{p.mnemonic}' on {self.arch.name}", p.loc)
         why = ""
@@ -130,6 +130,8 @@ class Builder:
         elif extra:
             return f"{len(ops)} operands, {name} takes {len(dst_slots) + len(src_slots)}"
         dsts_o, srcs_o = ops[:len(dst_slots)], ops[len(dst_slots):]
+        if p.mnemonic.endswith("_e64") and f.fmt in ("VOP1", "VOP2", "VOPC"):  # VOP3: SGPRs, constants anywhere
+            src_slots = [Slot("vs", s.width) if s.kind == "v" else s for s in src_slots]
         if any(not _fits(o, s) for o, s in zip(dsts_o + srcs_o, dst_slots + src_slots)):
             return f"an operand is not of the kind {name} takes"
         for i, o in enumerate(srcs_o):
@@ -187,11 +189,15 @@ def _global_operands(name: str, f: Form, ops: list[Operand]) -> tuple[list[Opera
     """A global or scratch access's operands without its `off`s, or why `name` does not fit:
     `_saddr` ops take an SGPR base, the others `off` in its place; `_rtn` atomics a result."""
     saddr = name.endswith("_saddr")
-    if f.fmt == "SCRATCH":
-        if any(o.kind in ("v", "s") and o.n == 1 and o.kind == "s" for o in ops) or \
-                (not f.dsts and ops and ops[0] != _OFF):
-            return ops, f"{name} takes no address register (only `off`)"
-        return [o for o in ops if o != _OFF], ""
+    if name.startswith("buffer_"):  # data, `off` (no VGPR address), the resource, the SGPR offset
+        if len(ops) != 4 or ops[1] != _OFF:
+            return ops, f"{name}: only `off` for the address (scratch through the private segment buffer)"
+        return [ops[0], ops[2], ops[3]], ""
+    if f.fmt == "SCRATCH":  # `off` for the address VGPR and the SGPR offset: the offset alone
+        data = [o for o in ops if o != _OFF]
+        if len(data) != 1 or len(ops) != 3:
+            return ops, f"{name}: only `off` for the address registers"
+        return data, ""
     if not ops:
         return ops, f"{name} takes operands"
     if saddr == (ops[-1] == _OFF):
@@ -218,8 +224,6 @@ def _fits(o: Operand, s: Slot) -> bool:
 
 def build_kernel(k: AsmKernel, arch: Arch) -> KernelOp:
     """The kernel's instructions as an amdgcn.kernel (its attributes: kernel_attributes)."""
-    from gemmc.amdgcn.asm_front.abi import kernel_attributes
-
     block = Block()
     b = Builder(arch, block)
     for line in k.lines:
@@ -233,8 +237,6 @@ def _line(b: Builder, line: Line) -> None:
         return
     parts = line.text.split("::")
     if len(parts) == 2:  # RDNA's VOPD: two VALU ops issued as one; both read before either writes
-        from gemmc.amdgcn.asm_front.dual import dual_pair
-
         for p in dual_pair(parts, line.loc):
             b.instruction(p)
         return

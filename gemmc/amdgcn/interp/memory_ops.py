@@ -13,8 +13,10 @@ from gemmc.amdgcn.interp.state import U32, U64
 from gemmc.amdgcn.interp.waitcnt import LDS, SMEM, VM
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
 
-_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
-_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi")
+_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
+            "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi")
+_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi",
+           "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi")
 _M64 = U64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -32,6 +34,13 @@ def access_bytes(op: GcnInstruction) -> int:
     if "atomic" in m:
         return 4
     return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+
+
+def d16_merge(old, val, nbytes: int, high: bool):
+    """A d16 load's register: the loaded 16 (8, zero-extended to 16) bits in the low or high
+    half, the other half as it was."""
+    shift = U32(16) if high else U32(0)
+    return (old & ~(U32(0xFFFF) << shift)) | ((val & U32(0xFFFF)) << shift)
 
 
 def _smem(S, op):
@@ -61,6 +70,9 @@ def _global(S, op):
     load = m.startswith("global_load")
     n = dsts[0].type.n if load else srcs[1].type.n
     nbytes = access_bytes(op)
+    d16, d16_hi = "_d16" in m and load, "_d16_hi" in m
+    if d16:
+        srcs = srcs[:-1]  # the tied destination, read by d16_merge
 
     def addr():
         if saddr:
@@ -74,6 +86,8 @@ def _global(S, op):
         if load:
             vals = S.mem.gload(buf, word, n) if nbytes >= 4 else [S.mem.gload16(buf, byte) if nbytes == 2
                                                                   else S.mem.gload8(buf, byte)]
+            if d16:
+                vals = [d16_merge(S.V[dsts[0].type.first][mm], vals[0], nbytes, d16_hi)]
             S.wr_v_lanes(dsts[0].type.first, vals, mm)
             S.waits.issue_load(VM, dsts[0].type, act)
         else:
@@ -124,6 +138,7 @@ def _ds_narrow(S, op):
     off = op.mods.get("offset", 0)
     load = op.MNEMONIC.startswith("ds_read")
     high = op.MNEMONIC.endswith("_d16_hi")
+    d16 = load and "_d16" in op.MNEMONIC
     dtype, mask = (np.uint16, U32(0xFFFF)) if nbytes == 2 else (np.uint8, U32(0xFF))
 
     def body(act, tgt):
@@ -133,7 +148,10 @@ def _ds_narrow(S, op):
         mem = S.mem.LDS.view(dtype)
         if load:
             S.races.read_bytes(op, wave, wg, byte, nbytes)
-            S.wr_v_lanes(dsts[0].type.first, [mem[wg, byte // nbytes]], mm)
+            val = mem[wg, byte // nbytes].astype(U32)
+            if d16:
+                val = d16_merge(S.V[dsts[0].type.first][mm], val, nbytes, high)
+            S.wr_v_lanes(dsts[0].type.first, [val], mm)
             S.waits.issue_load(LDS, dsts[0].type, act)
         else:
             S.races.write_bytes(op, wave, wg, byte, nbytes)
@@ -212,9 +230,13 @@ def _scratch(S, op):
     spills: `off` for the address VGPR and the SGPR offset)."""
     load, n = bool(op.dsts), (op.dsts[0].type if op.dsts else op.srcs[0].type).n
     off = op.mods.get("offset", 0)
+    soffset = op.srcs[-1] if op.MNEMONIC.startswith("buffer_") else None  # (gfx90a's MUBUF spills)
 
     def body(act, tgt):
         mm = S.lanes_act(act)
+        if soffset is not None and np.any(S.rd_s(soffset)[act] != 0):
+            raise S.error(op, "a scratch access with a nonzero SGPR offset (the interpreter's scratch "
+                              "is per lane, its wave offset 0)", act)
         words = S.mem.private_words(op, off, 4 * n, mm)
         if load:
             S.wr_v_lanes(op.dsts[0].type.first, [S.mem.private[:, :, words + i][mm] for i in range(n)], mm)

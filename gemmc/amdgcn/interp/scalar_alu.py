@@ -167,6 +167,40 @@ def _sopk(S, op):
     return body
 
 
+def _f(x):
+    return np.asarray(x).astype(U32).view(np.float32)
+
+
+# gfx12's SALU f32 and conversions: the result's bits
+_SALU_FLOAT = {
+    "s_mul_f32": lambda a, b: _f(a) * _f(b), "s_add_f32": lambda a, b: _f(a) + _f(b),
+    "s_sub_f32": lambda a, b: _f(a) - _f(b), "s_max_num_f32": lambda a, b: np.fmax(_f(a), _f(b)),
+    "s_min_num_f32": lambda a, b: np.fmin(_f(a), _f(b)),
+    "s_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32),
+    "s_cvt_f32_i32": lambda a: _i(a).astype(np.float32),
+}
+
+
+def _float_bits(fn):
+    return lambda *a: np.asarray(fn(*a), np.float32).view(U32).astype(U64)
+
+
+def _cvt_int(lo: int, hi: int):
+    return lambda a: np.clip(np.nan_to_num(np.trunc(_f(a).astype(np.float64)), nan=0.0, posinf=hi, neginf=lo),
+                             lo, hi).astype(np.int64).astype(U64) & M32
+
+
+def _arith64(S, op):
+    """gfx12's s_add_nc_u64 / s_sub_nc_u64 / s_mul_u64: 64 bits, SCC unchanged."""
+    a_src, b_src, d0, m = op.srcs[0], op.srcs[1], op.dsts[0].type, op.MNEMONIC
+    fn = {"s_add_nc_u64": lambda a, b: a + b, "s_sub_nc_u64": lambda a, b: a - b, "s_mul_u64": lambda a, b: a * b}[m]
+
+    def body(act, tgt):
+        with np.errstate(over="ignore"):
+            S.wr_s64(d0, fn(S.rd_scalar64(a_src), S.rd_scalar64(b_src)).astype(U64), act)
+    return body
+
+
 _LOGIC64 = {"s_and_b64": lambda a, b: a & b, "s_or_b64": lambda a, b: a | b, "s_xor_b64": lambda a, b: a ^ b,
             "s_andn2_b64": lambda a, b: a & ~b, "s_andn2_b64_exec": lambda a, b: a & ~b,
             "s_andn2_b32_exec": lambda a, b: a & ~b, "s_nor_b64": lambda a, b: ~(a | b),
@@ -254,6 +288,10 @@ BY_MNEMONIC = {
     "s_not_b32": _salu(lambda a: ~a & M32, lambda r, a: r != 0),
     **{m: _salu(fn, sc) for m, (fn, sc) in _SALU2.items()},
     **{m: _salu(fn, sc) for m, (fn, sc) in _SALU2_MORE.items()},
+    **{m: _salu(_float_bits(fn)) for m, fn in _SALU_FLOAT.items()},
+    "s_cvt_u32_f32": _salu(_cvt_int(0, 0xFFFFFFFF)),
+    "s_cvt_i32_f32": _salu(_cvt_int(-(1 << 31), (1 << 31) - 1)),
+    **dict.fromkeys(("s_add_nc_u64", "s_sub_nc_u64", "s_mul_u64"), _arith64),
     **dict.fromkeys(("s_addc_u32", "s_subb_u32"), _carry),
     **dict.fromkeys(("s_lshl_b64", "s_lshr_b64", "s_ashr_i64"), _shift64),
     **dict.fromkeys(("s_bitset1_b32", "s_bitset0_b32"), _bitset),

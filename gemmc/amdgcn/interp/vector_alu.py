@@ -175,11 +175,24 @@ FLOAT = {
 def _integer(S, op):
     fn, srcs, d0 = INTEGER[op.MNEMONIC], list(op.srcs), op.dsts[0].type
     _no_modifiers(S, op, ("neg", "abs", "clamp", "omod"))
+    halves = [op.mods.get(f"src{i}_half", -1) for i in range(len(srcs))]
+    dhalf = op.mods.get("dst_half", -1)
 
     def body(act, tgt):
-        r = fn(*[S.rd_v(s) for s in srcs])
-        S.wr_v(d0, [np.broadcast_to(np.asarray(r).astype(U32), (S.W, S.L))], act)
+        r = np.broadcast_to(np.asarray(fn(*[true16_source(S.rd_v(s), h) for s, h in zip(srcs, halves)])).astype(U32),
+                            (S.W, S.L))
+        if dhalf >= 0:  # true16: the result's 16 bits into the half D names, the other half kept
+            shift = U32(16 * dhalf)
+            r = (S.V[d0.first] & ~(U32(0xFFFF) << shift)) | ((r & U32(0xFFFF)) << shift)
+        S.wr_v(d0, [r], act)
     return body
+
+
+def true16_source(x, half: int):
+    """A source as the op reads it: gfx11+'s `v1.h` is the high half in the low 16 bits."""
+    if half < 0:
+        return x
+    return (np.asarray(x, U32) >> U32(16 * half)) & U32(0xFFFF)
 
 
 def _no_modifiers(S, op, names) -> None:
