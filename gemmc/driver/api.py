@@ -136,7 +136,7 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
     from gemmc.dialects.amdgcn.kernel import GcnModuleOp
 
     if level == "asm":
-        return check_asm(module, as_arch(arch), dims, seed)
+        return check_asm(module, as_arch(arch), dims, seed, path=f"<{as_arch(arch).name} assembly of clang>")
     if level != "ir":
         raise GemmcError(f"unknown level '{level}'; expected ir or asm", code=2)
 

@@ -97,7 +97,9 @@ def kernel_attributes(k: AsmKernel, arch: Arch, where: Location | None = None) -
             "agprs": 256 if int(m.get("agpr_count", 0) or 0) else 0,
             "sgprs": TTMP_FIRST + 16,  # every SGPR the ISA names, the trap temporaries too
             "lds_bytes": d.get("group_segment_fixed_size", 0),
-            "kernarg_size": d.get("kernarg_size", int(m.get("kernarg_segment_size", 0))),
+            # padded to 64 bytes, as the runtime allocates it: LLVM widens the scalar loads of the
+            # last arguments (s_load_b128 at 0x18 of a 36-byte segment)
+            "kernarg_size": -(-d.get("kernarg_size", int(m.get("kernarg_segment_size", 0))) // 64) * 64,
             "private_bytes": d.get("private_segment_fixed_size", 0)}
     attrs: dict[str, Attribute] = {k2: IntegerAttr(v, i64) for k2, v in ints.items()}
     attrs["inputs"] = DictionaryAttr({k2: IntegerAttr(v, i64) for k2, v in ins.items()})

@@ -168,7 +168,8 @@ def parse_line(text: str, loc: Location) -> Parsed:
     if pieces:
         last = pieces[-1].split()
         # an operand-less instruction's modifiers, or the last operand and the modifiers after it
-        first_is_mod = ":" in last[0] and not last[0].startswith(("[", "s[", "v[", "a[")) or last[0] in _FLAGS
+        first_is_mod = (":" in last[0] and not last[0].startswith(("[", "s[", "v[", "a["))
+                        or last[0] in _FLAGS or last[0] in CACHE_POLICY)
         pieces[-1:] = [] if first_is_mod else [last[0]]
         for tok in last if first_is_mod else last[1:]:
             _modifier(tok, mods, loc)

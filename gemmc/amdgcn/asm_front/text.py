@@ -87,6 +87,7 @@ def _body(path: str, lines: list[str], name: str) -> list[Line]:
 def _descriptors(path: str, lines: list[str]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     cur: dict[str, int] | None = None
+    sets = {m.group(1): m.group(2) for m in (_SET.match(_strip(l)) for l in lines) if m}
     for i, raw in enumerate(lines):
         s = _strip(raw)
         if s.startswith(".amdhsa_kernel "):
@@ -94,12 +95,71 @@ def _descriptors(path: str, lines: list[str]) -> dict[str, dict[str, int]]:
         elif s.startswith(".end_amdhsa_kernel"):
             cur = None
         elif cur is not None and s.startswith(".amdhsa_"):
-            parts = s.split()
+            key, _, expr = s.partition(" ")
             try:
-                cur[parts[0][len(".amdhsa_"):]] = int(parts[1], 0)
-            except (IndexError, ValueError):
+                cur[key[len(".amdhsa_"):]] = evaluate(expr, sets)
+            except (ValueError, KeyError, SyntaxError, RecursionError):
                 raise GemmcError(f"cannot read the descriptor directive '{s}'", Location(path, i + 1, 1, raw)) from None
     return out
+
+
+_SET = re.compile(r"^\.set\s+([\w.$]+)\s*,\s*(.+)$")
+_SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
+# the functions of LLVM's AMDGPU MC expressions (AMDGPUMCExpr): the register counts of code
+# objects whose resources are symbols (`.set k.num_vgpr, max(46, amdgpu.max_num_vgpr)`)
+_FUNCTIONS = {
+    "max": lambda *a: max(a), "min": lambda *a: min(a), "or": lambda *a: __import__("functools").reduce(
+        lambda x, y: x | y, a),
+    "alignto": lambda x, a: -(-x // a) * a,
+    # gfx90a+: AGPRs after the VGPRs rounded to 4 (AMDGPUMCExpr::createTotalNumVGPR)
+    "totalnumvgprs": lambda agprs, vgprs: vgprs if agprs == 0 else -(-vgprs // 4) * 4 + agprs,
+}
+
+
+def evaluate(expr: str, sets: dict[str, str], depth: int = 0) -> int:
+    """An assembler expression's value: integers, + - * / & | ~ << >>, LLVM's functions and the
+    `.set` symbols (recursively; an undefined one is an error)."""
+    import ast
+
+    if depth > 50:
+        raise RecursionError(expr)
+    names: dict[str, str] = {}
+
+    def symbol(m: re.Match) -> str:
+        word = m.group(0)
+        if word in _FUNCTIONS or word.isdigit():
+            return word
+        key = f"_s{len(names)}"
+        names[key] = word
+        return key
+
+    text = _SYMBOL.sub(symbol, expr.replace("&&", " and ").replace("||", " or "))
+    tree = ast.parse(text.replace("/", "//"), mode="eval")
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id in names:
+                return evaluate(sets[names[n.id]], sets, depth + 1)
+            raise KeyError(n.id)
+        if isinstance(n, ast.UnaryOp):
+            v = ev(n.operand)
+            return {ast.USub: -v, ast.Invert: ~v, ast.UAdd: v}[type(n.op)]
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.BitAnd: a & b, ast.BitOr: a | b,
+                   ast.BitXor: a ^ b, ast.LShift: a << b if b >= 0 else 0, ast.RShift: a >> b if b >= 0 else 0}
+            if isinstance(n.op, ast.FloorDiv):
+                return int(a / b) if b else 0
+            return ops[type(n.op)]
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _FUNCTIONS:
+            return int(_FUNCTIONS[n.func.id](*[ev(a) for a in n.args]))
+        raise ValueError(expr)
+
+    return int(ev(tree))
 
 
 def _metadata(path: str, lines: list[str]) -> dict[str, dict]:
