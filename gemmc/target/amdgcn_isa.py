@@ -296,7 +296,8 @@ def _llvm_hints() -> None:
     _add("s_waitcnt_depctr", Form("SOPP", (), (), mods=("imm", *DEPCTR_FIELDS)))
     for m in ("s_clause", "s_delay_alu", "s_sendmsg", "s_setprio", "s_sleep",
               "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
-              "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv"):
+              "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv",
+              "buffer_wbinvl1_vol", "buffer_wbinvl1"):
         _add(m, Form("SOPP", (), (), mods=("imm",)))
 
 
@@ -350,6 +351,8 @@ def _llvm_vector() -> None:
 
 
 def _llvm_memory() -> None:
+    for n, suf, g11 in ((3, "dwordx3", "b96"), (16, "dwordx16", "b512")):  # (gfx12's b96)
+        _add(f"s_load_{suf}", Form("SMEM", (Slot("s", n),), (S2,), mods=("offset",), gfx11=f"s_load_{g11}"))
     # d16 loads: 16 (8) bits into the low (_hi: high) half of D, its other half kept (D is read)
     for m, g11 in (("short_d16", "d16_b16"), ("short_d16_hi", "d16_hi_b16"), ("ubyte_d16", "d16_u8"),
                    ("ubyte_d16_hi", "d16_hi_u8")):

@@ -51,8 +51,9 @@ def inputs(k: AsmKernel, arch: Arch, where: Location) -> dict[str, int]:
             if name == "kernarg_segment_ptr":
                 out["kernarg_ptr"] = sgpr
             sgpr += n
-    if d.get("user_sgpr_kernarg_preload_length", 0):
-        raise GemmcError(f"kernel {k.name} preloads kernargs into SGPRs: not supported", where)
+    # kernargs preloaded into the user SGPRs after the pointer (Triton's kernels): LLVM's code
+    # starts with the loads of them that firmware without preloading runs (AMDGPUUsage,
+    # "Preloaded Kernel Arguments"), so starting there fills the same SGPRs
     system = d.get("user_sgpr_count", sgpr)
     architected = arch.name.startswith("gfx12")
     for axis in "xyz":

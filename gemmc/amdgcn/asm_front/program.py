@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, i64
 
 from gemmc.amdgcn.asm_front.build import build_kernel
 from gemmc.amdgcn.asm_front.text import parse_file
@@ -34,12 +35,29 @@ def load(path: str, text: str, arch: Arch | str | None = None) -> AsmProgram:
     return AsmProgram(path, target, {name: build_kernel(k, target) for name, k in f.kernels.items()})
 
 
+def find_kernel(program: AsmProgram, name: str) -> KernelOp:
+    """The kernel called `name`, or whose C++ mangled name is of the function `name`."""
+    if name in program.kernels:
+        return program.kernels[name]
+    mangled = [k for k in program.kernels if k.startswith(f"_Z{len(name)}{name}")]
+    if len(mangled) == 1:
+        return program.kernels[mangled[0]]
+    raise GemmcError(f"no kernel '{name}' in {program.path}; it has {', '.join(program.kernels)}")
+
+
 def run(program: AsmProgram, kernel: str, grid, block, args: list, elems: list[str] | None = None,
-        counts=None) -> Stats:
-    """Launch `kernel` on `args` (numpy arrays are buffers, updated in place; other values are
-    by-value arguments), grid in workgroups and block in work-items, each (x, y[, z])."""
-    if kernel not in program.kernels:
-        raise GemmcError(f"no kernel '{kernel}' in {program.path}; it has {', '.join(program.kernels)}")
+        counts=None, dynamic_lds: int = 0) -> Stats:
+    """Launch `kernel` on `args` (numpy arrays are buffers, updated in place; None a null
+    pointer; other values by-value arguments), grid in workgroups and block in work-items,
+    each (x, y[, z]); `dynamic_lds` bytes of LDS beyond the kernel's own (Triton's `shared`);
+    `elems`: each buffer's element type as the device holds it (f32, f16, bf16, an FP8 format;
+    default f32)."""
+    k = find_kernel(program, kernel)
     g, b = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
-    with np.errstate(all="ignore"):
-        return run_kernel(program.kernels[kernel], program.arch, g, b, list(args), counts, elems)
+    fixed = k.int_attr("lds_bytes")
+    k.attributes["lds_bytes"] = IntegerAttr(fixed + dynamic_lds, i64)
+    try:
+        with np.errstate(all="ignore"):
+            return run_kernel(k, program.arch, g, b, list(args), counts, elems)
+    finally:
+        k.attributes["lds_bytes"] = IntegerAttr(fixed, i64)

@@ -36,7 +36,9 @@ class AsmFile:
     kernels: dict[str, AsmKernel]
 
 
-_TARGET = re.compile(r'\.amdgcn_target\s+"amdgcn-amd-amdhsa--([a-z0-9]+)')
+# the target triple and processor: clang's `amdgcn-amd-amdhsa--gfx942`, Triton's LLVM's
+# `amdgpu9.42-amd-amdhsa-unknown-gfx942`
+_TARGET = re.compile(r'\.amdgcn_target\s+"[a-z0-9.]+-amd-amdhsa-[a-z]*-(gfx[0-9a-f]+)')
 _LABEL = re.compile(r"^([A-Za-z_.$][\w.$]*):")
 
 

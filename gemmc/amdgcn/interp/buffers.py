@@ -25,6 +25,8 @@ def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, in
     for a in args:
         o, kind = a["offset"], a["kind"]
         if kind == "global_buffer":
+            if a["arg"] not in buffer_index:  # None: the null pointer (Triton's unused scratch pointers)
+                continue
             base = (buffer_index[a["arg"]] + 1) << BUFFER_SHIFT
             seg[o // 4], seg[o // 4 + 1] = base & 0xFFFFFFFF, base >> 32
         elif "dim" in a:

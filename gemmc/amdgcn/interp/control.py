@@ -145,6 +145,7 @@ BY_MNEMONIC = {
     # what only steers issue or caches (gemmc.target.amdgcn_isa: LLVM's hints)
     **dict.fromkeys(("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
                      "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
-                     "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv"), _nothing),
+                     "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv",
+                     "buffer_wbinvl1_vol", "buffer_wbinvl1"), _nothing),
 }
 BY_PREFIX = {"s_wait_": _wait_counter}
