@@ -132,6 +132,8 @@ class Builder:
         dsts_o, srcs_o = ops[:len(dst_slots)], ops[len(dst_slots):]
         if p.mnemonic.endswith("_e64") and f.fmt in ("VOP1", "VOP2", "VOPC"):  # VOP3: SGPRs, constants anywhere
             src_slots = [Slot("vs", s.width) if s.kind == "v" else s for s in src_slots]
+        if f.acc is not None:  # a WMMA's C may be an inline constant too (LLVM's `..., 0`)
+            src_slots = [Slot("vac", s.width) if i == f.acc and s.kind == "v" else s for i, s in enumerate(src_slots)]
         if any(not _fits(o, s) for o, s in zip(dsts_o + srcs_o, dst_slots + src_slots)):
             return f"an operand is not of the kind {name} takes"
         for i, o in enumerate(srcs_o):

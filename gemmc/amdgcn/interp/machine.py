@@ -90,9 +90,10 @@ class Machine(WaveState):
         hazards = self.hazards.checks(op)
         wait_states = op.mods.get("imm", 0) + 1 if op.MNEMONIC == "s_nop" else 1
         in_order = LOAD_COUNTER.get(op.FORM.fmt, 0) if reg_dsts else 0
+        tied_in_order = in_order if op.FORM.tied is not None else 0  # a d16 load reads the half it keeps
 
         def run(act: np.ndarray):
-            self.waits.check_regs(op, reg_srcs, act, "reads")
+            self.waits.check_regs(op, reg_srcs, act, "reads", tied_in_order)
             self.waits.check_regs(op, reg_dsts, act, "overwrites", in_order)
             for hazard in hazards:
                 hazard(act)
