@@ -20,7 +20,7 @@ from xdsl.ir import Attribute
 from gemmc.amdgcn.asm_front.text import AsmKernel
 from gemmc.amdgcn.interp.state import TTMP_FIRST
 from gemmc.support.diagnostics import GemmcError, Location
-from gemmc.target.arch import Arch
+from gemmc.target.arch import Arch, get_gcn_isa
 from gemmc.dialects.amdgcn.kernel import kernel_args_attr
 
 _USER_SGPRS = (("private_segment_buffer", 4), ("dispatch_ptr", 2), ("queue_ptr", 2),
@@ -30,10 +30,6 @@ _USER_SGPRS = (("private_segment_buffer", 4), ("dispatch_ptr", 2), ("queue_ptr",
 # gfx90a's kernels always ask for the private segment buffer (a buffer resource for scratch):
 # its SGPRs are zero, and the MUBUF accesses through it are instructions the interpreter lacks
 _PROVIDED = ("kernarg_segment_ptr", "private_segment_buffer")
-
-
-def packed_workitem_ids(arch: Arch) -> bool:
-    return arch.name in ("gfx90a", "gfx942", "gfx950") or arch.name.startswith(("gfx11", "gfx12"))
 
 
 def inputs(k: AsmKernel, arch: Arch, where: Location) -> dict[str, int]:
@@ -62,11 +58,9 @@ def inputs(k: AsmKernel, arch: Arch, where: Location) -> dict[str, int]:
             system += 1
     if d.get("system_sgpr_workgroup_info", 0):
         raise GemmcError(f"kernel {k.name} asks for the workgroup info SGPR: not supported", where)
-    if d.get("enable_private_segment", 0) and not architected and arch.name not in ("gfx942", "gfx950") \
-            and not arch.name.startswith("gfx11"):
-        out["scratch_wave_offset"] = system  # (the interpreter's scratch is per lane: the offset is 0)
+    # (a private segment wave offset SGPR after them reads 0: the interpreter's scratch is per lane)
     out["ttmp_wgid"] = int(architected)
-    out["tid_packed"] = int(packed_workitem_ids(arch))
+    out["tid_packed"] = int(get_gcn_isa(arch).packed_workitem_ids)
     out["workitem_id"] = d.get("system_vgpr_workitem_id", 0)
     return out
 

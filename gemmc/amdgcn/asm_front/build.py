@@ -79,7 +79,7 @@ class Builder:
 
     # -- operands ------------------------------------------------------------------------------
 
-    def value(self, o: Operand, slot: Slot, loc: Location) -> SSAValue:
+    def value(self, o: Operand, loc: Location) -> SSAValue:
         if o.kind == "const":
             return self.add(ConstantOp(o.value)).results[0]  # type: ignore[arg-type]
         if o.kind == "special":
@@ -165,9 +165,9 @@ class Builder:
         out = []
         for i, s in enumerate(f.srcs):
             if i == f.tied:
-                out.append(self.value(dsts_o[0], s, loc))
+                out.append(self.value(dsts_o[0], loc))
             elif _printed(s, f):
-                out.append(self.value(next(it), s, loc))
+                out.append(self.value(next(it), loc))
             else:
                 out.append(self.add(RegOp(SpecialRegType(s.kind.split(":", 1)[1]))).results[0])
         return out
