@@ -118,6 +118,10 @@ class Builder:
                 return why
         labels = [o for o in ops if o.kind == "label"]
         ops = [o for o in ops if o.kind not in ("label", "call")]
+        if name == "s_waitcnt_vscnt" and len(ops) == 2 and ops[0] == Operand("special", "null") \
+                and ops[1].kind == "const":  # gfx10+'s store counter: `s_waitcnt_vscnt null, 0x0`
+            mods["vscnt"] = int(ops[1].value)  # type: ignore[arg-type]
+            ops = []
         if name in ("s_barrier_signal", "s_barrier_wait") and ops == [Operand("const", -1)]:
             ops = []  # -1: the workgroup barrier, the only one gemmc's kernels and the interpreter know
         dst_slots = [s for s in f.dsts if _printed(s, f)]
