@@ -16,6 +16,7 @@ import pytest
 import gemmc
 from gemmc.amdgcn.asm_front import load, run
 from gemmc.driver import api
+from gemmc.driver.asm_level import asm_kernels, check_asm
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.toolchain import have_toolchain
 
@@ -113,7 +114,7 @@ def test_planted_mfma_lane_permutation_fails(monkeypatch):
 
 def _asm(example, arch, pipeline, m, n, k):
     module, dims = _lowered(example, arch, pipeline, m, n, k)
-    return module, dims, api.asm_kernels(module, arch)[0]
+    return module, dims, asm_kernels(module, arch)[0]
 
 
 @needs_clang
@@ -122,7 +123,7 @@ def test_planted_missing_waitcnt_is_caught():
     edited = text.replace("\ts_waitcnt vmcnt(0)\n", "", 1)
     assert edited != text
     with pytest.raises(GemmcError, match="missing s_waitcnt vmcnt"):
-        api.check_asm(module, "gfx942", dims, text=edited, path="edited.s")
+        check_asm(module, "gfx942", dims, text=edited, path="edited.s")
 
 
 @needs_clang
@@ -136,7 +137,7 @@ def test_planted_lds_read_off_by_one_fails():
     assert m is not None
     edited = text.replace(m.group(0), f"\tds_read_b{m.group(1)} {m.group(2)}, {m.group(3)} offset:{int(m.group(4)) + 4}\n", 1)
     try:
-        passed = api.check_asm(module, "gfx942", dims, text=edited, path="edited.s").passed
+        passed = check_asm(module, "gfx942", dims, text=edited, path="edited.s").passed
     except GcnInterpError:
         passed = False
     assert not passed

@@ -136,6 +136,8 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
     from gemmc.dialects.amdgcn.kernel import GcnModuleOp
 
     if level == "asm":
+        from gemmc.driver.asm_level import check_asm
+
         return check_asm(module, as_arch(arch), dims, seed, path=f"<{as_arch(arch).name} assembly of clang>")
     if level != "ir":
         raise GemmcError(f"unknown level '{level}'; expected ir or asm", code=2)
@@ -150,31 +152,6 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
         return _check(module, dims or {}, as_arch(arch), seed=seed)
     except MemoryError as e:
         raise GemmcError(f"not enough memory to interpret this size ({e}); choose smaller sizes with -D") from None
-
-
-def asm_kernels(module: ModuleOp, arch: Arch | str, path: str = "<llvm>"):
-    """The module's kernels as LLVM compiles its HIP for arch, read back by the interpreter's
-    assembly front: (the assembly text, {kernel name: amdgcn.kernel})."""
-    from gemmc.amdgcn.asm_front import load
-
-    target = as_arch(arch)
-    if target.vendor != "amd":
-        raise GemmcError(f"--level asm runs AMDGCN: {target.name} is not an AMD target", code=2)
-    text = emit(module, target, "asm")
-    assert isinstance(text, str)
-    return text, load(path, text, target).kernels
-
-
-def check_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, seed: int = 0,
-              text: str | None = None, path: str = "<llvm>"):
-    """check() of the kernels LLVM compiles the module to (or of `text`, an assembly file of
-    them, such as an edited one), run in the amdgcn interpreter with the module's launches."""
-    from gemmc.amdgcn.asm_front import load
-    from gemmc.amdgcn.interp import check as gcn_check
-
-    target = as_arch(arch)
-    kernels = asm_kernels(module, target, path)[1] if text is None else load(path, text, target).kernels
-    return gcn_check(module, target, dims or {}, seed, kernels=kernels)
 
 
 def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = False) -> str | bytes:

@@ -77,6 +77,19 @@ class _GcnHost(InterpreterFunctions):
         array, axis = args
         return (np.int64(array.shape[int(axis)]),)
 
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
+        """A host allocation (split-k's workspace), zeroed, of the memref's dynamic sizes."""
+        from gemmc.interp.common import np_dtype
+
+        sizes = iter(int(s) for s in args)
+        shape = [n if n >= 0 else next(sizes) for n in op.memref.type.get_shape()]
+        return (np.zeros(shape, dtype=np_dtype(op.memref.type)),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
+
 
 def _elem_name(t) -> str:
     """f32, f16, bf16 or the FP8 format's name for a memref of those (scalars: f32), else the

@@ -41,16 +41,17 @@ class WaveState:
         self.L = arch.wave_size
         bx, by, bz = block
         gx, gy, gz = grid
-        if gz != 1 or bz != 1:
-            raise GcnInterpError("amdgcn interpreter: 3-d grids and blocks are not supported")
+        if bz != 1:
+            raise GcnInterpError("amdgcn interpreter: 3-d blocks are not supported")
         threads = bx * by
         self.wpg = -(-threads // self.L)
-        self.nwg = gx * gy
+        self.nwg = gx * gy * gz
         W = self.W = self.nwg * self.wpg
         L = self.L
         self.wg_of = np.repeat(np.arange(self.nwg), self.wpg)
         wg_x = self.wg_of % gx
-        wg_y = self.wg_of // gx
+        wg_y = self.wg_of // gx % gy
+        self.wg_z = self.wg_of // (gx * gy)  # (split-k's slices; gemmc's own kernels launch gz = 1)
         t = (np.arange(self.wpg)[:, None] * L + np.arange(L)[None, :])  # thread index in the workgroup
         t = np.tile(t, (self.nwg, 1))
         valid = t < threads
@@ -87,10 +88,10 @@ class WaveState:
             if name in at:
                 self.S[at[name]] = ids.astype(U32)
         if "wgid_z" in at:
-            self.S[at["wgid_z"]] = 0
+            self.S[at["wgid_z"]] = self.wg_z.astype(U32)
         if at.get("ttmp_wgid"):  # gfx12's architected ids: TTMP9 = x, TTMP7 = y | z << 16
             self.S[TTMP_FIRST + 9] = wg_x.astype(U32)
-            self.S[TTMP_FIRST + 7] = wg_y.astype(U32)
+            self.S[TTMP_FIRST + 7] = (wg_y | (self.wg_z << 16)).astype(U32)
 
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         """An error at op, naming the first of `waves` (a bool per wave) if given."""
