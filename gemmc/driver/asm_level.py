@@ -13,23 +13,23 @@ from xdsl.dialects.builtin import ModuleOp
 from gemmc.amdgcn.asm_front import load
 from gemmc.amdgcn.interp import check as gcn_check
 from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_args, kernel_args_attr
+from gemmc.emit import emit_hip
 from gemmc.emit.ir_access import sym_name
 from gemmc.emit.kernels import launch_params
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch, as_arch
+from gemmc.target.toolchain import compile_device
 
 
 def asm_kernels(module: ModuleOp, arch: Arch | str, path: str = "<llvm>", text: str | None = None):
     """(the assembly text, {kernel name: amdgcn.kernel}): the module's kernels as LLVM compiles
     its HIP for arch (or `text`, an assembly file of them such as an edited one), their
     kernargs bound to the module's launches."""
-    from gemmc.driver.api import emit
-
     target = as_arch(arch)
     if target.vendor != "amd":
         raise GemmcError(f"--level asm runs AMDGCN: {target.name} is not an AMD target", code=2)
-    if text is None:
-        out = emit(module, target, "asm")
+    if text is None:  # (as `gemmc compile --emit asm` writes it)
+        out = compile_device(emit_hip(module, target), target, "asm")
         assert isinstance(out, str)
         text = out
     kernels = load(path, text, target).kernels
