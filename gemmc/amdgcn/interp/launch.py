@@ -17,7 +17,7 @@ from gemmc.amdgcn.interp.state import GcnInterpError
 from gemmc.target.arch import Arch, get_arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.kernel import KernelOp
-from gemmc.interp.host import launch_geometry
+from gemmc.interp.host import host_alloc, launch_geometry
 
 
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
@@ -79,12 +79,8 @@ class _GcnHost(InterpreterFunctions):
 
     @impl(memref.AllocOp)
     def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
-        """A host allocation (split-k's workspace), zeroed, of the memref's dynamic sizes."""
-        from gemmc.interp.common import np_dtype
-
-        sizes = iter(int(s) for s in args)
-        shape = [n if n >= 0 else next(sizes) for n in op.memref.type.get_shape()]
-        return (np.zeros(shape, dtype=np_dtype(op.memref.type)),)
+        """A host allocation (split-k's workspace)."""
+        return (host_alloc(op, args),)
 
     @impl(memref.DeallocOp)
     def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
