@@ -64,3 +64,13 @@ def kernel_args(kernel: KernelOp) -> list[dict]:
             assert isinstance(d, DictionaryAttr)
             out.append({k: (v.data if isinstance(v, StringAttr) else v.value.data) for k, v in d.data.items()})  # type: ignore[attr-defined]
     return out
+
+
+def kernel_inputs(kernel: KernelOp) -> dict[str, int]:
+    """Where the hardware puts the launch inputs (`inputs`: kernarg_ptr, wgid_x, wgid_y, wgid_z
+    the SGPR of each, ttmp_wgid, tid_packed, workitem_id); gemmc's own kernels have none and
+    take its fixed layout (s[0:1], s2, s3, packed ids in v0)."""
+    a = kernel.attributes.get("inputs")
+    if not isinstance(a, DictionaryAttr):
+        return {"kernarg_ptr": 0, "wgid_x": 2, "wgid_y": 3, "tid_packed": 1, "workitem_id": 1}
+    return {k: v.value.data for k, v in a.data.items()}  # type: ignore[attr-defined]

@@ -128,9 +128,19 @@ def tune_shapes(path: str, arch: Arch | str, shapes, output: str, **options) -> 
 # -- running, emitting --------------------------------------------------------------
 
 
-def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | None = None, seed: int = 0):
-    """Interpret on random inputs and compare with a float64 numpy reference."""
+def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | None = None, seed: int = 0,
+          level: str = "ir"):
+    """Interpret on random inputs and compare with a float64 numpy reference.  `level="asm"`:
+    run the AMDGCN assembly that LLVM (clang) makes of the module's HIP instead of its IR
+    (gemmc.amdgcn.asm_front; the module is lowered already)."""
     from gemmc.dialects.amdgcn.kernel import GcnModuleOp
+
+    if level == "asm":
+        from gemmc.driver.asm_level import check_asm
+
+        return check_asm(module, as_arch(arch), dims, seed, path=f"<{as_arch(arch).name} assembly of clang>")
+    if level != "ir":
+        raise GemmcError(f"unknown level '{level}'; expected ir or asm", code=2)
 
     if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own AMDGCN backend's program
         from gemmc.amdgcn.interp import check as gcn_check

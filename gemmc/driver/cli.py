@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(r)
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--stats", action="store_true", help="print what the interpreter counted")
+    r.add_argument("--level", choices=("ir", "asm"), default="ir",
+                   help="what to run: the lowered IR (default), or asm: the AMDGCN assembly LLVM (clang) "
+                        "compiles the kernels' HIP to, in gemmc's amdgcn interpreter (docs/amdgcn-asm.md)")
     r.set_defaults(run=cmd_run)
 
     lay = sub.add_parser("layout", help="show which lane and register holds each element of a matrix instruction",
@@ -273,7 +276,7 @@ def cmd_layout(args) -> int:
 def cmd_run(args) -> int:
     module = _load(args)
     api.lower(module, args.pipeline, args.arch)
-    result = api.check(module, args.arch, _defines(args.defines), seed=args.seed)
+    result = api.check(module, args.arch, _defines(args.defines), seed=args.seed, level=args.level)
     print(result.summary())
     if args.stats:
         print(result.stats.format())

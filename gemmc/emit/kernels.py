@@ -224,3 +224,19 @@ def known_block_size(op: Operation) -> list[int] | None:
     if isinstance(attr, DenseArrayBase):
         return [int(v) for v in attr.get_values()]
     return None
+
+
+def launch_params(fn: Operation) -> list[tuple]:
+    """The HIP kernel's parameters as print_kernel orders them, each as what the launch passes:
+    ("arg", i) the gpu.func's argument i (a memref's pointer or a scalar), ("dim", i, axis) the
+    size of axis `axis` of its memref argument i (a dynamic dim).  For running the code object
+    clang makes of the HIP with the host function's launches (gemmc run --level asm)."""
+    body = fn.regions[0].blocks[0]
+    args = list(body.args)
+    dims = dynamic_dims(args, dims_of_args(fn.attributes.get(ARG_DIMS_ATTR), len(args)))
+    first = {}
+    for key, d in dims.items():
+        first.setdefault(d, key)
+    memrefs = [("arg", a.index) for a in args if isinstance(a.type, MemRefType)]
+    scalars = [("arg", a.index) for a in args if not isinstance(a.type, MemRefType)]
+    return memrefs + [("dim", *first[d]) for d in dim_order(body, args, dims)] + scalars

@@ -80,9 +80,7 @@ class HostFunctions(InterpreterFunctions):
 
     @impl(memref.AllocOp)
     def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
-        sizes = iter(int(s) for s in args)
-        shape = [n if n >= 0 else next(sizes) for n in op.memref.type.get_shape()]
-        return (np.zeros(shape, dtype=np_dtype(op.memref.type)),)
+        return (host_alloc(op, args),)
 
     @impl(memref.DeallocOp)
     def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
@@ -98,6 +96,13 @@ class HostFunctions(InterpreterFunctions):
         value, array, *idx = args
         array[tuple(int(i) for i in idx)] = value
         return ()
+
+
+def host_alloc(op: memref.AllocOp, sizes) -> np.ndarray:
+    """A host memref.alloc: a zeroed array of the memref's shape, its dynamic sizes given."""
+    it = iter(int(s) for s in sizes)
+    shape = [n if n >= 0 else next(it) for n in op.memref.type.get_shape()]
+    return np.zeros(shape, dtype=np_dtype(op.memref.type))
 
 
 def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:

@@ -52,6 +52,7 @@ class Form:
 
 
 V, S = Slot("v"), Slot("s")
+TRUE16_MODS = ("dst_half", "src0_half", "src1_half", "src2_half")  # gfx11+'s `v1.l` / `v1.h` operands
 V2, V3, V4 = Slot("v", 2), Slot("v", 3), Slot("v", 4)
 S2, S4, S8 = Slot("s", 2), Slot("s", 4), Slot("s", 8)
 VS, SS, SS2 = Slot("vs"), Slot("ss"), Slot("ss", 2)
@@ -139,10 +140,12 @@ def _vector_alu() -> None:
     _add("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
     _add("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
-    _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True))
+    _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True,
+                               mods=TRUE16_MODS))
     _add("v_pack_b32_f16", Form("VOP3", (V,), (VS, VS)))  # src1's low half above src0's
     # f16 in bits 0-15 -> f32 (exact); VOP3 on gfx11 for the same reason
-    _add("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True))
+    _add("v_cvt_f32_f16", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f32_f16_e64", gfx9_suffix_only=True,
+                               mods=TRUE16_MODS))
     _add("v_nop", Form("VOP1", (), ()))  # a VALU that does nothing (the WMMA hazard's fix)
     for m, g11 in (("v_add_u32", "v_add_nc_u32"), ("v_sub_u32", "v_sub_nc_u32"), ("v_mul_u32_u24", None),
                    ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
@@ -221,6 +224,181 @@ _scalar_memory()
 _vector_alu()
 _lds()
 _global_memory()
+
+# -- what LLVM's backend emits besides ----------------------------------------------------------
+# The instructions clang-22 writes for gemmc's HIP (and the tutorial's, and Triton's) kernels that
+# gemmc's own backend does not select: ops of the dialect too, so that the assembly front
+# (gemmc/amdgcn/asm_front/) gives them to the interpreter.  Their operands are in the order LLVM
+# prints them; `neg` / `abs` / `clamp` and the other modifiers are integer attributes the
+# interpreter's handlers read (docs/amdgcn-asm.md).
+
+VOP3_MODS = ("neg", "abs", "clamp", "omod")
+PACKED_MODS = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp")
+SDWA_MODS = ("dst_sel", "dst_unused", "src0_sel", "src1_sel", "sext", "neg", "abs", "clamp")
+VCC = Slot("special:vcc")
+DEPCTR_FIELDS = ("va_vdst", "vm_vsrc", "sa_sdst", "va_sdst", "va_vcc", "vs_vcc", "va_ssrc", "hold_cnt")
+
+
+def _llvm_scalar() -> None:
+    for m in ("s_sub_i32", "s_ashr_i32", "s_min_i32", "s_max_i32", "s_nor_b32", "s_nand_b32", "s_orn2_b32",
+              "s_xnor_b32", "s_bfe_u32", "s_bfe_i32", "s_lshl1_add_u32", "s_lshl2_add_u32", "s_lshl3_add_u32",
+              "s_lshl4_add_u32", "s_absdiff_i32"):
+        _sop(m, (S, SCC), (SS, SS), "SOP2", gfx11={"s_orn2_b32": "s_or_not1_b32"}.get(m))
+    _sop("s_mul_hi_i32", (S,), (SS, SS), "SOP2")
+    for m in ("s_addc_u32", "s_subb_u32"):
+        _sop(m, (S, SCC), (SS, SS, SCC), "SOP2")
+    for m in ("s_nor_b64", "s_nand_b64", "s_orn2_b64", "s_xnor_b64"):
+        _sop(m, (S2, SCC), (SS2, SS2), "SOP2", gfx11={"s_orn2_b64": "s_or_not1_b64"}.get(m))
+    for m in ("s_lshl_b64", "s_lshr_b64", "s_ashr_i64"):
+        _sop(m, (S2, SCC), (SS2, SS), "SOP2")
+    for m in ("s_abs_i32", "s_ff1_i32_b32", "s_flbit_i32_b32", "s_bcnt1_i32_b32"):
+        _sop(m, (S, SCC) if m in ("s_abs_i32", "s_bcnt1_i32_b32") else (S,), (SS,), "SOP1",
+             gfx11={"s_ff1_i32_b32": "s_ctz_i32_b32", "s_flbit_i32_b32": "s_clz_i32_u32"}.get(m))
+    _sop("s_brev_b32", (S,), (SS,), "SOP1")
+    _sop("s_not_b64", (S2, SCC), (SS2,), "SOP1")
+    _sop("s_sext_i32_i16", (S,), (SS,), "SOP1")
+    _sop("s_bitset1_b32", (S,), (SS, S), "SOP1", tied=1)  # D.bit[S0] = 1: D is read too
+    _sop("s_bitset0_b32", (S,), (SS, S), "SOP1", tied=1)
+    for m, n in (("s_or_saveexec_b64", 2), ("s_xor_saveexec_b64", 2), ("s_andn2_saveexec_b64", 2),
+                 ("s_or_saveexec_b32", 1), ("s_xor_saveexec_b32", 1), ("s_andn2_saveexec_b32", 1)):
+        _sop(m, (Slot("s", n), EXEC, SCC), (Slot("ss", n), EXEC), "SOP1",
+             gfx11={"s_andn2_saveexec_b64": "s_and_not1_saveexec_b64",
+                    "s_andn2_saveexec_b32": "s_and_not1_saveexec_b32"}.get(m))
+    _add("s_addk_i32", Form("SOPK", (S, SCC), (S,), mods=("imm",), tied=0))  # D += simm16: D is read too
+    _add("s_mulk_i32", Form("SOPK", (S,), (S,), mods=("imm",), tied=0))
+    for c in ("eq", "lg", "lt", "le", "gt", "ge"):
+        for t in ("i32", "u32"):
+            _add(f"s_cmpk_{c}_{t}", Form("SOPK", (SCC,), (S,), mods=("imm",)))
+    # gfx12: 64-bit adds and multiplies, f32 on the SALU
+    _sop("s_add_nc_u64", (S2,), (SS2, SS2), "SOP2")
+    _sop("s_sub_nc_u64", (S2,), (SS2, SS2), "SOP2")
+    _sop("s_mul_u64", (S2,), (SS2, SS2), "SOP2")
+    for m in ("s_mul_f32", "s_add_f32", "s_sub_f32", "s_max_num_f32", "s_min_num_f32"):
+        _sop(m, (S,), (SS, SS), "SOP2")
+    for m in ("s_cvt_f32_u32", "s_cvt_u32_f32", "s_cvt_f32_i32", "s_cvt_i32_f32"):
+        _sop(m, (S,), (SS,), "SOP1")
+    _sop("s_cmp_eq_u64", (SCC,), (SS2, SS2), "SOPC")
+    _sop("s_cmp_lg_u64", (SCC,), (SS2, SS2), "SOPC")
+    for m in ("s_cbranch_vccnz", "s_cbranch_vccz"):
+        _add(m, Form("SOPP", (), (VCC,)))
+
+
+def _llvm_waits() -> None:
+    """gfx12's combined waits: the first counter in imm[13:8], dscnt in imm[5:0] (LLVM's
+    AMDGPUBaseInfo, encodeLoadcntDscnt / encodeStorecntDscnt)."""
+    for m in ("s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt"):
+        _add(m, Form("SOPP", (), (), mods=("imm",)))
+
+
+def _llvm_hints() -> None:
+    """Instructions that only steer the hardware's issue or its caches: the interpreter runs
+    them as nothing, as it does s_nop (one coherent memory, accesses in program order)."""
+    _add("s_waitcnt_depctr", Form("SOPP", (), (), mods=("imm", *DEPCTR_FIELDS)))
+    for m in ("s_clause", "s_delay_alu", "s_sendmsg", "s_setprio", "s_sleep",
+              "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
+              "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv",
+              "buffer_wbinvl1_vol", "buffer_wbinvl1"):
+        _add(m, Form("SOPP", (), (), mods=("imm",)))
+
+
+def _llvm_vector() -> None:
+    for m, g11 in (("v_ashrrev_i32", None), ("v_max_i32", None), ("v_min_i32", None), ("v_subrev_u32",
+                   "v_subrev_nc_u32"), ("v_subrev_f32", None), ("v_mul_hi_u32_u24", None), ("v_mul_i32_i24", None)):
+        _add(m, Form("VOP2", (V,), (VS, V), gfx11=g11, suffix="_e32", mods=VOP3_MODS))
+    for m in ("v_max_num_f32", "v_min_num_f32"):  # gfx12's IEEE maximumNumber / minimumNumber
+        _add(m, Form("VOP2", (V,), (VS, V), suffix="_e32", mods=VOP3_MODS))
+    for m in ("v_bfrev_b32", "v_cvt_u32_f32", "v_cvt_i32_f32", "v_cvt_f32_i32", "v_rcp_iflag_f32", "v_rcp_f32",
+              "v_not_b32", "v_ffbh_u32", "v_ffbl_b32", "v_cvt_f32_ubyte0", "v_cvt_f32_ubyte1", "v_cvt_f32_ubyte2",
+              "v_cvt_f32_ubyte3", "v_trunc_f32", "v_floor_f32"):
+        _add(m, Form("VOP1", (V,), (VS,), suffix="_e32", mods=VOP3_MODS,
+                     gfx11={"v_ffbh_u32": "v_clz_i32_u32", "v_ffbl_b32": "v_ctz_i32_b32"}.get(m)))
+    _add("v_mov_b64", Form("VOP1", (V2,), (Slot("vs", 2),), suffix="_e32"))
+    _add("v_lshlrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
+    _add("v_lshrrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
+    for m in ("v_and_or_b32", "v_or3_b32", "v_xad_u32", "v_bfe_i32", "v_bfi_b32", "v_alignbit_b32",
+              "v_alignbyte_b32", "v_med3_i32", "v_max3_i32", "v_min3_i32", "v_mad_i32_i24", "v_xor3_b32",
+              "v_max3_f32", "v_min3_f32", "v_med3_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
+    _add("v_bitop3_b32", Form("VOP3", (V,), (VS, VS, VS), mods=("bitop3",)))  # gfx950: D = LUT[S0, S1, S2]
+    _add("v_mad_i64_i32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_i64_i32"))
+    # carries: D, the carry-out mask; (addc) the carry-in mask last.  gfx11: v_add_co_ci_u32
+    for m, g11 in (("v_add_co_u32", None), ("v_sub_co_u32", None), ("v_subrev_co_u32", None)):
+        _add(m, Form("VOP2", (V, MASK), (VS, VS), suffix="_e32", gfx11=g11))
+    for m, g11 in (("v_addc_co_u32", "v_add_co_ci_u32"), ("v_subb_co_u32", "v_sub_co_ci_u32"),
+                   ("v_subbrev_co_u32", "v_subrev_co_ci_u32")):
+        _add(m, Form("VOP2", (V, MASK), (VS, VS, MASK), suffix="_e32", gfx11=g11))
+    # 16 bits: gfx9 keeps the result in the low half (the high half zero); true16 (gfx11+) names
+    # a half (`v1.l`): the front gives the op `dst_half` / `src<i>_half` attributes
+    for m in ("v_lshlrev_b16", "v_lshrrev_b16", "v_add_u16", "v_sub_u16", "v_mul_lo_u16", "v_and_b16", "v_or_b16"):
+        _add(m, Form("VOP2", (V,), (VS, VS), suffix="_e32", gfx11={"v_add_u16": "v_add_nc_u16",
+                                                                     "v_sub_u16": "v_sub_nc_u16"}.get(m),
+                     mods=("dst_half", "src0_half", "src1_half", "op_sel")))
+    _add("v_mov_b16", Form("VOP1", (V,), (VS,), suffix="_e32", mods=("dst_half", "src0_half", "op_sel")))
+    # SDWA (gfx9): a 32-bit op on selected bytes or words of its sources, into selected ones of D
+    for m in ("v_or_b32", "v_and_b32", "v_lshrrev_b32", "v_lshlrev_b32", "v_mov_b32", "v_add_u32",
+              "v_cvt_f32_f16", "v_cvt_f16_f32", "v_mul_f32", "v_add_f32", "v_xor_b32"):
+        _add(f"{m}_sdwa", Form("VOP2" if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else "VOP1",
+                               (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
+                               mods=SDWA_MODS, asm=f"{m}_sdwa"))
+    # VOPC into EXEC (gfx10+'s v_cmpx: EXEC = the lanes where the comparison holds)
+    for c in ("eq", "ne", "lt", "le", "gt", "ge"):
+        for t in ("u32", "i32"):
+            _add(f"v_cmpx_{c}_{t}", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32"))
+    _add("v_pk_fma_f32", Form("VOP3P", (V2,), (Slot("vs", 2),) * 3, mods=PACKED_MODS))
+    for m in ("v_pk_mul_f32", "v_pk_add_f32"):
+        _add(m, Form("VOP3P", (V2,), (Slot("vs", 2),) * 2, mods=PACKED_MODS))
+    _add("v_pk_mov_b32", Form("VOP3P", (V2,), (Slot("vs", 2),) * 2, mods=PACKED_MODS))
+
+
+def _llvm_memory() -> None:
+    for n, suf, g11 in ((3, "dwordx3", "b96"), (16, "dwordx16", "b512")):  # (gfx12's b96)
+        _add(f"s_load_{suf}", Form("SMEM", (Slot("s", n),), (S2,), mods=("offset",), gfx11=f"s_load_{g11}"))
+    # d16 loads: 16 (8) bits into the low (_hi: high) half of D, its other half kept (D is read)
+    for m, g11 in (("short_d16", "d16_b16"), ("short_d16_hi", "d16_hi_b16"), ("ubyte_d16", "d16_u8"),
+                   ("ubyte_d16_hi", "d16_hi_u8")):
+        _add(f"global_load_{m}", Form("GLOBAL", (V,), (V2, V), mods=("offset",), gfx11=f"global_load_{g11}", tied=1))
+        _add(f"global_load_{m}_saddr", Form("GLOBAL", (V,), (V, S2, V), mods=("offset",), gfx11=f"global_load_{g11}",
+                                            asm=f"global_load_{m}", tied=2))
+    for m, g11 in (("u16_d16", "u16_d16"), ("u16_d16_hi", "u16_d16_hi"), ("u8_d16", "u8_d16"),
+                   ("u8_d16_hi", "u8_d16_hi")):
+        _add(f"ds_read_{m}", Form("DS", (V,), (V, V), mods=("offset",), gfx11=f"ds_load_{g11}", tied=1))
+    for m, n, g11, st64 in (("ds_read2st64_b64", 4, "ds_load_2addr_stride64_b64", 64),
+                            ("ds_read2_b64", 4, "ds_load_2addr_b64", 1), ("ds_read2st64_b32", 2,
+                                                                           "ds_load_2addr_stride64_b32", 64)):
+        _add(m, Form("DS", (Slot("v", n),), (V,), mods=("offset0", "offset1"), gfx11=g11))
+    for m, n, g11 in (("ds_write2_b32", 1, "ds_store_2addr_b32"), ("ds_write2st64_b32", 1,
+                      "ds_store_2addr_stride64_b32"), ("ds_write2_b64", 2, "ds_store_2addr_b64"),
+                      ("ds_write2st64_b64", 2, "ds_store_2addr_stride64_b64")):
+        _add(m, Form("DS", (), (V, Slot("v", n), Slot("v", n)), mods=("offset0", "offset1"), gfx11=g11))
+    # atomics: without `glc` (gfx12: th:TH_ATOMIC_RETURN) no result; the address, the data
+    for m, n, g11 in (("global_atomic_add_f32", 1, None), ("global_atomic_add", 1, "global_atomic_add_u32"),
+                      ("global_atomic_cmpswap", 2, "global_atomic_cmpswap_b32")):
+        _add(m, Form("GLOBAL", (), (V2, Slot("v", n)), mods=("offset",), gfx11=g11))
+        _add(f"{m}_saddr", Form("GLOBAL", (), (V, Slot("v", n), S2), mods=("offset",), gfx11=g11, asm=m))
+        _add(f"{m}_rtn", Form("GLOBAL", (V,), (V2, Slot("v", n)), mods=("offset",), gfx11=g11, asm=m))
+        _add(f"{m}_rtn_saddr", Form("GLOBAL", (V,), (V, Slot("v", n), S2), mods=("offset",), gfx11=g11, asm=m))
+    # private (scratch) memory: spills.  `off` for the VGPR address and the SGPR offset: the offset alone
+    for n, suf, g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3", "b96"), (4, "dwordx4", "b128")):
+        _add(f"scratch_load_{suf}", Form("SCRATCH", (Slot("v", n),), (), mods=("offset",),
+                                         gfx11=f"scratch_load_{g11}"))
+        _add(f"scratch_store_{suf}", Form("SCRATCH", (), (Slot("v", n),), mods=("offset",),
+                                          gfx11=f"scratch_store_{g11}"))
+        # gfx90a's spills: MUBUF through the private segment buffer (s[0:3]), `off` for the address
+        _add(f"buffer_load_{suf}", Form("SCRATCH", (Slot("v", n),), (S4, SS), mods=("offset",)))
+        _add(f"buffer_store_{suf}", Form("SCRATCH", (), (Slot("v", n), S4, SS), mods=("offset",)))
+
+
+GFX12_NAMES = {"s_addk_co_i32": "s_addk_i32", "s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",
+               "s_sub_co_i32": "s_sub_i32", "s_sub_co_u32": "s_sub_u32", "s_sub_co_ci_u32": "s_subb_u32"}
+"""gfx12's names of scalar ops whose gfx9 / gfx11 names gemmc's own printer keeps (LLVM's
+assembler takes both): the op each names."""
+
+_llvm_scalar()
+_llvm_waits()
+_llvm_hints()
+_llvm_vector()
+_llvm_memory()
+
 
 # -- the matrix instructions ----------------------------------------------------------------------
 # VOP3P: the matrix instructions of every arch's table (gemmc.target.arch), in that arch's spelling:

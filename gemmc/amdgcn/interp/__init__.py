@@ -16,7 +16,8 @@ gfx12 SGPR hazards.
     buffers.py      host arrays as the device holds them, the kernarg segment
     semantics.py    which handler runs an instruction; the families' tables:
       scalar_alu.py   SALU          vector_alu.py   VALU but the matrix instructions
-      memory_ops.py   SMEM, GLOBAL, DS                matrix_ops.py   v_mfma_*, v_wmma_*
+      vector_forms.py carries, 64-bit, SDWA, 16-bit and packed-f32 VALU forms
+      memory_ops.py   SMEM, GLOBAL, DS, SCRATCH, atomics   matrix_ops.py   v_mfma_*, v_wmma_*
       control.py      branches, EXEC, waits, barriers, nops
     waitcnt.py      the memory counters and the pending-register check
     hazards.py      MFMA wait states, the WMMA hazard, gfx12's SGPR read hazards

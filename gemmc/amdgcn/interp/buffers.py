@@ -13,20 +13,57 @@ from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_args
 FP8_FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
 
 
-def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, int]) -> np.ndarray:
-    """The kernarg segment (as 32-bit words) for the launch operands."""
+def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, int], grid=(1, 1, 1),
+                    block=(1, 1, 1)) -> np.ndarray:
+    """The kernarg segment (as 32-bit words) for the launch operands: gemmc's own kernels' args,
+    and LLVM's (by_value, and the hidden arguments of code object v5 that the launch fills)."""
     size = kernel.int_attr("kernarg_size")
-    seg = np.zeros(max(1, -(-size // 4)), U32)
-    for a in kernel_args(kernel):
-        o = a["offset"] // 4
-        if a["kind"] == "global_buffer":
+    args = kernel_args(kernel)
+    size = max([size] + [a["offset"] + a.get("size", 4) for a in args])
+    seg8 = np.zeros(max(4, -(-size // 4) * 4), np.uint8)
+    seg = seg8.view(U32)
+    for a in args:
+        o, kind = a["offset"], a["kind"]
+        if kind == "global_buffer":
+            if a["arg"] not in buffer_index:  # None: the null pointer (Triton's unused scratch pointers)
+                continue
             base = (buffer_index[a["arg"]] + 1) << BUFFER_SHIFT
-            seg[o], seg[o + 1] = base & 0xFFFFFFFF, base >> 32
+            seg[o // 4], seg[o // 4 + 1] = base & 0xFFFFFFFF, base >> 32
         elif "dim" in a:
-            seg[o] = U32(operands[a["dim_arg"]].shape[a["dim_axis"]])
+            seg[o // 4] = U32(operands[a["dim_arg"]].shape[a["dim_axis"]])
+        elif kind == "by_value_bytes":  # LLVM's by_value: the operand's own type
+            _put(seg8, o, a["size"], _scalar_bytes(operands[a["arg"]], a["size"]))
+        elif kind.startswith("hidden_"):
+            _put(seg8, o, a["size"], np.asarray(_hidden(kind, grid, block), np.uint64).tobytes())
         else:
-            seg[o] = np.asarray(operands[a["arg"]], dtype=np.float32).reshape(()).view(U32)
+            seg[o // 4] = np.asarray(operands[a["arg"]], dtype=np.float32).reshape(()).view(U32)
     return seg
+
+
+def _scalar_bytes(x, size: int) -> bytes:
+    """A by-value argument's bytes: integers as integers, floats as f32 (f64 where 8 bytes)."""
+    v = np.asarray(x).reshape(())
+    if np.issubdtype(v.dtype, np.integer) or v.dtype == bool:
+        return np.asarray(int(v), np.int64).tobytes()
+    return np.asarray(v, np.float32 if size == 4 else np.float64).tobytes()
+
+
+def _put(seg8: np.ndarray, offset: int, size: int, data: bytes) -> None:
+    seg8[offset:offset + size] = np.frombuffer(data[:size].ljust(size, b"\0"), np.uint8)
+
+
+# code object v5's hidden arguments the launch knows (AMDGPUUsage, "Code Object V5 Metadata"):
+# the grid in workgroups, the workgroup size, the partial workgroups' sizes (none: the grid is
+# whole workgroups) and the grid's dimensions; any other hidden argument is zero
+def _hidden(kind: str, grid, block) -> int:
+    axis = "xyz".index(kind[-1]) if kind[-2:] in ("_x", "_y", "_z") else None
+    if kind.startswith("hidden_block_count_") and axis is not None:
+        return grid[axis]
+    if kind.startswith("hidden_group_size_") and axis is not None:
+        return block[axis]
+    if kind == "hidden_grid_dims":
+        return 3 if grid[2] * block[2] > 1 else 2 if grid[1] * block[1] > 1 else 1
+    return 0
 
 
 def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.amdgcn.interp.state import U64
 from gemmc.target.amdgcn_isa import BARRIERS
 
 
@@ -27,8 +28,13 @@ def _cbranch_scc(S, op):
 
 
 def _cbranch_exec(S, op):
-    z = op.MNEMONIC.endswith("z")
+    z = op.MNEMONIC == "s_cbranch_execz"  # (s_cbranch_execnz ends in z too)
     return lambda act, tgt: np.where((S.exec_bits == 0) == z, tgt, S.pc + 1)
+
+
+def _cbranch_vcc(S, op):
+    nz = op.MNEMONIC.endswith("nz")
+    return lambda act, tgt: np.where((S.vcc != 0) == nz, tgt, S.pc + 1)
 
 
 def _endpgm(S, op):
@@ -38,15 +44,21 @@ def _endpgm(S, op):
     return body
 
 
+_SAVEEXEC = {"and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
+             "andn2": lambda s, e: s & ~e}
+
+
 def _and_saveexec(S, op):
-    """D = EXEC, EXEC &= S0, SCC = EXEC != 0."""
+    """s_<op>_saveexec: D = EXEC, EXEC = S0 <op> EXEC (andn2: S0 & ~EXEC), SCC = EXEC != 0."""
     src, d0 = op.srcs[0], op.dsts[0].type
+    fn = _SAVEEXEC[op.MNEMONIC.split("_")[1]]
+    wave = U64((1 << S.L) - 1) if S.L < 64 else U64(0xFFFFFFFFFFFFFFFF)
 
     def body(act, tgt):
         old = S.exec_bits.copy()
         s = S.rd_scalar64(src)
         S.wr_s64(d0, old, act)
-        new = s & old
+        new = fn(s, old) & wave
         S.set_exec(new, act)
         S.scc = np.where(act, new != 0, S.scc)
     return body
@@ -74,6 +86,16 @@ def _waitcnt(S, op):
 def _wait_counter(S, op):
     """gfx12's s_wait_<counter> imm, one counter each (kmcnt: the scalar loads, only at 0)."""
     n, which, w = op.mods.get("imm", 0), op.MNEMONIC[len("s_wait_"):], S.waits
+
+    if "_dscnt" in which and which != "dscnt":  # gfx12's combined waits: imm[13:8], dscnt imm[5:0]
+        first = which.split("_")[0]
+
+        def both(act, tgt):
+            S.stats.waits += int(act.sum())
+            w.wait({"loadcnt": w.vm, "storecnt": w.vs}[first], n >> 8 & 0x3F, act)
+            w.wait(w.lds, n & 0x3F, act)
+            w.refresh_pending()
+        return both
 
     def body(act, tgt):
         S.stats.waits += int(act.sum())
@@ -118,6 +140,12 @@ BY_MNEMONIC = {
     **dict.fromkeys(("s_cbranch_scc0", "s_cbranch_scc1"), _cbranch_scc),
     **dict.fromkeys(("s_cbranch_execz", "s_cbranch_execnz"), _cbranch_exec),
     "s_endpgm": _endpgm,
-    **dict.fromkeys(("s_and_saveexec_b64", "s_and_saveexec_b32"), _and_saveexec),
+    **dict.fromkeys((f"s_{k}_saveexec_b{n}" for k in _SAVEEXEC for n in (32, 64)), _and_saveexec),
+    **dict.fromkeys(("s_cbranch_vccnz", "s_cbranch_vccz"), _cbranch_vcc),
+    # what only steers issue or caches (gemmc.target.amdgcn_isa: LLVM's hints)
+    **dict.fromkeys(("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep",
+                     "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "s_set_inst_prefetch_distance",
+                     "s_waitcnt_expcnt", "s_wait_expcnt", "global_inv", "global_wb", "global_wbinv",
+                     "buffer_wbinvl1_vol", "buffer_wbinvl1"), _nothing),
 }
 BY_PREFIX = {"s_wait_": _wait_counter}

@@ -17,7 +17,7 @@ from gemmc.amdgcn.interp.state import GcnInterpError
 from gemmc.target.arch import Arch, get_arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.kernel import KernelOp
-from gemmc.interp.host import launch_geometry
+from gemmc.interp.host import host_alloc, launch_geometry
 
 
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
@@ -32,7 +32,7 @@ def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts
             types.append(elems[i] if elems else "f32")
     images = [device_words(b, t) for b, t in zip(buffers, types)]
     work = [w for w, _ in images]
-    seg = kernarg_segment(kernel, operands, index)
+    seg = kernarg_segment(kernel, operands, index, grid, block)
     m = Machine(kernel, arch, grid, block, work, seg, [n for _, n in images])
     if counts is not None:
         counts.kernel_launches += 1
@@ -51,14 +51,21 @@ class _GcnHost(InterpreterFunctions):
     arch: Arch | None = None
     stats: list = field(default_factory=list)
     counts: object = None  # a gemmc.interp.Stats
+    kernels: dict | None = None  # the kernels by name, where not the module's (LLVM's assembly)
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
         values, grid, block = launch_geometry(op, args)
-        kernel = interp.get_op_for_symbol(op.kernel)
+        if self.kernels is not None:
+            kernel = self.kernels.get(_leaf(op.kernel))
+            if kernel is None:
+                raise GcnInterpError(f"amdgcn interpreter: no kernel {_leaf(op.kernel)} in the assembly")
+        else:
+            kernel = interp.get_op_for_symbol(op.kernel)
         if not isinstance(kernel, KernelOp):
             raise GcnInterpError(f"amdgcn interpreter: {op.kernel} is not an amdgcn.kernel; run lower-to-amdgcn")
-        kb = tuple(a.value.data for a in kernel.attributes["block"].data)  # type: ignore[attr-defined]
+        kb = block if "block" not in kernel.attributes else tuple(
+            a.value.data for a in kernel.attributes["block"].data)  # type: ignore[attr-defined]
         if block != kb:
             raise GcnInterpError(f"amdgcn interpreter: launched with block {block}, the kernel is built for {kb}")
         self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands],
@@ -69,6 +76,15 @@ class _GcnHost(InterpreterFunctions):
     def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
         array, axis = args
         return (np.int64(array.shape[int(axis)]),)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
+        """A host allocation (split-k's workspace)."""
+        return (host_alloc(op, args),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
 
 
 def _elem_name(t) -> str:
@@ -85,9 +101,10 @@ def _elem_name(t) -> str:
     return {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}.get(type(e), str(e))
 
 
-def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list[Stats]:
+def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None, kernels: dict | None = None) -> list[Stats]:
     """Run the host function with the amdgcn kernels; memref arguments are updated in place;
-    `counts` (a gemmc.interp.Stats) accumulates the executed instructions, bytes and barriers."""
+    `counts` (a gemmc.interp.Stats) accumulates the executed instructions, bytes and barriers;
+    `kernels` (name: amdgcn.kernel) runs those for the launches instead of the module's."""
     from gemmc.interp.check import bind_arguments, host_function
     from gemmc.interp.ops import ArithFunctions
 
@@ -97,7 +114,7 @@ def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
-    host = _GcnHost(arch, counts=counts)
+    host = _GcnHost(arch, counts=counts, kernels=kernels)
     interp.register_implementations(host)
     try:
         with np.errstate(all="ignore"):
@@ -111,12 +128,19 @@ def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None) -> list
     return host.stats
 
 
-def check(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, seed: int = 0):
-    """Run a finalized amdgcn module on random and exact inputs and compare C with the
+def check(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, seed: int = 0,
+          kernels: dict | None = None):
+    """Run a finalized amdgcn module (or the host function of a lowered module with `kernels`,
+    its kernels from LLVM's assembly) on random and exact inputs and compare C with the
     declared program (gemmc.interp.check.compare_runs, as gemmc.check)."""
     from gemmc.interp.check import compare_runs, host_function, matmul_spec
 
     arch = get_arch(arch) if isinstance(arch, str) else arch
     fn = host_function(module)
     return compare_runs(module, fn, matmul_spec(module, fn), dims or {}, arch, seed,
-                        lambda args, counts: execute(module, args, arch, counts))
+                        lambda args, counts: execute(module, args, arch, counts, kernels))
+
+
+def _leaf(ref) -> str:
+    """The kernel's own name in a reference @module::@kernel."""
+    return (ref.nested_references.data[-1] if ref.nested_references.data else ref.root_reference).data

@@ -21,7 +21,7 @@ from gemmc.amdgcn.interp.memory_ops import access_bytes
 from gemmc.amdgcn.interp.races import LdsRaces
 from gemmc.amdgcn.interp.semantics import handler
 from gemmc.amdgcn.interp.state import GcnInterpError, WaveState
-from gemmc.amdgcn.interp.waitcnt import Waitcnt
+from gemmc.amdgcn.interp.waitcnt import LOAD_COUNTER, Waitcnt
 from gemmc.target.arch import Arch
 from gemmc.dialects.amdgcn.control_flow import ForOp, IfOp, IfUniformOp
 from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix, is_mfma, is_wmma
@@ -89,10 +89,12 @@ class Machine(WaveState):
             raise GcnInterpError(f"amdgcn interpreter: branch to unknown label {target.data}")  # type: ignore[attr-defined]
         hazards = self.hazards.checks(op)
         wait_states = op.mods.get("imm", 0) + 1 if op.MNEMONIC == "s_nop" else 1
+        in_order = LOAD_COUNTER.get(op.FORM.fmt, 0) if reg_dsts else 0
+        tied_in_order = in_order if op.FORM.tied is not None else 0  # a d16 load reads the half it keeps
 
         def run(act: np.ndarray):
-            self.waits.check_regs(op, reg_srcs, act, "reads")
-            self.waits.check_regs(op, reg_dsts, act, "overwrites")
+            self.waits.check_regs(op, reg_srcs, act, "reads", tied_in_order)
+            self.waits.check_regs(op, reg_dsts, act, "overwrites", in_order)
             for hazard in hazards:
                 hazard(act)
             out = body(act, tgt)
@@ -107,14 +109,19 @@ class Machine(WaveState):
         """Run to the end; `counts` (a gemmc.interp.Stats) accumulates what was executed."""
         n = len(self.prog)
         steps = 0
+        at_barrier = np.array([op.MNEMONIC in ("s_barrier", "s_barrier_wait") for op, _ in self.prog] + [False])
         while True:
             alive = ~self.done
             if not alive.any():
                 return
-            p = int(self.pc[alive].min())
+            ready = alive & ~self._waiting(alive, at_barrier)
+            if not ready.any():
+                raise self.error(self.prog[int(self.pc[alive].min())][0], "the waves of a workgroup wait at "
+                                 "different barriers (a deadlock on a GPU)", alive)
+            p = int(self.pc[ready].min())
             if p >= n:
                 raise GcnInterpError("amdgcn interpreter: a wave ran past the end of the program (no s_endpgm)")
-            act = alive & (self.pc == p)
+            act = ready & (self.pc == p)
             op, fn = self.prog[p]
             if counts is not None:
                 self.count(op, act, counts)
@@ -129,6 +136,18 @@ class Machine(WaveState):
             steps += 1
             if steps > MAX_STEPS:
                 raise GcnInterpError(f"amdgcn interpreter: more than {MAX_STEPS} steps; an endless loop?")
+
+    def _waiting(self, alive: np.ndarray, at_barrier: np.ndarray) -> np.ndarray:
+        """The waves at a barrier that waits for waves of their workgroup still elsewhere (LLVM's
+        divergent branches bring a workgroup's waves to a barrier along different paths)."""
+        pcs = np.minimum(self.pc, len(at_barrier) - 1)
+        there = alive & at_barrier[pcs]
+        if not there.any():
+            return there
+        big = np.iinfo(np.int64).max
+        lo = np.where(alive, self.pc, big).reshape(self.nwg, self.wpg).min(axis=1)
+        hi = np.where(alive, self.pc, -1).reshape(self.nwg, self.wpg).max(axis=1)
+        return there & (lo != hi)[self.wg_of]
 
     # -- counting --------------------------------------------------------------------------------
 

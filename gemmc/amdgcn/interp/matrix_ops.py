@@ -15,6 +15,7 @@ from gemmc.amdgcn.interp.buffers import FP8_FORMATS
 from gemmc.amdgcn.interp.state import U32
 from gemmc.target.arch import Arch, get_matrix_instr
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
+from gemmc.dialects.amdgcn.registers import ImmType
 
 
 def matrix_instr(arch: Arch, op: GcnInstruction):
@@ -30,7 +31,8 @@ def matrix(S, op):
     srcs, d = list(op.srcs), op.dsts[0].type
 
     def regs(v, n, dtype):
-        x = np.stack([np.broadcast_to(S.rd_v(v, i), (S.W, S.L)) for i in range(n)], axis=-1)
+        const = isinstance(v.type, ImmType)  # an inline constant C: every element that value
+        x = np.stack([np.broadcast_to(S.rd_v(v, 0 if const else i), (S.W, S.L)) for i in range(n)], axis=-1)
         if dtype == "bf16":
             return (x.view(np.uint16).astype(U32) << U32(16)).view(np.float32)
         if np.dtype(dtype).itemsize == 1:  # FP8: byte b of register i is element 4i + b

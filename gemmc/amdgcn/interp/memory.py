@@ -24,6 +24,16 @@ class Memory:
         self.lds_bytes = S.kernel.int_attr("lds_bytes")
         self.lds_words = max(1, -(-self.lds_bytes // 4))
         self.LDS = np.zeros((S.nwg, self.lds_words), U32)
+        # private (scratch) memory: each lane's own, LLVM's spills (kernel attribute private_bytes)
+        self.private_bytes = S.kernel.int_attr("private_bytes")
+        self.private = np.zeros((S.W, S.L, max(1, -(-self.private_bytes // 4))), U32)
+
+    def private_words(self, op, offset: int, nbytes: int, m: np.ndarray) -> int:
+        """The word index of a scratch access at `offset` (the same for every lane), checked."""
+        if offset < 0 or offset + nbytes > self.private_bytes or offset % 4:
+            raise self.S.error(op, f"scratch access of {nbytes} bytes at {offset} outside the "
+                                   f"{self.private_bytes} private bytes of each lane, or unaligned", m.any(axis=1))
+        return offset // 4
 
     # -- global memory ---------------------------------------------------------------------------
 

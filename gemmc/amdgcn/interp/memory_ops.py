@@ -13,8 +13,10 @@ from gemmc.amdgcn.interp.state import U32, U64
 from gemmc.amdgcn.interp.waitcnt import LDS, SMEM, VM
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
 
-_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi")
-_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi")
+_BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
+            "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi")
+_BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi",
+           "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi")
 _M64 = U64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -25,9 +27,20 @@ def access_bytes(op: GcnInstruction) -> int:
         return 2
     if m.removesuffix("_saddr") in _BYTES8:
         return 1
-    if m == "ds_read2_b32":
-        return 8
+    if m.startswith(("ds_read2", "ds_write2")):
+        return 2 * (8 if m.endswith("b64") else 4)
+    if m.startswith("scratch_"):
+        return 4 * (op.dsts[0].type if op.dsts else op.srcs[0].type).n  # type: ignore[attr-defined]
+    if "atomic" in m:
+        return 4
     return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+
+
+def d16_merge(old, val, nbytes: int, high: bool):
+    """A d16 load's register: the loaded 16 (8, zero-extended to 16) bits in the low or high
+    half, the other half as it was."""
+    shift = U32(16) if high else U32(0)
+    return (old & ~(U32(0xFFFF) << shift)) | ((val & U32(0xFFFF)) << shift)
 
 
 def _smem(S, op):
@@ -57,6 +70,9 @@ def _global(S, op):
     load = m.startswith("global_load")
     n = dsts[0].type.n if load else srcs[1].type.n
     nbytes = access_bytes(op)
+    d16, d16_hi = "_d16" in m and load, "_d16_hi" in m
+    if d16:
+        srcs = srcs[:-1]  # the tied destination, read by d16_merge
 
     def addr():
         if saddr:
@@ -70,6 +86,8 @@ def _global(S, op):
         if load:
             vals = S.mem.gload(buf, word, n) if nbytes >= 4 else [S.mem.gload16(buf, byte) if nbytes == 2
                                                                   else S.mem.gload8(buf, byte)]
+            if d16:
+                vals = [d16_merge(S.V[dsts[0].type.first][mm], vals[0], nbytes, d16_hi)]
             S.wr_v_lanes(dsts[0].type.first, vals, mm)
             S.waits.issue_load(VM, dsts[0].type, act)
         else:
@@ -87,8 +105,8 @@ def _global(S, op):
 def _ds(S, op):
     """ds_read_b* / ds_write_b*: n dwords at each lane's LDS address plus the offset."""
     m, srcs, dsts = op.MNEMONIC, list(op.srcs), list(op.dsts)
-    if m == "ds_read2_b32":
-        return _ds_read2(S, op)
+    if m.startswith(("ds_read2", "ds_write2")):
+        return _ds2(S, op)
     if access_bytes(op) in (1, 2):
         return _ds_narrow(S, op)
     off = op.mods.get("offset", 0)
@@ -120,6 +138,7 @@ def _ds_narrow(S, op):
     off = op.mods.get("offset", 0)
     load = op.MNEMONIC.startswith("ds_read")
     high = op.MNEMONIC.endswith("_d16_hi")
+    d16 = load and "_d16" in op.MNEMONIC
     dtype, mask = (np.uint16, U32(0xFFFF)) if nbytes == 2 else (np.uint8, U32(0xFF))
 
     def body(act, tgt):
@@ -129,7 +148,10 @@ def _ds_narrow(S, op):
         mem = S.mem.LDS.view(dtype)
         if load:
             S.races.read_bytes(op, wave, wg, byte, nbytes)
-            S.wr_v_lanes(dsts[0].type.first, [mem[wg, byte // nbytes]], mm)
+            val = mem[wg, byte // nbytes].astype(U32)
+            if d16:
+                val = d16_merge(S.V[dsts[0].type.first][mm], val, nbytes, high)
+            S.wr_v_lanes(dsts[0].type.first, [val], mm)
             S.waits.issue_load(LDS, dsts[0].type, act)
         else:
             S.races.write_bytes(op, wave, wg, byte, nbytes)
@@ -139,20 +161,93 @@ def _ds_narrow(S, op):
     return body
 
 
-def _ds_read2(S, op):
-    """ds_read2_b32: two dwords, at the address plus 4 * offset0 and plus 4 * offset1."""
-    offs = (4 * op.mods.get("offset0", 0), 4 * op.mods.get("offset1", 0))
-    addr, d = op.srcs[0], op.dsts[0].type
+def _ds2(S, op):
+    """ds_read2* / ds_write2*: two elements (b32: a dword, b64: two), at the address plus
+    offset0 and plus offset1 elements (st64: 64 elements)."""
+    m, addr = op.MNEMONIC, op.srcs[0]
+    n = 2 if m.endswith("b64") else 1
+    step = 4 * n * (64 if "st64" in m else 1)
+    offs = (step * op.mods.get("offset0", 0), step * op.mods.get("offset1", 0))
+    load = m.startswith("ds_read")
 
     def body(act, tgt):
         mm = S.lanes_act(act)
-        for i, off in enumerate(offs):  # (the address is read again: the first dword may overwrite it)
+        where = []
+        for off in offs:  # (addresses first: a load's first element may overwrite the address)
             a = S.rd_v(addr).astype(np.int64) + off
-            wave, wg, word = S.mem.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4)
-            S.races.read(op, wave, wg, word)
-            S.wr_v_lanes(d.first + i, [S.mem.LDS[wg, word]], mm)
-        S.waits.issue_load(LDS, d, act)
+            where.append(S.mem.lds_index(op, np.broadcast_to(a, mm.shape), mm, 4 * n))
+        if load:
+            d = op.dsts[0].type
+            for i, (wave, wg, word) in enumerate(where):
+                for j in range(n):
+                    S.races.read(op, wave, wg, word + j)
+                S.wr_v_lanes(d.first + n * i, [S.mem.LDS[wg, word + j] for j in range(n)], mm)
+            S.waits.issue_load(LDS, d, act)
+            return
+        for i, (wave, wg, word) in enumerate(where):
+            for j in range(n):
+                S.races.write(op, wave, wg, word + j)
+                S.mem.LDS[wg, word + j] = np.broadcast_to(S.rd_v(op.srcs[1 + i], j), mm.shape)[mm]
+        S.waits.issue_lds_store(act)
     return body
 
 
-BY_FORMAT = {"SMEM": _smem, "GLOBAL": _global, "DS": _ds}
+def _atomic(S, op):
+    """global_atomic_*: per lane, in lane order (lanes on one address each see the others'
+    results), the old value into D for the returning (`_rtn`) forms.  add_f32 rounds each
+    sum to f32; cmpswap's data is (new value, compare value)."""
+    m, srcs = op.MNEMONIC, list(op.srcs)
+    saddr, rtn = m.endswith("_saddr"), "_rtn" in m
+    kind = m.removeprefix("global_atomic_").removesuffix("_saddr").removesuffix("_rtn")
+    off = U64(op.mods.get("offset", 0) & 0xFFFFFFFFFFFFFFFF)
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        a = ((S.rd_scalar64(srcs[-1])[:, None] + S.rd_v(srcs[0]).astype(U64)) if saddr else S.rd_v64(srcs[0])) + off
+        buf, word, _ = S.mem.resolve(op, np.broadcast_to(a & _M64, mm.shape), mm, 4)
+        data = [np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm] for i in range(srcs[1].type.n)]
+        old = np.zeros(len(word), U32)
+        for k in range(len(word)):  # lane order, so that colliding lanes accumulate
+            mem = S.mem.buffers[buf[k] - 1]
+            old[k] = mem[word[k]]
+            if kind == "add_f32":
+                mem[word[k]] = (old[k:k + 1].view(np.float32) + data[0][k:k + 1].view(np.float32)).view(U32)[0]
+            elif kind == "add":
+                mem[word[k]] = U32((int(old[k]) + int(data[0][k])) & 0xFFFFFFFF)
+            elif kind == "cmpswap":
+                if old[k] == data[1][k]:
+                    mem[word[k]] = data[0][k]
+        if rtn:
+            S.wr_v_lanes(op.dsts[0].type.first, [old], mm)
+            S.waits.issue_load(VM, op.dsts[0].type, act)
+        else:
+            S.waits.issue_global_store(act)
+    return body
+
+
+def _scratch(S, op):
+    """scratch_load_* / scratch_store_*: each lane's own private memory at the offset (LLVM's
+    spills: `off` for the address VGPR and the SGPR offset)."""
+    load, n = bool(op.dsts), (op.dsts[0].type if op.dsts else op.srcs[0].type).n
+    off = op.mods.get("offset", 0)
+    soffset = op.srcs[-1] if op.MNEMONIC.startswith("buffer_") else None  # (gfx90a's MUBUF spills)
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        if soffset is not None and np.any(S.rd_s(soffset)[act] != 0):
+            raise S.error(op, "a scratch access with a nonzero SGPR offset (the interpreter's scratch "
+                              "is per lane, its wave offset 0)", act)
+        words = S.mem.private_words(op, off, 4 * n, mm)
+        if load:
+            S.wr_v_lanes(op.dsts[0].type.first, [S.mem.private[:, :, words + i][mm] for i in range(n)], mm)
+            S.waits.issue_load(VM, op.dsts[0].type, act)
+        else:
+            for i in range(n):
+                S.mem.private[:, :, words + i][mm] = np.broadcast_to(S.rd_v(op.srcs[0], i), mm.shape)[mm]
+            S.waits.issue_global_store(act)
+    return body
+
+
+BY_FORMAT = {"SMEM": _smem, "GLOBAL": _global, "DS": _ds, "SCRATCH": _scratch}
+BY_MNEMONIC = {f"global_atomic_{k}{r}{s}": _atomic for k in ("add_f32", "add", "cmpswap")
+               for r in ("", "_rtn") for s in ("", "_saddr")}

@@ -9,12 +9,13 @@ races) lives with each check.
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from gemmc.target.arch import Arch, get_gcn_isa
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
-from gemmc.dialects.amdgcn.kernel import KernelOp
+from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_inputs
 from gemmc.dialects.amdgcn.pseudo import constant_of
 from gemmc.dialects.amdgcn.registers import AGPRType, SGPRType, SpecialRegType, VGPRType
 
@@ -23,6 +24,7 @@ BUFFER_SHIFT = 40
 U32 = np.uint32
 U64 = np.uint64
 M32 = U64(0xFFFFFFFF)
+TTMP_FIRST = 108  # ttmp0 among the SGPR numbers (the hardware's encoding)
 
 
 class GcnInterpError(GemmcError):
@@ -39,16 +41,17 @@ class WaveState:
         self.L = arch.wave_size
         bx, by, bz = block
         gx, gy, gz = grid
-        if gz != 1 or bz != 1:
-            raise GcnInterpError("amdgcn interpreter: 3-d grids and blocks are not supported")
+        if bz != 1:
+            raise GcnInterpError("amdgcn interpreter: 3-d blocks are not supported")
         threads = bx * by
         self.wpg = -(-threads // self.L)
-        self.nwg = gx * gy
+        self.nwg = gx * gy * gz
         W = self.W = self.nwg * self.wpg
         L = self.L
         self.wg_of = np.repeat(np.arange(self.nwg), self.wpg)
         wg_x = self.wg_of % gx
-        wg_y = self.wg_of // gx
+        wg_y = self.wg_of // gx % gy
+        self.wg_z = self.wg_of // (gx * gy)  # (split-k's slices; gemmc's own kernels launch gz = 1)
         t = (np.arange(self.wpg)[:, None] * L + np.arange(L)[None, :])  # thread index in the workgroup
         t = np.tile(t, (self.nwg, 1))
         valid = t < threads
@@ -59,11 +62,7 @@ class WaveState:
         self.V = np.zeros((self.nv, W, L), U32)
         self.A = np.zeros((max(self.na, 1), W, L), U32)  # accumulation registers (gfx90a+)
         self.S = np.zeros((ns + 2, W), U32)
-        self.V[0] = np.where(valid, tx | (ty << 10), 0).astype(U32)
-        self.S[0] = U32(KERNARG_BASE & 0xFFFFFFFF)
-        self.S[1] = U32(KERNARG_BASE >> 32)
-        self.S[2] = wg_x.astype(U32)
-        self.S[3] = wg_y.astype(U32)
+        self._launch_inputs(kernel_inputs(kernel), valid, tx, ty, wg_x, wg_y)
         self.lane_bit = (U64(1) << np.arange(L, dtype=U64))
         self.exec_bits = np.bitwise_or.reduce(np.where(valid, self.lane_bit[None, :], U64(0)), axis=1).astype(U64)
         self.lanes = valid.copy()
@@ -74,10 +73,33 @@ class WaveState:
         # the program: (instruction, its compiled body); the machine fills it in
         self.prog: list[tuple[Operation, object]] = []
 
+    def _launch_inputs(self, at: dict[str, int], valid, tx, ty, wg_x, wg_y) -> None:
+        """The registers the hardware fills at wave launch (kernel_inputs says which)."""
+        if at.get("tid_packed", 1):
+            self.V[0] = np.where(valid, tx | (ty << 10), 0).astype(U32)
+        else:
+            self.V[0] = np.where(valid, tx, 0).astype(U32)
+            if at.get("workitem_id", 0) >= 1:
+                self.V[1] = np.where(valid, ty, 0).astype(U32)
+        if "kernarg_ptr" in at:
+            k = at["kernarg_ptr"]
+            self.S[k], self.S[k + 1] = U32(KERNARG_BASE & 0xFFFFFFFF), U32(KERNARG_BASE >> 32)
+        for name, ids in (("wgid_x", wg_x), ("wgid_y", wg_y)):
+            if name in at:
+                self.S[at[name]] = ids.astype(U32)
+        if "wgid_z" in at:
+            self.S[at["wgid_z"]] = self.wg_z.astype(U32)
+        if at.get("ttmp_wgid"):  # gfx12's architected ids: TTMP9 = x, TTMP7 = y | z << 16
+            self.S[TTMP_FIRST + 9] = wg_x.astype(U32)
+            self.S[TTMP_FIRST + 7] = (wg_y | (self.wg_z << 16)).astype(U32)
+
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         """An error at op, naming the first of `waves` (a bool per wave) if given."""
         idx = next((i for i, (o, _) in enumerate(self.prog) if o is op), -1)
         where = f"instruction {idx} '{op.MNEMONIC}'" if isinstance(op, GcnInstruction) else op.name
+        loc = op.attributes.get("loc")  # the assembly line (gemmc.amdgcn.asm_front)
+        if isinstance(loc, StringAttr):
+            where = f"{loc.data}: '{op.MNEMONIC}'"  # type: ignore[attr-defined]
         if waves is not None:
             ws = np.nonzero(waves)[0]
             if len(ws):
@@ -112,7 +134,10 @@ class WaveState:
                 return lo
             return lo | (self.S[t.first + 1].astype(U64) << U64(32))
         if isinstance(t, SpecialRegType):
-            return {"exec": self.exec_bits, "vcc": self.vcc}[t.reg.data].copy()
+            name = t.reg.data
+            if name.startswith("ttmp"):  # the trap temporaries (LLVM's assembly: gfx12's workgroup ids)
+                return self.S[TTMP_FIRST + int(name[4:])].astype(U64)
+            return {"exec": self.exec_bits, "vcc": self.vcc}[name].copy()
         c = constant_of(v)
         assert c is not None
         return np.full(self.W, U64(c.int_value & 0xFFFFFFFFFFFFFFFF), U64)
@@ -137,6 +162,8 @@ class WaveState:
             return self.A[t.first + i]
         if isinstance(t, SGPRType):
             return self.S[t.first + i][:, None]
+        if isinstance(t, SpecialRegType):  # exec, vcc, a trap temporary as a 32-bit VALU source
+            return self.rd_s(v)[:, None]
         c = constant_of(v)
         assert c is not None
         if i == 0:

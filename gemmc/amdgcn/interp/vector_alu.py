@@ -75,6 +75,79 @@ INTEGER = {
     # the low half's f16, exactly
     "v_cvt_f32_f16": lambda a: (u(a) & U64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32).view(U32),
 }
+
+def i32(x):
+    """32-bit patterns as signed values (int64)."""
+    return (u(x).astype(np.int64) ^ 0x80000000) - 0x80000000
+
+
+def _cvt_to_int(x, lo: int, hi: int):
+    """f32 to an integer, truncated toward zero, saturated to [lo, hi], NaN to 0 (the ISA's
+    V_CVT_U32_F32 / V_CVT_I32_F32)."""
+    f = np.nan_to_num(np.trunc(f32(x).astype(np.float64)), nan=0.0, posinf=hi, neginf=lo)
+    return np.clip(f, lo, hi).astype(np.int64).astype(U64) & M32
+
+
+def _bits_of(fn):
+    return lambda *a: np.asarray(fn(*a), np.float32).view(U32).astype(U64)
+
+
+def _bfe_i32(a, b, c):
+    off, width = u(b) & _S31, u(c) & _S31
+    field = (u(a) >> off) & ((U64(1) << width) - U64(1))
+    sign = np.where(width > 0, (field >> np.maximum(width, U64(1)) - U64(1)) & U64(1), U64(0))
+    return np.where(sign == 1, field | (M32 & ~((U64(1) << width) - U64(1))), field)
+
+
+def _brev32(a):
+    out = np.zeros(np.shape(a), U64)
+    for i in range(32):
+        out |= ((u(a) >> U64(i)) & U64(1)) << U64(31 - i)
+    return out
+
+
+def _scan_bits(a, leading: bool):
+    """v_ffbh_u32 (leading zeros from bit 31) / v_ffbl_b32 (trailing zeros); -1 for 0."""
+    out = np.full(np.shape(a), M32, U64)
+    order = range(32) if leading else range(31, -1, -1)
+    for i in order:
+        out = np.where((u(a) >> U64(i)) & U64(1), U64(31 - i if leading else i), out)
+    return out
+
+
+# LLVM's VALU integer ops beyond gemmc's own (the CDNA3 / RDNA3 ISA guides' VOP1, VOP2, VOP3)
+INTEGER.update({
+    "v_ashrrev_i32": lambda a, b: (i32(b) >> (u(a) & _S31).astype(np.int64)).astype(U64) & M32,
+    "v_max_i32": lambda a, b: np.where(i32(a) > i32(b), u(a), u(b)),
+    "v_min_i32": lambda a, b: np.where(i32(a) < i32(b), u(a), u(b)),
+    "v_subrev_u32": lambda a, b: (u(b) - u(a)) & M32,
+    "v_mul_hi_u32_u24": lambda a, b: ((u(a) & _U24) * (u(b) & _U24)) >> U64(32),
+    "v_mul_i32_i24": lambda a, b: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8)).astype(U64)) & M32,
+    "v_mad_i32_i24": lambda a, b, c: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8) + i32(c))
+                                      .astype(U64)) & M32,
+    "v_bfrev_b32": _brev32,
+    "v_not_b32": lambda a: ~u(a) & M32,
+    "v_ffbh_u32": lambda a: _scan_bits(a, True),
+    "v_ffbl_b32": lambda a: _scan_bits(a, False),
+    "v_cvt_u32_f32": lambda a: _cvt_to_int(a, 0, 0xFFFFFFFF),
+    "v_cvt_i32_f32": lambda a: _cvt_to_int(a, -(1 << 31), (1 << 31) - 1),
+    "v_cvt_f32_i32": _bits_of(lambda a: i32(a).astype(np.float32)),
+    **{f"v_cvt_f32_ubyte{k}": (lambda k: _bits_of(lambda a: ((u(a) >> U64(8 * k)) & U64(0xFF)).astype(np.float32)))(k)
+       for k in range(4)},
+    "v_and_or_b32": lambda a, b, c: (u(a) & u(b)) | u(c),
+    "v_or3_b32": lambda a, b, c: u(a) | u(b) | u(c),
+    "v_xor3_b32": lambda a, b, c: u(a) ^ u(b) ^ u(c),
+    "v_xad_u32": lambda a, b, c: ((u(a) ^ u(b)) + u(c)) & M32,
+    "v_bfe_i32": _bfe_i32,
+    "v_bfi_b32": lambda a, b, c: (u(a) & u(b)) | (~u(a) & M32 & u(c)),
+    "v_alignbit_b32": lambda a, b, c: (((u(a) << U64(32)) | u(b)) >> (u(c) & _S31)) & M32,
+    "v_alignbyte_b32": lambda a, b, c: (((u(a) << U64(32)) | u(b)) >> (U64(8) * (u(c) & U64(3)))) & M32,
+    "v_max3_i32": lambda a, b, c: np.maximum(np.maximum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
+    "v_min3_i32": lambda a, b, c: np.minimum(np.minimum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
+    "v_med3_i32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(i32(a), i32(b), i32(c))), axis=0)
+                                    .astype(np.int64).astype(U64) & M32,
+})
+
 FLOAT = {
     "v_add_f32": lambda a, b: f32(a) + f32(b),
     "v_sub_f32": lambda a, b: f32(a) - f32(b),
@@ -84,24 +157,75 @@ FLOAT = {
     # fused: the f32 product is exact in float64, the sum rounded once more to f32
     "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
     "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+    "v_subrev_f32": lambda a, b: f32(b) - f32(a),
+    # the hardware's reciprocal is within 1 ULP; LLVM's integer division refines it and
+    # corrects the quotient, so the exact f32 reciprocal gives the same quotients
+    "v_rcp_f32": lambda a: np.float32(1.0) / f32(a),
+    "v_rcp_iflag_f32": lambda a: np.float32(1.0) / f32(a),
+    "v_trunc_f32": lambda a: np.trunc(f32(a)),
+    "v_floor_f32": lambda a: np.floor(f32(a)),
+    "v_max_num_f32": lambda a, b: np.fmax(f32(a), f32(b)),
+    "v_min_num_f32": lambda a, b: np.fmin(f32(a), f32(b)),
+    "v_max3_f32": lambda a, b, c: np.maximum(np.maximum(f32(a), f32(b)), f32(c)),
+    "v_min3_f32": lambda a, b, c: np.minimum(np.minimum(f32(a), f32(b)), f32(c)),
+    "v_med3_f32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(f32(a), f32(b), f32(c))), axis=0),
 }
 
 
 def _integer(S, op):
     fn, srcs, d0 = INTEGER[op.MNEMONIC], list(op.srcs), op.dsts[0].type
+    _no_modifiers(S, op, ("neg", "abs", "clamp", "omod"))
+    halves = [op.mods.get(f"src{i}_half", -1) for i in range(len(srcs))]
+    dhalf = op.mods.get("dst_half", -1)
 
     def body(act, tgt):
-        r = fn(*[S.rd_v(s) for s in srcs])
-        S.wr_v(d0, [np.broadcast_to(np.asarray(r).astype(U32), (S.W, S.L))], act)
+        r = np.broadcast_to(np.asarray(fn(*[true16_source(S.rd_v(s), h) for s, h in zip(srcs, halves)])).astype(U32),
+                            (S.W, S.L))
+        if dhalf >= 0:  # true16: the result's 16 bits into the half D names, the other half kept
+            shift = U32(16 * dhalf)
+            r = (S.V[d0.first] & ~(U32(0xFFFF) << shift)) | ((r & U32(0xFFFF)) << shift)
+        S.wr_v(d0, [r], act)
     return body
+
+
+def true16_source(x, half: int):
+    """A source as the op reads it: gfx11+'s `v1.h` is the high half in the low 16 bits."""
+    if half < 0:
+        return x
+    return (np.asarray(x, U32) >> U32(16 * half)) & U32(0xFFFF)
+
+
+def _no_modifiers(S, op, names) -> None:
+    """An error for a modifier of `names` on op: its handler does not compute it."""
+    for k in names:
+        if op.mods.get(k):
+            raise S.error(op, f"the modifier {k} of {op.MNEMONIC} is not supported")
+
+
+def float_sources(S, op, srcs):
+    """The sources as f32, with the input modifiers (abs, then neg: a bit per source)."""
+    neg, ab = op.mods.get("neg", 0), op.mods.get("abs", 0)
+    out = []
+    for i, s in enumerate(srcs):
+        x = f32(S.rd_v(s))
+        if ab >> i & 1:
+            x = np.abs(x)
+        if neg >> i & 1:
+            x = -x
+        out.append(x.view(U32) if (ab | neg) >> i & 1 else S.rd_v(s))
+    return out
 
 
 def _float(S, op):
     fn, srcs, d0 = FLOAT[op.MNEMONIC], list(op.srcs), op.dsts[0].type
+    _no_modifiers(S, op, ("omod",))
+    clamp = op.mods.get("clamp", 0)
 
     def body(act, tgt):
-        r = fn(*[S.rd_v(s) for s in srcs])
-        S.wr_v(d0, [np.broadcast_to(np.asarray(r, dtype=np.float32).view(U32), (S.W, S.L))], act)
+        r = np.asarray(fn(*float_sources(S, op, srcs)), dtype=np.float32)
+        if clamp:  # to [0, 1], NaN to 0
+            r = np.clip(np.nan_to_num(r, nan=0.0), 0.0, 1.0).astype(np.float32)
+        S.wr_v(d0, [np.broadcast_to(r.view(U32), (S.W, S.L))], act)
     return body
 
 
@@ -112,7 +236,7 @@ def _cmp(S, op):
     a_src, b_src, d0 = op.srcs[0], op.srcs[1], op.dsts[0].type
 
     def body(act, tgt):
-        a, b = S.rd_v(a_src), S.rd_v(b_src)
+        a, b = float_sources(S, op, [a_src, b_src]) if ty == "f32" else (S.rd_v(a_src), S.rd_v(b_src))
         if ty == "i32":
             a, b = np.asarray(a, U32).view(np.int32), np.asarray(b, U32).view(np.int32)
         elif ty == "f32":
@@ -157,11 +281,30 @@ def _readfirstlane(S, op):
     return body
 
 
+def _bitop3(S, op):
+    """v_bitop3_b32 (gfx950): bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the 8-bit
+    truth table `bitop3`."""
+    srcs, d0, table = list(op.srcs), op.dsts[0].type, op.mods.get("bitop3", 0)
+
+    def body(act, tgt):
+        a, b, c = (u(np.broadcast_to(S.rd_v(s), (S.W, S.L))) for s in srcs)
+        out = np.zeros((S.W, S.L), U64)
+        for idx in range(8):
+            if table >> idx & 1:
+                ma = a if idx & 4 else ~a & M32
+                mb = b if idx & 2 else ~b & M32
+                mc = c if idx & 1 else ~c & M32
+                out |= ma & mb & mc
+        S.wr_v(d0, [out.astype(U32)], act)
+    return body
+
+
 BY_MNEMONIC = {
+    "v_bitop3_b32": _bitop3,
     **dict.fromkeys(INTEGER, _integer),
     **dict.fromkeys(FLOAT, _float),
     "v_cndmask_b32": _cndmask,
     "v_mad_u64_u32": _mad_u64_u32,
     "v_readfirstlane_b32": _readfirstlane,
 }
-BY_PREFIX = {"v_cmp_": _cmp}
+BY_PREFIX = {"v_cmp_": _cmp, "v_cmpx_": _cmp}

@@ -18,6 +18,7 @@ from gemmc.dialects.amdgcn.registers import SGPRType, VGPRType
 
 # what a register is pending on (0: nothing)
 VM, LDS, SMEM = 1, 2, 3
+LOAD_COUNTER = {"GLOBAL": VM, "SCRATCH": VM, "DS": LDS}  # the in-order counter of a format's loads
 
 
 @dataclass
@@ -51,8 +52,11 @@ class Waitcnt:
         self.vmaybe = self.pending(self.vkind, self.vseq)
         self.smaybe = self.pending(self.skind, self.sseq)
 
-    def check_regs(self, op, vals, act: np.ndarray, what: str) -> None:
-        """An error if op `what`s (reads, overwrites) a register of vals that is pending."""
+    def check_regs(self, op, vals, act: np.ndarray, what: str, in_order: int = 0) -> None:
+        """An error if op `what`s (reads, overwrites) a register of vals that is pending; a load
+        on counter `in_order` (VM or LDS, whose loads return in order) may overwrite registers
+        pending on that counter: its data lands after theirs (LLVM's SIInsertWaitcnts relies
+        on it, and clang's spill reloads do it)."""
         for v in vals:
             t = v.type
             if isinstance(t, VGPRType):
@@ -65,6 +69,8 @@ class Waitcnt:
             if not maybe[:, sl].any():
                 continue
             p = self.pending(k[:, sl], s[:, sl]) & act[:, None]
+            if in_order:
+                p &= k[:, sl] != in_order
             if p.any():
                 w, r = (int(x[0]) for x in np.nonzero(p))
                 kinds = ({VM: "s_wait_loadcnt", LDS: "s_wait_dscnt", SMEM: "s_wait_kmcnt 0"}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""LLVM's AMDGCN for gemmc's kernels, run in gemmc's interpreter (`gemmc run --level asm`), and
+the opcodes of those kernels and of foreign ones that the interpreter covers.
+
+    python3 scripts/asm_sweep.py run [--only REGEX]          # every case at the odd shapes: PASS/FAIL
+    python3 scripts/asm_sweep.py coverage --write docs/amdgcn-asm-coverage.md
+
+A case is an example (or split-k / stream-k source) on one target with one pipeline: the
+default pipeline of sgemm, hgemm, gemm_alpha_beta (dynamic dims) on all five AMD targets,
+fp8gemm where gfx942 runs it, the MX examples where their pipeline is a matrix one (gfx950),
+sgemm's steps 1-7, split-k with atomics and with a workspace, and stream-k.  `run` checks C at
+257x131x95 and 130x70x72 (MX: K a multiple of 32) and exits 1 if any case fails.  `coverage`
+lists each kernel's opcodes (at the first shape), plus the tutorial's three kernels on every
+target and the Triton matmul of tests/data/, and writes the table docs/amdgcn-asm.md cites.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import re
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+AMD = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"]
+SHAPES = [(257, 131, 95), (130, 70, 72)]
+MX_SHAPES = [(257, 131, 96), (130, 70, 64)]
+GEMM_AB = """kernel t {
+  dim M, N, K
+  A: f32[M, K]  B: f32[N, K]  C: f32[M, N]  alpha: f32  beta: f32
+  C = alpha * A @ B.T + beta * C
+}"""
+STEP3_SMALL = "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=8},register-tiling{thread-m=2 thread-n=2}"
+SPLIT = {
+    "split-k atomic": f"{STEP3_SMALL},split-k{{factor=3 reduce=atomic}},double-buffer,vectorize{{width=4}}",
+    "split-k workspace": f"{STEP3_SMALL},split-k{{factor=3 reduce=workspace}},double-buffer,vectorize{{width=4}}",
+    "stream-k": f"{STEP3_SMALL},stream-k{{workgroups=5}},double-buffer,vectorize{{width=4}}",
+}
+TUTORIAL = {"matrix_multiply_naive.hip": ("matrix_multiply_naive", 16, 16),
+            "matrix_multiply_lds.hip": ("matrix_multiply_lds", 16, 16),
+            "matrix_multiply_register_tiling.hip": ("matrix_multiply_register_tiling", 128, 16)}
+SEED = pathlib.Path("/work/shared/seed-reference")
+TRITON = ROOT / "tests/data/triton_matmul_gfx942.s"
+
+
+def cases():
+    """(name, source text or example path, arch, pipeline or None, shapes)."""
+    for ex in ("sgemm", "hgemm", "gemm_alpha_beta"):
+        for a in AMD:
+            yield f"{ex} default", ROOT / f"examples/{ex}.gemm", a, None, SHAPES
+    yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES
+    for ex in ("mxfp4gemm", "mxfp6gemm", "mxfp8gemm"):
+        yield f"{ex} default", ROOT / f"examples/{ex}.gemm", "gfx950", None, MX_SHAPES
+    for s in range(1, 8):
+        for a in AMD:
+            yield f"sgemm step{s}", ROOT / "examples/sgemm.gemm", a, f"step{s}", SHAPES
+    for name, pipe in SPLIT.items():
+        for a in ("gfx942", "gfx1100", "gfx1201"):
+            yield name, GEMM_AB, a, pipe, SHAPES
+
+
+def _module(src, arch, pipeline, shape):
+    import gemmc
+
+    dims = dict(zip("MNK", shape))
+    if isinstance(src, pathlib.Path):
+        module = gemmc.parse_file(str(src), defines=dims)
+    else:
+        module = gemmc.parse(src, "t.gemm")
+    gemmc.lower(module, pipeline, arch)
+    return module, dims
+
+
+def run(only: str | None) -> int:
+    from gemmc.driver import api
+    from gemmc.support.diagnostics import GemmcError
+
+    failed = 0
+    for name, src, arch, pipe, shapes in cases():
+        if only and not re.search(only, f"{name} {arch}"):
+            continue
+        for shape in shapes:
+            t = time.time()
+            try:
+                module, dims = _module(src, arch, pipe, shape)
+                r = api.check(module, arch, dims, level="asm")
+                verdict = r.summary().splitlines()[0]
+                ok = r.passed
+            except GemmcError as e:
+                verdict, ok = f"ERROR {e.message}", False
+            failed += not ok
+            print(f"{name:20} {arch:8} {'x'.join(map(str, shape)):12} {verdict[:110]}  ({time.time() - t:.0f} s)",
+                  flush=True)
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
+def _kernels():
+    """(label, assembly path, text) of every kernel the coverage table is about."""
+    import gemmc
+
+    for name, src, arch, pipe, shapes in cases():
+        module, _ = _module(src, arch, pipe, shapes[0])
+        yield f"{name} {arch}", f"<{name} {arch}>", gemmc.emit(module, arch, "asm")
+    from gemmc.amdgcn.asm_front.foreign import compile_hip
+
+    for hip in TUTORIAL:
+        for a in AMD:
+            yield f"tutorial {hip.removesuffix('.hip')} {a}", str(SEED / hip), compile_hip(str(SEED / hip), a)
+    yield "triton matmul gfx942", str(TRITON), TRITON.read_text()
+
+
+def coverage(write: str | None) -> int:
+    from gemmc.amdgcn.asm_front.coverage import opcodes
+
+    rows, total, missing = [], {}, {}
+    for label, path, text in _kernels():
+        ops: dict = {}
+        for kernel_ops in opcodes(path, text).values():
+            for m, (n, why) in kernel_ops.items():
+                c, w = ops.get(m, (0, None))
+                ops[m] = (c + n, w or why)
+        bad = sorted(m for m, (_, why) in ops.items() if why)
+        rows.append((label, len(ops), len(ops) - len(bad), bad))
+        for m, (n, why) in ops.items():
+            total[m] = total.get(m, 0) + n
+            if why:
+                missing[m] = why
+        print(f"{label:45} {len(ops) - len(bad):4} of {len(ops):4} opcodes covered {' '.join(bad)}", flush=True)
+    covered = len(total) - len(missing)
+    lines = ["# LLVM's AMDGCN opcodes the interpreter covers", "",
+             "Written by `python3 scripts/asm_sweep.py coverage --write docs/amdgcn-asm-coverage.md`: each kernel's",
+             "distinct opcodes (as clang-22 spells them, at the first shape of the sweep) and how many of them",
+             "the assembly front reads into an op the interpreter has semantics for (docs/amdgcn-asm.md).", "",
+             f"All kernels: {covered} of {len(total)} distinct opcodes covered "
+             f"({100 * covered / max(1, len(total)):.0f}%).", "",
+             "| kernel | opcodes | covered | not covered |", "|---|---|---|---|"]
+    lines += [f"| {label} | {n} | {c} | {' '.join(bad) or '-'} |" for label, n, c, bad in rows]
+    lines += ["", "## Every opcode, by occurrences over all kernels", "", "| opcode | occurrences | covered |",
+              "|---|---|---|"]
+    lines += [f"| `{m}` | {n} | {'no: ' + missing[m] if m in missing else 'yes'} |"
+              for m, n in sorted(total.items(), key=lambda x: (-x[1], x[0]))]
+    if write:
+        (ROOT / write).write_text("\n".join(lines) + "\n")
+    print(f"{covered} of {len(total)} opcodes covered")
+    return 0 if not missing else 1
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--only", help="the cases whose 'name arch' matches this regex")
+    c = sub.add_parser("coverage")
+    c.add_argument("--write", help="write the table to this file (relative to the repository)")
+    args = p.parse_args()
+    return run(args.only) if args.cmd == "run" else coverage(args.write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

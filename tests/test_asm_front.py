@@ -1,0 +1,183 @@
+"""The interpreter at the last level: the AMDGCN LLVM emits (gemmc's kernels through clang,
+the tutorial's HIP, a Triton matmul) read by gemmc.amdgcn.asm_front and run with the
+interpreter's checks; C against numpy or the declared program.  Planted bugs (an MFMA lane
+permutation in the semantics, an s_waitcnt edited out, an LDS read one dword off) must FAIL.
+
+The sample here is CI's share (seconds each); scripts/asm_sweep.py runs every case."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import gemmc
+from gemmc.amdgcn.asm_front import load, run
+from gemmc.driver import api
+from gemmc.driver.asm_level import asm_kernels, check_asm
+from gemmc.support.diagnostics import GemmcError
+from gemmc.target.toolchain import have_toolchain
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRITON = ROOT / "tests/data/triton_matmul_gfx942.s"
+SEED = pathlib.Path("/work/shared/seed-reference")
+needs_clang = pytest.mark.skipif(not have_toolchain(), reason="no clang with the AMDGPU backend")
+
+
+def _lowered(example: str, arch: str, pipeline: str | None, m: int, n: int, k: int):
+    dims = {"M": m, "N": n, "K": k}
+    module = gemmc.parse_file(str(ROOT / "examples" / example), defines=dims)
+    gemmc.lower(module, pipeline, arch)
+    return module, dims
+
+
+def _triton_run(text: str, m=70, n=45, k=50):
+    prog = load(str(TRITON), text)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    grid = (-(-m // 32) * -(-n // 32),)
+    run(prog, "matmul", grid, (256,), [a, b, c, m, n, k, k, 1, n, 1, n, 1, None, None],
+        elems=["f16", "f16", "f32"] + [None] * 11, dynamic_lds=2048)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    bound = k * 2.0 ** -23 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + 1e-30
+    return c, ref, bound
+
+
+def test_triton_gfx942_matmul_passes():
+    """Triton's code object conventions: its target triple, preloaded kernargs (the compatible
+    prologue loads them), dynamic LDS, its null scratch pointers."""
+    c, ref, bound = _triton_run(TRITON.read_text())
+    assert np.all(np.abs(c - ref) <= bound)
+
+
+def test_descriptor_and_metadata():
+    from gemmc.amdgcn.asm_front.text import parse_file
+
+    f = parse_file(str(TRITON), TRITON.read_text())
+    k = f.kernels["matmul"]
+    assert f.target == "gfx942"
+    assert k.descriptor["user_sgpr_count"] == 16 and k.descriptor["kernarg_size"] == 80
+    kinds = [a["value_kind"] for a in k.meta["args"]]
+    assert kinds[:3] == ["global_buffer"] * 3 and kinds.count("by_value") == 9
+
+
+def test_an_instruction_the_interpreter_lacks_is_an_error_at_its_line():
+    lines = TRITON.read_text().splitlines()
+    i = next(i for i, l in enumerate(lines) if l.strip().startswith("v_perm_b32"))
+    lines[i] = "\tv_frobnicate_b32 v1, v2"
+    with pytest.raises(GemmcError) as e:
+        load(str(TRITON), "\n".join(lines))
+    assert e.value.loc is not None and e.value.loc.line == i + 1
+    assert "v_frobnicate_b32" in e.value.message
+
+
+def test_an_unknown_modifier_is_an_error_not_ignored():
+    lines = TRITON.read_text().splitlines()
+    i = next(i for i, l in enumerate(lines) if l.strip().startswith("ds_read_b64"))
+    lines[i] += " swizzle:3"
+    with pytest.raises(GemmcError, match="swizzle"):
+        load(str(TRITON), "\n".join(lines))
+
+
+@needs_clang
+@pytest.mark.parametrize("example,arch,pipeline", [
+    ("sgemm.gemm", "gfx942", "step1"),
+    ("sgemm.gemm", "gfx1100", None),  # RDNA3: wave32, VOPD pairs, true16
+    ("hgemm.gemm", "gfx942", None),  # MFMA
+    ("hgemm.gemm", "gfx1201", None),  # gfx12: WMMA, split counters, trap-temporary workgroup ids
+])
+def test_llvm_assembly_passes(example, arch, pipeline):
+    module, dims = _lowered(example, arch, pipeline, 67, 35, 19)
+    r = api.check(module, arch, dims, level="asm")
+    assert r.passed, r.summary()
+
+
+@needs_clang
+def test_planted_mfma_lane_permutation_fails(monkeypatch):
+    import gemmc.interp.matrix as matrix
+
+    real = matrix.multiply
+
+    def swapped(instr, a, b, c):  # lanes 0 and 1 of A exchanged: a wrong operand layout
+        a = a.copy()
+        a[:, [0, 1]] = a[:, [1, 0]]
+        return real(instr, a, b, c)
+
+    module, dims = _lowered("hgemm.gemm", "gfx942", None, 40, 33, 16)
+    monkeypatch.setattr(matrix, "multiply", swapped)
+    assert not api.check(module, "gfx942", dims, level="asm").passed
+
+
+def _asm(example, arch, pipeline, m, n, k):
+    module, dims = _lowered(example, arch, pipeline, m, n, k)
+    return module, dims, asm_kernels(module, arch)[0]
+
+
+@needs_clang
+def test_planted_missing_waitcnt_is_caught():
+    module, dims, text = _asm("sgemm.gemm", "gfx942", "step1", 33, 21, 13)
+    edited = text.replace("\ts_waitcnt vmcnt(0)\n", "", 1)
+    assert edited != text
+    with pytest.raises(GemmcError, match="missing s_waitcnt vmcnt"):
+        check_asm(module, "gfx942", dims, text=edited, path="edited.s")
+
+
+@needs_clang
+def test_planted_lds_read_off_by_one_fails():
+    """One LDS read of LLVM's a dword off (its offset + 4): C is wrong, or the interpreter
+    refuses the access (misaligned, out of bounds); either way not a PASS."""
+    from gemmc.amdgcn.interp import GcnInterpError
+
+    module, dims, text = _asm("sgemm.gemm", "gfx942", None, 33, 21, 13)
+    m = re.search(r"\tds_read_b(32) (\S+), (v\d+) offset:(\d+)\n", text)
+    assert m is not None
+    edited = text.replace(m.group(0), f"\tds_read_b{m.group(1)} {m.group(2)}, {m.group(3)} offset:{int(m.group(4)) + 4}\n", 1)
+    try:
+        passed = check_asm(module, "gfx942", dims, text=edited, path="edited.s").passed
+    except GcnInterpError:
+        passed = False
+    assert not passed
+
+
+@needs_clang
+def test_cli_level_asm(capsys):
+    from gemmc.driver.cli import main
+
+    rc = main(["run", str(ROOT / "examples/sgemm.gemm"), "--arch", "gfx942", "-p", "step1", "-D", "M=20",
+               "-D", "N=9", "-D", "K=7", "--level", "asm"])
+    assert rc == 0 and capsys.readouterr().out.startswith("PASS")
+
+
+def _device_library():
+    from gemmc.amdgcn.asm_front.foreign import device_library
+
+    try:
+        device_library()
+        return True
+    except GemmcError:
+        return False
+
+
+@needs_clang
+@pytest.mark.skipif(not SEED.is_dir() or not _device_library(), reason="no tutorial sources or no ockl.bc")
+@pytest.mark.parametrize("hip,kernel,tile,block,arch", [
+    ("matrix_multiply_naive.hip", "matrix_multiply_naive", 16, 16, "gfx942"),
+    ("matrix_multiply_lds.hip", "matrix_multiply_lds", 16, 16, "gfx1100"),
+    ("matrix_multiply_register_tiling.hip", "matrix_multiply_register_tiling", 128, 16, "gfx1201"),
+])
+def test_tutorial_kernels_pass(hip, kernel, tile, block, arch):
+    from gemmc.amdgcn.asm_front.foreign import compile_hip
+
+    prog = load(hip, compile_hip(str(SEED / hip), arch), arch)
+    n = 128 if tile == 128 else 48  # (the tutorial's kernels take whole tiles)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
+    c = np.zeros((n, n), np.float32)
+    run(prog, kernel, (n // tile, n // tile), (block, block), [a, b, c, np.int32(n), np.int32(n), np.int32(n)])
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    bound = n * 2.0 ** -23 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+    assert np.all(np.abs(c - ref) <= bound)
