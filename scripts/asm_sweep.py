@@ -62,7 +62,7 @@ def cases():
             yield name, GEMM_AB, a, pipe, SHAPES
 
 
-def _module(src, arch, pipeline, shape):
+def module_for(src, arch, pipeline, shape):
     import gemmc
 
     dims = dict(zip("MNK", shape))
@@ -85,7 +85,7 @@ def run(only: str | None) -> int:
         for shape in shapes:
             t = time.time()
             try:
-                module, dims = _module(src, arch, pipe, shape)
+                module, dims = module_for(src, arch, pipe, shape)
                 r = api.check(module, arch, dims, level="asm")
                 verdict = r.summary().splitlines()[0]
                 ok = r.passed
@@ -103,7 +103,7 @@ def _kernels():
     import gemmc
 
     for name, src, arch, pipe, shapes in cases():
-        module, _ = _module(src, arch, pipe, shapes[0])
+        module, _ = module_for(src, arch, pipe, shapes[0])
         yield f"{name} {arch}", f"<{name} {arch}>", gemmc.emit(module, arch, "asm")
     from gemmc.amdgcn.asm_front.foreign import compile_hip
 
@@ -113,16 +113,26 @@ def _kernels():
     yield "triton matmul gfx942", str(TRITON), TRITON.read_text()
 
 
-def coverage(write: str | None) -> int:
+def kernel_opcodes(path: str, text: str) -> dict[str, tuple[int, str | None]]:
+    """{mnemonic: (occurrences, None or why the interpreter cannot run it)} over a file's kernels."""
     from gemmc.amdgcn.asm_front.coverage import opcodes
 
+    ops: dict = {}
+    for kernel_ops in opcodes(path, text).values():
+        for m, (n, why) in kernel_ops.items():
+            c, w = ops.get(m, (0, None))
+            ops[m] = (c + n, w or why)
+    return ops
+
+
+def table_row(label: str, n: int, covered: int, bad: list[str]) -> str:
+    return f"| {label} | {n} | {covered} | {' '.join(bad) or '-'} |"
+
+
+def coverage(write: str | None) -> int:
     rows, total, missing = [], {}, {}
     for label, path, text in _kernels():
-        ops: dict = {}
-        for kernel_ops in opcodes(path, text).values():
-            for m, (n, why) in kernel_ops.items():
-                c, w = ops.get(m, (0, None))
-                ops[m] = (c + n, w or why)
+        ops = kernel_opcodes(path, text)
         bad = sorted(m for m, (_, why) in ops.items() if why)
         rows.append((label, len(ops), len(ops) - len(bad), bad))
         for m, (n, why) in ops.items():
@@ -138,7 +148,7 @@ def coverage(write: str | None) -> int:
              f"All kernels: {covered} of {len(total)} distinct opcodes covered "
              f"({100 * covered / max(1, len(total)):.0f}%).", "",
              "| kernel | opcodes | covered | not covered |", "|---|---|---|---|"]
-    lines += [f"| {label} | {n} | {c} | {' '.join(bad) or '-'} |" for label, n, c, bad in rows]
+    lines += [table_row(label, n, c, bad) for label, n, c, bad in rows]
     lines += ["", "## Every opcode, by occurrences over all kernels", "", "| opcode | occurrences | covered |",
               "|---|---|---|"]
     lines += [f"| `{m}` | {n} | {'no: ' + missing[m] if m in missing else 'yes'} |"

@@ -181,3 +181,21 @@ def test_tutorial_kernels_pass(hip, kernel, tile, block, arch):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     bound = n * 2.0 ** -23 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
     assert np.all(np.abs(c - ref) <= bound)
+
+
+@needs_clang
+def test_the_coverage_table_is_current():
+    """docs/amdgcn-asm-coverage.md is written by scripts/asm_sweep.py; two of its rows made again here
+    (the whole table compiles every kernel: the script's job) must read as the doc does."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("asm_sweep", ROOT / "scripts" / "asm_sweep.py")
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    doc = (ROOT / "docs" / "amdgcn-asm-coverage.md").read_text()
+    sgemm, _ = sweep.module_for(ROOT / "examples" / "sgemm.gemm", "gfx942", None, sweep.SHAPES[0])
+    for label, path, text in [("triton matmul gfx942", str(sweep.TRITON), sweep.TRITON.read_text()),
+                              ("sgemm default gfx942", "<sgemm default gfx942>", gemmc.emit(sgemm, "gfx942", "asm"))]:
+        ops = sweep.kernel_opcodes(path, text)
+        bad = sorted(m for m, (_, why) in ops.items() if why)
+        assert sweep.table_row(label, len(ops), len(ops) - len(bad), bad) in doc.splitlines(), label
