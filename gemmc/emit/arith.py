@@ -263,11 +263,11 @@ def _f32_to_fp8_vector(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) 
     n = to.get_shape()[0]
     pk = _F32_TO_FP8[type(to.element_type)]
     _check_fp8_conversion(p, op, to.element_type)
-    lane = [lane(e, Expr(str(i)), x.type) for i in range(n)]
+    lanes = [lane(e, Expr(str(i)), x.type) for i in range(n)]
     words = []
     for w in range(n // 4):
-        low = call(pk, lane[4 * w], lane[4 * w + 1], Expr("0"), Expr("false"))
-        words.append(call(pk, lane[4 * w + 2], lane[4 * w + 3], low, Expr("true")))
+        low = call(pk, lanes[4 * w], lanes[4 * w + 1], Expr("0"), Expr("false"))
+        words.append(call(pk, lanes[4 * w + 2], lanes[4 * w + 3], low, Expr("true")))
     if len(words) == 1:
         packed = words[0]
     else:
