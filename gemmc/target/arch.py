@@ -84,8 +84,8 @@ class MatrixInstr:
     out_type: str  # element type of C and D
     cycles: int  # issue cycles (passes x 4) from the ISA guide
     # -- the matrix-core lowerings, interpreter and HIP emitter read these --
-    kind: str = "mfma"  # "mfma" (CDNA, amdgpu.mfma) or "wmma" (RDNA, amdgpu.wmma)
-    builtin: str = ""  # the clang builtin that issues it from HIP
+    kind: str = "mfma"  # "mfma" (CDNA, amdgpu.mfma), "wmma" (RDNA, amdgpu.wmma) or "mma" (sm_90, nvgpu.mma_sync)
+    builtin: str = ""  # the clang builtin that issues it from HIP (sm_90: gemmc's inline-PTX device function)
     a: Layout | None = None  # A[i][k]: row i, col k per (lane, item)
     b: Layout | None = None  # B[k][j]: row k, col j
     d: Layout | None = None  # C and D[i][j] per (lane, accumulator register)
@@ -423,6 +423,34 @@ _GFX12_WMMA = (
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
 ) + _fp8_wmmas()
 
+# sm_90's warp-level mma.sync (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
+# type"): groupID = lane / 4, threadID_in_group = lane % 4.  A (16x16, .row): a0..a7 in four .f16x2
+# registers, row groupID (+8 for a2, a3, a6, a7), k 2 * threadID_in_group + (i & 1) (+8 for a4..a7):
+# a lane's items lie on two rows, each in runs of two k's.  B (16x8, .col): b0..b3, k as A's
+# (+8 for b2, b3), column groupID.  C/D (16x8 f32): c0..c3, row groupID (+8 for c2, c3), column
+# 2 * threadID_in_group + (i & 1).
+_MMA_M16N8K16 = dict(
+    a=Layout(32, 8, row=(Term("lane", div=4), Term("item", div=2, mod=2, scale=8)),
+             col=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=4, scale=8))),
+    b=Layout(32, 4, row=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=2, scale=8)),
+             col=(Term("lane", div=4),)),
+    d=Layout(32, 4, row=(Term("lane", div=4), Term("item", div=2, scale=8)),
+             col=(Term("lane", mod=4, scale=2), Term("item", mod=2))),
+)
+
+
+def _mma_sync(t: str) -> MatrixInstr:
+    """mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32, issued from HIP by an inline-PTX device
+    function (gemmc.emit.nvgpu).  Cycles: 8 per SM sub-partition (4096 flops; 512 a clock), about
+    half the 989 TFLOP/s that the H200's datasheet gives its tensor cores, which only wgmma
+    (sm_90a) reaches: an assumption that benchmarks/h200/matrix.md's measurements check."""
+    ptx = "bf16" if t == "bf16" else "f16"
+    return MatrixInstr(f"mma.sync.aligned.m16n8k16.row.col.f32.{ptx}.{ptx}.f32", 16, 8, 16, t, "f32", 8,
+                       kind="mma", builtin=f"gemmc_mma_m16n8k16_f32_{ptx}", **_MMA_M16N8K16)
+
+
+_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16"))
+
 ARCHS: dict[str, Arch] = {
     a.name: a
     for a in (
@@ -514,14 +542,16 @@ ARCHS: dict[str, Arch] = {
         # 228 KiB shared memory per SM of which a block gets 48 KiB statically (CUDA C++
         # Programming Guide, compute capability 9.0; Hopper tuning guide).  gemmc emits static
         # __shared__ arrays only, so lds_bytes is the 48 KiB static limit.  "wave" = warp.
-        # nvcc cannot compile gemmc's _Float16/__bf16 device code: f32 only.
+        # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
+        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code).
         Arch(
             name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
             wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,
             max_waves_per_simd=16, vgprs_per_lane=255, agprs_per_lane=0,
             vgpr_granule=8, lds_bytes=48 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=50 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=4800.0,
-            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32",), vendor="nvidia",
+            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16"), vendor="nvidia",
+            matrix_instrs=_SM90_MMA,
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
