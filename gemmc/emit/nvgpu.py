@@ -45,9 +45,9 @@ def mma_function(instr, a_t: str, b_t: str, c_t: str) -> list[str]:
     outs = ", ".join(f'"=f"(d.{xyzw[i]})' for i in range(c_regs))
     ins = ", ".join([f'"r"(ra[{i}])' for i in range(a_regs)] + [f'"r"(rb[{i}])' for i in range(b_regs)]
                     + [f'"f"(c.{xyzw[i]})' for i in range(c_regs)])
-    text = f"{instr.mnemonic} {{{', '.join(d)}}}, {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};"
+    text = f"{instr.ptx} {{{', '.join(d)}}}, {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};"
     return [
-        f"// {instr.mnemonic}: one warp's D[{instr.m}x{instr.n}] = A[{instr.m}x{instr.k}] @ B[{instr.k}x{instr.n}] + C,",
+        f"// {instr.ptx}: one warp's D[{instr.m}x{instr.n}] = A[{instr.m}x{instr.k}] @ B[{instr.k}x{instr.n}] + C,",
         "// each lane's fragments in the PTX ISA's layout (gemmc layout --arch sm_90)",
         f"__device__ inline {c_t} {instr.builtin}(const {a_t}& a, const {b_t}& b, const {c_t}& c)",
         "{",

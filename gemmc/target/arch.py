@@ -111,6 +111,9 @@ class MatrixInstr:
     scale_block: int = 0
     sa: Layout | None = None
     sb: Layout | None = None
+    # sm_90: the PTX instruction (its mnemonic above is gemmc's name for it, a token that pipeline
+    # options can spell: instr=mma_m16n8k16_f32_f16)
+    ptx: str = ""
 
     def with_formats(self, a: str, b: str) -> "MatrixInstr":
         """This f8f6f4 instruction with A of format `a` and B of `b` (cbsz, blgp).  Both FP6 or FP4:
@@ -440,13 +443,14 @@ _MMA_M16N8K16 = dict(
 
 
 def _mma_sync(t: str) -> MatrixInstr:
-    """mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32, issued from HIP by an inline-PTX device
+    """mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32 (gemmc's name mma_m16n8k16_f32_<t>), issued
+    from HIP by an inline-PTX device
     function (gemmc.emit.nvgpu).  Cycles: 8 per SM sub-partition (4096 flops; 512 a clock), about
     half the 989 TFLOP/s that the H200's datasheet gives its tensor cores, which only wgmma
     (sm_90a) reaches: an assumption that benchmarks/h200/matrix.md's measurements check."""
-    ptx = "bf16" if t == "bf16" else "f16"
-    return MatrixInstr(f"mma.sync.aligned.m16n8k16.row.col.f32.{ptx}.{ptx}.f32", 16, 8, 16, t, "f32", 8,
-                       kind="mma", builtin=f"gemmc_mma_m16n8k16_f32_{ptx}", **_MMA_M16N8K16)
+    return MatrixInstr(f"mma_m16n8k16_f32_{t}", 16, 8, 16, t, "f32", 8, kind="mma",
+                       builtin=f"gemmc_mma_m16n8k16_f32_{t}", ptx=f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32",
+                       **_MMA_M16N8K16)
 
 
 _SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16"))
