@@ -33,7 +33,7 @@ from gemmc.interp.common import InterpError, to_bf16
 from gemmc.interp.matrix import multiply
 from gemmc.driver.layout import HEADER, csv_text, rows
 
-AMD = [a.name for a in ARCHS.values() if a.matrix_instrs]
+AMD = [a.name for a in ARCHS.values() if a.matrix_instrs and a.vendor == "amd"]  # sm_90: tests/test_sm90_matrix.py
 INSTRS = [(a.name, i.mnemonic) for a in ARCHS.values() for i in a.matrix_instrs]
 
 
