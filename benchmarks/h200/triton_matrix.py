@@ -3,9 +3,9 @@
     python3 benchmarks/h200/triton_matrix.py MANIFEST.json > matrix_peers.jsonl
 
 Per shape of the manifest and per type (f16, bf16): PyTorch's `A @ B` in that type (its C of that type,
-cuBLAS's own kernel choice), and Triton's matmul tutorial kernel (grouped tile order, masks, strides
-for transposed operands, alpha/beta) with f32 accumulation into an f32 C, as gemmc's kernels, over 8
-autotuned configurations.  Each: the relative Frobenius error against a float64 product of the same
+cuBLAS's own kernel choice), and Triton's matmul tutorial kernel (triton_fp32.py's: grouped tile order,
+masks, strides for transposed operands, alpha/beta) with f32 accumulation into an f32 C, as gemmc's
+kernels, over 8 autotuned configurations of the tutorial's 16-bit set.  Each: the relative Frobenius error against a float64 product of the same
 inputs, then triton.testing.do_bench's median.  One JSON line per shape and type.
 """
 
@@ -14,7 +14,8 @@ import sys
 
 import torch
 import triton
-import triton.language as tl
+
+from triton_fp32 import matmul_kernel
 
 CONFIGS = [
     triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_stages=s, num_warps=w)
@@ -24,32 +25,7 @@ CONFIGS = [
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
-@triton.autotune(configs=CONFIGS, key=["M", "N", "K"])
-@triton.jit
-def matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn, alpha, beta,
-           HAS_BETA: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, G: tl.constexpr):
-    pid = tl.program_id(0)
-    pm, pn = tl.cdiv(M, BM), tl.cdiv(N, BN)
-    group = pid // (G * pn)
-    first = group * G
-    size = min(pm - first, G)
-    im = first + (pid % (G * pn)) % size
-    jn = (pid % (G * pn)) // size
-    rm = im * BM + tl.arange(0, BM)
-    rn = jn * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k0 in range(0, K, BK):
-        ka = k0 + rk
-        x = tl.load(a + rm[:, None] * sam + ka[None, :] * sak, mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
-        y = tl.load(b + ka[:, None] * sbk + rn[None, :] * sbn, mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(x, y, acc)
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    out = c + rm[:, None] * scm + rn[None, :] * scn
-    acc = acc * alpha
-    if HAS_BETA:
-        acc += beta * tl.load(out, mask=mask, other=0.0)
-    tl.store(out, acc, mask=mask)
+matmul = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(matmul_kernel)  # triton_fp32.py's kernel
 
 
 def run(t, name, m, n, k, ta, tb, ab):
@@ -76,7 +52,7 @@ def run(t, name, m, n, k, ta, tb, ab):
     def launch():
         grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
         matmul[grid](a, b, C, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), C.stride(0), C.stride(1),
-                     alpha, beta, HAS_BETA=ab)
+                     alpha, beta, HAS_BETA=ab, IEEE=False)
 
     launch()
     C.copy_(C0)
