@@ -39,7 +39,7 @@ for b in $BIN/san_*; do
   [ -x "$b" ] || continue
   tool=memcheck; case $b in *racecheck*) tool=racecheck;; esac
   echo "== $(basename "$b") ($tool)" >> "$OUT/matrix_sanitizer.txt"
-  timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$b" 2>&1 | tail -15 >> "$OUT/matrix_sanitizer.txt"
+  timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 "$b" 2>&1 | tail -15 >> "$OUT/matrix_sanitizer.txt"
   echo "exit ${PIPESTATUS[0]}" >> "$OUT/matrix_sanitizer.txt"
 done
 grep -c "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" "$OUT/matrix_sanitizer.txt"

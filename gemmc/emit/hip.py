@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 
-        from gemmc.frontend.context import make_context
+        from gemmc.support.context import make_context
         from gemmc.support.diagnostics import location_in
 
         if args.file == "-":
