@@ -84,7 +84,8 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     cublas_call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, **_operands(prob))
     return kernel_text + _MAIN.format(
         launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, in_t=in_c,
-        cublas_call=cublas_call, math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH",
+        cublas_call=cublas_call,
+        fill_inputs="" if in_c == "float" else f"template __global__ void bench_fill<{in_c}>({in_c}*, long, unsigned);", math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH",
         size_a=shapes[spec.a][0] * shapes[spec.a][1], size_b=shapes[spec.b][0] * shapes[spec.b][1],
         alpha=prob.alpha if prob.alpha is not None else 1.0,
         beta=prob.beta if prob.beta is not None else 0.0,
@@ -174,6 +175,9 @@ template <typename T> __global__ void bench_fill(T* x, long n, unsigned seed)
         x[i] = (T)((float)(h & 0xffffff) / (float)0x800000 - 1.0f);
     }}
 }}
+// Instantiated here: nvcc's device pass does not see the host code that launches them.
+template __global__ void bench_fill<float>(float*, long, unsigned);
+{fill_inputs}
 
 #ifdef GEMMC_HOST_CODE  // nvcc's device pass sees the kernels only
 template <typename T> static void fill(T* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
