@@ -133,7 +133,10 @@ def collect(raw: Path) -> None:
                 row[f"{peer_name}_ms"] = peer[f"{peer_name}_ms"]
                 row[f"{peer_name}_pct_of_cublas"] = 100 * x["cublas_ms"] / peer[f"{peer_name}_ms"]
         rows.append(row)
-    log = (raw / "matrix_log.txt").read_text().strip() if (raw / "matrix_log.txt").exists() else ""
+    # the benchmarks' machine, and the peers' and sanitizer's where another call of the GPU ran them
+    log = "\n\n".join(f"{what}:\n{(raw / name).read_text().strip()}" for what, name in
+                       (("gemmc and cuBLAS", "matrix_log.txt"), ("PyTorch, Triton, compute-sanitizer", "matrix_peers_log.txt"))
+                       if (raw / name).exists())
     sanitizer = (raw / "matrix_sanitizer.txt").read_text() if (raw / "matrix_sanitizer.txt").exists() else ""
     summary = _summary(rows, sanitizer)
     (raw.parent / "matrix.json").write_text(json.dumps({"machine": log, "summary": summary, "rows": rows}, indent=1))
