@@ -124,3 +124,17 @@ def test_hip_builds_with_nvcc():
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in compile_cuda(hip, SM90, "asm")
     (kernel,) = resource_report(hip, SM90)
     assert kernel.vgpr_spill == 0 and kernel.scratch_bytes == 0
+
+
+def test_bench_checks_16_bit_inputs_against_gemm_ex():
+    """gemmc bench's program for bf16 inputs: cublasGemmEx in bf16 accumulating in f32 as the check,
+    the input fill kernel instantiated where nvcc's device pass sees it; a 16-bit C is refused."""
+    from gemmc.driver.bench import bench_source
+
+    module = gemmc.lower(gemmc.parse(source("bf16")), None, SM90)
+    text = bench_source(module, SM90, {})
+    assert "cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha_value, dB[s], CUDA_R_16BF" in text
+    assert "template __global__ void bench_fill<__nv_bfloat16>(__nv_bfloat16*, long, unsigned);" in text
+    half_c = source("f16").replace("C: f32", "C: f16")
+    with pytest.raises(GemmcError, match="with an f32 C"):
+        bench_source(gemmc.lower(gemmc.parse(half_c), None, SM90), SM90, {})
