@@ -238,6 +238,10 @@ class Arch:
     # kernels are LDS-bound with L2 to spare, so the conflict-free stores win (gfx942 sgemm step 6 5.31
     # ms against 6.04 walking rows, where clang-22 also spills 284 bytes a lane).
     transposed_copy_column_first: bool = False
+    # the types a kernel may accumulate (`acc`) and compute in; () means every type of `dtypes`.  sm_90:
+    # f32 only: its 16-bit values are loaded, stored, converted and fed to mma.sync, which accumulates
+    # in f32 (nvcc takes no arithmetic of the __half that gemmc prints for _Float16)
+    compute_dtypes: tuple[str, ...] = ()
 
     @property
     def lds_kib(self) -> int:
@@ -560,7 +564,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
-            transposed_copy_column_first=True,
+            transposed_copy_column_first=True, compute_dtypes=("f32",),
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
