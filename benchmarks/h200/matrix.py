@@ -114,8 +114,9 @@ def _geomean(xs: list[float]) -> float:
 
 def collect(raw: Path) -> None:
     manifest = json.loads((raw / "matrix_manifest.json").read_text())
+    bench = raw / "matrix.jsonl"  # absent until a GPU call has run the benchmarks (the table says so)
     runs = {(r["type"], r["shape"], r["variant"]): r.get("result")
-            for r in map(json.loads, (raw / "matrix.jsonl").read_text().splitlines()) if r}
+            for r in map(json.loads, bench.read_text().splitlines() if bench.exists() else []) if r}
     peers = {(r["type"], r["shape"]): r for r in map(json.loads, (raw / "matrix_peers.jsonl").read_text().splitlines())
              if r and "type" in r}
     rows = []
@@ -128,10 +129,14 @@ def collect(raw: Path) -> None:
             row.update(gemmc_ms=x["gemmc_ms"], cublas_ms=x["cublas_ms"], pct_of_cublas=x["pct_of_cublas"],
                        gemmc_tflops=x["gemmc_tflops"], cublas_tflops=x["cublas_tflops"], passed=x["passed"],
                        max_rel_err=x["max_rel_err"], device=x["device"])
+        flops = 2 * m * n * k
         for peer_name in ("torch", "triton"):
-            if peer.get(f"{peer_name}_ms") and x:
+            if peer.get(f"{peer_name}_ms"):
                 row[f"{peer_name}_ms"] = peer[f"{peer_name}_ms"]
-                row[f"{peer_name}_pct_of_cublas"] = 100 * x["cublas_ms"] / peer[f"{peer_name}_ms"]
+                row[f"{peer_name}_tflops"] = flops / peer[f"{peer_name}_ms"] / 1e9
+                row[f"{peer_name}_rel_err"] = peer[f"{peer_name}_rel_err"]
+                if x:
+                    row[f"{peer_name}_pct_of_cublas"] = 100 * x["cublas_ms"] / peer[f"{peer_name}_ms"]
         rows.append(row)
     # the benchmarks' machine, and the peers' and sanitizer's where another call of the GPU ran them
     log = "\n\n".join(f"{what}:\n{(raw / name).read_text().strip()}" for what, name in
@@ -153,27 +158,32 @@ def _summary(rows: list[dict], sanitizer: str) -> dict:
                   "programs": len(sel), "ran": sum(1 for r in sel if "passed" in r)}
         for peer in ("torch", "triton"):
             out[t][f"{peer}_geomean_pct_of_cublas"] = _geomean([r.get(f"{peer}_pct_of_cublas") for r in sel])
-    runs = sanitizer.count("== ")
-    out["sanitizer"] = {"programs": runs, "clean": sanitizer.count("ERROR SUMMARY: 0 errors")
-                        + sanitizer.count("RACECHECK SUMMARY: 0 hazards"), "exit0": sanitizer.count("exit 0\n")}
+    lines = sanitizer.splitlines()
+    out["sanitizer"] = {"programs": sum(1 for x in lines if x.startswith("== ")),
+                        "clean": sanitizer.count("ERROR SUMMARY: 0 errors") + sanitizer.count("RACECHECK SUMMARY: 0 hazards"),
+                        "checked": sum(1 for x in lines if x.startswith("Checked") and x.endswith("PASSED")),
+                        "exit0": lines.count("exit 0")}
     return out
 
 
 def _markdown(rows: list[dict], summary: dict, log: str) -> str:
     def f(x, p=0):
-        return "-" if x is None else f"{x:.{p}f}"
+        return "-" if x is None or x != x else f"{x:.{p}f}"
 
-    lines = ["# gemmc's 16-bit kernels on the H200's tensor cores (mma.sync) against cuBLAS, PyTorch and Triton", "",
+    lines = ["# gemmc's 16-bit kernels on Hopper's tensor cores (mma.sync) against cuBLAS, PyTorch and Triton", "",
              "Written by `benchmarks/h200/matrix.py collect` from `raw/matrix.jsonl`, `raw/matrix_peers.jsonl`,",
              "`raw/matrix_manifest.json` and `raw/matrix_sanitizer.txt` (machine below). % = cuBLAS time / its",
              "time x 100 (higher is faster); cuBLAS: cublasGemmEx, same input type, f32 accumulation and C;",
              "PyTorch: `A @ B` in the input type (a 16-bit C); Triton: its tutorial matmul, f32 C.",
              "predicted: `gemmc explain`'s time for the same pipeline.", "",
-             "| type | shape | M x N x K | variant | gemmc TFLOP/s | cuBLAS TFLOP/s | gemmc % | PyTorch % | Triton % "
-             "| checked | predicted ms | measured ms |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "A `-` is a number not measured: see the note under the table.", "",
+             "| type | shape | M x N x K | variant | gemmc TFLOP/s | cuBLAS TFLOP/s | PyTorch TFLOP/s | Triton TFLOP/s "
+             "| gemmc % | PyTorch % | Triton % | checked | predicted ms | measured ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['type']} | {r['shape']} | {r['M']}x{r['N']}x{r['K']} | {r['variant']} | "
-                     f"{f(r.get('gemmc_tflops'), 1)} | {f(r.get('cublas_tflops'), 1)} | {f(r.get('pct_of_cublas'))} | "
+                     f"{f(r.get('gemmc_tflops'), 1)} | {f(r.get('cublas_tflops'), 1)} | {f(r.get('torch_tflops'), 1)} | "
+                     f"{f(r.get('triton_tflops'), 1)} | {f(r.get('pct_of_cublas'))} | "
                      f"{f(r.get('torch_pct_of_cublas'))} | {f(r.get('triton_pct_of_cublas'))} | "
                      f"{'PASS' if r.get('passed') else ('FAIL' if 'passed' in r else '-')} | "
                      f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} |")
@@ -184,7 +194,13 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
         lines.append(f"| {t} | {f(s['geomean_pct_of_cublas'])} | {f(s['torch_geomean_pct_of_cublas'])} | "
                      f"{f(s['triton_geomean_pct_of_cublas'])} | {s['all_checked']} ({s['ran']} of {s['programs']} ran) |")
     s = summary["sanitizer"]
-    lines += ["", f"compute-sanitizer: {s['programs']} runs, {s['clean']} clean summaries, {s['exit0']} exit 0.",
+    ran = sum(1 for r in rows if "passed" in r)
+    if not ran:
+        lines += ["", "Not measured: gemmc's and cuBLAS's times (no benchmark ran: the first GPU call's programs "
+                  "launched an uninstantiated fill kernel, fixed since in gemmc.driver.bench; no later call got a "
+                  "machine). The PyTorch and Triton columns and the sanitizer runs are measured."]
+    lines += ["", f"compute-sanitizer: {s['programs']} runs, {s['clean']} clean summaries, {s['exit0']} exit 0; "
+              f"{s['checked']} `--harness` programs' float64 checks of C (run on the tensor cores) PASSED.",
               "", "Machine:", "", "```", log, "```", ""]
     return "\n".join(lines)
 
