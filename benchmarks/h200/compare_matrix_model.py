@@ -32,6 +32,8 @@ def main() -> None:
     rows = [{"type": r["type"], "shape": r["shape"], "variant": r["variant"], "measured_ms": r["gemmc_ms"],
              "predicted_ms": r["predicted_ms"], "ratio": r["predicted_ms"] / r["gemmc_ms"]}
             for r in data["rows"] if r.get("gemmc_ms")]
+    if not rows:
+        raise SystemExit("matrix.json holds no measured gemmc times yet: run matrix.sh on the GPU, then matrix.py collect")
     groups = {}
     for r in rows:
         if r["variant"].startswith("cand_"):
