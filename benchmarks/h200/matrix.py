@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from shapes import SHAPES  # noqa: E402
+from shapes import source as shapes_source  # noqa: E402
 
 TYPES = ("f16", "bf16")
 DYNAMIC = ("sq4096", "odd", "deep_k", "tall")
@@ -53,14 +54,7 @@ SANITIZER = {"memcheck": [(4097, 4095, 1023), (64, 64, 2000)], "racecheck": [(25
 
 
 def source(t: str, m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool = False) -> str:
-    a = f"A: {t}[K, M]" if ta else f"A: {t}[M, K]"
-    b = f"B: {t}[N, K]" if tb else f"B: {t}[K, N]"
-    expr = f"{'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'}"
-    scalars = "  alpha: f32  beta: f32" if ab else ""
-    if ab:
-        expr = f"alpha * {expr} + beta * C"
-    dims = "M, N, K" if dynamic else f"M = {m}, N = {n}, K = {k}"
-    return f"kernel {t}gemm {{ dim {dims}  {a}  {b}  C: f32[M, N]  acc f32{scalars}  C = {expr} }}"
+    return shapes_source(m, n, k, ta, tb, ab, dynamic, t)
 
 
 def gen(out: Path) -> None:
