@@ -139,8 +139,8 @@ def _int(v: int) -> IntegerAttr:
     return IntegerAttr(v, i32)
 
 
-class _MatrixOp(IRDLOperation):
-    """What mfma and wmma share: D = A * B + C on one wave, shapes as i32 properties."""
+class MatrixOpBase(IRDLOperation):
+    """What mfma, wmma and nvgpu.mma_sync share: D = A * B + C on one wave, shapes as i32 properties."""
 
     KIND: ClassVar[str]
     T: ClassVar = VarConstraint("T", AnyAttr())
@@ -181,8 +181,9 @@ class _MatrixOp(IRDLOperation):
             raise VerifyException(f"shape {m}x{n}x{k} (blocks {self.block_count}) must be positive")
         in_type, a_lanes = lanes_of(self.sourceA.type)
         b_type, b_lanes = lanes_of(self.sourceB.type)
-        if self.sourceA.type != self.sourceB.type and not (
-                a_lanes == b_lanes and in_type in FP8_NAMES and b_type in FP8_NAMES):
+        # (mma.sync's A holds twice B's elements per lane: there only the element types must agree)
+        same = self.sourceA.type == self.sourceB.type or (self.KIND == "mma" and in_type == b_type)
+        if not same and not (a_lanes == b_lanes and in_type in FP8_NAMES and b_type in FP8_NAMES):
             raise VerifyException(
                 f"A and B must have one type, got {self.sourceA.type} and {self.sourceB.type} "
                 "(only vectors of two FP8 formats may differ)"
@@ -215,7 +216,7 @@ class _MatrixOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MFMAOp(_MatrixOp):
+class MFMAOp(MatrixOpBase):
     """A CDNA matrix fused multiply-add: D = A * B + C over one wave64."""
 
     name = "amdgpu.mfma"
@@ -262,7 +263,7 @@ class MFMAOp(_MatrixOp):
 
 
 @irdl_op_definition
-class WMMAOp(_MatrixOp):
+class WMMAOp(MatrixOpBase):
     """An RDNA wave matrix multiply-accumulate: D = A * B + C over one wave32."""
 
     name = "amdgpu.wmma"
@@ -275,7 +276,7 @@ class WMMAOp(_MatrixOp):
         )
 
 
-def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue) -> _MatrixOp:
+def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue) -> MatrixOpBase:
     """The amdgpu op that issues `instr`."""
     if instr.kind == "mfma":
         return MFMAOp(a, b, c, instr.m, instr.n, instr.k, instr.blocks)

@@ -1,7 +1,9 @@
 """matrix-cores: the arch's matrix-core lowering, the tutorial's step 7 on any target.
 
 Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (gfx1100,
-gfx1201), with the same options, so that one pipeline (`step7`) serves every arch.
+gfx1201), with the same options, so that one pipeline (`step7`) serves every arch; on sm_90 the
+same lowering with the tensor cores' warp-level mma.sync (m16n8k16, f16 and bf16 -> f32;
+`nvgpu.mma_sync`, printed as inline PTX), whose A fragment lies on two rows of the tile.
 Options: instr, waves-m, waves-n, frag-read, k-pack as those passes (0: that pass's default); convert
 (default `auto`: f32 inputs on an arch without f32 matrix instructions, i.e. RDNA, are
 rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds; f16,
@@ -40,8 +42,8 @@ class MatrixCoresPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
         kinds = {i.kind for i in arch.matrix_instrs}
-        kind = "mfma" if "mfma" in kinds else "wmma"
-        name = "mfma-lowering" if kind == "mfma" else "wmma-lowering"
+        kind = "mfma" if "mfma" in kinds else "mma" if "mma" in kinds else "wmma"
+        name = {"mfma": "mfma-lowering", "wmma": "wmma-lowering", "mma": self.name}[kind]
         convert = self.convert
         if convert == "auto":
             types = {type_name(analyze(k, self.name).in_type) for k in working_kernels(op, self.name)}

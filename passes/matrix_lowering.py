@@ -23,15 +23,17 @@ from gemmc.target.arch import ELEMENT_BITS, Arch, MatrixInstr, flops_per_cycle, 
 from gemmc.transforms.contraction import Contraction, analyze, working_kernels
 from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.dialects.gemm import is_fp8, type_name
-from gemmc.transforms.matrix_kernel import k_runs, lane_regs, runs_start_aligned
+from gemmc.transforms.matrix_kernel import frag_runs, k_runs, lane_regs, runs_start_aligned
 from gemmc.transforms.schedule import Schedule
 from gemmc.target.module_arch import target_of
 from gemmc.transforms.compute_rewrite import rewrite_compute
 from gemmc.transforms.tiling_checks import check_fits
 
-KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA"}
-OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering"}
-DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2)}  # 256 threads either way
+KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA", "mma": "mma.sync"}
+OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering", "mma": "matrix-cores"}
+# 256 threads on AMD; sm_90: 4 warps of 64x64 (128x128 tiles), 32 mma.sync a k-step each, the
+# warp tile of CUTLASS's and cuBLAS's mma.sync kernels (Ampere-style)
+DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2), "mma": (2, 2)}
 MAX_LDS_READ_BYTES = 16  # ds_read_b128, the widest LDS read of every target
 
 
@@ -76,7 +78,7 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
     if con.scaled and (s.chunk_m or s.chunk_n):
         raise fail("a block-scaled kernel takes no chunked fragments (lds-layout)")
-    runs = k_runs(instr.a, k_is_col=True), k_runs(instr.b, k_is_col=False)
+    runs = frag_runs(instr.a, k_is_col=True), frag_runs(instr.b, k_is_col=False)
     if None in runs:
         raise fail(f"{instr.mnemonic}'s lanes do not hold runs of consecutive k's, which the fragment loads need")
     _check_frag_read(fail, instr, frag_read, runs[0][0], runs[1][0])
@@ -144,6 +146,9 @@ def _check_k_pack(fail, instr: MatrixInstr, k_pack: int, frag_read: int, block_k
     if block_k % (instr.k * k_pack):
         raise fail(f"block-k={block_k} is not a multiple of k-pack={k_pack} x {instr.mnemonic}'s k={instr.k}")
     for layout, k_is_col, operand in ((instr.a, True, "A"), (instr.b, False, "B")):
+        if k_runs(layout, k_is_col) is None:
+            raise fail(f"k-pack with {instr.mnemonic} is not built: a lane's k's of {operand} lie on several "
+                       f"{'rows' if k_is_col else 'columns'}")
         r = k_runs(layout, k_is_col)[0]
         if not runs_start_aligned(layout, k_is_col, r):
             raise fail(f"{instr.mnemonic}'s lanes hold runs of {r} k's of {operand} that do not start on a "

@@ -33,7 +33,7 @@ from gemmc.interp.common import InterpError, to_bf16
 from gemmc.interp.matrix import multiply
 from gemmc.driver.layout import HEADER, csv_text, rows
 
-AMD = [a.name for a in ARCHS.values() if a.matrix_instrs]
+AMD = [a.name for a in ARCHS.values() if a.matrix_instrs and a.vendor == "amd"]  # sm_90: tests/test_sm90_matrix.py
 INSTRS = [(a.name, i.mnemonic) for a in ARCHS.values() for i in a.matrix_instrs]
 
 
@@ -264,10 +264,10 @@ TILED = "gemm-to-kernel,lds-tiling{{block-m=64 block-n=64 block-k={bk}}},registe
                                        and not get_matrix_instr(ARCHS[a], n).scale_block])
 def test_each_instruction_lowered_and_interpreted(arch, name):
     instr = get_matrix_instr(ARCHS[arch], name)
-    kind = "mfma" if instr.kind == "mfma" else "wmma"
+    lowering = {"mfma": "mfma-lowering", "wmma": "wmma-lowering", "mma": "matrix-cores"}[instr.kind]
     tile = max(instr.m, instr.n)
     waves = "waves-m=2 waves-n=1" if tile == 32 else "waves-m=2 waves-n=2"
-    pipeline = TILED.format(bk=max(16, instr.k)) + f",{kind}-lowering{{instr={name} {waves}}}"
+    pipeline = TILED.format(bk=max(16, instr.k)) + f",{lowering}{{instr={name} {waves}}}"
     source = kernel_source(instr.in_type, acc=instr.out_type, bt=instr.b_in_type)
     r = run(source, pipeline, arch, {"M": 70, "N": 45, "K": 3 * instr.k + 5})
     assert r.passed, r.summary()

@@ -49,15 +49,17 @@ SHAPES = {
 VARIANTS = ("fixed", "selected", "dynamic")
 
 
-def source(m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool = False) -> str:
-    a = "A: f32[K, M]" if ta else "A: f32[M, K]"
-    b = "B: f32[N, K]" if tb else "B: f32[K, N]"
+def source(m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool = False, t: str = "f32") -> str:
+    """The suite's kernel with A and B of type t (matrix.py: f16, bf16, accumulating in f32)."""
+    a = f"A: {t}[K, M]" if ta else f"A: {t}[M, K]"
+    b = f"B: {t}[N, K]" if tb else f"B: {t}[K, N]"
     expr = f"{'A.T' if ta else 'A'} @ {'B.T' if tb else 'B'}"
     scalars = "  alpha: f32  beta: f32" if ab else ""
     if ab:
         expr = f"alpha * {expr} + beta * C"
     dims = "M, N, K" if dynamic else f"M = {m}, N = {n}, K = {k}"
-    return f"kernel sgemm {{ dim {dims}  {a}  {b}  C: f32[M, N]{scalars}  C = {expr} }}"
+    name, acc = ("sgemm", "") if t == "f32" else (f"{t}gemm", "  acc f32")
+    return f"kernel {name} {{ dim {dims}  {a}  {b}  C: f32[M, N]{acc}{scalars}  C = {expr} }}"
 
 
 def gen(out: Path) -> None:

@@ -54,7 +54,7 @@ def valu_flops_per_lane(op: Operation) -> int | None:
 
 
 def is_matrix_op(op: Operation) -> bool:
-    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma"))
+    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma", "nvgpu.mma_sync"))
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 The program is the kernel and launcher gemmc emits (CUDA-flavoured HIP) plus a
 benchmark `main` written here: random inputs, a correctness check of C against
-cuBLAS SGEMM in pedantic FP32 (no TF32), then timing with CUDA events (warm-up, the
+cuBLAS SGEMM in pedantic FP32 (no TF32; f16 and bf16 inputs: cublasGemmEx into an f32 C, accumulating
+in f32: both sums of exact products), then timing with CUDA events (warm-up, the
 median of repeats, and several input sets in rotation so the inputs are not
 L2-resident), and one JSON line with the results.  nvcc builds it; it runs only
 where there is an NVIDIA GPU, and says so in one line elsewhere.
@@ -79,16 +80,48 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
         else:
             which = "alpha" if spec.alpha is not None and spec.alpha.arg == q.arg else "beta"
             call.append(f"{which}_value")
+    in_c, data_type = _input_types(module, spec)
+    cublas_call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, **_operands(prob))
     return kernel_text + _MAIN.format(
-        launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k,
+        launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, in_t=in_c,
+        cublas_call=cublas_call,
+        fill_inputs="" if in_c == "float" else f"template __global__ void bench_fill<{in_c}>({in_c}*, long, unsigned);", math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH",
         size_a=shapes[spec.a][0] * shapes[spec.a][1], size_b=shapes[spec.b][0] * shapes[spec.b][1],
-        op_a="CUBLAS_OP_T" if prob.transpose_a else "CUBLAS_OP_N",
-        op_b="CUBLAS_OP_T" if prob.transpose_b else "CUBLAS_OP_N",
-        lda=prob.m if prob.transpose_a else prob.k, ldb=prob.k if prob.transpose_b else prob.n,
         alpha=prob.alpha if prob.alpha is not None else 1.0,
         beta=prob.beta if prob.beta is not None else 0.0,
         repeats=repeats, l2=arch.l2_bytes,
     )
+
+
+# A's and B's element type -> (its C type, cuBLAS's cudaDataType for cublasGemmEx)
+_INPUTS = {"f32": ("float", "CUDA_R_32F"), "f16": ("__half", "CUDA_R_16F"), "bf16": ("__nv_bfloat16", "CUDA_R_16BF")}
+
+
+def _input_types(module: ModuleOp, spec) -> tuple[str, str]:
+    """The C type and cuBLAS data type of A and B (one type; C must be f32), or a usage error."""
+    from gemmc.dialects.gemm import type_name
+    from gemmc.interp import host_function
+
+    fn = host_function(module)
+    a, b, c = (type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b, spec.c))
+    if a != b or a not in _INPUTS or c != "f32":
+        raise usage_error(f"gemmc bench checks f32, f16 or bf16 inputs (A and B of one type) with an f32 C "
+                          f"against cuBLAS; this kernel has A {a}, B {b}, C {c}")
+    return _INPUTS[a]
+
+
+def _operands(prob: Problem) -> dict:
+    return dict(op_a="CUBLAS_OP_T" if prob.transpose_a else "CUBLAS_OP_N",
+                op_b="CUBLAS_OP_T" if prob.transpose_b else "CUBLAS_OP_N",
+                lda=prob.m if prob.transpose_a else prob.k, ldb=prob.k if prob.transpose_b else prob.n)
+
+
+# Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.  f32: pedantic FP32 (no TF32);
+# 16-bit inputs: cublasGemmEx accumulating in f32 into an f32 C, cuBLAS's default (tensor-core) math.
+_SGEMM = ("cublasSgemm(handle, {op_b}, {op_a}, N, M, K, &alpha_value, dB[s], {ldb}, dA[s], {lda}, "
+          "&beta_value, c, N)")
+_GEMM_EX = ("cublasGemmEx(handle, {op_b}, {op_a}, N, M, K, &alpha_value, dB[s], {data_type}, {ldb}, dA[s], "
+            "{data_type}, {lda}, &beta_value, c, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)")
 
 
 def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20) -> dict:
@@ -120,6 +153,8 @@ def format_result(r: dict) -> str:
 _MAIN = r"""
 // ---- Benchmark main (gemmc bench) --------------------------------------------------------------
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -131,29 +166,33 @@ _MAIN = r"""
 #define BLAS_CHECK(x) do {{ cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) {{ \
     std::fprintf(stderr, "cuBLAS error %d at %s:%d\n", (int)s_, __FILE__, __LINE__); std::exit(2); }} }} while (0)
 
-__global__ void bench_fill(float* x, long n, unsigned seed)
+template <typename T> __global__ void bench_fill(T* x, long n, unsigned seed)
 {{
     long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i < n; i += (long)gridDim.x * blockDim.x) {{
         unsigned h = (unsigned)i * 2654435761u ^ seed * 2246822519u;
         h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-        x[i] = (float)(h & 0xffffff) / (float)0x800000 - 1.0f;
+        x[i] = (T)((float)(h & 0xffffff) / (float)0x800000 - 1.0f);
     }}
 }}
+// Instantiated here: nvcc's device pass does not see the host code that launches them.
+template __global__ void bench_fill<float>(float*, long, unsigned);
+{fill_inputs}
 
 #ifdef GEMMC_HOST_CODE  // nvcc's device pass sees the kernels only
-static void fill(float* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
+template <typename T> static void fill(T* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
 
 int main()
 {{
     const int M = {M}, N = {N}, K = {K};
     const long size_a = {size_a}L, size_b = {size_b}L, size_c = (long)M * N;
     const float alpha_value = {alpha}f, beta_value = {beta}f;
-    const double bytes_per_set = 4.0 * (size_a + size_b + size_c);
+    const double bytes_per_set = sizeof({in_t}) * (size_a + size_b) + 4.0 * size_c;
     const int sets = std::max(2, std::min(16, (int)std::ceil(4.0 * {l2} / bytes_per_set)));
-    std::vector<float*> dA(sets), dB(sets), dC(sets);
+    std::vector<{in_t}*> dA(sets), dB(sets);
+    std::vector<float*> dC(sets);
     for (int s = 0; s < sets; ++s) {{
-        BENCH_CHECK(cudaMalloc(&dA[s], 4 * size_a)); BENCH_CHECK(cudaMalloc(&dB[s], 4 * size_b));
+        BENCH_CHECK(cudaMalloc(&dA[s], sizeof({in_t}) * size_a)); BENCH_CHECK(cudaMalloc(&dB[s], sizeof({in_t}) * size_b));
         BENCH_CHECK(cudaMalloc(&dC[s], 4 * size_c));
         fill(dA[s], size_a, 3 * s + 1); fill(dB[s], size_b, 3 * s + 2); fill(dC[s], size_c, 3 * s + 3);
     }}
@@ -163,14 +202,11 @@ int main()
     BENCH_CHECK(cudaMemcpy(dRef, dC[0], 4 * size_c, cudaMemcpyDeviceToDevice));
     cublasHandle_t handle;
     BLAS_CHECK(cublasCreate(&handle));
-    BLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));  // true FP32: no TF32
+    BLAS_CHECK(cublasSetMathMode(handle, {math_mode}));  // FP32: pedantic, no TF32
     cudaStream_t stream = 0;
 
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-    auto cublas = [&](int s, float* c) {{
-        BLAS_CHECK(cublasSgemm(handle, {op_b}, {op_a}, N, M, K, &alpha_value, dB[s], {ldb}, dA[s], {lda},
-                               &beta_value, c, N));
-    }};
+    auto cublas = [&](int s, float* c) {{ BLAS_CHECK({cublas_call}); }};
     auto gemmc = [&](int s) {{ BENCH_CHECK({launcher}({call}, stream)); }};
 
     // Correctness on set 0, against cuBLAS from the same C.

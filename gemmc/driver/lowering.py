@@ -63,6 +63,10 @@ def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False) -> N
         run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each)
 
 
+# ops that make a value of a type without computing in it (Arch.compute_dtypes)
+_MOVES = ("arith.constant", "arith.extf", "arith.truncf", "arith.bitcast", "arith.select")
+
+
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     """A dtype the arch cannot do is an error before any pass runs."""
     from xdsl.dialects.builtin import MemRefType, VectorType
@@ -71,16 +75,19 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
 
     supported = ", ".join(arch.dtypes)
     for op in module.walk():
-        if isinstance(op, MatmulOp) and type_name(op.acc_type) not in arch.dtypes:
+        computes = arch.compute_dtypes or arch.dtypes
+        if isinstance(op, MatmulOp) and type_name(op.acc_type) not in computes:
             raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
-                             f"(it supports {supported}); use 'acc f32'")
+                             f"(it supports {', '.join(computes)}); use 'acc f32'")
         for v in op.results:
             t = v.type
             scalar = t.element_type if isinstance(t, VectorType) else t
-            if type_name(scalar) in ELEMENT_TYPES and type_name(scalar) not in arch.dtypes:
+            arithmetic = op.name.startswith(("arith.", "math.")) and op.name not in _MOVES
+            if type_name(scalar) in ELEMENT_TYPES and (type_name(scalar) not in arch.dtypes or (
+                    arithmetic and type_name(scalar) not in computes)):
                 # kernel IR given as input: its arithmetic, not only its memrefs
                 raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
-                                 f"(at '{op.name}'; it supports {supported})")
+                                 f"(at '{op.name}'; it supports {', '.join(computes) if arithmetic else supported})")
             if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
                 raise GemmcError(
                     f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
@@ -89,7 +96,7 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
                 if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
-                    hint = ": f16 and bf16 need an AMD target" if arch.vendor != "amd" else ""
+                    hint = ": FP8 and the MX formats need an AMD target" if arch.vendor != "amd" else ""
                     raise GemmcError(
                         f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
                         f"(it supports {', '.join(arch.dtypes)}){hint}"

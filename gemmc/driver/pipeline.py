@@ -94,6 +94,12 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+    # sm_90's tensor cores (mma.sync): 8 warps of 32x64, 16-byte copies (B's transposed by 8x8 blocks),
+    # two LDS slots, rows padded by 16 bytes (conflict-free fragment reads, analyze-lds-banks; an XOR
+    # swizzle's addresses cost nvcc 254 registers against 128, 64x64 warp tiles 220): the candidate of
+    # benchmarks/h200/matrix.py's set with the fewest registers and no spills, none of them timed yet
+    "sm_90":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=4 waves-n=2},vectorize{width=8 blocks=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8},launch-bounds{max-threads=256}",
 }
 
 

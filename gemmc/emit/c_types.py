@@ -93,6 +93,39 @@ def float_eps(t: Attribute) -> float | None:
     return None
 
 
+# nvcc has no ext_vector_type: on the sm_90 target a vector of 16-bit floats is this aggregate,
+# which does what the printed code asks of a vector (brace initialization, aligned loads and
+# stores through a cast pointer, .x-.w up to 4 lanes, [i]); HipEmitter prints it once before
+# the typedefs that name it (the key sorts first).
+CUDA_VECTOR_KEY = "gemmc_vec"
+CUDA_VECTOR_TEMPLATE = """template <typename T, int N> struct alignas(sizeof(T) * N) gemmc_vec
+{
+    T e[N];
+    __host__ __device__ T& operator[](int i) { return e[i]; }
+    __host__ __device__ const T& operator[](int i) const { return e[i]; }
+};
+template <typename T> struct alignas(sizeof(T) * 2) gemmc_vec<T, 2>
+{
+    T x, y;
+    __host__ __device__ T& operator[](int i) { return (&x)[i]; }
+    __host__ __device__ const T& operator[](int i) const { return (&x)[i]; }
+};
+template <typename T> struct alignas(sizeof(T) * 4) gemmc_vec<T, 4>
+{
+    T x, y, z, w;
+    __host__ __device__ T& operator[](int i) { return (&x)[i]; }
+    __host__ __device__ const T& operator[](int i) const { return (&x)[i]; }
+};"""
+
+
+def cuda_vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str]:
+    """vector_typedef for nvcc (the sm_90 target): vectors of f16 and bf16 as gemmc_vec."""
+    name, typedef = vector_typedef(t, op)
+    if isinstance(t.element_type, Float16Type | BFloat16Type):
+        typedef = f"typedef gemmc_vec<{scalar_ctype(t.element_type, op)}, {t.get_shape()[0]}> {name};"
+    return name, typedef
+
+
 def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str]:
     """(name, typedef) of a 1-D vector type as a clang ext_vector_type: v4float, v8half."""
     shape = t.get_shape()

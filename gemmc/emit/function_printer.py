@@ -21,7 +21,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gemmc.support.diagnostics import GemmcError
 from gemmc.emit.c_text import INDENT, PRIMARY, Expr, MemrefView, Namer
-from gemmc.emit.c_types import element_type_of, is_e8m0, is_fp4, is_fp8, is_sub_byte, scalar_ctype, vector_typedef
+from gemmc.emit.c_types import (
+    CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE, cuda_vector_typedef, element_type_of, is_e8m0, is_fp4, is_fp8, is_sub_byte,
+    scalar_ctype, vector_typedef,
+)
 from gemmc.emit.file_scope import FileScope
 from gemmc.emit.ir_access import emit_error, walk_block
 
@@ -93,7 +96,12 @@ class FunctionPrinter:
 
     def type_name(self, t: Attribute, op: Operation | None = None) -> str:
         if isinstance(t, VectorType):
-            name, typedef = vector_typedef(t, op)
+            if self.emitter.arch.vendor == "nvidia":
+                name, typedef = cuda_vector_typedef(t, op)
+                if typedef.startswith("typedef gemmc_vec"):
+                    self.emitter.typedefs.setdefault(CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE)
+            else:
+                name, typedef = vector_typedef(t, op)
             self.emitter.typedefs.setdefault(name, typedef)
             self.emitter.used_types.add(scalar_ctype(t.element_type, op))
             return name

@@ -83,7 +83,7 @@ from xdsl.ir import Operation
 from gemmc.target.arch import Arch, get_arch
 from gemmc.support.diagnostics import GemmcError
 # The op printers: each module enters its own into FunctionPrinter's table when imported.
-from gemmc.emit import amdgpu, arith, control, memory  # noqa: F401
+from gemmc.emit import amdgpu, arith, control, memory, nvgpu  # noqa: F401
 from gemmc.emit.c_text import rule
 from gemmc.emit.file_scope import FileScope, LauncherInfo
 from gemmc.emit.function_printer import OP_PRINTERS
@@ -151,7 +151,17 @@ class HipEmitter(FileScope):
         typedefs and the device helper functions the printers asked for."""
         out: list[str] = []
         sixteen = sorted({"_Float16", "__bf16"} & self.used_types)
-        if sixteen:
+        if sixteen and self.arch.vendor == "nvidia":
+            out += [
+                "",
+                "// nvcc cannot compile _Float16 / __bf16 device code: CUDA's __half and __nv_bfloat16,",
+                "// which convert from and to float and compute as the printed code asks, stand for them.",
+                "#include <cuda_fp16.h>",
+                "#include <cuda_bf16.h>",
+                "#define _Float16 __half",
+                "#define __bf16 __nv_bfloat16",
+            ]
+        elif sixteen:
             out += [
                 "",
                 f"// nvcc (HIP on NVIDIA) cannot compile {' and '.join(sixteen)} in device code.",
@@ -213,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 
-        from gemmc.frontend.context import make_context
+        from gemmc.support.context import make_context
         from gemmc.support.diagnostics import location_in
 
         if args.file == "-":

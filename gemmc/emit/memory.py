@@ -199,7 +199,7 @@ def _print_broadcast(p: FunctionPrinter, op: Operation) -> None:
     if isinstance(x.type, VectorType):
         raise p.unsupported(op, "vector.broadcast of a vector")
     lanes = op.results[0].type.get_shape()[0]  # type: ignore[union-attr]
-    if lanes <= 4:
+    if lanes <= 4 or p.emitter.arch.vendor == "nvidia":  # (nvcc's vectors are aggregates: no splat cast)
         e = p.value(x).at(ARG)
         p.define(op.results[0], Expr(f"{vt}{{{', '.join([e] * lanes)}}}"))
     else:

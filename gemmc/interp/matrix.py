@@ -1,6 +1,6 @@
 """Matrix-core ops and direct-to-LDS loads, lane-accurate.
 
-`amdgpu.mfma` / `amdgpu.wmma`: every wave assembles A, B and C from its lanes exactly as
+`amdgpu.mfma` / `amdgpu.wmma` / `nvgpu.mma_sync` (sm_90's tensor cores): every wave assembles A, B and C from its lanes exactly as
 the instruction's layout (gemmc.target.arch.MatrixInstr.a / .b / .d) places them, computes
 D = A @ B + C (in float64, rounded once to the accumulator type: f32, or f16 / bf16 on
 RDNA, whose RDNA3 forms fill every other element, OPSEL 0), and hands each lane back the registers
@@ -31,6 +31,7 @@ from gemmc.target.arch import Layout, MatrixInstr
 from gemmc.dialects.amdgpu import (
     GatherToLDSOp, MFMAOp, ScaledMFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes,
 )
+from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.interp import memory
 from gemmc.interp.common import InterpError, is_vector, to_bf16
 from gemmc.interp.state import KernelState
@@ -122,7 +123,7 @@ def _per_lane(x, lanes: int, vector: bool) -> np.ndarray:
 @register_impls
 @dataclass
 class MatrixFunctions(InterpreterFunctions):
-    """amdgpu.mfma, amdgpu.wmma, amdgpu.gather_to_lds inside kernels."""
+    """amdgpu.mfma, amdgpu.wmma, nvgpu.mma_sync, amdgpu.gather_to_lds inside kernels."""
 
     state: KernelState | None = None
 
@@ -132,6 +133,11 @@ class MatrixFunctions(InterpreterFunctions):
 
     @impl(WMMAOp)
     def run_wmma(self, interp: Interpreter, op: WMMAOp, args: PythonValues):
+        return (self._matrix(op, args),)
+
+    @impl(MmaSyncOp)
+    def run_mma_sync(self, interp: Interpreter, op: MmaSyncOp, args: PythonValues):
+        """sm_90's mma.sync: a warp of 32 lanes, the same layout-driven product."""
         return (self._matrix(op, args),)
 
     @impl(ScaledMFMAOp)

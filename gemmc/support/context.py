@@ -20,6 +20,7 @@ DIALECTS: dict[str, tuple[str, str]] = {
     "ub": ("xdsl.dialects.ub", "UB"),
     "gemm": ("gemmc.dialects.gemm", "Gemm"),
     "amdgpu": ("gemmc.dialects.amdgpu", "AMDGPU"),
+    "nvgpu": ("gemmc.dialects.nvgpu", "NVGPU"),
     "amdgcn": ("gemmc.dialects.amdgcn", "AMDGCN"),
 }
 """Dialect name -> (module, Dialect object): registered, and imported by the parser only when

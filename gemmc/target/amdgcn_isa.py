@@ -426,6 +426,8 @@ def matrix_op_name(arch, mi) -> str:
 def _matrix_forms() -> dict[str, tuple[str, Form]]:
     forms: dict[str, tuple[str, Form]] = {}
     for arch in ARCHS.values():
+        if arch.vendor != "amd":  # sm_90's mma.sync is no AMDGCN instruction
+            continue
         for mi in arch.matrix_instrs:
             form, name = matrix_form(mi), matrix_op_name(arch, mi)
             known = forms.get(name)

@@ -84,8 +84,8 @@ class MatrixInstr:
     out_type: str  # element type of C and D
     cycles: int  # issue cycles (passes x 4) from the ISA guide
     # -- the matrix-core lowerings, interpreter and HIP emitter read these --
-    kind: str = "mfma"  # "mfma" (CDNA, amdgpu.mfma) or "wmma" (RDNA, amdgpu.wmma)
-    builtin: str = ""  # the clang builtin that issues it from HIP
+    kind: str = "mfma"  # "mfma" (CDNA, amdgpu.mfma), "wmma" (RDNA, amdgpu.wmma) or "mma" (sm_90, nvgpu.mma_sync)
+    builtin: str = ""  # the clang builtin that issues it from HIP (sm_90: gemmc's inline-PTX device function)
     a: Layout | None = None  # A[i][k]: row i, col k per (lane, item)
     b: Layout | None = None  # B[k][j]: row k, col j
     d: Layout | None = None  # C and D[i][j] per (lane, accumulator register)
@@ -111,6 +111,9 @@ class MatrixInstr:
     scale_block: int = 0
     sa: Layout | None = None
     sb: Layout | None = None
+    # sm_90: the PTX instruction (its mnemonic above is gemmc's name for it, a token that pipeline
+    # options can spell: instr=mma_m16n8k16_f32_f16)
+    ptx: str = ""
 
     def with_formats(self, a: str, b: str) -> "MatrixInstr":
         """This f8f6f4 instruction with A of format `a` and B of `b` (cbsz, blgp).  Both FP6 or FP4:
@@ -235,6 +238,10 @@ class Arch:
     # kernels are LDS-bound with L2 to spare, so the conflict-free stores win (gfx942 sgemm step 6 5.31
     # ms against 6.04 walking rows, where clang-22 also spills 284 bytes a lane).
     transposed_copy_column_first: bool = False
+    # the types a kernel may accumulate (`acc`) and compute in; () means every type of `dtypes`.  sm_90:
+    # f32 only: its 16-bit values are loaded, stored, converted and fed to mma.sync, which accumulates
+    # in f32 (nvcc takes no arithmetic of the __half that gemmc prints for _Float16)
+    compute_dtypes: tuple[str, ...] = ()
 
     @property
     def lds_kib(self) -> int:
@@ -423,6 +430,35 @@ _GFX12_WMMA = (
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
 ) + _fp8_wmmas()
 
+# sm_90's warp-level mma.sync (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
+# type"): groupID = lane / 4, threadID_in_group = lane % 4.  A (16x16, .row): a0..a7 in four .f16x2
+# registers, row groupID (+8 for a2, a3, a6, a7), k 2 * threadID_in_group + (i & 1) (+8 for a4..a7):
+# a lane's items lie on two rows, each in runs of two k's.  B (16x8, .col): b0..b3, k as A's
+# (+8 for b2, b3), column groupID.  C/D (16x8 f32): c0..c3, row groupID (+8 for c2, c3), column
+# 2 * threadID_in_group + (i & 1).
+_MMA_M16N8K16 = dict(
+    a=Layout(32, 8, row=(Term("lane", div=4), Term("item", div=2, mod=2, scale=8)),
+             col=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=4, scale=8))),
+    b=Layout(32, 4, row=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=2, scale=8)),
+             col=(Term("lane", div=4),)),
+    d=Layout(32, 4, row=(Term("lane", div=4), Term("item", div=2, scale=8)),
+             col=(Term("lane", mod=4, scale=2), Term("item", mod=2))),
+)
+
+
+def _mma_sync(t: str) -> MatrixInstr:
+    """mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32 (gemmc's name mma_m16n8k16_f32_<t>), issued
+    from HIP by an inline-PTX device
+    function (gemmc.emit.nvgpu).  Cycles: 8 per SM sub-partition (4096 flops; 512 a clock), about
+    half the 989 TFLOP/s that the H200's datasheet gives its tensor cores, which only wgmma
+    (sm_90a) reaches: an assumption that benchmarks/h200/matrix.md's measurements check."""
+    return MatrixInstr(f"mma_m16n8k16_f32_{t}", 16, 8, 16, t, "f32", 8, kind="mma",
+                       builtin=f"gemmc_mma_m16n8k16_f32_{t}", ptx=f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32",
+                       **_MMA_M16N8K16)
+
+
+_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16"))
+
 ARCHS: dict[str, Arch] = {
     a.name: a
     for a in (
@@ -514,19 +550,21 @@ ARCHS: dict[str, Arch] = {
         # 228 KiB shared memory per SM of which a block gets 48 KiB statically (CUDA C++
         # Programming Guide, compute capability 9.0; Hopper tuning guide).  gemmc emits static
         # __shared__ arrays only, so lds_bytes is the 48 KiB static limit.  "wave" = warp.
-        # nvcc cannot compile gemmc's _Float16/__bf16 device code: f32 only.
+        # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
+        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code).
         Arch(
             name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
             wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,
             max_waves_per_simd=16, vgprs_per_lane=255, agprs_per_lane=0,
             vgpr_granule=8, lds_bytes=48 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=50 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=4800.0,
-            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32",), vendor="nvidia",
+            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16"), vendor="nvidia",
+            matrix_instrs=_SM90_MMA,
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
-            transposed_copy_column_first=True,
+            transposed_copy_column_first=True, compute_dtypes=("f32",),
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")

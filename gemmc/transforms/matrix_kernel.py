@@ -22,7 +22,8 @@ thread_n the instruction tiles of one wave, `lane` the lane in its wave):
 
 Each lane loads its items of A and B with one vector load per run of consecutive k's
 (one run on CDNA and RDNA3; on RDNA4 k 0-3 and 8-11, or 4-7 and 12-15, two runs put
-together by a vector.shuffle; both LDS tiles are k-contiguous after register tiling),
+together by a vector.shuffle; on sm_90 mma.sync's A four runs of two, on rows r and r + 8;
+both LDS tiles are k-contiguous after register tiling),
 converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
 fragments: the tutorial's "Case 1").
 """
@@ -37,6 +38,7 @@ from xdsl.ir import Attribute, SSAValue
 from gemmc.target.arch import Layout, MatrixInstr, get_matrix_instr
 from gemmc.transforms.contraction import set_role
 from gemmc.dialects.amdgpu import ScaledMFMAOp, matrix_op
+from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.support.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
@@ -105,24 +107,36 @@ def element(name: str) -> Attribute:
 def k_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[int, ...]] | None:
     """How each lane's items lie along k in one row (A) or column (B): (r, offsets) when
     items q*r .. q*r + r - 1 are consecutive k's starting `offsets[q]` after item 0's k,
-    the same for every lane (one run on CDNA and RDNA3; two of 4 on RDNA4); None if not."""
+    the same for every lane (one run on CDNA and RDNA3; two of 4 on RDNA4); None if not, or
+    where a lane's runs lie on several rows (sm_90's mma.sync A: frag_runs)."""
+    runs = frag_runs(layout, k_is_col)
+    if runs is None or any(row for row, _ in runs[1]):
+        return None
+    return runs[0], tuple(k for _, k in runs[1])
+
+
+def frag_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """k_runs where a lane's runs may lie on several rows of A (columns of B): (r, ((other, k), ..))
+    when items q*r .. q*r + r - 1 are consecutive k's of one row, `other` rows (columns) and `k`
+    k's after item 0's, the same for every lane (sm_90's mma.sync A: runs of 2 on rows 0 and 8)."""
     lanes = np.arange(layout.lanes)[:, None]
     items = np.arange(layout.items)[None, :]
     shape = (layout.lanes, layout.items)
     _, row, col = (np.broadcast_to(x, shape) for x in layout.at(lanes, items))
     k, other = (col, row) if k_is_col else (row, col)
-    if not (other == other[:, :1]).all():
+    rel, rel_other = k - k[:, :1], other - other[:, :1]
+    if not ((rel == rel[:1]).all() and (rel_other == rel_other[:1]).all()):
         return None
-    rel = k - k[:, :1]
-    if not (rel == rel[:1]).all():
-        return None
-    steps = np.flatnonzero(np.diff(rel[0]) != 1)  # where a run ends
+    rel, rel_other = rel[0], rel_other[0]
+    breaks = (np.diff(rel) != 1) | (np.diff(rel_other) != 0)  # where a run ends
+    steps = np.flatnonzero(breaks)
     r = int(steps[0]) + 1 if steps.size else layout.items
     if layout.items % r:
         return None
-    offsets = tuple(int(x) for x in rel[0, ::r])
-    runs = rel[0].reshape(-1, r) - np.asarray(offsets)[:, None]
-    return (r, offsets) if (runs == np.arange(r)).all() else None
+    starts = tuple((int(o), int(x)) for o, x in zip(rel_other[::r], rel[::r]))
+    runs = rel.reshape(-1, r) - rel[::r][:, None]
+    same_row = (rel_other.reshape(-1, r) == rel_other[::r][:, None]).all()
+    return (r, starts) if (runs == np.arange(r)).all() and same_row else None
 
 
 def runs_start_aligned(layout: Layout, k_is_col: bool, r: int) -> bool:
@@ -205,13 +219,20 @@ def compute(w, b: KernelBuilder, buf) -> None:
                         d = x.op(ScaledMFMAOp(a_scales[ti], a_frags[ti][p], 0, b_scales[tj], b_frags[tj][p], 0, c,
                                               instr.m, instr.n, instr.k), "d")
                     else:
-                        d = x.op(matrix_op(instr, a_frags[ti][p], b_frags[tj][p], c), "d")
+                        d = x.op(_matrix_op(instr, a_frags[ti][p], b_frags[tj][p], c), "d")
                     x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
 
     loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k * pack), [], step, "kk")
     loop.attributes[UNROLL_ATTR] = UnitAttr()
     set_role(loop, ROLE_COMPUTE)
+
+
+def _matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue):
+    """The op that issues `instr`: nvgpu.mma_sync on sm_90, amdgpu.mfma / amdgpu.wmma on AMD."""
+    if instr.kind == "mma":
+        return MmaSyncOp(a, b, c, instr.m, instr.n, instr.k)
+    return matrix_op(instr, a, b, c)
 
 
 def _scales(w, x: KernelBuilder, operand: str, rc: SSAValue, kk: SSAValue) -> SSAValue:
@@ -232,16 +253,20 @@ def _fragments(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, start: SSAVal
     reduction over k does not see the order, as A's and B's fragments take the same one."""
     lds_elem = tile.type.element_type
     pack = w.s.pack
-    runs = k_runs(layout, k_is_col)
+    runs = frag_runs(layout, k_is_col)
     assert runs is not None  # (plan checked it)
     r, offsets = runs
-    width, pieces = _read_pieces(r * pack, tuple(off * pack for off in offsets), w.s.frag_read)
+    width, pieces = _read_pieces(r * pack, tuple((o, off * pack) for o, off in offsets), w.s.frag_read)
+
+    def at(base: SSAValue, off: int) -> SSAValue:
+        return base if off == 0 else x.add(base, x.index(off))
+
     if width == 1 and len(pieces) == 1:
         v = x.load(tile, lead + [row, start], name)
     else:
-        parts = [x.op(vector.LoadOp(tile, lead + [row, start if off == 0 else x.add(start, x.index(off))],
-                                    VectorType(lds_elem, [width])), name if len(pieces) == 1 else f"{name}{q}")
-                 for q, off in enumerate(pieces)]
+        parts = [x.op(vector.LoadOp(tile, lead + [at(row, o), at(start, off)], VectorType(lds_elem, [width])),
+                      name if len(pieces) == 1 else f"{name}{q}")
+                 for q, (o, off) in enumerate(pieces)]
         while len(parts) > 1:  # pairwise, so that each shuffle joins two vectors of one type (as HIP's needs)
             joined = [_join(x, parts[i], parts[i + 1], lds_elem, name) for i in range(0, len(parts) - 1, 2)]
             parts = joined + parts[len(parts) - len(parts) % 2:]
@@ -272,11 +297,13 @@ def _join(x: KernelBuilder, a: SSAValue, b: SSAValue, elem, name: str) -> SSAVal
                                  result_type=VectorType(elem, [width])), name)
 
 
-def _read_pieces(r: int, offsets: tuple[int, ...], frag_read: int) -> tuple[int, tuple[int, ...]]:
-    """The runs of `r` consecutive k's cut into reads of `frag_read` elements (0: whole)."""
+def _read_pieces(r: int, offsets: tuple[tuple[int, int], ...],
+                 frag_read: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """The runs of `r` consecutive k's, each at (rows, k's) after the lane's first, cut into reads
+    of `frag_read` elements (0: whole)."""
     if not frag_read or frag_read >= r:
         return r, offsets
-    return frag_read, tuple(off + i for off in offsets for i in range(0, r, frag_read))
+    return frag_read, tuple((o, off + i) for o, off in offsets for i in range(0, r, frag_read))
 
 
 def epilogue(w) -> None:

@@ -35,6 +35,7 @@ def _inputs(d: Path) -> None:
     (d / "k.gemm").write_text(BASE)
     (d / "d.gemm").write_text(BASE.replace("M = 8, N = 8, K = 8", "M, N, K"))
     (d / "h.gemm").write_text(BASE.replace("A: f32", "A: f16").replace("B: f32", "B: f16"))
+    (d / "f8.gemm").write_text(BASE.replace("A: f32", "A: f8e4m3fn").replace("B: f32", "B: f8e4m3fn"))
     (d / "k.svg").write_text(BASE)  # a source that --plot could name
     (d / "dir.svg").mkdir()
     kernel_ir, gcn, mfma = _lowered()
@@ -48,7 +49,8 @@ def _c(id: str, argv: list[str], code: int, expect: str, env: dict[str, str] | N
 
 
 UNKNOWN_ARCH = "re:error: unknown arch 'gfx1'; known archs: gfx90a, gfx942, .*"
-NO_F16 = "error: sm_90 cannot do f16 in gemmc's output (it supports f32): f16 and bf16 need an AMD target"
+NO_FP8 = ("error: sm_90 cannot do f8e4m3fn in gemmc's output (it supports f32, f16, bf16): FP8 and the MX formats "
+          "need an AMD target")
 GFX942_INSTRS = "v_mfma_f32_32x32x2_f32, v_mfma_f32_16x16x4_f32, v_mfma_f32_32x32x8_f16, "
 
 EXPLAIN = [
@@ -69,9 +71,12 @@ EXPLAIN = [
        "error: explain needs kernel IR: give a pipeline such as -p step1"),
     _c("explain-pass-error", ["explain", "{src}", "-p", "gemm-to-kernel{block-x=0}", NO_CC], 1,
        "error: gemm-to-kernel: block-x=0 must be positive (at 'gemm.matmul' in @k)"),
-    _c("explain-dtype", ["explain", "{dir}/h.gemm", "--arch", "sm_90", NO_CC], 1, NO_F16),
-    _c("explain-no-matrix-cores", ["explain", "{src}", "--arch", "sm_90", "-p", "step7", NO_CC], 1,
-       "error: matrix-cores: sm_90 has no matrix cores"),
+    _c("explain-dtype", ["explain", "{dir}/f8.gemm", "--arch", "sm_90", NO_CC], 1, NO_FP8),
+    _c("explain-k-pack-on-mma-sync", ["explain", "{src}", "--arch", "sm_90", "-p",
+                                      "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=32},"
+                                      "register-tiling{thread-m=4 thread-n=4},matrix-cores{k-pack=2}", NO_CC], 1,
+       "error: matrix-cores: k-pack with mma_m16n8k16_f32_f16 is not built: a lane's k's of A lie on several rows "
+       "(at 'gpu.func' @k)"),
     _c("explain-amdgcn-pipeline", ["explain", "{src}", "-p", "step2,lower-copies,unroll-loops,promote-private,lower-to-amdgcn", NO_CC], 2,
        "error: explain predicts kernel IR (a gpu.func), not gemmc's AMDGCN program (lower-to-amdgcn's output); "
        "give the pipeline without the amdgcn passes"),
@@ -112,7 +117,7 @@ TUNE = [
        "error: tune searches the pipelines itself and takes no -p; gemmc explain -p PIPELINE predicts one"),
     _c("tune-dynamic-dim", ["tune", "{dir}/d.gemm", "--budget", "2", NO_CC], 1,
        "error: dim 'M' is dynamic; give its size with -D M=..."),
-    _c("tune-dtype", ["tune", "{dir}/h.gemm", "--arch", "sm_90", "--budget", "2", NO_CC], 1, NO_F16),
+    _c("tune-dtype", ["tune", "{dir}/f8.gemm", "--arch", "sm_90", "--budget", "2", NO_CC], 1, NO_FP8),
     _c("tune-kernel-ir-input", ["tune", "{dir}/k1.mlir", "--budget", "2", NO_CC], 2,
        "error: {dir}/k1.mlir: is kernel IR already; tune needs the GEMM (a .gemm file or gemm-level IR)"),
     _c("tune-output-dir-missing", ["tune", "{src}", "--budget", "2", NO_CC, "-o", "{dir}/no/best.pipeline"], 3,
@@ -132,8 +137,9 @@ LAYOUT = [
        f"re:error: gfx942 has no matrix instruction 'v_nope'; its instructions: {GFX942_INSTRS}.*"),
     _c("layout-instr-of-another-arch", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "gfx1100"], 2,
        "re:error: gfx1100 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: v_wmma_.*"),
-    _c("layout-arch-without-matrix-cores", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "sm_90"], 2,
-       "error: sm_90 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: none"),
+    _c("layout-instr-of-another-arch", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "sm_90"], 2,
+       "error: sm_90 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: mma_m16n8k16_f32_f16, "
+       "mma_m16n8k16_f32_bf16"),
     _c("layout-unknown-arch", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "gfx1"], 2, UNKNOWN_ARCH),
     _c("layout-missing-instr", ["layout"], 2, "error: gemmc layout: the following arguments are required: INSTR"),
     _c("layout-plot-format", ["layout", "v_mfma_f32_32x32x8_f16", "--plot", "{dir}/l.txt"], 2,
@@ -160,7 +166,8 @@ BENCH = [  # every one before the GPU check: they hold on a machine without an N
        "error: malformed pipeline 'gemm-to-kernel,,lds-tiling': expected pass name here (column 16)"),
     _c("bench-pass-error", ["bench", "{src}", "-p", "gemm-to-kernel{block-x=64 block-y=32}"], 1,
        "error: gemm-to-kernel: block-x * block-y = 2048 exceeds 1024 threads per block (at 'gemm.matmul' in @k)"),
-    _c("bench-dtype", ["bench", "{dir}/h.gemm", "-p", "step1"], 1, NO_F16),
+    _c("bench-dtype", ["bench", "{dir}/f8.gemm", "-p", "step1"], 1,
+       "{dir}/f8.gemm:3:6: error: sm_90 cannot do f8e4m3fn; its types: f32, f16, bf16"),
     _c("bench-dynamic-dim", ["bench", "{dir}/d.gemm", "-p", "step1"], 1,
        "error: dim 'M' is dynamic; give its size with -D M=..."),
     _c("bench-repeats-zero", ["bench", "{src}", "--repeats", "0"], 2, "error: --repeats 0: give at least 1 timed run"),

@@ -1,0 +1,74 @@
+"""The peers of matrix.py's table on the H200: PyTorch's matmul in the input type, and Triton's matmul.
+
+    python3 benchmarks/h200/triton_matrix.py MANIFEST.json > matrix_peers.jsonl
+
+Per shape of the manifest and per type (f16, bf16): PyTorch's `A @ B` in that type (its C of that type,
+cuBLAS's own kernel choice), and Triton's matmul tutorial kernel (triton_fp32.py's: grouped tile order,
+masks, strides for transposed operands, alpha/beta) with f32 accumulation into an f32 C, as gemmc's
+kernels, over 8 autotuned configurations of the tutorial's 16-bit set.  Each: the relative Frobenius error against a float64 product of the same
+inputs, then triton.testing.do_bench's median.  One JSON line per shape and type.
+"""
+
+import json
+import sys
+
+import torch
+import triton
+
+from triton_fp32 import matmul_kernel
+
+CONFIGS = [
+    triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_stages=s, num_warps=w)
+    for bm, bn, bk, s, w in [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                             (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2)]
+]
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+
+matmul = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(matmul_kernel)  # triton_fp32.py's kernel
+
+
+def run(t, name, m, n, k, ta, tb, ab):
+    g = torch.Generator(device="cuda").manual_seed(0)
+    dt = DTYPES[t]
+    A = (torch.rand((k, m) if ta else (m, k), device="cuda", generator=g) - 0.5).to(dt)
+    B = (torch.rand((n, k) if tb else (k, n), device="cuda", generator=g) - 0.5).to(dt)
+    C0 = torch.rand((m, n), device="cuda", generator=g) - 0.5
+    a, b = (A.t() if ta else A), (B.t() if tb else B)
+    alpha, beta = (1.5, 0.5) if ab else (1.0, 0.0)
+    ref = alpha * (a.double() @ b.double()) + beta * C0.double()
+    row = {"type": t, "shape": name, "M": m, "N": n, "K": k}
+
+    def err(x):
+        return ((x.double() - ref).norm() / ref.norm()).item()
+
+    def torch_mm():
+        return a @ b if not ab else torch.addmm(C0.to(dt), a, b, alpha=alpha, beta=beta)
+
+    row["torch_rel_err"] = err(torch_mm())
+    row["torch_ms"] = triton.testing.do_bench(torch_mm, warmup=25, rep=200, return_mode="median")
+    C = C0.clone()
+
+    def launch():
+        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
+        matmul[grid](a, b, C, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), C.stride(0), C.stride(1),
+                     alpha, beta, HAS_BETA=ab, IEEE=False)
+
+    launch()
+    C.copy_(C0)
+    launch()
+    row["triton_rel_err"] = err(C)
+    row["triton_ms"] = triton.testing.do_bench(launch, warmup=25, rep=200, return_mode="median")
+    cfg = matmul.best_config
+    row["triton_config"] = str(cfg.kwargs | {"stages": cfg.num_stages, "warps": cfg.num_warps})
+    return row
+
+
+if __name__ == "__main__":
+    manifest = json.load(open(sys.argv[1]))
+    for t in DTYPES:
+        for name, shape in manifest["shapes"].items():
+            try:
+                print(json.dumps(run(t, name, *shape)), flush=True)
+            except Exception as e:  # one shape's failure is a row, not the end of the table
+                print(json.dumps({"type": t, "shape": name, "error": repr(e)[:300]}), flush=True)
