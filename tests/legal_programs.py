@@ -71,7 +71,7 @@ def _types(draw, arch) -> tuple[str, str, str, str | None, str]:
         a, b = draw(st.permutations(fp8))[:2]
     else:
         a = b = kind
-    accs = [None, "f32"] + ["f16"] * ("f16" in have)
+    accs = [None, "f32"] + ["f16"] * ("f16" in (arch.compute_dtypes or have))  # (sm_90 stores f16, computes f32)
     return a, b, draw(st.sampled_from(outputs)), draw(st.sampled_from(accs)), kind
 
 
