@@ -78,6 +78,17 @@ def test_acc_f16_cli_run_compile_and_report(capsys, tmp_path):
     assert code == 1 and "mfma-lowering: MFMA on gfx942 accumulates in f32; the kernel accumulates in f16" in err
 
 
+def test_an_fp8_pair_into_f16_says_why_it_keeps_the_fmas():
+    """e4m3 x e5m2 accumulated in f16 on gfx942: no MFMA takes it, and the type-independent default
+    (no table has mixed FP8 pairs) keeps its FMAs through matrix-cores{fallback=true}; --report's
+    reason says so, and the kernel PASSes."""
+    src = ("kernel q {\n  dim M = 40, N = 24, K = 36\n  A: f8e4m3fnuz[M, K]\n  B: f8e5m2fnuz[K, N]\n"
+           "  C: f32[M, N]\n  acc f16\n  C = A @ B\n}\n")
+    reason = L.run_default(L.Legal("gfx942", src), host=False)
+    assert ("gfx942's matrix cores cannot multiply f8e4m3fnuz x f8e5m2fnuz into f16 accumulators: the default "
+            "pipeline, whose matrix-cores{fallback=true} keeps the FMAs") in reason, reason
+
+
 REFUSED = "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=16},register-tiling,mfma-lowering{instr=v_mfma_f32_32x32x8_f16}"
 
 

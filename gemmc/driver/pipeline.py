@@ -221,16 +221,22 @@ def typed_default(arch: Arch, a_type: str | None, b_type: str | None, acc: str) 
     not the per-type table's pipeline ("" where it is): a table's matrix-core pipeline whose
     matrix cores cannot multiply these types into this accumulator (`acc f16` on CDNA, whose MFMAs
     accumulate in f32; bf16 or FP8 into f16 on RDNA) gives way to the FMA kernel (fma_pipeline),
-    decided from the types before anything is lowered."""
+    decided from the types before anything is lowered; the type-independent default, whose
+    matrix-cores{fallback=true} keeps its FMAs by itself, stays, with the same why."""
     in_type = a_type if a_type == b_type else None
     pipeline = default_pipeline(arch, in_type)
-    if a_type is None or b_type is None or "matrix-cores" not in pipeline or "fallback=true" in pipeline:
+    if a_type is None or b_type is None or "matrix-cores" not in pipeline:
         return pipeline, ""
     if matrix_cores_take(arch, a_type, b_type, acc):
         return pipeline, ""
-    inputs = a_type if a_type == b_type else f"{a_type} x {b_type}"
-    return fma_pipeline(arch), (f"{arch.name}'s matrix cores cannot multiply {inputs} into {acc} accumulators: "
-                                f"the FMA pipeline")
+    why = f"{arch.name}'s matrix cores cannot multiply {_inputs(a_type, b_type)} into {acc} accumulators"
+    if "fallback=true" in pipeline:  # the type-independent default keeps its FMAs by itself
+        return pipeline, f"{why}: the default pipeline, whose matrix-cores{{fallback=true}} keeps the FMAs"
+    return fma_pipeline(arch), f"{why}: the FMA pipeline"
+
+
+def _inputs(a_type: str, b_type: str) -> str:
+    return a_type if a_type == b_type else f"{a_type} x {b_type}"
 
 
 def with_vectorize_option(spec: str, option: str) -> str:
