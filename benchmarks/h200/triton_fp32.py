@@ -56,6 +56,19 @@ def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn, alpha, beta,
 matmul = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(matmul_kernel)
 
 
+def launcher(kernel, a, b, C, alpha, beta, ab, ieee):
+    """A call that runs `kernel` (matmul_kernel autotuned over some configs) on a @ b into C."""
+    m, k = a.shape
+    n = b.shape[1]
+
+    def launch():
+        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
+        kernel[grid](a, b, C, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), C.stride(0), C.stride(1),
+                     alpha, beta, HAS_BETA=ab, IEEE=ieee)
+
+    return launch
+
+
 def run(name, m, n, k, ta, tb, ab):
     g = torch.Generator(device="cuda").manual_seed(0)
     A = torch.rand((k, m) if ta else (m, k), device="cuda", generator=g) - 0.5
@@ -65,10 +78,7 @@ def run(name, m, n, k, ta, tb, ab):
     alpha, beta = (1.5, 0.5) if ab else (1.0, 0.0)
     C = C0.clone()
 
-    def launch():
-        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
-        matmul[grid](a, b, C, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), C.stride(0), C.stride(1),
-                     alpha, beta, HAS_BETA=ab, IEEE=True)
+    launch = launcher(matmul, a, b, C, alpha, beta, ab, ieee=True)
 
     launch()
     torch.cuda.synchronize()

@@ -15,7 +15,7 @@ import sys
 import torch
 import triton
 
-from triton_fp32 import matmul_kernel
+from triton_fp32 import launcher, matmul_kernel
 
 CONFIGS = [
     triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_stages=s, num_warps=w)
@@ -49,10 +49,7 @@ def run(t, name, m, n, k, ta, tb, ab):
     row["torch_ms"] = triton.testing.do_bench(torch_mm, warmup=25, rep=200, return_mode="median")
     C = C0.clone()
 
-    def launch():
-        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
-        matmul[grid](a, b, C, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), C.stride(0), C.stride(1),
-                     alpha, beta, HAS_BETA=ab, IEEE=False)
+    launch = launcher(matmul, a, b, C, alpha, beta, ab, ieee=False)
 
     launch()
     C.copy_(C0)

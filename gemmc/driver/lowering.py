@@ -74,8 +74,8 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
 
     supported = ", ".join(arch.dtypes)
+    computes = arch.compute_dtypes or arch.dtypes
     for op in module.walk():
-        computes = arch.compute_dtypes or arch.dtypes
         if isinstance(op, MatmulOp) and type_name(op.acc_type) not in computes:
             raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
                              f"(it supports {', '.join(computes)}); use 'acc f32'")
