@@ -24,8 +24,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from gemmc.target.arch import Arch
+from gemmc.cost.analysis import dynamic_dims
+from gemmc.cost import model
+from gemmc.driver.lowering import lower_with
+from gemmc.driver.variants import SMALL_TILES, Choice, with_split_k, with_stream_k, with_tiles
+from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import PIPELINE_ATTR
+from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.transforms.kernel_builder import KernelBuilder, repeat_values
 
@@ -38,8 +43,6 @@ def variant_pipeline(default: str, out_type: str, arch: Arch, slots: int = 0) ->
     """The idle-grid variant: stream-k (one persistent workgroup per slot; 0: per CU) or split-k of
     the default, or of its first smaller tile where the arch does not split the default's own
     (Arch.split_default_tile)."""
-    from gemmc.driver.variants import SMALL_TILES, with_split_k, with_stream_k, with_tiles
-
     if not arch.split_default_tile:
         default = with_tiles(default, *SMALL_TILES[0])
     if out_type in ATOMIC_TYPES:
@@ -59,8 +62,6 @@ def with_assumed_alignment(spec: str) -> str:
 def dispatch(module: ModuleOp, arch: Arch, default: str):
     """The dispatching module (a Choice of gemmc.driver.selection, its `lowered` set), or None when no
     variant applies (no tiled kernel, or the passes refuse both)."""
-    from gemmc.driver.variants import Choice
-
     base = lower_copy(module, default, arch)
     slots = _slots(base, arch) if base is not None else None
     if slots is None:
@@ -87,9 +88,6 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
 
 def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:
     """`module` lowered with `spec` on a copy; None when a pass refuses it."""
-    from gemmc.driver.lowering import lower_with
-    from gemmc.support.diagnostics import GemmcError
-
     try:
         return lower_with(module.clone(), spec, arch)
     except GemmcError:
@@ -98,12 +96,8 @@ def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:
 
 def _slots(base: ModuleOp, arch: Arch) -> int | None:
     """CUs x the default kernel's resident workgroups per CU, read at a probe size."""
-    from gemmc.cost.analysis import dynamic_dims
-    from gemmc.cost.model import predict
-    from gemmc.support.diagnostics import GemmcError
-
     try:
-        p = predict(base, arch, {d: PROBE_SIZE for d in dynamic_dims(base)})
+        p = model.predict(base, arch, {d: PROBE_SIZE for d in dynamic_dims(base)})
     except GemmcError:  # a kernel the model cannot read: no dispatch, the default alone
         return None
     if p.kernel.schedule is None:

@@ -31,9 +31,15 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from gemmc.cost.compiled import predict_module
+from gemmc.dialects.gemm import type_name
+from gemmc.driver.dispatch import dispatch
+from gemmc.driver.lowering import lower_with
+from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default
+from gemmc.interp.check import arg_shapes, host_function, matmul_spec
+from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
-from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default
 from gemmc.driver.variants import (
     SMALL_TILES, WIDTH, Choice, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles, with_unpeeled,
 )
@@ -54,8 +60,6 @@ class _Candidate:
 def problem_key(module: ModuleOp) -> str | None:
     """What a selection table is keyed on: sizes, element types, transposes, alpha/beta
     ("M=1024 N=1024 K=8192 A=f32 B=f32 C=f32 ta=0 tb=0 ab=0"); None while a size is dynamic."""
-    from gemmc.interp.check import arg_shapes, host_function, matmul_spec
-
     host = host_function(module)
     if _has_dynamic_dims(module):
         return None
@@ -79,10 +83,6 @@ def input_type(module: ModuleOp) -> str | None:
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
     """A's, B's and the accumulator's element types ('f16', ...); None for IR without a GEMM host
     function."""
-    from gemmc.dialects.gemm import type_name
-    from gemmc.support.diagnostics import GemmcError
-    from gemmc.interp.check import host_function, matmul_spec
-
     try:
         host = host_function(module)
         spec = matmul_spec(module, host)
@@ -112,8 +112,6 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
     writes them), else the cost model's choice among the candidates.  Where a pass refuses the
     default for this program, the first of `fallbacks` that lowers it, and why (`Choice.reason`,
     the module's `gemmc.selected`): the default is total over legal programs."""
-    from gemmc.support.diagnostics import GemmcError
-
     base, typed = base_pipeline(module, arch)
     try:
         choice = _select_for(module, arch, base, table)
@@ -127,9 +125,6 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
 def _fall_back(module: ModuleOp, arch: Arch, base: str, refused) -> Choice:
     """The first of `fallbacks` (other than `base`) that lowers the module, lowered; the default's
     refusal `refused` raised where none does."""
-    from gemmc.driver.lowering import lower_with
-    from gemmc.support.diagnostics import GemmcError
-
     for label, spec in fallbacks(arch):
         if spec == base:
             continue
@@ -145,9 +140,6 @@ def _fall_back(module: ModuleOp, arch: Arch, base: str, refused) -> Choice:
 def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] | None) -> Choice:
     """select_pipeline's choice with `base` the default; a pass's refusal of it raised."""
     if _has_dynamic_dims(module):
-        from gemmc.driver.dispatch import dispatch
-        from gemmc.driver.lowering import lower_with
-
         return dispatch(module, arch, base) or Choice(
             base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline",
             lowered=lower_with(module.clone(), base, arch))
@@ -322,8 +314,6 @@ def _halved_tile(spec: str) -> tuple[str, str] | None:
 
 def _misaligned_rows(module: ModuleOp, width: int) -> bool:
     """A or B is stored with a static row length that is not a multiple of `width` elements."""
-    from gemmc.interp.check import host_function, matmul_spec
-
     host = host_function(module)
     spec = matmul_spec(module, host)
     args = host.body.block.args
@@ -341,9 +331,6 @@ def _split_factors(workgroups: int, k_tiles: int, slots: int) -> list[int]:
 
 def _with_compiler_registers(c: _Candidate, p, arch: Arch):
     """`c` and its prediction `p` again with the compiler's registers (as they are without a toolchain)."""
-    from gemmc.cost.compiled import predict_module
-    from gemmc.support.diagnostics import GemmcError
-
     try:
         p = predict_module(c.module, arch)
     except GemmcError:
@@ -355,10 +342,6 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
     """A candidate: the module lowered with `pipeline` on a copy, and its prediction (with the
     compiler's registers where `compiler` is None and there is a toolchain); (None, None)
     for a variant a pass refuses (the default's refusal is the user's error, raised)."""
-    from gemmc.driver.lowering import lower_with
-    from gemmc.cost.compiled import predict_module
-    from gemmc.support.diagnostics import GemmcError
-
     try:
         lowered = lower_with(module.clone(), pipeline, arch)
     except GemmcError:
@@ -373,7 +356,6 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
 
 
 def _has_dynamic_dims(module: ModuleOp) -> bool:
-    from gemmc.interp.check import host_function
 
     host = host_function(module)
     return any(isinstance(a.type, MemRefType) and any(s < 0 for s in a.type.get_shape())
