@@ -358,7 +358,7 @@ def test_roofline_peak_is_the_problems_element_types():
     """explain --plot's ceiling: an f16 problem's is the f16 matrix peak (1307 TFLOP/s on gfx942),
     not the FP32 VALU peak of step 1 (163); an f32 problem's stays the FP32 one."""
     from gemmc.driver.explain import explain_steps, predicted
-    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops, vector_peak_tflops
+    from gemmc.cost.peaks import matrix_peak_tflops, problem_peak_tflops, vector_peak_tflops
     from gemmc.driver.roofline import roofline_peak
 
     arch = get_arch("gfx942")

@@ -139,7 +139,7 @@ def test_explain_peak_is_the_fp8_matrix_peak(capsys):
     FP8 problem is its own matrix peak (twice gfx942's f16 one), not the f16 fallback."""
     from gemmc.driver import cli
     from gemmc.target.arch import get_arch
-    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
+    from gemmc.cost.peaks import matrix_peak_tflops, problem_peak_tflops
 
     gfx942 = get_arch("gfx942")
     fp8 = matrix_peak_tflops(gfx942, "f8E4M3FNUZ")
@@ -154,7 +154,7 @@ def test_gfx950_fp8_peak_is_the_f8f6f4_mfmas():
     """gfx950's FP8 peak is its f8f6f4 MFMAs' (2048 flops a cycle a SIMD: 5.0 PFLOP/s, the MI355X
     data sheet's dense FP8), twice its older v_mfma_f32_*_fp8_fp8; FP6 and FP4 twice that again."""
     from gemmc.target.arch import get_arch
-    from gemmc.cost.model import matrix_peak_tflops, problem_peak_tflops
+    from gemmc.cost.peaks import matrix_peak_tflops, problem_peak_tflops
 
     gfx950 = get_arch("gfx950")
     fp8 = matrix_peak_tflops(gfx950, "f8E4M3FN")

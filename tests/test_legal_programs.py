@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 import gemmc
 import gemmc.driver.selection as selection
-from gemmc.cost.model import matrix_peak_tflops, vector_peak_tflops
+from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
 from gemmc.driver.cli import main
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import AMD_ARCHS, get_arch

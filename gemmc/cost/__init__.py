@@ -13,6 +13,8 @@ One module per concern:
     occupancy.py  VGPRs (compiler report or estimate), LDS, waves -> occupancy
     traffic.py    global traffic: requested, from L2, from DRAM
     model.py      resource times, latency, the bound
+    peaks.py      the data sheet's and the achievable peaks
+    clock.py      the clock a kernel runs at (lower under matrix load)
     compiled.py   predict with the compiler's registers (its resource report)
     analysis.py   shared by the analyze-* passes
 """

@@ -18,7 +18,10 @@ CUs, f the clock, the busiest CU runs Wc = ceil(W / C) workgroups; per workgroup
 and T_cu(r) = Wc x r / f for r in valu, matrix, lds, vmem; T(latency) likewise; then
 T(l2) = L2 bytes / (L2 bytes per clk x f), T(dram) = DRAM bytes / bandwidth, and
 
-    time = max over all resources;  bound = the argmax.
+    time = combine(times);  bound = the argmax.
+
+f is the boost clock unless the kernel's matrix work draws more power than the chip sustains
+(gemmc.cost.clock): then every time but DRAM's is taken at the lower clock it runs at.
 
 The critical path of a workgroup, per iteration of its K loop: the exposed latencies
 (a global load used in the same iteration: mem_latency / loads in flight; a prefetched
@@ -34,7 +37,9 @@ from dataclasses import dataclass, field
 from xdsl.dialects import gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from gemmc.target.arch import Arch, flops_per_cycle, instrs_taking
+from gemmc.target.arch import Arch
+from gemmc.cost.clock import at_clock, sustained_clock_mhz
+from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
 from gemmc.cost.counts import Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
@@ -77,6 +82,7 @@ class Prediction:
     pairable: bool
     notes: list[str] = field(default_factory=list)
     others: list[Prediction] = field(default_factory=list)  # the host's other kernels, in time_s too
+    clock_mhz: float = 0.0  # the clock it runs at (gemmc.cost.clock): the boost, or lower under matrix load
 
     @property
     def flops(self) -> int:
@@ -101,40 +107,6 @@ class Prediction:
     def intensity(self) -> float:
         """FLOPs per DRAM byte (the roofline's x axis)."""
         return self.flops / self.traffic.dram if self.traffic.dram else float("inf")
-
-
-def vector_peak_tflops(arch: Arch) -> float:
-    """FP32 VALU peak the model uses: every SIMD lane, packed FP32 / dual issue included."""
-    return arch.fp32_valu_peak_tflops
-
-
-def matrix_peak_tflops(arch: Arch, in_type: str) -> float:
-    """Matrix-core peak for `in_type` inputs: the best flops per cycle of the arch's
-    instructions (2mnk / cycles per SIMD), on every SIMD of every CU.  `in_type` is the
-    language's name or the IR's (f8E4M3FNUZ), which is the same name in other case."""
-    t = in_type.lower()
-    best = max((flops_per_cycle(mi) for mi in instrs_taking(arch, t, t)), default=0.0)
-    return best * arch.simds_per_cu * arch.cu_count * arch.clock_mhz * 1e6 / 1e12 or arch.fp16_matrix_tflops
-
-
-def problem_peak_tflops(arch: Arch, in_type: str) -> float:
-    """The compute ceiling of a problem with `in_type` inputs: the matrix cores' peak for that
-    type where it is not f32 and the arch has matrix instructions for it (an f16 problem is
-    bounded by the f16 matrix peak, not the FP32 VALUs'), else the FP32 VALU peak."""
-    if problem_peak_units(arch, in_type) != FP32_VALUS:
-        return matrix_peak_tflops(arch, in_type)
-    return vector_peak_tflops(arch)
-
-
-FP32_VALUS = "f32 VALUs"
-
-
-def problem_peak_units(arch: Arch, in_type: str) -> str:
-    """What problem_peak_tflops is the peak of, in words: "f16 matrix cores" (`in_type`'s), or
-    FP32_VALUS."""
-    if in_type != "f32" and instrs_taking(arch, in_type.lower(), in_type.lower()):
-        return f"{in_type} matrix cores"
-    return FP32_VALUS
 
 
 def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, resources=None) -> Prediction:
@@ -182,6 +154,11 @@ def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic) -> 
         cp = _critical_path(k, arch, c, occ, per_wg, pairable)
         rounds = -(-wg_cu // occ.workgroups_per_cu)
         times["latency"] = rounds * cp / f
+    clock = sustained_clock_mhz(arch, k.problem.in_type, times, c.matrix_cycles,
+                                lambda ts: combine(ts, occ.waves_per_simd))
+    if clock < arch.clock_mhz:
+        times = at_clock(times, arch.clock_mhz / clock)
+        notes.append(f"matrix load holds the clock to {clock:.0f} MHz (boost {arch.clock_mhz})")
     bound = max(RESOURCES, key=lambda r: times[r])
     total = combine(times, occ.waves_per_simd)
     if bound == "lds" and c.accesses:
@@ -190,7 +167,7 @@ def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic) -> 
             notes.append("LDS time is mostly bank conflicts")
     if occ.spilled_vgprs:
         notes.append(f"{occ.spilled_vgprs} VGPRs spill to scratch (budget {occ.vgpr_budget})")
-    return Prediction(arch, k, c, occ, t, times, total, bound, pairable, notes)
+    return Prediction(arch, k, c, occ, t, times, total, bound, pairable, notes, clock_mhz=clock)
 
 
 def _per_workgroup_cycles(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, pairable: bool) -> dict:

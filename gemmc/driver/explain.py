@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 
 from gemmc.cost.compiled import predict_module
-from gemmc.cost.model import Prediction, problem_peak_tflops, problem_peak_units
+from gemmc.cost.model import Prediction
+from gemmc.cost.peaks import achievable_peak_tflops, achievable_source, problem_peak_tflops, problem_peak_units
 from gemmc.driver.api import lower
 from gemmc.driver.lowering import check_dtypes, lower_with
 from gemmc.driver.source import is_lowered, loader, verify
@@ -46,6 +47,8 @@ class Row:
             "time_s": p.time_s,
             "tflops": p.tflops,
             "percent_of_problem_peak": 100.0 * p.tflops / problem_peak_tflops(p.arch, p.kernel.problem.in_type),
+            "percent_of_achievable_peak": 100.0 * p.tflops / achievable_peak_tflops(p.arch, p.kernel.problem.in_type),
+            "clock_mhz": p.clock_mhz,
             "bound": p.bound,
             "times_s": dict(p.times),
             "occupancy": o.waves_per_simd,
@@ -149,7 +152,9 @@ def to_json(rows: list[Row], arch: Arch, dims: dict | None = None) -> dict:
     """The rows as JSON.  Every peak is the problem's (problem_peak_tflops: the matrix cores' for
     its input type where the arch has them, else the FP32 VALUs'), the one the table's head
     names, and each step's share of it is `percent_of_problem_peak`, whatever units the step's
-    kernel runs on (the table's "% peak" column is of the kernel's own units)."""
+    kernel runs on (the table's "% peak" column is of the kernel's own units).  The achievable
+    peak (gemmc.cost.peaks: what the chip sustains, published) and each step's share of it,
+    `percent_of_achievable_peak`, beside them."""
     ok = predicted(rows)
     in_type = ok[0].prediction.kernel.problem.in_type if ok else "f32"
     return {
@@ -158,6 +163,8 @@ def to_json(rows: list[Row], arch: Arch, dims: dict | None = None) -> dict:
         "problem_type": in_type,
         "problem_peak_tflops": problem_peak_tflops(arch, in_type),
         "problem_peak_units": problem_peak_units(arch, in_type),
+        "achievable_peak_tflops": achievable_peak_tflops(arch, in_type),
+        "achievable_peak_source": achievable_source(arch, in_type),
         "problem": ok[0].prediction.kernel.problem.as_dict() if ok else {},
         "steps": [r.as_dict() for r in ok],
         "skipped": [{"name": r.name, "pipeline": r.pipeline, "reason": r.skipped} for r in rows if r.skipped],
@@ -176,6 +183,8 @@ COLUMNS = (
     ("time ms", lambda r, d: f"{d['time_s'] * 1e3:.3f}"),
     ("TFLOP/s", lambda r, d: f"{d['tflops']:.2f}"),
     ("% peak", lambda r, d: f"{r.prediction.percent_of_peak:.1f}"),  # of the kernel's own units
+    ("% achv", lambda r, d: f"{d['percent_of_achievable_peak']:.1f}"),  # of the problem's achievable peak
+    ("MHz", lambda r, d: f"{d['clock_mhz']:.0f}"),
     ("bound", lambda r, d: d["bound"]),
     ("occ", lambda r, d: f"{d['occupancy']} ({d['occupancy_limiter']})"),
     ("VGPRs", lambda r, d: f"{d['vgprs']}{'' if d['vgpr_source'] == 'compiler' else '~'}"),
@@ -198,7 +207,8 @@ def format_table(all_rows: list[Row], arch: Arch) -> str:
     p0 = rows[0].prediction
     pr = p0.kernel.problem
     head = (f"{p0.kernel.name}: {pr.m}x{pr.n}x{pr.k} {pr.in_type}, {arch.product} ({arch.name}), "
-            f"peak {problem_peak_tflops(arch, pr.in_type):.1f} TFLOP/s")
+            f"peak {problem_peak_tflops(arch, pr.in_type):.1f} TFLOP/s, "
+            f"achievable {achievable_peak_tflops(arch, pr.in_type):.1f} ({achievable_source(arch, pr.in_type)})")
     table = [[c for c, _ in COLUMNS]]
     for r in rows:
         d = r.as_dict()
@@ -210,6 +220,8 @@ def format_table(all_rows: list[Row], arch: Arch) -> str:
         lines.append("  ".join(cells).rstrip())
     notes = [f"  {r.name}: {n}" for r in rows for n in r.prediction.notes]
     notes += [f"  {r.name}: skipped: {r.skipped}" for r in all_rows if r.skipped]
+    lines.append("% peak: of the kernel's own units at the data sheet's clock; % achv: of the problem's achievable "
+                 "peak; MHz: the clock it runs at (lower under matrix load)")
     lines.append("VGPRs: ~ = estimated (no compiler report); VMEM/LDS/VALU/MFMA: wave instructions issued; "
                  "bank confl: extra LDS cycles (worst degree); global B: bytes requested by lanes")
     if notes:

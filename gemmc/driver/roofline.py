@@ -7,7 +7,7 @@ TFLOP/s.  Ceilings: the compute peak, and L2 and DRAM bandwidth times intensity.
 from __future__ import annotations
 
 from gemmc.target.arch import Arch
-from gemmc.cost.model import problem_peak_tflops
+from gemmc.cost.peaks import problem_peak_tflops
 from gemmc.driver.plotting import check_plot_path, pyplot, save
 
 

@@ -174,6 +174,16 @@ class MatrixInstr:
 
 
 @dataclass(frozen=True)
+class AchievablePeak:
+    """The matrix throughput a chip sustains with `in_type` inputs under dense matrix load: a
+    published measurement, its clock well below the data sheet's boost (power limits it)."""
+
+    in_type: str
+    tflops: float
+    source: str
+
+
+@dataclass(frozen=True)
 class Arch:
     name: str
     family: str
@@ -242,6 +252,9 @@ class Arch:
     # f32 only: its 16-bit values are loaded, stored, converted and fed to mma.sync, which accumulates
     # in f32 (nvcc takes no arithmetic of the __half that gemmc prints for _Float16)
     compute_dtypes: tuple[str, ...] = ()
+    # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
+    # it); () where nothing is published, and the model keeps the data sheet's clock
+    achievable_matrix: tuple[AchievablePeak, ...] = ()
 
     @property
     def lds_kib(self) -> int:
@@ -459,6 +472,16 @@ def _mma_sync(t: str) -> MatrixInstr:
 
 _SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16"))
 
+# Max-achievable matrix throughput (docs/arch.md, "Sustained clocks").  MI300X: hipBLASLt's
+# FP16 and BF16 figures, AMD's max-achievable FLOPs measurement (ROCm blogs, "Measuring
+# Max-Achievable FLOPs", part 2, 2025), as issue #35 quotes them; the chip's median clock under
+# that load is about 1.1-1.2 GHz, not the 2.1 GHz boost.  MI355X: hipBLASLt's FP8 e4m3 GEMM at
+# 4096^3 (Cao, Salykov, Luo, "FP8 GEMM Optimization on AMD CDNA4 Architecture", ROCm blogs, 2026),
+# a measured lower bound of its max-achievable FP8.  No published figure: gfx90a, RDNA, sm_90.
+_MAF_BLOG = "AMD max-achievable FLOPs (hipBLASLt), ROCm blogs 2025"
+_MI300X_ACHIEVABLE = (AchievablePeak("f16", 654.0, _MAF_BLOG), AchievablePeak("bf16", 708.0, _MAF_BLOG))
+_MI355X_ACHIEVABLE = (AchievablePeak("f8e4m3fn", 2750.42, "hipBLASLt FP8 4096^3, ROCm blogs 2026 (lower bound)"),)
+
 ARCHS: dict[str, Arch] = {
     a.name: a
     for a in (
@@ -493,6 +516,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
+            achievable_matrix=_MI300X_ACHIEVABLE,
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).
@@ -511,6 +535,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
+            achievable_matrix=_MI355X_ACHIEVABLE,
         ),
         # AMD Radeon RX 7900 XTX specifications (96 CUs, 2500 MHz boost, 960 GB/s,
         # 61.4 TF FP32, 122.8 TF FP16 WMMA); RDNA3 ISA guide (1536 VGPRs/SIMD in wave32).
