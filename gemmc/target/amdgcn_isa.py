@@ -320,6 +320,7 @@ def _llvm_vector() -> None:
               "v_max3_f32", "v_min3_f32", "v_med3_f32"):
         _add(m, Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
     _add("v_bitop3_b32", Form("VOP3", (V,), (VS, VS, VS), mods=("bitop3",)))  # gfx950: D = LUT[S0, S1, S2]
+    _add("v_bitop3_b16", Form("VOP3", (V,), (VS, VS, VS), mods=("bitop3", "op_sel")))  # the low halves
     _add("v_mad_i64_i32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_i64_i32"))
     # carries: D, the carry-out mask; (addc) the carry-in mask last.  gfx11: v_add_co_ci_u32
     for m, g11 in (("v_add_co_u32", None), ("v_sub_co_u32", None), ("v_subrev_co_u32", None)):
