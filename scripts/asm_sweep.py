@@ -23,7 +23,7 @@ import pathlib
 import re
 import sys
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,8 +49,7 @@ SEED = pathlib.Path("/work/shared/seed-reference")
 TRITON = ROOT / "tests/data/triton_matmul_gfx942.s"
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(NamedTuple):  # (not a dataclass: tests load this script without registering it)
     """An example with its element type edited (`old` -> `new` in its text); -D sets its dims as
     the example's."""
     example: str
