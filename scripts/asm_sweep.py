@@ -6,9 +6,11 @@ the opcodes of those kernels and of foreign ones that the interpreter covers.
     python3 scripts/asm_sweep.py coverage --write docs/amdgcn-asm-coverage.md
 
 A case is an example (or split-k / stream-k source) on one target with one pipeline: the
-default pipeline of sgemm, hgemm, gemm_alpha_beta (dynamic dims) on all five AMD targets,
-fp8gemm where gfx942 runs it, the MX examples where their pipeline is a matrix one (gfx950),
-sgemm's steps 1-7, split-k with atomics and with a workspace, and stream-k.  `run` checks C at
+default pipeline of sgemm, hgemm, gemm_alpha_beta (dynamic dims) and bf16gemm (hgemm with bf16
+inputs) on all five AMD targets, fp8gemm on every target with FP8 (gfx942's FNUZ e4m3 as the
+example declares it; gfx950 and gfx1201 its OCP e4m3: f8e4m3fn), the MX examples where their
+pipeline is a matrix one (gfx950), sgemm's steps 1-7, split-k with atomics and with a
+workspace, and stream-k.  `run` checks C at
 257x131x95 and 130x70x72 (MX: K a multiple of 32) and exits 1 if any case fails.  `coverage`
 lists each kernel's opcodes (at the first shape), plus the tutorial's three kernels on every
 target and the Triton matmul of tests/data/, and writes the table docs/amdgcn-asm.md cites.
@@ -21,6 +23,7 @@ import pathlib
 import re
 import sys
 import time
+from typing import NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,12 +49,31 @@ SEED = pathlib.Path("/work/shared/seed-reference")
 TRITON = ROOT / "tests/data/triton_matmul_gfx942.s"
 
 
+class Variant(NamedTuple):  # (not a dataclass: tests load this script without registering it)
+    """An example with its element type edited (`old` -> `new` in its text); -D sets its dims as
+    the example's."""
+    example: str
+    old: str
+    new: str
+
+    def text(self) -> str:
+        return (ROOT / f"examples/{self.example}.gemm").read_text().replace(self.old, self.new)
+
+
+BF16GEMM = Variant("hgemm", "f16[", "bf16[")
+FP8_OCP = Variant("fp8gemm", "fnuz", "fn")  # gfx950 and gfx1201 have OCP's FP8, not AMD's FNUZ
+
+
 def cases():
-    """(name, source text or example path, arch, pipeline or None, shapes)."""
+    """(name, source: an example's path, a Variant or a program's text, arch, pipeline or None, shapes)."""
     for ex in ("sgemm", "hgemm", "gemm_alpha_beta"):
         for a in AMD:
             yield f"{ex} default", ROOT / f"examples/{ex}.gemm", a, None, SHAPES
+    for a in AMD:
+        yield "bf16gemm default", BF16GEMM, a, None, SHAPES
     yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES
+    for a in ("gfx950", "gfx1201"):
+        yield "fp8gemm default", FP8_OCP, a, None, SHAPES
     for ex in ("mxfp4gemm", "mxfp6gemm", "mxfp8gemm"):
         yield f"{ex} default", ROOT / f"examples/{ex}.gemm", "gfx950", None, MX_SHAPES
     for s in range(1, 8):
@@ -68,6 +90,8 @@ def module_for(src, arch, pipeline, shape):
     dims = dict(zip("MNK", shape))
     if isinstance(src, pathlib.Path):
         module = gemmc.parse_file(str(src), defines=dims)
+    elif isinstance(src, Variant):
+        module = gemmc.parse(src.text(), f"{src.example}.gemm", defines=dims)
     else:
         module = gemmc.parse(src, "t.gemm")
     gemmc.lower(module, pipeline, arch)

@@ -110,7 +110,7 @@ def _check_slot(op: Operation, where: str, t: Attribute, slot: Slot, is_src: boo
     }[kind]
     if not isinstance(t, ok):
         raise VerifyException(f"{op.name}: {where} must be {'/'.join(c.name for c in ok)}, not {t}")
-    if kind != "mask" and t.n != slot.width:  # type: ignore[attr-defined]
+    if kind != "mask" and not slot.takes(t.n):  # type: ignore[attr-defined]
         raise VerifyException(f"{op.name}: {where} is {slot.width} register(s) wide, not {t.n}")  # type: ignore[attr-defined]
 
 

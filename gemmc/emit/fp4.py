@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.support.bitfields import pack_fields
+
 FORMAT_CODE = 4  # cbsz / blgp of FP4 E2M1 in the f8f6f4 MFMAs (gemmc.target.arch.F8F6F4_FORMATS)
 
 
@@ -44,9 +46,7 @@ def pack(codes: np.ndarray) -> np.ndarray:
     codes = np.asarray(codes)
     if codes.dtype != np.uint8 or (codes > 15).any():
         raise ValueError("FP4 codes are uint8 values 0..15 (ml_dtypes.float4_e2m1fn viewed as uint8)")
-    if codes.shape[-1] % 2:  # the odd row's padding nibble
-        codes = np.concatenate([codes, np.zeros((*codes.shape[:-1], 1), np.uint8)], axis=-1)
-    return codes[..., 0::2] | codes[..., 1::2] << 4
+    return pack_fields(codes, 4)  # (an odd row's last high nibble 0)
 
 
 def unpack(packed: np.ndarray, n: int) -> np.ndarray:

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.support.bitfields import pack_fields
+
 FORMAT_CODES = {"f6e2m3fn": 2, "f6e3m2fn": 3}  # cbsz / blgp (gemmc.target.arch.F8F6F4_FORMATS)
 
 
@@ -48,13 +50,7 @@ def pack(codes: np.ndarray) -> np.ndarray:
     codes = np.asarray(codes)
     if codes.dtype != np.uint8 or (codes > 63).any():
         raise ValueError("FP6 codes are uint8 values 0..63 (ml_dtypes.float6_e2m3fn / e3m2fn viewed as uint8)")
-    n = codes.shape[-1]
-    pad = -n % 4  # whole groups of 4 elements (3 bytes), then the row's unused bytes cut off
-    codes = np.concatenate([codes, np.zeros((*codes.shape[:-1], pad), np.uint8)], axis=-1).astype(np.uint32)
-    e0, e1, e2, e3 = (codes[..., i::4] for i in range(4))
-    group = e0 | e1 << 6 | e2 << 12 | e3 << 18  # 24 bits, little-endian
-    stream = np.stack([group & 0xFF, group >> 8 & 0xFF, group >> 16], axis=-1).astype(np.uint8)
-    return stream.reshape(*codes.shape[:-1], -1)[..., : row_bytes(n)]
+    return pack_fields(codes, 6)
 
 
 def unpack(packed: np.ndarray, n: int) -> np.ndarray:

@@ -32,6 +32,11 @@ class Slot:
 
     kind: str
     width: int = 1
+    also: tuple[int, ...] = ()  # other widths it takes (gfx950's f8f6f4 MFMAs: FP6's and FP4's A, B)
+
+    def takes(self, n: int) -> bool:
+        """Whether an operand of n registers fits."""
+        return n == self.width or n in self.also
 
 
 @dataclass(frozen=True)
@@ -320,6 +325,7 @@ def _llvm_vector() -> None:
               "v_max3_f32", "v_min3_f32", "v_med3_f32"):
         _add(m, Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
     _add("v_bitop3_b32", Form("VOP3", (V,), (VS, VS, VS), mods=("bitop3",)))  # gfx950: D = LUT[S0, S1, S2]
+    _add("v_bitop3_b16", Form("VOP3", (V,), (VS, VS, VS), mods=("bitop3", "op_sel")))  # the low halves
     _add("v_mad_i64_i32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_i64_i32"))
     # carries: D, the carry-out mask; (addc) the carry-in mask last.  gfx11: v_add_co_ci_u32
     for m, g11 in (("v_add_co_u32", None), ("v_sub_co_u32", None), ("v_subrev_co_u32", None)):
@@ -410,12 +416,26 @@ _llvm_memory()
 
 
 def matrix_form(mi) -> Form:
+    if mi.kind == "mfma" and mi.formats:
+        return _f8f6f4_form(mi)
     if mi.kind == "mfma":
         return Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
                                                         Slot("vac", mi.c_regs)), acc=2)
     return Form("VOP3P", (Slot("v", mi.c_regs),), (Slot("v", mi.a_regs), Slot("v", mi.b_regs),
                                                    Slot("v", mi.c_regs)), acc=2,
                 asm=mi.mnemonic)
+
+
+def _f8f6f4_form(mi) -> Form:
+    """gfx950's f8f6f4 MFMAs: A and B of 8, 6 or 4 VGPRs (or AGPRs) as cbsz / blgp select FP8, FP6
+    or FP4 (LLVM checks the tuple against the format); v_mfma_scale_* read two more sources, the
+    E8M0 scales of A and B, each a VGPR, an SGPR or a constant whose byte op_sel / op_sel_hi pick."""
+    also = tuple(sorted({mi.with_formats(f, f).a_regs for f in mi.formats} - {mi.a_regs}))
+    srcs = (Slot("va", mi.a_regs, also), Slot("va", mi.b_regs, also), Slot("vac", mi.c_regs))
+    if not mi.scale_block:
+        return Form("VOP3P", (Slot("va", mi.c_regs),), srcs, mods=("cbsz", "blgp"), acc=2)
+    return Form("VOP3P", (Slot("va", mi.c_regs),), srcs + (VS, VS), mods=("cbsz", "blgp", "op_sel", "op_sel_hi"),
+                acc=2)
 
 
 def matrix_op_name(arch, mi) -> str:

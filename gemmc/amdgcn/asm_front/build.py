@@ -225,7 +225,7 @@ def _fits(o: Operand, s: Slot) -> bool:
           "a": ("a", "va", "vac")}[o.kind]
     if k not in ok:
         return False
-    return k == "mask" or o.n == s.width
+    return k == "mask" or s.takes(o.n)
 
 
 def build_kernel(k: AsmKernel, arch: Arch) -> KernelOp:

@@ -50,8 +50,8 @@ def run(program: AsmProgram, kernel: str, grid, block, args: list, elems: list[s
     """Launch `kernel` on `args` (numpy arrays are buffers, updated in place; None a null
     pointer; other values by-value arguments), grid in workgroups and block in work-items,
     each (x, y[, z]); `dynamic_lds` bytes of LDS beyond the kernel's own (Triton's `shared`);
-    `elems`: each buffer's element type as the device holds it (f32, f16, bf16, an FP8 format;
-    default f32)."""
+    `elems`: each buffer's element type as the device holds it (f32, f16, bf16, an FP8, FP6,
+    FP4 or E8M0 format; default f32)."""
     k = find_kernel(program, kernel)
     g, b = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
     fixed = k.int_attr("lds_bytes")

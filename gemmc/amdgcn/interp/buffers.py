@@ -1,16 +1,21 @@
 """The launch's buffers as the device holds them: the host's numpy arrays as 32-bit words (f32
-4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's float32, FP8 1, the
-host's float32 as ml_dtypes encodes the format) and back, and the kernarg segment as the
-kernel's metadata lays it out."""
+4 bytes an element, f16 and bf16 2, bf16 the upper half of the host's float32, FP8 and the E8M0
+scales 1, the host's float32 as ml_dtypes encodes the format; FP4 and FP6 packed, each row a
+little-endian bit stream as gemmc's HIP reads them: gemmc.support.bitfields) and back, and the
+kernarg segment as the kernel's metadata lays it out."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from gemmc.amdgcn.interp.state import BUFFER_SHIFT, U32, GcnInterpError
+from gemmc.support.bitfields import pack_fields, row_bytes, unpack_fields
 from gemmc.dialects.amdgcn.kernel import KernelOp, kernel_args
 
 FP8_FORMATS = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
+BYTE_FORMATS = (*FP8_FORMATS, "f8e8m0fnu")  # one byte an element
+PACKED_BITS = {"f4e2m1fn": 4, "f6e2m3fn": 6, "f6e3m2fn": 6}  # bits an element, rows packed
+NARROW_FORMATS = (*BYTE_FORMATS, *PACKED_BITS)
 
 
 def kernarg_segment(kernel: KernelOp, operands: list, buffer_index: dict[int, int], grid=(1, 1, 1),
@@ -69,17 +74,12 @@ def _hidden(kind: str, grid, block) -> int:
 def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
     """(the 32-bit words, the bytes) of host array x as the device holds elements of type
     `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), or an
-    FP8 format (held as float32 on the host, one byte each on the device, as ml_dtypes encodes it)."""
+    FP8, E8M0, FP6 or FP4 format (held as float32 on the host, its codes on the device)."""
     if elem == "f32":
         raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
         return raw.copy(), 4 * raw.size
-    if elem in FP8_FORMATS:
-        from gemmc.support.arith_semantics import fp8_dtypes
-
-        byte = np.ascontiguousarray(x).reshape(-1).astype(fp8_dtypes()[elem]).view(np.uint8)
-        padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
-        padded8[:byte.size] = byte
-        return padded8.view(U32), byte.size
+    if elem in NARROW_FORMATS:
+        return _narrow_words(x, elem)
     if elem == "f16":
         half = np.ascontiguousarray(x, np.float16).reshape(-1).view(np.uint16)
     elif elem == "bf16":
@@ -95,11 +95,42 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
     """The device words back as host values of `like`'s shape and dtype (device_words' inverse)."""
     if elem == "f32":
         return words.view(np.float32)[:like.size].reshape(like.shape)
-    if elem in FP8_FORMATS:
-        from gemmc.support.arith_semantics import fp8_dtypes
-
-        return words.view(np.uint8)[:like.size].view(fp8_dtypes()[elem]).astype(like.dtype).reshape(like.shape)
+    if elem in NARROW_FORMATS:
+        return _narrow_values(words, elem, like)
     half = words.view(np.uint16)[:like.size]
     if elem == "f16":
         return half.view(np.float16).reshape(like.shape)
     return (half.astype(U32) << U32(16)).view(np.float32).reshape(like.shape)
+
+
+def _codes(x: np.ndarray, elem: str) -> np.ndarray:
+    """The format's codes (uint8, ml_dtypes' encoding) of host values, in x's shape."""
+    from gemmc.support.arith_semantics import fp8_dtypes
+
+    return np.ascontiguousarray(x).astype(fp8_dtypes()[elem]).view(np.uint8)
+
+
+def _narrow_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
+    """device_words of an FP8, E8M0 (a byte a code), FP6 or FP4 array (rows, the last axis,
+    packed; a scalar or a vector is one row)."""
+    codes = _codes(x, elem).reshape(-1, x.shape[-1] if x.ndim else 1)
+    if elem in PACKED_BITS:
+        codes = pack_fields(codes, PACKED_BITS[elem])
+    byte = codes.reshape(-1)
+    padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
+    padded8[:byte.size] = byte
+    return padded8.view(U32), byte.size
+
+
+def _narrow_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
+    """_narrow_words' inverse: host values of `like`'s shape and dtype."""
+    from gemmc.support.arith_semantics import fp8_dtypes
+
+    n = like.shape[-1] if like.ndim else 1
+    if elem in PACKED_BITS:
+        bits = PACKED_BITS[elem]
+        rows = words.view(np.uint8)[:like.size // n * row_bytes(n, bits)].reshape(-1, row_bytes(n, bits))
+        codes = unpack_fields(rows, bits, n)
+    else:
+        codes = words.view(np.uint8)[:like.size]
+    return codes.reshape(-1).view(fp8_dtypes()[elem]).astype(like.dtype).reshape(like.shape)

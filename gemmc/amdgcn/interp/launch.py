@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
 
-from gemmc.amdgcn.interp.buffers import FP8_FORMATS, device_words, host_values, kernarg_segment
+from gemmc.amdgcn.interp.buffers import NARROW_FORMATS, device_words, host_values, kernarg_segment
 from gemmc.amdgcn.interp.machine import Machine, Stats
 from gemmc.amdgcn.interp.state import GcnInterpError
 from gemmc.target.arch import Arch, get_arch
@@ -23,7 +23,7 @@ from gemmc.interp.host import host_alloc, launch_geometry
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
                elems: list[str] | None = None) -> Stats:
     """Run `kernel` on the launch operands; `elems`: each operand's element type (f32, f16,
-    bf16; all f32 if not given), which says how the device holds a buffer."""
+    bf16, a narrow format: buffers.device_words; all f32 if not given), which says how the device holds a buffer."""
     buffers, index, types = [], {}, []
     for i, x in enumerate(operands):
         if isinstance(x, np.ndarray) and x.ndim > 0:
@@ -88,15 +88,15 @@ class _GcnHost(InterpreterFunctions):
 
 
 def _elem_name(t) -> str:
-    """f32, f16, bf16 or the FP8 format's name for a memref of those (scalars: f32), else the
-    type's text."""
+    """f32, f16, bf16 or the narrow format's name (FP8, FP6, FP4, E8M0) for a memref of those
+    (scalars: f32), else the type's text."""
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, MemRefType
 
     from gemmc.interp.common import fp8_format
 
     e = t.element_type if isinstance(t, MemRefType) else t
     fmt = fp8_format(e)
-    if fmt in FP8_FORMATS:
+    if fmt in NARROW_FORMATS:
         return fmt
     return {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}.get(type(e), str(e))
 

@@ -282,18 +282,24 @@ def _readfirstlane(S, op):
 
 
 def _bitop3(S, op):
-    """v_bitop3_b32 (gfx950): bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the 8-bit
-    truth table `bitop3`."""
+    """v_bitop3_b32 and _b16 (gfx950): bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the
+    8-bit truth table `bitop3` (LLVM's BitOp3_Op: S0, S1, S2 are the table's 0xf0, 0xcc, 0xaa).
+    _b16 reads the sources' low halves and writes D's low half, the high half zero, as gfx9's
+    other 16-bit ops here (LLVM assumes neither kept nor zeroed high bits: zeroesHigh16BitsOfDest
+    does not list it); op_sel, which would pick other halves, is refused."""
     srcs, d0, table = list(op.srcs), op.dsts[0].type, op.mods.get("bitop3", 0)
+    if op.mods.get("op_sel"):
+        raise S.error(op, f"op_sel on {op.MNEMONIC} is not supported")
+    mask = U64(0xFFFF) if op.MNEMONIC == "v_bitop3_b16" else M32
 
     def body(act, tgt):
-        a, b, c = (u(np.broadcast_to(S.rd_v(s), (S.W, S.L))) for s in srcs)
+        a, b, c = (u(np.broadcast_to(S.rd_v(s), (S.W, S.L))) & mask for s in srcs)
         out = np.zeros((S.W, S.L), U64)
         for idx in range(8):
             if table >> idx & 1:
-                ma = a if idx & 4 else ~a & M32
-                mb = b if idx & 2 else ~b & M32
-                mc = c if idx & 1 else ~c & M32
+                ma = a if idx & 4 else ~a & mask
+                mb = b if idx & 2 else ~b & mask
+                mc = c if idx & 1 else ~c & mask
                 out |= ma & mb & mc
         S.wr_v(d0, [out.astype(U32)], act)
     return body
@@ -301,6 +307,7 @@ def _bitop3(S, op):
 
 BY_MNEMONIC = {
     "v_bitop3_b32": _bitop3,
+    "v_bitop3_b16": _bitop3,
     **dict.fromkeys(INTEGER, _integer),
     **dict.fromkeys(FLOAT, _float),
     "v_cndmask_b32": _cndmask,
