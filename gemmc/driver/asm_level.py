@@ -65,7 +65,7 @@ def check_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = 
 
 
 def explain_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, text: str | None = None,
-                path: str = "<llvm>"):
+                path: str = "<llvm>", **options):
     """The ISA-level prediction (gemmc.amdgcn.timing) of the kernels LLVM compiles the lowered
     module to (or of `text`), traced with the module's launches on zero inputs of the real size."""
     import numpy as np
@@ -85,4 +85,4 @@ def explain_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None 
     m, n, k = spec.mnk(args)
     in_type = type_name(fn.args[spec.a].type.element_type)
     return predict(lambda sampler: execute(module, args, target, kernels=kernels, sample=sampler), text, target,
-                   2.0 * m * n * k, in_type, path)
+                   2.0 * m * n * k, in_type, path, **options)

@@ -22,7 +22,7 @@ import numpy as np
 from gemmc.amdgcn.asm_front.text import parse_file
 from gemmc.amdgcn.timing.resident import Residency, residency, simds, units
 from gemmc.amdgcn.timing.sim import IDLE, PIPES, SimResult, SimWave, simulate
-from gemmc.amdgcn.timing.trace import LaunchTrace, Sampler
+from gemmc.amdgcn.timing.trace import PREFIX_ITERATIONS, LaunchTrace, Sampler
 from gemmc.cost.clock import sustained_clock_mhz
 from gemmc.cost.peaks import achievable_peak_tflops, problem_peak_tflops
 from gemmc.support.diagnostics import GemmcError
@@ -88,9 +88,10 @@ class AsmPrediction:
 
 
 def predict(run: Callable[[Sampler], object], text: str, arch: Arch, flops: float, in_type: str,
-            path: str = "<asm>", dynamic_lds: int = 0) -> AsmPrediction:
+            path: str = "<asm>", dynamic_lds: int = 0, prefix: int = PREFIX_ITERATIONS) -> AsmPrediction:
     """Trace the launches `run(sampler)` makes of the kernels in `text` (assembly for arch) and
-    predict them; `flops` of the whole program, `in_type` its inputs' type (for the peaks)."""
+    predict them; `flops` of the whole program, `in_type` its inputs' type (for the peaks);
+    `prefix`: the iterations of a long loop traced before the rest is extrapolated."""
     kernels = parse_file(path, text).kernels
 
     def resident(kernel, block) -> Residency:
@@ -101,10 +102,10 @@ def predict(run: Callable[[Sampler], object], text: str, arch: Arch, flops: floa
 
     def pick(kernel, grid, block) -> list[int]:
         n, u = int(np.prod(grid)), units(arch)
-        r = resident(kernel, block).workgroups
+        r = slots(resident(kernel, block), n, arch)
         return [j * u for j in range(min(r, MAX_TRACED)) if j * u < n] or [0]
 
-    sampler = Sampler(arch, pick)
+    sampler = Sampler(arch, pick, prefix)
     run(sampler)
     traces = sampler.traces()
     if not traces:
@@ -115,6 +116,11 @@ def predict(run: Callable[[Sampler], object], text: str, arch: Arch, flops: floa
         out.append(time_launch(t, residency(k.descriptor, k.meta, arch, int(np.prod(t.block)), dynamic_lds), arch,
                                in_type))
     return AsmPrediction(arch, out, flops, in_type)
+
+
+def slots(res: Residency, workgroups: int, arch: Arch) -> int:
+    """Workgroups a CU runs at once: its resident ones, or all the busiest CU gets if fewer."""
+    return max(1, min(res.workgroups, -(-workgroups // units(arch))))
 
 
 def _marks(pcs: np.ndarray, traced: int, loop) -> np.ndarray:
@@ -130,7 +136,7 @@ def sim_waves(t: LaunchTrace, res: Residency, arch: Arch) -> list[SimWave]:
     the SIMDs round-robin."""
     n = simds(arch)
     wpg, out = t.waves_per_workgroup, []
-    for slot in range(res.workgroups):
+    for slot in range(slots(res, t.grid_workgroups, arch)):
         g = slot % len(t.workgroups)
         for k in range(wpg):
             wt = t.waves[g * wpg + k]
@@ -172,7 +178,7 @@ def time_launch(t: LaunchTrace, res: Residency, arch: Arch, in_type: str) -> Lau
     remaining = t.loop.remaining if t.loop is not None else 0
     per_iter, d_busy, d_idle, d_lds = _steady(sim) if remaining else (0.0, 0.0, 0.0, 0.0)
     per_cu = -(-t.grid_workgroups // units(arch))
-    lt = LaunchTiming(t.kernel, t.grid, t.block, t.workgroups, res, per_cu / res.workgroups,
+    lt = LaunchTiming(t.kernel, t.grid, t.block, t.workgroups, res, per_cu / slots(res, t.grid_workgroups, arch),
                       sim.cycles + remaining * per_iter, sim.busy + remaining * d_busy, sim.idle + remaining * d_idle,
                       sim.lds_port + remaining * d_lds, t.loop, per_iter, _l2_bytes(t, arch, remaining),
                       sum(size * len(kinds) for kinds, size in t.buffers.values()))
@@ -187,7 +193,8 @@ def _at_clock(lt: LaunchTiming, arch: Arch, in_type: str) -> None:
     times = {"cu": lt.rounds * lt.round_cycles / boost,
              "l2": lt.l2_bytes / (arch.l2_bytes_per_clk * boost),
              "dram": lt.dram_bytes / (arch.mem_bandwidth_gbs * 1e9)}
-    matrix = float(lt.busy[:, PIPES.index("matrix")].sum()) / lt.res.workgroups * int(np.prod(lt.grid))
+    running = slots(lt.res, int(np.prod(lt.grid)), arch)
+    matrix = float(lt.busy[:, PIPES.index("matrix")].sum()) / running * int(np.prod(lt.grid))
     f = sustained_clock_mhz(arch, in_type, {"latency": times["cu"], "l2": times["l2"], "dram": times["dram"]},
                             matrix, lambda ts: max(ts.values()))
     slow = arch.clock_mhz / f
@@ -196,7 +203,7 @@ def _at_clock(lt: LaunchTiming, arch: Arch, in_type: str) -> None:
     per_round = {"matrix pipe": lt.busy[:, PIPES.index("matrix")].max(),
                  "VALU issue": lt.busy[:, PIPES.index("valu")].max(),
                  # each wave issues one instruction a slot: its SIMD's slots over its waves
-                 "wave issue": lt.busy[:, PIPES.index("issue")].max() / max(1.0, lt.res.workgroups * lt.res.waves_per_workgroup
+                 "wave issue": lt.busy[:, PIPES.index("issue")].max() / max(1.0, running * lt.res.waves_per_workgroup
                                                                         / lt.busy.shape[0]),
                  "LDS": max(lt.lds_port, lt.idle[:, IDLE.index("wait lds")].max()),
                  "memory wait": lt.idle[:, IDLE.index("wait vmem")].max(),

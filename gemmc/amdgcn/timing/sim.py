@@ -65,7 +65,7 @@ class SimResult:
 
 
 class _Wave:
-    __slots__ = ("w", "pos", "simd", "wg", "why", "done", "comp", "ready", "marks", "mark_i", "mark_t", "cleared")
+    __slots__ = ("w", "pos", "simd", "wg", "why", "done", "comp", "ready", "marks", "mark_i", "mark_t", "cleared", "last")
 
     def __init__(self, w: int, sw: SimWave):
         self.w, self.pos, self.simd, self.wg = w, 0, sw.simd, sw.workgroup
@@ -74,6 +74,7 @@ class _Wave:
         self.ready = [0.0] * 1024  # when each VGPR (512 + i: AGPR i) may be read
         self.marks, self.mark_i, self.mark_t = sw.marks.tolist(), 0, []
         self.cleared = -1  # the stream position whose own gates were met (only pipes hold it)
+        self.last = -1.0  # when it last issued
 
 
 def simulate(waves: list[SimWave], classes: list[InstrClass], arch: Arch, n_simds: int, ports: int = 1) -> SimResult:
@@ -101,16 +102,17 @@ class _Sim:
         self.bar_t: dict[int, float] = {}
         self.end_t = np.zeros(len(waves))
         self.snapshots: list = []
-        # (time, order pushed, wave): waves ready at one time issue in the order they became
-        # ready, so a pipe freed goes to the wave that waited longest (no wave starves the others)
-        self.heap = [(0.0, w.w, w.w) for w in self.ws]
+        # (time, last issue, order pushed, wave): of the waves ready at one time the one that
+        # issued least recently goes first, so a pipe freed goes to the wave that waited longest
+        # and waves sharing a pipe take turns (no wave starves the others)
+        self.heap = [(0.0, -1.0, w.w, w.w) for w in self.ws]
         self.seq = len(self.ws)
         heapq.heapify(self.heap)
 
     def run(self) -> SimResult:
         heap = self.heap
         while heap:
-            t, _, i = heapq.heappop(heap)
+            t, _, _, i = heapq.heappop(heap)
             self._step(t, self.ws[i])
         pend = max([max(q[-1] if q else 0.0 for q in w.comp.values()) for w in self.ws] + [0.0])
         T = max(float(self.end_t.max(initial=0.0)), float(self.free.max(initial=0.0)), max(self.lds_free),
@@ -122,7 +124,7 @@ class _Sim:
         if why is not None:
             w.why = why
         self.seq += 1
-        heapq.heappush(self.heap, (t, self.seq, w.w))
+        heapq.heappush(self.heap, (t, w.last, self.seq, w.w))
 
     def _step(self, t: float, w: _Wave) -> None:
         sw = self.sw[w.w]
@@ -181,6 +183,7 @@ class _Sim:
 
     def _issue(self, t: float, w: _Wave, c: InstrClass, sw: SimWave, k: int) -> None:
         s = w.simd
+        w.last = t
         if t > self.last[s]:
             self.idle[s, IDLE.index(w.why)] += t - self.last[s]
             self.last[s] = t
