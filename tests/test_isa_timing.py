@@ -138,6 +138,8 @@ def test_remaining_trips_from_the_exit_compare():
     assert remaining_trips([(10, 0), (9, 0), (8, 0)], "lg") == 8  # a counter down to 0
     assert remaining_trips([(3, 7), (3, 7), (3, 7)], "lt") is None  # not moving
     assert remaining_trips([(1, 0), (2, 0)], "lt") is None  # too few
+    inner = [(512 * (i % 8 + 1), 4096) for i in range(20)]  # an inner loop's compare, started over
+    assert remaining_trips(inner, "eq") is None
 
 
 @needs_clang
@@ -164,8 +166,8 @@ def test_the_prefix_extrapolates_the_whole_trace():
 def test_explain_level_asm_end_to_end(arch, capsys):
     from gemmc.driver.cli import main
 
-    args = ["explain", "examples/hgemm.gemm", "--arch", arch, "--level", "asm", "-D", "M=128", "-D", "N=128",
-            "-D", "K=256"]
+    args = ["explain", "examples/hgemm.gemm", "--arch", arch, "--level", "asm", "-p", "step7", "-D", "M=64",
+            "-D", "N=64", "-D", "K=128"]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "ISA-level prediction" in out and "bound:" in out and "per SIMD" in out

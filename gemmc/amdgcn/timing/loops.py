@@ -40,12 +40,13 @@ def compare_kind(mnemonic: str) -> tuple[str, str] | None:
 
 
 def remaining_trips(values: list[tuple[int, int]], cc: str) -> int | None:
-    """Iterations until `a cc b` first differs from its last value, the (a, b) of the last
-    iterations given oldest first (at least 3, changing by constant steps); None if they do not."""
+    """Iterations until `a cc b` first differs from its last value, given every (a, b) the
+    compare saw, oldest first (at least 3, changing by constant steps); None if they do not: an
+    inner loop's compare starts over each outer iteration, and is not extrapolated."""
     if len(values) < 3:
         return None
-    a = np.array([v[0] for v in values[-4:]], np.int64)
-    b = np.array([v[1] for v in values[-4:]], np.int64)
+    a = np.array([v[0] for v in values], np.int64)
+    b = np.array([v[1] for v in values], np.int64)
     da, db = np.diff(a), np.diff(b)
     if not (np.all(da == da[0]) and np.all(db == db[0])) or (da[0] == 0 and db[0] == 0):
         return None
