@@ -62,3 +62,27 @@ def check_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = 
     target = as_arch(arch)
     kernels = asm_kernels(module, target, path, text)[1]
     return gcn_check(module, target, dims or {}, seed, kernels=kernels)
+
+
+def explain_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None = None, text: str | None = None,
+                path: str = "<llvm>", **options):
+    """The ISA-level prediction (gemmc.amdgcn.timing) of the kernels LLVM compiles the lowered
+    module to (or of `text`), traced with the module's launches on zero inputs of the real size."""
+    import numpy as np
+
+    from gemmc.amdgcn.interp import execute
+    from gemmc.amdgcn.timing import predict
+    from gemmc.interp.check import arg_shapes, host_function, matmul_spec
+    from gemmc.dialects.gemm import type_name
+    from gemmc.interp.common import np_dtype
+
+    target = as_arch(arch)
+    text, kernels = asm_kernels(module, target, path, text)
+    fn = host_function(module)
+    args = [np.zeros(shape, np_dtype(a.type)) if shape is not None else np.float32(1.0)
+            for a, shape in zip(fn.body.block.args, arg_shapes(fn, dims or {}))]
+    spec = matmul_spec(module, fn)
+    m, n, k = spec.mnk(args)
+    in_type = type_name(fn.args[spec.a].type.element_type)
+    return predict(lambda sampler: execute(module, args, target, kernels=kernels, sample=sampler), text, target,
+                   2.0 * m * n * k, in_type, path, **options)

@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--plot", metavar="OUT.png|svg", help="draw a roofline with each step as a point")
     e.add_argument("--no-compiler", action="store_true",
                    help="estimate VGPRs instead of asking the compiler (faster; no toolchain needed)")
+    e.add_argument("--level", choices=("ir", "asm"), default="ir",
+                   help="what to time: the lowered IR (default, the analytic model), or asm: the AMDGCN "
+                        "assembly clang emits, traced on a sample of the real launch in the interpreter and "
+                        "simulated on one CU (docs/cost-model.md, 'The ISA-level model'; default pipeline or -p)")
     _add_selection(e)
     e.set_defaults(run=cmd_explain)
 
@@ -289,6 +293,8 @@ def cmd_explain(args) -> int:
     from gemmc.driver.explain import explain_file, format_table, to_json
 
     arch = get_arch(args.arch)
+    if args.level == "asm":
+        return _explain_asm(args, arch)
     if args.plot is not None:  # a plot that cannot be written fails before the table is printed
         from gemmc.driver.plotting import check_plot_path
 
@@ -300,6 +306,23 @@ def cmd_explain(args) -> int:
         from gemmc.driver.roofline import plot_roofline
 
         plot_roofline(rows, arch, args.plot, args.file)
+    return 0
+
+
+def _explain_asm(args, arch) -> int:
+    """explain --level asm: the ISA-level prediction of the one pipeline (-p, or the default)."""
+    import json
+
+    from gemmc.amdgcn.timing import format_prediction, prediction_json
+    from gemmc.driver.asm_level import explain_asm
+
+    if args.plot is not None:
+        raise usage_error("--plot draws the IR-level steps; --level asm predicts one pipeline")
+    selection = _selection(args)
+    module = _load(args)
+    api.lower(module, args.pipeline, arch, selection=selection)
+    p = explain_asm(module, arch, _defines(args.defines))
+    print(json.dumps(prediction_json(p), indent=1) if args.json else format_prediction(p), end="\n" if args.json else "")
     return 0
 
 

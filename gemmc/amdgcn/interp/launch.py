@@ -21,9 +21,12 @@ from gemmc.interp.host import host_alloc, launch_geometry
 
 
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
-               elems: list[str] | None = None) -> Stats:
+               elems: list[str] | None = None, sample=None) -> Stats:
     """Run `kernel` on the launch operands; `elems`: each operand's element type (f32, f16,
-    bf16, a narrow format: buffers.device_words; all f32 if not given), which says how the device holds a buffer."""
+    bf16, a narrow format: buffers.device_words; all f32 if not given), which says how the device
+    holds a buffer.  `sample` (timing: gemmc.amdgcn.timing.trace) runs only the workgroups
+    `sample.workgroups(kernel, grid, block)` names (None: all) and `sample.attach(machine)` before
+    the run (to set its tracer)."""
     buffers, index, types = [], {}, []
     for i, x in enumerate(operands):
         if isinstance(x, np.ndarray) and x.ndim > 0:
@@ -33,7 +36,10 @@ def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts
     images = [device_words(b, t) for b, t in zip(buffers, types)]
     work = [w for w, _ in images]
     seg = kernarg_segment(kernel, operands, index, grid, block)
-    m = Machine(kernel, arch, grid, block, work, seg, [n for _, n in images])
+    wgs = sample.workgroups(kernel, grid, block) if sample is not None else None
+    m = Machine(kernel, arch, grid, block, work, seg, [n for _, n in images], wgs)
+    if sample is not None:
+        sample.attach(m)
     if counts is not None:
         counts.kernel_launches += 1
         counts.workgroups += m.nwg
@@ -52,6 +58,7 @@ class _GcnHost(InterpreterFunctions):
     stats: list = field(default_factory=list)
     counts: object = None  # a gemmc.interp.Stats
     kernels: dict | None = None  # the kernels by name, where not the module's (LLVM's assembly)
+    sample: object = None  # run_kernel's sample (timing)
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
@@ -69,7 +76,8 @@ class _GcnHost(InterpreterFunctions):
         if block != kb:
             raise GcnInterpError(f"amdgcn interpreter: launched with block {block}, the kernel is built for {kb}")
         self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands],
-                                     self.counts, [_elem_name(v.type) for v in op.kernelOperands]))
+                                     self.counts, [_elem_name(v.type) for v in op.kernelOperands],
+                                     self.sample))
         return ()
 
     @impl(memref.DimOp)
@@ -101,10 +109,12 @@ def _elem_name(t) -> str:
     return {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16"}.get(type(e), str(e))
 
 
-def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None, kernels: dict | None = None) -> list[Stats]:
+def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None, kernels: dict | None = None,
+            sample=None) -> list[Stats]:
     """Run the host function with the amdgcn kernels; memref arguments are updated in place;
     `counts` (a gemmc.interp.Stats) accumulates the executed instructions, bytes and barriers;
-    `kernels` (name: amdgcn.kernel) runs those for the launches instead of the module's."""
+    `kernels` (name: amdgcn.kernel) runs those for the launches instead of the module's;
+    `sample`: each launch runs only the workgroups it names, traced (run_kernel)."""
     from gemmc.interp.check import bind_arguments, host_function
     from gemmc.interp.ops import ArithFunctions
 
@@ -114,7 +124,7 @@ def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None, kernels
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
-    host = _GcnHost(arch, counts=counts, kernels=kernels)
+    host = _GcnHost(arch, counts=counts, kernels=kernels, sample=sample)
     interp.register_implementations(host)
     try:
         with np.errstate(all="ignore"):

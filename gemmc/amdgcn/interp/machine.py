@@ -46,8 +46,8 @@ class Machine(WaveState):
     `hazards`) and the compiled program of one launch of `kernel`."""
 
     def __init__(self, kernel: KernelOp, arch: Arch, grid, block, buffers: list[np.ndarray], kernarg: np.ndarray,
-                 buffer_bytes: list[int] | None = None):
-        super().__init__(kernel, arch, grid, block)
+                 buffer_bytes: list[int] | None = None, workgroups=None):
+        super().__init__(kernel, arch, grid, block, workgroups)
         self.mem = Memory(self, buffers, kernarg, buffer_bytes)
         self.races = LdsRaces(self, 4 * self.mem.lds_words)  # (by byte)
         self.waits = Waitcnt(self)
@@ -57,6 +57,9 @@ class Machine(WaveState):
                                has_wmma=any(is_wmma(op) for op, _ in self.prog))
         self.prog = [(op, self._compile(op)) for op, _ in self.prog]
         self.kinds = {op: self._counter(op) for op, _ in self.prog}
+        # called as tracer(pc, op, act) before each instruction runs (gemmc.amdgcn.timing's
+        # trace); None: nothing to record, one test a step
+        self.tracer = None
 
     @property
     def buffers(self) -> list[np.ndarray]:
@@ -123,6 +126,8 @@ class Machine(WaveState):
                 raise GcnInterpError("amdgcn interpreter: a wave ran past the end of the program (no s_endpgm)")
             act = ready & (self.pc == p)
             op, fn = self.prog[p]
+            if self.tracer is not None:
+                self.tracer(p, op, act)
             if counts is not None:
                 self.count(op, act, counts)
             nxt = fn(act)

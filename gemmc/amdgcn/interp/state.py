@@ -33,9 +33,10 @@ class GcnInterpError(GemmcError):
 
 class WaveState:
     """The registers of every wave; waves are numbered workgroup by workgroup (`wg_of`: each
-    wave's workgroup, `wpg` waves a workgroup)."""
+    wave's workgroup, `wpg` waves a workgroup).  `workgroups`: the linear ids (x fastest) of the
+    grid's workgroups to run, None for all (a timing sample runs a few of a large launch)."""
 
-    def __init__(self, kernel: KernelOp, arch: Arch, grid, block):
+    def __init__(self, kernel: KernelOp, arch: Arch, grid, block, workgroups=None):
         self.kernel, self.arch = kernel, arch
         self.isa = get_gcn_isa(arch)
         self.L = arch.wave_size
@@ -45,13 +46,14 @@ class WaveState:
             raise GcnInterpError("amdgcn interpreter: 3-d blocks are not supported")
         threads = bx * by
         self.wpg = -(-threads // self.L)
-        self.nwg = gx * gy * gz
+        self.nwg = gx * gy * gz if workgroups is None else len(workgroups)
         W = self.W = self.nwg * self.wpg
         L = self.L
         self.wg_of = np.repeat(np.arange(self.nwg), self.wpg)
-        wg_x = self.wg_of % gx
-        wg_y = self.wg_of // gx % gy
-        self.wg_z = self.wg_of // (gx * gy)  # (split-k's slices; gemmc's own kernels launch gz = 1)
+        gid = self.wg_of if workgroups is None else np.asarray(workgroups, np.int64)[self.wg_of]
+        wg_x = gid % gx
+        wg_y = gid // gx % gy
+        self.wg_z = gid // (gx * gy)  # (split-k's slices; gemmc's own kernels launch gz = 1)
         t = (np.arange(self.wpg)[:, None] * L + np.arange(L)[None, :])  # thread index in the workgroup
         t = np.tile(t, (self.nwg, 1))
         valid = t < threads

@@ -1,0 +1,65 @@
+"""How many workgroups of a kernel a CU (an RDNA WGP) holds at once, from its descriptor in the
+`.s` (the `.amdhsa_*` directives and the metadata's register counts) and the arch's limits.
+
+The rules are LLVM's (AMDGPUBaseInfo: getMaxWavesPerEU, getNumWavesPerEUWithNumVGPRs) as
+gemmc.cost.occupancy applies them to its estimates, here with the compiler's own counts:
+
+    waves/SIMD by VGPRs = min(max waves, VGPR file per lane / roundup(VGPRs (+ AGPRs), granule))
+    waves/SIMD by SGPRs = 800 / roundup(SGPRs, 16) on wave64 CDNA (CDNA3 ISA guide: 800 SGPRs a SIMD)
+    workgroups          = min(by VGPRs / waves per SIMD, LDS / LDS per workgroup,
+                              max waves / waves per SIMD, workgroup slots)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gemmc.target.arch import Arch, get_gcn_isa
+
+SGPRS_PER_SIMD = 800  # CDNA3 ISA guide; LLVM AMDGPUBaseInfo getTotalNumSGPRs for gfx9
+
+
+@dataclass(frozen=True)
+class Residency:
+    vgprs: int  # architected + accumulation registers a wave allocates
+    sgprs: int
+    lds_bytes: int  # per workgroup
+    waves_per_workgroup: int
+    workgroups: int  # resident per CU (per WGP on RDNA)
+    limiter: str
+
+    @property
+    def waves_per_simd(self) -> float:
+        return self.workgroups * self.waves_per_workgroup
+
+
+def units(arch: Arch) -> int:
+    """The CUs (RDNA: WGPs, in HIP's default WGP mode) a launch's workgroups spread over."""
+    return arch.cu_count // arch.cus_per_wgp
+
+
+def simds(arch: Arch) -> int:
+    """SIMDs of one unit."""
+    return arch.simds_per_cu * arch.cus_per_wgp
+
+
+def residency(descriptor: dict, meta: dict, arch: Arch, threads: int, dynamic_lds: int = 0) -> Residency:
+    """Resident workgroups of `threads` work-items with the kernel's registers and LDS."""
+    vg = max(int(descriptor.get("next_free_vgpr", 1)), int(meta.get("vgpr_count", 0) or 0))
+    if not get_gcn_isa(arch).has_accum_offset:  # separate AGPR file (none on RDNA): VGPRs only
+        vg = int(meta.get("vgpr_count", vg) or vg)
+    sg = int(meta.get("sgpr_count", descriptor.get("next_free_sgpr", 16)) or 16)
+    lds = int(descriptor.get("group_segment_fixed_size", 0)) + dynamic_lds
+    wpg = -(-threads // arch.wave_size)
+    per_simd = -(-wpg // simds(arch))
+    alloc = -(-max(1, vg) // arch.vgpr_granule) * arch.vgpr_granule
+    by_vgpr = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
+    if arch.wave_size == 64:
+        by_vgpr = min(by_vgpr, SGPRS_PER_SIMD // (-(-max(1, sg) // 16) * 16))
+    lds_unit = arch.lds_per_cu or arch.lds_bytes * arch.cus_per_wgp
+    limits = {"waves": arch.max_waves_per_simd // per_simd,
+              "workgroup slots": arch.max_workgroups_per_cu if wpg > 1 else 10**9,
+              "lds": lds_unit // lds if lds else 10**9,
+              "registers": by_vgpr // per_simd}
+    limiter = min(limits, key=lambda n: limits[n])
+    return Residency(vg, sg, lds, wpg, max(1, limits[limiter]), limiter)

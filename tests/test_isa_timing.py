@@ -1,0 +1,185 @@
+"""The ISA-level timing model (gemmc.amdgcn.timing): the CU simulator on hand-written instruction
+streams, a planted bug that must fail, the loop's trip count, the prefix extrapolation against
+a whole trace, and `gemmc explain --level asm` end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gemmc.amdgcn.timing import sim as sim_module
+from gemmc.amdgcn.timing.classes import InstrClass
+from gemmc.amdgcn.timing.loops import remaining_trips
+from gemmc.amdgcn.timing.sim import SimWave, simulate
+from gemmc.cost.banks import wave_cycles
+from gemmc.cost.model import BARRIER_CYCLES
+from gemmc.target.arch import get_arch
+from gemmc.target.toolchain import have_toolchain
+
+needs_clang = pytest.mark.skipif(not have_toolchain(), reason="no clang with the AMDGPU backend")
+CDNA, RDNA = get_arch("gfx942"), get_arch("gfx1100")
+END = InstrClass("end", mnemonic="s_endpgm")
+
+
+def mfma(cycles: int = 64) -> InstrClass:
+    return InstrClass("matrix", "matrix", cycles, 4, reads=((0, 16),), writes=((0, 16),), mnemonic="v_mfma")
+
+
+def valu(busy: int = 4, latency: int = 4, reads=(), writes=()) -> InstrClass:
+    return InstrClass("valu", "valu", busy, busy, latency, reads=reads, writes=writes, mnemonic="v_fma_f32")
+
+
+def load() -> InstrClass:
+    return InstrClass("vmem", "vmem", 4, 4, 0, "vm", bytes_per_lane=4, mnemonic="global_load_dword")
+
+
+def lds_read() -> InstrClass:
+    return InstrClass("lds", "lds", 4, 4, 0, "lds", bytes_per_lane=4, mnemonic="ds_read_b32")
+
+
+def wait(**counts) -> InstrClass:
+    return InstrClass("wait", "", 0, 4, waits=tuple(sorted(counts.items())), mnemonic="s_waitcnt")
+
+
+BARRIER = InstrClass("barrier", "", 0, 4, mnemonic="s_barrier", extra={"signal": True, "wait": True})
+
+
+def wave(classes: list, seq: list[int], simd: int = 0, wg: int = 0, cost=None, lines=None) -> SimWave:
+    n = len(seq)
+    return SimWave(np.array(seq), np.array(cost if cost is not None else [0.0] * n),
+                   np.array(lines if lines is not None else [0.0] * n), simd, wg)
+
+
+def run(classes, waves, arch=CDNA, simds=4):
+    return simulate(waves, classes, arch, simds)
+
+
+def test_dependent_mfma_chain_takes_n_times_its_cycles():
+    classes = [mfma(64), END]
+    for n in (1, 4, 10):
+        r = run(classes, [wave(classes, [0] * n + [1])])
+        assert r.cycles == n * 64
+        assert r.busy[0, 0] == n * 64
+
+
+def test_two_waves_on_one_simd_interleave_their_valu():
+    classes = [valu(), END]
+    one = run(classes, [wave(classes, [0] * 50 + [1])])
+    both = run(classes, [wave(classes, [0] * 50 + [1]), wave(classes, [0] * 50 + [1])])
+    apart = run(classes, [wave(classes, [0] * 50 + [1]), wave(classes, [0] * 50 + [1], simd=1)])
+    assert one.cycles == 200 and apart.cycles == 200  # one VALU pipe each
+    assert both.cycles == 400  # one pipe, taken in turns
+    assert abs(both.wave_end[0] - both.wave_end[1]) <= 4  # interleaved, not one after the other
+
+
+def test_rdna_valu_waits_for_a_dependency_and_another_wave_fills_the_gap():
+    dep = valu(1, 5, reads=((1, 2),), writes=((1, 2),))
+    classes = [dep, END]
+    one = run(classes, [wave(classes, [0] * 20 + [1])], RDNA)
+    two = run(classes, [wave(classes, [0] * 20 + [1]), wave(classes, [0] * 20 + [1])], RDNA)
+    assert one.cycles == pytest.approx(19 * 5 + 1, abs=1)  # each waits its predecessor's 5 cycles
+    assert two.cycles < 1.2 * one.cycles  # the second wave issues in the first one's gaps
+
+
+def test_waitcnt_vmcnt_after_a_load_stalls_the_memory_latency():
+    classes = [load(), wait(vm=0), valu(), END]
+    r = run(classes, [wave(classes, [0, 1, 2, 3], cost=[256.0, 0, 0, 0], lines=[2.0, 0, 0, 0])])
+    port = max(256 / CDNA.l1_bytes_per_clk, 2, 1)
+    assert r.cycles == port + CDNA.mem_latency_cycles + 4 + 4  # then the wait's slot and the VALU
+    free = run(classes[:1] + classes[2:], [wave(classes, [0, 2, 2, 3], cost=[256.0, 0, 0, 0], lines=[2.0, 0, 0, 0])])
+    assert free.cycles < r.cycles  # (the load itself completes at the end either way)
+
+
+def _lds_cycles(stride_bytes: int) -> float:
+    addr = (np.arange(64) * stride_bytes)[None, :]
+    return float(wave_cycles(addr, np.ones((1, 64), bool), 4, CDNA).cycles[0])
+
+
+def test_a_32_way_lds_bank_conflict_costs_32_times():
+    classes = [lds_read(), wait(lds=0), END]
+    runs = {stride: run(classes, [wave(classes, [0, 1, 2], cost=[_lds_cycles(stride), 0, 0])])
+            for stride in (4, 128)}  # consecutive words; every lane in one bank
+    assert _lds_cycles(4) == 2 and _lds_cycles(128) == 64  # wave64, 32 banks: two groups of 32 lanes
+    assert runs[128].lds_port == 32 * runs[4].lds_port
+    assert runs[128].cycles - runs[4].cycles == 64 - 2  # the wait for the data waits that much longer
+
+
+def test_barrier_waits_for_the_slowest_wave():
+    classes = [valu(), BARRIER, END]
+    slow = wave(classes, [0] * 30 + [1, 0, 2], simd=0)
+    fast = wave(classes, [1, 0, 2], simd=1)
+    r = run(classes, [slow, fast])
+    assert r.wave_end[1] >= 30 * 4 + BARRIER_CYCLES + 4
+    assert r.idle[1, sim_module.IDLE.index("barrier")] >= 30 * 4
+
+
+def test_a_planted_bug_ignoring_waitcnt_fails(monkeypatch):
+    """With s_waitcnt ignored, the load's latency no longer holds up the instructions after it."""
+    classes = [load(), wait(vm=0), valu(), valu(), END]
+    seq = [0, 1] + [2] * 10 + [4]
+    good = run(classes, [wave(classes, seq, cost=[256.0] + [0] * 12, lines=[2.0] + [0] * 12)])
+    original = sim_module._Sim._gates
+
+    def no_waits(self, t, w, c):
+        if c.kind == "wait":
+            return t, w.why
+        return original(self, t, w, c)
+
+    monkeypatch.setattr(sim_module._Sim, "_gates", no_waits)
+    bad = run(classes, [wave(classes, seq, cost=[256.0] + [0] * 12, lines=[2.0] + [0] * 12)])
+    assert good.idle[0, sim_module.IDLE.index("wait vmem")] >= CDNA.mem_latency_cycles
+    assert bad.idle[0, sim_module.IDLE.index("wait vmem")] == 0  # the assertion above would FAIL
+
+
+def test_remaining_trips_from_the_exit_compare():
+    assert remaining_trips([(8, 4096), (16, 4096), (24, 4096)], "lt") == 509  # K offset against K, by 8
+    assert remaining_trips([(10, 0), (9, 0), (8, 0)], "lg") == 8  # a counter down to 0
+    assert remaining_trips([(3, 7), (3, 7), (3, 7)], "lt") is None  # not moving
+    assert remaining_trips([(1, 0), (2, 0)], "lt") is None  # too few
+    inner = [(512 * (i % 8 + 1), 4096) for i in range(20)]  # an inner loop's compare, started over
+    assert remaining_trips(inner, "eq") is None
+
+
+@needs_clang
+def test_the_prefix_extrapolates_the_whole_trace():
+    """sgemm's default on gfx942 at K=1024 (128 iterations): 12 traced and the rest extrapolated
+    against all 128 traced."""
+    from gemmc.driver import api
+    from gemmc.driver.asm_level import explain_asm
+    from gemmc.driver.source import parse_file
+
+    dims = {"M": 256, "N": 256, "K": 1024}
+    module = parse_file("examples/sgemm.gemm", dims, CDNA)
+    api.lower(module, "gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=8},register-tiling{thread-m=4 "
+                      "thread-n=4},double-buffer,launch-bounds{max-threads=256}", CDNA)
+    short = explain_asm(module, CDNA, dims, prefix=12)
+    whole = explain_asm(module, CDNA, dims, prefix=10**6)
+    assert short.main.loop is not None and short.main.loop.traced == 12
+    assert whole.main.loop is None
+    assert short.time_s == pytest.approx(whole.time_s, rel=0.05)
+
+
+@needs_clang
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_explain_level_asm_end_to_end(arch, capsys):
+    from gemmc.driver.cli import main
+
+    args = ["explain", "examples/hgemm.gemm", "--arch", arch, "--level", "asm", "-p", "step7", "-D", "M=64",
+            "-D", "N=64", "-D", "K=128"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "ISA-level prediction" in out and "bound:" in out and "per SIMD" in out
+    assert main(args + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["level"] == "asm" and data["time_s"] > 0 and data["bound"]
+    assert data["launches"][0]["simd_busy"][0]["matrix"] > 0  # MFMA / WMMA
+
+
+def test_explain_level_asm_refuses_an_nvidia_target(capsys):
+    from gemmc.driver.cli import main
+
+    assert main(["explain", "examples/sgemm.gemm", "--arch", "sm_90", "--level", "asm"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "AMD" in err[0]
