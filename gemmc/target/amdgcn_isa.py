@@ -365,6 +365,11 @@ def _llvm_memory() -> None:
         _add(f"global_load_{m}", Form("GLOBAL", (V,), (V2, V), mods=("offset",), gfx11=f"global_load_{g11}", tied=1))
         _add(f"global_load_{m}_saddr", Form("GLOBAL", (V,), (V, S2, V), mods=("offset",), gfx11=f"global_load_{g11}",
                                             asm=f"global_load_{m}", tied=2))
+    # d16_hi stores: the high half (16 bits) or bits 16-23 (8) of the data VGPR
+    for m, g11 in (("short_d16_hi", "d16_hi_b16"), ("byte_d16_hi", "d16_hi_b8")):
+        _add(f"global_store_{m}", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11=f"global_store_{g11}"))
+        _add(f"global_store_{m}_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",),
+                                             gfx11=f"global_store_{g11}", asm=f"global_store_{m}"))
     for m, g11 in (("u16_d16", "u16_d16"), ("u16_d16_hi", "u16_d16_hi"), ("u8_d16", "u8_d16"),
                    ("u8_d16_hi", "u8_d16_hi")):
         _add(f"ds_read_{m}", Form("DS", (V,), (V, V), mods=("offset",), gfx11=f"ds_load_{g11}", tied=1))

@@ -14,9 +14,11 @@ from gemmc.amdgcn.interp.waitcnt import LDS, SMEM, VM
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
 
 _BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
-            "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi")
+            "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi",
+            "global_store_short_d16_hi")
 _BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi",
-           "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi")
+           "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi",
+           "global_store_byte_d16_hi")
 _M64 = U64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -92,6 +94,8 @@ def _global(S, op):
             S.waits.issue_load(VM, dsts[0].type, act)
         else:
             vals = [np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm] for i in range(n)]
+            if d16_hi:  # the data's bits 16 and up
+                vals = [v >> U32(16) for v in vals]
             if nbytes >= 4:
                 S.mem.gstore(buf, word, vals)
             elif nbytes == 2:
