@@ -4,7 +4,9 @@ between dependent instructions, which it does not enforce itself.
   * MFMA: each wave counts the wait states it issued (an instruction one, s_nop imm + 1);
     reading or overwriting a VGPR or AGPR an MFMA wrote fewer wait states ago than
     arch.GcnIsa requires (the same table amdgcn-finalize inserts s_nop from) is an error, as
-    is an MFMA reading a VGPR a VALU wrote too recently;
+    is an MFMA reading a VGPR a VALU wrote too recently.  The wait states are those issued
+    between the two, the writer's own not counted (LLVM's getWaitStatesSince: a writer right
+    before its reader is 0 wait states away);
   * WMMA: a WMMA reading as A or B what the WMMA just before it wrote (no VALU instruction
     between) is an error;
   * gfx12's SGPR reads: reading an SGPR whose pair a VALU read before an SALU (or VALU) wrote
@@ -85,14 +87,15 @@ class Hazards:
                         raise S.error(op, f"reads a register of {t.register_name} "
                                           f"{int(since[bad].min())} wait states after a VALU wrote it; needs "
                                           f"{isa.valu_then_mfma} (missing s_nop)", bad.any(axis=1))
+            after = self.ws[:, None] + 1  # (the count starts after this instruction)
             for t in writes:
                 cols = self._cols(t)
                 if not mfma:
                     self._check_mfma_writes(op, act, cols, lambda d: "write", f"overwrites {t.PREFIX}{t.first}")
                 self.mfma_by[:, cols] = np.where(act[:, None], me, self.mfma_by[:, cols])
-                self.mfma_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.mfma_at[:, cols])
+                self.mfma_at[:, cols] = np.where(act[:, None], after, self.mfma_at[:, cols])
                 if valu:
-                    self.valu_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.valu_at[:, cols])
+                    self.valu_at[:, cols] = np.where(act[:, None], after, self.valu_at[:, cols])
         return check
 
     def _cols(self, t) -> slice:
