@@ -197,6 +197,20 @@ def test_cli_level_asm(capsys):
     assert rc == 0 and capsys.readouterr().out.startswith("PASS")
 
 
+@needs_clang
+def test_cli_dynamic_launcher_level_asm(capsys):
+    """gemm_alpha_beta with its dims dynamic (--dynamic: -D at launch only): the launcher of
+    gemmc.driver.dispatch and its three kernels in one assembly file; 67x35x19 leaves gfx1201's
+    128 slots idle, so the launcher runs the stream-k variant (its init kernel, then the walk)."""
+    from gemmc.driver.cli import main
+
+    rc = main(["run", str(ROOT / "examples/gemm_alpha_beta.gemm"), "--arch", "gfx1201", "--dynamic", "-D", "M=67",
+               "-D", "N=35", "-D", "K=19", "--level", "asm", "--stats"])
+    out = capsys.readouterr().out
+    assert rc == 0 and out.startswith("PASS"), out
+    assert re.search(r"kernel_launches\s+2\n", out)
+
+
 def _device_library():
     from gemmc.amdgcn.asm_front.foreign import device_library
 
