@@ -112,7 +112,7 @@ def run(only: str | None) -> int:
             verdict, said = check_case(src, arch, pipe, shape)
             tally[verdict] = tally.get(verdict, 0) + 1
             said = said if verdict == "LLVM-BUG" else said.removeprefix(verdict + ": ")
-            print(f"{name:20} {arch:8} {'x'.join(map(str, shape)):14} {verdict:8} {said}  ({time.time() - t:.0f} s)",
+            print(f"{name:23} {arch:8} {'x'.join(map(str, shape)):14} {verdict:8} {said}  ({time.time() - t:.0f} s)",
                   flush=True)
     failed = tally.get("FAIL", 0) + tally.get("ERROR", 0)
     print(", ".join(f"{n} {v}" for v, n in sorted(tally.items())) or "no case")

@@ -71,23 +71,30 @@ def skipped(prog, src: int, dst: int) -> list[int]:
 
 def diagnosis(prog, jumps: list[tuple[int, int]], short: int) -> str:
     """What the wave's path says about a hazard `short` wait states short: the branches it took
-    and, where forward branches skipped s_nops worth at least that much, LLVM's bug."""
+    and, where forward branches skipped s_nops worth at least that much, that the wait states
+    are on the other path only (in LLVM's code, from the assembly front: LLVM's bug)."""
     if not jumps:
         return ""
-    said, nops, extra = [], [], 0
+    said = [f"the {prog[s][0].MNEMONIC} at {where(prog, s)} to {where(prog, d)}" for s, d in jumps]
+    text = "; the wave took " + ", then ".join(said)
+    nops, extra = _skipped_nops(prog, jumps)
+    if nops and extra >= short:
+        text += f", past {', '.join(nops)}: the path that falls through has the wait states, this one does not"
+        if isinstance(prog[jumps[0][0]][0].attributes.get("loc"), StringAttr):  # (LLVM's code, not gemmc's own)
+            text += (f": {LLVM_BUG} (GCNHazardRecognizer's getWaitStatesSince walks each predecessor block once, "
+                     "so it counted the other path only; docs/amdgcn-asm.md)")
+    return text
+
+
+def _skipped_nops(prog, jumps: list[tuple[int, int]]) -> tuple[list[str], int]:
+    """The s_nops the forward branches jumped over and the wait states of all they jumped over
+    (none where a branch went backwards: a loop is not the pattern)."""
+    nops, extra = [], 0
     for src, dst in jumps:
-        op = prog[src][0]
-        said.append(f"the {op.MNEMONIC} at {where(prog, src)} to {where(prog, dst)}")
         if dst <= src:
-            extra = -(1 << 30)  # a loop's back edge: not the pattern
-            continue
+            return [], 0
         for i in skipped(prog, src, dst):
             extra += nop_wait_states(prog[i][0])
             if prog[i][0].MNEMONIC == "s_nop":
                 nops.append(f"the s_nop {prog[i][0].mods.get('imm', 0)} at {where(prog, i)}")
-    text = "; the wave took " + ", then ".join(said)
-    if nops and extra >= short:
-        text += (f", past {', '.join(nops)}: the path that falls through has the wait states, this one does "
-                 f"not: {LLVM_BUG} (GCNHazardRecognizer's getWaitStatesSince walks each predecessor block once, "
-                 "so it counted the other path only; docs/amdgcn-asm.md)")
-    return text
+    return nops, extra
