@@ -152,6 +152,51 @@ def test_planted_missing_waitcnt_is_caught():
 
 
 @needs_clang
+def test_llvms_missed_wait_states_are_diagnosed():
+    """sgemm's step 7 on gfx942: a wave whose stores are all out of bounds branches around the
+    block with LLVM's s_nop 5 and overwrites an MFMA result 10 wait states after it (18 needed):
+    an error naming the branch, the s_nop it skipped and LLVM's bug (docs/amdgcn-asm.md)."""
+    module, dims = _lowered("sgemm.gemm", "gfx942", "step7", 257, 131, 95)
+    with pytest.raises(GemmcError, match=r"overwrites v\d+ 10 wait states after the v_mfma_f32_32x32x2_f32 .*needs "
+                       r"18.*the MFMA is at line \d+; the wave took the s_cbranch_execz at line \d+ to line \d+, past "
+                       r"the s_nop 5 at line \d+: .*an LLVM bug"):
+        api.check(module, "gfx942", dims, level="asm")
+
+
+@needs_clang
+def test_llvm_misses_wait_states_by_block_order():
+    """The evidence for the bug above: LLVM's own pass on two functions that differ only in the
+    layout order of a join's predecessors puts the s_nop before the overwrite in one only."""
+    import subprocess
+
+    from gemmc.target.toolchain import find_toolchain
+
+    mir = ROOT / "tests/data/llvm_missed_wait_states.mir"
+    out = subprocess.run([find_toolchain().tool("llc"), "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942",
+                          "-run-pass=post-RA-hazard-rec", str(mir), "-o", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    before = {}
+    for fn in out.split("\nname:")[1:]:
+        lines = [x.strip() for x in fn.splitlines()]
+        at = next(i for i, x in enumerate(lines) if "V_OR_B32" in x)
+        before[lines[0].strip()] = lines[at - 1]
+    assert before == {"short_first": "S_NOP 4", "long_first": "$exec = S_OR_B64 $exec, $sgpr0_sgpr1, implicit-def $scc"}
+
+
+@needs_clang
+def test_planted_missing_mfma_nop_is_caught():
+    """LLVM's s_nop 5 before a store of an MFMA result deleted: the store's own hazard, no
+    branch on the way and no word of LLVM's bug."""
+    module, dims, text = _asm("sgemm.gemm", "gfx942", "step7", 257, 131, 95)
+    edited = text.replace("\ts_nop 5\n", "", 1)
+    assert edited != text
+    with pytest.raises(GemmcError, match=r"global_store_dword.*reads v\d+ 12 wait states after the "
+                       r"v_mfma_f32_32x32x2_f32 writing v\[\d+:\d+\]; needs 18 \(missing s_nop\); the MFMA is at "
+                       r"line \d+$"):
+        check_asm(module, "gfx942", dims, text=edited, path="edited.s")
+
+
+@needs_clang
 def test_planted_lds_read_off_by_one_fails():
     """One LDS read of LLVM's a dword off (its offset + 4): C is wrong, or the interpreter
     refuses the access (misaligned, out of bounds); either way not a PASS."""
@@ -175,6 +220,20 @@ def test_cli_level_asm(capsys):
     rc = main(["run", str(ROOT / "examples/sgemm.gemm"), "--arch", "gfx942", "-p", "step1", "-D", "M=20",
                "-D", "N=9", "-D", "K=7", "--level", "asm"])
     assert rc == 0 and capsys.readouterr().out.startswith("PASS")
+
+
+@needs_clang
+def test_cli_dynamic_launcher_level_asm(capsys):
+    """gemm_alpha_beta with its dims dynamic (--dynamic: -D at launch only): the launcher of
+    gemmc.driver.dispatch and its three kernels in one assembly file; 67x35x19 leaves gfx1201's
+    128 slots idle, so the launcher runs the stream-k variant (its init kernel, then the walk)."""
+    from gemmc.driver.cli import main
+
+    rc = main(["run", str(ROOT / "examples/gemm_alpha_beta.gemm"), "--arch", "gfx1201", "--dynamic", "-D", "M=67",
+               "-D", "N=35", "-D", "K=19", "--level", "asm", "--stats"])
+    out = capsys.readouterr().out
+    assert rc == 0 and out.startswith("PASS"), out
+    assert re.search(r"kernel_launches\s+2\n", out)
 
 
 def _device_library():

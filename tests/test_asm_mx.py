@@ -22,25 +22,26 @@ DIMS = {"M": 67, "N": 35, "K": 64}  # odd M and N; K a multiple of the MX block 
 
 
 @pytest.fixture(scope="module")
-def mxfp8():
-    """examples/mxfp8gemm.gemm lowered for gfx950 at DIMS, and the assembly clang makes of it."""
+def mxfp4():
+    """examples/mxfp4gemm.gemm lowered for gfx950 at DIMS, and the assembly clang makes of it: FP4
+    operands (half the passes of FP8: the hazard check reads the formats) and v_bitop3_b16."""
     from pathlib import Path
 
-    module = gemmc.parse_file(str(Path(__file__).resolve().parents[1] / "examples" / "mxfp8gemm.gemm"), DIMS, "gfx950")
+    module = gemmc.parse_file(str(Path(__file__).resolve().parents[1] / "examples" / "mxfp4gemm.gemm"), DIMS, "gfx950")
     gemmc.lower(module, None, "gfx950")
     return module, asm_kernels(module, "gfx950")[0]
 
 
 @needs_clang
-def test_mxfp8_passes_through_llvm_assembly(mxfp8):
-    module, text = mxfp8
+def test_mxfp4_passes_through_llvm_assembly(mxfp4):
+    module, text = mxfp4
     assert "v_mfma_scale_f32_16x16x128_f8f6f4" in text
     r = check_asm(module, "gfx950", DIMS, text=text)
     assert r.passed, r.summary()
 
 
 @needs_clang
-def test_planted_wrong_scale_block_fails(mxfp8, monkeypatch):
+def test_planted_wrong_scale_block_fails(mxfp4, monkeypatch):
     """Each element scaled by the next block's scale (the blocks rolled along k: A's columns, B's
     rows, the shorter side of the scale matrix): C is wrong."""
     import gemmc.interp.matrix as matrix
@@ -50,16 +51,16 @@ def test_planted_wrong_scale_block_fails(mxfp8, monkeypatch):
     def rolled(layout, scales, idx, rows, cols):
         return np.roll(real(layout, scales, idx, rows, cols), 1, axis=-1 if cols < rows else -2)
 
-    module, text = mxfp8
+    module, text = mxfp4
     monkeypatch.setattr(matrix, "scale_matrix", rolled)
     assert not check_asm(module, "gfx950", DIMS, text=text).passed
 
 
 @needs_clang
-def test_a_constant_scale_is_an_error_at_its_line(mxfp8):
+def test_a_constant_scale_is_an_error_at_its_line(mxfp4):
     """gfx950 reads a constant's (or an SGPR's) bits [30:23] as the scale, not op_sel's byte
     (llvm-project #158117): not interpreted, and said so at the line."""
-    module, text = mxfp8
+    module, text = mxfp4
     edited, n = re.subn(r"(v_mfma_scale_f32_16x16x128_f8f6f4 \S+, \S+, \S+, \S+,) v\d+,", r"\1 0,", text, 1)
     assert n == 1
     with pytest.raises(GemmcError, match=r"edited\.s:\d+: 'v_mfma_scale_f32_16x16x128_f8f6f4'.*not a VGPR"):

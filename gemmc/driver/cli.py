@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--level", choices=("ir", "asm"), default="ir",
                    help="what to run: the lowered IR (default), or asm: the AMDGCN assembly LLVM (clang) "
                         "compiles the kernels' HIP to, in gemmc's amdgcn interpreter (docs/amdgcn-asm.md)")
+    r.add_argument("--dynamic", action="store_true",
+                   help="keep the source's dynamic dims dynamic: -D gives their sizes at launch only, and "
+                        "without -p the kernels are the launcher `gemmc compile` writes for them")
     r.set_defaults(run=cmd_run)
 
     lay = sub.add_parser("layout", help="show which lane and register holds each element of a matrix instruction",
@@ -196,7 +199,8 @@ def _load(args) -> object:
     if getattr(args, "output", None) not in (None, "-"):
         check_output_path(args.output, args.file)
     arch = ARCHS.get(getattr(args, "arch", None))  # an unknown arch is reported where it is used
-    return parse_file(args.file, _defines(args.defines), arch)
+    defines = {} if getattr(args, "dynamic", False) else _defines(args.defines)  # (--dynamic: at launch only)
+    return parse_file(args.file, defines, arch)
 
 
 def _pipeline_for(args, default_none: bool = False) -> str | None:

@@ -4,7 +4,10 @@ between dependent instructions, which it does not enforce itself.
   * MFMA: each wave counts the wait states it issued (an instruction one, s_nop imm + 1);
     reading or overwriting a VGPR or AGPR an MFMA wrote fewer wait states ago than
     arch.GcnIsa requires (the same table amdgcn-finalize inserts s_nop from) is an error, as
-    is an MFMA reading a VGPR a VALU wrote too recently;
+    is an MFMA reading a VGPR a VALU wrote too recently.  The wait states are those issued
+    between the two, the writer's own not counted (LLVM's getWaitStatesSince: a writer right
+    before its reader is 0 wait states away); the error names the branches the wave took
+    since the MFMA (hazard_paths.py);
   * WMMA: a WMMA reading as A or B what the WMMA just before it wrote (no VALU instruction
     between) is an error;
   * gfx12's SGPR reads: reading an SGPR whose pair a VALU read before an SALU (or VALU) wrote
@@ -18,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.amdgcn.interp.hazard_paths import TakenBranches, diagnosis, where
 from gemmc.amdgcn.interp.state import WaveState
-from gemmc.target.arch import get_matrix_instr
+from gemmc.amdgcn.interp.matrix_ops import instr_of
 from gemmc.dialects.amdgcn.instructions import is_mfma, is_wmma, mfma_consumer
 from gemmc.dialects.amdgcn.registers import VCC_INDEX, AGPRType, VGPRType, sgpr_numbers, sgpr_pair
 from gemmc.target.amdgcn_isa import PLAIN_VALU_FORMATS, SALU_FORMATS, VALU_FORMATS
@@ -36,7 +40,8 @@ class Hazards:
         self.mfma_at = np.zeros((W, nv + na), np.int64)
         self.mfma_by = np.full((W, nv + na), -1, np.int64)
         self.valu_at = np.full((W, nv + na), -(1 << 40), np.int64)
-        self.mfma_ops: list = []
+        self.mfma_ops: list = []  # (MatrixInstr, destination type, op)
+        self.branches = TakenBranches(W)
         # WMMA hazard: the VGPRs the last VALU instruction wrote, where that was a WMMA
         self.wmma_d = np.zeros((W, nv), bool)
         # gfx12 SGPR read hazards: SGPR pairs a VALU read, SGPRs (VCC at amdgcn.VCC_INDEX) with an
@@ -54,6 +59,11 @@ class Hazards:
         if self.has_mfma:
             self.ws += np.where(act, wait_states, 0)
 
+    def branched(self, act: np.ndarray, p: int, nxt) -> None:
+        """The waves of act ran the branch at p to nxt (each wave's next program counter)."""
+        if self.has_mfma:
+            self.branches.record(act, p, nxt, self.ws)
+
     # -- MFMA ------------------------------------------------------------------------------------
 
     def _mfma_check(self, op):
@@ -70,7 +80,7 @@ class Hazards:
         me = -1
         if mfma:
             me = len(self.mfma_ops)
-            self.mfma_ops.append((get_matrix_instr(S.arch, op.MNEMONIC), op.dsts[0].type))
+            self.mfma_ops.append((instr_of(S, op), op.dsts[0].type, op))
 
         def check(act: np.ndarray) -> None:
             for v, i in reads:
@@ -85,14 +95,15 @@ class Hazards:
                         raise S.error(op, f"reads a register of {t.register_name} "
                                           f"{int(since[bad].min())} wait states after a VALU wrote it; needs "
                                           f"{isa.valu_then_mfma} (missing s_nop)", bad.any(axis=1))
+            after = self.ws[:, None] + 1  # (the count starts after this instruction)
             for t in writes:
                 cols = self._cols(t)
                 if not mfma:
                     self._check_mfma_writes(op, act, cols, lambda d: "write", f"overwrites {t.PREFIX}{t.first}")
                 self.mfma_by[:, cols] = np.where(act[:, None], me, self.mfma_by[:, cols])
-                self.mfma_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.mfma_at[:, cols])
+                self.mfma_at[:, cols] = np.where(act[:, None], after, self.mfma_at[:, cols])
                 if valu:
-                    self.valu_at[:, cols] = np.where(act[:, None], self.ws[:, None], self.valu_at[:, cols])
+                    self.valu_at[:, cols] = np.where(act[:, None], after, self.valu_at[:, cols])
         return check
 
     def _cols(self, t) -> slice:
@@ -106,12 +117,24 @@ class Hazards:
             return
         since = self.ws[:, None] - self.mfma_at[:, cols]
         for k in np.unique(by[live]):
-            instr, dst = self.mfma_ops[int(k)]
+            instr, dst, mop = self.mfma_ops[int(k)]
             need = self.S.isa.mfma_wait_states(instr, consumer(dst))
             bad = live & (by == k) & (since < need)
             if bad.any():
                 raise self.S.error(op, f"{what} {int(since[bad].min())} wait states after the {instr.mnemonic} "
-                                       f"writing {dst.register_name}; needs {need} (missing s_nop)", bad.any(axis=1))
+                                       f"writing {dst.register_name}; needs {need} (missing s_nop)"
+                                       f"{self._mfma_at(mop)}{self._path(bad, since, need)}", bad.any(axis=1))
+
+    def _mfma_at(self, mop) -> str:
+        i = next((i for i, (o, _) in enumerate(self.S.prog) if o is mop), None)
+        return "" if i is None else f"; the MFMA is at {where(self.S.prog, i)}"
+
+    def _path(self, bad: np.ndarray, since: np.ndarray, need: int) -> str:
+        """The branches taken since the MFMA by the wave of the shortest bad distance, the one
+        the message gives (hazard_paths.diagnosis)."""
+        w, c = np.unravel_index(np.argmin(np.where(bad, since, np.iinfo(np.int64).max)), bad.shape)
+        n = int(since[w, c])
+        return diagnosis(self.S.prog, self.branches.since(int(w), int(self.ws[w]) - n), need - n)
 
     # -- WMMA ------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from gemmc.target.arch import Arch, get_arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.kernel import KernelOp
 from gemmc.interp.host import host_alloc, launch_geometry
+from gemmc.interp.simt import ScfFunctions
 
 
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
@@ -124,6 +125,7 @@ def execute(module: ModuleOp, args: list, arch: Arch | str, counts=None, kernels
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
+    interp.register_implementations(ScfFunctions())  # a dynamic-dims launcher's choice of kernel (driver.dispatch)
     host = _GcnHost(arch, counts=counts, kernels=kernels, sample=sample)
     interp.register_implementations(host)
     try:

@@ -135,6 +135,7 @@ class Machine(WaveState):
                 self.pc = np.where(act, p + 1, self.pc)
             else:
                 self.pc = np.where(act, nxt, self.pc)
+                self.hazards.branched(act, p, nxt)
             k = int(act.sum())
             self.stats.instructions += k
             self.stats.steps += 1
