@@ -80,7 +80,7 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     for op in module.walk():
         if isinstance(op, MatmulOp) and type_name(op.acc_type) not in computes:
             raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
-                             f"(it supports {', '.join(computes)}); use 'acc f32'")
+                             f"(it supports {', '.join(arch.compute_dtypes or arch.dtypes)}); use 'acc f32'")
         for v in op.results:
             t = v.type
             scalar = t.element_type if isinstance(t, VectorType) else t

@@ -397,7 +397,7 @@ class _Builder:
             )
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
-                                      f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
+                                      f"{', '.join(t for t in OUTPUT_TYPES if t != INT_ACC)} (FP8 outputs are not supported)")
         for t in (a, b):
             if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
@@ -479,6 +479,8 @@ class _Builder:
         if self.k.acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
             raise self.error(tok, f"an integer product takes no scale but 1 (it is computed in {INT_ACC}: "
                                   f"C = A @ B or C = A @ B + C)")
+        if self.k.acc == INT_ACC:
+            return tok
         if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
             raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
                                   f"(at most {_MAX_FINITE[self.k.acc]:g})")
