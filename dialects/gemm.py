@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     i64,
-    AnyFloat,
     ArrayAttr,
     BFloat16Type,
     Float8E4M3FNType,
@@ -40,6 +39,7 @@ from xdsl.dialects.builtin import (
     Float8E8M0FNUType,
     Float16Type,
     Float32Type,
+    IntegerType,
     MemRefType,
     StringAttr,
     UnitAttr,
@@ -75,10 +75,22 @@ SCALE_TYPES = {"f8e8m0fnu": Float8E8M0FNUType}
 MX_ELEMENT_NAMES = ("f8e4m3fn", "f8e5m2", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn")  # what a scale may scale
 SCALE_NAME = "f8e8m0fnu"
 MX_BLOCK = 32  # elements along K per scale (OCP Microscaling Formats v1.0: block size 32)
+# Integer GEMM: A and B of 8-bit integers, signed (i8) or unsigned (u8) each, accumulated and
+# stored in i32 with two's-complement wrap-around.  In the IR both are MLIR's signless i8 (as
+# MLIR's arith wants them): the signedness of an operand is gemm.matmul's `unsigned_a` /
+# `unsigned_b`, and below it the conversion that widens its elements (arith.extui / extsi).
+INT_INPUT_TYPES = ("i8", "u8")
+INT_ACC = "i32"
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
-                 **SCALE_TYPES}
-OUTPUT_TYPES = ("f32", "f16", "bf16")  # C's element types
-ACC_TYPES = ("f32", "f16")
+                 **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
+                 "i32": lambda: IntegerType(32)}
+OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC)  # C's element types
+ACC_TYPES = ("f32", "f16", INT_ACC)
+
+
+def is_int(name: str) -> bool:
+    """An integer element type (i8, u8, i32)."""
+    return name in INT_INPUT_TYPES or name == INT_ACC
 
 
 def is_fp8(name: str) -> bool:
@@ -90,10 +102,15 @@ def is_narrow_float(name: str) -> bool:
     return name in FP8_TYPES or name in MX_NARROW_TYPES or name in SCALE_TYPES
 
 
-def type_name(t: Attribute) -> str:
-    """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...)."""
+def type_name(t: Attribute, unsigned: bool = False) -> str:
+    """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...); a signless i8
+    is i8, or u8 where `unsigned` (the IR's integers are signless)."""
+    if isinstance(t, IntegerType):
+        if t.width.data == 8:
+            return "u8" if unsigned else "i8"
+        return f"i{t.width.data}"
     for name, cls in ELEMENT_TYPES.items():
-        if isinstance(t, cls):
+        if isinstance(cls, type) and isinstance(t, cls):
             return name
     return str(t)
 
@@ -111,14 +128,17 @@ class MatmulOp(IRDLOperation):
     a = operand_def(MemRefType)
     b = operand_def(MemRefType)
     c = operand_def(MemRefType)
-    alpha = opt_operand_def(AnyFloat)
-    beta = opt_operand_def(AnyFloat)
+    alpha = opt_operand_def()  # of the accumulator type (verify_)
+    beta = opt_operand_def()
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
 
     acc_type = prop_def(TypeAttribute)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
+    # integer operands: A's (B's) i8 elements are unsigned (u8), zero-extended; else sign-extended
+    unsigned_a = opt_prop_def(UnitAttr)
+    unsigned_b = opt_prop_def(UnitAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -134,12 +154,14 @@ class MatmulOp(IRDLOperation):
         transpose_b: bool = False,
         scale_a: SSAValue | None = None,
         scale_b: SSAValue | None = None,
+        unsigned_a: bool = False,
+        unsigned_b: bool = False,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
-        if transpose_a:
-            props["transpose_a"] = UnitAttr()
-        if transpose_b:
-            props["transpose_b"] = UnitAttr()
+        for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
+                         ("unsigned_a", unsigned_a), ("unsigned_b", unsigned_b)):
+            if on:
+                props[name] = UnitAttr()
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
                       [scale_a] if scale_a else [], [scale_b] if scale_b else []],
@@ -173,6 +195,11 @@ class MatmulOp(IRDLOperation):
                     f"expected {', '.join(allowed)}"
                 )
         a_type, b_type = (type_name(x.type.element_type) for x in (self.a, self.b))
+        if is_int(a_type) or is_int(b_type) or is_int(type_name(self.acc_type)):
+            self._verify_integers(a_type, b_type)
+            return self._verify_shapes()
+        if self.unsigned_a is not None or self.unsigned_b is not None:
+            raise VerifyException("unsigned_a / unsigned_b need integer operands")
         if self.scale_a is not None or self.scale_b is not None:
             self._verify_scales(a_type, b_type)
         elif a_type not in FP8_TYPES and a_type in MX_ELEMENT_NAMES + (SCALE_NAME,) or (
@@ -186,6 +213,20 @@ class MatmulOp(IRDLOperation):
             )
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
+        self._verify_shapes()
+
+    def _verify_integers(self, a_type: str, b_type: str) -> None:
+        """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
+        and C i32, no scales, alpha and beta (if any) i32."""
+        c_type = type_name(self.c.type.element_type)
+        if a_type != "i8" or b_type != "i8" or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
+            raise VerifyException(f"an integer product takes i8 A and B into an i32 accumulator and C, got "
+                                  f"{self.a.type.element_type} x {self.b.type.element_type} -> {self.acc_type}, "
+                                  f"C {self.c.type.element_type}")
+        if self.scale_a is not None or self.scale_b is not None:
+            raise VerifyException("an integer product has no E8M0 scales")
+
+    def _verify_shapes(self) -> None:
         for name in ("alpha", "beta"):
             v = getattr(self, name)
             if v is not None and v.type != self.acc_type:
@@ -277,6 +318,8 @@ class MatmulOp(IRDLOperation):
             transpose_a="transpose_a" in props,
             transpose_b="transpose_b" in props,
             scale_a=sa, scale_b=sb,
+            unsigned_a="unsigned_a" in props,
+            unsigned_b="unsigned_b" in props,
         )
 
 

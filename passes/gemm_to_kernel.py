@@ -4,7 +4,9 @@ Expects: a module of `func.func`s holding `gemm.matmul` (the frontend's output).
 Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
   * a `gpu.func` kernel in a `gpu.module @<func>_kernels`, where the thread at
     (row, col) = (block_id.y * block-y + thread_id.y, block_id.x * block-x + thread_id.x)
-    runs an `scf.for` over K of global `memref.load`s and `math.fma` (a block-scaled product:
+    runs an `scf.for` over K of global `memref.load`s and `math.fma` (an integer product: i8
+    elements widened by arith.extsi, a u8 operand's by arith.extui, then arith.muli and arith.addi
+    in i32; a block-scaled product:
     each a and b times its E8M0 scale, SA[row, k / 32] and SB[k / 32, col]), guarded by
     `row < M && col < N` so any M, N, K is correct, and stores alpha * acc + beta * C;
   * in the host function, the grid size (ceil(N / block-x), ceil(M / block-y)) and a
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu
 from xdsl.dialects.builtin import (
-    ArrayAttr, DictionaryAttr, Float32Type, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i64,
+    ArrayAttr, DenseArrayBase, DictionaryAttr, Float32Type, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
+    UnitAttr, i64,
 )
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -33,6 +36,7 @@ from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import MX_BLOCK, MatmulOp
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
+    ARG_UNSIGNED_ATTR,
     CONTAINER_MODULE_ATTR,
     DIMS_ATTR,
     ROLE_ATTR,
@@ -82,6 +86,14 @@ class GemmToKernelPass(ModulePass):
             )
         if not isinstance(matmul.parent_op(), func.FuncOp):
             raise pass_error(self.name, matmul, "expects gemm.matmul directly inside a func.func")
+        if isinstance(matmul.acc_type, IntegerType):
+            for name in ("alpha", "beta"):
+                v = getattr(matmul, name)
+                const = v.owner if v is not None else None
+                if v is not None and not (isinstance(const, arith.ConstantOp) and isinstance(const.value, IntegerAttr)
+                                          and const.value.value.data == 1):
+                    raise pass_error(self.name, matmul, f"an integer product takes no {name} but the constant 1 "
+                                                        "(C = A @ B or C = A @ B + C)")
 
     def _lower(self, module: ModuleOp, matmul: MatmulOp) -> None:
         host = matmul.parent_op()
@@ -108,6 +120,10 @@ class GemmToKernelPass(ModulePass):
             known_block_size=[self.block_x, self.block_y, 1],
         )
         kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([_dims_of(v) for v in operands])
+        unsigned_a, unsigned_b = matmul.unsigned_a is not None, matmul.unsigned_b is not None
+        if unsigned_a or unsigned_b:  # A and B are kernel arguments 0 and 1
+            kernel.attributes[ARG_UNSIGNED_ATTR] = DenseArrayBase.from_list(
+                i64, [i for i, on in enumerate((unsigned_a, unsigned_b)) if on])
         args = kernel.body.block.args
         for arg, v in zip(args, operands):
             arg.name_hint = v.name_hint
@@ -132,7 +148,8 @@ class GemmToKernelPass(ModulePass):
             def step(kb: KernelBuilder, k, iters):
                 a = kb.load(A, [k, row] if ta else [row, k], "a")
                 b = kb.load(B, [col, k] if tb else [k, col], "b")
-                a, b = kb.convert(a, acc_type), kb.convert(b, acc_type)
+                # integers: each widened to i32 by its signedness (extsi, extui for u8)
+                a, b = kb.convert(a, acc_type, unsigned=unsigned_a), kb.convert(b, acc_type, unsigned=unsigned_b)
                 if scaled:  # times the E8M0 scales of the MX_BLOCK-element blocks k lies in
                     blk = kb.op(arith.DivUIOp(k, kb.index(MX_BLOCK)), "blk")
                     sa = kb.load(SA, [blk, row] if ta else [row, blk], "sa")
@@ -146,7 +163,7 @@ class GemmToKernelPass(ModulePass):
             if unroll:
                 loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
-            result = _epilogue(kb, loop.results[0], C, row, col, scalars)
+            result = _epilogue(kb, loop.results[0], C, row, col, scalars, isinstance(acc_type, IntegerType))
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
 
         guard = kb.if_(inside, body)
@@ -186,8 +203,11 @@ def _dims_of(value: SSAValue) -> ArrayAttr:
     return ArrayAttr([])
 
 
-def _epilogue(kb: KernelBuilder, acc, C, row, col, scalars: dict[str, SSAValue]):
-    """alpha * acc + beta * C[row, col], leaving out what the source left out."""
+def _epilogue(kb: KernelBuilder, acc, C, row, col, scalars: dict[str, SSAValue], integer: bool = False):
+    """alpha * acc + beta * C[row, col], leaving out what the source left out (an integer product's
+    alpha and beta are 1: acc, or C[row, col] + acc)."""
+    if integer:
+        return kb.op(arith.AddiOp(kb.load(C, [row, col], "c_old"), acc), "result") if "beta" in scalars else acc
     result = acc
     if "alpha" in scalars:
         result = kb.fmul(scalars["alpha"], acc, "scaled")

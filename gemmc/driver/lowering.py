@@ -18,7 +18,7 @@ from gemmc.driver.pipeline import parse_pipeline_spec, run_pipeline
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
-from gemmc.target.arch import Arch, as_arch
+from gemmc.target.arch import INTEGER_DTYPES, Arch, as_arch
 from gemmc.target.module_arch import set_target
 
 
@@ -74,28 +74,30 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
 
     supported = ", ".join(arch.dtypes)
-    computes = arch.compute_dtypes or arch.dtypes
+    # integers (i8, u8, i32) are every target's: its integer VALU ops load, widen and multiply-add them
+    computes = (arch.compute_dtypes or arch.dtypes) + INTEGER_DTYPES
+    dtypes = arch.dtypes + INTEGER_DTYPES
     for op in module.walk():
         if isinstance(op, MatmulOp) and type_name(op.acc_type) not in computes:
             raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
-                             f"(it supports {', '.join(computes)}); use 'acc f32'")
+                             f"(it supports {', '.join(arch.compute_dtypes or arch.dtypes)}); use 'acc f32'")
         for v in op.results:
             t = v.type
             scalar = t.element_type if isinstance(t, VectorType) else t
             arithmetic = op.name.startswith(("arith.", "math.")) and op.name not in _MOVES
-            if type_name(scalar) in ELEMENT_TYPES and (type_name(scalar) not in arch.dtypes or (
+            if type_name(scalar) in ELEMENT_TYPES and (type_name(scalar) not in dtypes or (
                     arithmetic and type_name(scalar) not in computes)):
                 # kernel IR given as input: its arithmetic, not only its memrefs
                 raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
                                  f"(at '{op.name}'; it supports {', '.join(computes) if arithmetic else supported})")
-            if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+            if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes:
                 raise GemmcError(
                     f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
                     f"(it supports {', '.join(arch.dtypes)})"
                 )
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
-                if isinstance(t, MemRefType) and type_name(t.element_type) not in arch.dtypes:
+                if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes:
                     hint = ": FP8 and the MX formats need an AMD target" if arch.vendor != "amd" else ""
                     raise GemmcError(
                         f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "

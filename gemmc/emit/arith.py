@@ -87,6 +87,7 @@ _FLOAT_BINARY = {
 def _as_unsigned(p: FunctionPrinter, v: SSAValue, e: Expr) -> Expr:
     t = v.type
     if isinstance(t, IntegerType) and t.width.data in UINT_C:
+        p.emitter.used_types.add(UINT_C[t.width.data])
         return cast(UINT_C[t.width.data], e)
     return e  # index values are non-negative ints
 
@@ -100,10 +101,27 @@ def _print_int_binary(p: FunctionPrinter, op: Operation) -> None:
         lhs, rhs = _as_unsigned(p, x, lhs), _as_unsigned(p, y, rhs)
     if isinstance(x.type, IntegerType) and x.type.width.data == 1 and sym in ("&", "|"):
         sym, prec = ("&&", LAND) if sym == "&" else ("||", LOR)
+    if op.name in _WRAPPING_INT_OPS and _wraps(x.type):
+        # i32's + - * wrap around (MLIR's arith, two's complement): computed in uint32_t, whose
+        # arithmetic is modulo 2^32, and converted back (modulo too: C++20), never signed overflow (UB)
+        lhs, rhs = cast("uint32_t", lhs), cast("uint32_t", rhs)
+        p.emitter.used_types.add("uint32_t")
+        e = cast(scalar_ctype(x.type, op), binary(lhs, sym, rhs, prec))
+        p.define(op.results[0], e)
+        return
     e = binary(lhs, sym, rhs, prec)
     if op.name in _UNSIGNED_INT_OPS and not _is_index_like(x.type):
         e = cast(scalar_ctype(x.type, op), e)
     p.define(op.results[0], e)
+
+
+_WRAPPING_INT_OPS = {"arith.addi", "arith.subi", "arith.muli"}
+
+
+def _wraps(t: Attribute) -> bool:
+    """A scalar i32: its + - * wrap (narrower integers are promoted to int and cannot overflow it;
+    `index` is the kernels' int, which gemmc keeps below 2^31)."""
+    return isinstance(t, IntegerType) and t.width.data == 32
 
 
 @op_printer("arith.ceildivui", "arith.ceildivsi", pure=True)

@@ -37,8 +37,17 @@ from gemmc.emit.ir_access import emit_error
 FLOAT_C = {Float32Type: "float", Float16Type: "_Float16", BFloat16Type: "__bf16", Float64Type: "double"}
 _FLOAT_VEC = {Float32Type: "float", Float16Type: "half", BFloat16Type: "bf16", Float64Type: "double"}
 _FLOAT_EPS = {Float32Type: 2.0**-23, Float16Type: 2.0**-10, BFloat16Type: 2.0**-7, Float64Type: 2.0**-52}
-_INT_C = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
-UINT_C = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
+# i8 and i32 as <stdint.h> spells them (the prelude defines them where HIP's header is absent);
+# a u8 operand (signless i8 in the IR) is a uint8_t pointer (gemm.unsigned_args), its elements
+# read back as uint8_t by arith.extui
+_INT_C = {1: "bool", 8: "int8_t", 16: "short", 32: "int32_t", 64: "long long"}
+UINT_C = {8: "uint8_t", 16: "unsigned short", 32: "uint32_t", 64: "unsigned long long"}
+FIXED_WIDTH_INTS = ("int8_t", "uint8_t", "int32_t", "uint32_t")
+FIXED_WIDTH_TYPEDEFS = ["typedef __INT8_TYPE__ int8_t;", "typedef __UINT8_TYPE__ uint8_t;",
+                        "typedef __INT32_TYPE__ int32_t;", "typedef __UINT32_TYPE__ uint32_t;"]
+"""<stdint.h>'s integers from the compiler's own macros (a device-only build has no C library
+headers); the same types as <stdint.h>'s, so a file that also includes it redeclares them
+harmlessly."""
 _INT_VEC = {8: "char", 16: "short", 32: "int", 64: "long"}
 # FP8 values are their bytes (unsigned char, vectors v<n>uchar): clang has no FP8 type.
 # Converted to float by the target's v_cvt_f32_fp8 / _bf8, and f32 vectors to FP8 by

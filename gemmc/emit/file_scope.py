@@ -26,6 +26,7 @@ class Param:
     arg: int | None = None  # block argument index (memref, scalar)
     dim: str | None = None  # the dim's name in the IR, the user's (dim); `name` is its C name
     type: Attribute | None = None
+    unsigned: bool = False  # a memref of i8 that holds unsigned integers (u8): uint8_t
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, MemRefType, VectorType
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.emit import host_formats
@@ -50,6 +50,7 @@ class Gemm:
     scale_a: int | None = None  # a block-scaled (MX) product: the host arguments of the E8M0 scales
     scale_b: int | None = None
     block: int = 32
+    integer: bool = False  # i8 / u8 operands, i32 C: checked exactly, wrapping as the kernel does
 
 
 class HarnessWriter:
@@ -63,8 +64,8 @@ class HarnessWriter:
 
     @staticmethod
     def includes() -> list[str]:
-        return ["#include <cmath>", "#include <cstdio>", "#include <cstdlib>", "#include <cstring>",
-                "#include <random>", "#include <vector>"]
+        return ["#include <cmath>", "#include <cstdint>", "#include <cstdio>", "#include <cstdlib>", "#include <cstring>",
+                "#include <limits>", "#include <random>", "#include <vector>"]
 
     # -- reading the GEMM back -------------------------------------------------------
 
@@ -95,6 +96,8 @@ class HarnessWriter:
 
         def scalar(name: str, default: str) -> Expr:
             v = d.get(name)
+            if isinstance(v, IntegerAttr) and isinstance(v.type, IntegerType) and v.type.width.data != 64:
+                return Expr(str(v.value.data))  # an integer product's constant (1)
             if isinstance(v, IntegerAttr):
                 values.setdefault(v.value.data, next(picks))
                 return Expr(values[v.value.data])
@@ -108,7 +111,8 @@ class HarnessWriter:
         eps = acc or _acc_eps(kinfo.op.regions[0].blocks[0], kinfo.op)
         scales = [d[x].value.data if isinstance(d.get(x), IntegerAttr) else None  # type: ignore[union-attr]
                   for x in ("scale_a", "scale_b", "block")]
-        gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32)
+        gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
+                    isinstance(d.get("acc_type"), IntegerType))
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -198,7 +202,8 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness: dim {d} is neither static nor a launcher parameter")
         mem = [q for q in l.params if q.kind == "memref"]
         scal = [q for q in l.params if q.kind == "scalar"]
-        used = {scalar_ctype(q.type.element_type) for q in mem} | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
+        used = {"uint8_t" if q.unsigned else scalar_ctype(q.type.element_type) for q in mem} \
+            | {scalar_ctype(q.type) for q in scal}  # type: ignore[union-attr]
         formats = {q.arg: host_formats.format_of(q.type.element_type) for q in mem}  # type: ignore[union-attr]
         by_arg = {q.arg: q for q in mem}
         A, B, C = by_arg[g.a], by_arg[g.b], by_arg[g.c]
@@ -231,6 +236,8 @@ class HarnessWriter:
             return " * ".join([f"static_cast<size_t>({parts[0]})", *parts[1:]])
 
         def value(q: Param, code: str) -> str:
+            if g.integer:  # i8 / u8 elements as they are (uint8_t's promote unsigned), in 64 bits
+                return f"static_cast<long long>({code})"
             name = formats[q.arg]
             return host_formats.to_double(name, code) if name else f"gemmc_to_double({code})"
 
@@ -241,7 +248,7 @@ class HarnessWriter:
             return v["h_" + q.name], v["size_" + q.name]
 
         def elem(q: Param) -> str:
-            return scalar_ctype(q.type.element_type)  # type: ignore[union-attr]
+            return "uint8_t" if q.unsigned else scalar_ctype(q.type.element_type)  # type: ignore[union-attr]
 
         def at(q: Param, row: str, stride: str, col: str) -> str:
             return f"{v['h_' + q.name]}[static_cast<size_t>({row}) * {stride} + {col}]"
@@ -335,6 +342,9 @@ class HarnessWriter:
             ln(f"{I}for ({elem(q)}& {v['x']} : {h})")
             if name:
                 ln(f"{I*2}{host_formats.fill(name, v['x'], v['gen'], v['dist'])}")
+            elif g.integer:  # uniform over the element type's whole range
+                ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
+                   f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
             else:
                 ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
             if name in host_formats.PACKED_BITS:
@@ -387,6 +397,33 @@ class HarnessWriter:
         ln(f"{I}const double {v['alpha_ref']} = {g.alpha.text}, {v['beta_ref']} = {g.beta.text};")
         ln(f"{I}const double {v['eps_out']} = {out_eps!r}, {v['eps_acc']} = {g.acc_eps!r};")
         ln(f"{I}auto {v['check']} = [&](int {i}, int {j}, double& {v['expected']}, double& {v['bound']}) {{")
+        if g.integer:
+            w.extend(self._integer_check(v, product, hC, c_at, K))
+        else:
+            w.extend(self._float_check(v, product, hC, c_at, K))
+        ln(f"{I}}};")
+        w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g"))
+        return w
+
+    def _integer_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
+        """C[i][j] exactly: the products summed in 64 bits, C0 added where beta is 1, wrapped to
+        int32_t as the kernel's uint32_t arithmetic wraps."""
+        I, k = INDENT, v["k"]
+        return [
+            f"{I*2}long long {v['sum']} = 0;",
+            f"{I*2}for (int {k} = 0; {k} < {K}; ++{k})",
+            f"{I*3}{v['sum']} += {product};",
+            f"{I*2}const long long {v['c0']} = {hC}[{c_at}];",
+            f"{I*2}{v['expected']} = static_cast<int32_t>(static_cast<uint32_t>(static_cast<long long>({v['alpha_ref']})"
+            f" * {v['sum']} + static_cast<long long>({v['beta_ref']}) * {v['c0']}));",
+            f"{I*2}{v['bound']} = 0.0;",
+            f"{I*2}return static_cast<double>({v['result']}[{c_at}]) == {v['expected']};",
+        ]
+
+    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
+        """C[i][j] in float64 and the bound on a correct kernel's error."""
+        w: list[str] = []
+        ln, I, k = w.append, INDENT, v["k"]
         ln(f"{I*2}double {v['sum']} = 0.0, {v['magnitude']} = 0.0;")
         ln(f"{I*2}for (int {k} = 0; {k} < {K}; ++{k})")
         ln(f"{I*2}{{")
@@ -401,7 +438,12 @@ class HarnessWriter:
         ln(f"{I*2}          * (std::fabs({v['alpha_ref']}) * {v['magnitude']} + std::fabs({v['beta_ref']} * {v['c0']}));")
         ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[{c_at}]);")
         ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
-        ln(f"{I}}};")
+        return w
+
+    def _check_points(self, v: dict[str, str], M: str, N: str, K: str, mem: list[Param], fmt: str) -> list[str]:
+        """Checks the chosen elements of C, prints the verdict and the time, frees the buffers."""
+        w: list[str] = []
+        ln, I, i, j = w.append, INDENT, v["i"], v["j"]
         ln("")
         ln(f"{I}// Which elements to check: all of C when it is small or with --check-all, else the")
         ln(f"{I}// corners, samples of the last row and column (edges of partial tiles) and random ones.")
@@ -434,7 +476,7 @@ class HarnessWriter:
         ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[static_cast<size_t>({pi}) * {N} + {pj}]);")
         ln(f"{I*2}{v['max_error']} = std::fmax({v['max_error']}, std::fabs({v['got']} - {v['expected']}));")
         ln(f"{I*2}if (!{v['ok']} && {v['mismatches']}++ < 10)")
-        ln(f'{I*3}std::fprintf(stderr, "Mismatch at C[%d][%d]: expected %.6g, got %.6g (bound %.3g)\\n",')
+        ln(f'{I*3}std::fprintf(stderr, "Mismatch at C[%d][%d]: expected {fmt}, got {fmt} (bound %.3g)\\n",')
         ln(f"{I*3}             {pi}, {pj}, {v['expected']}, {v['got']}, {v['bound']});")
         ln(f"{I}}}")
         ln("")
@@ -519,6 +561,9 @@ def _host_conversions(types: set[str]) -> list[str]:
     for t in ("float", "_Float16", "__bf16"):
         if t in types or t == "float":
             out += _HOST_CONVERSIONS[t]
+    for t in ("int8_t", "uint8_t", "int32_t"):  # an integer product's (exact in a double)
+        if t in types:
+            out.append(f"inline double gemmc_to_double(const {t}& x) {{ return x; }}")
     return out
 
 

@@ -85,6 +85,7 @@ from gemmc.support.diagnostics import GemmcError
 # The op printers: each module enters its own into FunctionPrinter's table when imported.
 from gemmc.emit import amdgpu, arith, control, memory, nvgpu  # noqa: F401
 from gemmc.emit.c_text import rule
+from gemmc.emit.c_types import FIXED_WIDTH_INTS, FIXED_WIDTH_TYPEDEFS
 from gemmc.emit.file_scope import FileScope, LauncherInfo
 from gemmc.emit.function_printer import OP_PRINTERS
 from gemmc.emit.harness import HarnessWriter
@@ -169,6 +170,9 @@ class HipEmitter(FileScope):
                 f"#error \"gemmc: this file uses {' and '.join(sixteen)}: build it with hipcc or clang for AMD GPUs\"",
                 "#endif",
             ]
+        if set(FIXED_WIDTH_INTS) & self.used_types:
+            out += ["", "// The integer product's fixed-width integers, as <stdint.h> defines them."]
+            out += FIXED_WIDTH_TYPEDEFS
         if self.typedefs:
             out += ["", "// Vector types (clang ext_vector_type), as HIP's own headers define them."]
             out += [self.typedefs[k] for k in sorted(self.typedefs)]

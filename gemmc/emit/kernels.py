@@ -14,18 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, MemRefType, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, IntegerType, MemRefType, StringAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.target.arch import Arch
 # The op printers: each module enters its own into FunctionPrinter's table when imported.
 from gemmc.emit import amdgpu, arith, control, memory  # noqa: F401
 from gemmc.emit.c_text import Expr, MemrefView, Namer, signature
-from gemmc.emit.c_types import identity_layout
+from gemmc.emit.c_types import UINT_C, identity_layout
 from gemmc.emit.file_scope import FileScope, KernelInfo, Param
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter
 from gemmc.emit.ir_access import emit_error, sym_name, walk_block
-from gemmc.support.ir_names import ARG_DIMS_ATTR, FLAT_WG_ATTRS, KNOWN_BLOCK_SIZE_ATTR, WAVES_PER_EU_ATTRS
+from gemmc.support.ir_names import ARG_DIMS_ATTR, ARG_UNSIGNED_ATTR, FLAT_WG_ATTRS, KNOWN_BLOCK_SIZE_ATTR, WAVES_PER_EU_ATTRS
 
 
 def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> KernelInfo:
@@ -48,6 +48,8 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
     c_dims = fresh_dims(names, info.dims, dim_order(body, args, info.dims))
 
     memref_params, scalar_params = [], []
+    unsigned = fn.attributes.get(ARG_UNSIGNED_ATTR)
+    unsigned = set(unsigned.get_values()) if isinstance(unsigned, DenseArrayBase) else set()
     for arg in args:
         t = arg.type
         if isinstance(t, MemRefType):
@@ -55,9 +57,9 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
             read_only = _read_only(arg)
             if read_only:
                 info.const_args.add(arg.index)
-            elem = p.type_name(t.element_type, fn)
+            elem = unsigned_ctype(p, t, fn) if arg.index in unsigned else p.type_name(t.element_type, fn)
             decl = f"{'const ' if read_only else ''}{elem}* __restrict__ {name}"
-            memref_params.append(Param("memref", name, decl, arg=arg.index, type=t))
+            memref_params.append(Param("memref", name, decl, arg=arg.index, type=t, unsigned=arg.index in unsigned))
             p.memrefs[arg] = argument_view(name, arg, info.dims)
         else:
             name = names.fresh(arg_name(arg))
@@ -93,6 +95,15 @@ def _kernel_heading(scope: FileScope, gm: Operation, fn: Operation, info: Kernel
     else:
         text += signature(f"{prefix} void", info.cname, [q.decl for q in info.params])
     return text
+
+
+def unsigned_ctype(p: FunctionPrinter, t: MemRefType, op: Operation) -> str:
+    """The C element type of a memref of unsigned integers (gemm.unsigned: a u8 matrix)."""
+    if not (isinstance(t.element_type, IntegerType) and t.element_type.width.data in UINT_C):
+        raise emit_error(op, f"a memref of {t.element_type} is marked unsigned; only integers are")
+    name = UINT_C[t.element_type.width.data]
+    p.emitter.used_types.add(name)
+    return name
 
 
 def dynamic_dims(args: Sequence[BlockArgument], given: list[list[str] | None]) -> dict[tuple[int, int], str]:

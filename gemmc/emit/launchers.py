@@ -19,8 +19,10 @@ from gemmc.emit.c_text import Expr, Namer, signature
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.function_printer import FunctionPrinter
 from gemmc.emit.ir_access import ir_prop, launch_operands, sym_name
-from gemmc.emit.kernels import arg_name, argument_view, dim_order, dims_of_args, dynamic_dims, fresh_dims
-from gemmc.support.ir_names import DIMS_ATTR
+from gemmc.emit.kernels import (
+    arg_name, argument_view, dim_order, dims_of_args, dynamic_dims, fresh_dims, unsigned_ctype,
+)
+from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.support.symbols import launcher_name
 
 
@@ -42,13 +44,15 @@ def print_launcher(scope: FileScope, fn: Operation) -> tuple[list[str], Launcher
     names.reserve("stream")
     writes = _written_args(scope, fn, body)
     memref_params, scalar_params = [], []
+    unsigned = _unsigned_args(fn, len(args))
     for arg in args:
         t = arg.type
         name = names.fresh(arg_name(arg))
         if isinstance(t, MemRefType):
-            elem = p.type_name(t.element_type, fn)
+            elem = unsigned_ctype(p, t, fn) if arg.index in unsigned else p.type_name(t.element_type, fn)
             const = "" if arg.index in writes else "const "
-            memref_params.append(Param("memref", name, f"{const}{elem}* {name}", arg=arg.index, type=t))
+            memref_params.append(Param("memref", name, f"{const}{elem}* {name}", arg=arg.index, type=t,
+                                       unsigned=arg.index in unsigned))
             p.memrefs[arg] = argument_view(name, arg, info.dims)
         else:
             scalar_params.append(Param("scalar", name, f"{p.type_name(t, fn)} {name}", arg=arg.index, type=t))
@@ -74,6 +78,14 @@ def _host_dims(fn: Operation, n: int) -> list[list[str] | None]:
             if isinstance(d, DictionaryAttr) and DIMS_ATTR in d.data:
                 host_dims[i] = dims_of_args(ArrayAttr([d.data[DIMS_ATTR]]), 1)[0]
     return host_dims
+
+
+def _unsigned_args(fn: Operation, n: int) -> set[int]:
+    """The host arguments marked gemm.unsigned (u8 matrices)."""
+    arg_attrs = ir_prop(fn, "arg_attrs")
+    if not isinstance(arg_attrs, ArrayAttr):
+        return set()
+    return {i for i, d in enumerate(arg_attrs.data[:n]) if isinstance(d, DictionaryAttr) and UNSIGNED_ATTR in d.data}
 
 
 def _written_args(scope: FileScope, fn: Operation, body: Block) -> set[int]:

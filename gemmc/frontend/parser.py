@@ -24,8 +24,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
+    UnitAttr,
 )
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
@@ -33,10 +35,10 @@ from xdsl.rewriter import InsertPoint
 from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
-    ELEMENT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME, MatmulOp, dims_attr,
-    is_fp8, is_narrow_float,
+    ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
+    MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
-from gemmc.support.ir_names import DIMS_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -62,7 +64,7 @@ def _cache_file() -> str | None:
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn or f8e8m0fnu",
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8 or i32",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
@@ -99,6 +101,7 @@ class _Kernel:
     tensors: dict[str, _Tensor] = field(default_factory=dict)
     scalars: dict[str, tuple[Token, str]] = field(default_factory=dict)
     acc: str = "f32"
+    acc_token: Token | None = None  # where `acc` is declared (None: the default)
     assign: Tree | None = None
 
 
@@ -147,7 +150,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
-_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu)\s*\[")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu|i8|u8|i32)\s*\[")
 
 
 def _tokens(text: str, end: int) -> list[re.Match]:
@@ -213,9 +216,9 @@ class _Collector:
                 k.assign = stmt
                 continue
             if stmt.data == "acc_decl":
-                k.acc = str(stmt.children[0])
-                if k.acc not in ("f32", "f16"):
-                    raise self.error(stmt.children[0], f"accumulator type must be f32 or f16, not {k.acc}")
+                k.acc, k.acc_token = str(stmt.children[0]), stmt.children[0]
+                if k.acc not in ("f32", "f16", INT_ACC):
+                    raise self.error(stmt.children[0], f"accumulator type must be f32, f16 or {INT_ACC}, not {k.acc}")
                 continue
             for tok in self._declared_names(stmt):
                 if str(tok) in declared:
@@ -326,6 +329,7 @@ class _Builder:
         k = self.k
         c_tok, product, *c_term = k.assign.children
         c = self._tensor(c_tok)
+        self._integer_acc(product)
         alpha_tok, a_use, b_use = self._product(product)
         beta_tok = self._c_term(c_term[0], c_tok) if c_term else None
         self._check_shapes(a_use, b_use, c, c_tok)
@@ -333,6 +337,41 @@ class _Builder:
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
+
+    def _integer_acc(self, product: Tree) -> None:
+        """An integer product accumulates in i32: the default accumulator of i8 / u8 operands, and
+        the only one (a float accumulator, or i32 for float operands, is an error at the `acc`)."""
+        dtypes = [self.k.tensors[str(op.children[0])].dtype for op in product.children[-2:]
+                  if str(op.children[0]) in self.k.tensors]
+        ints = [d for d in dtypes if is_int(d)]
+        if ints and self.k.acc_token is None:
+            self.k.acc = INT_ACC
+        elif ints and self.k.acc != INT_ACC:
+            raise self.error(self.k.acc_token, f"{ints[0]} operands accumulate in {INT_ACC}, not {self.k.acc} "
+                                               f"(write 'acc {INT_ACC}', or leave the acc out)")
+        elif not ints and dtypes and self.k.acc == INT_ACC:
+            raise self.error(self.k.acc_token, f"an {INT_ACC} accumulator takes i8 or u8 operands, not {dtypes[0]}")
+
+    def _check_integers(self, a_use: _Use, b_use: _Use, c: _Tensor) -> bool:
+        """Integer operands: A and B i8 or u8 each (never one of them a float), C i32.  True for
+        an integer product (the float checks then do not apply)."""
+        a, b = a_use.tensor, b_use.tensor
+        if not (is_int(a.dtype) or is_int(b.dtype)):
+            if c.dtype == INT_ACC:
+                raise self.error(c.dtype, f"the output '{c.name}' is {INT_ACC}, the output of i8 and u8 operands; "
+                                          f"'{a.name}' is {a.dtype}")
+            return False
+        for use, other in ((a_use, b_use), (b_use, a_use)):
+            t = use.tensor
+            if t.dtype == INT_ACC:
+                raise self.error(t.dtype, f"'{t.name}' is {INT_ACC}; integer operands are i8 or u8 "
+                                          f"({INT_ACC} is the accumulator's and the output's type)")
+            if not is_int(t.dtype):
+                raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
+                                            f"an integer product takes {' or '.join(INT_INPUT_TYPES)} operands only")
+        if c.dtype != INT_ACC:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC}")
+        return True
 
     def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
         """A and B share a type, or are two FP8 formats (fp8 x bf8), or two MX element formats
@@ -346,6 +385,11 @@ class _Builder:
             if t.divs != (1, 1):
                 at = use.token if isinstance(use, _Use) else t.name
                 raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
+        if self._check_integers(a_use, b_use, c):
+            if scaled:
+                use = a_use if a_use.scale is not None else b_use
+                raise self.error(use.scale_token, "an integer product has no scales")
+            return
         if a.dtype != b.dtype and not mixed_ok:
             raise self.error(
                 b_use.token,
@@ -353,7 +397,7 @@ class _Builder:
             )
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
-                                      f"{', '.join(OUTPUT_TYPES)} (FP8 outputs are not supported)")
+                                      f"{', '.join(t for t in OUTPUT_TYPES if t != INT_ACC)} (FP8 outputs are not supported)")
         for t in (a, b):
             if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
@@ -432,6 +476,11 @@ class _Builder:
 
     def _scale(self, tree: Tree) -> Token:
         (tok,) = tree.children
+        if self.k.acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
+            raise self.error(tok, f"an integer product takes no scale but 1 (it is computed in {INT_ACC}: "
+                                  f"C = A @ B or C = A @ B + C)")
+        if self.k.acc == INT_ACC:
+            return tok
         if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
             raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
                                   f"(at most {_MAX_FINITE[self.k.acc]:g})")
@@ -510,7 +559,8 @@ class _Builder:
         scalars = [tok for tok in (alpha, beta) if tok is not None and tok.type == "NAME"]
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
-        arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t))}) for t in tensors]
+        arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
+                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
@@ -526,13 +576,18 @@ class _Builder:
                 return None
             if tok.type == "NAME":
                 return values[str(tok)]
+            if k.acc == INT_ACC:  # 1, the only integer scale (_scale)
+                return builder.insert(arith.ConstantOp(IntegerAttr(int(float(tok)), acc_type))).result
             return builder.insert(arith.ConstantOp(FloatAttr(float(tok), acc_type))).result
 
+        if k.acc == INT_ACC:
+            alpha = None  # 1
         alpha_v, beta_v = scalar(alpha), scalar(beta)
         A, B, C = block.args[:3]
         SA, SB = block.args[3:5] if scales else (None, None)
         builder.insert(
-            MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB)
+            MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8")
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))

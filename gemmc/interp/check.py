@@ -33,6 +33,7 @@ from xdsl.dialects import func, gpu, math, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -64,6 +65,7 @@ from gemmc.interp.accuracy import (
 )
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
+from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
 from gemmc.support.ir_names import DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
@@ -195,8 +197,15 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
     alpha*AB + beta*C vanishes)."""
     rng = np.random.default_rng(seed)
     out = []
+    unsigned = unsigned_args(func_op)
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
         t = arg.type
+        if shape is not None and isinstance(t.element_type, IntegerType):  # i8, u8 (gemm.unsigned), i32
+            out.append(random_integers(rng, t, shape, arg.index in unsigned))
+            continue
+        if isinstance(t, IntegerType) and t.width.data > 1:  # an integer product's scalar: 1 (its only scale)
+            out.append(np.int64(1))
+            continue
         if not is_float(t):
             raise GemmcError(
                 f"argument {value_name(arg)} has type {t}; only float scalars and memrefs can be made up"
@@ -427,13 +436,17 @@ class CheckResult:
     declared: Comparison | None = None  # random inputs against the declared program
     rounding: Rounding | None = None  # what the kernel does to A and B, read from its IR
     rounded: Comparison | None = None  # random inputs against the product of the rounded inputs
-    exact: ExactResult | None = None  # the run on small integers
+    exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
 
     def summary(self) -> str:
         """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
         first line, then the rounding the kernel does (if any) and the exact run."""
         m, n, k = self.shape
+        if isinstance(self.exact, IntegerResult):
+            return "\n".join([f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: {self.in_type} -> i32 "
+                               "(two's complement, wrapping), C against the declared program bit for bit"]
+                              + ["  " + r.describe() for r in self.exact.runs])
         lines = [f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: max relative error "
                  f"{self.max_rel_err:.3g}" + (_against_bound(self.declared) if self.declared else "")]
         if self.rounding is not None and self.rounded is not None:
@@ -479,6 +492,8 @@ def check(
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
+    if spec.integer:
+        return _integer_check(fn, spec, dims, seed, run)
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
@@ -499,6 +514,17 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
     return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
                        declared, rounding, rounded, exact, in_type)
+
+
+def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
+    """An integer product: C exact, on random inputs and at the ends of the ranges (gemmc.interp.integer)."""
+    args = random_inputs(fn, dims, seed)
+    m, n, k = spec.mnk(args)
+    stats = Stats()
+    result = integer_runs(fn, spec, args, seed, run, stats)
+    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b))
+    return CheckResult(0.0 if result.passed else 1.0, 0.0, result.passed, stats, (m, n, k), exact=result,
+                       in_type=in_type)
 
 
 def _reduced_pieces(module: ModuleOp, k: int) -> int:

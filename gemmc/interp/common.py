@@ -8,8 +8,12 @@ lanes are computed in one numpy call per op.  Element types map as follows:
           bf16 result is rounded with `to_bf16`, so the values are exactly bf16's),
   FP8 (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2) -> float32 holding values rounded to
           the format by ml_dtypes (`to_fp8`), the same way,
-  index, iN -> int64 (i1 -> bool).  Narrow integers are not wrapped to N bits: the
-          kernels compute addresses in `index`, and int64 cannot overflow there.
+  index, i64 -> int64 (i1 -> bool), unwrapped: the kernels compute addresses in `index`,
+          and int64 cannot overflow there,
+  iN (N = 8, 16, 32) -> int64 holding the N-bit two's-complement value, as signed: every
+          result of an op of that type is wrapped to N bits (`wrap`), so i32 arithmetic
+          wraps around as MLIR's arith (and the hardware) does; a signless i8 that holds an
+          unsigned (u8) integer is the same bits, read back by arith.extui.
 """
 
 from __future__ import annotations
@@ -114,11 +118,28 @@ def element_bytes(t: Attribute) -> int:
     return 8 if isinstance(t, IndexType) else device_bytes(t)
 
 
+def wrapped_width(t: Attribute) -> int | None:
+    """N of an integer type iN whose values wrap (8, 16, 32), else None."""
+    t = element_type(t)
+    return t.width.data if isinstance(t, IntegerType) and 1 < t.width.data < 64 else None
+
+
+def wrap(x, bits: int):
+    """The low `bits` bits of integer `x`, as a signed (two's-complement) int64."""
+    half = 1 << (bits - 1)
+    return ((np.asarray(x, dtype=np.int64) + half) & ((1 << bits) - 1)) - half
+
+
 def round_to(x, t: Attribute):
-    """`x` in the representation of type `t`: cast, and rounded to bf16 or FP8 where `t` is."""
+    """`x` in the representation of type `t`: cast, and rounded to bf16 or FP8 where `t` is
+    (wrapped to N bits where `t` is iN)."""
     dtype = np_dtype(t)
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]  # uniform values are numpy scalars, never 0-d arrays
+    bits = wrapped_width(t)
+    if bits is not None:
+        w = wrap(x, bits)
+        return w if isinstance(x, np.ndarray) else w[()]
     if is_bf16(t):
         return to_bf16(x)
     fmt = fp8_format(t)

@@ -33,7 +33,7 @@ from gemmc.support.arith_semantics import CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FL
 from gemmc.support.arith_semantics import scalar as _scalar
 from gemmc.support.arith_semantics import signed as _s
 from gemmc.support.arith_semantics import unsigned as _u
-from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width
+from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width, wrap, wrapped_width
 from gemmc.interp.state import KernelState, lane_where
 
 
@@ -114,11 +114,17 @@ class ArithFunctions(_Counted):
 
     @impl(arith.ExtSIOp)
     def run_extsi(self, interp: Interpreter, op, args: PythonValues):
-        return (round_to(args[0], op.result.type),)
+        """The operand's N bits sign-extended (it is held signed: wrap is the identity on it)."""
+        bits = wrapped_width(op.operands[0].type)
+        x = wrap(args[0], bits) if bits is not None else args[0]
+        return (round_to(_scalar(x), op.result.type),)
 
     @impl(arith.ExtUIOp)
     def run_extui(self, interp: Interpreter, op, args: PythonValues):
-        return (round_to(args[0], op.result.type),)
+        """The operand's N bits zero-extended: a u8 held as -56 is 200."""
+        bits = wrapped_width(op.operands[0].type)
+        x = np.bitwise_and(np.asarray(args[0], dtype=np.int64), (1 << bits) - 1) if bits is not None else args[0]
+        return (round_to(_scalar(x), op.result.type),)
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interp: Interpreter, op, args: PythonValues):
@@ -131,6 +137,8 @@ class ArithFunctions(_Counted):
 def _int_binary(fn):
     def run(self, interp: Interpreter, op, args: PythonValues):
         result = _scalar(fn(*args))
+        if wrapped_width(op.results[0].type) is not None:  # i32 arithmetic wraps around
+            result = round_to(result, op.results[0].type)
         if self.state is not None and np.ndim(result):
             self.state.stats.valu_int_instrs += self.state.active_counts()[1]
         return (result,)

@@ -62,6 +62,11 @@ def _layout_sum(terms: tuple[Term, ...], lane, item):
 ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16,
                 "f8e4m3fnuz": 8, "f8e5m2fnuz": 8, "f8e4m3fn": 8, "f8e5m2": 8,
                 "f6e2m3fn": 6, "f6e3m2fn": 6, "f4e2m1fn": 4, "f8e8m0fnu": 8}
+# Integer GEMM (i8 or u8 inputs, i32 accumulator and C): every target's VALU widens and
+# multiply-adds them (v_mad_u32_u24 / v_mul_lo_u32 + v_add_u32), so they are not in Arch.dtypes,
+# which lists the float formats a target has.
+INTEGER_DTYPES = ("i8", "u8", "i32")
+ELEMENT_BITS.update({"i8": 8, "u8": 8, "i32": 32})
 FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
 OCP_FP8 = ("f8e4m3fn", "f8e5m2")
 # gfx950's block-scaled (OCP MX) element formats, by the format code that selects each in the

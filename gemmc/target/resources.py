@@ -22,7 +22,7 @@ from xdsl.ir import Operation
 
 from gemmc.support.ir_names import LDS_SPACE, memory_space
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "i32": 4,
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32": 4,
                  "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
                  "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1,
                  # the MX formats: one element per byte in gemmc's kernels (FP6 and FP4 unpacked)

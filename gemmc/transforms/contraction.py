@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
 from gemmc.support.ir_names import (
+    ARG_UNSIGNED_ATTR,
     ROLE_ACC_READ,
     ROLE_ATTR,
     ROLE_EPILOGUE,
@@ -59,10 +60,17 @@ class Contraction:
     # a block-scaled (MX) product: the E8M0 scales of A and B, stored as A and B are with K / 32
     scale_a: BlockArgument | None = None
     scale_b: BlockArgument | None = None
+    # an integer product: A's (B's) i8 elements are unsigned, widened by arith.extui (gemm.unsigned_args)
+    unsigned_a: bool = False
+    unsigned_b: bool = False
 
     @property
     def scaled(self) -> bool:
         return self.scale_a is not None
+
+    @property
+    def integer(self) -> bool:
+        return isinstance(self.acc_type, IntegerType)
 
 
 def role(op: Operation) -> str | None:
@@ -136,12 +144,15 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
     if bs is None:
         raise pass_error(pass_name, kernel, "expects gpu.known_block_size on the kernel")
     bx, by = bs.get_values()[:2]
+    unsigned = kernel.attributes.get(ARG_UNSIGNED_ATTR)
+    unsigned = set(unsigned.get_values()) if isinstance(unsigned, DenseArrayBase) else set()
     return Contraction(
         kernel=kernel, a=a, b=b, c=c, transpose_a=ta, transpose_b=tb,  # type: ignore[arg-type]
         in_type=a.type.element_type, b_type=b.type.element_type, acc_type=sum_value.type,
         epilogue=body[start:], row=row, col=col, sum=sum_value,
         schedule=_with_copies(Schedule.from_attr(sched_attr), kernel, ta, tb) if sched_attr is not None else None,
         block_size=(bx, by), pass_name=pass_name, scale_a=scales[0], scale_b=scales[1],
+        unsigned_a=a.index in unsigned, unsigned_b=b.index in unsigned,
     )
 
 
@@ -181,7 +192,8 @@ def _tiled_scales(kernel: gpu.FuncOp) -> tuple:
 # is).  A pass that reads the contraction and is not here refuses a scaled kernel at its op.
 SCALED_PASSES = ("lds-tiling", "register-tiling", "matrix-cores", "mfma-lowering", "double-buffer")
 
-_PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield"}
+_PRODUCT_OPS = {"memref.load", "arith.extf", "arith.truncf", "math.fma", "arith.mulf", "arith.addf", "scf.yield",
+                "arith.extsi", "arith.extui", "arith.muli", "arith.addi"}  # an integer product's too
 _SCALE_OPS = {"arith.divui", "arith.constant"}  # a block-scaled product's k / 32
 _STEP1_ATTRS = {ROLE_ATTR, UNROLL_ATTR}
 """The attributes gemm-to-kernel puts on the ops the tiling passes replace."""

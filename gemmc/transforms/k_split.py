@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr, FloatAttr, FunctionType, IntegerAttr, MemRefType, ModuleOp, StringAttr, SymbolRefAttr, VectorType, i64,
+    ArrayAttr, FloatAttr, FunctionType, IntegerAttr, IntegerType, MemRefType, ModuleOp, StringAttr, SymbolRefAttr, VectorType, i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -75,6 +75,9 @@ class KSplit:
     def run(self) -> None:
         self._check_undivided()
         stores = self._output_stores()
+        if isinstance(self.output.type.element_type, IntegerType):
+            raise pass_error(self.name, stores[0], f"an integer product (C {self.output.type.element_type}) is not "
+                                                   f"split along K yet ({self.name} adds its partial sums as floats)")
         if self.reduce == "atomic":
             for store in stores:
                 self._check_atomic(store)

@@ -10,11 +10,12 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, gpu, math, memref, scf
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 
+from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import LDS_SPACE
 
 
@@ -55,6 +56,9 @@ class KernelBuilder:
         return v
 
     def float(self, value: float, type: Attribute, name: str | None = None) -> SSAValue:
+        """A constant of a float type, or of an integer one (an integer product's zero)."""
+        if isinstance(type, IntegerType):
+            return self.op(arith.ConstantOp(IntegerAttr(int(value), type)), name)
         return self.op(arith.ConstantOp(FloatAttr(value, type)), name)
 
     def add(self, x, y, name=None):
@@ -117,15 +121,28 @@ class KernelBuilder:
         self.b.insert(memref.StoreOp.get(value, mem, indices))
 
     def fma(self, a, b, c, name=None):
+        """a * b + c: math.fma, or for integers arith.muli and arith.addi (two's complement,
+        wrapping: the integer product's multiply-add)."""
+        if isinstance(a.type, IntegerType):
+            return self.op(arith.AddiOp(self.op(arith.MuliOp(a, b), "prod"), c), name)
         return self.op(math.FmaOp(a, b, c), name)
 
     def fmul(self, a, b, name=None):
-        return self.op(arith.MulfOp(a, b), name)
+        return self.op((arith.MuliOp if isinstance(a.type, IntegerType) else arith.MulfOp)(a, b), name)
 
-    def convert(self, value: SSAValue, to: Attribute, name=None) -> SSAValue:
-        """extf or truncf between float types; the value itself when they match."""
+    def convert(self, value: SSAValue, to: Attribute, name=None, unsigned: bool = False) -> SSAValue:
+        """extf or truncf between float types, extsi (extui where `unsigned`) or trunci between
+        integer types; the value itself when they match.  A float to or from an integer is refused
+        (no GEMM of gemmc's converts one into the other)."""
         if value.type == to:
             return value
+        ints = isinstance(value.type, IntegerType), isinstance(to, IntegerType)
+        if ints[0] != ints[1]:
+            raise GemmcError(f"no conversion of {value.type} to {to} in an integer or float product")
+        if ints[0]:
+            if value.type.width.data > to.width.data:
+                return self.op(arith.TruncIOp(value, to), name)
+            return self.op((arith.ExtUIOp if unsigned else arith.ExtSIOp)(value, to), name)
         if value.type.bitwidth == to.bitwidth:  # f16 <-> bf16: no single op (nor C cast) does it
             value = self.op(arith.ExtFOp(value, Float32Type()))
         if value.type.bitwidth < to.bitwidth:

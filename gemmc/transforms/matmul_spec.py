@@ -47,6 +47,13 @@ class MatmulSpec:
     scale_a: int | None = None
     scale_b: int | None = None
     block: int = 32
+    # an integer product (acc i32): A's and B's i8 elements are unsigned (u8)
+    unsigned_a: bool = False
+    unsigned_b: bool = False
+
+    @property
+    def integer(self) -> bool:
+        return self.acc == "i32"
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
@@ -58,7 +65,11 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     """The `gemm.matmul_spec` attribute recording `spec` (for lowerings to attach to the host func)."""
 
     def scalar(s: Scalar):
-        return IntegerAttr(s.arg, i64) if s.arg is not None else FloatAttr(s.value, ELEMENT_TYPES[spec.acc]())
+        if s.arg is not None:
+            return IntegerAttr(s.arg, i64)
+        if spec.integer:  # a constant of the i32 accumulator (1: the frontend's only integer scale)
+            return IntegerAttr(int(s.value), ELEMENT_TYPES[spec.acc]())
+        return FloatAttr(s.value, ELEMENT_TYPES[spec.acc]())
 
     d = {"a": IntegerAttr(spec.a, i64), "b": IntegerAttr(spec.b, i64), "c": IntegerAttr(spec.c, i64),
          "acc_type": ELEMENT_TYPES[spec.acc]()}
@@ -72,6 +83,9 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     if spec.scale_a is not None and spec.scale_b is not None:
         d["scale_a"], d["scale_b"] = IntegerAttr(spec.scale_a, i64), IntegerAttr(spec.scale_b, i64)
         d["block"] = IntegerAttr(spec.block, i64)
+    for name in ("unsigned_a", "unsigned_b"):
+        if getattr(spec, name):
+            d[name] = UnitAttr()
     return DictionaryAttr(d)
 
 
@@ -82,7 +96,9 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         v = d.get(name)
         if v is None:
             return None
-        return Scalar(arg=v.value.data) if isinstance(v, IntegerAttr) else Scalar(value=v.value.data)
+        if isinstance(v, IntegerAttr) and v.type == i64:
+            return Scalar(arg=v.value.data)
+        return Scalar(value=float(v.value.data))
 
     return MatmulSpec(
         d["a"].value.data, d["b"].value.data, d["c"].value.data,
@@ -90,6 +106,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         type_name(d["acc_type"]),
         d["scale_a"].value.data if "scale_a" in d else None, d["scale_b"].value.data if "scale_b" in d else None,
         d["block"].value.data if "block" in d else 32,
+        "unsigned_a" in d, "unsigned_b" in d,
     )
 
 
@@ -104,8 +121,8 @@ def scalar_of(fn: func.FuncOp, v: SSAValue | None, what: str) -> Scalar | None:
         return None
     if isinstance(v, BlockArgument):
         return Scalar(arg=arg_index(fn, v, what))
-    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, FloatAttr):
-        return Scalar(value=v.owner.value.value.data)
+    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, FloatAttr | IntegerAttr):
+        return Scalar(value=float(v.owner.value.value.data))
     raise GemmcError(f"check: {what} of @{fn.sym_name.data} is neither an argument nor a constant")
 
 
@@ -116,4 +133,5 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         scalar_of(fn, op.alpha, "alpha"), scalar_of(fn, op.beta, "beta"), type_name(op.acc_type),
         arg_index(fn, op.scale_a, "SA") if op.scale_a is not None else None,
         arg_index(fn, op.scale_b, "SB") if op.scale_b is not None else None,
+        unsigned_a=op.unsigned_a is not None, unsigned_b=op.unsigned_b is not None,
     )

@@ -230,12 +230,12 @@ class Writer:
 
         def a_at(x, m, kk):
             idx = [kk, m] if s.a_kmajor else [m, kk]
-            a = x.convert(x.load(self.tile_a, lead + idx, "a"), con.acc_type)
+            a = x.convert(x.load(self.tile_a, lead + idx, "a"), con.acc_type, unsigned=con.unsigned_a)
             return x.fmul(a, self.scale_at(x, "a", x.add(self.row0, m), kk), "a_scaled") if con.scaled else a
 
         def b_at(x, kk, n):
             idx = [n, kk] if s.b_transposed else [kk, n]
-            b = x.convert(x.load(self.tile_b, lead + idx, "b"), con.acc_type)
+            b = x.convert(x.load(self.tile_b, lead + idx, "b"), con.acc_type, unsigned=con.unsigned_b)
             return x.fmul(b, self.scale_at(x, "b", x.add(self.col0, n), kk), "b_scaled") if con.scaled else b
 
         if con.scaled and (s.chunk_m or s.chunk_n):
@@ -284,10 +284,11 @@ class Writer:
         if s.chunk_m or s.chunk_n:
             lead = [b for b in (self._buf,) if b is not None]
             self._chunked_fragment(x, a_frag, self.tile_a, s.thread_m, s.chunk_m or s.thread_m, s.threads_y,
-                                   self.ty, lambda m: lead + ([kk, m] if s.a_kmajor else [m, kk]), s.a_kmajor)
+                                   self.ty, lambda m: lead + ([kk, m] if s.a_kmajor else [m, kk]), s.a_kmajor,
+                                   con.unsigned_a)
             self._chunked_fragment(x, b_frag, self.tile_b, s.thread_n, s.chunk_n or s.thread_n, s.threads_x,
                                    self.tx, lambda n: lead + ([n, kk] if s.b_transposed else [kk, n]),
-                                   not s.b_transposed)
+                                   not s.b_transposed, con.unsigned_b)
         else:
             m0 = x.mul(self.ty, x.index(s.thread_m), "thread_row")
             n0 = x.mul(self.tx, x.index(s.thread_n), "thread_col")
@@ -301,7 +302,8 @@ class Writer:
 
         self._nest(x, [s.thread_m, s.thread_n], fma, ["i", "j"])
 
-    def _chunked_fragment(self, x: KernelBuilder, frag, tile, extent, chunk, threads, t, index, contiguous):
+    def _chunked_fragment(self, x: KernelBuilder, frag, tile, extent, chunk, threads, t, index, contiguous,
+                          unsigned: bool = False):
         """frag[c * chunk + e] = tile[... (c * threads + t) * chunk + e ...]: a thread's rows
         (or columns) in chunks, consecutive threads on consecutive chunks, so a wave reads
         LDS without bank conflicts; one vector load per chunk where the LDS row is contiguous."""
@@ -316,7 +318,7 @@ class Writer:
                 x.b.insert(vector.StoreOp(v, frag, [x.index(c * chunk)]))
                 continue
             for e in range(chunk):
-                value = x.convert(x.load(tile, index(x.add(start, x.index(e)))), con.acc_type)
+                value = x.convert(x.load(tile, index(x.add(start, x.index(e)))), con.acc_type, unsigned=unsigned)
                 x.store(value, frag, [x.index(c * chunk + e)])
 
     def _thread_offset(self, b: KernelBuilder, i, extent, chunk, threads, t):

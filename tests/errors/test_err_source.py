@@ -40,7 +40,7 @@ SOURCE = [
          "{src}:3:11: error: unexpected ']'; expected ',', '/'", (3, 11)),
     _src('unknown-dtype', base_with("A: f32", "A: f64"),
          "{src}:3:6: error: unexpected 'f64'; expected f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, "
-         "f4e2m1fn or f8e8m0fnu", (3, 6)),
+         "f4e2m1fn, f8e8m0fnu, i8, u8 or i32", (3, 6)),
     _src('unknown-layout', base_with("A: f32[M, K]", "A: f32[M, K] column_major"),
          "{src}:4:3: error: unexpected 'B' after 'column_major' on line 3; expected ':', '='", (4, 3)),
     _src('two-layouts', base_with("A: f32[M, K]", "A: f32[M, K] row_major col_major"),
@@ -104,7 +104,7 @@ SOURCE = [
     _src('output-col-major', base_with("C: f32[M, N]", "C: f32[M, N] col_major"),
          "{src}:6:3: error: the output 'C' must be row-major", (6, 3)),
     _src('acc-bf16', base_with("C = A", "acc bf16\n  C = A"),
-         "{src}:6:7: error: accumulator type must be f32 or f16, not bf16", (6, 7)),
+         "{src}:6:7: error: accumulator type must be f32, f16 or i32, not bf16", (6, 7)),
     _src('zero-dim', base_with("M = 8", "M = 0"),
          "{src}:2:11: error: dim 'M' must be positive", (2, 11)),
     _src('dim-too-large', base_with("M = 8", "M = 4294967296"),
@@ -150,7 +150,7 @@ SOURCE = [
          "{src}:5:6: error: the output 'C' is f8e4m3fnuz; an output must be f32, f16, bf16 "
          "(FP8 outputs are not supported)", (5, 6)),
     _src('fp8-acc', base_with("C = A", "acc f8e4m3fn\n  C = A"),
-         "{src}:6:7: error: accumulator type must be f32 or f16, not f8e4m3fn", (6, 7)),
+         "{src}:6:7: error: accumulator type must be f32, f16 or i32, not f8e4m3fn", (6, 7)),
 ]
 
 
