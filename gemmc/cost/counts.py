@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import MemRefType, VectorType
+from xdsl.dialects.builtin import IntegerType, MemRefType, VectorType
 from xdsl.ir import Operation
 
 from gemmc.target.arch import Arch
@@ -51,6 +51,19 @@ def valu_flops_per_lane(op: Operation) -> int | None:
     if isinstance(op, _VALU_NO_FLOP):
         return 0
     return None
+
+
+def is_integer_mac(op: Operation) -> bool:
+    """An integer GEMM's multiply-add on the VALU: a muli of integer (not index) values, or the
+    addi accumulating one; each a VALU instruction (clang may fuse the pair into one
+    v_mad_*32_*24, since 8-bit operands fit 24 bits: counting both is the conservative side).
+    Index arithmetic is `index`-typed in gemmc's kernels, so it is not counted here."""
+    if isinstance(op, arith.MuliOp):
+        return isinstance(op.results[0].type, IntegerType) or (
+            isinstance(op.results[0].type, VectorType) and isinstance(op.results[0].type.element_type, IntegerType))
+    if isinstance(op, arith.AddiOp):
+        return any(isinstance(getattr(x, "op", None), arith.MuliOp) and is_integer_mac(x.op) for x in op.operands)
+    return False
 
 
 def is_matrix_op(op: Operation) -> bool:
@@ -180,6 +193,12 @@ def _count_op(ctx: _Context, c: Counts, op: Operation) -> None:
         c.valu_instrs += instrs
         c.valu_slots += instrs * w
         c.flops += lanes * w * fpl
+        return
+    if is_integer_mac(op):
+        instrs, _ = ctx.executions(op)
+        w = _vector_width(op.results[0].type)
+        c.valu_instrs += instrs
+        c.valu_slots += instrs * w
         return
     if isinstance(op, _INT_BINARY) and ctx.per_lane(op):
         c.valu_int_instrs += ctx.executions(op)[0]
