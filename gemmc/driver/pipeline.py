@@ -53,6 +53,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wmma-lowering": _lazy("wmma_lowering", "WmmaLoweringPass"),
     "matrix-cores": _lazy("matrix_cores", "MatrixCoresPass"),
     "direct-to-lds": _lazy("direct_to_lds", "DirectToLdsPass"),
+    "ldmatrix": _lazy("ldmatrix", "LdmatrixPass"),
     # gemmc's own AMDGCN backend (docs/amdgcn.md); the first two run on any kernel IR
     "unroll-loops": _lazy("unroll_loops", "UnrollLoopsPass"),
     "promote-private": _lazy("promote_private", "PromotePrivatePass"),
