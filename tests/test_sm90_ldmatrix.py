@@ -4,7 +4,7 @@ direct-to-lds + lower-copies.
 * the ldmatrix table is the PTX ISA's (spot checks of its figure, with and without .trans) and
   mma.sync's A and B fragments are 8x8 matrices of it, read as stored or transposed;
 * the interpreter against numpy at odd shapes (hypothesis): ldmatrix alone, with cp.async at 2, 3
-  and 4 stages, the default, both 16-bit types, A column-major and B transposed;
+  and 4 stages (past 48 KiB too), the default, both 16-bit types, A column-major and B transposed;
 * planted bugs FAIL: a fragment swap in the lowering's addresses, one in the interpreter's table,
   a missing or too lenient cp.async.wait_group, a wait after its barrier;
 * bank conflicts: none for ldmatrix and cp.async with the default's swizzle or a 16-byte pad,
@@ -44,6 +44,8 @@ PIPELINES = {
                                          "lower-copies,swizzle-lds{strict=false rows=0}",
     "cp.async x4": TILED.format(bk=16) + "direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},"
                                          "lower-copies,pad-lds{pad=8}",
+    "cp.async x4 dynamic": TILED.format(bk=64) + "direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},"
+                                                "lower-copies,pad-lds{pad=8}",  # 72 KiB: dynamic shared memory
     "default": MATRIX_16BIT_DEFAULTS["sm_90"],
 }
 

@@ -43,7 +43,8 @@ def candidate(bm, bn, bk, wm, wn, db="double-buffer{stage=lds},", lds="pad-lds{p
 
 # issue #38: fragments by ldmatrix (the ldmatrix pass; B kept [k][n], read .trans), copies by cp.async
 # (direct-to-lds) or not, 2 to 4 stages in flight, rows padded by 16 bytes or XOR-swizzled (no padding: what
-# lets 3 stages of 128x128x32, or 2 of 128x256x32, fit sm_90's 48 KiB of static shared memory)
+# lets 3 stages of 128x128x32, or 2 of 128x256x32, fit sm_90's 48 KiB of static shared memory; past it the
+# tiles are dynamic shared memory, which the launcher opts in to)
 _LDM = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},register-tiling{{thread-m=8 thread-n=8}}," \
        "matrix-cores{{waves-m={wm} waves-n={wn}}},ldmatrix,vectorize{{width=8}},{copies}{stages}lower-copies,{lds}" \
        "launch-bounds{{max-threads={threads}}}"
@@ -76,11 +77,17 @@ CANDIDATES = {
     "ldm_async_128x128x32_w42_s3_swizzle": ldmatrix_candidate(128, 128, 32, 4, 2, stages=3, lds=SWIZZLE),
     "ldm_async_128x128x16_w42_s3_pad": ldmatrix_candidate(128, 128, 16, 4, 2, stages=3),
     "ldm_async_128x128x16_w42_s4_pad": ldmatrix_candidate(128, 128, 16, 4, 2, stages=4),
+    # past 48 KiB: dynamic shared memory, opted in by the launcher (227 KiB a block on sm_90)
+    "ldm_async_128x128x32_w42_s3_pad": ldmatrix_candidate(128, 128, 32, 4, 2, stages=3),
+    "ldm_async_128x128x32_w42_s4_pad": ldmatrix_candidate(128, 128, 32, 4, 2, stages=4),
     "ldm_async_128x128x32_w22_s2_pad": ldmatrix_candidate(128, 128, 32, 2, 2),
     # larger tiles: 8 warps of 64x64 (the default: 128x256x32_w24_s2_swizzle)
     "ldm_async_128x256x32_w24_s2_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, lds=SWIZZLE),
     "ldm_async_256x128x32_w42_s2_swizzle": ldmatrix_candidate(256, 128, 32, 4, 2, lds=SWIZZLE),
     "ldm_async_128x256x16_w24_s3_swizzle": ldmatrix_candidate(128, 256, 16, 2, 4, stages=3, lds=SWIZZLE),
+    "ldm_async_128x256x32_w24_s3_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, stages=3, lds=SWIZZLE),
+    "ldm_async_128x256x32_w24_s4_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, stages=4, lds=SWIZZLE),
+    "ldm_async_256x128x32_w42_s3_swizzle": ldmatrix_candidate(256, 128, 32, 4, 2, stages=3, lds=SWIZZLE),
 }
 CANDIDATE_SIZES = (4096, 8192)
 SANITIZER = {"memcheck": [(4097, 4095, 1023), (64, 64, 2000)], "racecheck": [(257, 129, 95), (64, 64, 2000)]}

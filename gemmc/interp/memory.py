@@ -85,10 +85,10 @@ class Buffer:
         if kind == "lds":
             state.lds_bytes[op] = size * buf.elem_bytes
             used = sum(state.lds_bytes.values())
-            if used > state.arch.lds_bytes:
+            if used > state.arch.lds_limit:
                 raise InterpError(
                     f"{op.name} of {buf.name}: the kernel allocates {used} bytes of LDS per "
-                    f"workgroup; {state.arch.name} has {state.arch.lds_bytes}"
+                    f"workgroup; {state.arch.name} has {state.arch.lds_limit}"
                 )
             if state.races:
                 buf.races = RaceTracker(instances * size)

@@ -207,8 +207,8 @@ def row_multiple(matrix: SSAValue) -> int:
 def check_lds_fits(pass_name: str, kernel: Operation, arch) -> None:
     """The kernel's LDS allocations, as they now are, fit the arch's LDS per workgroup."""
     total = lds_bytes(kernel)
-    if total > arch.lds_bytes:
-        raise pass_error(pass_name, kernel, f"LDS buffers need {total} bytes but {arch.name} has {arch.lds_bytes} per workgroup")
+    if total > arch.lds_limit:
+        raise pass_error(pass_name, kernel, f"LDS buffers need {total} bytes but {arch.name} has {arch.lds_limit} per workgroup")
 
 
 def kernel_of(op: Operation) -> Operation:
