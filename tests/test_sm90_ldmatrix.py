@@ -224,3 +224,12 @@ def test_a_layout_that_is_not_8x8_matrices_is_refused(monkeypatch):
     with pytest.raises(GemmcError, match="ldmatrix: ldmatrix cannot read the fragments: mma_m16n8k16_f32_f16's A: "
                                          "planted"):
         lowered(PIPELINES["ldmatrix"], {"M": 64, "N": 64, "K": 64})
+
+
+def test_layout_shows_the_ldmatrix_reads(capsys):
+    from gemmc.driver.cli import main
+
+    assert main(["layout", "mma_m16n8k16_f32_f16", "--arch", "sm_90"]) == 0
+    out = capsys.readouterr().out
+    assert "A from A[i][k]: x4, as stored; 0:(0,0) 1:(8,0) 2:(0,8) 3:(8,8)" in out
+    assert "B from B[k][j]: x2 per fragment, .trans; 0:(0,0) 1:(8,0)" in out
