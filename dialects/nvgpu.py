@@ -45,7 +45,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gemmc.dialects.amdgpu import MatrixOpBase, target_arch, type_name
+from gemmc.dialects.amdgpu import MatrixOpBase, target_arch, type_name, verify_global_to_lds
 from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.resources import ELEMENT_BYTES
 
@@ -150,14 +150,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
         return self.dstElements.value.data
 
     def verify_(self) -> None:
-        src, dst = self.src.type, self.dst.type
-        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-        if len(self.srcIndices) != src.get_num_dims() or len(self.dstIndices) != dst.get_num_dims():
-            raise VerifyException("expected one index per dimension of the source and of the destination")
-        if memory_space(dst) != LDS_SPACE:
-            raise VerifyException(f"the destination must be shared memory (memory space {LDS_SPACE}), got {dst}")
-        if memory_space(src) == LDS_SPACE:
-            raise VerifyException("the source must be global memory, not shared memory")
+        src, dst = verify_global_to_lds(self, "shared memory")
         if src.element_type != dst.element_type:
             raise VerifyException(f"source and destination elements differ ({src.element_type}, {dst.element_type})")
         size = self.elements * ELEMENT_BYTES.get(str(dst.element_type), 0)
