@@ -39,6 +39,8 @@ TILED = ("gemm-to-kernel,lds-tiling{{block-m=64 block-n=64 block-k={bk}}},regist
          "matrix-cores{{waves-m=2 waves-n=2}},ldmatrix,vectorize{{width=8}},")
 PIPELINES = {
     "ldmatrix": TILED.format(bk=32) + "double-buffer{stage=lds},lower-copies,pad-lds{pad=8}",
+    "ldmatrix x2": TILED.format(bk=32).replace("block-n=64", "block-n=96").replace("waves-n=2", "waves-n=4")
+                   + "direct-to-lds{fallback=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8}",  # B: x4 + x2
     "cp.async x2": TILED.format(bk=32) + "direct-to-lds{fallback=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8}",
     "cp.async x3": TILED.format(bk=32) + "direct-to-lds{fallback=true},multi-buffer{factor=3},pipeline{stages=3},"
                                          "lower-copies,swizzle-lds{strict=false rows=0}",

@@ -1,6 +1,8 @@
 """gemmc's 16-bit kernels on the H200's tensor cores (mma.sync), against cuBLAS, PyTorch and Triton.
 
     python3 benchmarks/h200/matrix.py gen .h200/matrix          # here: the programs and manifest.json
+    python3 benchmarks/h200/matrix.py gen .h200/ldm cand_ldm     # only the benchmarks whose file names hold
+                                                                 # `cand_ldm` (and the sanitizer programs)
     OUT=h200-out bash benchmarks/h200/matrix.sh .h200/matrix     # on the GPU: matrix*.jsonl, sanitizer, log
     python3 benchmarks/h200/matrix.py collect benchmarks/h200/raw   # here: matrix.md and matrix.json
 
@@ -97,7 +99,7 @@ def source(t: str, m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic
     return shapes_source(m, n, k, ta, tb, ab, dynamic, t)
 
 
-def gen(out: Path) -> None:
+def gen(out: Path, only: str = "") -> None:
     import gemmc
     from gemmc.cost.model import predict
     from gemmc.driver.bench import bench_source
@@ -109,9 +111,11 @@ def gen(out: Path) -> None:
     manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
 
     def program(name: str, t: str, shape: tuple, variant: str, pipeline: str | None, dynamic: bool = False) -> None:
+        f = out / f"mx_{t}_{name}_{variant}.cu"
+        if only not in f.name:
+            return
         dims = dict(zip("MNK", shape[:3])) if dynamic else {}
         module = gemmc.lower(gemmc.parse(source(t, *shape, dynamic=dynamic), f"{name}.gemm"), pipeline, sm90)
-        f = out / f"mx_{t}_{name}_{variant}.cu"
         f.write_text(bench_source(module, sm90, dims, repeats=20))
         entry = {"shape": name, "type": t, "variant": variant, "file": f.name,
                  "pipeline": module.attributes[PIPELINE_ATTR].data,
@@ -241,4 +245,4 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
 
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], Path(sys.argv[2])
-    {"gen": gen, "collect": collect}[cmd](arg)
+    {"gen": gen, "collect": collect}[cmd](arg, *sys.argv[3:])

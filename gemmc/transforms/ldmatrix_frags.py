@@ -62,7 +62,7 @@ def operands(instr: MatrixInstr, a_kmajor: bool, b_transposed: bool) -> tuple[Op
         if regs not in (1, 2, 4):
             return f"{instr.mnemonic}'s {name} is {regs} 8x8 matrices; ldmatrix reads 1, 2 or 4"
         op = Operand(name.lower(), pieces, regs, 4 // regs, step, k_contiguous)
-        for group in range(1, op.per_load + 1):
+        for group in (g for g in (1, 2, 4) if g <= op.per_load):
             if lane_offsets(op.origins(group)) is None:
                 return f"{instr.mnemonic}'s {name}: the 8x8 matrices of {group} tiles do not lie a fixed step apart"
         out.append(op)
@@ -82,8 +82,20 @@ def setup(w) -> None:
     bits = [kb.op(arith.RemUIOp(kb.op(arith.DivUIOp(w.lane, kb.index(d))), kb.index(2)), f"ldm_b{i}")
             for i, d in enumerate((ROWS, 2 * ROWS))]  # b0 = (lane / 8) % 2, b1 = (lane / 16) % 2
     for op, count in zip(ops, (s.thread_m, s.thread_n)):
-        for group in sorted({min(op.per_load, count - i) for i in range(0, count, op.per_load)}):
+        for group in sorted({group for _, group in groups(op, count)}):
             w.ldm_offsets[(op.name, group)] = _lane_offsets(kb, lane_row, bits, op, group)
+
+
+def groups(op: Operand, count: int) -> list[tuple[int, int]]:
+    """(first tile, tiles) of each read of `count` instruction tiles: per_load at a time, the rest
+    in the largest powers of two (ldmatrix reads 1, 2 or 4 matrices)."""
+    out, first = [], 0
+    while first < count:
+        group = min(op.per_load, count - first)
+        group = 1 << (group.bit_length() - 1)
+        out.append((first, group))
+        first += group
+    return out
 
 
 def _lane_offsets(kb: KernelBuilder, lane_row: SSAValue, bits: list[SSAValue], op: Operand,
@@ -116,8 +128,7 @@ def _read(w, x: KernelBuilder, op: Operand, tile: SSAValue, wave_origin: SSAValu
     elem = tile.type.element_type
     frag_len = 2 * op.regs
     out = []
-    for first in range(0, count, op.per_load):
-        group = min(op.per_load, count - first)
+    for first, group in groups(op, count):
         row_off, col_off = w.ldm_offsets[(op.name, group)]
         origin = x.add(wave_origin, x.index(first * op.step))
         srow, scol = (origin, kk) if op.k_contiguous else (kk, origin)
