@@ -25,7 +25,8 @@ Each lane loads its items of A and B with one vector load per run of consecutive
 together by a vector.shuffle; on sm_90 mma.sync's A four runs of two, on rows r and r + 8;
 both LDS tiles are k-contiguous after register tiling),
 converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
-fragments: the tutorial's "Case 1").
+fragments: the tutorial's "Case 1").  With `Schedule.ldmatrix` (sm_90, the ldmatrix pass) the
+fragments come from nvgpu.ldmatrix instead, 8x8 matrices at a time (gemmc.transforms.ldmatrix_frags).
 """
 
 from __future__ import annotations
