@@ -376,6 +376,21 @@ def lds_slot_bytes(transfer: int) -> int:
     return 4 if transfer <= 4 else 16
 
 
+def verify_global_to_lds(op: Operation, lds: str) -> tuple[MemRefType, MemRefType]:
+    """The source and destination types of a copy from global memory to LDS (amdgpu.gather_to_lds,
+    nvgpu.device_async_copy: `src`, `srcIndices`, `dst`, `dstIndices`), checked; `lds` names LDS
+    in the messages (NVIDIA's "shared memory")."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+    if len(op.srcIndices) != src.get_num_dims() or len(op.dstIndices) != dst.get_num_dims():
+        raise VerifyException("expected one index per dimension of the source and of the destination")
+    if memory_space(dst) != LDS_SPACE:
+        raise VerifyException(f"the destination must be {lds} (memory space {LDS_SPACE}), got {dst}")
+    if memory_space(src) == LDS_SPACE:
+        raise VerifyException(f"the source must be global memory, not {lds}")
+    return src, dst
+
+
 @irdl_op_definition
 class GatherToLDSOp(IRDLOperation):
     """global_load_lds: each lane reads `transferType` at its src indices; lane k of the
@@ -402,14 +417,7 @@ class GatherToLDSOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        src, dst = self.src.type, self.dst.type
-        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-        if len(self.srcIndices) != src.get_num_dims() or len(self.dstIndices) != dst.get_num_dims():
-            raise VerifyException("expected one index per dimension of the source and of the destination")
-        if memory_space(dst) != LDS_SPACE:
-            raise VerifyException(f"the destination must be LDS (memory space {LDS_SPACE}), got {dst}")
-        if memory_space(src) == LDS_SPACE:
-            raise VerifyException("the source must be global memory, not LDS")
+        src, dst = verify_global_to_lds(self, "LDS")
         elem, _ = lanes_of(self.transferType)
         if elem is None or elem != type_name(src.element_type) or elem != type_name(dst.element_type):
             raise VerifyException(

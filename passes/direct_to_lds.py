@@ -1,4 +1,5 @@
-"""direct-to-lds: global->LDS copies by global_load_lds, without VGPRs (gfx942, gfx950).
+"""direct-to-lds: global->LDS copies by global_load_lds, without VGPRs (gfx942, gfx950), or by
+cp.async on sm_90.
 
 The tutorial's DirectLoadTilePolicy (step 7).  Expects: kernel IR with gemm.copy ops
 (lds-tiling's copies, before lower-copies), on an arch whose description lists
@@ -26,6 +27,16 @@ strict=true the pass stops with a diagnostic; it also stops when neither operand
 loaded directly.  The proof is gemmc.transforms.copy_lowering.direct_unproven, which lower-copies
 checks again: a later pass that changes a direct copy's tile (register tiling transposing
 it, say) gets a located error there, not wrong words.
+On sm_90 the same pass marks the copies that cp.async can move (cp.async.cg, 16 bytes a lane:
+the tile stored as in global memory, its rows, the matrix's rows and the column origin
+multiples of 16 bytes; padded shared rows are fine); lower-copies then issues them as
+nvgpu.device_async_copy (src-size zero-fills past the matrix's edge) and places their
+commit_group / wait_group by the K loop's stages (gemmc/transforms/async_waits.py), so that
+double-buffer, or multi-buffer + pipeline with 2 to 4 stages, keep that many tiles in flight.
+ldmatrix before it keeps 16-bit B untransposed in shared memory, so both operands qualify.
+fallback=true leaves a kernel of which no copy qualifies as it is (the default pipelines
+run at any shape), where fallback=false stops with the diagnostic below.
+
 Composes with double-buffer (the next tile's words are in flight during the compute),
 register tiling and the matrix-core lowerings (before it, for words of several elements:
 see above); a direct copy ignores its vector width, and the marks that order or split an
@@ -55,10 +66,11 @@ class DirectToLdsPass(ModulePass):
     name = "direct-to-lds"
 
     strict: bool = False
+    fallback: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         arch = target_of(op)
-        if 4 not in arch.global_load_lds_bytes:
+        if 4 not in arch.global_load_lds_bytes and arch.vendor != "nvidia":
             capable = ", ".join(a.name for a in ARCHS.values() if 4 in a.global_load_lds_bytes)
             raise pass_error(self.name, op, f"{arch.name} ({arch.family}) has no global_load_lds; it exists on {capable}")
         for kernel in working_kernels(op, self.name):
@@ -78,6 +90,8 @@ class DirectToLdsPass(ModulePass):
                 if self.strict:
                     raise pass_error(self.name, copy, f"cannot load {operand} directly: {reason}")
                 reasons.append(f"{operand}: {reason}")
+            if not proven and self.fallback:
+                continue
             if not proven:
                 raise pass_error(self.name, kernel, "neither operand can be loaded directly ("
                                  + "; ".join(dict.fromkeys(reasons)) + ")")

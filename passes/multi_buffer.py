@@ -43,8 +43,9 @@ class MultiBufferPass(ModulePass):
         if self.factor < 2:
             raise pass_error(self.name, op, f"factor={self.factor} must be at least 2")
         allocs = select_allocs(op, tuple(self.buffers), self.name)
+        kernels = {kernel_of(alloc) for alloc in allocs}  # (before the allocations are replaced)
         multi_buffer(allocs, self.factor, self.name)
-        for kernel in {kernel_of(alloc) for alloc in allocs}:
+        for kernel in kernels:
             check_lds_fits(self.name, kernel, target_of(op))
 
 

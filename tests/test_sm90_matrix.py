@@ -5,7 +5,8 @@
 * the interpreter's nvgpu.mma_sync against numpy (layout-driven, as amdgpu.mfma / wmma);
 * the 16-bit default pipeline (MATRIX_16BIT_DEFAULTS["sm_90"]) and its per-shape variants (split-k,
   stream-k, smaller tiles, dynamic sizes) PASS the interpreter's float64 check at odd shapes;
-* a planted fragment swap (A's rows r + 8 and k + 8 runs exchanged in the fragment loads) FAILs;
+* a planted fragment swap (A's rows r + 8 and k + 8 runs exchanged in the element-wise fragment loads
+  of mma-sync-elementwise, sm_90's first default) FAILs;
 * the printed HIP builds with nvcc for sm_90 (where nvcc is installed): mma.sync in the PTX, no
   local memory.
 """
@@ -103,7 +104,7 @@ def test_planted_fragment_swap_fails(monkeypatch):
 
     monkeypatch.setattr(matrix_kernel, "frag_runs", swapped)
     module = gemmc.parse(source("f16"), defines={"M": 64, "N": 64, "K": 48})
-    gemmc.lower(module, MATRIX_16BIT_DEFAULTS["sm_90"], SM90)
+    gemmc.lower(module, "mma-sync-elementwise", SM90)  # (the default reads by ldmatrix: test_sm90_ldmatrix.py)
     assert not gemmc.check(module, SM90, {}).passed
 
 

@@ -1,6 +1,8 @@
 """gemmc's 16-bit kernels on the H200's tensor cores (mma.sync), against cuBLAS, PyTorch and Triton.
 
     python3 benchmarks/h200/matrix.py gen .h200/matrix          # here: the programs and manifest.json
+    python3 benchmarks/h200/matrix.py gen .h200/ldm cand_ldm     # only the benchmarks whose file names hold
+                                                                 # `cand_ldm` (and the sanitizer programs)
     OUT=h200-out bash benchmarks/h200/matrix.sh .h200/matrix     # on the GPU: matrix*.jsonl, sanitizer, log
     python3 benchmarks/h200/matrix.py collect benchmarks/h200/raw   # here: matrix.md and matrix.json
 
@@ -10,7 +12,9 @@ then the median of 20 timed runs against cuBLAS's, inputs rotated through 4x the
   selected   what `gemmc compile --arch sm_90` runs (the 16-bit default, MATRIX_16BIT_DEFAULTS["sm_90"],
              and per-shape selection: smaller tiles, split-k, stream-k);
   dynamic    the same with `dim M, N, K` given at launch (f16, four shapes);
-  cand_*     the candidates the default was chosen from (CANDIDATES, f16 at 4096^3 and 8192^3).
+  cand_*     the candidates the default was chosen from (CANDIDATES, f16 at 4096^3 and 8192^3): sm_90's first
+             default and its element-wise rivals, then ldmatrix alone and with cp.async at 2, 3 and 4
+             stages, and larger tiles (issue #38).
 Peers (triton_matrix.py): PyTorch's matmul in the same type (f16 / bf16 C: cuBLAS's own choice) and
 Triton's tutorial matmul with f32 accumulation into an f32 C.  compute-sanitizer memcheck and racecheck
 run on `--harness` programs (float64 check on samples of C) at odd shapes.
@@ -39,7 +43,26 @@ def candidate(bm, bn, bk, wm, wn, db="double-buffer{stage=lds},", lds="pad-lds{p
     return _BASE.format(bm=bm, bn=bn, bk=bk, wm=wm, wn=wn, db=db, lds=lds, threads=wm * wn * 32)
 
 
+# issue #38: fragments by ldmatrix (the ldmatrix pass; B kept [k][n], read .trans), copies by cp.async
+# (direct-to-lds) or not, 2 to 4 stages in flight, rows padded by 16 bytes or XOR-swizzled (no padding: what
+# lets 3 stages of 128x128x32, or 2 of 128x256x32, fit sm_90's 48 KiB of static shared memory; past it the
+# tiles are dynamic shared memory, which the launcher opts in to)
+_LDM = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},register-tiling{{thread-m=8 thread-n=8}}," \
+       "matrix-cores{{waves-m={wm} waves-n={wn}}},ldmatrix,vectorize{{width=8}},{copies}{stages}lower-copies,{lds}" \
+       "launch-bounds{{max-threads={threads}}}"
+SWIZZLE = "swizzle-lds{strict=false rows=0},"
+
+
+def ldmatrix_candidate(bm, bn, bk, wm, wn, stages=2, cp_async=True, lds="pad-lds{pad=8},") -> str:
+    pipelined = ("double-buffer{stage=lds}," if stages == 2
+                 else f"multi-buffer{{factor={stages}}},pipeline{{stages={stages}}},")
+    return _LDM.format(bm=bm, bn=bn, bk=bk, wm=wm, wn=wn, copies="direct-to-lds{fallback=true}," if cp_async else "",
+                       stages=pipelined, lds=lds, threads=wm * wn * 32)
+
+
 CANDIDATES = {
+    # the element-wise fragment reads and synchronous copies (sm_90's first default: 128x128x32_w42_lds_pad,
+    # the named pipeline mma-sync-elementwise) and the candidates it was chosen from
     "128x128x32_w42_lds_pad": candidate(128, 128, 32, 4, 2),
     "128x128x32_w22_lds_pad": candidate(128, 128, 32, 2, 2),
     "128x128x32_w42_regs_pad": candidate(128, 128, 32, 4, 2, db="double-buffer{stage=registers},"),
@@ -48,6 +71,25 @@ CANDIDATES = {
     "128x128x16_w42_lds_pad": candidate(128, 128, 16, 4, 2),
     "128x256x16_w24_lds_pad": candidate(128, 256, 16, 2, 4),
     "64x128x32_w22_lds_pad": candidate(64, 128, 32, 2, 2),
+    # ldmatrix only (synchronous vector copies, two LDS slots)
+    "ldm_128x128x32_w42_s2_pad": ldmatrix_candidate(128, 128, 32, 4, 2, cp_async=False),
+    # ldmatrix + cp.async at 2, 3 and 4 stages
+    "ldm_async_128x128x32_w42_s2_pad": ldmatrix_candidate(128, 128, 32, 4, 2),
+    "ldm_async_128x128x32_w42_s2_swizzle": ldmatrix_candidate(128, 128, 32, 4, 2, lds=SWIZZLE),
+    "ldm_async_128x128x32_w42_s3_swizzle": ldmatrix_candidate(128, 128, 32, 4, 2, stages=3, lds=SWIZZLE),
+    "ldm_async_128x128x16_w42_s3_pad": ldmatrix_candidate(128, 128, 16, 4, 2, stages=3),
+    "ldm_async_128x128x16_w42_s4_pad": ldmatrix_candidate(128, 128, 16, 4, 2, stages=4),
+    # past 48 KiB: dynamic shared memory, opted in by the launcher (227 KiB a block on sm_90)
+    "ldm_async_128x128x32_w42_s3_pad": ldmatrix_candidate(128, 128, 32, 4, 2, stages=3),
+    "ldm_async_128x128x32_w42_s4_pad": ldmatrix_candidate(128, 128, 32, 4, 2, stages=4),
+    "ldm_async_128x128x32_w22_s2_pad": ldmatrix_candidate(128, 128, 32, 2, 2),
+    # larger tiles: 8 warps of 64x64 (the default: 128x256x32_w24_s2_swizzle)
+    "ldm_async_128x256x32_w24_s2_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, lds=SWIZZLE),
+    "ldm_async_256x128x32_w42_s2_swizzle": ldmatrix_candidate(256, 128, 32, 4, 2, lds=SWIZZLE),
+    "ldm_async_128x256x16_w24_s3_swizzle": ldmatrix_candidate(128, 256, 16, 2, 4, stages=3, lds=SWIZZLE),
+    "ldm_async_128x256x32_w24_s3_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, stages=3, lds=SWIZZLE),
+    "ldm_async_128x256x32_w24_s4_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, stages=4, lds=SWIZZLE),
+    "ldm_async_256x128x32_w42_s3_swizzle": ldmatrix_candidate(256, 128, 32, 4, 2, stages=3, lds=SWIZZLE),
 }
 CANDIDATE_SIZES = (4096, 8192)
 SANITIZER = {"memcheck": [(4097, 4095, 1023), (64, 64, 2000)], "racecheck": [(257, 129, 95), (64, 64, 2000)]}
@@ -57,7 +99,7 @@ def source(t: str, m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic
     return shapes_source(m, n, k, ta, tb, ab, dynamic, t)
 
 
-def gen(out: Path) -> None:
+def gen(out: Path, only: str = "") -> None:
     import gemmc
     from gemmc.cost.model import predict
     from gemmc.driver.bench import bench_source
@@ -69,9 +111,11 @@ def gen(out: Path) -> None:
     manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
 
     def program(name: str, t: str, shape: tuple, variant: str, pipeline: str | None, dynamic: bool = False) -> None:
+        f = out / f"mx_{t}_{name}_{variant}.cu"
+        if only not in f.name:
+            return
         dims = dict(zip("MNK", shape[:3])) if dynamic else {}
         module = gemmc.lower(gemmc.parse(source(t, *shape, dynamic=dynamic), f"{name}.gemm"), pipeline, sm90)
-        f = out / f"mx_{t}_{name}_{variant}.cu"
         f.write_text(bench_source(module, sm90, dims, repeats=20))
         entry = {"shape": name, "type": t, "variant": variant, "file": f.name,
                  "pipeline": module.attributes[PIPELINE_ATTR].data,
@@ -201,4 +245,4 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
 
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], Path(sys.argv[2])
-    {"gen": gen, "collect": collect}[cmd](arg)
+    {"gen": gen, "collect": collect}[cmd](arg, *sys.argv[3:])

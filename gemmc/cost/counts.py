@@ -31,6 +31,9 @@ from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
+ASYNC_COPY = "nvgpu.device_async_copy"  # cp.async (sm_90): likewise, each lane's 16 bytes where it says
+TO_LDS = (GATHER_TO_LDS, ASYNC_COPY)
+LDMATRIX = "nvgpu.ldmatrix"  # each lane reads one 16-byte row of a warp's 8x8 matrices: an LDS vector load
 UNROLL_LIMIT = 64  # loops up to this trip count are taken as fully unrolled by the compiler
 
 _FLOAT_BINARY = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp,
@@ -172,7 +175,7 @@ def _count_op(ctx: _Context, c: Counts, op: Operation) -> None:
         if a.instrs > 0:
             ctx.analyze(a)
         c.accesses.append(a)
-        if op.name == GATHER_TO_LDS:  # its LDS side: lane k writes slot k, no conflicts
+        if op.name in TO_LDS:  # its LDS side, counted as conflict-free (gather: lane k writes slot k)
             w = Access(op, "lds", True, a.width, a.elem_bytes, a.instrs, a.lanes, role=a.role)
             w.cycles = w.ideal_cycles = w.ir_cycles = w.ir_ideal = max(
                 1.0, ctx.arch.wave_size * a.width * a.elem_bytes / ctx.arch.lds_bytes_per_clk)
@@ -448,6 +451,10 @@ def _access_of(op: Operation) -> tuple[str, bool, int, float] | None:
         t = op.operands[0].type
         eb = ELEMENT_BYTES.get(str(t.element_type), 4)
         return "global", False, max(1, _transfer_bytes(op) // eb), eb
+    if op.name == ASYNC_COPY:
+        return "global", False, op.elements, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 4)
+    if op.name == LDMATRIX:
+        return "lds", False, 8, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 2)
     # an atomic add (split-k) is counted as the store it ends in: the add happens in the L2
     if isinstance(op, (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp, memref.AtomicRMWOp)):
         mem, _ = memref_and_indices(op)
@@ -471,10 +478,10 @@ def _transfer_bytes(op: Operation) -> int:
 
 
 def memref_and_indices(op: Operation):
-    if op.name == GATHER_TO_LDS:
+    if op.name in TO_LDS:
         n = op.operands[0].type.get_num_dims()
         return op.operands[0], list(op.operands[1:1 + n])
-    if isinstance(op, (memref.LoadOp, vector.LoadOp)):
+    if isinstance(op, (memref.LoadOp, vector.LoadOp)) or op.name == LDMATRIX:
         return op.operands[0], list(op.operands[1:])
     return op.operands[1], list(op.operands[2:])
 

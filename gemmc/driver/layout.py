@@ -5,6 +5,7 @@ instruction's A, B and D, read from the arch description (gemmc.target.arch.Matr
     csv_text(instr)       matrix,block,row,col,gpr,lane,bit_lo,bit_hi
     grid_text(instr)      one grid per operand: lane:register per element
     plot(instr, path)     the grids as a picture (needs matplotlib)
+    ldmatrix_text(instr)  sm_90's mma.sync: how ldmatrix reads A's and B's fragments (after the grids)
 
 A is indexed (row i, col k), B (row k, col j), D (row i, col j).  `gpr` counts 32-bit
 registers from the operand's first; `bit_lo`..`bit_hi` are the element's bits in it
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gemmc.target.arch import ELEMENT_BITS, F8F6F4_FORMATS, Arch, Layout, MatrixInstr
+from gemmc.target.ldmatrix import decompose
 from gemmc.support.diagnostics import usage_error
 
 HEADER = "matrix,block,row,col,gpr,lane,bit_lo,bit_hi"
@@ -134,7 +136,28 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
         out.append(" " * (label + 2) + " ".join(f"{x:>{width}}" for x in range(cols)))
         for y, line in enumerate(cells):
             out.append(f"{y:>{label}} |" + " ".join(f"{c:>{width}}" for c in line))
+    if instr.kind == "mma":
+        out += ["", *ldmatrix_text(instr)]
     return "\n".join(out) + "\n"
+
+
+def ldmatrix_text(instr: MatrixInstr) -> list[str]:
+    """How ldmatrix reads A's and B's fragments from a tile stored either way (the ldmatrix pass):
+    each register's 8x8 matrix, by its first stored (row, column)."""
+    out = ["ldmatrix (the ldmatrix pass): lane 8q + i supplies the address of row i of matrix q; lane l receives",
+           "row l / 4, columns 2 (l % 4) and + 1 of each matrix in its register q (.trans: column l / 4, rows",
+           "2 (l % 4) and + 1).  Register j's matrix starts at stored (row, column):"]
+    for name, layout, k_is_col, other in (("A", instr.a, True, "i"), ("B", instr.b, False, "j")):
+        for k_contiguous in (True, False):
+            stored = f"{name}[{other}][k]" if k_contiguous else f"{name}[k][{other}]"
+            p = decompose(layout, k_is_col, k_contiguous)
+            if isinstance(p, str):
+                out.append(f"  {name} from {stored}: none ({p})")
+                continue
+            origins = " ".join(f"{j}:({r},{c})" for j, (r, c) in enumerate(zip(p.rows, p.cols)))
+            how = ".trans" if p.trans else "as stored"
+            out.append(f"  {name} from {stored}: x{len(p.rows)}{' per fragment' if len(p.rows) < 4 else ''}, {how}; {origins}")
+    return out
 
 
 def plot(instr: MatrixInstr, arch: Arch, path: str) -> None:

@@ -53,6 +53,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wmma-lowering": _lazy("wmma_lowering", "WmmaLoweringPass"),
     "matrix-cores": _lazy("matrix_cores", "MatrixCoresPass"),
     "direct-to-lds": _lazy("direct_to_lds", "DirectToLdsPass"),
+    "ldmatrix": _lazy("ldmatrix", "LdmatrixPass"),
     # gemmc's own AMDGCN backend (docs/amdgcn.md); the first two run on any kernel IR
     "unroll-loops": _lazy("unroll_loops", "UnrollLoopsPass"),
     "promote-private": _lazy("promote_private", "PromotePrivatePass"),
@@ -94,12 +95,16 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
-    # sm_90's tensor cores (mma.sync): 8 warps of 32x64, 16-byte copies (B's transposed by 8x8 blocks),
-    # two LDS slots, rows padded by 16 bytes (conflict-free fragment reads, analyze-lds-banks; an XOR
-    # swizzle's addresses cost nvcc 254 registers against 128, 64x64 warp tiles 220): the candidate of
-    # benchmarks/h200/matrix.py's set with the fewest registers and no spills, none of them timed yet
+    # sm_90's tensor cores (mma.sync), issue #38: fragments by ldmatrix (A as stored, B[k][n] .trans), the
+    # copies by cp.async (direct-to-lds; where a row is not a multiple of 16 bytes or dynamic, vector
+    # copies), two stages in flight (double-buffer), rows XOR-swizzled over the bank line (conflict-free
+    # ldmatrix and cp.async, analyze-lds-banks; no padding, so the two 24 KiB stages fit the 48 KiB
+    # of static shared memory), 8 warps of 64x64 (128x256 tiles): the fastest the cost model predicts at
+    # 4096^3 of benchmarks/h200/matrix.py's candidates that fit (0.69 ms against 0.78 for 128x128 in
+    # 32x64 warp tiles and 1.17 for the element-wise reads and synchronous copies before it, kept as the
+    # named pipeline mma-sync-elementwise, which measured 102.9 TFLOP/s on an H100); not yet timed
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=4 waves-n=2},vectorize{width=8 blocks=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=8},direct-to-lds{fallback=true},double-buffer{stage=lds},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 

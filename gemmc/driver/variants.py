@@ -42,11 +42,12 @@ def with_stream_k(spec: str, workgroups: int = 0) -> str:
 
 def before_double_buffer(spec: str, pass_text: str) -> str:
     """`spec` with a pass that divides the K loop inserted after the compute passes, before the K
-    loop is pipelined (its double-buffer), or at the end when it has none."""
-    passes = spec.split(",double-buffer")
-    if len(passes) == 1:
-        return f"{spec},{pass_text}"
-    return f"{passes[0]},{pass_text},double-buffer" + ",double-buffer".join(passes[1:])
+    loop is pipelined (its double-buffer, or multi-buffer with pipeline), or at the end when it has none."""
+    for pipelining in (",double-buffer", ",multi-buffer"):
+        passes = spec.split(pipelining)
+        if len(passes) > 1:
+            return f"{passes[0]},{pass_text}{pipelining}" + pipelining.join(passes[1:])
+    return f"{spec},{pass_text}"
 
 
 def with_tiles(spec: str, block_m: int, block_n: int, thread_m: int | None = None, thread_n: int | None = None) -> str:

@@ -4,6 +4,8 @@ loops and branches.
     gpu.thread_id x   -> (int)threadIdx.x
     gpu.barrier       -> __syncthreads();
     gpu.launch_func   -> kernel<<<dim3(gx, gy, gz), dim3(bx, by, bz), 0, stream>>>(A, B, C, M, N, K);
+                         (a kernel past sm_90's 48 KiB of static shared memory: cudaFuncSetAttribute once,
+                         then its dynamic shared bytes in place of the 0)
     scf.for           -> for (int k = 0; k < K; k += 16) { ... }, after `#pragma unroll` where it pays
     scf.if            -> if (c) { ... } else { ... }
 
@@ -70,6 +72,13 @@ def _print_launch(p: FunctionPrinter, op: Operation) -> None:
              ("gridSizeX", "gridSizeY", "gridSizeZ", "blockSizeX", "blockSizeY", "blockSizeZ"))]
     shared = getattr(op, "dynamicSharedMemorySize", None)
     shared_e = p.value(shared).text if shared is not None else "0"
+    if kinfo.dynamic_shared:  # its tiles past the static 48 KiB: opt in once, launch with them
+        shared_e = str(kinfo.dynamic_shared)
+        status = p.names.fresh(f"{kinfo.cname}_shared_status")
+        p.line(f"static const hipError_t {status} = cudaFuncSetAttribute({kinfo.cname}, "
+               f"cudaFuncAttributeMaxDynamicSharedMemorySize, {shared_e});")
+        p.line(f"if ({status} != hipSuccess)")
+        p.line(f"{INDENT}return {status};")
     args: list[str] = []
     for q in kinfo.params:
         if q.kind == "memref":

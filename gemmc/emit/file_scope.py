@@ -39,6 +39,7 @@ class KernelInfo:
     dims: dict[tuple[int, int], str] = field(default_factory=dict)  # (arg, axis) -> the dim's C name
     const_args: set[int] = field(default_factory=set)
     text: list[str] = field(default_factory=list)
+    dynamic_shared: int = 0  # bytes of dynamic shared memory its launch opts in to (sm_90 past 48 KiB)
 
 
 @dataclass

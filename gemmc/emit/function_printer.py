@@ -72,8 +72,10 @@ class FunctionPrinter:
         self.lines: list[str] = []
         self.values: dict[SSAValue, Expr] = {}
         self.memrefs: dict[SSAValue, MemrefView] = {}
-        self.has_vector_memory_ops = any(
-            o.name in ("vector.load", "vector.store") for o in walk_block(body)
+        self.dynamic_shared: int | None = None  # LDS as views of dynamic shared memory: the bytes so far
+        self.has_vector_memory_ops = any(  # (ldmatrix and cp.async address 16-byte rows of shared memory)
+            o.name in ("vector.load", "vector.store", "nvgpu.ldmatrix", "nvgpu.device_async_copy")
+            for o in walk_block(body)
         )
 
     # -- output ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from gemmc.emit.c_types import UINT_C, identity_layout
 from gemmc.emit.file_scope import FileScope, KernelInfo, Param
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter
 from gemmc.emit.ir_access import emit_error, sym_name, walk_block
+from gemmc.target.resources import lds_bytes
 from gemmc.support.ir_names import ARG_DIMS_ATTR, ARG_UNSIGNED_ATTR, FLAT_WG_ATTRS, KNOWN_BLOCK_SIZE_ATTR, WAVES_PER_EU_ATTRS
 
 
@@ -69,7 +70,10 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
     dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
     info.params = memref_params + dim_params + scalar_params
 
+    if scope.arch.vendor == "nvidia" and lds_bytes(fn) > scope.arch.lds_bytes:
+        p.dynamic_shared = 0  # past the static limit: the tiles are views of dynamic shared memory
     p.print_block(body)
+    info.dynamic_shared = p.dynamic_shared or 0
 
     info.text = [*_kernel_heading(scope, gm, fn, info), "{", *p.lines, "}"]
     return info

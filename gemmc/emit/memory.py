@@ -2,6 +2,8 @@
 
     memref.load      -> A[row * K + k]; packed FP4: (A[row * 48 + (k >> 1)] >> (k & 1) * 4) & 15
     memref.alloc     -> __shared__ float lds[32][33];  (LDS; a local array elsewhere)
+                        float (&lds)[32][33] = *reinterpret_cast<float (*)[32][33]>(gemmc_shared + 0);
+                        (sm_90 past 48 KiB: a view of dynamic shared memory)
     vector.load      -> *reinterpret_cast<const v4float*>(&A[row * K + k])
     vector.extract   -> v.x, or v[i]
 
@@ -24,6 +26,7 @@ from gemmc.emit.c_types import identity_layout, is_fp6, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
 from gemmc.support.ir_names import ATOMIC_ADDF, GLOBAL_SPACE, LDS_SPACE, memory_space
+from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.lds_access import known_multiple, row_multiple
 
 
@@ -94,10 +97,30 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
     name = p.names.fresh(result.name_hint or ("lds" if space == LDS_SPACE else "buf"))
     dims = "".join(f"[{s}]" for s in t.get_shape()) or "[1]"
     elem = p.type_name(t.element_type, op)
+    if space == LDS_SPACE and p.dynamic_shared is not None:
+        _print_dynamic_shared(p, name, elem, dims, t)
+        p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
+        return
     align = "alignas(16) " if p.has_vector_memory_ops else ""
     qualifier = "__shared__ " if space == LDS_SPACE else ""
     p.line(f"{align}{qualifier}{elem} {name}{dims};")
     p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
+
+
+DYNAMIC_SHARED = "gemmc_shared"
+
+
+def _print_dynamic_shared(p: FunctionPrinter, name: str, elem: str, dims: str, t: MemRefType) -> None:
+    """An LDS buffer as a view of the kernel's dynamic shared memory (sm_90 past its 48 KiB of static
+    shared memory; the launcher opts in to the bytes, gemmc.emit.control), each 16-byte aligned."""
+    offset = p.dynamic_shared or 0
+    if offset == 0:
+        p.line(f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SHARED}[];")
+    p.line(f"{elem} (&{name}){dims} = *reinterpret_cast<{elem} (*){dims}>({DYNAMIC_SHARED} + {offset});")
+    size = ELEMENT_BYTES[str(t.element_type)]
+    for n in t.get_shape():
+        size *= n
+    p.dynamic_shared = offset + -(-size // 16) * 16
 
 
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:

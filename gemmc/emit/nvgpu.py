@@ -1,6 +1,11 @@
-"""HIP printers of the nvgpu dialect: the tensor cores' mma.sync as inline PTX (sm_90).
+"""HIP printers of the nvgpu dialect: the tensor cores' mma.sync, ldmatrix and cp.async as inline
+PTX (sm_90).
 
     nvgpu.mma_sync -> d = gemmc_mma_m16n8k16_f32_f16(a, b, c);
+    nvgpu.ldmatrix -> const v8half a = gemmc_ldmatrix_x4_trans_f16(&tile_b[slot][r][c]);
+    nvgpu.device_async_copy -> gemmc_cp_async_16(&tile_a[slot][i0][i1], &A[g0 * 4096 + g1], src_elements * 2);
+    nvgpu.device_async_create_group -> asm volatile("cp.async.commit_group;\n" ::: "memory");
+    nvgpu.device_async_wait -> asm volatile("cp.async.wait_group 1;\n" ::: "memory");
 
 nvcc has no builtin for mma.sync; CUDA's own wmma API hides the fragment layout.  gemmc's
 lowering places every element itself (gemmc.target.arch.MatrixInstr.a / .b / .d), so the printer
@@ -8,6 +13,11 @@ hands the lane's registers to the PTX instruction as they are: A's 8 16-bit elem
 32-bit registers (elements 2i and 2i + 1 in register i, low half first, as the PTX ISA's .f16x2 /
 .bf16x2 pack them), B's 4 as two, C and D as four f32 registers.  The device function holding
 the asm statement is printed once per file (FileScope.helper), named by MatrixInstr.builtin.
+ldmatrix and cp.async take shared-memory addresses: the 32-bit offset that
+__cvta_generic_to_shared gives ("r"); cp.async's source is the generic pointer, which is the
+global address ("l").  Their asm statements are volatile (issued where they stand, never
+merged: a read of shared memory the compiler cannot see, as CUTLASS writes them); commit and
+wait clobber "memory", so that no load or store of shared memory moves across a wait.
 The printers enter gemmc.emit.function_printer's table when this module is imported.
 """
 
@@ -16,9 +26,10 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from gemmc.dialects.amdgpu import lanes_of
-from gemmc.emit.c_text import call
-from gemmc.emit.function_printer import FunctionPrinter, op_printer
+from gemmc.emit.c_text import MUL, Expr, call
+from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
+from gemmc.target.resources import ELEMENT_BYTES
 
 
 @op_printer("nvgpu.mma_sync", pure=True)
@@ -60,3 +71,91 @@ def mma_function(instr, a_t: str, b_t: str, c_t: str) -> list[str]:
         "    return d;",
         "}",
     ]
+
+
+# -- ldmatrix ------------------------------------------------------------------------------
+
+
+@op_printer("nvgpu.ldmatrix")
+def _print_ldmatrix(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "ldmatrix")
+    mem, *indices = op.operands
+    elem = p.type_name(mem.type.element_type, op)
+    vec = p.type_name(op.results[0].type, op)
+    trans = op.transpose is not None
+    name = f"gemmc_ldmatrix_x{op.tiles}{'_trans' if trans else ''}_{vec}"
+    p.emitter.helper(name, ldmatrix_function(name, op.tiles, trans, elem, vec), {})
+    address = Expr(f"&{p.memref(mem, op).element([p.value(i) for i in indices]).text}")
+    p.define(op.results[0], call(name, address), pure=False)
+
+
+def ldmatrix_function(name: str, tiles: int, trans: bool, elem: str, vec: str) -> list[str]:
+    """The device function that loads `tiles` 8x8 matrices into a lane's `vec` (its registers in
+    order, each two 16-bit elements, the lower column in the low half)."""
+    ptx = f"ldmatrix.sync.aligned.m8n8.x{tiles}{'.trans' if trans else ''}.shared.b16"
+    regs = ", ".join(f"%{i}" for i in range(tiles))
+    outs = ", ".join(f'"=r"(x[{i}])' for i in range(tiles))
+    return [
+        f"// {ptx}: this lane's registers of {tiles} 8x8 matrices; the lane supplies one row's address",
+        "// (lane 8q + i: row i of matrix q; gemmc.target.ldmatrix)",
+        f"__device__ inline {vec} {name}(const {elem}* row)",
+        "{",
+        f"    {vec} r;",
+        "    unsigned* x = reinterpret_cast<unsigned*>(&r);",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));",
+        f'    asm volatile("{ptx} {{{regs}}}, [%{tiles}];\\n"',
+        f"        : {outs}",
+        '        : "r"(address));',
+        "    return r;",
+        "}",
+    ]
+
+
+# -- cp.async ------------------------------------------------------------------------------
+
+
+@op_printer("nvgpu.device_async_copy")
+def _print_async_copy(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async")
+    size = op.elements * ELEMENT_BYTES[str(op.dst.type.element_type)]
+    name = p.emitter.helper(f"gemmc_cp_async_{size}", async_copy_function(size), {})
+    dst = p.unpacked(op.dst, op).element([p.value(i) for i in op.dstIndices])
+    src = p.unpacked(op.src, op).element([p.value(i) for i in op.srcIndices])
+    bytes_ = Expr(f"{p.value(op.srcElements).at(MUL)} * {size // op.elements}", MUL)
+    p.line(f"{call(name, Expr(f'&{dst.text}'), Expr(f'&{src.text}'), bytes_).text};")
+
+
+def async_copy_function(size: int) -> list[str]:
+    """The device function that issues one lane's cp.async of `size` bytes, reading `src_bytes`
+    of them (src-size: the rest are written as zeros)."""
+    level = "cg" if size == 16 else "ca"  # .cg (L2 only) takes 16 bytes alone
+    ptx = f"cp.async.{level}.shared.global [%0], [%1], {size}, %2;"
+    return [
+        f"// cp.async.{level}: {size} bytes from global to shared memory without registers, src_bytes of them read,",
+        "// the rest zeros; they land at a cp.async.wait_group that waits for their group",
+        f"__device__ inline void gemmc_cp_async_{size}(void* dst, const void* src, unsigned src_bytes)",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));",
+        f'    asm volatile("{ptx}\\n" :: "r"(address), "l"(src), "r"(src_bytes) : "memory");',
+        "}",
+    ]
+
+
+@op_printer("nvgpu.device_async_create_group")
+def _print_commit(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async.commit_group")
+    p.line('asm volatile("cp.async.commit_group;\\n" ::: "memory");')
+
+
+@op_printer("nvgpu.device_async_wait")
+def _print_wait(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async.wait_group")
+    p.line(f'asm volatile("cp.async.wait_group {op.groups};\\n" ::: "memory");')
+
+
+def _check_nvidia(p: FunctionPrinter, op: Operation, what: str) -> None:
+    if p.emitter.arch.vendor != "nvidia":
+        raise emit_error(op, f"{what} is an NVIDIA instruction; {p.emitter.arch.name} has none")
+
+
+READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy"})  # (cp.async writes shared memory only)

@@ -52,6 +52,7 @@ class Buffer:
         self.data = data
         self.elem_bytes = element_bytes(type)
         self.races: RaceTracker | None = None
+        self.in_flight: np.ndarray | None = None  # LDS: cp.async writes not yet waited for, per element
         self.base = 0  # per-lane offset of the lane's instance (LDS, private)
         self.rows: np.ndarray | None = None  # private: data viewed as (size, L)
 
@@ -84,10 +85,10 @@ class Buffer:
         if kind == "lds":
             state.lds_bytes[op] = size * buf.elem_bytes
             used = sum(state.lds_bytes.values())
-            if used > state.arch.lds_bytes:
+            if used > state.arch.lds_limit:
                 raise InterpError(
                     f"{op.name} of {buf.name}: the kernel allocates {used} bytes of LDS per "
-                    f"workgroup; {state.arch.name} has {state.arch.lds_bytes}"
+                    f"workgroup; {state.arch.name} has {state.arch.lds_limit}"
                 )
             if state.races:
                 buf.races = RaceTracker(instances * size)
@@ -453,6 +454,8 @@ def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
     _check_aligned(state, op, buf, addr, width)
     if buf.kind == "lds":
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
+        if buf.in_flight is not None:
+            check_landed(state, op, buf, *_active(state, addr), "reads")
         if buf.races is not None:
             buf.races.on_read(_Access(state, op, buf, *_active(state, addr)))
     return np.take(buf.data, addr, mode="clip")
@@ -478,6 +481,8 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     _check_aligned(state, op, buf, addr, width)
     if buf.kind == "lds":
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
+        if buf.in_flight is not None:
+            check_landed(state, op, buf, *_active(state, addr), "overwrites")
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
@@ -489,6 +494,41 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     buf.races.on_write(acc, buf.data[acc.addr], flat_value)
     buf.data[acc.addr] = flat_value
     buf.races.after_write(acc, buf.data, flat_value)
+
+
+def addresses(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> np.ndarray:
+    """Each lane's flat addresses of `width` elements from its indices, (L,) or (L, width),
+    bounds-checked on the active lanes (the ops that address memory themselves: ldmatrix, cp.async)."""
+    _check_bounds(state, op, buf, indices, width)
+    return _addresses(state, buf, indices, width)
+
+
+def check_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarray, lanes: np.ndarray | None,
+                 verb: str) -> None:
+    """An access to LDS elements that a cp.async has not yet written (its group not waited for)
+    is a race with the copy: an error naming the op, the element and the lane."""
+    pending = buf.in_flight[addr] > 0
+    if not pending.any():
+        return
+    i = int(np.argmax(pending))
+    lane = i if lanes is None else int(lanes[i])
+    raise InterpError(
+        f"{op.name} by {state.where(lane)} {verb} {buf.name}{list(buf.unravel(int(addr[i])))} while a cp.async "
+        "into it is in flight (no nvgpu.device_async_wait has waited for its group, cp.async.wait_group)"
+    )
+
+
+def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarray, values: np.ndarray,
+                 lanes: np.ndarray) -> None:
+    """cp.async's writes landing in LDS (flat `addr`, one per element, written by `lanes`) at a
+    wait: stores of those lanes now, as far as races go."""
+    if buf.races is None:
+        buf.data[addr] = values
+        return
+    acc = _Access(state, op, buf, addr, lanes)
+    buf.races.on_write(acc, buf.data[addr], values)
+    buf.data[addr] = values
+    buf.races.after_write(acc, buf.data, values)
 
 
 def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:

@@ -26,6 +26,13 @@ NAMED_PIPELINES: dict[str, str] = {
     "tuned-h200": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},"
                   "register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},"
                   "vectorize{width=4},double-buffer{stage=registers},launch-bounds{max-threads=256}",
+    # sm_90's first 16-bit default (before ldmatrix and cp.async, issue #38): each lane's fragments read
+    # element run by element run, B's tile transposed by 8x8 blocks, synchronous copies; 102.9 TFLOP/s
+    # at f16 4096^3 on an H100 (benchmarks/h200/matrix.md)
+    "mma-sync-elementwise": "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},"
+                            "register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=4 waves-n=2},"
+                            "vectorize{width=8 blocks=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8},"
+                            "launch-bounds{max-threads=256}",
 }
 
 

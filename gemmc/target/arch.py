@@ -227,6 +227,9 @@ class Arch:
     mem_latency_cycles: int = 500  # global load-to-use latency from L2/memory (model assumption)
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
     lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
+    # shared memory a block may use beyond lds_bytes by opting in (CUDA's dynamic shared memory, which
+    # gemmc prints where a kernel's tiles exceed the static limit); 0: lds_bytes is the limit
+    lds_optin_bytes: int = 0
     max_workgroups_per_cu: int = 16  # per CU (WGP): LLVM's barrier limit 16 (32 in WGP mode); CUDA 32
     l1_reuse: bool = False  # the L1 keeps global lines for other waves and later iterations (NVIDIA's
     # L1 caches global loads); AMD's vector L1 is modelled as streaming (docs/cost-model.md)
@@ -260,6 +263,11 @@ class Arch:
     # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
     # it); () where nothing is published, and the model keeps the data sheet's clock
     achievable_matrix: tuple[AchievablePeak, ...] = ()
+
+    @property
+    def lds_limit(self) -> int:
+        """Bytes of LDS (shared memory) a workgroup may allocate: the static limit, or the opt-in one."""
+        return max(self.lds_bytes, self.lds_optin_bytes)
 
     @property
     def lds_kib(self) -> int:
@@ -578,8 +586,9 @@ ARCHS: dict[str, Arch] = {
         # 989 TF dense FP16/BF16 tensor (NVIDIA H200 datasheet); 4 SM sub-partitions ("SIMDs") of
         # 32 FP32 lanes, 64 warps and 65536 registers per SM, 255 registers per thread, 50 MiB L2,
         # 228 KiB shared memory per SM of which a block gets 48 KiB statically (CUDA C++
-        # Programming Guide, compute capability 9.0; Hopper tuning guide).  gemmc emits static
-        # __shared__ arrays only, so lds_bytes is the 48 KiB static limit.  "wave" = warp.
+        # Programming Guide, compute capability 9.0; Hopper tuning guide).  lds_bytes is the 48 KiB
+        # static limit, to which gemmc prints static __shared__ arrays; past it (lds_optin_bytes) views of
+        # dynamic shared memory that the launcher opts in to.  "wave" = warp.
         # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
         # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code).
         Arch(
@@ -594,6 +603,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
+            lds_optin_bytes=227 * 1024,  # a block's dynamic shared memory, opted in (compute capability 9.0)
             transposed_copy_column_first=True, compute_dtypes=("f32",),
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster

@@ -12,7 +12,9 @@ A copy of an e0 x e1 tile, `width` elements per load, over T threads:
         v = (o0 + i0 < rows && o1 + i1 < cols) ? src[o0 + i0][o1 + i1] : 0
         dst[slot..., i0, i1] = v                     (or [i1, i0], element by element for vectors)
 
-With `direct` the words go by amdgpu.gather_to_lds (`direct_copy`).
+With `direct` the words go by amdgpu.gather_to_lds (`direct_copy`); on an NVIDIA target by
+cp.async, 16 bytes a lane (`async_copy`), committed and waited for by
+gemmc.transforms.async_waits.
 
 With `blocks` (a transposed copy, vectorize{blocks=true}) an item is a width x width block
 (`load_block`, `store_block`):
@@ -59,11 +61,15 @@ from xdsl.rewriter import InsertPoint
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import MX_NARROW_TYPES, CopyOp, type_name
+from gemmc.dialects.nvgpu import DeviceAsyncCopyOp
+from gemmc.transforms.async_waits import place_waits
 from gemmc.support.ir_names import ROLE_ATTR, TRANSPOSED_ATTR, UNROLL_ATTR
 from gemmc.transforms.kernel_builder import KernelBuilder
 from gemmc.transforms.lds_access import kernel_of, known_multiple, row_multiple
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.target.module_arch import arch_of
+
+ASYNC_BYTES = 16  # cp.async.cg's 16 bytes a lane (the L2 only: the tile is read once a workgroup)
 
 
 def direct_per_lane(elem) -> int:
@@ -75,7 +81,10 @@ def direct_per_lane(elem) -> int:
 def direct_unproven(copy: CopyOp) -> str | None:
     """Why global_load_lds cannot move this copy's tile as 4-byte words (direct_copy), or
     None when it can: the LDS tile dense, and each word's elements adjacent in global memory
-    and in LDS, wholly inside or outside the matrix (`_word_unaligned`)."""
+    and in LDS, wholly inside or outside the matrix (`_word_unaligned`).  On an NVIDIA target:
+    why cp.async cannot move it in 16-byte chunks (`async_unproven`)."""
+    if arch_of(copy).vendor == "nvidia":
+        return async_unproven(copy)
     elem = copy.src.type.element_type
     tile = list(copy.dst_index(*copy.tile))
     if list(copy.dst.type.get_shape()[-2:]) != tile:
@@ -89,7 +98,22 @@ def direct_unproven(copy: CopyOp) -> str | None:
     return None if per == 1 else _word_unaligned(copy, per)
 
 
-def _word_unaligned(copy: CopyOp, per: int) -> str | None:
+def async_unproven(copy: CopyOp) -> str | None:
+    """Why cp.async cannot move this copy's tile in 16-byte chunks (async_copy), or None when it
+    can: each chunk's elements adjacent in global memory and in shared memory, 16-byte aligned
+    in both, wholly inside or outside the matrix's rows (`_word_unaligned`).  Padded shared rows
+    are fine (each lane writes where it says) if they keep 16-byte alignment."""
+    elem = copy.src.type.element_type
+    size = ELEMENT_BYTES.get(str(elem))
+    if type_name(elem) in MX_NARROW_TYPES or size is None or ASYNC_BYTES % size:
+        return f"its {type_name(elem) or elem} elements do not make {ASYNC_BYTES}-byte chunks"
+    per = ASYNC_BYTES // size
+    if copy.dst.type.get_shape()[-1] % per:
+        return f"its shared rows of {copy.dst.type.get_shape()[-1]} elements do not keep 16-byte chunks aligned"
+    return _word_unaligned(copy, per, f"a {ASYNC_BYTES}-byte cp.async")
+
+
+def _word_unaligned(copy: CopyOp, per: int, unit: str = "a 4-byte word") -> str | None:
     """Why a word of `per` elements may straddle LDS rows, a matrix row or its edge (the
     transfer tests only its first element against the bounds), or None when none does:
     the tile stored as it is in global memory, and its row length, the matrix's row length
@@ -101,7 +125,7 @@ def _word_unaligned(copy: CopyOp, per: int) -> str | None:
     _, extent = copy.tile
     row = row_multiple(copy.src)
     if extent % per:
-        return f"the tile's row length {extent} is not a multiple of {per} (the {elem} elements of a 4-byte word)"
+        return f"the tile's row length {extent} is not a multiple of {per} (the {elem} elements of {unit})"
     if known_multiple(copy.o1) % per:
         return f"the tile's column origin is not provably a multiple of {per}"
     if copy.src.type.get_shape()[1] < 0 and row % per:
@@ -146,17 +170,24 @@ def has_copies(root: Operation) -> bool:
 
 
 def lower_copies(root: Operation) -> None:
-    """Lower every gemm.copy under `root`, in program order (lower-copies)."""
+    """Lower every gemm.copy under `root`, in program order (lower-copies); then commit and wait
+    for the cp.async copies that NVIDIA's direct copies became."""
     wave_first: dict = {}
-    for op in [o for o in root.walk() if isinstance(o, CopyOp)]:
+    copies = [o for o in root.walk() if isinstance(o, CopyOp)]
+    for op in copies:
         lower_copy(op, wave_first)
+    if any(op.direct is not None for op in copies):
+        place_waits(root)
 
 
 def lower_copy(op: CopyOp, wave_first: dict) -> None:
     """Replace `op` by its copy loops.  `wave_first` caches, per tid value, the first
     thread of each wave that direct copies need (computed once, at the kernel's top)."""
     b = KernelBuilder.before(op)
-    if op.direct is not None:
+    if op.direct is not None and arch_of(op).vendor == "nvidia":
+        _check_direct(op)
+        async_copy(b, op)
+    elif op.direct is not None:
         _check_direct(op)
         direct_copy(b, op, _wave_first(op, wave_first))
     elif op.peel is not None:
@@ -572,7 +603,8 @@ def _check_direct(op: CopyOp) -> None:
     its tile, say) so that its words no longer go by global_load_lds: a located error."""
     reason = direct_unproven(op)
     if reason is not None:
-        raise pass_error("lower-copies", op, f"a direct copy cannot be moved by global_load_lds: {reason}; "
+        how = "cp.async" if arch_of(op).vendor == "nvidia" else "global_load_lds"
+        raise pass_error("lower-copies", op, f"a direct copy cannot be moved by {how}: {reason}; "
                          "run direct-to-lds after the passes that change its tile")
 
 
@@ -619,6 +651,36 @@ def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:
         _if_else(cb, inside, load, zero)
 
     _over_threads(b, op, e0 * e1 // per, body, False)
+
+
+# -- cp.async ------------------------------------------------------------------------------
+
+
+def async_copy(b: KernelBuilder, op: CopyOp) -> None:
+    """Copy a tile to shared memory with nvgpu.device_async_copy, a 16-byte chunk a lane: chunk
+    `idx` is stored row i0 = idx / chunks-a-row, columns i1 .. i1 + per; it reads the elements
+    that lie in the matrix (none past its rows, up to its row's end: cp.async's src-size, the
+    rest zero-filled) from a clamped source address (the tile's origin where it reads none).
+    The chunks must be proven (async_unproven)."""
+    e0, e1 = op.tile
+    per = ASYNC_BYTES // ELEMENT_BYTES[str(op.dst.type.element_type)]
+    lead = list(op.indices)
+
+    def body(cb: KernelBuilder, start, idx):
+        i0 = cb.op(arith.DivUIOp(idx, cb.index(e1 // per)), "i0")
+        i1 = cb.mul(cb.op(arith.RemUIOp(idx, cb.index(e1 // per))), cb.index(per), "i1")
+        g0, g1 = cb.add(op.o0, i0, "g0"), cb.add(op.o1, i1, "g1")
+        inside = cb.land(cb.lt(g0, op.rows), cb.lt(g1, op.cols), "in_bounds")
+        left = cb.op(arith.SelectOp(inside, cb.sub(op.cols, g1), cb.index(0)))
+        count = cb.op(arith.MinUIOp(left, cb.index(per)), "src_elements")
+        src = [cb.op(arith.SelectOp(inside, g, o)) for g, o in ((g0, op.o0), (g1, op.o1))]
+        copy = DeviceAsyncCopyOp(op.src, src, op.dst, lead + [i0, i1], per, count)
+        for name in (ROLE_ATTR, TRANSPOSED_ATTR):
+            if name in op.attributes:
+                copy.attributes[name] = op.attributes[name]
+        cb.b.insert(copy)
+
+    _over_threads(b, op, e0 * (e1 // per), body, UNROLL_ATTR in op.attributes)
 
 
 def _if_else(b: KernelBuilder, cond: SSAValue, then, otherwise) -> scf.IfOp:

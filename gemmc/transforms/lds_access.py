@@ -3,7 +3,8 @@
 pad-lds, swizzle-lds and multi-buffer change where an allocation's elements live; each
 must then rewrite every access to it, and refuse an allocation whose uses it cannot
 see through.  This module finds those accesses (memref.load/store, vector.load/store,
-amdgpu.gather_to_lds and gemm.copy as their destination), replaces their indices op by op, and proves
+amdgpu.gather_to_lds and gemm.copy as their destination, nvgpu.ldmatrix's rows and
+nvgpu.device_async_copy's destination), replaces their indices op by op, and proves
 what the rewrites need to know about an index: a multiple it is known to be.
 """
 
@@ -20,7 +21,10 @@ from xdsl.rewriter import Rewriter
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
+from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp
 from gemmc.support.ir_names import LDS_SPACE, memory_space
+from gemmc.target.ldmatrix import ROWS
+from gemmc.target.module_arch import arch_of
 from gemmc.target.resources import lds_bytes
 
 ALLOC_OPS = (memref.AllocaOp, memref.AllocOp)
@@ -43,8 +47,11 @@ class Access:
 
     @property
     def wave_contiguous(self) -> bool:
-        """gather_to_lds: the wave writes consecutive LDS words from one position."""
-        return isinstance(self.op, GatherToLDSOp) or isinstance(self.op, CopyOp) and self.op.direct is not None
+        """gather_to_lds: the wave writes consecutive LDS words from one position (a direct copy
+        on AMD; on NVIDIA's cp.async each lane writes its own 16 bytes where it says)."""
+        if isinstance(self.op, GatherToLDSOp):
+            return True
+        return isinstance(self.op, CopyOp) and self.op.direct is not None and arch_of(self.op).vendor != "nvidia"
 
 
 def lds_allocs(root: Operation) -> list[Operation]:
@@ -93,6 +100,10 @@ def _access(op: Operation, operand: int) -> Access | None:
         return Access(op, list(op.indices), _vector_len(op.vector.type), True)
     if isinstance(op, GatherToLDSOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), 1, True)
+    if isinstance(op, LdMatrixOp):  # each lane's 16-byte row
+        return Access(op, list(op.indices), ROWS, False)
+    if isinstance(op, DeviceAsyncCopyOp) and op.dst is op.operands[operand]:
+        return Access(op, list(op.dstIndices), op.elements, True)
     if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
         # its LDS stores: `width` elements wide along the row, one by one when transposed or peeled
         return Access(op, list(op.indices), 1 if op.transpose or op.peel else op.width.value.data, True)
@@ -106,7 +117,7 @@ def written_memref(op: Operation) -> SSAValue | None:
         return op.memref
     if isinstance(op, vector.StoreOp):
         return op.base
-    if isinstance(op, GatherToLDSOp | CopyOp):
+    if isinstance(op, GatherToLDSOp | CopyOp | DeviceAsyncCopyOp):
         return op.dst
     return None
 
@@ -130,6 +141,10 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
     elif isinstance(op, CopyOp):
         new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile)
         new.properties.update(op.properties)  # every mark the copy carries (width, transpose, row_lanes, ...)
+    elif isinstance(op, LdMatrixOp):
+        new = LdMatrixOp(op.srcMemref, indices, op.tiles, op.transpose is not None, op.res.type)
+    elif isinstance(op, DeviceAsyncCopyOp):
+        new = DeviceAsyncCopyOp(op.src, list(op.srcIndices), op.dst, indices, op.elements, op.srcElements)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)
@@ -192,8 +207,8 @@ def row_multiple(matrix: SSAValue) -> int:
 def check_lds_fits(pass_name: str, kernel: Operation, arch) -> None:
     """The kernel's LDS allocations, as they now are, fit the arch's LDS per workgroup."""
     total = lds_bytes(kernel)
-    if total > arch.lds_bytes:
-        raise pass_error(pass_name, kernel, f"LDS buffers need {total} bytes but {arch.name} has {arch.lds_bytes} per workgroup")
+    if total > arch.lds_limit:
+        raise pass_error(pass_name, kernel, f"LDS buffers need {total} bytes but {arch.name} has {arch.lds_limit} per workgroup")
 
 
 def kernel_of(op: Operation) -> Operation:

@@ -25,7 +25,8 @@ Each lane loads its items of A and B with one vector load per run of consecutive
 together by a vector.shuffle; on sm_90 mma.sync's A four runs of two, on rows r and r + 8;
 both LDS tiles are k-contiguous after register tiling),
 converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
-fragments: the tutorial's "Case 1").
+fragments: the tutorial's "Case 1").  With `Schedule.ldmatrix` (sm_90, the ldmatrix pass) the
+fragments come from nvgpu.ldmatrix instead, 8x8 matrices at a time (gemmc.transforms.ldmatrix_frags).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from gemmc.dialects.amdgpu import ScaledMFMAOp, matrix_op
 from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.support.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
+from gemmc.transforms import ldmatrix_frags
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 from gemmc.target.module_arch import arch_of
 
@@ -185,6 +187,8 @@ def setup(w) -> None:
     w.a_k = _packed(kb, ix_value(kb, a_k, "a_k"), s.pack, "a_k")
     w.b_col = kb.add(w.wave_col, ix_value(kb, b_col), "b_col")
     w.b_k = _packed(kb, ix_value(kb, b_k, "b_k"), s.pack, "b_k")
+    if s.ldmatrix:  # the lanes' row addresses instead (the element offsets above go unused)
+        ldmatrix_frags.setup(w)
 
 
 def _packed(kb: KernelBuilder, lane_k: SSAValue, k_pack: int, name: str) -> SSAValue:
@@ -201,10 +205,10 @@ def compute(w, b: KernelBuilder, buf) -> None:
     pack = s.pack
 
     def step(x: KernelBuilder, kk, _):
-        a_frags = [_fragments(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
-                              lead, instr.a, True, "a") for ti in range(s.thread_m)]
-        b_frags = [_fragments(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
-                              lead, instr.b, False, "b") for tj in range(s.thread_n)]
+        if s.ldmatrix:
+            a_frags, b_frags = ldmatrix_frags.fragments(w, x, kk, lead)
+        else:
+            a_frags, b_frags = _element_fragments(w, x, kk, lead)
         if instr.scale_block:  # each lane's E8M0 scale of its block of A's row (B's column), op_sel 0
             a_scales = [_scales(w, x, "a", x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k))
                         for ti in range(s.thread_m)]
@@ -226,6 +230,16 @@ def compute(w, b: KernelBuilder, buf) -> None:
     loop = b.for_(b.index(0), b.index(s.block_k), b.index(instr.k * pack), [], step, "kk")
     loop.attributes[UNROLL_ATTR] = UnitAttr()
     set_role(loop, ROLE_COMPUTE)
+
+
+def _element_fragments(w, x: KernelBuilder, kk, lead) -> tuple[list, list]:
+    """The lane's fragments of the warp's tiles at depth kk, read element run by run (_fragments)."""
+    s, instr = w.s, w.instr
+    a_frags = [_fragments(w, x, w.tile_a, x.add(w.a_row, x.index(ti * instr.m)), x.add(kk, w.a_k),
+                          lead, instr.a, True, "a") for ti in range(s.thread_m)]
+    b_frags = [_fragments(w, x, w.tile_b, x.add(w.b_col, x.index(tj * instr.n)), x.add(kk, w.b_k),
+                          lead, instr.b, False, "b") for tj in range(s.thread_n)]
+    return a_frags, b_frags
 
 
 def _matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue):

@@ -45,6 +45,7 @@ class Schedule:
     frag_read: int = 0  # elements per LDS read of a fragment (0: one read per run of consecutive k's)
     k_pack: int = 0  # instructions whose fragments a lane reads with one LDS read per run (0, 1: one)
     direct: int = 0  # global->LDS by global_load_lds: bit 0 for A, bit 1 for B
+    ldmatrix: int = 0  # 1: the fragments are read by ldmatrix (sm_90; gemmc/transforms/ldmatrix_frags.py)
 
     @property
     def pack(self) -> int:
@@ -106,5 +107,5 @@ class Schedule:
 _FROM_IR = ("width_a", "width_b", "direct", "buffers")
 """Fields read from the kernel's copies (gemmc.transforms.contraction), never from `gemm.schedule`."""
 
-_OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "frag_read": 0, "k_pack": 0, "direct": 0}
+_OPTIONAL = {"a_kmajor": 0, "chunk_m": 0, "chunk_n": 0, "unroll": 0, "instr": "", "waves_m": 0, "waves_n": 0, "frag_type": "", "lane_regs": 0, "frag_read": 0, "k_pack": 0, "direct": 0, "ldmatrix": 0}
 """Fields left out of `gemm.schedule` while they hold these defaults."""

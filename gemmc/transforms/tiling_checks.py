@@ -19,10 +19,10 @@ def element_bytes(con: Contraction) -> int:
 
 def check_fits(pass_name: str, kernel, s: Schedule, con: Contraction, arch: Arch) -> None:
     lds = s.lds_bytes(element_bytes(con))
-    if lds > arch.lds_bytes:
+    if lds > arch.lds_limit:
         raise pass_error(
             pass_name, kernel,
-            f"LDS tiles need {lds} bytes but {arch.name} has {arch.lds_bytes} per workgroup",
+            f"LDS tiles need {lds} bytes but {arch.name} has {arch.lds_limit} per workgroup",
         )
     if s.threads > arch.max_threads_per_block:
         raise pass_error(

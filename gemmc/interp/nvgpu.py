@@ -1,0 +1,195 @@
+"""sm_90's fragment loads and asynchronous copies, lane-accurate (nvgpu.mma_sync is in matrix.py).
+
+`nvgpu.ldmatrix`: every lane's indices address one 16-byte row (bounds, 16-byte alignment, races
+and bank conflicts are checked and counted as a vector load of 8 elements: a matrix's 8 rows
+are one phase of 8 lanes); each warp then hands its lanes what the PTX ISA's fragment table
+gives them (gemmc.target.ldmatrix.deliver: row l / 4, columns 2 (l % 4) and + 1 of each
+matrix, the transpose with .trans).  A warp needs all its lanes (it is one instruction); the
+addresses of lanes past 8 x numTiles are read too (gemmc's lowering gives them valid ones).
+
+`nvgpu.device_async_copy` (cp.async): at issue each active lane reads its source (srcElements
+of the dstElements; the rest are zeros), checked like a vector load, and its destination is
+checked for bounds and cp-size alignment; the data does not land.  Until it does, reading or
+writing those LDS elements is an error (memory.check_landed): a kernel that reads a tile
+before waiting for its copies fails here rather than reading stale data by luck.
+`nvgpu.device_async_create_group` numbers the lane's copies since its last commit as its next
+group; `nvgpu.device_async_wait {numGroups = N}` lands every copy of the lane's groups but
+its N most recent, as its stores at that moment (memory.write_landed: other threads see them
+only after a gpu.barrier, which the race checks enforce).  A barrier lands nothing, as on the
+GPU.  Stats: each cp.async counts as a global load of its whole chunk by every active lane (as
+issued, src-size aside, which is how the cost model counts it); the LDS writes, which no
+instruction issues, as nothing (as amdgpu.gather_to_lds's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+
+from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, LdMatrixOp
+from gemmc.interp import memory
+from gemmc.interp.common import InterpError
+from gemmc.interp.state import KernelState
+from gemmc.target.ldmatrix import LANES, ROWS, deliver
+
+ROW_BYTES = 16  # an ldmatrix row, a 16-byte cp.async: both need this alignment in shared memory
+
+
+@dataclass
+class _Copies:
+    """One cp.async's elements still in flight: flat LDS addresses, values, lane, group (-1: not committed)."""
+
+    op: DeviceAsyncCopyOp
+    buf: memory.Buffer
+    addr: np.ndarray
+    values: np.ndarray
+    lanes: np.ndarray
+    group: np.ndarray
+
+
+@dataclass
+class _InFlight:
+    """The batch's cp.async copies not yet landed, and each lane's count of committed groups."""
+
+    lanes: object
+    committed: np.ndarray
+    copies: list[_Copies] = field(default_factory=list)
+
+
+@register_impls
+@dataclass
+class NvgpuFunctions(InterpreterFunctions):
+    """nvgpu.ldmatrix and the cp.async ops inside kernels."""
+
+    state: KernelState | None = None
+    _flight: _InFlight | None = None
+
+    def _st(self, op) -> KernelState:
+        if self.state is None:
+            raise InterpError(f"{op.name} outside a kernel")
+        return self.state
+
+    # -- ldmatrix --------------------------------------------------------------------
+
+    @impl(LdMatrixOp)
+    def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):
+        st = self._st(op)
+        buf, *indices = args
+        waves = _whole_warps(st, op)
+        addr = memory.addresses(st, op, buf, indices, ROWS)
+        _check_row_aligned(st, op, buf, addr[:, 0])
+        rows = memory.load(st, op, buf, indices, ROWS).reshape(waves, LANES, ROWS)
+        tiles = op.tiles
+        matrices = rows[:, : ROWS * tiles].reshape(waves, tiles, ROWS, ROWS)
+        return (deliver(matrices, op.transpose is not None).reshape(st.lanes.count, 2 * tiles),)
+
+    # -- cp.async ----------------------------------------------------------------------
+
+    @impl(DeviceAsyncCopyOp)
+    def run_async_copy(self, interp: Interpreter, op: DeviceAsyncCopyOp, args: PythonValues):
+        st = self._st(op)
+        n_src, n_dst = len(op.srcIndices), len(op.dstIndices)
+        src, src_idx = args[0], list(args[1: 1 + n_src])
+        dst, dst_idx = args[1 + n_src], list(args[2 + n_src: 2 + n_src + n_dst])
+        count = np.broadcast_to(np.asarray(args[-1], dtype=np.int64), (st.lanes.count,))
+        width = op.elements
+        value = _read_source(st, op, src, src_idx, count, width, dst.data.dtype)
+        addr = memory.addresses(st, op, dst, dst_idx, width)
+        active = st.active_mask()
+        _check_row_aligned(st, op, dst, addr[:, 0], width * dst.elem_bytes)
+        lanes = np.flatnonzero(active)
+        if lanes.size == 0:
+            return ()
+        if dst.in_flight is None:
+            dst.in_flight = np.zeros(dst.data.size, dtype=np.int32)
+        flat = addr[lanes].reshape(-1)
+        memory.check_landed(st, op, dst, flat, np.repeat(lanes, width), "overwrites")  # two copies into one element
+        np.add.at(dst.in_flight, flat, 1)
+        self._in_flight(st).copies.append(_Copies(op, dst, flat, value[lanes].reshape(-1), np.repeat(lanes, width),
+                                                  np.full(flat.size, -1, dtype=np.int64)))
+        return ()
+
+    @impl(DeviceAsyncCreateGroupOp)
+    def run_create_group(self, interp: Interpreter, op, args: PythonValues):
+        st = self._st(op)
+        flight, active = self._in_flight(st), st.active_mask()
+        for c in flight.copies:
+            sel = (c.group < 0) & active[c.lanes]
+            c.group[sel] = flight.committed[c.lanes[sel]]
+        flight.committed = flight.committed + active
+        return ()
+
+    @impl(DeviceAsyncWaitOp)
+    def run_wait(self, interp: Interpreter, op: DeviceAsyncWaitOp, args: PythonValues):
+        st = self._st(op)
+        flight, active = self._in_flight(st), st.active_mask()
+        keep = []
+        for c in flight.copies:
+            done = (c.group >= 0) & active[c.lanes] & (c.group < flight.committed[c.lanes] - op.groups)
+            if done.any():
+                np.subtract.at(c.buf.in_flight, c.addr[done], 1)
+                memory.write_landed(st, c.op, c.buf, c.addr[done], c.values[done], c.lanes[done])
+                c = _Copies(c.op, c.buf, c.addr[~done], c.values[~done], c.lanes[~done], c.group[~done])
+            if c.addr.size:
+                keep.append(c)
+        flight.copies = keep
+        return ()
+
+    def _in_flight(self, st: KernelState) -> _InFlight:
+        """The batch's copies in flight (a new batch of workgroups starts with none)."""
+        if self._flight is None or self._flight.lanes is not st.lanes:
+            self._flight = _InFlight(st.lanes, np.zeros(st.lanes.count, dtype=np.int64))
+        return self._flight
+
+
+def _whole_warps(st: KernelState, op) -> int:
+    """The warps of the batch; a warp with some lanes masked off is an error (one instruction)."""
+    ln, wave = st.lanes, st.arch.wave_size
+    if ln.threads % wave or wave != LANES:
+        raise InterpError(f"{op.name} needs whole warps of {LANES}; the workgroup has {ln.threads} threads")
+    waves = ln.count // wave
+    if st.mask is not None:
+        per_wave = st.mask.reshape(waves, wave)
+        partial = per_wave.any(axis=1) & ~per_wave.all(axis=1)
+        if partial.any():
+            w = int(np.argmax(partial))
+            lane = w * wave + int(np.argmax(~per_wave[w]))
+            raise InterpError(f"{op.name} in divergent control flow: {st.where(lane)} is masked off while "
+                              "other lanes of its warp run it")
+    return waves
+
+
+def _check_row_aligned(st: KernelState, op, buf: memory.Buffer, first: np.ndarray, bytes_: int = ROW_BYTES) -> None:
+    """Each active lane's shared-memory address is a multiple of `bytes_` from its buffer's start
+    (gemmc prints shared buffers 16-byte aligned)."""
+    offset = (first - np.broadcast_to(buf.base, first.shape)) * buf.elem_bytes
+    bad = (offset % bytes_ != 0) & st.active_mask()
+    if bad.any():
+        lane = st.first_active_lane(bad)
+        raise InterpError(f"misaligned {op.name} of {buf.name}: byte {int(offset[lane])} of it is not a multiple of "
+                          f"{bytes_} ({st.where(lane)})")
+
+
+def _read_source(st: KernelState, op, src: memory.Buffer, idx: list, count: np.ndarray, width: int,
+                 dtype) -> np.ndarray:
+    """Each lane's `width` elements: the first `count` read from global memory (a whole vector
+    where count >= width, element by element where fewer), zeros after them."""
+    active = st.active_mask()
+    out = np.zeros((st.lanes.count, width), dtype=dtype)
+    stats = st.stats
+    issued = (stats.global_load_instrs + st.active_counts()[1],
+              stats.global_load_bytes + st.active_counts()[0] * width * src.elem_bytes)
+    whole = active & (count >= width)
+    with st.masked(whole):
+        if whole.any():
+            out[whole] = memory.load(st, op, src, idx, width)[whole]
+    part = active & (count > 0) & (count < width)
+    for e in range(width - 1):
+        lanes = part & (count > e)
+        if lanes.any():
+            with st.masked(lanes):
+                out[lanes, e] = memory.load(st, op, src, idx[:-1] + [idx[-1] + e], 1)[lanes]
+    stats.global_load_instrs, stats.global_load_bytes = issued  # as issued: every lane's chunk, src-size aside
+    return out
