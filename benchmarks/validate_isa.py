@@ -287,14 +287,21 @@ def time_kernel(k: Kernel, text: str):
                    text, prog.arch, 2.0 * N ** 3, k.in_type, k.path, dynamic_lds=lds)
 
 
+def _validate_model():
+    import importlib.util
+
+    if "validate_model" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("validate_model", ROOT / "benchmarks" / "validate_model.py")
+        vm = importlib.util.module_from_spec(spec)
+        sys.modules["validate_model"] = vm
+        spec.loader.exec_module(vm)
+    return sys.modules["validate_model"]
+
+
 def ir_level(k: Kernel) -> tuple[float, str, str] | None:
     """(ms, pipeline, bound) of the IR-level model's closest gemmc pipeline: the row of
     benchmarks/validate_model.py's table that names this kernel (None: no pipeline)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("validate_model", ROOT / "benchmarks" / "validate_model.py")
-    vm = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(vm)
+    vm = _validate_model()
     cases, src, arch = (vm.SEBV, vm.SEBV_SRC, "gfx1100") if k.repo == "sebv" else (vm.GAU_NERNST, vm.GAU_SRC, "gfx942")
     case = next((c for c in cases if c.label == k.ir_row and c.pipeline), None)
     if case is None:
