@@ -47,6 +47,15 @@ def device_library() -> pathlib.Path:
     raise toolchain_error("ROCm's device library ockl.bc not found (set GEMMC_OCKL, install ROCm or Triton)")
 
 
+def have_device_library() -> bool:
+    """Whether device_library finds an ockl.bc (tests skip HIP without one)."""
+    try:
+        device_library()
+        return True
+    except GemmcError:
+        return False
+
+
 def compile_hip(path: str, arch: Arch | str, extra_flags: tuple[str, ...] | list[str] = ()) -> str:
     """The AMDGCN assembly of a HIP file's kernels for arch, ockl linked in; `extra_flags` for
     clang (include directories, `-mcumode`)."""
