@@ -346,6 +346,12 @@ def _llvm_vector() -> None:
         _add(f"{m}_sdwa", Form("VOP2" if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else "VOP1",
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
+    # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
+    # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)
+    for c in ("eq", "ne", "lt", "le", "gt", "ge"):
+        for t in ("u32", "i32"):
+            _add(f"v_cmp_{c}_{t}_sdwa", Form("VOPC", (MASK,), (VS, VS), mods=("src0_sel", "src1_sel", "sext"),
+                                             asm=f"v_cmp_{c}_{t}_sdwa"))
     # VOPC into EXEC (gfx10+'s v_cmpx: EXEC = the lanes where the comparison holds)
     for c in ("eq", "ne", "lt", "le", "gt", "ge"):
         for t in ("u32", "i32"):

@@ -34,6 +34,11 @@ _ENCODING = re.compile(r"_(e32|e64)$")  # (an _sdwa op is an op of its own; _dpp
 _OFF = Operand("special", "off")
 
 
+# gfx10+ spellings LLVM's assembler takes for another op (llvm-mc -mcpu=gfx1100 assembles
+# `v_add_u32_e32 v1, v2, v3` as v_add_nc_u32_e32): the no-carry adds of GFX10 renamed
+GFX10_ALIASES = {"v_add_u32": "v_add_nc_u32", "v_sub_u32": "v_sub_nc_u32", "v_subrev_u32": "v_subrev_nc_u32"}
+
+
 def generation(arch: Arch) -> str:
     return "gfx12" if arch.name.startswith("gfx12") else "gfx11" if arch.name.startswith("gfx11") else "gfx9"
 
@@ -95,6 +100,8 @@ class Builder:
 
     def instruction(self, p: Parsed) -> GcnInstruction:
         base = _ENCODING.sub("", p.mnemonic)
+        if generation(self.arch) != "gfx9":  # LLVM's assembler's aliases on gfx10+ (llvm-mc prints the _nc_ op)
+            base = GFX10_ALIASES.get(base, base)
         names = self.by_spelling.get(base)
         if not names:
             raise GemmcError(f"the interpreter has no instruction '{p.mnemonic}' on {self.arch.name}", p.loc)

@@ -47,8 +47,18 @@ def device_library() -> pathlib.Path:
     raise toolchain_error("ROCm's device library ockl.bc not found (set GEMMC_OCKL, install ROCm or Triton)")
 
 
-def compile_hip(path: str, arch: Arch | str) -> str:
-    """The AMDGCN assembly of a HIP file's kernels for arch, ockl linked in."""
+def have_device_library() -> bool:
+    """Whether device_library finds an ockl.bc (tests skip HIP without one)."""
+    try:
+        device_library()
+        return True
+    except GemmcError:
+        return False
+
+
+def compile_hip(path: str, arch: Arch | str, extra_flags: tuple[str, ...] | list[str] = ()) -> str:
+    """The AMDGCN assembly of a HIP file's kernels for arch, ockl linked in; `extra_flags` for
+    clang (include directories, `-mcumode`)."""
     target = get_arch(arch) if isinstance(arch, str) else arch
     try:
         source = pathlib.Path(path).read_text()
@@ -64,7 +74,7 @@ def compile_hip(path: str, arch: Arch | str) -> str:
             raise toolchain_error(f"llvm-as failed: {r.stderr.strip()}")
         # ockl first, then what it reads: the bitcode linker keeps only what is referenced so far
         flags = ["-Xclang", "-mlink-builtin-bitcode", "-Xclang", str(ockl),
-                 "-Xclang", "-mlink-builtin-bitcode", "-Xclang", str(abi)]
+                 "-Xclang", "-mlink-builtin-bitcode", "-Xclang", str(abi)] + list(extra_flags)
         text = compile_device(source, target, "asm", extra_flags=flags, hip_headers=True)
     assert isinstance(text, str)
     return text

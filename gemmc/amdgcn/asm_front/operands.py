@@ -151,18 +151,21 @@ def _modifier(tok: str, mods: dict[str, int], loc: Location) -> None:
         raise GemmcError(f"unknown modifier '{tok}'", loc)
 
 
+_SPACED_MOD = re.compile(r"\b([a-z_][a-z_0-9]*):\s+(?=[-\w\[])")
 _WAIT = re.compile(r"(vmcnt|expcnt|lgkmcnt|vm_vsrc|va_vdst|sa_sdst|va_sdst|va_vcc|vs_vcc|va_ssrc|hold_cnt)\((\d+)\)")
 
 
 def parse_line(text: str, loc: Location) -> Parsed:
     """One instruction: `mnemonic operand, operand ... modifier modifier`."""
-    mnemonic, _, rest = text.partition(" ")
+    mnemonic, _, rest = text.strip().replace("\t", " ").partition(" ")  # (hand-written code: tabs)
     rest = rest.strip()
     if mnemonic in ("s_waitcnt", "s_waitcnt_depctr", "s_wait_alu") and "(" in rest:
         mods = {k.replace("depctr_", ""): int(v) for k, v in _WAIT.findall(rest)}
         return Parsed(mnemonic, [], mods, loc)
     if mnemonic == "s_delay_alu":  # a scheduling hint: `instid0(VALU_DEP_1) | instskip(NEXT) | ...`
         return Parsed(mnemonic, [], {}, loc)
+    # `offset: 8`: LLVM's assembler takes a space after a modifier's colon (seb-v's hand-written .s)
+    rest = _SPACED_MOD.sub(r"\1:", rest)
     pieces = _split(rest) if rest else []
     mods: dict[str, int] = {}
     if pieces:

@@ -46,18 +46,19 @@ def find_kernel(program: AsmProgram, name: str) -> KernelOp:
 
 
 def run(program: AsmProgram, kernel: str, grid, block, args: list, elems: list[str] | None = None,
-        counts=None, dynamic_lds: int = 0) -> Stats:
+        counts=None, dynamic_lds: int = 0, sample=None) -> Stats:
     """Launch `kernel` on `args` (numpy arrays are buffers, updated in place; None a null
     pointer; other values by-value arguments), grid in workgroups and block in work-items,
     each (x, y[, z]); `dynamic_lds` bytes of LDS beyond the kernel's own (Triton's `shared`);
     `elems`: each buffer's element type as the device holds it (f32, f16, bf16, an FP8, FP6,
-    FP4 or E8M0 format; default f32)."""
+    FP4 or E8M0 format; default f32); `sample`: run_kernel's (the timing model's sampler: only the
+    workgroups it names run, traced)."""
     k = find_kernel(program, kernel)
     g, b = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
     fixed = k.int_attr("lds_bytes")
     k.attributes["lds_bytes"] = IntegerAttr(fixed + dynamic_lds, i64)
     try:
         with np.errstate(all="ignore"):
-            return run_kernel(k, program.arch, g, b, list(args), counts, elems)
+            return run_kernel(k, program.arch, g, b, list(args), counts, elems, sample)
     finally:
         k.attributes["lds_bytes"] = IntegerAttr(fixed, i64)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.amdgcn.interp.scalar_alu import COMPARE
 from gemmc.amdgcn.interp.state import M32, U32, U64
 from gemmc.amdgcn.interp.vector_alu import FLOAT, INTEGER, f32, u
 from gemmc.dialects.amdgcn.registers import ImmType
@@ -127,6 +128,26 @@ def _sdwa(S, op):
     return body
 
 
+def _cmp_sdwa(S, op):
+    """v_cmp_<cc>_<u32|i32>_sdwa (gfx9 VOPC SDWA): the lanes where the selected part of S0 cc
+    the selected part of S1 (zero-extended, or sign-extended where `sext` sets the source's bit;
+    i32 compares the extended values as signed), as a mask in D (VCC or an SGPR pair)."""
+    _, _, cc, ty, _ = op.MNEMONIC.split("_")
+    cc = {"ne": "lg"}.get(cc, cc)
+    srcs, d0, mods = list(op.srcs), op.dsts[0].type, op.mods
+    sels = [mods.get(f"src{i}_sel", 6) for i in range(2)]
+    sext = mods.get("sext", 0)
+
+    def body(act, tgt):
+        a, b = (_select(np.broadcast_to(S.rd_v(s), (S.W, S.L)), sel, bool(sext >> i & 1))
+                for i, (s, sel) in enumerate(zip(srcs, sels)))
+        a, b = a.astype(U32), b.astype(U32)
+        if ty == "i32":
+            a, b = a.view(np.int32), b.view(np.int32)
+        S.wr_s64(d0, S.mask_of_lanes(np.broadcast_to(COMPARE[cc](a, b), (S.W, S.L)), act), act)
+    return body
+
+
 # -- 16 bits ---------------------------------------------------------------------------------
 
 _OPS16 = {
@@ -213,4 +234,5 @@ BY_MNEMONIC = {
     **dict.fromkeys(_OPS16, _op16),
     **dict.fromkeys((*_PACKED, "v_pk_mov_b32"), _packed),
     **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT)},
+    **{f"v_cmp_{c}_{t}_sdwa": _cmp_sdwa for c in ("eq", "ne", "lt", "le", "gt", "ge") for t in ("u32", "i32")},
 }

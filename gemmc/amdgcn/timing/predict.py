@@ -101,8 +101,9 @@ def predict(run: Callable[[Sampler], object], text: str, arch: Arch, flops: floa
         return residency(k.descriptor, k.meta, arch, int(np.prod(block)), dynamic_lds)
 
     def pick(kernel, grid, block) -> list[int]:
-        n, u = int(np.prod(grid)), units(arch)
-        r = slots(resident(kernel, block), n, arch)
+        res = resident(kernel, block)
+        n, u = int(np.prod(grid)), units(arch, res)
+        r = slots(res, n, arch)
         return [j * u for j in range(min(r, MAX_TRACED)) if j * u < n] or [0]
 
     sampler = Sampler(arch, pick, prefix)
@@ -120,7 +121,7 @@ def predict(run: Callable[[Sampler], object], text: str, arch: Arch, flops: floa
 
 def slots(res: Residency, workgroups: int, arch: Arch) -> int:
     """Workgroups a CU runs at once: its resident ones, or all the busiest CU gets if fewer."""
-    return max(1, min(res.workgroups, -(-workgroups // units(arch))))
+    return max(1, min(res.workgroups, -(-workgroups // units(arch, res))))
 
 
 def _marks(pcs: np.ndarray, traced: int, loop) -> np.ndarray:
@@ -134,7 +135,7 @@ def _marks(pcs: np.ndarray, traced: int, loop) -> np.ndarray:
 def sim_waves(t: LaunchTrace, res: Residency, arch: Arch) -> list[SimWave]:
     """The resident workgroups' waves (traced workgroups repeated), a workgroup's waves dealt to
     the SIMDs round-robin."""
-    n = simds(arch)
+    n = simds(arch, res)
     wpg, out = t.waves_per_workgroup, []
     for slot in range(slots(res, t.grid_workgroups, arch)):
         g = slot % len(t.workgroups)
@@ -174,10 +175,10 @@ def _l2_bytes(t: LaunchTrace, arch: Arch, remaining: int) -> float:
 def time_launch(t: LaunchTrace, res: Residency, arch: Arch, in_type: str) -> LaunchTiming:
     """Simulate one CU's round of the launch and scale it to the grid."""
     waves = sim_waves(t, res, arch)
-    sim = simulate(waves, t.classes, arch, simds(arch), ports=arch.cus_per_wgp)
+    sim = simulate(waves, t.classes, arch, simds(arch, res), ports=res.cus)
     remaining = t.loop.remaining if t.loop is not None else 0
     per_iter, d_busy, d_idle, d_lds = _steady(sim) if remaining else (0.0, 0.0, 0.0, 0.0)
-    per_cu = -(-t.grid_workgroups // units(arch))
+    per_cu = -(-t.grid_workgroups // units(arch, res))
     lt = LaunchTiming(t.kernel, t.grid, t.block, t.workgroups, res, per_cu / slots(res, t.grid_workgroups, arch),
                       sim.cycles + remaining * per_iter, sim.busy + remaining * d_busy, sim.idle + remaining * d_idle,
                       sim.lds_port + remaining * d_lds, t.loop, per_iter, _l2_bytes(t, arch, remaining),

@@ -29,7 +29,7 @@ def format_prediction(p: AsmPrediction) -> str:
              f"  times: CU {m.times['cu'] * 1e3:.3f} ms, L2 {m.times['l2'] * 1e3:.3f} ms, DRAM >= "
              f"{m.times['dram'] * 1e3:.3f} ms"]
     for x in p.launches:
-        lines.append("  sample: " + _sample(x, "WGP" if a.cus_per_wgp > 1 else "CU"))
+        lines.append("  sample: " + _sample(x, "WGP" if x.res.cus > 1 else "CU"))
     lines.append(f"  one round: {m.round_cycles:,.0f} cycles; per SIMD, busy by pipe and idle by cause:")
     head = "  SIMD " + "".join(f"{n:>10}" for n in PIPES) + " |" + "".join(f"{n:>12}" for n in IDLE)
     lines.append(head)

@@ -25,22 +25,34 @@ class Residency:
     sgprs: int
     lds_bytes: int  # per workgroup
     waves_per_workgroup: int
-    workgroups: int  # resident per CU (per WGP on RDNA)
+    workgroups: int  # resident per CU (per WGP on RDNA in WGP mode)
     limiter: str
+    cus: int = 1  # CUs a unit spans: RDNA's WGP mode 2 (a workgroup's waves on 4 SIMDs), CU mode 1
 
     @property
     def waves_per_simd(self) -> float:
         return self.workgroups * self.waves_per_workgroup
 
 
-def units(arch: Arch) -> int:
-    """The CUs (RDNA: WGPs, in HIP's default WGP mode) a launch's workgroups spread over."""
-    return arch.cu_count // arch.cus_per_wgp
+def units(arch: Arch, res: Residency | None = None) -> int:
+    """The units a launch's workgroups spread over: CUs, or RDNA's WGPs in WGP mode (HIP's
+    default; `res`: the kernel's mode, WGP mode where not given)."""
+    return arch.cu_count // (res.cus if res is not None else arch.cus_per_wgp)
 
 
-def simds(arch: Arch) -> int:
+def simds(arch: Arch, res: Residency | None = None) -> int:
     """SIMDs of one unit."""
-    return arch.simds_per_cu * arch.cus_per_wgp
+    return arch.simds_per_cu * (res.cus if res is not None else arch.cus_per_wgp)
+
+
+def cus_per_unit(descriptor: dict, arch: Arch) -> int:
+    """2 on RDNA in WGP mode, 1 in CU mode (`.amdhsa_workgroup_processor_mode 0`: clang's
+    -mcumode, seb-v's kernels 5-8) and on CDNA.  RDNA3 ISA guide, "Work-group Processor (WGP)
+    mode" / "CU mode": in CU mode a workgroup's waves run on the two SIMDs of one CU and share
+    that CU's half of the WGP's LDS; the WGP's two CUs take workgroups independently."""
+    if arch.cus_per_wgp == 1:
+        return 1
+    return arch.cus_per_wgp if int(descriptor.get("workgroup_processor_mode", 1)) else 1
 
 
 def residency(descriptor: dict, meta: dict, arch: Arch, threads: int, dynamic_lds: int = 0) -> Residency:
@@ -51,15 +63,16 @@ def residency(descriptor: dict, meta: dict, arch: Arch, threads: int, dynamic_ld
     sg = int(meta.get("sgpr_count", descriptor.get("next_free_sgpr", 16)) or 16)
     lds = int(descriptor.get("group_segment_fixed_size", 0)) + dynamic_lds
     wpg = -(-threads // arch.wave_size)
-    per_simd = -(-wpg // simds(arch))
+    cus = cus_per_unit(descriptor, arch)
+    per_simd = -(-wpg // (arch.simds_per_cu * cus))
     alloc = -(-max(1, vg) // arch.vgpr_granule) * arch.vgpr_granule
     by_vgpr = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
     if arch.wave_size == 64:
         by_vgpr = min(by_vgpr, SGPRS_PER_SIMD // (-(-max(1, sg) // 16) * 16))
-    lds_unit = arch.lds_per_cu or arch.lds_bytes * arch.cus_per_wgp
+    lds_unit = arch.lds_per_cu or arch.lds_bytes * cus
     limits = {"waves": arch.max_waves_per_simd // per_simd,
               "workgroup slots": arch.max_workgroups_per_cu if wpg > 1 else 10**9,
               "lds": lds_unit // lds if lds else 10**9,
               "registers": by_vgpr // per_simd}
     limiter = min(limits, key=lambda n: limits[n])
-    return Residency(vg, sg, lds, wpg, max(1, limits[limiter]), limiter)
+    return Residency(vg, sg, lds, wpg, max(1, limits[limiter]), limiter, cus)
