@@ -183,3 +183,38 @@ def test_explain_level_asm_refuses_an_nvidia_target(capsys):
     assert main(["explain", "examples/sgemm.gemm", "--arch", "sm_90", "--level", "asm"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "AMD" in err[0]
+
+
+def test_a_load_whose_lines_were_touched_takes_the_l2_latency_else_memorys():
+    from dataclasses import replace
+
+    from gemmc.amdgcn.timing.latency import load_cycles, stream_latencies
+    from gemmc.amdgcn.timing.trace import _Recorder
+
+    arch = replace(CDNA, l2_latency_ns=100.0, llc_latency_ns=200.0, dram_latency_ns=400.0)
+    ghz = arch.clock_mhz / 1e3
+    assert load_cycles(1.0, arch, 2**20) == pytest.approx(100.0 * ghz)  # touched before: L2
+    assert load_cycles(0.0, arch, 2**20) == pytest.approx(200.0 * ghz)  # first touch, reads fit the MALL
+    assert load_cycles(0.0, arch, 2 * arch.llc_bytes) == pytest.approx(400.0 * ghz)  # ... or not: memory
+    assert load_cycles(0.5, arch, 2**20) == pytest.approx(150.0 * ghz)  # the mean over its lines
+    assert load_cycles(0.0, CDNA, 2**20) == CDNA.mem_latency_cycles  # no published figure: the assumption
+    # the trace's reuse: the fraction of a wave's distinct lines an earlier instruction touched
+    rec = _Recorder.__new__(_Recorder)
+    rec.seen = set()
+    first = rec._reuse(np.array([[-1, 3, 3, 4], [5, 5, 6, 6]]))
+    again = rec._reuse(np.array([[3, 4, 7, 8], [-1, -1, -1, -1]]))
+    assert first.tolist() == [0.0, 0.0] and again.tolist() == [0.5, 0.0]
+    # per instruction of a stream: loads by the rule, stores and the rest mem_latency_cycles
+    store = InstrClass("vmem", "vmem", 4, 4, 0, "vm", bytes_per_lane=4, mnemonic="global_store_dword",
+                       extra={"store": True})
+    lat = stream_latencies(np.array([0, 1, 2]), np.array([1.0, 1.0, 0.0]), [load(), store, END], arch, 2**20)
+    assert lat.tolist() == pytest.approx([100.0 * ghz, arch.mem_latency_cycles, arch.mem_latency_cycles])
+
+
+def test_the_simulator_completes_a_load_at_its_own_latency():
+    classes = [load(), wait(vm=0), valu(), END]
+    seq, cost, lines = [0, 1, 2, 3], [256.0, 0, 0, 0], [2.0, 0, 0, 0]
+    w = wave(classes, seq, cost=cost, lines=lines)
+    w.latency = np.array([123.0, 0, 0, 0])
+    port = max(256 / CDNA.l1_bytes_per_clk, 2, 1)
+    assert run(classes, [w]).cycles == port + 123.0 + 4 + 4

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gemmc.amdgcn.asm_front.text import parse_file
+from gemmc.amdgcn.timing.latency import stream_latencies
 from gemmc.amdgcn.timing.resident import Residency, residency, simds, units
 from gemmc.amdgcn.timing.sim import IDLE, PIPES, SimResult, SimWave, simulate
 from gemmc.amdgcn.timing.trace import PREFIX_ITERATIONS, LaunchTrace, Sampler
@@ -137,12 +138,20 @@ def sim_waves(t: LaunchTrace, res: Residency, arch: Arch) -> list[SimWave]:
     the SIMDs round-robin."""
     n = simds(arch, res)
     wpg, out = t.waves_per_workgroup, []
+    read = read_bytes(t)
+    lat = [stream_latencies(wt.pcs, wt.reuse, t.classes, arch, read) for wt in t.waves]
     for slot in range(slots(res, t.grid_workgroups, arch)):
         g = slot % len(t.workgroups)
         for k in range(wpg):
             wt = t.waves[g * wpg + k]
-            out.append(SimWave(wt.pcs, wt.cost, wt.lines, (slot * wpg + k) % n, slot, _marks(wt.pcs, wt.traced, t.loop)))
+            out.append(SimWave(wt.pcs, wt.cost, wt.lines, (slot * wpg + k) % n, slot, _marks(wt.pcs, wt.traced, t.loop),
+                               lat[g * wpg + k]))
     return out
+
+
+def read_bytes(t: LaunchTrace) -> float:
+    """Bytes of the buffers the launch reads (its footprint for latency.py's MALL-or-memory choice)."""
+    return float(sum(size for kinds, size in t.buffers.values() if "load" in kinds))
 
 
 def _steady(sim: SimResult):

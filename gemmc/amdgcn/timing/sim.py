@@ -18,7 +18,8 @@ The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU),
 instruction's cycles from its lanes' addresses (bank conflicts included; conflict-free it moves
 arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  Global accesses go through
 the CU's vector memory path at max(bytes / l1_bytes_per_clk, cache lines, 1) cycles each (the
-IR-level model's VMEM cost, docs/cost-model.md) and complete mem_latency_cycles later.
+IR-level model's VMEM cost, docs/cost-model.md) and complete their latency later (the SimWave's,
+latency.py's rule by where the lines hit; without one mem_latency_cycles).
 
 What each SIMD spends its cycles on: each pipe's busy cycles, and the cycles no pipe of the
 SIMD is busy, charged to why the next instruction to issue there waited (a memory counter, a
@@ -50,6 +51,8 @@ class SimWave:
     simd: int
     workgroup: int
     marks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    latency: np.ndarray | None = None  # per instruction, its global access's cycles to complete
+    # (latency.py's rule); None: mem_latency_cycles
 
 
 @dataclass
@@ -195,7 +198,8 @@ class _Sim:
             self.free[s, -1] = t + 1
         self.busy[s, -1] += self.c
         if c.counter:
-            self._access(t, w, c, float(sw.cost[w.pos]), float(sw.lines[w.pos]))
+            lat = float(sw.latency[w.pos]) if sw.latency is not None else float(self.arch.mem_latency_cycles)
+            self._access(t, w, c, float(sw.cost[w.pos]), float(sw.lines[w.pos]), lat)
         if c.latency and c.writes and c.kind != "smem":
             for a, b in c.writes:
                 w.ready[a:b] = [t + c.latency] * (b - a)
@@ -208,7 +212,7 @@ class _Sim:
         w.pos += 1
         self._push(nxt, w, why)
 
-    def _access(self, t: float, w: _Wave, c: InstrClass, cost: float, lines: float) -> None:
+    def _access(self, t: float, w: _Wave, c: InstrClass, cost: float, lines: float, latency: float) -> None:
         """A memory access: its time on the CU's LDS or VMEM port and its completion."""
         a = self.arch
         if c.counter == "lds":
@@ -225,7 +229,7 @@ class _Sim:
             start = max(t, self.vm_free[p])
             self.vm_free[p] = start + cyc
             self.vm_busy[p] += cyc
-            done = start + cyc + a.mem_latency_cycles
+            done = start + cyc + latency
         q = w.comp[c.counter]
         q.append(max(done, q[-1]) if q else done)  # in order: a count covers the oldest first
 

@@ -42,6 +42,7 @@ class WaveTrace:
     lines: np.ndarray
     workgroup: int  # the sample's index of its workgroup
     traced: int = 0  # instructions recorded (the rest of pcs: the appended epilogue)
+    reuse: np.ndarray | None = None  # global: the fraction of its lines an earlier instruction touched
 
 
 @dataclass
@@ -97,6 +98,7 @@ class _Recorder:
         self.cmps: dict[int, list] = {}
         self.loop: Loop | None = None
         self.buffers: dict[int, set] = {}
+        self.seen: set[int] = set()  # cache lines a global access of the sample touched so far
 
     # -- per step --------------------------------------------------------------------------------
 
@@ -112,14 +114,14 @@ class _Recorder:
             self.last0 = p
         waves = np.flatnonzero(act)
         c = self.classes[p]
-        cost = lines = None
+        cost = lines = reuse = None
         if c.kind == "lds":
             cost = self._lds(op, c, waves)
         elif c.kind == "vmem":
-            cost, lines = self._vmem(op, c, waves)
+            cost, lines, reuse = self._vmem(op, c, waves)
         elif act[0] and compare_kind(c.mnemonic):
             self.cmps.setdefault(p, []).append(self._operands(op))
-        self.steps.append((p, waves, cost, lines))
+        self.steps.append((p, waves, cost, lines, reuse))
 
     def _stop(self, head: int) -> bool:
         """Stop the run if the loop at head extrapolates (self.loop)."""
@@ -184,12 +186,13 @@ class _Recorder:
         return self.arch.wave_size / group_lanes(self.arch, max(1, nbytes))
 
     def _vmem(self, op, c: InstrClass, waves: np.ndarray):
-        """(bytes, distinct cache lines) of each wave's global access."""
+        """(bytes, distinct cache lines, the fraction of them an earlier instruction touched) of each
+        wave's global access."""
         S = self.m
         active = S.lanes[waves]
         nbytes = active.sum(axis=1) * c.bytes_per_lane
         if not c.mnemonic.startswith("global_"):  # scratch: each lane's own private words, adjacent
-            return nbytes.astype(float), np.ceil(nbytes / self.arch.cache_line_bytes)
+            return nbytes.astype(float), np.ceil(nbytes / self.arch.cache_line_bytes), np.zeros(len(waves))
         srcs = list(op.srcs)
         if "_d16" in c.mnemonic and op.dsts:
             srcs = srcs[:-1]  # the tied destination
@@ -205,27 +208,42 @@ class _Recorder:
         line = (a >> U64(int(np.log2(self.arch.cache_line_bytes)))).astype(np.int64)
         keys = np.sort(np.where(active, line, -1), axis=1)
         distinct = (np.diff(keys, axis=1) != 0).sum(axis=1) + 1 - (keys[:, 0] == -1)
-        return nbytes.astype(float), distinct.astype(float)
+        return nbytes.astype(float), distinct.astype(float), self._reuse(keys)
+
+    def _reuse(self, keys: np.ndarray) -> np.ndarray:
+        """Per wave (a row of sorted line ids, -1 for inactive lanes), the fraction of its distinct
+        lines that an earlier instruction of the sample touched; then they count as touched."""
+        out = np.zeros(len(keys))
+        rows = [np.unique(k[k >= 0]).tolist() for k in keys]
+        for i, ids in enumerate(rows):
+            if ids:
+                out[i] = sum(x in self.seen for x in ids) / len(ids)
+        for ids in rows:
+            self.seen.update(ids)
+        return out
 
     # -- the streams -----------------------------------------------------------------------------
 
     def finish(self) -> LaunchTrace:
         W, L = self.m.W, self.arch.wave_size
-        rows = [(p, w, c, ln) for p, w, c, ln in self.steps]
-        pcs = np.concatenate([np.full(len(w), p, np.int32) for p, w, _, _ in rows]) if rows else np.zeros(0, np.int32)
-        wv = np.concatenate([w for _, w, _, _ in rows]) if rows else np.zeros(0, np.int64)
-        cost = np.concatenate([c if c is not None else np.zeros(len(w)) for _, w, c, _ in rows]) if rows else np.zeros(0)
-        lines = np.concatenate([x if x is not None else np.zeros(len(w)) for _, w, _, x in rows]) if rows else np.zeros(0)
+        rows = self.steps
+        pcs = np.concatenate([np.full(len(w), p, np.int32) for p, w, *_ in rows]) if rows else np.zeros(0, np.int32)
+        wv = np.concatenate([w for _, w, *_ in rows]) if rows else np.zeros(0, np.int64)
+
+        def column(j: int) -> np.ndarray:
+            return np.concatenate([r[j] if r[j] is not None else np.zeros(len(r[1])) for r in rows]) if rows else np.zeros(0)
+
+        cost, lines, reuse = column(2), column(3), column(4)
         order = np.argsort(wv, kind="stable")
-        pcs, wv, cost, lines = pcs[order], wv[order], cost[order], lines[order]
+        pcs, wv, cost, lines, reuse = pcs[order], wv[order], cost[order], lines[order], reuse[order]
         cut = np.searchsorted(wv, np.arange(W + 1))
         tail = self._epilogue(L)
         waves = []
         for w in range(W):
             s = slice(cut[w], cut[w + 1])
-            parts = [(pcs[s], cost[s], lines[s])] + ([tail] if self.loop is not None else [])
-            waves.append(WaveTrace(np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts]),
-                                   np.concatenate([x[2] for x in parts]), w // self.m.wpg, cut[w + 1] - cut[w]))
+            parts = [(pcs[s], cost[s], lines[s], reuse[s])] + ([tail] if self.loop is not None else [])
+            waves.append(WaveTrace(*(np.concatenate([x[j] for x in parts]) for j in range(3)), w // self.m.wpg,
+                                   cut[w + 1] - cut[w], np.concatenate([x[3] for x in parts])))
         sizes = self.m.mem.buffer_bytes
         buffers = {b: (kinds, sizes[b]) for b, kinds in self.buffers.items() if 0 <= b < len(sizes)}
         return LaunchTrace(self.kernel, self.grid, self.block, self.ids, self.m.wpg, self.classes, waves,
@@ -233,7 +251,7 @@ class _Recorder:
 
     def _epilogue(self, L: int):
         """The instructions after the loop, once each up to the first s_endpgm, with conflict-free
-        LDS and coalesced global costs (they were not run)."""
+        LDS and coalesced global costs and their lines touched first (they were not run)."""
         if self.loop is None:
             return None
         pcs, cost, lines = [], [], []
@@ -251,4 +269,4 @@ class _Recorder:
                 lines.append(0.0)
             if c.kind == "end":
                 break
-        return np.array(pcs, np.int32), np.array(cost), np.array(lines)
+        return np.array(pcs, np.int32), np.array(cost), np.array(lines), np.zeros(len(pcs))
