@@ -191,7 +191,7 @@ def test_a_load_whose_lines_were_touched_takes_the_l2_latency_else_memorys():
     from gemmc.amdgcn.timing.latency import load_cycles, stream_latencies
     from gemmc.amdgcn.timing.trace import _Recorder
 
-    arch = replace(CDNA, l2_latency_ns=100.0, llc_latency_ns=200.0, dram_latency_ns=400.0)
+    arch = replace(CDNA, load_latency_ns=(50.0, 100.0, 200.0, 400.0))
     ghz = arch.clock_mhz / 1e3
     assert load_cycles(1.0, arch, 2**20) == pytest.approx(100.0 * ghz)  # touched before: L2
     assert load_cycles(0.0, arch, 2**20) == pytest.approx(200.0 * ghz)  # first touch, reads fit the MALL

@@ -225,14 +225,8 @@ class Arch:
     llc_bytes: int = 0  # last-level (Infinity Cache / MALL) capacity behind the L2; 0 if none
     lds_latency_cycles: int = 64  # LDS load-to-use latency (model assumption, docs/cost-model.md)
     mem_latency_cycles: int = 500  # global load-to-use latency from L2/memory (model assumption)
-    # published, measured load-to-use latencies of a vector (global) load by where it hits, in ns as the
-    # source gives them (docs/arch.md, "Memory latencies": the source, the chip and its clock for each);
-    # 0.0: no measurement found.  Only the ISA-level model reads them (gemmc/amdgcn/timing/latency.py,
-    # converted to cycles at clock_mhz); where a level has no figure it keeps mem_latency_cycles.
-    vl1_latency_ns: float = 0.0  # vector L1 (RDNA: L0) hit
-    l2_latency_ns: float = 0.0  # L2 hit
-    llc_latency_ns: float = 0.0  # Infinity Cache / MALL hit
-    dram_latency_ns: float = 0.0  # HBM / GDDR (an L2 and MALL miss)
+    # measured vector-load latency (ns) by where it hits: (vL1/L0, L2, MALL, memory), 0: none found (docs/arch.md)
+    load_latency_ns: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
     lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
     # shared memory a block may use beyond lds_bytes by opting in (CUDA's dynamic shared memory, which
@@ -518,11 +512,8 @@ ARCHS: dict[str, Arch] = {
             matrix_instrs=_GFX90A_MFMA,
             # cost model (docs/arch.md): 16 KiB vL1D at 64 B/clk; 8 MiB L2, 32 channels x 128 B/clk; no MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
-            l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2,
+            l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
-            # MI210 (the same CDNA2 die), a dependent-load pointer chase over 64 MiB (past the 8 MiB L2):
-            # 0.32 us a load (AMD-AGI/TraceLens pull request #964, 2026)
-            dram_latency_ns=320.0,
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -575,10 +566,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32,
-            # vector accesses hitting the Infinity Cache, the card in its higher power state: 150.3 ns
-            # (Chips and Cheese, "Latency Testing is Hard (RDNA 3 Power Saving)", 2023)
-            llc_latency_ns=150.3,
+            max_workgroups_per_cu=32, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.

@@ -4,10 +4,9 @@ ISA-level model", "Global latency").
 The rule, from the trace (trace.py records per load the fraction `reuse` of its distinct cache lines
 that an earlier instruction of the traced sample, any wave, already touched):
 
-* a line touched before is an L2 hit: `arch.l2_latency_ns`;
-* a line touched first misses the L2: it hits the Infinity Cache / MALL (`arch.llc_latency_ns`) if
-  every buffer the launch reads fits in it (`arch.llc_bytes`), else it comes from memory
-  (`arch.dram_latency_ns`);
+* a line touched before is an L2 hit (`arch.load_latency_ns[L2]`);
+* a line touched first misses the L2: it hits the Infinity Cache / MALL (`[MALL]`) if every buffer
+  the launch reads fits in it (`arch.llc_bytes`), else it comes from memory (`[MEMORY]`);
 
 and a load's latency is the mean over its lines.  The figures are published measurements in ns
 (gemmc.target.arch, docs/arch.md), converted to cycles at `arch.clock_mhz`; a level without one
@@ -22,6 +21,8 @@ import numpy as np
 from gemmc.amdgcn.timing.classes import InstrClass
 from gemmc.target.arch import Arch
 
+VL1, L2, MALL, MEMORY = range(4)  # the levels of Arch.load_latency_ns
+
 
 def ns_cycles(ns: float, arch: Arch) -> float:
     """ns at arch's clock in cycles; a missing figure (0) is mem_latency_cycles."""
@@ -32,13 +33,13 @@ def miss_cycles(arch: Arch, read_bytes: float) -> float:
     """Latency of a line no earlier access of the sample touched: the MALL's if what the launch
     reads fits in it, else memory's."""
     if arch.llc_bytes and read_bytes <= arch.llc_bytes:
-        return ns_cycles(arch.llc_latency_ns, arch)
-    return ns_cycles(arch.dram_latency_ns, arch)
+        return ns_cycles(arch.load_latency_ns[MALL], arch)
+    return ns_cycles(arch.load_latency_ns[MEMORY], arch)
 
 
 def load_cycles(reuse, arch: Arch, read_bytes: float):
     """Latency of loads whose `reuse` fraction of lines was touched before (scalar or array)."""
-    return reuse * ns_cycles(arch.l2_latency_ns, arch) + (1.0 - reuse) * miss_cycles(arch, read_bytes)
+    return reuse * ns_cycles(arch.load_latency_ns[L2], arch) + (1.0 - reuse) * miss_cycles(arch, read_bytes)
 
 
 def stream_latencies(pcs: np.ndarray, reuse: np.ndarray | None, classes: list[InstrClass], arch: Arch,
