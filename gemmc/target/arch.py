@@ -387,7 +387,7 @@ def _int(mn: str, m: int, k: int, cycles: int, builtin: str = "", kind: str = "m
 # Builtins (clang-22, checked by compiling each): gfx90a's take 4 bytes as an int, gfx942's
 # 16x16x32 / 32x32x16 8 bytes as a long, gfx950's 16x16x64 / 32x32x32 16 bytes as a v4i32; the
 # layouts are every single-block MFMA's (_mfma_layouts: lane i + m * (k // kp) holds k % kp, the
-# FP8 MFMAs' at 16x16x32 and 32x32x16).  Cycles: CDNA2 ISA guide (8 and 16 passes), CDNA3 (4 and
+# FP8 MFMAs' at 16x16x32 and 32x32x16; IREE's getSingleSubgroupLayout gives all six mfmaLhs{16,32}xK).  Cycles: CDNA2 ISA guide (8 and 16 passes), CDNA3 (4 and
 # 8: the FP8 MFMAs' of those shapes), gfx950's double-k forms as its f8f6f4 FP8 rate (assumed).
 _GFX90A_IMFMA = (_int("v_mfma_i32_16x16x16i8", 16, 16, 32), _int("v_mfma_i32_32x32x8i8", 32, 8, 64))
 _GFX942_IMFMA = (_int("v_mfma_i32_16x16x32_i8", 16, 32, 16), _int("v_mfma_i32_32x32x16_i8", 32, 16, 32))
