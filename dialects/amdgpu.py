@@ -48,10 +48,12 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
     TypeAttribute,
+    UnitAttr,
     VectorType,
     i32,
 )
@@ -84,10 +86,13 @@ _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",
 
 
 def type_name(t: Attribute) -> str | None:
-    """f32, f16, bf16 or an FP8 format's name for a float type; None for anything else."""
+    """f32, f16, bf16 or an FP8 format's name for a float type, i8 or i32 for those signless
+    integers (an integer matrix instruction's operands); None for anything else."""
     for cls, name in _TYPE_NAMES.items():
         if isinstance(t, cls):
             return name
+    if isinstance(t, IntegerType) and t.width.data in (8, 32):
+        return f"i{t.width.data}"
     return None
 
 
@@ -269,18 +274,35 @@ class WMMAOp(MatrixOpBase):
     name = "amdgpu.wmma"
     KIND: ClassVar[str] = "wmma"
 
-    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, m: int, n: int, k: int):
-        super().__init__(
-            operands=[a, b, c], result_types=[c.type],
-            properties={"m": _int(m), "n": _int(n), "k": _int(k)},
-        )
+    # MLIR's names: an integer WMMA's (iu8) A / B bytes are unsigned (zero-extended); absent: signed
+    unsignedA = opt_prop_def(UnitAttr)
+    unsignedB = opt_prop_def(UnitAttr)
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, m: int, n: int, k: int,
+                 unsigned: tuple[bool, bool] = (False, False)):
+        props: dict[str, Attribute] = {"m": _int(m), "n": _int(n), "k": _int(k)}
+        props.update({name: UnitAttr() for name, u in zip(("unsignedA", "unsignedB"), unsigned) if u})
+        super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if (self.unsignedA or self.unsignedB) and lanes_of(self.sourceA.type)[0] != "i8":
+            raise VerifyException("unsignedA / unsignedB mark integer (i8) operands only")
 
 
-def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue) -> MatrixOpBase:
-    """The amdgpu op that issues `instr`."""
+def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue,
+              unsigned: tuple[bool, bool] = (False, False)) -> MatrixOpBase:
+    """The amdgpu op that issues `instr` (`unsigned`: A's and B's bytes, an iu8 WMMA's flags;
+    CDNA's i8 MFMAs take signed bytes only, which the lowering checks)."""
     if instr.kind == "mfma":
+        assert not any(unsigned), instr.mnemonic
         return MFMAOp(a, b, c, instr.m, instr.n, instr.k, instr.blocks)
-    return WMMAOp(a, b, c, instr.m, instr.n, instr.k)
+    return WMMAOp(a, b, c, instr.m, instr.n, instr.k, unsigned)
+
+
+def unsigned_operands(op: Operation) -> tuple[bool, bool]:
+    """Whether A's and B's bytes are unsigned (an iu8 WMMA's unsignedA / unsignedB)."""
+    return (op.properties.get("unsignedA") is not None, op.properties.get("unsignedB") is not None)
 
 
 @irdl_op_definition

@@ -76,6 +76,11 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     if con.scaled and (convert or kind != "mfma"):
         raise fail("a block-scaled kernel takes gfx950's scaled MFMAs as its types are (no convert=, no WMMA)")
     instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
+    unsigned = [x for x, u in (("A", con.unsigned_a), ("B", con.unsigned_b)) if u]
+    if unsigned and not instr.signedness:
+        raise fail(f"{instr.mnemonic} multiplies signed bytes only; the kernel's {' and '.join(unsigned)} "
+                   f"{'is' if len(unsigned) == 1 else 'are'} u8 (an i8 MFMA would read 128 .. 255 as "
+                   f"-128 .. -1): make it i8, or use the FMA pipeline")
     if con.scaled and (s.chunk_m or s.chunk_n):
         raise fail("a block-scaled kernel takes no chunked fragments (lds-layout)")
     runs = frag_runs(instr.a, k_is_col=True), frag_runs(instr.b, k_is_col=False)

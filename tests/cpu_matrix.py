@@ -1,7 +1,7 @@
 """C++ stand-ins for the matrix builtins (CDNA's MFMA, RDNA's WMMA), so that emitted matrix-core
 kernels run on the CPU (test_emit_hip.run_on_cpu, whose launcher gives each wave a barrier).
 
-    builtins("gfx942")     C++ defining every matrix builtin of the arch with an f32 accumulator
+    builtins("gfx942")     C++ defining every matrix builtin of the arch with an f32 (or i32) accumulator
                            as a call of gemmc_cpu_mfma<M, N, K>, and its FP8 conversions
                            (v_cvt_f32_fp8 / _bf8: a byte of the word, the arch's e4m3 / e5m2)
     builtins("gfx942", source)   only the matrix builtins `source` calls (their lane tables are
@@ -11,8 +11,8 @@ Each lane hands its A, B operands (their bytes) and scales to its wave, waits fo
 and computes the D elements it holds in float64 from everyone's: which lane and element holds
 A(i, k), B(k, j), D(i, j) and the scales is gemmc.layout's table of the instruction (what
 `gemmc layout` prints, checked against AMD's Matrix Instruction Calculator), element e of a lane
-at bits e * bits of its operand; values are ml_dtypes' (FP8, FP6, FP4), IEEE's (f32, f16) and
-bf16's.  The kernels' own code (fragment loads and packing, lane arithmetic, LDS, stores) runs
+at bits e * bits of its operand; values are ml_dtypes' (FP8, FP6, FP4), IEEE's (f32, f16),
+bf16's and bytes' (i8, u8: an iu8 WMMA's signedness arguments choose), an i32 D wrapped.  The kernels' own code (fragment loads and packing, lane arithmetic, LDS, stores) runs
 as emitted, so the harness's check covers it; the layout itself is trusted.  Where the layout has
 an element in two lanes (RDNA3's WMMA reads A and B replicated in both halves of the wave), the
 two must hold the same bits, else the result is NaN.
@@ -33,7 +33,7 @@ from gemmc.target.arch import ELEMENT_BITS, F8F6F4_FORMATS, FNUZ_FP8, OCP_FP8, g
 from gemmc.emit import host_formats
 
 # Element kinds: the f8f6f4 format codes (cbsz / blgp) first, then the fixed types
-KINDS = [*sorted(F8F6F4_FORMATS, key=F8F6F4_FORMATS.get), *FNUZ_FP8, "f16", "bf16", "f32"]
+KINDS = [*sorted(F8F6F4_FORMATS, key=F8F6F4_FORMATS.get), *FNUZ_FP8, "f16", "bf16", "f32", "i8", "u8"]
 
 EMULATION = r"""
 struct gemmc_cpu_operands { unsigned char a[64][32], b[64][32]; int sa[64], sb[64]; };
@@ -54,6 +54,8 @@ inline double gemmc_cpu_decode(int kind, unsigned long long code)
         std::memcpy(&h, &u, 2);
         return (double)h;
     }
+    if (kind == GEMMC_CPU_I8 || kind == GEMMC_CPU_U8)  // an integer instruction's bytes
+        return kind == GEMMC_CPU_I8 ? (double)(signed char)code : (double)code;
     if (kind == GEMMC_CPU_BF16 || kind == GEMMC_CPU_F32)
     {
         const unsigned u = kind == GEMMC_CPU_BF16 ? (unsigned)code << 16 : (unsigned)code;
@@ -100,7 +102,10 @@ C_ gemmc_cpu_mfma(A_ a, B_ b, C_ c, int kind_a, int kind_b, int scale_a, int sca
                     scale = gemmc_cpu_scale(w.sa[sa_lane[i * (K / 32) + k / 32]]) * gemmc_cpu_scale(w.sb[sb_lane[k / 32 * N + j]]);
                 s += x * y * scale;
             }
-            d[d_reg[i * N + j]] = static_cast<float>(s);
+            if constexpr (std::is_integral_v<decltype(+d[0])>)  // i32: exact in a double, wrapped
+                d[d_reg[i * N + j]] = (int)(unsigned)(long long)s;
+            else
+                d[d_reg[i * N + j]] = static_cast<float>(s);
         }
     gemmc_wave_barrier->arrive_and_wait();  // every lane has read the operands before the next call
     return d;
@@ -113,7 +118,7 @@ def _prelude() -> list[str]:
     for name in KINDS[: len(F8F6F4_FORMATS) + len(FNUZ_FP8)]:
         v = host_formats.values(name)
         tables.append("{" + ", ".join(host_formats.c_literal(x) for x in np.concatenate([v, np.zeros(256 - len(v))])) + "}")
-    out = [f"#define GEMMC_CPU_{k.upper()} {i}" for i, k in enumerate(KINDS) if k in ("f16", "bf16", "f32")]
+    out = [f"#define GEMMC_CPU_{k.upper()} {i}" for i, k in enumerate(KINDS) if k in ("f16", "bf16", "f32", "i8", "u8")]
     out.append(f"static const int gemmc_cpu_bits[{len(KINDS)}] = {{{', '.join(str(ELEMENT_BITS[k]) for k in KINDS)}}};")
     out.append(f"static const double gemmc_cpu_value[{len(tables)}][256] = {{{', '.join(tables)}}};")
     return out
@@ -160,14 +165,14 @@ def builtins(arch_name: str, source: str | None = None) -> str:
     """C++ for every MFMA builtin of the arch (those `source` calls, where given) and its FP8
     conversions on the CPU."""
     arch = get_arch(arch_name)
-    out = ["", "#include <cmath>", *_prelude(), EMULATION]
+    out = ["", "#include <cmath>", "#include <type_traits>", *_prelude(), EMULATION]
     fp8 = [t for t in (*FNUZ_FP8, *OCP_FP8) if t in arch.dtypes]  # the arch's e4m3 and e5m2
     for builtin, name in zip(("fp8", "bf8"), fp8):
         out.append(f"#define __builtin_amdgcn_cvt_f32_{builtin}(w, sel) "
                    f"((float)gemmc_cpu_value[{KINDS.index(name)}][(static_cast<unsigned>(w) >> 8 * (sel)) & 255u])")
     seen = set()
     for instr in arch.matrix_instrs:
-        if instr.out_type != "f32" or instr.builtin in seen:  # (RDNA's 16-bit accumulators: not here)
+        if instr.out_type not in ("f32", "i32") or instr.builtin in seen:  # (RDNA's 16-bit accumulators: not here)
             continue
         if source is not None and not re.search(rf"\b{instr.builtin}\s*\(", source):
             continue
@@ -182,6 +187,10 @@ def builtins(arch_name: str, source: str | None = None) -> str:
         if instr.formats and instr.sa is not None:
             out.append(f"#define {instr.builtin}(a, b, c, cbsz, blgp, oa, sa, ob, sb) gemmc_cpu_mfma<{m}, {n}, {k}>"
                        f"(a, b, c, cbsz, blgp, (sa) >> 8 * (oa) & 255, (sb) >> 8 * (ob) & 255, {refs})")
+        elif instr.signedness:  # iu8 WMMA: (a_signed, a, b_signed, b, c, clamp)
+            i8, u8 = KINDS.index("i8"), KINDS.index("u8")
+            out.append(f"#define {instr.builtin}(sa, a, sb, b, c, clamp) gemmc_cpu_mfma<{m}, {n}, {k}>"
+                       f"(a, b, c, (sa) ? {i8} : {u8}, (sb) ? {i8} : {u8}, 0, 0, {refs})")
         elif not instr.formats:
             ka, kb = KINDS.index(instr.in_type), KINDS.index(instr.b_in_type)
             modifiers = ", cbsz, abid, blgp" if instr.kind == "mfma" else ""

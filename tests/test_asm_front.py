@@ -127,10 +127,10 @@ def test_planted_mfma_lane_permutation_fails(monkeypatch):
 
     real = matrix.multiply
 
-    def swapped(instr, a, b, c, scales=None):  # lanes 0 and 1 of A exchanged: a wrong operand layout
+    def swapped(instr, a, b, c, *rest):  # lanes 0 and 1 of A exchanged: a wrong operand layout
         a = a.copy()
         a[:, [0, 1]] = a[:, [1, 0]]
-        return real(instr, a, b, c, scales)
+        return real(instr, a, b, c, *rest)
 
     module, dims = _lowered("hgemm.gemm", "gfx942", None, 40, 33, 16)
     monkeypatch.setattr(matrix, "multiply", swapped)

@@ -20,6 +20,7 @@ import gemmc
 from gemmc.interp.check import check, execute
 from gemmc.target.toolchain import find_toolchain
 
+import cpu_matrix
 from test_emit_hip import run_on_cpu
 from test_harness_formats import _assert_fails, _planted
 
@@ -162,8 +163,8 @@ def _example(arch: str):
 
 @pytest.mark.parametrize("arch", AMD)
 def test_example_default_passes_and_compiles(arch):
-    """The default pipeline (the FMA kernel: no integer matrix instructions yet) PASSes the
-    interpreter's exact check, and clang-22 compiles its HIP to the arch's integer multiply-adds."""
+    """The default pipeline (the integer matrix instructions; tests/test_integer_matrix.py) PASSes
+    the interpreter's exact check, and clang-22 compiles its HIP to them."""
     module = _example(arch)
     result = check(module, {}, arch)
     assert result.passed, result.summary()
@@ -172,7 +173,7 @@ def test_example_default_passes_and_compiles(arch):
     except gemmc.GemmcError:
         pytest.skip("no HIP compiler with the AMDGPU backend")
     asm = gemmc.emit(module, arch, "asm")
-    assert "v_mul_lo_u32" in asm or "v_mad_u32_u24" in asm, asm[:2000]
+    assert "v_mfma_i32_" in asm or "v_wmma_i32_16x16x16_iu8" in asm, asm[:2000]
 
 
 # -- the emitted HIP on the CPU -----------------------------------------------------------------
@@ -183,7 +184,7 @@ def test_harness_passes_on_cpu(llvm, tmp_path, arch, pipeline):
     module = gemmc.parse(source("i8", "u8", assign="A @ B + C"), "g.gemm")
     gemmc.lower(module, pipeline, arch)
     hip = gemmc.emit(module, arch, "hip", harness=True)
-    proc = run_on_cpu(llvm, hip, ["67", "45", "37"], tmp_path)
+    proc = run_on_cpu(llvm, hip, ["67", "45", "37"], tmp_path, cpu_matrix.builtins(arch, hip))  # (gfx1100: iu8 WMMA)
     assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
     if pipeline == "step1":  # B's u8 read as i8: the harness's exact check fails
         _assert_fails(run_on_cpu(llvm, _planted(hip, "(int32_t)(uint8_t)b", "(int32_t)b"), ["67", "45", "37"],

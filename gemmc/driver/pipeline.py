@@ -211,8 +211,12 @@ def default_pipeline(arch: Arch, in_type: str | None = None) -> str:
 def matrix_cores_take(arch: Arch, a_type: str, b_type: str, acc: str) -> bool:
     """Whether the arch has an (unscaled) matrix instruction that multiplies `a_type` x `b_type`
     fragments, as they are, into `acc` accumulators (mfma-lowering's and wmma-lowering's choice,
-    asked of the types alone: CDNA's MFMAs accumulate 16-bit inputs in f32 only)."""
-    return any(i.out_type == acc for i in instrs_taking(arch, a_type, b_type))
+    asked of the types alone: CDNA's MFMAs accumulate 16-bit inputs in f32 only).  A u8 operand
+    is an i8 fragment that the instruction must read as unsigned: RDNA's iu8 WMMAs can (their
+    signedness operands), CDNA's i8 MFMAs cannot."""
+    unsigned = "u8" in (a_type, b_type)
+    frags = ["i8" if t == "u8" else t for t in (a_type, b_type)]
+    return any(i.out_type == acc and (i.signedness or not unsigned) for i in instrs_taking(arch, *frags))
 
 
 def fma_pipeline(arch: Arch) -> str:

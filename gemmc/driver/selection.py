@@ -81,15 +81,17 @@ def input_type(module: ModuleOp) -> str | None:
 
 
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
-    """A's, B's and the accumulator's element types ('f16', ...); None for IR without a GEMM host
-    function."""
+    """A's, B's and the accumulator's element types ('f16', ..., 'u8' for an unsigned integer
+    operand); None for IR without a GEMM host function."""
     try:
         host = host_function(module)
         spec = matmul_spec(module, host)
     except GemmcError:
         return None
     args = host.body.block.args
-    return type_name(args[spec.a].type.element_type), type_name(args[spec.b].type.element_type), spec.acc
+    a, b = (type_name(args[i].type.element_type) for i in (spec.a, spec.b))
+    # an integer product's unsigned operands (signless i8 in the IR, gemm.unsigned): u8, as the program says
+    return "u8" if spec.unsigned_a else a, "u8" if spec.unsigned_b else b, spec.acc
 
 
 def base_pipeline(module: ModuleOp, arch: Arch) -> tuple[str, str]:

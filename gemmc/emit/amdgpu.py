@@ -3,6 +3,8 @@
     amdgpu.mfma  -> d = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);   (cbsz, abid, blgp)
     amdgpu.wmma  -> d = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c);      (_gfx12 on RDNA4)
                     d = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(a, b, c, false);  (RDNA3 f16 acc: OPSEL)
+                    d = __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, a, false, b, c, false);  (signed A,
+                        unsigned B: the op's unsignedA / unsignedB; clamp off)
     amdgpu.gather_to_lds -> __builtin_amdgcn_global_load_lds((void*)&A[..], (void*)&tile[..][..], 4, 0, 0);
 
 The builtin of each instruction is an arch fact (gemmc.target.arch.MatrixInstr.builtin): the op's
@@ -20,7 +22,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.dialects.amdgpu import lanes_of, transfer_bytes
+from gemmc.dialects.amdgpu import lanes_of, transfer_bytes, unsigned_operands
 from gemmc.emit import fp4, fp6
 from gemmc.emit.c_text import Expr, call
 from gemmc.emit.c_types import is_fp4, is_sub_byte
@@ -43,13 +45,19 @@ def _print_matrix(p: FunctionPrinter, op: Operation) -> None:
     for v in op.operands:
         p.type_name(v.type, op)
     for i, v in enumerate(op.operands[:2]):
-        if instr.in_bits == 8:  # FP8 bytes: the builtins take them as a long (MFMA) or an int2 (WMMA)
-            word = "long" if op.name == "amdgpu.mfma" else p.type_name(VectorType(i32, [instr.a_regs]), op)
+        if instr.in_bits == 8:  # FP8 / i8 bytes: the builtins take them as an int (1 VGPR), a long
+            # (MFMA's 2) or an int vector (WMMA's, gfx950's 16-byte i8 MFMAs)
+            regs = instr.a_regs
+            word = ("int" if regs == 1 else "long" if regs == 2 and op.name == "amdgpu.mfma"
+                    else p.type_name(VectorType(i32, [regs]), op))
             args[i] = call("__builtin_bit_cast", Expr(word), args[i])
     if op.name == "amdgpu.mfma":
         args += [Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
                  for n in ("cbsz", "abid", "blgp")]
-    args += [Expr(x) for x in instr.builtin_args]  # RDNA3's 16-bit accumulators: OPSEL
+    if instr.signedness:  # iu8 WMMA: (a_signed, a, b_signed, b, c, clamp)
+        ua, ub = unsigned_operands(op)
+        args = [Expr(str(not ua).lower()), args[0], Expr(str(not ub).lower()), args[1], args[2]]
+    args += [Expr(x) for x in instr.builtin_args]  # RDNA3's 16-bit accumulators: OPSEL; iu8: clamp
     p.define(op.results[0], call(instr.builtin, *args))
 
 

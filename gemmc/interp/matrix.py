@@ -3,7 +3,8 @@
 `amdgpu.mfma` / `amdgpu.wmma` / `nvgpu.mma_sync` (sm_90's tensor cores): every wave assembles A, B and C from its lanes exactly as
 the instruction's layout (gemmc.target.arch.MatrixInstr.a / .b / .d) places them, computes
 D = A @ B + C (in float64, rounded once to the accumulator type: f32, or f16 / bf16 on
-RDNA, whose RDNA3 forms fill every other element, OPSEL 0), and hands each lane back the registers
+RDNA, whose RDNA3 forms fill every other element, OPSEL 0; integer instructions exactly, i8
+bytes signed or unsigned by the op's flags, wrapped to i32), and hands each lane back the registers
 the layout gives it.  A lane's operand contributes only the elements the layout assigns
 to it, so fragments loaded in a wrong layout give a wrong C.  Where the layout has
 lanes replicate an operand (RDNA3's WMMA: lanes 16-31 repeat lanes 0-15), each half of
@@ -29,11 +30,11 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 
 from gemmc.target.arch import Layout, MatrixInstr
 from gemmc.dialects.amdgpu import (
-    GatherToLDSOp, MFMAOp, ScaledMFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes,
+    GatherToLDSOp, MFMAOp, ScaledMFMAOp, WMMAOp, lanes_of, lds_slot_bytes, transfer_bytes, unsigned_operands,
 )
 from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.interp import memory
-from gemmc.interp.common import InterpError, is_vector, to_bf16
+from gemmc.interp.common import InterpError, is_vector, to_bf16, wrap
 from gemmc.interp.state import KernelState
 
 
@@ -74,16 +75,22 @@ def scale_matrix(layout: Layout, scales: np.ndarray, idx: int, rows: int, cols: 
 
 
 def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray,
-             scales: tuple[np.ndarray, int, np.ndarray, int] | None = None) -> np.ndarray:
+             scales: tuple[np.ndarray, int, np.ndarray, int] | None = None,
+             unsigned: tuple[bool, bool] = (False, False)) -> np.ndarray:
     """D for whole waves: a (W, wave, ka), b (W, wave, kb), c (W, wave, acc) -> (W, wave, acc).
 
     D is rounded once to the accumulator type (f32, f16, bf16).  Where results take every
     other element (RDNA3's 16-bit accumulators, OPSEL 0: the low halves), C is read there
-    only and D's other elements are NaN: the builtin leaves them undefined."""
+    only and D's other elements are NaN: the builtin leaves them undefined.  Integer
+    instructions (i8 inputs, i32 accumulators): each byte read as signed, or as unsigned where
+    `unsigned` says so for its operand (an iu8 WMMA's flags; CDNA's i8 MFMAs: signed), the
+    products and C summed exactly in int64, D wrapped to i32 (two's complement)."""
     am = operand_map(instr.a, instr.blocks, instr.m, instr.k)
     bm = operand_map(instr.b, instr.blocks, instr.k, instr.n)
     dm = operand_map(instr.d, instr.blocks, instr.m, instr.n)
     reps = am.lane.shape[0]
+    if instr.out_type == "i32":
+        return _multiply_int(instr, a[:, am.lane, am.item], b[:, bm.lane, bm.item], c, dm, reps, unsigned)
     a_mat = a[:, am.lane, am.item].astype(np.float64)  # (W, R, blk, m, k)
     b_mat = b[:, bm.lane, bm.item].astype(np.float64)  # (W, R, blk, k, n)
     if scales is not None:  # v_mfma_scale_*: each element times its block's scale, before the products
@@ -101,6 +108,21 @@ def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray,
     acc = c[:, d_lane, d_item * stride].astype(np.float64) + prod[:, rep, blk, i, j]
     out = np.full_like(c, np.nan) if stride > 1 else np.empty_like(c)
     out[:, d_lane, d_item * stride] = _round(acc, instr.out_type).astype(c.dtype)
+    return out
+
+
+def _multiply_int(instr: MatrixInstr, a_mat: np.ndarray, b_mat: np.ndarray, c: np.ndarray, dm: OperandMap, reps: int,
+                  unsigned: tuple[bool, bool]) -> np.ndarray:
+    """multiply's integer path: bytes (held as int64 of any value: their low 8 bits count) read by
+    each operand's signedness, summed in int64 (exact: |sum| <= k * 2^16 + 2^31), wrapped to i32."""
+    ua, ub = unsigned
+    a_mat, b_mat = (x.astype(np.int64) & 0xFF if u else wrap(x, 8) for x, u in ((a_mat, ua), (b_mat, ub)))
+    prod = a_mat @ b_mat  # (W, R, blk, m, n)
+    d_lane, d_item = dm.lane[0], dm.item[0]
+    rep = d_lane * reps // instr.d.lanes
+    blk, i, j = np.indices(d_lane.shape)
+    out = np.empty_like(c)
+    out[:, d_lane, d_item] = wrap(wrap(c[:, d_lane, d_item], 32) + prod[:, rep, blk, i, j], 32).astype(c.dtype)
     return out
 
 
@@ -185,7 +207,7 @@ class MatrixFunctions(InterpreterFunctions):
                 ia, ib = op.scale_indices
                 wave_scales = (sa[sel], ia, sb[sel], ib)
             out[sel] = multiply(instr, a.reshape(waves, wave, -1)[sel], b.reshape(waves, wave, -1)[sel],
-                                c.reshape(waves, wave, -1)[sel], wave_scales)
+                                c.reshape(waves, wave, -1)[sel], wave_scales, unsigned_operands(op))
         st.stats.matrix_instrs += int(sel.size)
         st.stats.flops += int(sel.size) * instr.flops
         return out.reshape(ln.count, -1)

@@ -432,9 +432,11 @@ def matrix_form(mi) -> Form:
     if mi.kind == "mfma":
         return Form("VOP3P", (Slot("va", mi.c_regs),), (Slot("va", mi.a_regs), Slot("va", mi.b_regs),
                                                         Slot("vac", mi.c_regs)), acc=2)
+    # an iu8 WMMA: neg_lo's bits 0 and 1 are A's and B's signedness, clamp saturates D
+    mods = ("neg_lo", "clamp") if mi.signedness else ()
     return Form("VOP3P", (Slot("v", mi.c_regs),), (Slot("v", mi.a_regs), Slot("v", mi.b_regs),
                                                    Slot("v", mi.c_regs)), acc=2,
-                asm=mi.mnemonic)
+                asm=mi.mnemonic, mods=mods)
 
 
 def _f8f6f4_form(mi) -> Form:

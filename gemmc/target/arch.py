@@ -10,51 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gemmc.support.diagnostics import usage_error
-
-
-@dataclass(frozen=True)
-class Term:
-    """One digit of a lane layout: scale * ((var // div) % mod), var "lane" or "item"
-    (mod 0: no modulo)."""
-
-    var: str
-    div: int = 1
-    mod: int = 0
-    scale: int = 1
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where an operand of a matrix instruction lives in the wave: item `item` (element
-    `item` of the lane's operand vector) of lane `lane` holds matrix element
-    (block, row, col), each coordinate a sum of Terms.  A is indexed [i][k], B [k][j],
-    C/D [i][j].  Where several (lane, item) pairs hold one element, the lanes replicate
-    it (RDNA3's WMMA: lanes 16-31 repeat lanes 0-15)."""
-
-    lanes: int  # the wave size
-    items: int  # elements per lane
-    row: tuple[Term, ...]
-    col: tuple[Term, ...]
-    block: tuple[Term, ...] = ()
-
-    def at(self, lane, item) -> tuple:
-        """(block, row, col) of (lane, item).  Works on ints, numpy arrays and any value
-        with // % * + by ints: the lowering passes IR values to get index arithmetic."""
-        return tuple(_layout_sum(ts, lane, item) for ts in (self.block, self.row, self.col))
-
-
-def _layout_sum(terms: tuple[Term, ...], lane, item):
-    total = None
-    for t in terms:
-        x = lane if t.var == "lane" else item
-        if t.div != 1:
-            x = x // t.div
-        if t.mod:
-            x = x % t.mod
-        if t.scale != 1:
-            x = x * t.scale
-        total = x if total is None else total + x
-    return 0 if total is None else total
+from gemmc.target.layouts import Layout, Term
 
 
 # Bits of an element type, by its .gemm name (FP8: AMD's FNUZ formats on gfx942, OCP's on
@@ -116,6 +72,9 @@ class MatrixInstr:
     scale_block: int = 0
     sa: Layout | None = None
     sb: Layout | None = None
+    # integer inputs (i8, i32 accumulators): the builtin takes each operand's signedness (RDNA's iu8
+    # WMMAs: bool a_signed, b_signed; CDNA's i8 MFMAs multiply signed bytes only, so a u8 operand is refused)
+    signedness: bool = False
     # sm_90: the PTX instruction (its mnemonic above is gemmc's name for it, a token that pipeline
     # options can spell: instr=mma_m16n8k16_f32_f16)
     ptx: str = ""
@@ -156,7 +115,7 @@ class MatrixInstr:
 
     @property
     def out_bits(self) -> int:
-        return 32 if self.out_type == "f32" else 16
+        return ELEMENT_BITS[self.out_type]
 
     @property
     def acc_len(self) -> int:
@@ -419,8 +378,25 @@ def _f8f6f4_mfmas() -> tuple[MatrixInstr, ...]:
     return tuple(out)
 
 
-_GFX942_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*FNUZ_FP8)
-_GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + _f8f6f4_mfmas() + (
+def _int(mn: str, m: int, k: int, cycles: int, builtin: str = "", kind: str = "mfma", lay: dict | None = None,
+         **extra) -> MatrixInstr:
+    """An integer matrix instruction: i8 A and B, i32 C/D (wrapping, as the builtins' i32 adds)."""
+    return MatrixInstr(mn, m, m, k, "i8", "i32", cycles, kind=kind, builtin=f"__builtin_amdgcn_{builtin or mn[2:]}",
+                       **(lay or _mfma_layouts(m, m, k)), **extra)
+
+
+# CDNA's i8 MFMAs multiply signed bytes (no signedness operand; a u8 operand is refused, matrix_lowering).
+# Builtins (clang-22, checked by compiling each): gfx90a's take 4 bytes as an int, gfx942's
+# 16x16x32 / 32x32x16 8 bytes as a long, gfx950's 16x16x64 / 32x32x32 16 bytes as a v4i32; the
+# layouts are every single-block MFMA's (_mfma_layouts: lane i + m * (k // kp) holds k % kp, the
+# FP8 MFMAs' at 16x16x32 and 32x32x16; IREE's getSingleSubgroupLayout gives all six mfmaLhs{16,32}xK).  Cycles: CDNA2 ISA guide (8 and 16 passes), CDNA3 (4 and
+# 8: the FP8 MFMAs' of those shapes), gfx950's double-k forms as its f8f6f4 FP8 rate (assumed).
+_GFX90A_IMFMA = (_int("v_mfma_i32_16x16x16i8", 16, 16, 32), _int("v_mfma_i32_32x32x8i8", 32, 8, 64))
+_GFX942_IMFMA = (_int("v_mfma_i32_16x16x32_i8", 16, 32, 16), _int("v_mfma_i32_32x32x16_i8", 32, 16, 32))
+_GFX950_IMFMA = _GFX942_IMFMA + (_int("v_mfma_i32_16x16x64_i8", 16, 64, 16), _int("v_mfma_i32_32x32x32_i8", 32, 32, 32))
+_GFX90A_MFMA = _GFX90A_MFMA + _GFX90A_IMFMA
+_GFX942_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*FNUZ_FP8) + _GFX942_IMFMA
+_GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + _f8f6f4_mfmas() + _GFX950_IMFMA + (
     _mfma("v_mfma_f32_16x16x32_f16", 16, 16, 32, "f16", 16, "mfma_f32_16x16x32_f16"),
     _mfma("v_mfma_f32_32x32x16_f16", 32, 32, 16, "f16", 32, "mfma_f32_32x32x16_f16"),
     _mfma("v_mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 16, "mfma_f32_16x16x32_bf16"),
@@ -434,6 +410,10 @@ _GFX11_WMMA = (
     _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 32, "wmma_f32_16x16x16_bf16_w32", _WMMA_GFX11),
     _wmma("v_wmma_f16_16x16x16_f16", "f16", 32, "wmma_f16_16x16x16_f16_w32", _WMMA_GFX11_16, out="f16"),
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 32, "wmma_bf16_16x16x16_bf16_w32", _WMMA_GFX11_16, out="bf16"),
+    # __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(bool a_signed, v4i32 a, bool b_signed, v4i32 b, v8i32 c,
+    # bool clamp): 16 bytes a lane in the f16 form's layout (lanes 16-31 replicate), D as the f32 form's
+    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 32, "wmma_i32_16x16x16_iu8_w32", "wmma", _WMMA_GFX11,
+         builtin_args=("false",), signedness=True),
 )
 
 
@@ -456,7 +436,11 @@ _GFX12_WMMA = (
     _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", _WMMA_GFX12),
     _wmma("v_wmma_f16_16x16x16_f16", "f16", 16, "wmma_f16_16x16x16_f16_w32_gfx12", _WMMA_GFX12, out="f16"),
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
-) + _fp8_wmmas()
+) + _fp8_wmmas() + (
+    # ..._iu8_w32_gfx12: 8 bytes a lane (v2i32) in the FP8 forms' layout; cycles as theirs
+    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 16, "wmma_i32_16x16x16_iu8_w32_gfx12", "wmma", _WMMA_GFX12,
+         builtin_args=("false",), signedness=True),
+)
 
 # sm_90's warp-level mma.sync (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
 # type"): groupID = lane / 4, threadID_in_group = lane % 4.  A (16x16, .row): a0..a7 in four .f16x2

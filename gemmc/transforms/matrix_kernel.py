@@ -203,6 +203,7 @@ def compute(w, b: KernelBuilder, buf) -> None:
     s, instr = w.s, w.instr
     lead = [buf] if buf is not None else []
     pack = s.pack
+    unsigned = (w.con.unsigned_a, w.con.unsigned_b) if instr.signedness else (False, False)
 
     def step(x: KernelBuilder, kk, _):
         if s.ldmatrix:
@@ -223,7 +224,7 @@ def compute(w, b: KernelBuilder, buf) -> None:
                         d = x.op(ScaledMFMAOp(a_scales[ti], a_frags[ti][p], 0, b_scales[tj], b_frags[tj][p], 0, c,
                                               instr.m, instr.n, instr.k), "d")
                     else:
-                        d = x.op(_matrix_op(instr, a_frags[ti][p], b_frags[tj][p], c), "d")
+                        d = x.op(_matrix_op(instr, a_frags[ti][p], b_frags[tj][p], c, unsigned), "d")
                     x.b.insert(vector.StoreOp(d, w.acc, at))
         return []
 
@@ -242,11 +243,12 @@ def _element_fragments(w, x: KernelBuilder, kk, lead) -> tuple[list, list]:
     return a_frags, b_frags
 
 
-def _matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue):
-    """The op that issues `instr`: nvgpu.mma_sync on sm_90, amdgpu.mfma / amdgpu.wmma on AMD."""
+def _matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue, unsigned: tuple[bool, bool]):
+    """The op that issues `instr`: nvgpu.mma_sync on sm_90, amdgpu.mfma / amdgpu.wmma on AMD
+    (`unsigned`: an integer WMMA's u8 operands)."""
     if instr.kind == "mma":
         return MmaSyncOp(a, b, c, instr.m, instr.n, instr.k)
-    return matrix_op(instr, a, b, c)
+    return matrix_op(instr, a, b, c, unsigned)
 
 
 def _scales(w, x: KernelBuilder, operand: str, rc: SSAValue, kk: SSAValue) -> SSAValue:

@@ -73,13 +73,21 @@ def _hidden(kind: str, grid, block) -> int:
 
 def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
     """(the 32-bit words, the bytes) of host array x as the device holds elements of type
-    `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), or an
-    FP8, E8M0, FP6 or FP4 format (held as float32 on the host, its codes on the device)."""
+    `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), an
+    FP8, E8M0, FP6 or FP4 format (held as float32 on the host, its codes on the device), or an
+    integer product's i8 (i8 or u8 bytes) or i32 (held as int64 on the host)."""
     if elem == "f32":
         raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
         return raw.copy(), 4 * raw.size
     if elem in NARROW_FORMATS:
         return _narrow_words(x, elem)
+    if elem in ("i8", "i32"):  # an integer product's (held as int64 on the host): the low 8 / 32 bits
+        bits = np.ascontiguousarray(x, np.int64).reshape(-1).astype(np.uint8 if elem == "i8" else U32)
+        if elem == "i32":
+            return bits.copy(), 4 * bits.size
+        padded8 = np.zeros(-(-bits.size // 4) * 4, np.uint8)
+        padded8[:bits.size] = bits
+        return padded8.view(U32), bits.size
     if elem == "f16":
         half = np.ascontiguousarray(x, np.float16).reshape(-1).view(np.uint16)
     elif elem == "bf16":
@@ -97,6 +105,12 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
         return words.view(np.float32)[:like.size].reshape(like.shape)
     if elem in NARROW_FORMATS:
         return _narrow_values(words, elem, like)
+    if elem == "i32":
+        return words.view(np.int32)[:like.size].astype(like.dtype).reshape(like.shape)
+    if elem == "i8":  # a byte the kernel left keeps the host's value (a u8's 200 stays 200, not -56)
+        byte = words.view(np.uint8)[:like.size].reshape(like.shape)
+        same = (np.asarray(like, np.int64) & 0xFF) == byte
+        return np.where(same, like, byte.view(np.int8)).astype(like.dtype)
     half = words.view(np.uint16)[:like.size]
     if elem == "f16":
         return half.view(np.float16).reshape(like.shape)

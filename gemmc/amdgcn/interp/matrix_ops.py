@@ -3,8 +3,9 @@ lane-accurately from the instruction's layouts in gemmc.target.arch (gemmc.inter
 as the kernel-IR interpreter does for amdgpu.mfma, amdgpu.scaled_mfma and amdgpu.wmma).
 
 16-bit operands are unpacked two per register, element 2i from the low half (bf16: the upper
-half of an f32); FP8 four (byte b of a register is element 4i + b, decoded by ml_dtypes in the
-instruction's formats: A's in_type, B's b_in_type).  All lanes of the wave must be active.
+half of an f32); FP8 and i8 four (byte b of a register is element 4i + b, FP8 decoded by ml_dtypes in the
+instruction's formats: A's in_type, B's b_in_type; i8 signed, or unsigned where an iu8 WMMA's
+neg_lo bit clears A's or B's signedness), i32 C/D exactly (gemmc.interp.matrix.multiply).  All lanes of the wave must be active.
 
 gfx950's f8f6f4 MFMAs take A's format from cbsz and B's from blgp (gemmc.target.arch.F8F6F4_FORMATS:
 0 FP8 e4m3, 1 BF8 e5m2, 2 FP6 e2m3, 3 FP6 e3m2, 4 FP4 e2m1), 32 elements a lane: FP8 in 8
@@ -98,6 +99,8 @@ def decode(x: np.ndarray, fmt: str, items: int) -> np.ndarray:
         return unpack_fields(raw, PACKED_BITS[fmt], items).view(_narrow_dtype(fmt)).astype(np.float32)
     if fmt in BYTE_FORMATS:
         return raw.view(_narrow_dtype(fmt)).astype(np.float32)
+    if fmt == "i8":  # held as int64 bytes of any sign: multiply reads them by the operand's signedness
+        return raw.view(np.int8).astype(np.int64)
     t = {"f32": np.float32, "f16": np.float16}.get(fmt)
     if t is None:
         raise ValueError(fmt)
@@ -112,7 +115,7 @@ def scales(S, v) -> np.ndarray:
 
 def _formats_interpreted(S, op, instr: MatrixInstr) -> None:
     for name in (instr.in_type, instr.b_in_type):
-        if name not in ("f32", "f16", "bf16", *BYTE_FORMATS, *PACKED_BITS):
+        if name not in ("f32", "f16", "bf16", "i8", *BYTE_FORMATS, *PACKED_BITS):
             raise S.error(op, f"{name} operands of {instr.mnemonic} are not interpreted by gemmc's AMDGCN backend")
 
 
@@ -124,6 +127,10 @@ def matrix(S, op):
     _formats_interpreted(S, op, instr)
     srcs, d = list(op.srcs), op.dsts[0].type
     scaled = instr.scale_block > 0
+    # an iu8 WMMA's signedness: neg_lo bit 0 (1) / bit 1 (2) set where A's / B's bytes are signed (as
+    # clang-22 prints __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32's a_signed / b_signed: neg_lo:[1,1,0])
+    neg = op.mods.get("neg_lo", 0)
+    unsigned = (not neg & 1, not neg & 2) if instr.signedness else (False, False)
     if scaled:
         _check_scale_registers(S, op)
         ia, ib = scale_bytes(S, op)
@@ -135,9 +142,13 @@ def matrix(S, op):
                           act & ~full)
         a = decode(_words(S, srcs[0], instr.a_regs), instr.in_type, instr.a.items)
         b = decode(_words(S, srcs[1], instr.b_regs), instr.b_in_type, instr.b.items)
-        c = _words(S, srcs[2], instr.c_regs).view(np.float32)
+        words = _words(S, srcs[2], instr.c_regs)
+        integer = instr.out_type == "i32"
+        c = words.view(np.int32).astype(np.int64) if integer else words.view(np.float32)
         block = (scales(S, srcs[3])[act], ia, scales(S, srcs[4])[act], ib) if scaled else None
         out = c.copy()
-        out[act] = multiply(instr, a[act], b[act], c[act], block)
+        out[act] = multiply(instr, a[act], b[act], c[act], block, unsigned)
+        if integer:
+            out = out.astype(np.int32)
         S.wr_v(d, [out[..., i].view(U32) for i in range(instr.c_regs)], act)
     return body
