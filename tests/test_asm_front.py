@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import gemmc
+from benchmark_scripts import load as load_script
 from gemmc.amdgcn.asm_front import load, run
 from gemmc.driver import api
 from gemmc.driver.asm_level import asm_kernels, check_asm
@@ -96,28 +97,17 @@ def test_llvm_assembly_passes(example, arch, pipeline):
     assert r.passed, r.summary()
 
 
-BF16_NT = """kernel bf16_nt {
-  dim M = 256, N = 256, K = 128
-  A: bf16[M, K]
-  B: bf16[N, K]
-  C: bf16[M, N]
-  acc f32
-  C = A @ B.T
-}
-"""
-GAU_V2 = ("gemm-to-kernel{block-x=16 block-y=16},lds-tiling{block-m=128 block-n=128 block-k=64},"
-          "register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=v_mfma_f32_16x16x16_bf16 waves-m=2 waves-n=2},"
-          "vectorize{width=8},lower-copies,swizzle-lds,launch-bounds{max-threads=256}")
-
-
 @needs_clang
 def test_bf16_c_stores_through_the_high_halves():
     """gau-nernst's v2 (benchmarks/validate_model.py): clang stores odd bf16 columns of C with
     global_store_short_d16_hi (the data VGPR's high half); C checked bit for bit on exact inputs."""
-    module = gemmc.parse(BF16_NT, "bf16_nt.gemm")
-    gemmc.lower(module, GAU_V2, "gfx942")
+    vm = load_script("validate_model")
+    v2 = next(c for c in vm.GAU_NERNST if c.label.startswith("v2 "))
+    dims = {"M": 256, "N": 256, "K": 128}
+    module = gemmc.parse(vm.GAU_SRC, "bf16_nt.gemm", defines=dims)
+    gemmc.lower(module, v2.pipeline, "gfx942")
     assert "global_store_short_d16_hi" in gemmc.emit(module, "gfx942", "asm")
-    r = api.check(module, "gfx942", {"M": 256, "N": 256, "K": 128}, level="asm")
+    r = api.check(module, "gfx942", dims, level="asm")
     assert r.passed, r.summary()
 
 
