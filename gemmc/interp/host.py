@@ -43,8 +43,28 @@ def matmul_numpy(op: MatmulOp, a: np.ndarray, b: np.ndarray, c: np.ndarray, alph
 
 
 @register_impls
+class HostMemrefFunctions(InterpreterFunctions):
+    """The host's memref ops that every launcher runs the same way, whichever interpreter
+    runs its kernels (this one, gemmc.amdgcn.interp's): sizes, and split-k's workspace."""
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
+        array, axis = args
+        return (np.int64(array.shape[int(axis)]),)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
+        """A host allocation (split-k's workspace)."""
+        return (host_alloc(op, args),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
+
+
+@register_impls
 @dataclass
-class HostFunctions(InterpreterFunctions):
+class HostFunctions(HostMemrefFunctions):
     arch: Arch | None = None
     stats: Stats = field(default_factory=Stats)
     races: bool = True
@@ -71,19 +91,6 @@ class HostFunctions(InterpreterFunctions):
             interp.module, kernel, grid, block, operands, self.arch, self.stats,
             self.races, self.lane_budget,
         )
-        return ()
-
-    @impl(memref.DimOp)
-    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
-        array, axis = args
-        return (np.int64(array.shape[int(axis)]),)
-
-    @impl(memref.AllocOp)
-    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
-        return (host_alloc(op, args),)
-
-    @impl(memref.DeallocOp)
-    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
         return ()
 
     @impl(memref.LoadOp)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects import gpu, memref
+from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import Interpreter, PythonValues, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
 
 from gemmc.amdgcn.interp.buffers import NARROW_FORMATS, device_words, host_values, kernarg_segment
@@ -17,7 +17,7 @@ from gemmc.amdgcn.interp.state import GcnInterpError
 from gemmc.target.arch import Arch, get_arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.kernel import KernelOp
-from gemmc.interp.host import host_alloc, launch_geometry
+from gemmc.interp.host import HostMemrefFunctions, launch_geometry
 from gemmc.interp.simt import ScfFunctions
 
 
@@ -54,7 +54,7 @@ def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts
 
 @register_impls
 @dataclass
-class _GcnHost(InterpreterFunctions):
+class _GcnHost(HostMemrefFunctions):
     arch: Arch | None = None
     stats: list = field(default_factory=list)
     counts: object = None  # a gemmc.interp.Stats
@@ -79,20 +79,6 @@ class _GcnHost(InterpreterFunctions):
         self.stats.append(run_kernel(kernel, self.arch, grid, block, [values[v] for v in op.kernelOperands],
                                      self.counts, [_elem_name(v.type) for v in op.kernelOperands],
                                      self.sample))
-        return ()
-
-    @impl(memref.DimOp)
-    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
-        array, axis = args
-        return (np.int64(array.shape[int(axis)]),)
-
-    @impl(memref.AllocOp)
-    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues):
-        """A host allocation (split-k's workspace)."""
-        return (host_alloc(op, args),)
-
-    @impl(memref.DeallocOp)
-    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues):
         return ()
 
 
