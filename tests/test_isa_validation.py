@@ -6,28 +6,22 @@ kernels brought to the assembly front are each covered by a hand-written snippet
 
 from __future__ import annotations
 
-import importlib.util
+import functools
 import pathlib
 
 import numpy as np
 import pytest
+from benchmark_scripts import load as load_script
 
 from gemmc.amdgcn.asm_front import load, run
 from gemmc.target.toolchain import have_toolchain
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 needs_clang = pytest.mark.skipif(not have_toolchain(), reason="no clang with the AMDGPU backend")
 
 
+@functools.cache
 def _script():
-    import sys
-
-    if "validate_isa" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("validate_isa", ROOT / "benchmarks" / "validate_isa.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["validate_isa"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["validate_isa"]
+    return load_script("validate_isa")
 
 
 def snippet(arch: str, body: str, vgprs: int = 8, wave64: bool = True) -> str:
