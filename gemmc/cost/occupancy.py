@@ -30,6 +30,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 
 from gemmc.target import resources
+from gemmc.target.resources import residency_limits
 from gemmc.target.arch import Arch
 from gemmc.cost.counts import Counts
 from gemmc.cost.kernel import KernelIR
@@ -127,20 +128,10 @@ def occupancy(k: KernelIR, arch: Arch, counts: Counts, resources=None) -> Occupa
         vgprs, agprs = min(want, budget), 0
         spilled = max(0, want - budget)
         scratch, source = 4 * spilled, "estimate"
-    simds = _simds(arch)
     wpg = _ceil(k.grid.threads, arch.wave_size)
-    per_simd = _ceil(wpg, simds)
-    alloc = _ceil(max(1, vgprs + agprs), arch.vgpr_granule) * arch.vgpr_granule
-    by_vgpr_waves = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
-    lds_unit = arch.lds_per_cu or arch.lds_bytes * arch.cus_per_wgp
-    limits = {
-        "vgprs": by_vgpr_waves // per_simd,
-        "lds": lds_unit // lds if lds else 10**9,
-        "waves": arch.max_waves_per_simd // per_simd,
-        "workgroup slots": arch.max_workgroups_per_cu if wpg > 1 else 10**9,
-    }
-    order = ["waves", "workgroup slots", "lds", "vgprs"]  # on a tie, the hardware maximum first
-    limiter = min(limits, key=lambda n: (limits[n], order.index(n)))
+    per_simd = _ceil(wpg, _simds(arch))
+    limits, by_vgpr_waves = residency_limits(arch, wpg, vgprs + agprs, lds, arch.cus_per_wgp)
+    limiter = min(limits, key=lambda n: limits[n])  # on a tie, the first: the hardware maximum
     wgs_unit = max(0, limits[limiter])
     waves = min(wgs_unit * per_simd, by_vgpr_waves, arch.max_waves_per_simd)
     wgs_cu = wgs_unit / arch.cus_per_wgp

@@ -4,6 +4,7 @@
     buffer_bytes(shapes, bytes)    bytes of buffers of these shapes (what a schedule will allocate)
     vgprs(acc, fragments, staging) VGPRs per lane of a kernel holding that many values, as the
                                    compiler would want them (`fitted`) or at the least (not)
+    residency_limits(arch, ...)    workgroups a CU (WGP) holds by waves, slots, LDS, registers
 
 The tiling passes check a schedule before they build its kernel, so they count the
 buffers the schedule will allocate (gemmc.transforms.schedule.Schedule.lds_tiles); the cost model
@@ -21,6 +22,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from gemmc.support.ir_names import LDS_SPACE, memory_space
+from gemmc.target.arch import Arch
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32": 4,
                  "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
@@ -93,3 +95,28 @@ def vgprs(acc: int, fragments: float, staging: float, fitted: bool = True) -> in
         return int(round(FLOOR_BASE_VGPRS + acc + fragments + staging))
     return int(round(BASE_VGPRS + acc + FRAGMENT_WEIGHT * fragments + STAGING_WEIGHT * staging))
 
+
+
+SGPRS_PER_SIMD = 800  # wave64 CDNA: CDNA3 ISA guide; LLVM AMDGPUBaseInfo getTotalNumSGPRs for gfx9
+
+
+def residency_limits(arch: Arch, waves_per_workgroup: int, vgprs: int, lds: int, cus: int,
+                     sgprs: int = 0) -> tuple[dict[str, int], int]:
+    """Workgroups of `waves_per_workgroup` waves a unit of `cus` CUs (a CU; an RDNA WGP) holds
+    by each of its limits, and the waves a SIMD holds by registers: LLVM's rules (AMDGPUBaseInfo:
+    getMaxWavesPerEU, getNumWavesPerEUWithNumVGPRs).  `vgprs`: architected plus accumulation
+    registers a wave allocates; `sgprs` (0: not counted) bound wave64 SIMDs too.  The limits are
+    in the order a tie is reported in: the hardware maximum first."""
+    per_simd = -(-waves_per_workgroup // (arch.simds_per_cu * cus))
+    alloc = -(-max(1, vgprs) // arch.vgpr_granule) * arch.vgpr_granule
+    by_registers = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
+    if sgprs and arch.wave_size == 64:
+        by_registers = min(by_registers, SGPRS_PER_SIMD // (-(-sgprs // 16) * 16))
+    lds_unit = arch.lds_per_cu or arch.lds_bytes * cus
+    limits = {
+        "waves": arch.max_waves_per_simd // per_simd,
+        "workgroup slots": arch.max_workgroups_per_cu if waves_per_workgroup > 1 else 10**9,
+        "lds": lds_unit // lds if lds else 10**9,
+        "vgprs": by_registers // per_simd,
+    }
+    return limits, by_registers

@@ -1,8 +1,9 @@
 """How many workgroups of a kernel a CU (an RDNA WGP) holds at once, from its descriptor in the
 `.s` (the `.amdhsa_*` directives and the metadata's register counts) and the arch's limits.
 
-The rules are LLVM's (AMDGPUBaseInfo: getMaxWavesPerEU, getNumWavesPerEUWithNumVGPRs) as
-gemmc.cost.occupancy applies them to its estimates, here with the compiler's own counts:
+The rules are LLVM's (AMDGPUBaseInfo: getMaxWavesPerEU, getNumWavesPerEUWithNumVGPRs), in
+gemmc.target.resources.residency_limits, which gemmc.cost.occupancy applies to its estimates;
+here with the compiler's own counts:
 
     waves/SIMD by VGPRs = min(max waves, VGPR file per lane / roundup(VGPRs (+ AGPRs), granule))
     waves/SIMD by SGPRs = 800 / roundup(SGPRs, 16) on wave64 CDNA (CDNA3 ISA guide: 800 SGPRs a SIMD)
@@ -15,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gemmc.target.arch import Arch, get_gcn_isa
-
-SGPRS_PER_SIMD = 800  # CDNA3 ISA guide; LLVM AMDGPUBaseInfo getTotalNumSGPRs for gfx9
+from gemmc.target.resources import residency_limits
 
 
 @dataclass(frozen=True)
@@ -64,15 +64,7 @@ def residency(descriptor: dict, meta: dict, arch: Arch, threads: int, dynamic_ld
     lds = int(descriptor.get("group_segment_fixed_size", 0)) + dynamic_lds
     wpg = -(-threads // arch.wave_size)
     cus = cus_per_unit(descriptor, arch)
-    per_simd = -(-wpg // (arch.simds_per_cu * cus))
-    alloc = -(-max(1, vg) // arch.vgpr_granule) * arch.vgpr_granule
-    by_vgpr = min(arch.max_waves_per_simd, arch.vgpr_file_per_lane // alloc)
-    if arch.wave_size == 64:
-        by_vgpr = min(by_vgpr, SGPRS_PER_SIMD // (-(-max(1, sg) // 16) * 16))
-    lds_unit = arch.lds_per_cu or arch.lds_bytes * cus
-    limits = {"waves": arch.max_waves_per_simd // per_simd,
-              "workgroup slots": arch.max_workgroups_per_cu if wpg > 1 else 10**9,
-              "lds": lds_unit // lds if lds else 10**9,
-              "registers": by_vgpr // per_simd}
+    limits, _ = residency_limits(arch, wpg, vg, lds, cus, sgprs=max(1, sg))
     limiter = min(limits, key=lambda n: limits[n])
-    return Residency(vg, sg, lds, wpg, max(1, limits[limiter]), limiter, cus)
+    # VGPRs and SGPRs together here: the compiler's counts of both
+    return Residency(vg, sg, lds, wpg, max(1, limits[limiter]), "registers" if limiter == "vgprs" else limiter, cus)
