@@ -24,7 +24,7 @@ from gemmc.amdgcn.timing.latency import stream_latencies
 from gemmc.amdgcn.timing.resident import Residency, residency, simds, units
 from gemmc.amdgcn.timing.sim import IDLE, PIPES, SimResult, SimWave, simulate
 from gemmc.amdgcn.timing.trace import PREFIX_ITERATIONS, LaunchTrace, Sampler
-from gemmc.cost.clock import sustained_clock_mhz
+from gemmc.cost.clock import at_clock, sustained_clock_mhz
 from gemmc.cost.peaks import achievable_peak_tflops, problem_peak_tflops
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
@@ -200,16 +200,16 @@ def _at_clock(lt: LaunchTiming, arch: Arch, in_type: str) -> None:
     """The launch's clock (gemmc.cost.clock, fed the simulated matrix busy cycles), its times and
     its bound."""
     boost = arch.clock_mhz * 1e6
-    times = {"cu": lt.rounds * lt.round_cycles / boost,
+    # the CU's simulated time is engine-clocked as the IR-level model's "latency" is
+    times = {"latency": lt.rounds * lt.round_cycles / boost,
              "l2": lt.l2_bytes / (arch.l2_bytes_per_clk * boost),
              "dram": lt.dram_bytes / (arch.mem_bandwidth_gbs * 1e9)}
     running = slots(lt.res, int(np.prod(lt.grid)), arch)
     matrix = float(lt.busy[:, PIPES.index("matrix")].sum()) / running * int(np.prod(lt.grid))
-    f = sustained_clock_mhz(arch, in_type, {"latency": times["cu"], "l2": times["l2"], "dram": times["dram"]},
-                            matrix, lambda ts: max(ts.values()))
-    slow = arch.clock_mhz / f
+    f = sustained_clock_mhz(arch, in_type, times, matrix, lambda ts: max(ts.values()))
     lt.clock_mhz = f
-    lt.times = {"cu": times["cu"] * slow, "l2": times["l2"] * slow, "dram": times["dram"]}
+    at_f = at_clock(times, arch.clock_mhz / f)
+    lt.times = {"cu": at_f["latency"], "l2": at_f["l2"], "dram": at_f["dram"]}
     per_round = {"matrix pipe": lt.busy[:, PIPES.index("matrix")].max(),
                  "VALU issue": lt.busy[:, PIPES.index("valu")].max(),
                  # each wave issues one instruction a slot: its SIMD's slots over its waves
