@@ -71,11 +71,11 @@ def achievable_peak_tflops(arch: Arch, in_type: str) -> float:
 
 def achievable_source(arch: Arch, in_type: str) -> str:
     """Where achievable_peak_tflops comes from, in a few words."""
-    for p in arch.achievable_matrix:
-        if p.in_type == in_type.lower() and problem_peak_units(arch, in_type) != FP32_VALUS:
-            return p.source
     if problem_peak_units(arch, in_type) == FP32_VALUS:
         return "the data sheet's (no published VALU measurement)"
+    for p in arch.achievable_matrix:
+        if p.in_type == in_type.lower():
+            return p.source
     if arch.achievable_matrix:
         return "derived: the lowest sustained matrix clock of this arch's published figures"
     return "the data sheet's (no published measurement)"
