@@ -188,7 +188,8 @@ class MatrixOpBase(IRDLOperation):
         b_type, b_lanes = lanes_of(self.sourceB.type)
         # (mma.sync's A holds twice B's elements per lane: there only the element types must agree)
         same = self.sourceA.type == self.sourceB.type or (self.KIND == "mma" and in_type == b_type)
-        if not same and not (a_lanes == b_lanes and in_type in FP8_NAMES and b_type in FP8_NAMES):
+        lanes_agree = a_lanes == b_lanes or self.KIND == "mma"
+        if not same and not (lanes_agree and in_type in FP8_NAMES and b_type in FP8_NAMES):
             raise VerifyException(
                 f"A and B must have one type, got {self.sourceA.type} and {self.sourceB.type} "
                 "(only vectors of two FP8 formats may differ)"

@@ -224,6 +224,10 @@ class Arch:
     # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
     # it); () where nothing is published, and the model keeps the data sheet's clock
     achievable_matrix: tuple[AchievablePeak, ...] = ()
+    # element bits whose 8x8 matrices ldmatrix can read transposed (.trans): sm_90's ldmatrix moves
+    # .b16 elements alone (PTX ISA: the .b8 / .b8x16 forms, m16n16 / m8n16, need sm_100a / sm_120a), so an
+    # 8-bit operand's tile must be k-contiguous in shared memory to be read by ldmatrix
+    ldmatrix_trans_bits: tuple[int, ...] = ()
 
     @property
     def lds_limit(self) -> int:
@@ -469,7 +473,36 @@ def _mma_sync(t: str) -> MatrixInstr:
                        **_MMA_M16N8K16)
 
 
-_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16"))
+# mma.sync.aligned.m16n8k32 with 8-bit floating-point inputs (PTX ISA, "Matrix Fragments for
+# mma.m16n8k32", .e4m3 / .e5m2: sm_89 and later, so sm_90): A (16x32, .row) a0..a15 in four .b32
+# registers of four bytes, row groupID (+8 for a4..a7 and a12..a15), k 4 * threadID_in_group + (i & 3)
+# (+16 for a8..a15); B (32x8, .col) b0..b7 in two, k as A's (+16 for b4..b7), column groupID; C/D as
+# m16n8k16's (four f32).  A lane's items: runs of four k's, in A on two rows, each an 8x16-byte matrix of
+# ldmatrix's (a register of four bytes: row l / 4, bytes 4 (l % 4) ..; gemmc.target.ldmatrix).
+_MMA_M16N8K32 = dict(
+    a=Layout(32, 16, row=(Term("lane", div=4), Term("item", div=4, mod=2, scale=8)),
+             col=(Term("lane", mod=4, scale=4), Term("item", mod=4), Term("item", div=8, scale=16))),
+    b=Layout(32, 8, row=(Term("lane", mod=4, scale=4), Term("item", mod=4), Term("item", div=4, scale=16)),
+             col=(Term("lane", div=4),)),
+    d=_MMA_M16N8K16["d"],
+)
+# The PTX spellings of the OCP FP8 formats (FNUZ's are AMD's alone: sm_90 has none of them)
+_PTX_FP8 = {"f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
+
+
+def _mma_sync_fp8(a: str, b: str) -> MatrixInstr:
+    """mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 on OCP FP8 operands (either format each;
+    gemmc's name mma_m16n8k32_f32_<a>_<b>).  Cycles: twice m16n8k16's flops in its 8 cycles (the
+    H200 datasheet's FP8 tensor rate, 1979 TFLOP/s dense, is twice its FP16; again only wgmma
+    reaches it: an assumption for benchmarks/h200/matrix.py's FP8 programs to check)."""
+    pa, pb = _PTX_FP8[a], _PTX_FP8[b]
+    name = f"mma_m16n8k32_f32_{pa}_{pb}"
+    return MatrixInstr(name, 16, 8, 32, a, "f32", 8, kind="mma", builtin=f"gemmc_{name}",
+                       ptx=f"mma.sync.aligned.m16n8k32.row.col.f32.{pa}.{pb}.f32",
+                       b_type=b if b != a else "", **_MMA_M16N8K32)
+
+
+_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16")) + tuple(_mma_sync_fp8(a, b) for a in OCP_FP8 for b in OCP_FP8)
 
 # Max-achievable matrix throughput (docs/arch.md, "Sustained clocks").  MI300X: hipBLASLt's
 # FP16 and BF16 figures, AMD's max-achievable FLOPs measurement (ROCm blogs, "Measuring
@@ -576,21 +609,23 @@ ARCHS: dict[str, Arch] = {
         # static limit, to which gemmc prints static __shared__ arrays; past it (lds_optin_bytes) views of
         # dynamic shared memory that the launcher opts in to.  "wave" = warp.
         # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
-        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code).
+        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code); the OCP FP8
+        # formats (e4m3, e5m2, either pair) through mma.sync m16n8k32 (sm_89 and later), as bytes.
+        # AMD's FNUZ FP8 formats are not sm_90's: a program in them is refused at its type.
         Arch(
             name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
             wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,
             max_waves_per_simd=16, vgprs_per_lane=255, agprs_per_lane=0,
             vgpr_granule=8, lds_bytes=48 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=50 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=4800.0,
-            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16"), vendor="nvidia",
+            fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16") + OCP_FP8, vendor="nvidia",
             matrix_instrs=_SM90_MMA,
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
             lds_optin_bytes=227 * 1024,  # a block's dynamic shared memory, opted in (compute capability 9.0)
-            transposed_copy_column_first=True, compute_dtypes=("f32",),
+            transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
