@@ -47,6 +47,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from gemmc.dialects.amdgpu import MatrixOpBase, target_arch, type_name, verify_global_to_lds
 from gemmc.support.ir_names import LDS_SPACE, memory_space
+from gemmc.target.arch import ELEMENT_BITS, INTEGER_DTYPES
+from gemmc.target.ldmatrix import per_register
 from gemmc.target.resources import ELEMENT_BYTES
 
 ASYNC_COPY_BYTES = (4, 8, 16)  # cp.async's cp-size (16 with .cg, the L2 only; 4 and 8 with .ca)
@@ -74,8 +76,8 @@ def _nvidia_only(op: Operation, what: str) -> None:
 
 @irdl_op_definition
 class LdMatrixOp(IRDLOperation):
-    """ldmatrix: numTiles 8x8 matrices of 16-bit elements from shared memory, one 32-bit
-    register of each per lane (gemmc.target.ldmatrix: which lane supplies which row's address,
+    """ldmatrix: numTiles 8x8 matrices of 16-bit elements (8 x 16 of 8-bit ones, not transposed) from
+    shared memory, one 32-bit register of each per lane (gemmc.target.ldmatrix: which lane supplies which row's address,
     which elements each lane receives, with and without transpose)."""
 
     name = "nvgpu.ldmatrix"
@@ -107,14 +109,19 @@ class LdMatrixOp(IRDLOperation):
         if memory_space(t) != LDS_SPACE:
             raise VerifyException(f"the source must be shared memory (memory space {LDS_SPACE}), got {t}")
         elem = type_name(t.element_type)
-        if elem not in ("f16", "bf16"):
-            raise VerifyException(f"ldmatrix loads 16-bit elements (f16, bf16), not {t.element_type}")
+        bits = ELEMENT_BITS.get(elem)
+        if bits not in (8, 16) or elem in INTEGER_DTYPES:
+            raise VerifyException(f"ldmatrix loads 16-bit elements (f16, bf16) or byte pairs of 8-bit ones (FP8), "
+                                  f"not {t.element_type}")
         if self.tiles not in (1, 2, 4):
             raise VerifyException(f"numTiles = {self.tiles}: expected 1, 2 or 4")
-        want = VectorType(t.element_type, [2 * self.tiles])
+        want = VectorType(t.element_type, [per_register(bits) * self.tiles])
         if self.res.type != want:
             raise VerifyException(f"{self.tiles} matrices give each lane {want}, got {self.res.type}")
         _nvidia_only(self, "ldmatrix")
+        if self.transpose is not None and bits not in target_arch(self).ldmatrix_trans_bits:
+            raise VerifyException(f"{target_arch(self).name}'s ldmatrix .trans moves 16-bit elements; it cannot "
+                                  f"transpose {elem}")
 
 
 @irdl_op_definition

@@ -9,7 +9,10 @@ fragments with nvgpu.ldmatrix, one x4 per A fragment and per two B fragments (an
 last one), as gemmc/transforms/ldmatrix_frags.py lays out; the LDS tiles are stored as the
 operands are in global memory (A[m][k] or A^T[k][m], B[k][n] or B^T[n][k]), and a tile whose
 rows run along m or n is read .trans: no copy transposes a tile, so the copies can move 16-byte
-rows (vectorize, direct-to-lds's cp.async).  The schedule records `ldmatrix = 1`.
+rows (vectorize, direct-to-lds's cp.async).  8-bit (FP8) fragments: sm_90's ldmatrix transposes
+16-bit elements only (Arch.ldmatrix_trans_bits), so their tiles are k-contiguous (A[m][k],
+B^T[n][k]) and read as stored, and the copy of an operand stored the other way transposes it
+(gemmc.transforms.ldmatrix_frags.tile_layouts).  The schedule records `ldmatrix = 1`.
 Bank conflicts: each matrix's 8 rows are read in one phase; rows 64 or 256 bytes long (k- or
 n-major tiles of 32 or 128 halves) put 2 to 8 of them on the same banks, which pad-lds{pad=8}
 (a 16-byte pad) or swizzle-lds spreads over all 32 (tests/test_ldmatrix.py counts them).
@@ -34,7 +37,7 @@ from gemmc.target.arch import get_matrix_instr
 from gemmc.target.module_arch import target_of
 from gemmc.transforms.compute_rewrite import rewrite_compute
 from gemmc.transforms.contraction import Contraction, analyze, role, working_kernels
-from gemmc.transforms.ldmatrix_frags import operands
+from gemmc.transforms.ldmatrix_frags import operands, tile_layouts
 from gemmc.transforms.tiling_checks import check_fits
 
 
@@ -51,8 +54,10 @@ class LdmatrixPass(ModulePass):
             con = analyze(kernel, self.name)
             self._check(con)
             s = con.schedule
-            new = s.with_(ldmatrix=1, a_kmajor=int(con.transpose_a), b_transposed=int(con.transpose_b))
-            reads = operands(get_matrix_instr(arch, s.instr), bool(new.a_kmajor), bool(new.b_transposed))
+            instr = get_matrix_instr(arch, s.instr)
+            a_kmajor, b_transposed = tile_layouts(arch, instr, con.transpose_a, con.transpose_b)
+            new = s.with_(ldmatrix=1, a_kmajor=a_kmajor, b_transposed=b_transposed)
+            reads = operands(instr, bool(new.a_kmajor), bool(new.b_transposed), arch.ldmatrix_trans_bits)
             if isinstance(reads, str):
                 raise pass_error(self.name, kernel, f"ldmatrix cannot read the fragments: {reads}")
             self._check_copies(con, new)

@@ -454,7 +454,8 @@ def _access_of(op: Operation) -> tuple[str, bool, int, float] | None:
     if op.name == ASYNC_COPY:
         return "global", False, op.elements, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 4)
     if op.name == LDMATRIX:
-        return "lds", False, 8, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 2)
+        eb = ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 2)
+        return "lds", False, 16 // eb, eb  # one 16-byte row a lane
     # an atomic add (split-k) is counted as the store it ends in: the add happens in the L2
     if isinstance(op, (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp, memref.AtomicRMWOp)):
         mem, _ = memref_and_indices(op)

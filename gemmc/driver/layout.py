@@ -137,20 +137,22 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
         for y, line in enumerate(cells):
             out.append(f"{y:>{label}} |" + " ".join(f"{c:>{width}}" for c in line))
     if instr.kind == "mma":
-        out += ["", *ldmatrix_text(instr)]
+        out += ["", *ldmatrix_text(instr, arch)]
     return "\n".join(out) + "\n"
 
 
-def ldmatrix_text(instr: MatrixInstr) -> list[str]:
+def ldmatrix_text(instr: MatrixInstr, arch: Arch) -> list[str]:
     """How ldmatrix reads A's and B's fragments from a tile stored either way (the ldmatrix pass):
-    each register's 8x8 matrix, by its first stored (row, column)."""
+    each register's 8-row matrix, by its first stored (row, column)."""
     out = ["ldmatrix (the ldmatrix pass): lane 8q + i supplies the address of row i of matrix q; lane l receives",
            "row l / 4, columns 2 (l % 4) and + 1 of each matrix in its register q (.trans: column l / 4, rows",
-           "2 (l % 4) and + 1).  Register j's matrix starts at stored (row, column):"]
-    for name, layout, k_is_col, other in (("A", instr.a, True, "i"), ("B", instr.b, False, "j")):
+           "2 (l % 4) and + 1; 8-bit elements: bytes 4 (l % 4) .. + 3, no .trans).  Register j's matrix starts at",
+           "stored (row, column):"]
+    for name, layout, k_is_col, other, bits in (("A", instr.a, True, "i", instr.in_bits),
+                                                ("B", instr.b, False, "j", ELEMENT_BITS[instr.b_in_type])):
         for k_contiguous in (True, False):
             stored = f"{name}[{other}][k]" if k_contiguous else f"{name}[k][{other}]"
-            p = decompose(layout, k_is_col, k_contiguous)
+            p = decompose(layout, k_is_col, k_contiguous, bits, bits in arch.ldmatrix_trans_bits)
             if isinstance(p, str):
                 out.append(f"  {name} from {stored}: none ({p})")
                 continue

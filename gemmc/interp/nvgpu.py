@@ -1,7 +1,7 @@
 """sm_90's fragment loads and asynchronous copies, lane-accurate (nvgpu.mma_sync is in matrix.py).
 
 `nvgpu.ldmatrix`: every lane's indices address one 16-byte row (bounds, 16-byte alignment, races
-and bank conflicts are checked and counted as a vector load of 8 elements: a matrix's 8 rows
+and bank conflicts are checked and counted as a vector load of 8 16-bit or 16 8-bit elements: a matrix's 8 rows
 are one phase of 8 lanes); each warp then hands its lanes what the PTX ISA's fragment table
 gives them (gemmc.target.ldmatrix.deliver: row l / 4, columns 2 (l % 4) and + 1 of each
 matrix, the transpose with .trans).  A warp needs all its lanes (it is one instruction); the
@@ -78,12 +78,13 @@ class NvgpuFunctions(InterpreterFunctions):
         st = self._st(op)
         buf, *indices = args
         waves = _whole_warps(st, op)
-        addr = memory.addresses(st, op, buf, indices, ROWS)
+        width = ROW_BYTES // buf.elem_bytes  # a matrix row: 8 16-bit or 16 8-bit elements
+        addr = memory.addresses(st, op, buf, indices, width)
         _check_row_aligned(st, op, buf, addr[:, 0])
-        rows = memory.load(st, op, buf, indices, ROWS).reshape(waves, LANES, ROWS)
+        rows = memory.load(st, op, buf, indices, width).reshape(waves, LANES, width)
         tiles = op.tiles
-        matrices = rows[:, : ROWS * tiles].reshape(waves, tiles, ROWS, ROWS)
-        return (deliver(matrices, op.transpose is not None).reshape(st.lanes.count, 2 * tiles),)
+        matrices = rows[:, : ROWS * tiles].reshape(waves, tiles, ROWS, width)
+        return (deliver(matrices, op.transpose is not None).reshape(st.lanes.count, width // 4 * tiles),)
 
     # -- cp.async ----------------------------------------------------------------------
 

@@ -10,12 +10,17 @@ where its rows are).  Lanes from 8 x numTiles on supply addresses the instructio
 Lane l receives register q holding two elements: row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1
 of matrix q, the lower column in the low half (PTX ISA, "Warp-level matrix load instruction:
 ldmatrix", its figure of the fragment); with .trans the matrix is read column by column: the
-elements at rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4.
+elements at rows 2 (l % 4) and 2 (l % 4) + 1 of column l / 4.  8-bit elements (FP8) ride in the
+16-bit ones as byte pairs: a matrix is 8 rows of 16 bytes, and lane l receives row l / 4, bytes
+4 (l % 4) .. 4 (l % 4) + 3, the lowest in the low byte.  .trans moves 16-bit elements, so it
+transposes no 8-bit matrix (which elements sizes an arch's ldmatrix transposes:
+gemmc.target.arch.Arch.ldmatrix_trans_bits).
 
 An mma.sync operand's fragment (gemmc.target.arch.MatrixInstr.a / .b) is a set of such
-registers when each of its register's two items, over the 32 lanes, is one 8x8 piece of the
-operand as ldmatrix delivers it (`decompose`): m16n8k16's A is four (rows 0-7 / 8-15 by k
-0-7 / 8-15), its B two.  Which way the tile is stored in shared memory decides .trans: a
+registers when each of its register's items (two 16-bit, four 8-bit), over the 32 lanes, are
+one 8-row piece of the operand as ldmatrix delivers it (`decompose`): m16n8k16's A is four (rows
+0-7 / 8-15 by k 0-7 / 8-15), its B two; m16n8k32's (FP8) A four (rows 0-7 / 8-15 by k 0-15 /
+16-31), its B two.  Which way the tile is stored in shared memory decides .trans: a
 tile whose rows run along k (A[m][k], B^T[n][k]) is read as it is; one whose rows run along
 m or n (A^T[k][m], B[k][n], stored as the matrix is in global memory) with .trans.
 """
@@ -29,14 +34,26 @@ import numpy as np
 from gemmc.target.arch import Layout
 
 ROWS = 8  # rows (and 16-bit columns) of one matrix: a row is 16 bytes
+ROW_BYTES = 16
+ROW_BITS = 8 * ROW_BYTES
 LANES = 32
 TILES = (1, 2, 4)
 
 
-def received(lane, half, trans: bool) -> tuple:
-    """(row, col) of the matrix element that `lane` receives in half `half` (0: low) of each
-    register, for ints or numpy arrays."""
-    row, col = lane // 4, 2 * (lane % 4) + half
+def row_elements(bits: int) -> int:
+    """Elements of `bits` in one 16-byte matrix row (8 of 16 bits, 16 of 8)."""
+    return ROW_BITS // bits
+
+
+def per_register(bits: int) -> int:
+    """Elements of `bits` a lane receives in each 32-bit register (2 of 16 bits, 4 of 8)."""
+    return 32 // bits
+
+
+def received(lane, half, trans: bool, per_reg: int = 2) -> tuple:
+    """(row, col) of the matrix element that `lane` receives as element `half` (0: the lowest) of
+    each register holding `per_reg` elements, for ints or numpy arrays (.trans: 16-bit only)."""
+    row, col = lane // 4, per_reg * (lane % 4) + half
     return (col, row) if trans else (row, col)
 
 
@@ -46,13 +63,16 @@ def supplier(lane) -> tuple:
 
 
 def deliver(rows: np.ndarray, trans: bool) -> np.ndarray:
-    """What every lane receives: rows (W, T, 8, 8) holds each warp's T matrices as their
-    rows were read (row i of matrix q from lane 8q + i's address); the result (W, 32, 2T) is
-    each lane's registers, register q's halves at 2q and 2q + 1."""
+    """What every lane receives: rows (W, T, 8, E) holds each warp's T matrices as their rows
+    were read (row i of matrix q from lane 8q + i's address; E = 8 16-bit or 16 8-bit elements);
+    the result (W, 32, E / 4 * T) is each lane's registers, register q's elements at
+    q E / 4 .. (q + 1) E / 4 - 1.  .trans (E = 8 only) reads the matrices column by column."""
+    per_reg = rows.shape[-1] // 4
+    assert not trans or per_reg == 2, "ldmatrix .trans moves 16-bit elements"
     lane = np.arange(LANES)[:, None]
-    half = np.array([0, 1])[None, :]
-    r, c = received(lane, half, trans)  # (32, 2)
-    picked = rows[:, :, r, c]  # (W, T, 32, 2)
+    half = np.arange(per_reg)[None, :]
+    r, c = received(lane, half, trans, per_reg)  # (32, per_reg)
+    picked = rows[:, :, r, c]  # (W, T, 32, per_reg)
     return np.moveaxis(picked, 1, 2).reshape(rows.shape[0], LANES, -1)
 
 
@@ -76,27 +96,33 @@ def stored(layout: Layout, k_is_col: bool, k_contiguous: bool) -> tuple[np.ndarr
     return (other, k) if k_contiguous else (k, other)
 
 
-def decompose(layout: Layout, k_is_col: bool, k_contiguous: bool) -> Pieces | str:
-    """The ldmatrix pieces of an operand's fragment in a tile stored that way, or why there are
-    none: a 32-lane layout of 16-bit pairs whose every register is one 8x8 matrix as
-    ldmatrix delivers it, all of them in one transpose, each starting on a 16-byte row."""
-    if layout.lanes != LANES or layout.items % 2:
-        return f"its fragment is {layout.items} items on {layout.lanes} lanes, not 16-bit pairs on a warp"
+def decompose(layout: Layout, k_is_col: bool, k_contiguous: bool, bits: int = 16,
+              transposes: bool = True) -> Pieces | str:
+    """The ldmatrix pieces of an operand's fragment of `bits`-bit elements in a tile stored that
+    way, or why there are none: a 32-lane layout of 32-bit registers whose every register is one
+    8-row matrix as ldmatrix delivers it, all of them in one transpose (`transposes`: whether the
+    arch's ldmatrix transposes elements of `bits`), each starting on a 16-byte row."""
+    per_reg = per_register(bits)
+    if layout.lanes != LANES or layout.items % per_reg:
+        return f"its fragment is {layout.items} items on {layout.lanes} lanes, not 32-bit registers of {bits}-bit elements"
     srow, scol = stored(layout, k_is_col, k_contiguous)
     lane = np.arange(LANES)[:, None]
-    for trans in (False, True):
+    for trans in (False, True) if transposes else (False,):
         rows, cols = [], []
-        for j in range(layout.items // 2):
-            r, c = received(lane, np.array([0, 1])[None, :], trans)
-            dr, dc = srow[:, 2 * j:2 * j + 2] - r, scol[:, 2 * j:2 * j + 2] - c
+        for j in range(layout.items // per_reg):
+            r, c = received(lane, np.arange(per_reg)[None, :], trans, per_reg)
+            dr, dc = srow[:, per_reg * j:per_reg * (j + 1)] - r, scol[:, per_reg * j:per_reg * (j + 1)] - c
             if (dr != dr.flat[0]).any() or (dc != dc.flat[0]).any():
                 break
             rows.append(int(dr.flat[0]))
             cols.append(int(dc.flat[0]))
         else:
-            if any(c % ROWS for c in cols):
-                return f"a register's 8x8 matrix starts at column {cols}, not on a 16-byte row"
+            if any(c % row_elements(bits) for c in cols):
+                return f"a register's 8-row matrix starts at column {cols}, not on a 16-byte row"
             return Pieces(trans, tuple(rows), tuple(cols))
+    if not transposes:
+        return (f"its registers are not 8-row matrices as ldmatrix delivers them read as stored, and ldmatrix "
+                f"transposes no {bits}-bit elements here (.trans moves 16-bit ones)")
     return "its registers are not 8x8 matrices as ldmatrix delivers them, read as stored or transposed"
 
 

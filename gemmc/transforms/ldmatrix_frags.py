@@ -25,8 +25,8 @@ from xdsl.dialects.builtin import DenseArrayBase, VectorType, i64
 from xdsl.ir import SSAValue
 
 from gemmc.dialects.nvgpu import LdMatrixOp
-from gemmc.target.arch import MatrixInstr
-from gemmc.target.ldmatrix import ROWS, Pieces, decompose, lane_offsets
+from gemmc.target.arch import ELEMENT_BITS, Arch, MatrixInstr
+from gemmc.target.ldmatrix import ROWS, Pieces, decompose, lane_offsets, per_register
 from gemmc.transforms.kernel_builder import KernelBuilder
 
 
@@ -36,7 +36,8 @@ class Operand:
 
     name: str  # "a" or "b"
     pieces: Pieces
-    regs: int  # registers (8x8 matrices) of one instruction's fragment
+    regs: int  # registers (8-row matrices) of one instruction's fragment
+    per_reg: int  # elements a register holds (2 of 16 bits, 4 of 8)
     per_load: int  # instruction tiles one ldmatrix reads
     step: int  # the operand's extent of one instruction tile (m for A, n for B)
     k_contiguous: bool  # the tile's rows run along k
@@ -50,18 +51,36 @@ class Operand:
         return out
 
 
-def operands(instr: MatrixInstr, a_kmajor: bool, b_transposed: bool) -> tuple[Operand, Operand] | str:
-    """A's and B's reads for tiles stored so, or why ldmatrix cannot read them."""
+def operand_bits(instr: MatrixInstr) -> tuple[int, int]:
+    """The element bits of A's and B's fragments."""
+    return instr.in_bits, ELEMENT_BITS[instr.b_in_type]
+
+
+def tile_layouts(arch: Arch, instr: MatrixInstr, transpose_a: bool, transpose_b: bool) -> tuple[int, int]:
+    """(a_kmajor, b_transposed) of the LDS tiles ldmatrix reads: each stored as its operand is in
+    global memory (read .trans where its rows run along m or n) where the arch's ldmatrix transposes
+    its elements, else k-contiguous (A[m][k], B^T[n][k]: sm_90's 8-bit operands; the copy into the
+    tile transposes an operand stored the other way)."""
+    a_bits, b_bits = operand_bits(instr)
+    trans = arch.ldmatrix_trans_bits
+    return (int(transpose_a) if a_bits in trans else 0), (int(transpose_b) if b_bits in trans else 1)
+
+
+def operands(instr: MatrixInstr, a_kmajor: bool, b_transposed: bool,
+             trans_bits: tuple[int, ...] = (16,)) -> tuple[Operand, Operand] | str:
+    """A's and B's reads for tiles stored so, or why ldmatrix cannot read them (`trans_bits`: the
+    element bits the arch's ldmatrix transposes, gemmc.target.arch.Arch.ldmatrix_trans_bits)."""
     out = []
-    for name, layout, k_is_col, k_contiguous, step in (("A", instr.a, True, not a_kmajor, instr.m),
-                                                       ("B", instr.b, False, b_transposed, instr.n)):
-        pieces = decompose(layout, k_is_col, k_contiguous)
+    for name, layout, k_is_col, k_contiguous, step, bits in (
+            ("A", instr.a, True, not a_kmajor, instr.m, operand_bits(instr)[0]),
+            ("B", instr.b, False, b_transposed, instr.n, operand_bits(instr)[1])):
+        pieces = decompose(layout, k_is_col, k_contiguous, bits, bits in trans_bits)
         if isinstance(pieces, str):
             return f"{instr.mnemonic}'s {name}: {pieces}"
         regs = len(pieces.rows)
         if regs not in (1, 2, 4):
-            return f"{instr.mnemonic}'s {name} is {regs} 8x8 matrices; ldmatrix reads 1, 2 or 4"
-        op = Operand(name.lower(), pieces, regs, 4 // regs, step, k_contiguous)
+            return f"{instr.mnemonic}'s {name} is {regs} 8-row matrices; ldmatrix reads 1, 2 or 4"
+        op = Operand(name.lower(), pieces, regs, per_register(bits), 4 // regs, step, k_contiguous)
         for group in (g for g in (1, 2, 4) if g <= op.per_load):
             if lane_offsets(op.origins(group)) is None:
                 return f"{instr.mnemonic}'s {name}: the 8x8 matrices of {group} tiles do not lie a fixed step apart"
@@ -73,7 +92,7 @@ def setup(w) -> None:
     """Each lane's offsets into the tiles for every read shape, computed once (w.kb: the
     kernel's setup, where the lane is known)."""
     s = w.s
-    ops = operands(w.instr, bool(s.a_kmajor), bool(s.b_transposed))
+    ops = operands(w.instr, bool(s.a_kmajor), bool(s.b_transposed), w.arch.ldmatrix_trans_bits)
     assert not isinstance(ops, str)  # (the ldmatrix pass checked it)
     w.ldm_ops = ops
     w.ldm_offsets = {}
@@ -126,7 +145,7 @@ def _read(w, x: KernelBuilder, op: Operand, tile: SSAValue, wave_origin: SSAValu
           lead: list) -> list[SSAValue]:
     """The fragments of `count` instruction tiles from the wave's origin, per_load at a time."""
     elem = tile.type.element_type
-    frag_len = 2 * op.regs
+    frag_len = op.per_reg * op.regs
     out = []
     for first, group in groups(op, count):
         row_off, col_off = w.ldm_offsets[(op.name, group)]

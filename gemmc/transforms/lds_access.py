@@ -23,9 +23,9 @@ from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
 from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp
 from gemmc.support.ir_names import LDS_SPACE, memory_space
-from gemmc.target.ldmatrix import ROWS
+from gemmc.target.ldmatrix import ROW_BYTES
 from gemmc.target.module_arch import arch_of
-from gemmc.target.resources import lds_bytes
+from gemmc.target.resources import ELEMENT_BYTES, lds_bytes
 
 ALLOC_OPS = (memref.AllocaOp, memref.AllocOp)
 
@@ -101,7 +101,7 @@ def _access(op: Operation, operand: int) -> Access | None:
     if isinstance(op, GatherToLDSOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), 1, True)
     if isinstance(op, LdMatrixOp):  # each lane's 16-byte row
-        return Access(op, list(op.indices), ROWS, False)
+        return Access(op, list(op.indices), ROW_BYTES // ELEMENT_BYTES[str(op.srcMemref.type.element_type)], False)
     if isinstance(op, DeviceAsyncCopyOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), op.elements, True)
     if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
