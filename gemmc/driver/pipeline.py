@@ -125,7 +125,19 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # 256 VGPRs and spill at 4097x4095x1023 whichever way they copy, where the selection's half K tile
 # with scalar copies (gemmc.driver.selection._full_grid, clang's registers: 231, no scratch) runs 0.384 ms
 # against the type-independent default's 0.467.
+# sm_90 (OCP FP8 on mma.sync m16n8k32, which ptxas runs as f16 mma.sync after converting the
+# fragments: gemmc.target.arch._mma_sync_fp8): 128x128 tiles, K tiles of 128 bytes, 8 warps of 64x32
+# (the 64x64 warps of the 16-bit default spill: 255 registers, 68-80 bytes, as the converted fragments
+# take registers too), fragments by ldmatrix (8-bit: k-contiguous tiles, no .trans), cp.async where
+# the operand is k-contiguous in global memory (A row-major, B stored [N][K]) and a transposing
+# copy where it is not, two stages (64 KiB: dynamic shared memory), the swizzle's folded key (the
+# transposing copy's byte stores 8-way conflicted without it).  Of benchmarks/h200/matrix.py's FP8
+# candidates the fastest the cost model predicts at 4096^3 with B [N][K] (0.41 ms against 0.55 for
+# K tiles of 64, 128x256 tiles spill); ptxas (sm_90, clang-22's PTX): 174 registers with B [N][K],
+# 180 with B [K][N], no spills.  Not yet timed.
 MATRIX_FP8_DEFAULTS: dict[str, str] = {
+    "sm_90":
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=128},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=16},direct-to-lds{fallback=true},double-buffer{stage=lds},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
     "gfx942":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
     "gfx950":
@@ -134,6 +146,11 @@ MATRIX_FP8_DEFAULTS: dict[str, str] = {
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=8 blocks=true peel-lanes=rows},double-buffer{stage=registers lds-slots=1},lower-copies,swizzle-lds{strict=false rows=0 fold=true},launch-bounds{max-threads=256}",
 }
 
+# FP8 products of two formats (e4m3 x e5m2, either way round), where a search covered them: sm_90's
+# mma.sync takes the pair as one instruction (m16n8k32 .e4m3.e5m2), and the tiles, copies and reads
+# are those of one format, so its FP8 default.  Elsewhere the type-independent default, whose
+# matrix-cores{fallback=true} takes the arch's mixed instructions where it has them.
+MATRIX_FP8_PAIR_DEFAULTS: dict[str, str] = {"sm_90": MATRIX_FP8_DEFAULTS["sm_90"]}
 
 # The block-scaled (MX) defaults, by format (mx_format), from the same search over MX grids
 # (benchmarks/matrix_defaults.py --arch gfx950 --types mxfp4 mxfp6 mxfp8): tiles of 128 x 128 x 128,
@@ -234,6 +251,8 @@ def typed_default(arch: Arch, a_type: str | None, b_type: str | None, acc: str) 
     matrix-cores{fallback=true} keeps its FMAs by itself, stays, with the same why."""
     in_type = a_type if a_type == b_type else None
     pipeline = default_pipeline(arch, in_type)
+    if in_type is None and all(t is not None and t.startswith("f8") for t in (a_type, b_type)):
+        pipeline = MATRIX_FP8_PAIR_DEFAULTS.get(arch.name, pipeline)
     if a_type is None or b_type is None or "matrix-cores" not in pipeline:
         return pipeline, ""
     if matrix_cores_take(arch, a_type, b_type, acc):

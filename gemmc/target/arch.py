@@ -492,12 +492,17 @@ _PTX_FP8 = {"f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
 
 def _mma_sync_fp8(a: str, b: str) -> MatrixInstr:
     """mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 on OCP FP8 operands (either format each;
-    gemmc's name mma_m16n8k32_f32_<a>_<b>).  Cycles: twice m16n8k16's flops in its 8 cycles (the
-    H200 datasheet's FP8 tensor rate, 1979 TFLOP/s dense, is twice its FP16; again only wgmma
-    reaches it: an assumption for benchmarks/h200/matrix.py's FP8 programs to check)."""
+    gemmc's name mma_m16n8k32_f32_<a>_<b>).  An sm_89 (Ada) instruction that Hopper's tensor cores
+    do not run natively: ptxas converts the fragments to f16 and issues f16 mma.sync (NVIDIA's
+    CUTLASS maintainers, NVIDIA/cutlass#1986: "not natively supported on Hopper ... software
+    emulation to convert the data and use fp16 tensor core"; the H200's 1979 TFLOP/s FP8 rate is
+    wgmma's).  Cycles: two m16n8k16's, 16 (the f16 rate; the conversions' ALU work and registers
+    come on top: the lane holds A's and B's fragments as f16 too), an assumption for
+    benchmarks/h200/matrix.py's FP8 programs to check.  The conversion is exact (every e4m3 and
+    e5m2 value is an f16), so the products are f16 mma.sync's, accumulated in f32."""
     pa, pb = _PTX_FP8[a], _PTX_FP8[b]
     name = f"mma_m16n8k32_f32_{pa}_{pb}"
-    return MatrixInstr(name, 16, 8, 32, a, "f32", 8, kind="mma", builtin=f"gemmc_{name}",
+    return MatrixInstr(name, 16, 8, 32, a, "f32", 16, kind="mma", builtin=f"gemmc_{name}",
                        ptx=f"mma.sync.aligned.m16n8k32.row.col.f32.{pa}.{pb}.f32",
                        b_type=b if b != a else "", **_MMA_M16N8K32)
 
