@@ -111,8 +111,7 @@ class LdMatrixOp(IRDLOperation):
         elem = type_name(t.element_type)
         bits = ELEMENT_BITS.get(elem)
         if bits not in (8, 16) or elem in INTEGER_DTYPES:
-            raise VerifyException(f"ldmatrix loads 16-bit elements (f16, bf16) or byte pairs of 8-bit ones (FP8), "
-                                  f"not {t.element_type}")
+            raise VerifyException(f"ldmatrix loads 16-bit elements (f16, bf16) or 8-bit FP8 ones, not {t.element_type}")
         if self.tiles not in (1, 2, 4):
             raise VerifyException(f"numTiles = {self.tiles}: expected 1, 2 or 4")
         want = VectorType(t.element_type, [per_register(bits) * self.tiles])

@@ -120,8 +120,8 @@ def test_planted_swap_in_the_lowering_fails(monkeypatch):
     """A's registers 1 and 2 (rows 8-15 / k 0-7 and rows 0-7 / k 8-15) addressed the other way round."""
     from gemmc.transforms import ldmatrix_frags
 
-    def swapped(layout, k_is_col, k_contiguous):
-        p = decompose(layout, k_is_col, k_contiguous)
+    def swapped(layout, k_is_col, k_contiguous, *more):
+        p = decompose(layout, k_is_col, k_contiguous, *more)
         if len(p.rows) == 4:
             p = Pieces(p.trans, (p.rows[0], p.rows[2], p.rows[1], p.rows[3]), (p.cols[0], p.cols[2], p.cols[1], p.cols[3]))
         return p

@@ -9,4 +9,4 @@ builtin.module attributes {gemmc.target = "sm_90"} {
   }
 }
 
-// CHECK: error: IR does not verify: ldmatrix loads 16-bit elements (f16, bf16), not f32
+// CHECK: error: IR does not verify: ldmatrix loads 16-bit elements (f16, bf16) or 8-bit FP8 ones, not f32
