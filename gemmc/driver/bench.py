@@ -3,7 +3,8 @@
 The program is the kernel and launcher gemmc emits (CUDA-flavoured HIP) plus a
 benchmark `main` written here: random inputs, a correctness check of C against
 cuBLAS SGEMM in pedantic FP32 (no TF32; f16 and bf16 inputs: cublasGemmEx into an f32 C, accumulating
-in f32: both sums of exact products), then timing with CUDA events (warm-up, the
+in f32: both sums of exact products; OCP FP8 inputs: cublasGemmEx on f16 copies of them, exact, as every
+e4m3 and e5m2 value is an f16), then timing with CUDA events (warm-up, the
 median of repeats, and several input sets in rotation so the inputs are not
 L2-resident), and one JSON line with the results.  nvcc builds it; it runs only
 where there is an NVIDIA GPU, and says so in one line elsewhere.
@@ -80,12 +81,10 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
         else:
             which = "alpha" if spec.alpha is not None and spec.alpha.arg == q.arg else "beta"
             call.append(f"{which}_value")
-    in_c, data_type = _input_types(module, spec)
-    cublas_call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, **_operands(prob))
+    a_type, b_type = _input_types(module, spec)
+    fields = _fp8_fields(prob, a_type, b_type) if a_type in FP8_INPUTS else _plain_fields(prob, a_type)
     return kernel_text + _MAIN.format(
-        launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, in_t=in_c,
-        cublas_call=cublas_call,
-        fill_inputs="" if in_c == "float" else f"template __global__ void bench_fill<{in_c}>({in_c}*, long, unsigned);", math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH",
+        launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, **fields,
         size_a=shapes[spec.a][0] * shapes[spec.a][1], size_b=shapes[spec.b][0] * shapes[spec.b][1],
         alpha=prob.alpha if prob.alpha is not None else 1.0,
         beta=prob.beta if prob.beta is not None else 0.0,
@@ -95,19 +94,57 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
 
 # A's and B's element type -> (its C type, cuBLAS's cudaDataType for cublasGemmEx)
 _INPUTS = {"f32": ("float", "CUDA_R_32F"), "f16": ("__half", "CUDA_R_16F"), "bf16": ("__nv_bfloat16", "CUDA_R_16BF")}
+# OCP FP8 (sm_90), gemmc's bytes: cuda_fp8.h's type of the format and cuBLASLt's cudaDataType
+FP8_INPUTS = {"f8e4m3fn": ("__nv_fp8_e4m3", "CUDA_R_8F_E4M3"), "f8e5m2": ("__nv_fp8_e5m2", "CUDA_R_8F_E5M2")}
 
 
 def _input_types(module: ModuleOp, spec) -> tuple[str, str]:
-    """The C type and cuBLAS data type of A and B (one type; C must be f32), or a usage error."""
+    """A's and B's types (one of f32, f16, bf16, or two OCP FP8 formats; C must be f32), or a usage error."""
     from gemmc.dialects.gemm import type_name
     from gemmc.interp import host_function
 
     fn = host_function(module)
     a, b, c = (type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b, spec.c))
-    if a != b or a not in _INPUTS or c != "f32":
-        raise usage_error(f"gemmc bench checks f32, f16 or bf16 inputs (A and B of one type) with an f32 C "
-                          f"against cuBLAS; this kernel has A {a}, B {b}, C {c}")
-    return _INPUTS[a]
+    if c != "f32" or not ((a == b and a in _INPUTS) or (a in FP8_INPUTS and b in FP8_INPUTS)):
+        raise usage_error(f"gemmc bench checks f32, f16 or bf16 inputs (A and B of one type) or OCP FP8 ones "
+                          f"(f8e4m3fn, f8e5m2) with an f32 C against cuBLAS; this kernel has A {a}, B {b}, C {c}")
+    return a, b
+
+
+def _plain_fields(prob: "Problem", t: str) -> dict:
+    """_MAIN's fields for f32 and 16-bit inputs: cuBLAS checks and is timed on the inputs themselves."""
+    in_c, data_type = _INPUTS[t]
+    call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, dA="dA", dB="dB", **_operands(prob))
+    kind = "cublasSgemm (pedantic FP32)" if in_c == "float" else "cublasGemmEx"
+    return dict(in_t=in_c, cublas_call=call, check_call=call, cublas_kind=kind, fill_a="fill", fill_b="fill",
+                fill_inputs="" if in_c == "float" else f"template __global__ void bench_fill<{in_c}>({in_c}*, long, unsigned);",
+                fp8_includes="", fp8_host="", fp8_setup="",
+                math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH")
+
+
+def fp8_cublaslt(prob: "Problem", a: str, b: str) -> bool:
+    """Whether cuBLASLt's FP8 GEMM takes the problem: its "TN" layout alone (A [M][K], B stored [N][K],
+    both k-contiguous) and not e5m2 x e5m2 (cuBLASLt's FP8 type table)."""
+    return not prob.transpose_a and prob.transpose_b and (a, b) != ("f8e5m2", "f8e5m2")
+
+
+def _fp8_fields(prob: "Problem", a: str, b: str) -> dict:
+    """_MAIN's fields for OCP FP8 inputs: bytes filled through cuda_fp8.h's types; checked against
+    cublasGemmEx on f16 copies (exact); timed against cuBLASLt's FP8 GEMM where it takes the
+    problem (fp8_cublaslt), else against that f16 cublasGemmEx."""
+    fa, fb = FP8_INPUTS[a][0], FP8_INPUTS[b][0]
+    gemm_ex = _GEMM_EX.format(data_type="CUDA_R_16F", dA="dA16", dB="dB16", **_operands(prob))
+    lt = fp8_cublaslt(prob, a, b)
+    setup = _FP8_SETUP.format(fa=fa, fb=fb) + (_LT_SETUP.format(type_a=FP8_INPUTS[a][1], type_b=FP8_INPUTS[b][1])
+                                               if lt else "")
+    device = "\n".join(f"template __global__ void {k}<{f}>({args});" for f in dict.fromkeys((fa, fb))
+                        for k, args in (("bench_fill_fp8", "unsigned char*, long, unsigned"),
+                                        ("bench_fp8_to_half", "const unsigned char*, __half*, long")))
+    return dict(in_t="unsigned char", cublas_call=_LT_MATMUL if lt else gemm_ex, check_call=gemm_ex,
+                cublas_kind="cublasLt FP8" if lt else "cublasGemmEx f16 (the FP8 values)",
+                fill_a=f"fill_fp8<{fa}>", fill_b=f"fill_fp8<{fb}>", fill_inputs=_FP8_DEVICE + device,
+                fp8_includes="#include <cublasLt.h>\n#include <cuda_fp8.h>", fp8_host=_FP8_HOST, fp8_setup=setup,
+                math_mode="CUBLAS_DEFAULT_MATH")
 
 
 def _operands(prob: Problem) -> dict:
@@ -118,10 +155,65 @@ def _operands(prob: Problem) -> dict:
 
 # Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.  f32: pedantic FP32 (no TF32);
 # 16-bit inputs: cublasGemmEx accumulating in f32 into an f32 C, cuBLAS's default (tensor-core) math.
-_SGEMM = ("cublasSgemm(handle, {op_b}, {op_a}, N, M, K, &alpha_value, dB[s], {ldb}, dA[s], {lda}, "
+_SGEMM = ("cublasSgemm(handle, {op_b}, {op_a}, N, M, K, &alpha_value, {dB}[s], {ldb}, {dA}[s], {lda}, "
           "&beta_value, c, N)")
-_GEMM_EX = ("cublasGemmEx(handle, {op_b}, {op_a}, N, M, K, &alpha_value, dB[s], {data_type}, {ldb}, dA[s], "
+_GEMM_EX = ("cublasGemmEx(handle, {op_b}, {op_a}, N, M, K, &alpha_value, {dB}[s], {data_type}, {ldb}, {dA}[s], "
             "{data_type}, {lda}, &beta_value, c, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)")
+
+# FP8: the inputs' bytes from uniform values in [-1, 1) rounded to the format, and their f16 copies
+_FP8_DEVICE = r"""
+template <typename F> __global__ void bench_fill_fp8(unsigned char* x, long n, unsigned seed)
+{{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i < n; i += (long)gridDim.x * blockDim.x) {{
+        unsigned h = (unsigned)i * 2654435761u ^ seed * 2246822519u;
+        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+        x[i] = F((float)(h & 0xffffff) / (float)0x800000 - 1.0f).__x;
+    }}
+}}
+template <typename F> __global__ void bench_fp8_to_half(const unsigned char* x, __half* y, long n)
+{{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i < n; i += (long)gridDim.x * blockDim.x) {{ F f; f.__x = x[i]; y[i] = static_cast<__half>(f); }}
+}}
+"""
+_FP8_HOST = ("template <typename F> static void fill_fp8(unsigned char* x, long n, unsigned seed) "
+             "{ bench_fill_fp8<F><<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }")
+_FP8_SETUP = """
+    // The FP8 inputs as f16 (exact): cublasGemmEx's check, and its timing where cuBLASLt takes no FP8 GEMM
+    std::vector<__half*> dA16(sets), dB16(sets);
+    for (int s = 0; s < sets; ++s) {{
+        BENCH_CHECK(cudaMalloc(&dA16[s], 2 * size_a)); BENCH_CHECK(cudaMalloc(&dB16[s], 2 * size_b));
+        bench_fp8_to_half<{fa}><<<1024, 256>>>(dA[s], dA16[s], size_a);
+        bench_fp8_to_half<{fb}><<<1024, 256>>>(dB[s], dB16[s], size_b);
+        BENCH_CHECK(cudaGetLastError());
+    }}"""
+# cuBLASLt's FP8 GEMM, column-major: C^T [N x M] = (B [N][K] as K x N, transposed) x (A [M][K] as K x M)
+_LT_SETUP = """
+    cublasLtHandle_t lt;
+    BLAS_CHECK(cublasLtCreate(&lt));
+    cublasLtMatmulDesc_t lt_op;
+    BLAS_CHECK(cublasLtMatmulDescCreate(&lt_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t lt_ta = CUBLAS_OP_T, lt_tb = CUBLAS_OP_N;
+    BLAS_CHECK(cublasLtMatmulDescSetAttribute(lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &lt_ta, sizeof(lt_ta)));
+    BLAS_CHECK(cublasLtMatmulDescSetAttribute(lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &lt_tb, sizeof(lt_tb)));
+    cublasLtMatrixLayout_t lt_a, lt_b, lt_c;
+    BLAS_CHECK(cublasLtMatrixLayoutCreate(&lt_a, {type_b}, K, N, K));
+    BLAS_CHECK(cublasLtMatrixLayoutCreate(&lt_b, {type_a}, K, M, K));
+    BLAS_CHECK(cublasLtMatrixLayoutCreate(&lt_c, CUDA_R_32F, N, M, N));
+    size_t lt_ws_bytes = 32u << 20;
+    void* lt_ws;
+    BENCH_CHECK(cudaMalloc(&lt_ws, lt_ws_bytes));
+    cublasLtMatmulPreference_t lt_pref;
+    BLAS_CHECK(cublasLtMatmulPreferenceCreate(&lt_pref));
+    BLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(lt_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &lt_ws_bytes,
+                                                    sizeof(lt_ws_bytes)));
+    cublasLtMatmulHeuristicResult_t lt_algo;
+    int lt_found = 0;
+    BLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, lt_op, lt_a, lt_b, lt_c, lt_c, lt_pref, 1, &lt_algo, &lt_found));
+    if (!lt_found) {{ std::fprintf(stderr, "cuBLASLt has no FP8 algorithm for this problem\\n"); std::exit(2); }}"""
+_LT_MATMUL = ("cublasLtMatmul(lt, lt_op, &alpha_value, dB[s], lt_a, dA[s], lt_b, &beta_value, c, lt_c, c, lt_c, "
+              "&lt_algo.algo, lt_ws, lt_ws_bytes, stream)")
 
 
 def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20) -> dict:
@@ -134,7 +226,7 @@ def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int =
                          code=EXIT_TOOLCHAIN)
     with tempfile.TemporaryDirectory(prefix="gemmc-bench-") as tmp:
         exe = Path(tmp) / "bench"
-        build_executable(source, arch, exe, ["-lcublas"])
+        build_executable(source, arch, exe, ["-lcublas"] + (["-lcublasLt"] if "cublasLt.h" in source else []))
         proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
     line = next((l for l in proc.stdout.splitlines() if l.startswith("{")), None)
     if proc.returncode != 0 or line is None:
@@ -155,6 +247,7 @@ _MAIN = r"""
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+{fp8_includes}
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -181,6 +274,7 @@ template __global__ void bench_fill<float>(float*, long, unsigned);
 
 #ifdef GEMMC_HOST_CODE  // nvcc's device pass sees the kernels only
 template <typename T> static void fill(T* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
+{fp8_host}
 
 int main()
 {{
@@ -194,8 +288,8 @@ int main()
     for (int s = 0; s < sets; ++s) {{
         BENCH_CHECK(cudaMalloc(&dA[s], sizeof({in_t}) * size_a)); BENCH_CHECK(cudaMalloc(&dB[s], sizeof({in_t}) * size_b));
         BENCH_CHECK(cudaMalloc(&dC[s], 4 * size_c));
-        fill(dA[s], size_a, 3 * s + 1); fill(dB[s], size_b, 3 * s + 2); fill(dC[s], size_c, 3 * s + 3);
-    }}
+        {fill_a}(dA[s], size_a, 3 * s + 1); {fill_b}(dB[s], size_b, 3 * s + 2); fill(dC[s], size_c, 3 * s + 3);
+    }}{fp8_setup}
     float *dC0, *dRef;
     BENCH_CHECK(cudaMalloc(&dC0, 4 * size_c)); BENCH_CHECK(cudaMalloc(&dRef, 4 * size_c));
     BENCH_CHECK(cudaMemcpy(dC0, dC[0], 4 * size_c, cudaMemcpyDeviceToDevice));
@@ -207,6 +301,7 @@ int main()
 
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
     auto cublas = [&](int s, float* c) {{ BLAS_CHECK({cublas_call}); }};
+    auto cublas_check = [&](int s, float* c) {{ BLAS_CHECK({check_call}); }};
     auto gemmc = [&](int s) {{ BENCH_CHECK({launcher}({call}, stream)); }};
 
     // Correctness on set 0, against cuBLAS from the same C.
@@ -214,7 +309,7 @@ int main()
         int s = 0;
         gemmc(s);
         BENCH_CHECK(cudaDeviceSynchronize());
-        cublas(0, dRef);
+        cublas_check(0, dRef);
         BENCH_CHECK(cudaDeviceSynchronize());
     }}
     std::vector<float> got(size_c), ref(size_c);
@@ -255,7 +350,7 @@ int main()
     std::printf("{{\"kernel\": \"{launcher}\", \"M\": %d, \"N\": %d, \"K\": %d, \"gemmc_ms\": %.6f, \"cublas_ms\": %.6f, "
                 "\"gemmc_tflops\": %.4f, \"cublas_tflops\": %.4f, \"pct_of_cublas\": %.2f, \"max_rel_err\": %.3e, "
                 "\"norm_rel_err\": %.3e, \"passed\": %s, \"input_sets\": %d, \"repeats\": %d, \"device\": \"%s\", "
-                "\"cuda_driver\": %d, \"cuda_runtime\": %d}}\n",
+                "\"cuda_driver\": %d, \"cuda_runtime\": %d, \"cublas\": \"{cublas_kind}\"}}\n",
                 M, N, K, g_ms, c_ms, flops / g_ms / 1e9, flops / c_ms / 1e9, 100.0 * c_ms / g_ms, rel, norm_rel,
                 passed ? "true" : "false", sets, {repeats}, prop.name, driver, runtime);
     return passed ? 0 : 1;
