@@ -319,3 +319,37 @@ def test_default_passes_ptxas_without_spills(tmp_path, bt):
     assert "0 bytes spill stores, 0 bytes spill loads" in report, report
     regs = int(re.search(r"Used (\d+) registers", report).group(1))
     assert regs <= 255
+
+
+# -- gemmc bench and benchmarks/h200/matrix.py -------------------------------------------------
+
+
+@pytest.mark.parametrize("a,b,bt,lt", [(E4M3, E5M2, True, True), (E4M3, E4M3, False, False),
+                                       (E5M2, E5M2, True, False)])
+def test_bench_checks_fp8_against_f16_copies(a, b, bt, lt):
+    """gemmc bench's program for FP8 inputs: filled through cuda_fp8.h's types, checked against
+    cublasGemmEx on f16 copies (exact), timed against cuBLASLt's FP8 GEMM where it takes the problem
+    (TN, not e5m2 x e5m2; its A is gemmc's B), else against that f16 GemmEx."""
+    from gemmc.driver.bench import bench_source
+
+    module = gemmc.lower(gemmc.parse(source(a, b, "M = 256, N = 128, K = 64", b_transposed=bt)), None, SM90)
+    text = bench_source(module, SM90, {})
+    fa, fb = ("__nv_fp8_e4m3" if t == E4M3 else "__nv_fp8_e5m2" for t in (a, b))
+    assert f"fill_fp8<{fa}>(dA[s], size_a" in text and f"fill_fp8<{fb}>(dB[s], size_b" in text
+    assert "auto cublas_check = [&](int s, float* c) { BLAS_CHECK(cublasGemmEx(handle" in text
+    assert "dB16[s], CUDA_R_16F" in text and f"bench_fp8_to_half<{fa}><<<1024, 256>>>(dA[s], dA16[s], size_a)" in text
+    timed = re.search(r"auto cublas = \[&\]\(int s, float\* c\) \{ BLAS_CHECK\((\w+)\(", text).group(1)
+    assert timed == ("cublasLtMatmul" if lt else "cublasGemmEx")
+    if lt:
+        assert f"cublasLtMatrixLayoutCreate(&lt_a, CUDA_R_8F_{PTX[b].upper()}, K, N, K)" in text
+
+
+def test_matrix_benchmark_generates_fp8_programs():
+    """benchmarks/h200/matrix.py: the FP8 labels' sources, the suite's shapes in the TN layout."""
+    from benchmark_scripts import load
+
+    matrix = load("h200/matrix")
+    text = matrix.source("e4m3_e5m2", 4097, 4095, 1023, False, True, False)
+    assert "A: f8e4m3fn[M, K]" in text and "B: f8e5m2[N, K]" in text and "C = A @ B.T" in text
+    assert matrix.FP8_SHAPES["sq4096_tn"] == (4096, 4096, 4096, False, True, False)
+    assert "a_transposed_tn" not in matrix.FP8_SHAPES and matrix.FP8_SHAPES["odd"] == matrix.SHAPES["odd"]

@@ -1,4 +1,4 @@
-"""gemmc's 16-bit kernels on the H200's tensor cores (mma.sync), against cuBLAS, PyTorch and Triton.
+"""gemmc's 16-bit and FP8 kernels on the H200's tensor cores (mma.sync), against cuBLAS, PyTorch and Triton.
 
     python3 benchmarks/h200/matrix.py gen .h200/matrix          # here: the programs and manifest.json
     python3 benchmarks/h200/matrix.py gen .h200/ldm cand_ldm     # only the benchmarks whose file names hold
@@ -15,8 +15,14 @@ then the median of 20 timed runs against cuBLAS's, inputs rotated through 4x the
   cand_*     the candidates the default was chosen from (CANDIDATES, f16 at 4096^3 and 8192^3): sm_90's first
              default and its element-wise rivals, then ldmatrix alone and with cp.async at 2, 3 and 4
              stages, and larger tiles (issue #38).
-Peers (triton_matrix.py): PyTorch's matmul in the same type (f16 / bf16 C: cuBLAS's own choice) and
-Triton's tutorial matmul with f32 accumulation into an f32 C.  compute-sanitizer memcheck and racecheck
+FP8 (OCP: e4m3, and A e4m3 x B e5m2; FP8_TYPES): what `gemmc compile --arch sm_90` runs (MATRIX_FP8_DEFAULTS["sm_90"],
+mma.sync m16n8k32, which ptxas runs on Hopper as f16 mma.sync after converting the fragments) at the suite's
+shapes in the layout FP8 GEMMs take (`_tn`: A [M][K], B stored [N][K], both k-contiguous; FP8_SHAPES), and at
+two in the suite's own (B [K][N]: a transposing copy into the k-contiguous tile); C checked against
+cublasGemmEx on exact f16 copies of the inputs, timed against cuBLASLt's FP8 GEMM where it takes the problem
+(TN), else against that f16 GemmEx (the JSON line's "cublas" says which).
+Peers (triton_matrix.py): PyTorch's matmul in the same type (f16 / bf16 C: cuBLAS's own choice; FP8:
+torch._scaled_mm with unit scales into an f32 C) and Triton's tutorial matmul with f32 accumulation into an f32 C.  compute-sanitizer memcheck and racecheck
 run on `--harness` programs (float64 check on samples of C) at odd shapes.
 """
 
@@ -33,6 +39,13 @@ from shapes import SHAPES  # noqa: E402
 from shapes import source as shapes_source  # noqa: E402
 
 TYPES = ("f16", "bf16")
+# FP8 programs by label: (A's type, B's type)
+FP8_TYPES = {"e4m3": ("f8e4m3fn", "f8e4m3fn"), "e4m3_e5m2": ("f8e4m3fn", "f8e5m2")}
+# the suite's shapes in FP8's "TN" layout (A [M][K], B [N][K]), a_transposed's aside (A [K][M] is no FP8
+# GEMM's layout), and two in the suite's own layout
+FP8_NN = ("sq4096", "odd")
+FP8_SHAPES = {**{f"{n}_tn": (m, nn, k, False, True, ab) for n, (m, nn, k, ta, tb, ab) in SHAPES.items() if not ta},
+              **{n: SHAPES[n] for n in FP8_NN}}
 DYNAMIC = ("sq4096", "odd", "deep_k", "tall")
 _BASE = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},register-tiling{{thread-m=8 thread-n=8}}," \
         "matrix-cores{{waves-m={wm} waves-n={wn}}},vectorize{{width=8 blocks=true}},{db}lower-copies,{lds}" \
@@ -96,7 +109,12 @@ SANITIZER = {"memcheck": [(4097, 4095, 1023), (64, 64, 2000)], "racecheck": [(25
 
 
 def source(t: str, m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic: bool = False) -> str:
-    return shapes_source(m, n, k, ta, tb, ab, dynamic, t)
+    """The suite's kernel in type t (f16, bf16) or FP8 label t (FP8_TYPES: A's and B's formats)."""
+    if t not in FP8_TYPES:
+        return shapes_source(m, n, k, ta, tb, ab, dynamic, t)
+    a, b = FP8_TYPES[t]
+    text = shapes_source(m, n, k, ta, tb, ab, dynamic, a)
+    return text.replace(f"B: {a}[", f"B: {b}[").replace(f"kernel {a}gemm", f"kernel fp8_{t}_gemm")
 
 
 def gen(out: Path, only: str = "") -> None:
@@ -108,7 +126,8 @@ def gen(out: Path, only: str = "") -> None:
 
     sm90 = get_arch("sm_90")
     out.mkdir(parents=True, exist_ok=True)
-    manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
+    manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "fp8_shapes": dict(FP8_SHAPES),
+                      "fp8_types": dict(FP8_TYPES), "programs": [], "sanitizer": []}
 
     def program(name: str, t: str, shape: tuple, variant: str, pipeline: str | None, dynamic: bool = False) -> None:
         f = out / f"mx_{t}_{name}_{variant}.cu"
@@ -133,11 +152,14 @@ def gen(out: Path, only: str = "") -> None:
         for n in CANDIDATE_SIZES if t == "f16" else ():  # (bf16 runs the same kernels)
             for cname, pipeline in CANDIDATES.items():
                 program(f"sq{n}", t, (n, n, n, False, False, False), f"cand_{cname}", pipeline)
+    for t in FP8_TYPES:
+        for name, shape in FP8_SHAPES.items():
+            program(name, t, shape, "selected", None)
     for tool, shapes in SANITIZER.items():
-        for t in TYPES:
+        for t, tb in [(t, False) for t in TYPES] + [(t, tb) for t in FP8_TYPES for tb in (False, True)]:
             for m, n, k in shapes:
-                module = gemmc.lower(gemmc.parse(source(t, m, n, k, False, False, False)), None, sm90)
-                f = out / f"san_{tool}_{t}_{m}x{n}x{k}.cu"
+                module = gemmc.lower(gemmc.parse(source(t, m, n, k, False, tb, False)), None, sm90)
+                f = out / f"san_{tool}_{t}_{m}x{n}x{k}{'_tn' if tb else ''}.cu"
                 f.write_text(gemmc.emit(module, sm90, "hip", harness=True))
                 manifest["sanitizer"].append({"tool": tool, "type": t, "shape": [m, n, k], "file": f.name,
                                               "pipeline": module.attributes[PIPELINE_ATTR].data})
@@ -161,12 +183,12 @@ def collect(raw: Path) -> None:
     for p in manifest["programs"]:
         x = runs.get((p["type"], p["shape"], p["variant"]))
         peer = peers.get((p["type"], p["shape"]), {})
-        m, n, k = manifest["shapes"][p["shape"]][:3]
+        m, n, k = {**manifest["shapes"], **manifest.get("fp8_shapes", {})}[p["shape"]][:3]
         row = dict(p, M=m, N=n, K=k)
         if x:
             row.update(gemmc_ms=x["gemmc_ms"], cublas_ms=x["cublas_ms"], pct_of_cublas=x["pct_of_cublas"],
                        gemmc_tflops=x["gemmc_tflops"], cublas_tflops=x["cublas_tflops"], passed=x["passed"],
-                       max_rel_err=x["max_rel_err"], device=x["device"])
+                       max_rel_err=x["max_rel_err"], device=x["device"], cublas=x.get("cublas", "cublasGemmEx"))
         flops = 2 * m * n * k
         for peer_name in ("torch", "triton"):
             if peer.get(f"{peer_name}_ms"):
@@ -189,7 +211,7 @@ def collect(raw: Path) -> None:
 
 def _summary(rows: list[dict], sanitizer: str) -> dict:
     out: dict = {}
-    for t in TYPES:
+    for t in TYPES + tuple(FP8_TYPES):
         sel = [r for r in rows if r["type"] == t and r["variant"] == "selected"]
         out[t] = {"geomean_pct_of_cublas": _geomean([r.get("pct_of_cublas") for r in sel]),
                   "all_checked": all(r.get("passed") for r in sel),
@@ -227,7 +249,7 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
                      f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} |")
     lines += ["", "| type | geometric mean % of cuBLAS (selected) | PyTorch | Triton | every result checked |",
               "|---|---|---|---|---|"]
-    for t in TYPES:
+    for t in TYPES + tuple(FP8_TYPES):
         s = summary[t]
         lines.append(f"| {t} | {f(s['geomean_pct_of_cublas'])} | {f(s['torch_geomean_pct_of_cublas'])} | "
                      f"{f(s['triton_geomean_pct_of_cublas'])} | {s['all_checked']} ({s['ran']} of {s['programs']} ran) |")

@@ -14,12 +14,12 @@ mkdir -p "$OUT" $BIN
 cp "$SRC/manifest.json" "$OUT/matrix_manifest.json"
 build() {
   f=$1; b=$BIN/$(basename "$f" .cu)
-  case $f in *mx_*) libs=-lcublas;; *) libs=;; esac
+  case $f in *mx_*) libs="-lcublas -lcublasLt";; *) libs=;; esac
   nvcc -O3 -arch=sm_90 -std=c++17 -x cu "$f" -o "$b" $libs 2> "$b.log" || { echo "BUILD FAILED $f" >> "$OUT/matrix_log.txt"; head -5 "$b.log" >> "$OUT/matrix_log.txt"; }
 }
 export -f build; export OUT BIN
 ( ls "$SRC"/*.cu | xargs -P ${JOBS:-12} -I{} bash -c 'build {}' ; touch $BIN/.built ) &
-[ -n "${SKIP_PEERS:-}" ] || timeout ${PEERS_TIMEOUT:-240} python3 "$HERE/triton_matrix.py" "$SRC/manifest.json" > "$OUT/matrix_peers.jsonl" 2> "$OUT/matrix_peers.err"
+[ -n "${SKIP_PEERS:-}" ] || timeout ${PEERS_TIMEOUT:-480} python3 "$HERE/triton_matrix.py" "$SRC/manifest.json" > "$OUT/matrix_peers.jsonl" 2> "$OUT/matrix_peers.err"
 wait
 : > "$OUT/matrix.jsonl"
 python3 - "$SRC/manifest.json" <<'PY' | while read -r t shape variant file; do

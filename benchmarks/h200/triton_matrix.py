@@ -7,6 +7,11 @@ cuBLAS's own kernel choice), and Triton's matmul tutorial kernel (triton_fp32.py
 masks, strides for transposed operands, alpha/beta) with f32 accumulation into an f32 C, as gemmc's
 kernels, over 8 autotuned configurations of the tutorial's 16-bit set.  Each: the relative Frobenius error against a float64 product of the same
 inputs, then triton.testing.do_bench's median.  One JSON line per shape and type.
+FP8 (the manifest's fp8_shapes and fp8_types: A's and B's OCP formats): torch._scaled_mm with unit scales
+into an f32 C (cuBLASLt's FP8 GEMM; it takes B column-major: the shapes whose B is stored [K][N] get a
+column-major copy, made before the timing; it refuses sizes that are not multiples of 16: an error
+field), alpha * x + beta * C0 after it where the program has them; and Triton's kernel on the FP8 tensors
+where it compiles them (an error field where not).
 """
 
 import json
@@ -23,6 +28,7 @@ CONFIGS = [
                              (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2)]
 ]
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+FP8 = {"f8e4m3fn": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2}
 
 
 matmul = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(matmul_kernel)  # triton_fp32.py's kernel
@@ -61,6 +67,43 @@ def run(t, name, m, n, k, ta, tb, ab):
     return row
 
 
+def run_fp8(label, types, name, m, n, k, ta, tb, ab):
+    g = torch.Generator(device="cuda").manual_seed(0)
+    A = (torch.rand((m, k), device="cuda", generator=g) - 0.5).to(FP8[types[0]])
+    B = (torch.rand((n, k) if tb else (k, n), device="cuda", generator=g) - 0.5).to(FP8[types[1]])
+    C0 = torch.rand((m, n), device="cuda", generator=g) - 0.5
+    b = B.t() if tb else B
+    b_col = b if tb else b.t().contiguous().t()  # _scaled_mm's B is column-major
+    alpha, beta = (1.5, 0.5) if ab else (1.0, 0.0)
+    ref = alpha * (A.double() @ b.double()) + beta * C0.double()
+    one = torch.ones((), device="cuda")
+    row = {"type": label, "shape": name, "M": m, "N": n, "K": k}
+
+    def err(x):
+        return ((x.double() - ref).norm() / ref.norm()).item()
+
+    def torch_mm():
+        x = torch._scaled_mm(A, b_col, scale_a=one, scale_b=one, out_dtype=torch.float32)
+        return x if not ab else alpha * x + beta * C0
+
+    try:
+        row["torch_rel_err"] = err(torch_mm())
+        row["torch_ms"] = triton.testing.do_bench(torch_mm, warmup=25, rep=200, return_mode="median")
+    except Exception as e:
+        row["torch_error"] = repr(e)[:200]
+    try:
+        C = C0.clone()
+        launch = launcher(matmul, A, b, C, alpha, beta, ab, ieee=False)
+        launch()
+        C.copy_(C0)
+        launch()
+        row["triton_rel_err"] = err(C)
+        row["triton_ms"] = triton.testing.do_bench(launch, warmup=25, rep=200, return_mode="median")
+    except Exception as e:
+        row["triton_error"] = repr(e)[:200]
+    return row
+
+
 if __name__ == "__main__":
     manifest = json.load(open(sys.argv[1]))
     for t in DTYPES:
@@ -69,3 +112,6 @@ if __name__ == "__main__":
                 print(json.dumps(run(t, name, *shape)), flush=True)
             except Exception as e:  # one shape's failure is a row, not the end of the table
                 print(json.dumps({"type": t, "shape": name, "error": repr(e)[:300]}), flush=True)
+    for label, types in manifest.get("fp8_types", {}).items():
+        for name, shape in manifest["fp8_shapes"].items():
+            print(json.dumps(run_fp8(label, types, name, *shape)), flush=True)
