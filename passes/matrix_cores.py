@@ -2,8 +2,9 @@
 
 Runs mfma-lowering on CDNA (gfx90a, gfx942, gfx950) and wmma-lowering on RDNA (gfx1100,
 gfx1201), with the same options, so that one pipeline (`step7`) serves every arch; on sm_90 the
-same lowering with the tensor cores' warp-level mma.sync (m16n8k16, f16 and bf16 -> f32;
-`nvgpu.mma_sync`, printed as inline PTX), whose A fragment lies on two rows of the tile.
+same lowering with the tensor cores' warp-level mma.sync (m16n8k16, f16 and bf16 -> f32; m16n8k32,
+OCP FP8 e4m3 / e5m2 and either pair -> f32; `nvgpu.mma_sync`, printed as inline PTX), whose A
+fragment lies on two rows of the tile.
 Options: instr, waves-m, waves-n, frag-read, k-pack as those passes (0: that pass's default); convert
 (default `auto`: f32 inputs on an arch without f32 matrix instructions, i.e. RDNA, are
 rounded to f16 in the fragment loads, the tutorial's "Case 1"; `none` never rounds; f16,

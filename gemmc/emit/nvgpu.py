@@ -11,7 +11,9 @@ nvcc has no builtin for mma.sync; CUDA's own wmma API hides the fragment layout.
 lowering places every element itself (gemmc.target.arch.MatrixInstr.a / .b / .d), so the printer
 hands the lane's registers to the PTX instruction as they are: A's 8 16-bit elements as four
 32-bit registers (elements 2i and 2i + 1 in register i, low half first, as the PTX ISA's .f16x2 /
-.bf16x2 pack them), B's 4 as two, C and D as four f32 registers.  The device function holding
+.bf16x2 pack them), B's 4 as two, C and D as four f32 registers; m16n8k32's FP8 A as four registers
+of four bytes (elements 4i .. 4i + 3, the lowest in the low byte, as .e4m3x4 / .e5m2x4 pack them),
+B's 8 as two.  ldmatrix fills a lane's registers the same way, whatever the element size.  The device function holding
 the asm statement is printed once per file (FileScope.helper), named by MatrixInstr.builtin.
 ldmatrix and cp.async take shared-memory addresses: the 32-bit offset that
 __cvta_generic_to_shared gives ("r"); cp.async's source is the generic pointer, which is the
@@ -91,7 +93,7 @@ def _print_ldmatrix(p: FunctionPrinter, op: Operation) -> None:
 
 def ldmatrix_function(name: str, tiles: int, trans: bool, elem: str, vec: str) -> list[str]:
     """The device function that loads `tiles` 8x8 matrices into a lane's `vec` (its registers in
-    order, each two 16-bit elements, the lower column in the low half)."""
+    order, each two 16-bit elements or four 8-bit ones, the lower column in the low bits)."""
     ptx = f"ldmatrix.sync.aligned.m8n8.x{tiles}{'.trans' if trans else ''}.shared.b16"
     regs = ", ".join(f"%{i}" for i in range(tiles))
     outs = ", ".join(f'"=r"(x[{i}])' for i in range(tiles))
