@@ -256,6 +256,12 @@ def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Ex
         raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
                              "float, f32 vectors of 4k elements to FP8)")
     _check_fp8_conversion(p, op, x.type)
+    if p.emitter.arch.vendor == "nvidia":  # inline PTX (gemmc.emit.nvgpu)
+        from gemmc.dialects.gemm import type_name as gemm_type_name
+        from gemmc.emit.nvgpu import fp8_to_f32_function, fp8_to_f32_name
+
+        fmt = gemm_type_name(x.type)
+        return call(p.emitter.helper(fp8_to_f32_name(fmt), fp8_to_f32_function(fmt), {}), e)
     return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
 
 
@@ -264,11 +270,13 @@ _FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
 
 def _check_fp8_conversion(p: FunctionPrinter, op: Operation, t: Attribute) -> None:
     """The conversion builtins are AMD's and read the arch's FP8 formats only (FNUZ on gfx942,
-    OCP on gfx950 and gfx1201): anything else would convert a byte of another format."""
+    OCP on gfx950 and gfx1201), sm_90's inline PTX OCP's, f32 vectors to FP8 none (AMD's alone):
+    anything else would convert a byte of another format."""
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
     arch = p.emitter.arch
-    if arch.vendor != "amd" or gemm_type_name(t) not in arch.dtypes:
+    vector_out = op.name == "arith.truncf"
+    if (arch.vendor != "amd" and vector_out) or gemm_type_name(t) not in arch.dtypes:
         raise emit_error(op, f"{op.name} on {t} is not emitted as HIP for {arch.name}: its FP8 conversions "
                              f"read {', '.join(n for n in arch.dtypes if n in _FP8_NAMES) or 'no FP8 format'}")
 

@@ -160,4 +160,30 @@ def _check_nvidia(p: FunctionPrinter, op: Operation, what: str) -> None:
         raise emit_error(op, f"{what} is an NVIDIA instruction; {p.emitter.arch.name} has none")
 
 
+# -- FP8 -> f32 (sm_89 and later: cvt.rn.f16x2.e4m3x2 / .e5m2x2, exact) -------------------------
+
+PTX_FP8 = {"f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
+
+
+def fp8_to_f32_name(fmt: str) -> str:
+    return f"gemmc_{PTX_FP8[fmt]}_to_f32"
+
+
+def fp8_to_f32_function(fmt: str) -> list[str]:
+    """The device function that converts one OCP FP8 byte of `fmt` to float: cvt's pair conversion
+    to f16x2 (the byte in the low half; every e4m3 and e5m2 value is an f16), its low half to f32."""
+    f = PTX_FP8[fmt]
+    return [
+        f"// cvt.rn.f16x2.{f}x2: the {f} byte x (the low byte of the pair) as f16, then as f32 (exact)",
+        f"__device__ inline float {fp8_to_f32_name(fmt)}(unsigned char x)",
+        "{",
+        "    float f;",
+        f'    asm("{{\\n\\t.reg .b32 h2;\\n\\t.reg .b16 lo, hi;\\n\\tcvt.rn.f16x2.{f}x2 h2, %1;\\n\\t"',
+        '        "mov.b32 {lo, hi}, h2;\\n\\tcvt.f32.f16 %0, lo;\\n\\t}"',
+        '        : "=f"(f) : "h"(static_cast<unsigned short>(x)));',
+        "    return f;",
+        "}",
+    ]
+
+
 READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy"})  # (cp.async writes shared memory only)
