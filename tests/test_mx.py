@@ -590,11 +590,11 @@ def test_mxfp8_fma_path_compiles_with_the_e8m0_conversion(toolchain, pipeline):
     assert "v_cvt_f32_fp8" in asm and "v_cvt_f32_bf8" in asm
 
 
-@pytest.mark.parametrize("arch,reads", [("gfx942", "f8e4m3fnuz, f8e5m2fnuz"), ("sm_90", "no FP8 format")])
+@pytest.mark.parametrize("arch,reads", [("gfx942", "f8e4m3fnuz, f8e5m2fnuz")])
 def test_fp8_conversion_for_an_arch_of_other_formats_is_refused(arch, reads):
-    """The conversion builtins read the arch's own FP8 formats (gfx942: FNUZ) and are AMD's: OCP
-    bytes emitted for gfx942 (gemmc.emit on IR, without the CLI's dtype check) or for NVIDIA
-    would be converted as another format, or not compile."""
+    """The conversion builtins read the arch's own FP8 formats (gfx942: FNUZ): OCP bytes emitted for
+    gfx942 (gemmc.emit on IR, without the CLI's dtype check) would be converted as another format
+    (sm_90 converts OCP bytes by inline PTX and refuses FNUZ ones: tests/test_sm90_fp8.py)."""
     mod = gemmc.parse_file(str(ROOT / "examples" / "mxfp8gemm.gemm"), {}, "gfx950")
     gemmc.lower(mod, "step1", "gfx950")
     with pytest.raises(GemmcError) as e:

@@ -353,3 +353,16 @@ def test_matrix_benchmark_generates_fp8_programs():
     assert "A: f8e4m3fn[M, K]" in text and "B: f8e5m2[N, K]" in text and "C = A @ B.T" in text
     assert matrix.FP8_SHAPES["sq4096_tn"] == (4096, 4096, 4096, False, True, False)
     assert "a_transposed_tn" not in matrix.FP8_SHAPES and matrix.FP8_SHAPES["odd"] == matrix.SHAPES["odd"]
+
+
+def test_fp8_bytes_convert_on_the_fma_route():
+    """An FP8 program on sm_90's FMAs (step1) converts its OCP bytes by cvt.rn.f16x2 inline PTX; FNUZ
+    bytes (IR lowered for gfx942, emitted for sm_90 without the CLI's dtype check) are refused at the op."""
+    module = gemmc.lower(gemmc.parse(source(E4M3, E5M2, "M = 64, N = 64, K = 64")), "step1", SM90)
+    assert gemmc.check(module, SM90, {}).passed
+    text = gemmc.emit(module, SM90, "hip")
+    assert "cvt.rn.f16x2.e4m3x2" in text and "cvt.rn.f16x2.e5m2x2" in text and "amdgcn" not in text
+    fnuz = gemmc.lower(gemmc.parse(source("f8e4m3fnuz", "f8e4m3fnuz", "M = 64, N = 64, K = 64")), "step1", "gfx942")
+    with pytest.raises(GemmcError, match="arith.extf on f8E4M3FNUZ is not emitted as HIP for sm_90: its FP8 "
+                                         "conversions read f8e4m3fn, f8e5m2"):
+        gemmc.emit(fnuz, SM90, "hip")
