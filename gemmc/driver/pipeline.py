@@ -126,7 +126,7 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # with scalar copies (gemmc.driver.selection._full_grid, clang's registers: 231, no scratch) runs 0.384 ms
 # against the type-independent default's 0.467.
 # sm_90 (OCP FP8 on mma.sync m16n8k32, which ptxas runs as f16 mma.sync after converting the
-# fragments: gemmc.target.arch._mma_sync_fp8): 128x128 tiles, K tiles of 128 bytes, 8 warps of 64x32
+# fragments: gemmc.target.arch._mma_sync): 128x128 tiles, K tiles of 128 bytes, 8 warps of 64x32
 # (the 64x64 warps of the 16-bit default spill: 255 registers, 68-80 bytes, as the converted fragments
 # take registers too), fragments by ldmatrix (8-bit: k-contiguous tiles, no .trans), cp.async where
 # the operand is k-contiguous in global memory (A row-major, B stored [N][K]) and a transposing

@@ -224,9 +224,7 @@ class Arch:
     # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
     # it); () where nothing is published, and the model keeps the data sheet's clock
     achievable_matrix: tuple[AchievablePeak, ...] = ()
-    # element bits whose 8x8 matrices ldmatrix can read transposed (.trans): sm_90's ldmatrix moves
-    # .b16 elements alone (PTX ISA: the .b8 / .b8x16 forms, m16n16 / m8n16, need sm_100a / sm_120a), so an
-    # 8-bit operand's tile must be k-contiguous in shared memory to be read by ldmatrix
+    # element bits ldmatrix .trans transposes (sm_90: .b16 alone; its .b8 forms are sm_100a / sm_120a's)
     ldmatrix_trans_bits: tuple[int, ...] = ()
 
     @property
@@ -462,23 +460,8 @@ _MMA_M16N8K16 = dict(
 )
 
 
-def _mma_sync(t: str) -> MatrixInstr:
-    """mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32 (gemmc's name mma_m16n8k16_f32_<t>), issued
-    from HIP by an inline-PTX device
-    function (gemmc.emit.nvgpu).  Cycles: 8 per SM sub-partition (4096 flops; 512 a clock), about
-    half the 989 TFLOP/s that the H200's datasheet gives its tensor cores, which only wgmma
-    (sm_90a) reaches: an assumption that benchmarks/h200/matrix.md's measurements check."""
-    return MatrixInstr(f"mma_m16n8k16_f32_{t}", 16, 8, 16, t, "f32", 8, kind="mma",
-                       builtin=f"gemmc_mma_m16n8k16_f32_{t}", ptx=f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32",
-                       **_MMA_M16N8K16)
-
-
-# mma.sync.aligned.m16n8k32 with 8-bit floating-point inputs (PTX ISA, "Matrix Fragments for
-# mma.m16n8k32", .e4m3 / .e5m2: sm_89 and later, so sm_90): A (16x32, .row) a0..a15 in four .b32
-# registers of four bytes, row groupID (+8 for a4..a7 and a12..a15), k 4 * threadID_in_group + (i & 3)
-# (+16 for a8..a15); B (32x8, .col) b0..b7 in two, k as A's (+16 for b4..b7), column groupID; C/D as
-# m16n8k16's (four f32).  A lane's items: runs of four k's, in A on two rows, each an 8x16-byte matrix of
-# ldmatrix's (a register of four bytes: row l / 4, bytes 4 (l % 4) ..; gemmc.target.ldmatrix).
+# PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3 / .e5m2, sm_89+): A's a_i at row groupID (+8 for a4..a7,
+# a12..a15), k 4 threadID_in_group + (i & 3) (+16 for a8..a15); B's b_i at k likewise (+16 for b4..b7), col groupID.
 _MMA_M16N8K32 = dict(
     a=Layout(32, 16, row=(Term("lane", div=4), Term("item", div=4, mod=2, scale=8)),
              col=(Term("lane", mod=4, scale=4), Term("item", mod=4), Term("item", div=8, scale=16))),
@@ -486,28 +469,22 @@ _MMA_M16N8K32 = dict(
              col=(Term("lane", div=4),)),
     d=_MMA_M16N8K16["d"],
 )
-# The PTX spellings of the OCP FP8 formats (FNUZ's are AMD's alone: sm_90 has none of them)
-_PTX_FP8 = {"f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
+_PTX_TYPE = {"f16": "f16", "bf16": "bf16", "f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
 
 
-def _mma_sync_fp8(a: str, b: str) -> MatrixInstr:
-    """mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32 on OCP FP8 operands (either format each;
-    gemmc's name mma_m16n8k32_f32_<a>_<b>).  An sm_89 (Ada) instruction that Hopper's tensor cores
-    do not run natively: ptxas converts the fragments to f16 and issues f16 mma.sync (NVIDIA's
-    CUTLASS maintainers, NVIDIA/cutlass#1986: "not natively supported on Hopper ... software
-    emulation to convert the data and use fp16 tensor core"; the H200's 1979 TFLOP/s FP8 rate is
-    wgmma's).  Cycles: two m16n8k16's, 16 (the f16 rate; the conversions' ALU work and registers
-    come on top: the lane holds A's and B's fragments as f16 too), an assumption for
-    benchmarks/h200/matrix.py's FP8 programs to check.  The conversion is exact (every e4m3 and
-    e5m2 value is an f16), so the products are f16 mma.sync's, accumulated in f32."""
-    pa, pb = _PTX_FP8[a], _PTX_FP8[b]
-    name = f"mma_m16n8k32_f32_{pa}_{pb}"
-    return MatrixInstr(name, 16, 8, 32, a, "f32", 16, kind="mma", builtin=f"gemmc_{name}",
-                       ptx=f"mma.sync.aligned.m16n8k32.row.col.f32.{pa}.{pb}.f32",
-                       b_type=b if b != a else "", **_MMA_M16N8K32)
+def _mma_sync(a: str, b: str = "") -> MatrixInstr:
+    """mma.sync.aligned.m16n8k<k>.row.col.f32.<a>.<b>.f32 as inline PTX (gemmc.emit.nvgpu).  m16n8k16 on f16 / bf16
+    (gemmc's mma_m16n8k16_f32_<t>): 8 cycles an SM sub-partition, about half the datasheet's 989 TFLOP/s (wgmma's);
+    m16n8k32 on OCP FP8 (mma_m16n8k32_f32_<a>_<b>), not native on Hopper (ptxas: f16 mma.sync on converted fragments,
+    NVIDIA/cutlass#1986, docs/arch.md): 16.  Assumptions that benchmarks/h200/matrix.md's measurements check."""
+    pa, pb = _PTX_TYPE[a], _PTX_TYPE[b or a]
+    k, name = (32, f"mma_m16n8k32_f32_{pa}_{pb}") if b else (16, f"mma_m16n8k16_f32_{pa}")
+    return MatrixInstr(name, 16, 8, k, a, "f32", k // 2, kind="mma", builtin=f"gemmc_{name}",
+                       ptx=f"mma.sync.aligned.m16n8k{k}.row.col.f32.{pa}.{pb}.f32", b_type=b if b != a else "",
+                       **(_MMA_M16N8K32 if b else _MMA_M16N8K16))
 
 
-_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16")) + tuple(_mma_sync_fp8(a, b) for a in OCP_FP8 for b in OCP_FP8)
+_SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16")) + tuple(_mma_sync(a, b) for a in OCP_FP8 for b in OCP_FP8)
 
 # Max-achievable matrix throughput (docs/arch.md, "Sustained clocks").  MI300X: hipBLASLt's
 # FP16 and BF16 figures, AMD's max-achievable FLOPs measurement (ROCm blogs, "Measuring
@@ -614,9 +591,8 @@ ARCHS: dict[str, Arch] = {
         # static limit, to which gemmc prints static __shared__ arrays; past it (lds_optin_bytes) views of
         # dynamic shared memory that the launcher opts in to.  "wave" = warp.
         # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
-        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code); the OCP FP8
-        # formats (e4m3, e5m2, either pair) through mma.sync m16n8k32 (sm_89 and later), as bytes.
-        # AMD's FNUZ FP8 formats are not sm_90's: a program in them is refused at its type.
+        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code); OCP FP8 (not FNUZ)
+        # through mma.sync m16n8k32, as bytes.
         Arch(
             name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
             wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,
