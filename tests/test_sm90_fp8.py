@@ -366,3 +366,11 @@ def test_fp8_bytes_convert_on_the_fma_route():
     with pytest.raises(GemmcError, match="arith.extf on f8E4M3FNUZ is not emitted as HIP for sm_90: its FP8 "
                                          "conversions read f8e4m3fn, f8e5m2"):
         gemmc.emit(fnuz, SM90, "hip")
+
+
+def test_matrix_benchmark_fp8_candidates_are_the_default_varied():
+    from benchmark_scripts import load
+
+    matrix = load("h200/matrix")
+    assert matrix._FP8_DEFAULT.format(bk=128, peel="") == DEFAULT
+    assert matrix.FP8_CANDIDATES["odd"]["unpeeled"] == DEFAULT.replace("vectorize{width=16}", "vectorize{width=16 peel=false}")

@@ -46,6 +46,15 @@ FP8_TYPES = {"e4m3": ("f8e4m3fn", "f8e4m3fn"), "e4m3_e5m2": ("f8e4m3fn", "f8e5m2
 FP8_NN = ("sq4096", "odd")
 FP8_SHAPES = {**{f"{n}_tn": (m, nn, k, False, True, ab) for n, (m, nn, k, ta, tb, ab) in SHAPES.items() if not ta},
               **{n: SHAPES[n] for n in FP8_NN}}
+# FP8 candidates (e4m3): the default's K tile halved at 4096^3 (0.55 ms predicted against 0.41), and where
+# rows are not a multiple of 16 bytes its copies unpeeled (scalar bytes: ptxas 179 registers, no spills,
+# where the peeled copies the default keeps take 255 and spill 24-172 bytes)
+_FP8_DEFAULT = ("gemm-to-kernel,lds-tiling{{block-m=128 block-n=128 block-k={bk}}},register-tiling{{thread-m=8 thread-n=8}},"
+                "matrix-cores{{waves-m=2 waves-n=4}},ldmatrix,vectorize{{width=16{peel}}},direct-to-lds{{fallback=true}},"
+                "double-buffer{{stage=lds}},lower-copies,swizzle-lds{{strict=false rows=0 fold=true}},"
+                "launch-bounds{{max-threads=256}}")
+FP8_CANDIDATES = {"sq4096_tn": {"k64": _FP8_DEFAULT.format(bk=64, peel="")},
+                  **{n: {"unpeeled": _FP8_DEFAULT.format(bk=128, peel=" peel=false")} for n in ("sq3000_tn", "odd_tn", "odd")}}
 DYNAMIC = ("sq4096", "odd", "deep_k", "tall")
 _BASE = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k={bk}}},register-tiling{{thread-m=8 thread-n=8}}," \
         "matrix-cores{{waves-m={wm} waves-n={wn}}},vectorize{{width=8 blocks=true}},{db}lower-copies,{lds}" \
@@ -155,6 +164,8 @@ def gen(out: Path, only: str = "") -> None:
     for t in FP8_TYPES:
         for name, shape in FP8_SHAPES.items():
             program(name, t, shape, "selected", None)
+            for cname, pipeline in FP8_CANDIDATES.get(name, {}).items() if t == "e4m3" else ():
+                program(name, t, shape, f"cand_{cname}", pipeline)
     for tool, shapes in SANITIZER.items():
         for t, tb in [(t, False) for t in TYPES] + [(t, tb) for t in FP8_TYPES for tb in (False, True)]:
             for m, n, k in shapes:
