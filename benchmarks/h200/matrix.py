@@ -232,6 +232,13 @@ def _summary(rows: list[dict], sanitizer: str) -> dict:
     return out
 
 
+def _ptxas_cells(row: dict) -> str:
+    kernels = row.get("ptxas")
+    if not kernels:
+        return "- | -"
+    return f"{max(k['registers'] for k in kernels)} | {max(k['spill_bytes'] for k in kernels)}"
+
+
 def _markdown(rows: list[dict], summary: dict, log: str) -> str:
     def f(x, p=0):
         return "-" if x is None or x != x else f"{x:.{p}f}"
@@ -241,18 +248,19 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
              "`raw/matrix_manifest.json` and `raw/matrix_sanitizer.txt` (machine below). % = cuBLAS time / its",
              "time x 100 (higher is faster); cuBLAS: cublasGemmEx, same input type, f32 accumulation and C;",
              "PyTorch: `A @ B` in the input type (a 16-bit C); Triton: its tutorial matmul, f32 C.",
-             "predicted: `gemmc explain`'s time for the same pipeline.", "",
+             "predicted: `gemmc explain`'s time for the same pipeline. registers / spilled: ptxas's report of the",
+             "kernel with the most (`matrix.py ptxas`, nvcc without a GPU; `-` where it was not run).", "",
              "A `-` is a number not measured: see the note under the table.", "",
              "| type | shape | M x N x K | variant | gemmc TFLOP/s | cuBLAS TFLOP/s | PyTorch TFLOP/s | Triton TFLOP/s "
-             "| gemmc % | PyTorch % | Triton % | checked | predicted ms | measured ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| gemmc % | PyTorch % | Triton % | checked | predicted ms | measured ms | registers | spilled B |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['type']} | {r['shape']} | {r['M']}x{r['N']}x{r['K']} | {r['variant']} | "
                      f"{f(r.get('gemmc_tflops'), 1)} | {f(r.get('cublas_tflops'), 1)} | {f(r.get('torch_tflops'), 1)} | "
                      f"{f(r.get('triton_tflops'), 1)} | {f(r.get('pct_of_cublas'))} | "
                      f"{f(r.get('torch_pct_of_cublas'))} | {f(r.get('triton_pct_of_cublas'))} | "
                      f"{'PASS' if r.get('passed') else ('FAIL' if 'passed' in r else '-')} | "
-                     f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} |")
+                     f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} | {_ptxas_cells(r)} |")
     lines += ["", "| type | geometric mean % of cuBLAS (selected) | PyTorch | Triton | every result checked |",
               "|---|---|---|---|---|"]
     for t in TYPES:
