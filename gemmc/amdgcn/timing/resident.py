@@ -45,6 +45,21 @@ def simds(arch: Arch, res: Residency | None = None) -> int:
     return arch.simds_per_cu * (res.cus if res is not None else arch.cus_per_wgp)
 
 
+def lds_half(slot: int, res: Residency, arch: Arch) -> int:
+    """The LDS port (RDNA: the WGP's half of the LDS, one CU's 64 KB with its own banks) that
+    serves the `slot`-th resident workgroup.  In CU mode a unit is one CU with one half; in WGP
+    mode the 128 KB is one pool the workgroups' allocations are carved from (RDNA3 ISA guide,
+    "WGP and CU Mode": a workgroup in WGP mode may use the whole 128 KB), and each half serves
+    the accesses to its own addresses (RDNA whitepaper: the LDS of a WGP is two halves of
+    `arch.lds_banks` banks, one beside each CU).  Assumption (docs/cost-model.md, "LDS halves in
+    WGP mode"; chosen on seb-v's WGP-mode kernels 2-4, which are in-sample for it): the
+    allocations are packed from address 0 in launch order, so a workgroup's accesses go to the
+    half its allocation starts in, and workgroups whose LDS together fits 64 KB share one half."""
+    if res.cus == 1 or res.lds_bytes <= 0:
+        return 0
+    return min(res.cus - 1, slot * res.lds_bytes // arch.lds_bytes)
+
+
 def cus_per_unit(descriptor: dict, arch: Arch) -> int:
     """2 on RDNA in WGP mode, 1 in CU mode (`.amdhsa_workgroup_processor_mode 0`: clang's
     -mcumode, seb-v's kernels 5-8) and on CDNA.  RDNA3 ISA guide, "Work-group Processor (WGP)

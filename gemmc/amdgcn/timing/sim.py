@@ -53,6 +53,8 @@ class SimWave:
     marks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     latency: np.ndarray | None = None  # per instruction, its global access's cycles to complete
     # (latency.py's rule); None: mem_latency_cycles
+    lds_port: int | None = None  # the LDS port its workgroup's allocation is on (resident.lds_half);
+    # None: whichever port is free first
 
 
 @dataclass
@@ -216,7 +218,8 @@ class _Sim:
         """A memory access: its time on the CU's LDS or VMEM port and its completion."""
         a = self.arch
         if c.counter == "lds":
-            p = int(np.argmin(self.lds_free))
+            port = self.sw[w.w].lds_port
+            p = int(np.argmin(self.lds_free)) if port is None else port
             start = max(t, self.lds_free[p])
             self.lds_free[p] = start + cost
             self.lds_busy[p] += cost
