@@ -252,3 +252,18 @@ def test_two_workgroups_on_one_lds_half_take_twice_the_port_time(halves, expect)
     r = simulate([wg(0, 0), wg(1, 2)], classes, RDNA, 4, ports=2)
     assert r.lds_port == pytest.approx(expect * n * cost)
     assert r.cycles >= expect * n * cost
+
+
+def test_ds_read_b128_is_served_in_cdna_phases_not_consecutive_lanes():
+    """gfx942's ds_read_b128 phases (Arch.lds_read_b128_lanes, AMD's CK docs): lanes 0-3 with 20-23,
+    4-7 with 16-19, ...  Lanes laid out so each phase reads 128 contiguous bytes are conflict-free
+    (8 cycles a wave); taken as consecutive groups of 8 lanes the same addresses are 2-way conflicted."""
+    order = CDNA.lds_read_b128_lanes
+    assert sorted(order) == list(range(64))
+    addr = np.zeros(64, np.int64)
+    for pos, lane in enumerate(order):
+        addr[lane] = (pos % 8) * 16 + (pos // 8) * 128
+    active = np.ones((1, 64), bool)
+    assert wave_cycles(addr[None], active, 16, CDNA, order).cycles[0] == 8
+    assert wave_cycles(addr[None], active, 16, CDNA).cycles[0] == 16
+    assert RDNA.lds_read_b128_lanes == () and get_arch("gfx950").lds_read_b128_lanes == ()
