@@ -46,14 +46,12 @@ def simds(arch: Arch, res: Residency | None = None) -> int:
 
 
 def lds_half(slot: int, res: Residency, arch: Arch) -> int:
-    """The LDS port (RDNA: the WGP's half of the LDS, one CU's 64 KB with its own banks) that
-    serves the `slot`-th resident workgroup.  In CU mode a unit is one CU with one half; in WGP
-    mode the 128 KB is one pool the workgroups' allocations are carved from (RDNA3 ISA guide,
-    "WGP and CU Mode": a workgroup in WGP mode may use the whole 128 KB), and each half serves
-    the accesses to its own addresses (RDNA whitepaper: the LDS of a WGP is two halves of
-    `arch.lds_banks` banks, one beside each CU).  Assumption (docs/cost-model.md, "LDS halves in
-    WGP mode"; chosen on seb-v's WGP-mode kernels 2-4, which are in-sample for it): the
-    allocations are packed from address 0 in launch order, so a workgroup's accesses go to the
+    """The LDS port that serves the `slot`-th resident workgroup.  In CU mode (and on CDNA) a unit
+    has one.  In WGP mode the RDNA3 ISA guide ("WGP and CU Mode") gives the WGP 128 KB that a
+    workgroup may allocate from whole; the model's picture, an assumption (docs/cost-model.md, "LDS
+    halves in WGP mode"; chosen on seb-v's WGP-mode kernels 2-4, which are in-sample for it), is two
+    64 KB halves (`arch.lds_bytes`), one a CU, each with `arch.lds_banks` banks and its own port, the
+    workgroups' allocations packed from address 0 in launch order: a workgroup's accesses go to the
     half its allocation starts in, and workgroups whose LDS together fits 64 KB share one half."""
     if res.cus == 1 or res.lds_bytes <= 0:
         return 0
