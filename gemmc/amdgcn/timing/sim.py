@@ -16,7 +16,8 @@ when (classes.py has the numbers and their sources)
 
 The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU, a workgroup's
 accesses on the half its allocation is in: resident.lds_half), for the instruction's cycles
-from its lanes' addresses (bank conflicts included; conflict-free it moves arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  Global accesses go through
+from its lanes' addresses (bank conflicts included; conflict-free it moves
+arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  Global accesses go through
 the CU's vector memory path at max(bytes / l1_bytes_per_clk, cache lines, 1) cycles each (the
 IR-level model's VMEM cost, docs/cost-model.md) and complete their latency later (the SimWave's,
 latency.py's rule by where the lines hit; without one mem_latency_cycles).
