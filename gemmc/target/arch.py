@@ -224,6 +224,13 @@ class Arch:
     # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
     # it); () where nothing is published, and the model keeps the data sheet's clock
     achievable_matrix: tuple[AchievablePeak, ...] = ()
+    # the lanes of a wave64 ds_read_b128 the LDS serves together, in groups of 8 (every group one
+    # phase, conflict-free when no bank is asked for two words in it); () where none is published:
+    # consecutive lanes, as for every other access.  32-bank CDNA: AMD's Composable Kernel docs,
+    # "Understanding AMD GPU LDS and Bank Conflicts" (ROCm/composable_kernel, docs/conceptual/ck_tile/
+    # hardware/lds_bank_conflicts.rst): 0:3+20:23, 4:7+16:19, 8:11+28:31, 12:15+24:27 and the same
+    # 32 lanes on (ds_write_b128: consecutive groups of 8)
+    lds_read_b128_lanes: tuple[int, ...] = ()
 
     @property
     def lds_limit(self) -> int:
@@ -252,6 +259,13 @@ class Arch:
     def fp32_valu_peak_tflops(self) -> float:
         """FP32 FMA peak of the VALUs: every lane of every SIMD, packed / dual-issued."""
         return 2 * self.cu_count * self.valu_lanes_per_clk * self.fp32_dual * self.clock_mhz / 1e6
+
+
+def _b128_read_lanes() -> tuple[int, ...]:
+    """Arch.lds_read_b128_lanes on 32-bank CDNA: the 8 phases of ds_read_b128, in order."""
+    half = [0, 1, 2, 3, 20, 21, 22, 23, 4, 5, 6, 7, 16, 17, 18, 19,
+            8, 9, 10, 11, 28, 29, 30, 31, 12, 13, 14, 15, 24, 25, 26, 27]
+    return tuple(half + [32 + i for i in half])
 
 
 def _mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
@@ -498,6 +512,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
+            lds_read_b128_lanes=_b128_read_lanes(),
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -515,7 +530,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
-            achievable_matrix=_MI300X_ACHIEVABLE,
+            achievable_matrix=_MI300X_ACHIEVABLE, lds_read_b128_lanes=_b128_read_lanes(),
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).
