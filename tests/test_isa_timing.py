@@ -218,3 +218,52 @@ def test_the_simulator_completes_a_load_at_its_own_latency():
     w.latency = np.array([123.0, 0, 0, 0])
     port = max(256 / CDNA.l1_bytes_per_clk, 2, 1)
     assert run(classes, [w]).cycles == port + 123.0 + 4 + 4
+
+
+def test_wgp_mode_workgroups_share_the_lds_half_their_allocations_are_in():
+    """resident.lds_half: in WGP mode allocations are packed from 0 in 64 KB halves (gfx1100's
+    lds_bytes), so 8 KB workgroups 0-7 are in half 0 and the 9th in half 1; 40000 B ones: 0, 0, 1;
+    in CU mode (and on CDNA) every workgroup has its unit's one port."""
+    from gemmc.amdgcn.timing.resident import lds_half, residency
+
+    def res(lds, mode=1, arch=RDNA, threads=128):
+        return residency({"next_free_vgpr": 64, "group_segment_fixed_size": lds, "workgroup_processor_mode": mode},
+                         {}, arch, threads)
+
+    assert [lds_half(s, res(8192), RDNA) for s in range(9)] == [0] * 8 + [1]
+    assert [lds_half(s, res(40000), RDNA) for s in range(3)] == [0, 0, 1]
+    assert {lds_half(s, res(8192, mode=0), RDNA) for s in range(8)} == {0}
+    assert {lds_half(s, res(8192, arch=CDNA, threads=256), CDNA) for s in range(8)} == {0}
+
+
+@pytest.mark.parametrize("halves,expect", [((0, 1), 1.0), ((0, 0), 2.0)])
+def test_two_workgroups_on_one_lds_half_take_twice_the_port_time(halves, expect):
+    """Two workgroups of LDS-bound waves on a WGP (2 ports): each on its own half the port time
+    of one, both on one half twice that (the port serializes them)."""
+    n, cost = 40, 8.0
+    classes = [lds_read(), wait(lds=0), END]
+    seq = [0] * n + [1, 2]
+
+    def wg(g: int, simd: int) -> SimWave:
+        w = wave(classes, seq, simd=simd, wg=g, cost=[cost] * n + [0.0, 0.0])
+        w.lds_port = halves[g]
+        return w
+
+    r = simulate([wg(0, 0), wg(1, 2)], classes, RDNA, 4, ports=2)
+    assert r.lds_port == pytest.approx(expect * n * cost)
+    assert r.cycles >= expect * n * cost
+
+
+def test_ds_read_b128_is_served_in_cdna_phases_not_consecutive_lanes():
+    """gfx942's ds_read_b128 phases (Arch.lds_read_b128_lanes, AMD's CK docs): lanes 0-3 with 20-23,
+    4-7 with 16-19, ...  Lanes laid out so each phase reads 128 contiguous bytes are conflict-free
+    (8 cycles a wave); taken as consecutive groups of 8 lanes the same addresses are 2-way conflicted."""
+    order = CDNA.lds_read_b128_lanes
+    assert sorted(order) == list(range(64))
+    addr = np.zeros(64, np.int64)
+    for pos, lane in enumerate(order):
+        addr[lane] = (pos % 8) * 16 + (pos // 8) * 128
+    active = np.ones((1, 64), bool)
+    assert wave_cycles(addr[None], active, 16, CDNA, order).cycles[0] == 8
+    assert wave_cycles(addr[None], active, 16, CDNA).cycles[0] == 16
+    assert RDNA.lds_read_b128_lanes == () and get_arch("gfx950").lds_read_b128_lanes == ()

@@ -4,6 +4,8 @@
     python3 benchmarks/h200/matrix.py gen .h200/ldm cand_ldm     # only the benchmarks whose file names hold
                                                                  # `cand_ldm` (and the sanitizer programs)
     OUT=h200-out bash benchmarks/h200/matrix.sh .h200/matrix     # on the GPU: matrix*.jsonl, sanitizer, log
+    python3 benchmarks/h200/matrix.py ptxas .h200/matrix        # here (nvcc, no GPU): registers, shared memory
+                                                                 # and spills of each kernel, into manifest.json
     python3 benchmarks/h200/matrix.py collect benchmarks/h200/raw   # here: matrix.md and matrix.json
 
 The FP32 suite's shapes (shapes.py) with f16 and bf16 inputs, f32 accumulation and an f32 C.  Programs
@@ -145,6 +147,8 @@ def gen(out: Path, only: str = "") -> None:
         dims = dict(zip("MNK", shape[:3])) if dynamic else {}
         module = gemmc.lower(gemmc.parse(source(t, *shape, dynamic=dynamic), f"{name}.gemm"), pipeline, sm90)
         f.write_text(bench_source(module, sm90, dims, repeats=20))
+        (out / "kernels").mkdir(exist_ok=True)
+        (out / "kernels" / f.name).write_text(gemmc.emit(module, sm90, "hip"))
         entry = {"shape": name, "type": t, "variant": variant, "file": f.name,
                  "pipeline": module.attributes[PIPELINE_ATTR].data,
                  "predicted_ms": predict(module, sm90, dims).time_s * 1e3}
@@ -176,6 +180,30 @@ def gen(out: Path, only: str = "") -> None:
                                               "pipeline": module.attributes[PIPELINE_ATTR].data})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"{len(manifest['programs'])} benchmarks, {len(manifest['sanitizer'])} sanitizer programs in {out}")
+
+
+def ptxas(src: Path, jobs: str = "2") -> None:
+    """ptxas's report (`gemmc.target.cuda.resource_report`, nvcc -Xptxas -v) of each benchmark's kernels,
+    built from gen's kernel-only sources: the registers, shared memory and spills known before a GPU is."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gemmc.target.arch import get_arch
+    from gemmc.target.cuda import resource_report
+
+    sm90 = get_arch("sm_90")
+    manifest = json.loads((src / "manifest.json").read_text())
+
+    def report(entry: dict) -> None:
+        kernels = resource_report((src / "kernels" / entry["file"]).read_text(), sm90)
+        entry["ptxas"] = [{"kernel": k.kernel, "registers": k.vgprs, "smem_bytes": k.lds_bytes,
+                           "spill_bytes": k.vgpr_spill, "stack_bytes": k.scratch_bytes} for k in kernels]
+        worst = max(kernels, key=lambda k: (k.vgpr_spill, k.vgprs))
+        print(f"{entry['file']}: {worst.vgprs} registers, {worst.lds_bytes} B smem, {worst.vgpr_spill} B spilled",
+              flush=True)
+
+    with ThreadPoolExecutor(int(jobs)) as pool:
+        list(pool.map(report, manifest["programs"]))
+    (src / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
 def _geomean(xs: list[float]) -> float:
@@ -237,6 +265,13 @@ def _summary(rows: list[dict], sanitizer: str) -> dict:
     return out
 
 
+def _ptxas_cells(row: dict) -> str:
+    kernels = row.get("ptxas")
+    if not kernels:
+        return "- | -"
+    return f"{max(k['registers'] for k in kernels)} | {max(k['spill_bytes'] for k in kernels)}"
+
+
 def _markdown(rows: list[dict], summary: dict, log: str) -> str:
     def f(x, p=0):
         return "-" if x is None or x != x else f"{x:.{p}f}"
@@ -246,18 +281,19 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
              "`raw/matrix_manifest.json` and `raw/matrix_sanitizer.txt` (machine below). % = cuBLAS time / its",
              "time x 100 (higher is faster); cuBLAS: cublasGemmEx, same input type, f32 accumulation and C;",
              "PyTorch: `A @ B` in the input type (a 16-bit C); Triton: its tutorial matmul, f32 C.",
-             "predicted: `gemmc explain`'s time for the same pipeline.", "",
+             "predicted: `gemmc explain`'s time for the same pipeline. registers / spilled: ptxas's report of the",
+             "kernel with the most (`matrix.py ptxas`, nvcc without a GPU; `-` where it was not run).", "",
              "A `-` is a number not measured: see the note under the table.", "",
              "| type | shape | M x N x K | variant | gemmc TFLOP/s | cuBLAS TFLOP/s | PyTorch TFLOP/s | Triton TFLOP/s "
-             "| gemmc % | PyTorch % | Triton % | checked | predicted ms | measured ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| gemmc % | PyTorch % | Triton % | checked | predicted ms | measured ms | registers | spilled B |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['type']} | {r['shape']} | {r['M']}x{r['N']}x{r['K']} | {r['variant']} | "
                      f"{f(r.get('gemmc_tflops'), 1)} | {f(r.get('cublas_tflops'), 1)} | {f(r.get('torch_tflops'), 1)} | "
                      f"{f(r.get('triton_tflops'), 1)} | {f(r.get('pct_of_cublas'))} | "
                      f"{f(r.get('torch_pct_of_cublas'))} | {f(r.get('triton_pct_of_cublas'))} | "
                      f"{'PASS' if r.get('passed') else ('FAIL' if 'passed' in r else '-')} | "
-                     f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} |")
+                     f"{f(r['predicted_ms'], 3)} | {f(r.get('gemmc_ms'), 3)} | {_ptxas_cells(r)} |")
     lines += ["", "| type | geometric mean % of cuBLAS (selected) | PyTorch | Triton | every result checked |",
               "|---|---|---|---|---|"]
     for t in TYPES + tuple(FP8_TYPES):
@@ -278,4 +314,4 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
 
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], Path(sys.argv[2])
-    {"gen": gen, "collect": collect}[cmd](arg, *sys.argv[3:])
+    {"gen": gen, "ptxas": ptxas, "collect": collect}[cmd](arg, *sys.argv[3:])

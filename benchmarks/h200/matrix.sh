@@ -2,7 +2,7 @@
 # On the H200 (or H100): build matrix.py's programs in the background while PyTorch and Triton run
 # (triton_matrix.py), then run the benchmarks, then compute-sanitizer memcheck / racecheck on the
 # harness programs.  Results in $OUT: matrix.jsonl, matrix_peers.jsonl, matrix_sanitizer.txt,
-# matrix_manifest.json, matrix_log.txt.  SKIP_PEERS=1 / SKIP_SANITIZER=1 leave those steps out.
+# matrix_manifest.json, matrix_log.txt, matrix_ptxas.txt.  SKIP_PEERS=1 / SKIP_SANITIZER=1 leave those steps out.
 set -uo pipefail
 SRC=${1:-.h200/matrix}
 OUT=${OUT:-h200-out}
@@ -15,7 +15,9 @@ cp "$SRC/manifest.json" "$OUT/matrix_manifest.json"
 build() {
   f=$1; b=$BIN/$(basename "$f" .cu)
   case $f in *mx_*) libs="-lcublas -lcublasLt";; *) libs=;; esac
-  nvcc -O3 -arch=sm_90 -std=c++17 -x cu "$f" -o "$b" $libs 2> "$b.log" || { echo "BUILD FAILED $f" >> "$OUT/matrix_log.txt"; head -5 "$b.log" >> "$OUT/matrix_log.txt"; }
+  nvcc -O3 -arch=sm_90 -std=c++17 -Xptxas -v -x cu "$f" -o "$b" $libs 2> "$b.log" || { echo "BUILD FAILED $f" >> "$OUT/matrix_log.txt"; head -5 "$b.log" >> "$OUT/matrix_log.txt"; }
+  # ptxas's registers, shared memory and spills per kernel, kept beside the timings
+  grep -E "Compiling entry|registers|spill" "$b.log" | sed "s|^|$(basename "$f" .cu): |" >> "$OUT/matrix_ptxas.txt"
 }
 export -f build; export OUT BIN
 ( ls "$SRC"/*.cu | xargs -P ${JOBS:-12} -I{} bash -c 'build {}' ; touch $BIN/.built ) &

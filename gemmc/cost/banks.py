@@ -36,12 +36,17 @@ def group_lanes(arch: Arch, access_bytes: int) -> int:
     return max(1, min(arch.wave_size, arch.lds_banks * arch.lds_bank_bytes // per))
 
 
-def wave_cycles(byte_addr: np.ndarray, active: np.ndarray, access_bytes: int, arch: Arch) -> BankResult:
+def wave_cycles(byte_addr: np.ndarray, active: np.ndarray, access_bytes: int, arch: Arch,
+                lanes: tuple[int, ...] = ()) -> BankResult:
     """LDS cycles of each wave instruction.
 
     byte_addr: (N, wave_size) start byte of each lane's access (within the workgroup's
     LDS); active: (N, wave_size) lanes that take part.  Rows with no active lane cost 0.
+    lanes: the order the LDS serves the lanes in, its groups consecutive in it (the arch's
+    `lds_read_b128_lanes` for ds_read_b128); (): lane order.
     """
+    if lanes:
+        byte_addr, active = byte_addr[:, list(lanes)], active[:, list(lanes)]
     n, w = byte_addr.shape
     bank_bytes, banks = arch.lds_bank_bytes, arch.lds_banks
     g = group_lanes(arch, access_bytes)

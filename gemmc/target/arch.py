@@ -224,6 +224,13 @@ class Arch:
     # what the chip sustains under dense matrix load (gemmc.cost.clock times matrix kernels by
     # it); () where nothing is published, and the model keeps the data sheet's clock
     achievable_matrix: tuple[AchievablePeak, ...] = ()
+    # the lanes of a wave64 ds_read_b128 the LDS serves together, in groups of 8 (every group one
+    # phase, conflict-free when no bank is asked for two words in it); () where none is published:
+    # consecutive lanes, as for every other access.  32-bank CDNA: AMD's Composable Kernel docs,
+    # "Understanding AMD GPU LDS and Bank Conflicts" (ROCm/composable_kernel, docs/conceptual/ck_tile/
+    # hardware/lds_bank_conflicts.rst): 0:3+20:23, 4:7+16:19, 8:11+28:31, 12:15+24:27 and the same
+    # 32 lanes on (ds_write_b128: consecutive groups of 8)
+    lds_read_b128_lanes: tuple[int, ...] = ()
     # element bits ldmatrix .trans transposes (sm_90: .b16 alone; its .b8 forms are sm_100a / sm_120a's)
     ldmatrix_trans_bits: tuple[int, ...] = ()
 
@@ -254,6 +261,13 @@ class Arch:
     def fp32_valu_peak_tflops(self) -> float:
         """FP32 FMA peak of the VALUs: every lane of every SIMD, packed / dual-issued."""
         return 2 * self.cu_count * self.valu_lanes_per_clk * self.fp32_dual * self.clock_mhz / 1e6
+
+
+def _b128_read_lanes() -> tuple[int, ...]:
+    """Arch.lds_read_b128_lanes on 32-bank CDNA: the 8 phases of ds_read_b128, in order."""
+    half = [0, 1, 2, 3, 20, 21, 22, 23, 4, 5, 6, 7, 16, 17, 18, 19,
+            8, 9, 10, 11, 28, 29, 30, 31, 12, 13, 14, 15, 24, 25, 26, 27]
+    return tuple(half + [32 + i for i in half])
 
 
 def _mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
@@ -444,46 +458,31 @@ _GFX12_WMMA = (
          builtin_args=("false",), signedness=True),
 )
 
-# sm_90's warp-level mma.sync (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
-# type"): groupID = lane / 4, threadID_in_group = lane % 4.  A (16x16, .row): a0..a7 in four .f16x2
-# registers, row groupID (+8 for a2, a3, a6, a7), k 2 * threadID_in_group + (i & 1) (+8 for a4..a7):
-# a lane's items lie on two rows, each in runs of two k's.  B (16x8, .col): b0..b3, k as A's
-# (+8 for b2, b3), column groupID.  C/D (16x8 f32): c0..c3, row groupID (+8 for c2, c3), column
-# 2 * threadID_in_group + (i & 1).
-_MMA_M16N8K16 = dict(
-    a=Layout(32, 8, row=(Term("lane", div=4), Term("item", div=2, mod=2, scale=8)),
-             col=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=4, scale=8))),
-    b=Layout(32, 4, row=(Term("lane", mod=4, scale=2), Term("item", mod=2), Term("item", div=2, scale=8)),
-             col=(Term("lane", div=4),)),
-    d=Layout(32, 4, row=(Term("lane", div=4), Term("item", div=2, scale=8)),
-             col=(Term("lane", mod=4, scale=2), Term("item", mod=2))),
-)
-
-
-# PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3 / .e5m2, sm_89+): A's a_i at row groupID (+8 for a4..a7,
-# a12..a15), k 4 threadID_in_group + (i & 3) (+16 for a8..a15); B's b_i at k likewise (+16 for b4..b7), col groupID.
-_MMA_M16N8K32 = dict(
-    a=Layout(32, 16, row=(Term("lane", div=4), Term("item", div=4, mod=2, scale=8)),
-             col=(Term("lane", mod=4, scale=4), Term("item", mod=4), Term("item", div=8, scale=16))),
-    b=Layout(32, 8, row=(Term("lane", mod=4, scale=4), Term("item", mod=4), Term("item", div=4, scale=16)),
-             col=(Term("lane", div=4),)),
-    d=_MMA_M16N8K16["d"],
-)
-_PTX_TYPE = {"f16": "f16", "bf16": "bf16", "f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
+def _mma_layouts(p: int) -> dict:
+    """sm_90's mma.sync m16n8k(8p), p elements a register (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating
+    point type": p = 2; "for mma.m16n8k32", 8-bit: p = 4); groupID = lane / 4, t = lane % 4.  A: item i at row groupID
+    (+8 in odd registers), k p t + i % p (+4p from register 2 on); B: k as A's (+4p from register 1), column groupID;
+    C/D (f32): c_i at row groupID (+8 for c2, c3), column 2 t + i % 2."""
+    return dict(
+        a=Layout(32, 4 * p, row=(Term("lane", div=4), Term("item", div=p, mod=2, scale=8)),
+                 col=(Term("lane", mod=4, scale=p), Term("item", mod=p), Term("item", div=2 * p, scale=4 * p))),
+        b=Layout(32, 2 * p, row=(Term("lane", mod=4, scale=p), Term("item", mod=p), Term("item", div=p, scale=4 * p)),
+                 col=(Term("lane", div=4),)),
+        d=Layout(32, 4, row=(Term("lane", div=4), Term("item", div=2, scale=8)),
+                 col=(Term("lane", mod=4, scale=2), Term("item", mod=2))))
 
 
 def _mma_sync(a: str, b: str = "") -> MatrixInstr:
-    """mma.sync.aligned.m16n8k<k>.row.col.f32.<a>.<b>.f32 as inline PTX (gemmc.emit.nvgpu).  m16n8k16 on f16 / bf16
-    (gemmc's mma_m16n8k16_f32_<t>): 8 cycles an SM sub-partition, about half the datasheet's 989 TFLOP/s (wgmma's);
-    m16n8k32 on OCP FP8 (mma_m16n8k32_f32_<a>_<b>), not native on Hopper (ptxas: f16 mma.sync on converted fragments,
-    NVIDIA/cutlass#1986, docs/arch.md): 16.  Assumptions that benchmarks/h200/matrix.md's measurements check."""
-    pa, pb = _PTX_TYPE[a], _PTX_TYPE[b or a]
+    """mma.sync.aligned.m16n8k<k>.row.col.f32.<a>.<b>.f32 as inline PTX (gemmc.emit.nvgpu); cycles (docs/arch.md), to
+    check on the H200: m16n8k16 (f16, bf16) 8, half the datasheet's rate (wgmma's); m16n8k32 (OCP FP8) 16, f16 in ptxas."""
+    pa, pb = (_PTX_TYPE.get(t, t) for t in (a, b or a))
     k, name = (32, f"mma_m16n8k32_f32_{pa}_{pb}") if b else (16, f"mma_m16n8k16_f32_{pa}")
     return MatrixInstr(name, 16, 8, k, a, "f32", k // 2, kind="mma", builtin=f"gemmc_{name}",
                        ptx=f"mma.sync.aligned.m16n8k{k}.row.col.f32.{pa}.{pb}.f32", b_type=b if b != a else "",
-                       **(_MMA_M16N8K32 if b else _MMA_M16N8K16))
+                       **_mma_layouts(k // 8))
 
 
+_PTX_TYPE = {"f8e4m3fn": "e4m3", "f8e5m2": "e5m2"}
 _SM90_MMA = (_mma_sync("f16"), _mma_sync("bf16")) + tuple(_mma_sync(a, b) for a in OCP_FP8 for b in OCP_FP8)
 
 # Max-achievable matrix throughput (docs/arch.md, "Sustained clocks").  MI300X: hipBLASLt's
@@ -513,6 +512,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
+            lds_read_b128_lanes=_b128_read_lanes(),
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -530,7 +530,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
-            achievable_matrix=_MI300X_ACHIEVABLE,
+            achievable_matrix=_MI300X_ACHIEVABLE, lds_read_b128_lanes=_b128_read_lanes(),
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).
@@ -590,9 +590,8 @@ ARCHS: dict[str, Arch] = {
         # Programming Guide, compute capability 9.0; Hopper tuning guide).  lds_bytes is the 48 KiB
         # static limit, to which gemmc prints static __shared__ arrays; past it (lds_optin_bytes) views of
         # dynamic shared memory that the launcher opts in to.  "wave" = warp.
-        # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and
-        # __nv_bfloat16 for nvcc, which cannot compile _Float16 / __bf16 device code); OCP FP8 (not FNUZ)
-        # through mma.sync m16n8k32, as bytes.
+        # f16 and bf16 through the tensor cores' warp-level mma.sync (printed as __half and __nv_bfloat16 for
+        # nvcc, which cannot compile _Float16 / __bf16 device code); OCP FP8 (not FNUZ) by m16n8k32, as bytes.
         Arch(
             name="sm_90", family="Hopper", product="NVIDIA H200 SXM",
             wave_size=32, cu_count=132, simds_per_cu=4, clock_mhz=1980,

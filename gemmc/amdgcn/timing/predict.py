@@ -21,7 +21,7 @@ import numpy as np
 
 from gemmc.amdgcn.asm_front.text import parse_file
 from gemmc.amdgcn.timing.latency import stream_latencies
-from gemmc.amdgcn.timing.resident import Residency, residency, simds, units
+from gemmc.amdgcn.timing.resident import Residency, lds_half, residency, simds, units
 from gemmc.amdgcn.timing.sim import IDLE, PIPES, SimResult, SimWave, simulate
 from gemmc.amdgcn.timing.trace import PREFIX_ITERATIONS, LaunchTrace, Sampler
 from gemmc.cost.clock import at_clock, sustained_clock_mhz
@@ -135,7 +135,7 @@ def _marks(pcs: np.ndarray, traced: int, loop) -> np.ndarray:
 
 def sim_waves(t: LaunchTrace, res: Residency, arch: Arch) -> list[SimWave]:
     """The resident workgroups' waves (traced workgroups repeated), a workgroup's waves dealt to
-    the SIMDs round-robin."""
+    the SIMDs round-robin, its LDS accesses to the half its allocation is in (resident.lds_half)."""
     n = simds(arch, res)
     wpg, out = t.waves_per_workgroup, []
     read = read_bytes(t)
@@ -145,7 +145,7 @@ def sim_waves(t: LaunchTrace, res: Residency, arch: Arch) -> list[SimWave]:
         for k in range(wpg):
             wt = t.waves[g * wpg + k]
             out.append(SimWave(wt.pcs, wt.cost, wt.lines, (slot * wpg + k) % n, slot, _marks(wt.pcs, wt.traced, t.loop),
-                               lat[g * wpg + k]))
+                               lat[g * wpg + k], lds_half(slot, res, arch)))
     return out
 
 

@@ -45,6 +45,19 @@ def simds(arch: Arch, res: Residency | None = None) -> int:
     return arch.simds_per_cu * (res.cus if res is not None else arch.cus_per_wgp)
 
 
+def lds_half(slot: int, res: Residency, arch: Arch) -> int:
+    """The LDS port that serves the `slot`-th resident workgroup.  In CU mode (and on CDNA) a unit
+    has one.  In WGP mode the RDNA3 ISA guide ("WGP and CU Mode") gives the WGP 128 KB that a
+    workgroup may allocate from whole; the model's picture, an assumption (docs/cost-model.md, "LDS
+    halves in WGP mode"; chosen on seb-v's WGP-mode kernels 2-4, which are in-sample for it), is two
+    64 KB halves (`arch.lds_bytes`), one a CU, each with `arch.lds_banks` banks and its own port, the
+    workgroups' allocations packed from address 0 in launch order: a workgroup's accesses go to the
+    half its allocation starts in, and workgroups whose LDS together fits 64 KB share one half."""
+    if res.cus == 1 or res.lds_bytes <= 0:
+        return 0
+    return min(res.cus - 1, slot * res.lds_bytes // arch.lds_bytes)
+
+
 def cus_per_unit(descriptor: dict, arch: Arch) -> int:
     """2 on RDNA in WGP mode, 1 in CU mode (`.amdhsa_workgroup_processor_mode 0`: clang's
     -mcumode, seb-v's kernels 5-8) and on CDNA.  RDNA3 ISA guide, "Work-group Processor (WGP)

@@ -14,8 +14,9 @@ when (classes.py has the numbers and their sources)
   s_nop n holds it n + 1 slots; a taken branch BRANCH_TAKEN cycles);
 * at s_barrier, every live wave of its workgroup has arrived (then BARRIER_CYCLES later).
 
-The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU), for the
-instruction's cycles from its lanes' addresses (bank conflicts included; conflict-free it moves
+The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU, a workgroup's
+accesses on the half its allocation is in: resident.lds_half), for the instruction's cycles
+from its lanes' addresses (bank conflicts included; conflict-free it moves
 arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  Global accesses go through
 the CU's vector memory path at max(bytes / l1_bytes_per_clk, cache lines, 1) cycles each (the
 IR-level model's VMEM cost, docs/cost-model.md) and complete their latency later (the SimWave's,
@@ -53,6 +54,8 @@ class SimWave:
     marks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     latency: np.ndarray | None = None  # per instruction, its global access's cycles to complete
     # (latency.py's rule); None: mem_latency_cycles
+    lds_port: int | None = None  # the LDS port its workgroup's allocation is on (resident.lds_half);
+    # None: whichever port is free first
 
 
 @dataclass
@@ -216,7 +219,8 @@ class _Sim:
         """A memory access: its time on the CU's LDS or VMEM port and its completion."""
         a = self.arch
         if c.counter == "lds":
-            p = int(np.argmin(self.lds_free))
+            port = self.sw[w.w].lds_port
+            p = int(np.argmin(self.lds_free)) if port is None else port
             start = max(t, self.lds_free[p])
             self.lds_free[p] = start + cost
             self.lds_busy[p] += cost

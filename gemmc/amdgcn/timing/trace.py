@@ -180,7 +180,14 @@ class _Recorder:
             for key in ("offset0", "offset1"):
                 total += wave_cycles(base + step * op.mods.get(key, 0), active, n, self.arch).cycles
             return total
-        return wave_cycles(base + op.mods.get("offset", 0), active, c.bytes_per_lane, self.arch).cycles
+        return wave_cycles(base + op.mods.get("offset", 0), active, c.bytes_per_lane, self.arch,
+                           self._lane_order(c)).cycles
+
+    def _lane_order(self, c: InstrClass) -> tuple[int, ...]:
+        """The arch's lane phases of a wave-wide 16-byte LDS read (ds_read_b128 / ds_load_b128)."""
+        order = self.arch.lds_read_b128_lanes
+        read = c.mnemonic.startswith(("ds_read", "ds_load")) and c.bytes_per_lane == 16
+        return order if read and len(order) == self.arch.wave_size else ()
 
     def _ideal_lds(self, nbytes: int) -> float:
         return self.arch.wave_size / group_lanes(self.arch, max(1, nbytes))
