@@ -128,11 +128,16 @@ template <typename T> struct alignas(sizeof(T) * 4) gemmc_vec<T, 4>
 
 
 def cuda_vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str]:
-    """vector_typedef for nvcc (the sm_90 target): vectors of f16 and bf16 as gemmc_vec."""
+    """vector_typedef for nvcc (the sm_90 target): every vector but float2 / float4 (CUDA's own) as
+    gemmc_vec: 16-bit floats, FP8's bytes, integers."""
     name, typedef = vector_typedef(t, op)
-    if isinstance(t.element_type, Float16Type | BFloat16Type):
-        typedef = f"typedef gemmc_vec<{scalar_ctype(t.element_type, op)}, {t.get_shape()[0]}> {name};"
+    if "ext_vector_type" in typedef and not typedef.startswith("#ifdef __CUDACC__"):
+        typedef = cuda_vector_text(name, scalar_ctype(t.element_type, op), t.get_shape()[0])
     return name, typedef
+
+
+def cuda_vector_text(name: str, ctype: str, n: int) -> str:
+    return f"typedef gemmc_vec<{ctype}, {n}> {name};"
 
 
 def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str]:

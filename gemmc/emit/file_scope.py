@@ -15,6 +15,7 @@ from xdsl.ir import Attribute, Operation
 
 from gemmc.target.arch import Arch
 from gemmc.emit.c_text import Namer
+from gemmc.emit.c_types import CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE, cuda_vector_text
 from gemmc.emit.ir_access import emit_error
 
 
@@ -64,8 +65,13 @@ class FileScope:
         self.global_names = Namer()
 
     def vector_typedef(self, name: str, ctype: str, n: int) -> str:
-        """A vector type that no IR value has (FP4's packed bytes and words), by name."""
-        self.typedefs.setdefault(name, f"typedef {ctype} {name} __attribute__((ext_vector_type({n})));")
+        """A vector type that no IR value has (FP4's packed bytes and words), by name; on sm_90
+        gemmc_vec, as c_types.cuda_vector_typedef prints every vector nvcc compiles."""
+        if self.arch.vendor == "nvidia":
+            self.typedefs.setdefault(CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE)
+            self.typedefs.setdefault(name, cuda_vector_text(name, ctype, n))
+        else:
+            self.typedefs.setdefault(name, f"typedef {ctype} {name} __attribute__((ext_vector_type({n})));")
         return name
 
     def helper(self, name: str, lines: list[str], types: dict[str, tuple[str, int]]) -> str:
