@@ -282,6 +282,9 @@ def _llvm_scalar() -> None:
         _sop(m, (S,), (SS, SS), "SOP2")
     for m in ("s_cvt_f32_u32", "s_cvt_u32_f32", "s_cvt_f32_i32", "s_cvt_i32_f32"):
         _sop(m, (S,), (SS,), "SOP1")
+    # gfx12's pseudo-scalar transcendental: the VALU's reciprocal of a scalar into an SGPR (RDNA4
+    # ISA guide, "VOP3 pseudo-scalar transcendental"; LLVM's integer division by a scalar uses it)
+    _sop("v_s_rcp_f32", (S,), (SS,), "VOP3")
     _sop("s_cmp_eq_u64", (SCC,), (SS2, SS2), "SOPC")
     _sop("s_cmp_lg_u64", (SCC,), (SS2, SS2), "SOPC")
     for m in ("s_cbranch_vccnz", "s_cbranch_vccz"):
