@@ -162,7 +162,7 @@ def _vector_alu() -> None:
     for m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
               "v_add3_u32", "v_perm_b32"):
         _add(m, Form("VOP3", (V,), (VS, VS, VS)))
-    for m in ("v_mul_lo_u32", "v_mul_hi_u32"):
+    for m in ("v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32"):
         _add(m, Form("VOP3", (V,), (VS, VS)))
     _add("v_mad_u64_u32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_u64_u32"))
     _add("v_lshl_add_u64", Form("VOP3", (V2,), (Slot("vs", 2), VS, Slot("vs", 2))))

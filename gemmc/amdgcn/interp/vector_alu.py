@@ -144,6 +144,8 @@ INTEGER.update({
     "v_alignbyte_b32": lambda a, b, c: (((u(a) << U64(32)) | u(b)) >> (U64(8) * (u(c) & U64(3)))) & M32,
     "v_max3_i32": lambda a, b, c: np.maximum(np.maximum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
     "v_min3_i32": lambda a, b, c: np.minimum(np.minimum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
+    # the high 32 bits of the signed 64-bit product (exact in int64: |a b| <= 2^62)
+    "v_mul_hi_i32": lambda a, b: ((i32(a) * i32(b)) >> 32).astype(U64) & M32,
     "v_med3_i32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(i32(a), i32(b), i32(c))), axis=0)
                                     .astype(np.int64).astype(U64) & M32,
 })
