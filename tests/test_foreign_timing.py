@@ -173,10 +173,14 @@ def test_the_instruction_prefetch_size_is_not_read():
         parse_file("t.s", text.replace(".amdhsa_inst_pref_size", ".amdhsa_next_free_sgpr"))
 
 
-# -- compiled by Triton's wheel: gfx12 (v_s_rcp_f32) and odd shapes (v_mul_hi_i32) ---------------------
+# -- compiled by Triton's wheel here: what its code needs of the interpreter on each target -------------
 
-@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
-def test_triton_compiled_here_at_an_odd_shape(arch):
+@pytest.mark.parametrize("arch,instr", [
+    ("gfx942", "v_mul_hi_i32"),  # the odd shape's divisions by constants
+    ("gfx950", "ds_read_b64_tr_b16"),  # A column-major: read transposed from LDS
+    ("gfx1201", "v_s_rcp_f32"),  # and its wave number from TTMP8, its d16 loads waited for by halves
+])
+def test_triton_compiled_here_at_an_odd_shape(arch, instr):
     pytest.importorskip("triton")
     sys.path.insert(0, str(ROOT / "benchmarks"))
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
@@ -187,7 +191,7 @@ def test_triton_compiled_here_at_an_odd_shape(arch):
     m, n, k = 67, 45, 53
     ck = compile_matmul(arch, (32, 32, 32, 4), (m, n, k), ("fp16", "fp16", "fp32"), (1, m, n, 1, n, 1), num_warps=4)
     text = ck.asm["amdgcn"]
-    assert "v_mul_hi_i32" in text or "v_s_rcp_f32" in text  # what this test is for
+    assert f"\t{instr} " in text  # what this case is for
     rng = np.random.default_rng(5)
     a_t = rng.standard_normal((k, m)).astype(np.float16)  # A column-major: stored as its transpose
     b = rng.standard_normal((k, n)).astype(np.float16)

@@ -191,6 +191,8 @@ def _lds() -> None:
     _add("ds_read_u8", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u8"))
     _add("ds_write_b8", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8"))
     _add("ds_write_b8_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
+    # gfx950: 64 bits a lane, transposed among each 16 lanes (memory_ops._ds_transpose)
+    _add("ds_read_b64_tr_b16", Form("DS", (V2,), (V,), mods=("offset",)))
     # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
     _add("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 

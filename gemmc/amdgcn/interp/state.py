@@ -94,6 +94,9 @@ class WaveState:
         if at.get("ttmp_wgid"):  # gfx12's architected ids: TTMP9 = x, TTMP7 = y | z << 16
             self.S[TTMP_FIRST + 9] = wg_x.astype(U32)
             self.S[TTMP_FIRST + 7] = (wg_y | (self.wg_z << 16)).astype(U32)
+            # and TTMP8 bits 25-29 the wave's number in its workgroup (LLVM's llvm.amdgcn.wave.id on
+            # architected SGPRs: s_bfe_u32 ttmp8, 0x50019, SIISelLowering's lowerWaveID)
+            self.S[TTMP_FIRST + 8] = ((np.arange(self.W) % self.wpg) << 25).astype(U32)
 
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         """An error at op, naming the first of `waves` (a bool per wave) if given."""
