@@ -204,3 +204,40 @@ def test_triton_compiled_here_at_an_odd_shape(arch, instr):
     p = predict_foreign(text, grid, block, [Buffer("f16", (k, m)), Buffer("f16", (k, n)), Buffer("f32", (m, n)),
                                             None, None], 2.0 * m * n * k, dynamic_lds=ck.metadata.shared)
     assert p.arch.name == arch and p.time_s > 0
+
+
+class _Only:
+    """run_kernel's sample that runs the named workgroups, untraced."""
+
+    def __init__(self, ids):
+        self.ids = list(ids)
+
+    def workgroups(self, kernel, grid, block):
+        return self.ids
+
+    def attach(self, machine):
+        pass
+
+
+def test_triton_spills_16_bit_halves_on_gfx1201():
+    """Triton's 128x128x64 tile at an odd K spills 16-bit values to scratch (scratch_store_b16,
+    _d16_hi, the d16 loads back): one workgroup's tile of C against numpy."""
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    from triton_compare import compile_matmul
+
+    m, n, k = 257, 255, 1023
+    ck = compile_matmul("gfx1201", (128, 128, 64, 4), (m, n, k), ("fp16", "fp16", "fp32"), (1, m, n, 1, n, 1))
+    text = ck.asm["amdgcn"]
+    assert "\tscratch_store_d16_hi_b16 " in text and "\tscratch_load_d16_hi_b16 " in text
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    run(load("t.s", text), ck.metadata.name, (6,), (256,), [np.ascontiguousarray(a.T), b, c, None, None],
+        ["f16", "f16", "f32", None, None], dynamic_lds=ck.metadata.shared, sample=_Only([4]))
+    done = ~np.isnan(c)
+    assert done.sum() == 128 * 127  # one tile, at C's right edge
+    err = np.abs(c - a.astype(np.float64) @ b.astype(np.float64))
+    assert np.all(err[done] <= _f16_bound(a, b)[done])

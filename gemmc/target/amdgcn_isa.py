@@ -376,6 +376,12 @@ def _llvm_memory() -> None:
         _add(f"global_load_{m}", Form("GLOBAL", (V,), (V2, V), mods=("offset",), gfx11=f"global_load_{g11}", tied=1))
         _add(f"global_load_{m}_saddr", Form("GLOBAL", (V,), (V, S2, V), mods=("offset",), gfx11=f"global_load_{g11}",
                                             asm=f"global_load_{m}", tied=2))
+    # scratch (spills of 16-bit values, gfx11+'s Triton kernels): d16 loads into a half, the other
+    # kept (D is read), stores of the low (_d16_hi: high) half
+    for m, g11 in (("short_d16", "d16_b16"), ("short_d16_hi", "d16_hi_b16")):
+        _add(f"scratch_load_{m}", Form("SCRATCH", (V,), (V,), mods=("offset",), gfx11=f"scratch_load_{g11}", tied=0))
+    for m, g11 in (("short", "b16"), ("short_d16_hi", "d16_hi_b16")):
+        _add(f"scratch_store_{m}", Form("SCRATCH", (), (V,), mods=("offset",), gfx11=f"scratch_store_{g11}"))
     # d16_hi stores: the high half (16 bits) or bits 16-23 (8) of the data VGPR
     for m, g11 in (("short_d16_hi", "d16_hi_b16"), ("byte_d16_hi", "d16_hi_b8")):
         _add(f"global_store_{m}", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11=f"global_store_{g11}"))

@@ -15,7 +15,8 @@ from gemmc.dialects.amdgcn.instructions import GcnInstruction
 
 _BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
             "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi",
-            "global_store_short_d16_hi")
+            "global_store_short_d16_hi", "scratch_load_short_d16", "scratch_load_short_d16_hi", "scratch_store_short",
+            "scratch_store_short_d16_hi")
 _BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi",
            "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi",
            "global_store_byte_d16_hi")
@@ -273,9 +274,34 @@ def _atomic(S, op):
     return body
 
 
+def _scratch_half(S, op):
+    """scratch_load_short_d16(_hi) / scratch_store_short(_d16_hi): a 16-bit half of a private
+    word (its byte offset's), into or from the low (_hi: high) half of the VGPR."""
+    load, off, high = bool(op.dsts), op.mods.get("offset", 0), op.MNEMONIC.endswith("_hi")
+    v = (op.dsts[0] if load else op.srcs[0]).type
+    shift = U32(16 * ((off % 4) // 2))
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        if off % 2:
+            raise S.error(op, f"a 16-bit scratch access at the odd offset {off}", act)
+        word = S.mem.private_words(op, off - off % 4, 4, mm)
+        cur = S.mem.private[:, :, word][mm]
+        if load:
+            S.wr_v_lanes(v.first, [d16_merge(S.V[v.first][mm], cur >> shift, 2, high)], mm)
+            S.waits.issue_load(VM, v, act, int(high))
+        else:
+            data = (np.broadcast_to(S.rd_v(op.srcs[0]), mm.shape)[mm] >> U32(16 if high else 0)) & U32(0xFFFF)
+            S.mem.private[:, :, word][mm] = (cur & ~(U32(0xFFFF) << shift)) | (data << shift)
+            S.waits.issue_global_store(act)
+    return body
+
+
 def _scratch(S, op):
     """scratch_load_* / scratch_store_*: each lane's own private memory at the offset (LLVM's
     spills: `off` for the address VGPR and the SGPR offset)."""
+    if access_bytes(op) == 2:
+        return _scratch_half(S, op)
     load, n = bool(op.dsts), (op.dsts[0].type if op.dsts else op.srcs[0].type).n
     off = op.mods.get("offset", 0)
     soffset = op.srcs[-1] if op.MNEMONIC.startswith("buffer_") else None  # (gfx90a's MUBUF spills)
