@@ -36,6 +36,8 @@ examples:
   gemmc opt examples/sgemm.gemm -p gemm-to-kernel
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
   gemmc explain examples/sgemm.gemm --arch gfx942
+  gemmc explain triton.s --grid 512 --block 512 --arg f16:4096x4096 --arg f16:4096x4096 \
+      --arg f32:4096x4096 --arg null --arg null --mnk 4096,4096,4096 --dynamic-lds 32768
   gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
   gemmc tune examples/sgemm.gemm --arch gfx942 --shapes shapes.csv -o table.json --jobs 4
   gemmc compile examples/sgemm.gemm --arch gfx942 -D M=512 -D K=8192 --selection table.json
