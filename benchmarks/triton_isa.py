@@ -61,6 +61,21 @@ def _hgemm() -> Problem:
     return Problem("hgemm", (ROOT / "examples" / "hgemm.gemm").read_text(), ("f16", "f16", "f32"), True, False)
 
 
+def _published_problem(name: str) -> Problem:
+    """The published series' problems as benchmarks/validate_model.py declares them: seb-v's f32
+    C = αAB + βC (Triton's tutorial computes C = AB, the same product), gau-nernst's bf16 C = A Bᵀ."""
+    import validate_model as vm
+
+    if name == "sebv":
+        return Problem("sebv", vm.SEBV_SRC, ("f32", "f32", "f32"), False, False)
+    return Problem("gau", vm.GAU_SRC, ("bf16", "bf16", "bf16"), False, True)
+
+
+# the published kernels' problems, on their own targets at 4096³: (problem, arch, the row's label)
+PUBLISHED_PROBLEMS = (("sebv", "gfx1100", "seb-v's f32 αAB+βC, 4096³"),
+                      ("gau", "gfx942", "gau-nernst's bf16 A Bᵀ, 4096³"))
+
+
 TRITON_TYPES = {"f16": "fp16", "bf16": "bf16", "f32": "fp32"}
 
 
@@ -124,15 +139,24 @@ def time_triton(p: Problem, arch: str, dims: tuple[int, int, int], size: tuple[i
 
 
 def row_keys() -> list[tuple[str, str, str, object]]:
-    """(key, arch, shape, what): every row, what being "gemmc" or a Triton size."""
+    """(key, arch, shape, what): every row, what being "gemmc" or a Triton size; shape a key of
+    SHAPES (hgemm) or a published problem's label."""
     from triton_compare import TRITON_SIZES
 
     out = []
-    for arch in ARCHS:
-        for shape in SHAPES:
-            out.append((f"{arch}/{shape}/gemmc", arch, shape, "gemmc"))
-            out += [(f"{arch}/{shape}/triton{s[0]}x{s[1]}", arch, shape, s) for s in TRITON_SIZES]
+    groups = [(arch, shape) for arch in ARCHS for shape in SHAPES] + [(a, label) for _, a, label in PUBLISHED_PROBLEMS]
+    for arch, shape in groups:
+        tag = shape if shape in SHAPES else next(p for p, a, lb in PUBLISHED_PROBLEMS if lb == shape)
+        out.append((f"{arch}/{tag}/gemmc", arch, shape, "gemmc"))
+        out += [(f"{arch}/{tag}/triton{s[0]}x{s[1]}", arch, shape, s) for s in TRITON_SIZES]
     return out
+
+
+def _problem(shape: str) -> tuple[Problem, tuple[int, int, int]]:
+    if shape in SHAPES:
+        return _hgemm(), SHAPES[shape]
+    name = next(p for p, _, label in PUBLISHED_PROBLEMS if label == shape)
+    return _published_problem(name), (4096, 4096, 4096)
 
 
 def time_row(key: str, arch: str, shape: str, what) -> dict:
@@ -140,7 +164,7 @@ def time_row(key: str, arch: str, shape: str, what) -> dict:
     from gemmc.support.diagnostics import GemmcError
 
     t0 = time.time()
-    p, dims = _hgemm(), SHAPES[shape]
+    p, dims = _problem(shape)
     label = "gemmc default" if what == "gemmc" else f"Triton {what[0]}x{what[1]}x{what[2]}"
     try:
         r = time_gemmc(p, arch, dims) if what == "gemmc" else time_triton(p, arch, dims, what)
@@ -229,18 +253,25 @@ def section(data: dict, pub: dict | None) -> str:
              "latency (waiting on memory or barriers), issue (VALU or the wave's issue slots), memory (L2, DRAM).  "
              "Predictions, not measurements: the model's own errors on the published kernels are in the last "
              "table and benchmarks/isa_validation.md.", ""]
-    lines += peers_table(rows) + ["", faster_summary(rows), ""]
-    lines += ["### The published kernels, on the same ruler", ""]
+    hgemm = [r for r in rows if r["problem"] == "hgemm"]
+    lines += peers_table(hgemm) + ["", faster_summary(hgemm), ""]
+    lines += ["### The published kernels, on the same ruler", "",
+              "gemmc's default and Triton's tutorial kernel on the published series' problems, on their targets "
+              "(benchmarks/validate_model.py's sources: seb-v's f32 C = αAB + βC, which Triton's tutorial computes "
+              "as C = AB, and gau-nernst's bf16 C = A Bᵀ, B given as N×K):", ""]
+    others = [r for r in rows if r["problem"] != "hgemm"]
+    lines += peers_table(others) + ["", faster_summary(others), ""]
     if pub is None or not pub.get("rows"):
         lines += ["benchmarks/isa_validation.json has no rows (benchmarks/validate_isa.py --write needs the "
                   "published repositories' mirrors).", ""]
     else:
-        lines += ["Their own code (seb-v's HIP through clang-22 and hand-written `.s` on gfx1100, gau-nernst's HIP "
-                  "on gfx942), timed at 4096³ with their harnesses' launches by benchmarks/validate_isa.py "
+        lines += ["The published kernels' own code (seb-v's HIP through clang-22 and hand-written `.s` on gfx1100, "
+                  "gau-nernst's HIP on gfx942), timed at 4096³ with their harnesses' launches by "
+                  "benchmarks/validate_isa.py "
                   f"({', '.join(f'{k} at {v[0][:12]}' for k, v in pub['provenance']['mirrors'].items())}); its "
-                  "numbers as it wrote them.", ""] + published_table(pub) + [""]
-    lines += ["Not here: sgemm (f32) on this ruler, Triton on the published problems (seb-v's f32 αAB+βC, "
-              "gau-nernst's bf16 A Bᵀ), and measured times for gemmc's or Triton's kernels (no GPU).", "", END]
+                  "numbers as it wrote them, beside what each series measured:", ""] + published_table(pub) + [""]
+    lines += ["Not here: sgemm (f32) at 4096³ and the odd shape on every target (only seb-v's problem, on gfx1100), "
+              "and measured times for gemmc's or Triton's kernels (no GPU).", "", END]
     return "\n".join(lines) + "\n"
 
 

@@ -241,3 +241,34 @@ def test_triton_spills_16_bit_halves_on_gfx1201():
     assert done.sum() == 128 * 127  # one tile, at C's right edge
     err = np.abs(c - a.astype(np.float64) @ b.astype(np.float64))
     assert np.all(err[done] <= _f16_bound(a, b)[done])
+
+
+def test_triton_bf16_a_bt_on_gfx942_rounds_and_keeps_nan():
+    """gau-nernst's problem (bf16 C = A Bᵀ) in Triton's tutorial: C rounded to bf16 through
+    v_cmp_o_f32 and v_cndmask_b32_sdwa (a NaN kept quiet); a NaN in A makes its row of C NaN."""
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    from triton_compare import compile_matmul
+
+    m, n, k = 130, 70, 96
+    ck = compile_matmul("gfx942", (64, 64, 64, 4), (m, n, k), ("bf16", "bf16", "bf16"), (k, 1, 1, k, n, 1),
+                        num_warps=4)
+    text = ck.asm["amdgcn"]
+    assert "\tv_cmp_o_f32_e32 " in text and "\tv_cndmask_b32_sdwa " in text
+    rng = np.random.default_rng(7)
+
+    def bf16(x):  # round to nearest even, held as float32
+        u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+        return (((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)).view(np.float32)
+
+    a, b = bf16(rng.standard_normal((m, k))), bf16(rng.standard_normal((n, k)))
+    a[3, 5] = np.nan
+    c = np.zeros((m, n), np.float32)
+    run(load("t.s", text), ck.metadata.name, (-(-m // 64) * -(-n // 64),), (256,), [a, b, c, None, None],
+        ["bf16", "bf16", "bf16", None, None], dynamic_lds=ck.metadata.shared)
+    ref = a.astype(np.float64) @ b.astype(np.float64).T
+    # f32 accumulation, then C rounded to bf16 (half an ulp of its 8 bits)
+    bound = k * 2.0 ** -24 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)).T) + np.abs(ref) * 2.0 ** -8
+    rows = np.arange(m) != 3
+    assert np.all(np.isnan(c[3])) and np.all(np.abs(c - ref)[rows] <= bound[rows])

@@ -171,6 +171,7 @@ def _vector_alu() -> None:
             cc = {"ne": "neq"}.get(c, c) if t == "f32" else c
             _add(f"v_cmp_{cc}_{t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
     _add("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # unordered: either is NaN
+    _add("v_cmp_o_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # ordered: neither is (Triton's bf16 rounding)
     # Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
     _add("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
     _add("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
@@ -351,6 +352,8 @@ def _llvm_vector() -> None:
         _add(f"{m}_sdwa", Form("VOP2" if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else "VOP1",
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
+    # D = the mask's lanes ? S1 : S0, of the selected parts (Triton's bf16 rounding picks a word)
+    _add("v_cndmask_b32_sdwa", Form("VOP2", (V,), (VS, VS, MASK), mods=SDWA_MODS, asm="v_cndmask_b32_sdwa"))
     # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
     # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)
     for c in ("eq", "ne", "lt", "le", "gt", "ge"):

@@ -16,7 +16,7 @@ from gemmc.dialects.amdgcn.registers import SpecialRegType
 COMPARE = {
     "eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
-    "u": lambda a, b: np.isnan(a) | np.isnan(b),
+    "u": lambda a, b: np.isnan(a) | np.isnan(b), "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
 }
 """The comparisons of s_cmp_* and v_cmp_*, by the ISA's condition name."""
 
