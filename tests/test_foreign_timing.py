@@ -272,3 +272,49 @@ def test_triton_bf16_a_bt_on_gfx942_rounds_and_keeps_nan():
     bound = k * 2.0 ** -24 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)).T) + np.abs(ref) * 2.0 ** -8
     rows = np.arange(m) != 3
     assert np.all(np.isnan(c[3])) and np.all(np.abs(c - ref)[rows] <= bound[rows])
+
+
+_HIP = """#include <hip/hip_runtime.h>
+__global__ void naive(const float *a, const float *b, float *c, int m, int n, int k, float alpha) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float s = 0.0f;
+  for (int i = 0; i < k; ++i) s += a[row * k + i] * b[i * n + col];
+  c[row * n + col] = alpha * s;
+}
+"""
+
+
+def test_a_hip_kernel_with_hidden_arguments(tmp_path, capsys):
+    """A HIP kernel (clang's code object v6 ABI): its blockDim comes from the hidden arguments
+    the launch fills (hidden_group_size_*), its name is mangled (--kernel names the function),
+    a float by value; C against numpy, then the CLI times it with a 2-d grid and block."""
+    from gemmc.amdgcn.asm_front.foreign import compile_hip, have_device_library
+    from gemmc.target.toolchain import have_toolchain
+
+    if not have_toolchain() or not have_device_library():
+        pytest.skip("no clang with the AMDGPU backend, or no ockl.bc")
+    src = tmp_path / "naive.hip"
+    src.write_text(_HIP)
+    text = compile_hip(str(src), "gfx942")
+    kinds = [a["value_kind"] for a in next(iter(parse_file("k.s", text).kernels.values())).meta["args"]]
+    assert "hidden_group_size_x" in kinds and "hidden_block_count_y" in kinds
+    m, n, k = 40, 35, 17
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    grid = (-(-n // 16), -(-m // 8))
+    run(load("k.s", text), "naive", grid, (16, 8), [a, b, c, m, n, k, np.float32(0.5)])
+    ref = 0.5 * (a.astype(np.float64) @ b.astype(np.float64))
+    assert np.all(np.abs(c - ref) <= k * 2.0 ** -23 * 0.5 * (np.abs(a) @ np.abs(b)) + 1e-30)
+    path = tmp_path / "naive.s"
+    path.write_text(text)
+    argv = ["explain", str(path), "--kernel", "naive", "--grid", f"{grid[0]},{grid[1]}", "--block", "16,8",
+            "--arg", f"f32:{m}x{k}", "--arg", f"f32:{k}x{n}", "--arg", f"f32:{m}x{n}", "--arg", str(m), "--arg", str(n),
+            "--arg", str(k), "--arg", "0.5", "--mnk", f"{m},{n},{k}", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["launches"][0]["grid"] == [grid[0], grid[1], 1] and out["launches"][0]["block"] == [16, 8, 1]
+    assert out["time_s"] > 0 and out["launches"][0]["kernel"].startswith("_Z5naive")
+    assert main(argv[:-3] + ["--arg", "3", "--mnk", "1,1,1"]) == EXIT_USAGE  # 8 arguments for 7
+    assert "takes 7 arguments" in capsys.readouterr().err
