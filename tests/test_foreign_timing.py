@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -318,3 +319,27 @@ def test_a_hip_kernel_with_hidden_arguments(tmp_path, capsys):
     assert out["time_s"] > 0 and out["launches"][0]["kernel"].startswith("_Z5naive")
     assert main(argv[:-3] + ["--arg", "3", "--mnk", "1,1,1"]) == EXIT_USAGE  # 8 arguments for 7
     assert "takes 7 arguments" in capsys.readouterr().err
+
+
+def test_triton_f32_spills_on_gfx1100():
+    """Triton's 256x128x64 f32 tile on gfx1100 (no f32 WMMA: FMAs) spills past the 12-bit
+    offsets (scratch with an SGPR offset), spills SGPRs into VGPR lanes (v_writelane_b32 /
+    v_readlane_b32) and uses wave32's VCC_HI as a scalar register: its C against numpy."""
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    from triton_compare import compile_matmul
+
+    m, n, k = 256, 128, 64
+    ck = compile_matmul("gfx1100", (256, 128, 64, 4), (m, n, k), ("fp32", "fp32", "fp32"), (k, 1, n, 1, n, 1))
+    text = ck.asm["amdgcn"]
+    for what in ("\tv_writelane_b32 ", "\tv_readlane_b32 ", "vcc_hi"):
+        assert what in text
+    assert re.search(r"\tscratch_store_b128 off, v\[\d+:\d+\], s\d+", text)  # an SGPR offset
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    run(load("t.s", text), ck.metadata.name, (1,), (256,), [a, b, c, None, None], ["f32"] * 3 + [None, None],
+        dynamic_lds=ck.metadata.shared)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - ref) <= k * 2.0 ** -23 * (np.abs(a).astype(np.float64) @ np.abs(b)))

@@ -143,6 +143,9 @@ def _vector_alu() -> None:
     """VOP1 / VOP2 / VOP3 / VOPC.  VOP2's second source is a VGPR; VOP3 takes SGPRs anywhere."""
     _add("v_mov_b32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     _add("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
+    # one lane, EXEC aside (LLVM's SGPR spills into VGPR lanes): D = S0[lane]; D[lane] = S0 (D kept)
+    _add("v_readlane_b32", Form("VOP3", (S,), (Slot("v"), SS)))
+    _add("v_writelane_b32", Form("VOP3", (V,), (SS, SS, V), tied=2))
     _add("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
     _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True,
@@ -414,6 +417,11 @@ def _llvm_memory() -> None:
                                          gfx11=f"scratch_load_{g11}"))
         _add(f"scratch_store_{suf}", Form("SCRATCH", (), (Slot("v", n),), mods=("offset",),
                                           gfx11=f"scratch_store_{g11}"))
+        # an SGPR offset (a spill slot past the 12-bit immediate): the lane's private bytes at S + offset
+        _add(f"scratch_load_{suf}_saddr", Form("SCRATCH", (Slot("v", n),), (SS,), mods=("offset",),
+                                               gfx11=f"scratch_load_{g11}", asm=f"scratch_load_{suf}"))
+        _add(f"scratch_store_{suf}_saddr", Form("SCRATCH", (), (Slot("v", n), SS), mods=("offset",),
+                                                gfx11=f"scratch_store_{g11}", asm=f"scratch_store_{suf}"))
         # gfx90a's spills: MUBUF through the private segment buffer (s[0:3]), `off` for the address
         _add(f"buffer_load_{suf}", Form("SCRATCH", (Slot("v", n),), (S4, SS), mods=("offset",)))
         _add(f"buffer_store_{suf}", Form("SCRATCH", (), (Slot("v", n), S4, SS), mods=("offset",)))

@@ -305,13 +305,20 @@ def _scratch(S, op):
     load, n = bool(op.dsts), (op.dsts[0].type if op.dsts else op.srcs[0].type).n
     off = op.mods.get("offset", 0)
     soffset = op.srcs[-1] if op.MNEMONIC.startswith("buffer_") else None  # (gfx90a's MUBUF spills)
+    saddr = op.srcs[-1] if op.MNEMONIC.endswith("_saddr") else None  # (gfx11+: the lane's bytes at S + offset)
 
     def body(act, tgt):
         mm = S.lanes_act(act)
         if soffset is not None and np.any(S.rd_s(soffset)[act] != 0):
             raise S.error(op, "a scratch access with a nonzero SGPR offset (the interpreter's scratch "
                               "is per lane, its wave offset 0)", act)
-        words = S.mem.private_words(op, off, 4 * n, mm)
+        base = 0
+        if saddr is not None:
+            values = np.unique(S.rd_s(saddr)[act])
+            if len(values) > 1:
+                raise S.error(op, "a scratch access whose SGPR offset differs among the waves", act)
+            base = int(values[0]) if len(values) else 0
+        words = S.mem.private_words(op, base + off, 4 * n, mm)
         if load:
             S.wr_v_lanes(op.dsts[0].type.first, [S.mem.private[:, :, words + i][mm] for i in range(n)], mm)
             S.waits.issue_load(VM, op.dsts[0].type, act)

@@ -25,6 +25,7 @@ U32 = np.uint32
 U64 = np.uint64
 M32 = U64(0xFFFFFFFF)
 TTMP_FIRST = 108  # ttmp0 among the SGPR numbers (the hardware's encoding)
+VCC_HI = 107  # VCC_HI's number there (106 is VCC_LO); the interpreter keeps VCC itself apart
 
 
 class GcnInterpError(GemmcError):
@@ -142,6 +143,8 @@ class WaveState:
             name = t.reg.data
             if name.startswith("ttmp"):  # the trap temporaries (LLVM's assembly: gfx12's workgroup ids)
                 return self.S[TTMP_FIRST + int(name[4:])].astype(U64)
+            if name == "vcc_hi":  # wave32's spare scalar register (the front refuses it on wave64)
+                return self.S[VCC_HI].astype(U64)
             return {"exec": self.exec_bits, "vcc": self.vcc}[name].copy()
         c = constant_of(v)
         assert c is not None
@@ -203,6 +206,8 @@ class WaveState:
                 self.vcc = np.where(act, vals[0], self.vcc).astype(U64)
             elif t.reg.data == "scc":
                 self.scc = np.where(act, vals[0], self.scc)
+            elif t.reg.data == "vcc_hi":
+                self.S[VCC_HI] = np.where(act, np.asarray(vals[0]).astype(U32), self.S[VCC_HI])
             return
         assert isinstance(t, SGPRType)
         for i, x in enumerate(vals):
