@@ -363,7 +363,8 @@ def _explain_foreign(args) -> int:
     from gemmc.amdgcn.timing import foreign, format_prediction, prediction_json
 
     given = [o for o, v in (("-p", args.pipeline), ("-D", args.defines), ("--plot", args.plot),
-                            ("--selection", args.selection), ("--level ir", args.level == "ir")) if v]
+                            ("--selection", args.selection), ("--level ir", args.level == "ir"),
+                            ("--no-compiler", args.no_compiler)) if v]
     if given:
         raise usage_error(f"{', '.join(given)}: not for an assembly file ({args.file}), which is timed as it is")
     if args.grid is None or args.block is None:
