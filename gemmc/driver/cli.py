@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "assembly clang emits, traced on a sample of the real launch in the interpreter and "
                         "simulated on one CU (docs/cost-model.md, 'The ISA-level model'; default pipeline or -p)")
     _add_selection(e)
-    f = e.add_argument_group("a foreign kernel (FILE is its .s)")
+    f = e.add_argument_group("a foreign kernel (FILE is its .s or its code object, .hsaco)")
     f.add_argument("--grid", metavar="X[,Y[,Z]]", help="the launch's grid, in workgroups")
     f.add_argument("--block", metavar="X[,Y[,Z]]", help="the workgroup's size, in work-items (Triton: num_warps x "
                                                         "the wave size)")
@@ -310,12 +310,18 @@ def cmd_run(args) -> int:
     return 0 if result.passed else EXIT_INPUT
 
 
+def foreign_file(path: str) -> bool:
+    from gemmc.amdgcn.timing.foreign import is_kernel_file
+
+    return is_kernel_file(path)
+
+
 def cmd_explain(args) -> int:
     import json
 
     from gemmc.driver.explain import explain_file, format_table, to_json
 
-    if args.file.endswith(".s"):
+    if foreign_file(args.file):
         return _explain_foreign(args)
     if args.grid or args.block or args.arg or args.mnk or args.flops or args.kernel:
         raise usage_error("--grid, --block, --arg, --kernel, --mnk and --flops time a foreign kernel: "

@@ -1,5 +1,6 @@
 """The ISA-level model on a foreign kernel: an AMDGCN assembly file gemmc did not write (Triton's,
-a HIP kernel clang compiled, a hand-written `.s`) with the launch its own host code makes: grid,
+a HIP kernel clang compiled, a hand-written `.s`), or a code object (ELF, read back as assembly by
+LLVM's tools: gemmc.amdgcn.asm_front.code_object), with the launch its own host code makes: grid,
 block, arguments, dynamic LDS.  The kernel's arguments are bound by its metadata (LLVM's code
 object v5 `.args`: each explicit `global_buffer` takes a buffer or a null pointer, each `by_value`
 a number of its size; hidden arguments are filled from the launch by the interpreter, as the
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gemmc.amdgcn.asm_front import load, run
+from gemmc.amdgcn.asm_front.code_object import assembly_of, is_code_object
 from gemmc.amdgcn.asm_front.program import find_kernel
 from gemmc.amdgcn.asm_front.text import parse_file
 from gemmc.amdgcn.interp.buffers import NARROW_FORMATS
@@ -181,16 +183,37 @@ def predict_foreign(text: str, grid, block, args: list, flops: float, kernel: st
                    **options)
 
 
+def is_kernel_file(path: str) -> bool:
+    """Whether `gemmc explain` takes `path` as a foreign kernel: a `.s`, a `.hsaco`, any ELF."""
+    if path.endswith((".s", ".hsaco")):
+        return True
+    try:
+        with open(path, "rb") as f:
+            return is_code_object(f.read(4))
+    except OSError:
+        return False
+
+
+def read_kernel_file(path: str) -> str:
+    """The assembly text of the file at `path`: a `.s` as it is, a code object (ELF) through
+    LLVM's tools (gemmc.amdgcn.asm_front.code_object)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise GemmcError(f"cannot read {path}: {e.strerror}", code=3) from None
+    if is_code_object(data):
+        return assembly_of(path)
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        raise usage_error(f"{path} is neither assembly text nor an ELF code object: give the kernel's .s "
+                          "(Triton's compiled.asm['amdgcn'], clang -S) or its .hsaco") from None
+
+
 def explain_file(path: str, grid, block, args: list, flops: float, kernel: str | None = None,
                  in_type: str | None = None, dynamic_lds: int = 0, arch: Arch | str | None = None,
                  **options) -> AsmPrediction:
-    """predict_foreign of the assembly file at `path` (`gemmc explain kernel.s ...`)."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise GemmcError(f"cannot read {path}: {e.strerror}", code=3) from None
-    except UnicodeDecodeError:
-        raise usage_error(f"{path} is not text: give the kernel's assembly (.s), e.g. Triton's "
-                          "compiled.asm['amdgcn'] or clang -S; a binary code object is not read") from None
+    """predict_foreign of the kernel file at `path` (`gemmc explain kernel.s ...`, or a .hsaco)."""
+    text = read_kernel_file(path)
     return predict_foreign(text, grid, block, args, flops, kernel, in_type, dynamic_lds, path, arch, **options)
