@@ -244,7 +244,8 @@ def section(data: dict, pub: dict | None) -> str:
              f"Triton {data['triton']}, {data['clang']}.", "",
              "Each kernel's AMDGCN run by gemmc's interpreter on a sample of its real launch and timed by the "
              "ISA-level model (docs/cost-model.md, \"The ISA-level model\"; `gemmc explain --level asm` for "
-             "gemmc's, `gemmc explain kernel.s --grid ... --block ... --arg ...` for a foreign kernel).  "
+             "gemmc's, `gemmc explain kernel.s --grid ... --block ... --arg ...` for a foreign kernel, its .s or its code "
+             "object).  "
              "hgemm as above (f16 A column-major, f16 B, f32 C), at 4096³ and at an odd shape, 4097×4095×1023 "
              "(gemmc's selection picks its default's variant for each shape; Triton's tutorial masks its edges).  "
              "% of achievable: of the published sustained matrix peak (gemmc.cost.peaks).  IR-level: the "
