@@ -36,6 +36,8 @@ examples:
   gemmc opt examples/sgemm.gemm -p gemm-to-kernel
   gemmc run examples/sgemm.gemm -D M=257 -D N=131 -D K=95
   gemmc explain examples/sgemm.gemm --arch gfx942
+  gemmc explain triton.s --grid 512 --block 512 --arg f16:4096x4096 --arg f16:4096x4096 \
+      --arg f32:4096x4096 --arg null --arg null --mnk 4096,4096,4096 --dynamic-lds 32768
   gemmc tune examples/sgemm.gemm --arch gfx942 --budget 40 -o best.pipeline
   gemmc tune examples/sgemm.gemm --arch gfx942 --shapes shapes.csv -o table.json --jobs 4
   gemmc compile examples/sgemm.gemm --arch gfx942 -D M=512 -D K=8192 --selection table.json
@@ -143,17 +145,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("explain", help="predict time and the limiting resource per pipeline step (cost model)",
                        description="Lower with each tutorial step (or -p) and predict time, TFLOP/s, the "
-                                   "limiting resource and the counters the tutorial observes (docs/cost-model.md).")
-    _add_common(e)
+                                   "limiting resource and the counters the tutorial observes (docs/cost-model.md). "
+                                   "Given an AMDGCN assembly file (.s: Triton's, clang's, hand-written) with its "
+                                   "launch (--grid, --block, --arg, --mnk), the ISA-level prediction of that kernel.")
+    _add_common(e, arch=False)
+    e.add_argument("--arch", default=None, help=f"target ({', '.join(ARCHS)}; default {DEFAULT_ARCH}, a .s file's "
+                                                "own .amdgcn_target)")
     e.add_argument("--json", action="store_true", help="print the prediction as JSON")
     e.add_argument("--plot", metavar="OUT.png|svg", help="draw a roofline with each step as a point")
     e.add_argument("--no-compiler", action="store_true",
                    help="estimate VGPRs instead of asking the compiler (faster; no toolchain needed)")
-    e.add_argument("--level", choices=("ir", "asm"), default="ir",
+    e.add_argument("--level", choices=("ir", "asm"), default=None,
                    help="what to time: the lowered IR (default, the analytic model), or asm: the AMDGCN "
                         "assembly clang emits, traced on a sample of the real launch in the interpreter and "
                         "simulated on one CU (docs/cost-model.md, 'The ISA-level model'; default pipeline or -p)")
     _add_selection(e)
+    f = e.add_argument_group("a foreign kernel (FILE is its .s or its code object, .hsaco)")
+    f.add_argument("--grid", metavar="X[,Y[,Z]]", help="the launch's grid, in workgroups")
+    f.add_argument("--block", metavar="X[,Y[,Z]]", help="the workgroup's size, in work-items (Triton: num_warps x "
+                                                        "the wave size)")
+    f.add_argument("--arg", action="append", default=[], metavar="ARG",
+                   help="the kernel's arguments in its metadata's order (repeat): a buffer TYPE:DIMS "
+                        "(f16:4096x4096; traced on zeros), null, an integer or a float")
+    f.add_argument("--kernel", help="the kernel's name (default: the file's only kernel)")
+    f.add_argument("--dynamic-lds", type=int, default=0, metavar="BYTES",
+                   help="LDS beyond the descriptor's (Triton's metadata.shared)")
+    f.add_argument("--mnk", metavar="M,N,K", help="the problem, for TFLOP/s (2 M N K flops)")
+    f.add_argument("--flops", help="the launch's flops, instead of --mnk")
+    f.add_argument("--in-type", help="the inputs' type, for the peaks (default: the first buffer's)")
     e.set_defaults(run=cmd_explain)
 
     t = sub.add_parser("tune", help="search tile sizes and pass options with the cost model",
@@ -291,12 +310,24 @@ def cmd_run(args) -> int:
     return 0 if result.passed else EXIT_INPUT
 
 
+def foreign_file(path: str) -> bool:
+    from gemmc.amdgcn.timing.foreign import is_kernel_file
+
+    return is_kernel_file(path)
+
+
 def cmd_explain(args) -> int:
     import json
 
     from gemmc.driver.explain import explain_file, format_table, to_json
 
-    arch = get_arch(args.arch)
+    if foreign_file(args.file):
+        return _explain_foreign(args)
+    if args.grid or args.block or args.arg or args.mnk or args.flops or args.kernel:
+        raise usage_error("--grid, --block, --arg, --kernel, --mnk and --flops time a foreign kernel: "
+                          f"give its assembly (.s), not {args.file}")
+    arch = get_arch(args.arch or DEFAULT_ARCH)
+    args.arch = arch.name
     if args.level == "asm":
         return _explain_asm(args, arch)
     if args.plot is not None:  # a plot that cannot be written fails before the table is printed
@@ -326,6 +357,27 @@ def _explain_asm(args, arch) -> int:
     module = _load(args)
     api.lower(module, args.pipeline, arch, selection=selection)
     p = explain_asm(module, arch, _defines(args.defines))
+    print(json.dumps(prediction_json(p), indent=1) if args.json else format_prediction(p), end="\n" if args.json else "")
+    return 0
+
+
+def _explain_foreign(args) -> int:
+    """explain FILE.s: the ISA-level prediction of a kernel gemmc did not write, launched as
+    --grid, --block and --arg say (gemmc.amdgcn.timing.foreign)."""
+    import json
+
+    from gemmc.amdgcn.timing import foreign, format_prediction, prediction_json
+
+    given = [o for o, v in (("-p", args.pipeline), ("-D", args.defines), ("--plot", args.plot),
+                            ("--selection", args.selection), ("--level ir", args.level == "ir"),
+                            ("--no-compiler", args.no_compiler)) if v]
+    if given:
+        raise usage_error(f"{', '.join(given)}: not for an assembly file ({args.file}), which is timed as it is")
+    if args.grid is None or args.block is None:
+        raise usage_error(f"{args.file}: a foreign kernel needs its launch: --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
+    p = foreign.explain_file(args.file, foreign.parse_dims(args.grid, "grid"), foreign.parse_dims(args.block, "block"),
+                             [foreign.parse_arg(a) for a in args.arg], foreign.parse_flops(args.mnk, args.flops),
+                             args.kernel, args.in_type, args.dynamic_lds, args.arch)
     print(json.dumps(prediction_json(p), indent=1) if args.json else format_prediction(p), end="\n" if args.json else "")
     return 0
 
@@ -422,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
-        if hasattr(args, "arch"):
+        if getattr(args, "arch", None) is not None:
             get_arch(args.arch)
         for path in getattr(args, "load", []):
             load_pass_file(path)

@@ -143,6 +143,9 @@ def _vector_alu() -> None:
     """VOP1 / VOP2 / VOP3 / VOPC.  VOP2's second source is a VGPR; VOP3 takes SGPRs anywhere."""
     _add("v_mov_b32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     _add("v_readfirstlane_b32", Form("VOP1", (S,), (Slot("v"),)))
+    # one lane, EXEC aside (LLVM's SGPR spills into VGPR lanes): D = S0[lane]; D[lane] = S0 (D kept)
+    _add("v_readlane_b32", Form("VOP3", (S,), (Slot("v"), SS)))
+    _add("v_writelane_b32", Form("VOP3", (V,), (SS, SS, V), tied=2))
     _add("v_cvt_f32_u32", Form("VOP1", (V,), (VS,), suffix="_e32"))
     # f16 in bits 0-15 (RNE); VOP3 on gfx11, whose VOP1 encoding reaches only v0-v127 for a 16-bit result
     _add("v_cvt_f16_f32", Form("VOP1", (V,), (VS,), suffix="_e32", gfx11="v_cvt_f16_f32_e64", gfx9_suffix_only=True,
@@ -162,7 +165,7 @@ def _vector_alu() -> None:
     for m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
               "v_add3_u32", "v_perm_b32"):
         _add(m, Form("VOP3", (V,), (VS, VS, VS)))
-    for m in ("v_mul_lo_u32", "v_mul_hi_u32"):
+    for m in ("v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32"):
         _add(m, Form("VOP3", (V,), (VS, VS)))
     _add("v_mad_u64_u32", Form("VOP3", (V2, Slot("mask")), (VS, VS, Slot("vs", 2)), gfx12="v_mad_co_u64_u32"))
     _add("v_lshl_add_u64", Form("VOP3", (V2,), (Slot("vs", 2), VS, Slot("vs", 2))))
@@ -171,6 +174,7 @@ def _vector_alu() -> None:
             cc = {"ne": "neq"}.get(c, c) if t == "f32" else c
             _add(f"v_cmp_{cc}_{t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
     _add("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # unordered: either is NaN
+    _add("v_cmp_o_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # ordered: neither is (Triton's bf16 rounding)
     # Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
     _add("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
     _add("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
@@ -191,6 +195,8 @@ def _lds() -> None:
     _add("ds_read_u8", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u8"))
     _add("ds_write_b8", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8"))
     _add("ds_write_b8_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
+    # gfx950: 64 bits a lane, transposed among each 16 lanes (memory_ops._ds_transpose)
+    _add("ds_read_b64_tr_b16", Form("DS", (V2,), (V,), mods=("offset",)))
     # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
     _add("ds_read2_b32", Form("DS", (V2,), (V,), mods=("offset0", "offset1"), gfx11="ds_load_2addr_b32"))
 
@@ -282,6 +288,9 @@ def _llvm_scalar() -> None:
         _sop(m, (S,), (SS, SS), "SOP2")
     for m in ("s_cvt_f32_u32", "s_cvt_u32_f32", "s_cvt_f32_i32", "s_cvt_i32_f32"):
         _sop(m, (S,), (SS,), "SOP1")
+    # gfx12's pseudo-scalar transcendental: the VALU's reciprocal of a scalar into an SGPR (RDNA4
+    # ISA guide, "VOP3 pseudo-scalar transcendental"; LLVM's integer division by a scalar uses it)
+    _sop("v_s_rcp_f32", (S,), (SS,), "VOP3")
     _sop("s_cmp_eq_u64", (SCC,), (SS2, SS2), "SOPC")
     _sop("s_cmp_lg_u64", (SCC,), (SS2, SS2), "SOPC")
     for m in ("s_cbranch_vccnz", "s_cbranch_vccz"):
@@ -346,6 +355,8 @@ def _llvm_vector() -> None:
         _add(f"{m}_sdwa", Form("VOP2" if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else "VOP1",
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
+    # D = the mask's lanes ? S1 : S0, of the selected parts (Triton's bf16 rounding picks a word)
+    _add("v_cndmask_b32_sdwa", Form("VOP2", (V,), (VS, VS, MASK), mods=SDWA_MODS, asm="v_cndmask_b32_sdwa"))
     # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
     # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)
     for c in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -371,6 +382,12 @@ def _llvm_memory() -> None:
         _add(f"global_load_{m}", Form("GLOBAL", (V,), (V2, V), mods=("offset",), gfx11=f"global_load_{g11}", tied=1))
         _add(f"global_load_{m}_saddr", Form("GLOBAL", (V,), (V, S2, V), mods=("offset",), gfx11=f"global_load_{g11}",
                                             asm=f"global_load_{m}", tied=2))
+    # scratch (spills of 16-bit values, gfx11+'s Triton kernels): d16 loads into a half, the other
+    # kept (D is read), stores of the low (_d16_hi: high) half
+    for m, g11 in (("short_d16", "d16_b16"), ("short_d16_hi", "d16_hi_b16")):
+        _add(f"scratch_load_{m}", Form("SCRATCH", (V,), (V,), mods=("offset",), gfx11=f"scratch_load_{g11}", tied=0))
+    for m, g11 in (("short", "b16"), ("short_d16_hi", "d16_hi_b16")):
+        _add(f"scratch_store_{m}", Form("SCRATCH", (), (V,), mods=("offset",), gfx11=f"scratch_store_{g11}"))
     # d16_hi stores: the high half (16 bits) or bits 16-23 (8) of the data VGPR
     for m, g11 in (("short_d16_hi", "d16_hi_b16"), ("byte_d16_hi", "d16_hi_b8")):
         _add(f"global_store_{m}", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11=f"global_store_{g11}"))
@@ -400,6 +417,11 @@ def _llvm_memory() -> None:
                                          gfx11=f"scratch_load_{g11}"))
         _add(f"scratch_store_{suf}", Form("SCRATCH", (), (Slot("v", n),), mods=("offset",),
                                           gfx11=f"scratch_store_{g11}"))
+        # an SGPR offset (a spill slot past the 12-bit immediate): the lane's private bytes at S + offset
+        _add(f"scratch_load_{suf}_saddr", Form("SCRATCH", (Slot("v", n),), (SS,), mods=("offset",),
+                                               gfx11=f"scratch_load_{g11}", asm=f"scratch_load_{suf}"))
+        _add(f"scratch_store_{suf}_saddr", Form("SCRATCH", (), (Slot("v", n), SS), mods=("offset",),
+                                                gfx11=f"scratch_store_{g11}", asm=f"scratch_store_{suf}"))
         # gfx90a's spills: MUBUF through the private segment buffer (s[0:3]), `off` for the address
         _add(f"buffer_load_{suf}", Form("SCRATCH", (Slot("v", n),), (S4, SS), mods=("offset",)))
         _add(f"buffer_store_{suf}", Form("SCRATCH", (), (Slot("v", n), S4, SS), mods=("offset",)))

@@ -8,6 +8,7 @@ dialect and run by gemmc.amdgcn.interp with its checks (waitcnt, hazards, LDS ra
     dual.py      RDNA's VOPD pairs (v_dual_*) as two ops
     abi.py       the launch ABI: initial SGPRs and VGPRs, registers, LDS, scratch, the kernarg layout
     program.py   load a file, run a kernel with given grid, block and arguments
+    code_object.py  an ELF code object back as assembly text (llvm-objdump, llvm-readelf)
 
 docs/amdgcn-asm.md has the instruction families and their sources.
 """

@@ -88,7 +88,9 @@ class Builder:
         if o.kind == "const":
             return self.add(ConstantOp(o.value)).results[0]  # type: ignore[arg-type]
         if o.kind == "special":
-            if o.value in ("vcc_hi", "exec_hi", "off"):
+            # wave32: VCC is VCC_LO alone, VCC_HI a scalar register like any other (LLVM spills
+            # SGPRs into it); wave64's VCC_HI is the mask's high half, not read apart here
+            if o.value in ("exec_hi", "off") or (o.value == "vcc_hi" and self.arch.wave_size != 32):
                 raise GemmcError(f"the operand '{o.value}' is not supported here", loc)
             return self.add(RegOp(SpecialRegType(str(o.value)))).results[0]
         if o.kind in ("v", "s", "a"):
@@ -206,11 +208,12 @@ def _global_operands(name: str, f: Form, ops: list[Operand]) -> tuple[list[Opera
         if len(ops) != 4 or ops[1] != _OFF:
             return ops, f"{name}: only `off` for the address (scratch through the private segment buffer)"
         return [ops[0], ops[2], ops[3]], ""
-    if f.fmt == "SCRATCH":  # `off` for the address VGPR and the SGPR offset: the offset alone
-        data = [o for o in ops if o != _OFF]
-        if len(data) != 1 or len(ops) != 3:
-            return ops, f"{name}: only `off` for the address registers"
-        return data, ""
+    if f.fmt == "SCRATCH":  # `off` for the address VGPR; the SGPR offset `off` (or, _saddr, an SGPR)
+        if len(ops) != 3 or ops[1 if ops[0] == _OFF else 0] == _OFF or _OFF not in ops[:2]:
+            return ops, f"{name}: only `off` for the address VGPR"
+        if saddr == (ops[2] == _OFF):
+            return ops, f"{name} {'takes an SGPR offset' if saddr else 'takes `off` for the SGPR offset'}"
+        return [o for o in ops if o != _OFF], ""
     if not ops:
         return ops, f"{name} takes operands"
     if saddr == (ops[-1] == _OFF):
@@ -226,7 +229,7 @@ def _fits(o: Operand, s: Slot) -> bool:
         want = k.split(":", 1)[1] if k.startswith("special:") else None
         if want is not None:
             return o.value == want
-        return k in ("mask", "ss", "s", "vs") and (o.value in ("exec", "vcc", "null", "m0")
+        return k in ("mask", "ss", "s", "vs") and (o.value in ("exec", "vcc", "null", "m0", "vcc_hi")
                                                    or str(o.value).startswith("ttmp"))
     ok = {"v": ("v", "vs", "va", "vac", "vs_noconst"), "s": ("s", "ss", "vs", "mask", "vs_noconst"),
           "a": ("a", "va", "vac")}[o.kind]

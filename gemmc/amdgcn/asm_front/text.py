@@ -98,6 +98,8 @@ def _descriptors(path: str, lines: list[str]) -> dict[str, dict[str, int]]:
             cur = None
         elif cur is not None and s.startswith(".amdhsa_"):
             key, _, expr = s.partition(" ")
+            if key[len(".amdhsa_"):] in _UNREAD:
+                continue
             try:
                 cur[key[len(".amdhsa_"):]] = evaluate(expr, sets)
             except (ValueError, KeyError, SyntaxError, RecursionError):
@@ -105,6 +107,11 @@ def _descriptors(path: str, lines: list[str]) -> dict[str, dict[str, int]]:
     return out
 
 
+# descriptor fields nothing here reads, whose values LLVM may write as expressions of the code's
+# size (`.amdhsa_inst_pref_size ((instprefsize(.Lfunc_end0-k)<<4)&1008)>>4`, gfx11+: how much
+# of the kernel the instruction cache prefetches; the interpreter and the timing model have no
+# instruction cache)
+_UNREAD = ("inst_pref_size",)
 _SET = re.compile(r"^\.set\s+([\w.$]+)\s*,\s*(.+)$")
 _SYMBOL = re.compile(r"[A-Za-z_.$][\w.$]*")
 # the functions of LLVM's AMDGPU MC expressions (AMDGPUMCExpr): the register counts of code

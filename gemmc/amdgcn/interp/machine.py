@@ -17,7 +17,7 @@ from xdsl.ir import Operation
 from gemmc.amdgcn.interp.hazards import Hazards
 from gemmc.amdgcn.interp.matrix_ops import matrix_instr
 from gemmc.amdgcn.interp.memory import Memory
-from gemmc.amdgcn.interp.memory_ops import access_bytes
+from gemmc.amdgcn.interp.memory_ops import access_bytes, read_halves
 from gemmc.amdgcn.interp.races import LdsRaces
 from gemmc.amdgcn.interp.semantics import handler
 from gemmc.amdgcn.interp.state import GcnInterpError, WaveState
@@ -83,7 +83,11 @@ class Machine(WaveState):
 
     def _compile(self, op: GcnInstruction):
         """op's body behind its checks: no pending register read or overwritten, no hazard."""
-        reg_srcs = [v for v in op.srcs if isinstance(v.type, GcnRegisterType)]
+        reg_srcs, halves = [], []
+        for v, h in zip(op.srcs, read_halves(op)):
+            if isinstance(v.type, GcnRegisterType):
+                reg_srcs.append(v)
+                halves.append(h)
         reg_dsts = [v for v in op.dsts if isinstance(v.type, GcnRegisterType)]
         body = handler(op)(self, op)
         target = op.attributes.get("target")
@@ -96,7 +100,7 @@ class Machine(WaveState):
         tied_in_order = in_order if op.FORM.tied is not None else 0  # a d16 load reads the half it keeps
 
         def run(act: np.ndarray):
-            self.waits.check_regs(op, reg_srcs, act, "reads", tied_in_order)
+            self.waits.check_regs(op, reg_srcs, act, "reads", tied_in_order, halves)
             self.waits.check_regs(op, reg_dsts, act, "overwrites", in_order)
             for hazard in hazards:
                 hazard(act)

@@ -15,7 +15,8 @@ from gemmc.dialects.amdgcn.instructions import GcnInstruction
 
 _BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
             "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi",
-            "global_store_short_d16_hi")
+            "global_store_short_d16_hi", "scratch_load_short_d16", "scratch_load_short_d16_hi", "scratch_store_short",
+            "scratch_store_short_d16_hi")
 _BYTES8 = ("global_load_ubyte", "global_store_byte", "ds_read_u8", "ds_write_b8", "ds_write_b8_d16_hi",
            "global_load_ubyte_d16", "global_load_ubyte_d16_hi", "ds_read_u8_d16", "ds_read_u8_d16_hi",
            "global_store_byte_d16_hi")
@@ -36,6 +37,15 @@ def access_bytes(op: GcnInstruction) -> int:
     if "atomic" in m:
         return 4
     return 4 * (op.dsts[0].type if op.dsts else op.srcs[1].type).n  # type: ignore[attr-defined]
+
+
+def read_halves(op: GcnInstruction) -> list[int]:
+    """Per source of op, the half of its VGPR it reads (0 low, 1 high, -1 all of it): a true16
+    operand's (`v1.l`, `v1.h`), the data of a 16- or 8-bit store (_d16_hi: the high half)."""
+    out = [op.mods.get(f"src{i}_half", -1) for i in range(len(op.srcs))]
+    if op.FORM.fmt in ("DS", "GLOBAL", "SCRATCH") and not op.dsts and access_bytes(op) in (1, 2):
+        out[0 if op.FORM.fmt == "SCRATCH" else 1] = 1 if "_d16_hi" in op.MNEMONIC else 0
+    return out
 
 
 def d16_merge(old, val, nbytes: int, high: bool):
@@ -91,7 +101,7 @@ def _global(S, op):
             if d16:
                 vals = [d16_merge(S.V[dsts[0].type.first][mm], vals[0], nbytes, d16_hi)]
             S.wr_v_lanes(dsts[0].type.first, vals, mm)
-            S.waits.issue_load(VM, dsts[0].type, act)
+            S.waits.issue_load(VM, dsts[0].type, act, int(d16_hi) if d16 else -1)
         else:
             vals = [np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm] for i in range(n)]
             if d16_hi:  # the data's bits 16 and up
@@ -111,6 +121,8 @@ def _ds(S, op):
     m, srcs, dsts = op.MNEMONIC, list(op.srcs), list(op.dsts)
     if m.startswith(("ds_read2", "ds_write2")):
         return _ds2(S, op)
+    if m == "ds_read_b64_tr_b16":
+        return _ds_transpose(S, op)
     if access_bytes(op) in (1, 2):
         return _ds_narrow(S, op)
     off = op.mods.get("offset", 0)
@@ -135,6 +147,39 @@ def _ds(S, op):
     return body
 
 
+# ds_read_b64_tr_b16's exchange: in each group of 16 lanes, lane i's 64 bits are row i // 4,
+# columns 4 (i % 4) .. + 3 of a 4 x 16 tile of 16-bit elements, and lane j receives column j, its
+# rows 0-3 as its four halves ("each 16-lane row loads a 4x16 tile, with per-lane exchange so each
+# lane gets a column": docs.modular.com, ds_read_tr16_b64_row, over LLVM's
+# llvm.amdgcn.ds.read.tr16.b64); tests/test_foreign_timing.py checks it on Triton's gfx950 matmul
+_TR_LANE = np.array([[4 * e + j // 4 for e in range(4)] for j in range(16)])
+_TR_HALF = np.array([[j % 4] * 4 for j in range(16)])
+
+
+def _ds_transpose(S, op):
+    """ds_read_b64_tr_b16 (gfx950): each lane reads 8 bytes; the halves are exchanged among each
+    16 lanes (_TR_LANE); every lane of a group it runs in must be active."""
+    src, d, off = op.srcs[0], op.dsts[0].type, op.mods.get("offset", 0)
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        if mm.shape[1] % 16 or not np.all(mm.reshape(mm.shape[0], -1, 16).all(-1) == mm.reshape(
+                mm.shape[0], -1, 16).any(-1)):
+            raise S.error(op, "a transposing LDS read with part of a 16-lane group inactive", act)
+        a = S.rd_v(src).astype(np.int64) + off
+        wave, wg, word = S.mem.lds_index(op, np.broadcast_to(a, mm.shape), mm, 8)
+        for i in range(2):
+            S.races.read(op, wave, wg, word + i)
+        halves = np.zeros(mm.shape + (4,), np.uint32)
+        for i in range(2):
+            w = S.mem.LDS[wg, word + i]
+            halves[..., 2 * i][mm], halves[..., 2 * i + 1][mm] = w & U32(0xFFFF), w >> U32(16)
+        g = halves.reshape(mm.shape[0], -1, 16, 4)[:, :, _TR_LANE, _TR_HALF].reshape(halves.shape)
+        S.wr_v_lanes(d.first, [(g[..., 0] | (g[..., 1] << U32(16)))[mm], (g[..., 2] | (g[..., 3] << U32(16)))[mm]], mm)
+        S.waits.issue_load(LDS, d, act)
+    return body
+
+
 def _ds_narrow(S, op):
     """ds_read_u16 / ds_read_u8 (zero-extended) and ds_write_b16 / ds_write_b8 (the low half or
     byte; _d16_hi: bits 16 and up): LDS as halves or bytes, races tracked by byte."""
@@ -156,7 +201,7 @@ def _ds_narrow(S, op):
             if d16:
                 val = d16_merge(S.V[dsts[0].type.first][mm], val, nbytes, high)
             S.wr_v_lanes(dsts[0].type.first, [val], mm)
-            S.waits.issue_load(LDS, dsts[0].type, act)
+            S.waits.issue_load(LDS, dsts[0].type, act, int(high) if d16 else -1)
         else:
             S.races.write_bytes(op, wave, wg, byte, nbytes)
             data = np.broadcast_to(S.rd_v(srcs[1]), mm.shape)[mm]
@@ -229,19 +274,51 @@ def _atomic(S, op):
     return body
 
 
+def _scratch_half(S, op):
+    """scratch_load_short_d16(_hi) / scratch_store_short(_d16_hi): a 16-bit half of a private
+    word (its byte offset's), into or from the low (_hi: high) half of the VGPR."""
+    load, off, high = bool(op.dsts), op.mods.get("offset", 0), op.MNEMONIC.endswith("_hi")
+    v = (op.dsts[0] if load else op.srcs[0]).type
+    shift = U32(16 * ((off % 4) // 2))
+
+    def body(act, tgt):
+        mm = S.lanes_act(act)
+        if off % 2:
+            raise S.error(op, f"a 16-bit scratch access at the odd offset {off}", act)
+        word = S.mem.private_words(op, off - off % 4, 4, mm)
+        cur = S.mem.private[:, :, word][mm]
+        if load:
+            S.wr_v_lanes(v.first, [d16_merge(S.V[v.first][mm], cur >> shift, 2, high)], mm)
+            S.waits.issue_load(VM, v, act, int(high))
+        else:
+            data = (np.broadcast_to(S.rd_v(op.srcs[0]), mm.shape)[mm] >> U32(16 if high else 0)) & U32(0xFFFF)
+            S.mem.private[:, :, word][mm] = (cur & ~(U32(0xFFFF) << shift)) | (data << shift)
+            S.waits.issue_global_store(act)
+    return body
+
+
 def _scratch(S, op):
     """scratch_load_* / scratch_store_*: each lane's own private memory at the offset (LLVM's
     spills: `off` for the address VGPR and the SGPR offset)."""
+    if access_bytes(op) == 2:
+        return _scratch_half(S, op)
     load, n = bool(op.dsts), (op.dsts[0].type if op.dsts else op.srcs[0].type).n
     off = op.mods.get("offset", 0)
     soffset = op.srcs[-1] if op.MNEMONIC.startswith("buffer_") else None  # (gfx90a's MUBUF spills)
+    saddr = op.srcs[-1] if op.MNEMONIC.endswith("_saddr") else None  # (gfx11+: the lane's bytes at S + offset)
 
     def body(act, tgt):
         mm = S.lanes_act(act)
         if soffset is not None and np.any(S.rd_s(soffset)[act] != 0):
             raise S.error(op, "a scratch access with a nonzero SGPR offset (the interpreter's scratch "
                               "is per lane, its wave offset 0)", act)
-        words = S.mem.private_words(op, off, 4 * n, mm)
+        base = 0
+        if saddr is not None:
+            values = np.unique(S.rd_s(saddr)[act])
+            if len(values) > 1:
+                raise S.error(op, "a scratch access whose SGPR offset differs among the waves", act)
+            base = int(values[0]) if len(values) else 0
+        words = S.mem.private_words(op, base + off, 4 * n, mm)
         if load:
             S.wr_v_lanes(op.dsts[0].type.first, [S.mem.private[:, :, words + i][mm] for i in range(n)], mm)
             S.waits.issue_load(VM, op.dsts[0].type, act)

@@ -16,7 +16,7 @@ from gemmc.dialects.amdgcn.registers import SpecialRegType
 COMPARE = {
     "eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
-    "u": lambda a, b: np.isnan(a) | np.isnan(b),
+    "u": lambda a, b: np.isnan(a) | np.isnan(b), "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
 }
 """The comparisons of s_cmp_* and v_cmp_*, by the ISA's condition name."""
 
@@ -178,6 +178,8 @@ _SALU_FLOAT = {
     "s_min_num_f32": lambda a, b: np.fmin(_f(a), _f(b)),
     "s_cvt_f32_u32": lambda a: np.asarray(a).astype(np.float32),
     "s_cvt_f32_i32": lambda a: _i(a).astype(np.float32),
+    # within 1 ULP on the hardware, as v_rcp_f32 (vector_alu.FLOAT): LLVM's division corrects it
+    "v_s_rcp_f32": lambda a: np.float32(1.0) / _f(a),
 }
 
 

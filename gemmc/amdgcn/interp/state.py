@@ -25,6 +25,7 @@ U32 = np.uint32
 U64 = np.uint64
 M32 = U64(0xFFFFFFFF)
 TTMP_FIRST = 108  # ttmp0 among the SGPR numbers (the hardware's encoding)
+VCC_HI = 107  # VCC_HI's number there (106 is VCC_LO); the interpreter keeps VCC itself apart
 
 
 class GcnInterpError(GemmcError):
@@ -94,6 +95,9 @@ class WaveState:
         if at.get("ttmp_wgid"):  # gfx12's architected ids: TTMP9 = x, TTMP7 = y | z << 16
             self.S[TTMP_FIRST + 9] = wg_x.astype(U32)
             self.S[TTMP_FIRST + 7] = (wg_y | (self.wg_z << 16)).astype(U32)
+            # and TTMP8 bits 25-29 the wave's number in its workgroup (LLVM's llvm.amdgcn.wave.id on
+            # architected SGPRs: s_bfe_u32 ttmp8, 0x50019, SIISelLowering's lowerWaveID)
+            self.S[TTMP_FIRST + 8] = ((np.arange(self.W) % self.wpg) << 25).astype(U32)
 
     def error(self, op: Operation, msg: str, waves=None) -> GcnInterpError:
         """An error at op, naming the first of `waves` (a bool per wave) if given."""
@@ -139,6 +143,8 @@ class WaveState:
             name = t.reg.data
             if name.startswith("ttmp"):  # the trap temporaries (LLVM's assembly: gfx12's workgroup ids)
                 return self.S[TTMP_FIRST + int(name[4:])].astype(U64)
+            if name == "vcc_hi":  # wave32's spare scalar register (the front refuses it on wave64)
+                return self.S[VCC_HI].astype(U64)
             return {"exec": self.exec_bits, "vcc": self.vcc}[name].copy()
         c = constant_of(v)
         assert c is not None
@@ -200,6 +206,8 @@ class WaveState:
                 self.vcc = np.where(act, vals[0], self.vcc).astype(U64)
             elif t.reg.data == "scc":
                 self.scc = np.where(act, vals[0], self.scc)
+            elif t.reg.data == "vcc_hi":
+                self.S[VCC_HI] = np.where(act, np.asarray(vals[0]).astype(U32), self.S[VCC_HI])
             return
         assert isinstance(t, SGPRType)
         for i, x in enumerate(vals):

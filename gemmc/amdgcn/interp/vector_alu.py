@@ -144,6 +144,8 @@ INTEGER.update({
     "v_alignbyte_b32": lambda a, b, c: (((u(a) << U64(32)) | u(b)) >> (U64(8) * (u(c) & U64(3)))) & M32,
     "v_max3_i32": lambda a, b, c: np.maximum(np.maximum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
     "v_min3_i32": lambda a, b, c: np.minimum(np.minimum(i32(a), i32(b)), i32(c)).astype(U64) & M32,
+    # the high 32 bits of the signed 64-bit product (exact in int64: |a b| <= 2^62)
+    "v_mul_hi_i32": lambda a, b: ((i32(a) * i32(b)) >> 32).astype(U64) & M32,
     "v_med3_i32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(i32(a), i32(b), i32(c))), axis=0)
                                     .astype(np.int64).astype(U64) & M32,
 })
@@ -281,6 +283,32 @@ def _readfirstlane(S, op):
     return body
 
 
+def _lane_of(S, v) -> np.ndarray:
+    """The lane a v_readlane / v_writelane names (an SGPR or a constant), per wave, mod the wave size."""
+    return np.broadcast_to(S.rd_v(v), (S.W, 1))[:, 0].astype(np.int64) % S.L
+
+
+def _readlane(S, op):
+    """The SGPR D = S0 in the lane S1 names, whatever EXEC holds."""
+    src, lane_src, d0 = op.srcs[0], op.srcs[1], op.dsts[0].type
+
+    def body(act, tgt):
+        val = np.broadcast_to(S.rd_v(src), (S.W, S.L))[np.arange(S.W), _lane_of(S, lane_src)]
+        S.wr_s(d0, [val], act)
+    return body
+
+
+def _writelane(S, op):
+    """D's lane S1 = the scalar S0, whatever EXEC holds; D's other lanes kept."""
+    val_src, lane_src, d0 = op.srcs[0], op.srcs[1], op.dsts[0].type
+
+    def body(act, tgt):
+        w = np.nonzero(act)[0]
+        val = np.broadcast_to(S.rd_v(val_src), (S.W, 1))[:, 0]
+        S.V[d0.first][w, _lane_of(S, lane_src)[w]] = np.asarray(val, U32)[w]
+    return body
+
+
 def _bitop3(S, op):
     """v_bitop3_b32 and _b16 (gfx950): bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the
     8-bit truth table `bitop3` (LLVM's BitOp3_Op: S0, S1, S2 are the table's 0xf0, 0xcc, 0xaa).
@@ -313,5 +341,7 @@ BY_MNEMONIC = {
     "v_cndmask_b32": _cndmask,
     "v_mad_u64_u32": _mad_u64_u32,
     "v_readfirstlane_b32": _readfirstlane,
+    "v_readlane_b32": _readlane,
+    "v_writelane_b32": _writelane,
 }
 BY_PREFIX = {"v_cmp_": _cmp, "v_cmpx_": _cmp}

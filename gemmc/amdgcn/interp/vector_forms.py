@@ -99,7 +99,10 @@ def _sdwa(S, op):
     mods, srcs, d0 = op.mods, list(op.srcs), op.dsts[0].type
     fn = INTEGER.get(base)
     is_float = fn is None
-    if is_float:
+    if base == "v_cndmask_b32":  # the mask (VCC) read whole, not selected
+        mask = srcs.pop()
+        fn, is_float = (lambda a, b: np.where(S.lanes_of_mask(S.rd_scalar64(mask)), b, a)), False
+    elif is_float:
         fn = FLOAT[base]
     for k in ("neg", "abs", "clamp"):
         if mods.get(k):
@@ -233,6 +236,6 @@ BY_MNEMONIC = {
     **dict.fromkeys(("v_lshlrev_b64", "v_lshrrev_b64"), _shift64),
     **dict.fromkeys(_OPS16, _op16),
     **dict.fromkeys((*_PACKED, "v_pk_mov_b32"), _packed),
-    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT)},
+    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT, "v_cndmask_b32")},
     **{f"v_cmp_{c}_{t}_sdwa": _cmp_sdwa for c in ("eq", "ne", "lt", "le", "gt", "ge") for t in ("u32", "i32")},
 }

@@ -35,6 +35,8 @@ class Waitcnt:
         # per register the counter its load is pending on (VM, LDS, SMEM) and that load's number
         self.vkind = np.zeros((W, nv), np.int8)
         self.vseq = np.zeros((W, nv), np.int64)
+        # a VGPR's halves apart (a d16 load writes one): the number of the load writing each
+        self.vhalf = np.zeros((W, nv, 2), np.int64)
         self.skind = np.zeros((W, ns), np.int8)
         self.sseq = np.zeros((W, ns), np.int64)
         z = lambda: Counters(np.zeros(W, np.int64), np.zeros(W, np.int64))  # noqa: E731
@@ -52,14 +54,18 @@ class Waitcnt:
         self.vmaybe = self.pending(self.vkind, self.vseq)
         self.smaybe = self.pending(self.skind, self.sseq)
 
-    def check_regs(self, op, vals, act: np.ndarray, what: str, in_order: int = 0) -> None:
+    def check_regs(self, op, vals, act: np.ndarray, what: str, in_order: int = 0, halves=None) -> None:
         """An error if op `what`s (reads, overwrites) a register of vals that is pending; a load
         on counter `in_order` (VM or LDS, whose loads return in order) may overwrite registers
         pending on that counter: its data lands after theirs (LLVM's SIInsertWaitcnts relies
-        on it, and clang's spill reloads do it)."""
-        for v in vals:
+        on it, and clang's spill reloads do it).  `halves`: per value, the half of its VGPR it
+        reads (0 low, 1 high; -1 or None: all of it)."""
+        for j, v in enumerate(vals):
             t = v.type
-            if isinstance(t, VGPRType):
+            half = halves[j] if halves is not None else -1
+            if isinstance(t, VGPRType) and half >= 0:
+                k, s, base, maybe = self.vkind, self.vhalf[:, :, half], t.first, self.vmaybe
+            elif isinstance(t, VGPRType):
                 k, s, base, maybe = self.vkind, self.vseq, t.first, self.vmaybe
             elif isinstance(t, SGPRType):
                 k, s, base, maybe = self.skind, self.sseq, t.first, self.smaybe
@@ -90,8 +96,9 @@ class Waitcnt:
         self.vm.done = np.maximum(self.vm.done, self.vm.issued - isa.vmcnt_max)
         self.lds.done = np.maximum(self.lds.done, self.lds.issued - isa.lgkmcnt_max)
 
-    def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray) -> None:
-        """Registers t pending on counter `kind` until access `seq` completes."""
+    def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray, half: int = -1) -> None:
+        """Registers t pending on counter `kind` until access `seq` completes (`half` >= 0: a
+        d16 load's, writing that half of the VGPR t only)."""
         if isinstance(t, VGPRType):
             k, s = self.vkind, self.vseq
         else:
@@ -99,15 +106,19 @@ class Waitcnt:
         sl = slice(t.first, t.first + t.n)
         k[:, sl] = np.where(act[:, None], kind, k[:, sl])
         s[:, sl] = np.where(act[:, None], seq[:, None], s[:, sl])
+        if isinstance(t, VGPRType):
+            for h in ((0, 1) if half < 0 else (half,)):
+                self.vhalf[:, sl, h] = np.where(act[:, None], seq[:, None], self.vhalf[:, sl, h])
         (self.vmaybe if isinstance(t, VGPRType) else self.smaybe)[:, sl] |= act[:, None]
 
-    def issue_load(self, kind: int, t, act: np.ndarray) -> None:
-        """A load into registers t, on counter `kind`, issued by the waves of act."""
+    def issue_load(self, kind: int, t, act: np.ndarray, half: int = -1) -> None:
+        """A load into registers t (`half` >= 0: that half of one VGPR, a d16 load), on counter
+        `kind`, issued by the waves of act."""
         c = {VM: self.vm, LDS: self.lds, SMEM: self.smem}[kind]
         c.issued += act
         if kind != SMEM:
             self.saturate()
-        self.mark(t, kind, c.issued, act)
+        self.mark(t, kind, c.issued, act, half)
 
     def issue_lds_store(self, act: np.ndarray) -> None:
         self.lds.issued += act

@@ -11,6 +11,7 @@ ISA-level model").
     sim.py       one CU: waves on SIMDs, pipes, LDS and VMEM ports, counters, barriers
     predict.py   rounds x the simulated round, at gemmc.cost.clock's clock, L2 and DRAM bounds
     report.py    the prediction as text or JSON
+    foreign.py   a kernel gemmc did not write (Triton's, a .s) with its grid, block and arguments
 """
 
 from gemmc.amdgcn.timing.predict import AsmPrediction, LaunchTiming, predict
