@@ -2,8 +2,8 @@
 the HIP headers, whose threadIdx / blockDim are calls into ROCm's device library (ockl); clang
 links ockl.bc (from ROCm or Triton's AMD backend) and the code object ABI version it reads
 (`__oclc_ABI_version`, 600 for code object v6, as ROCm's oclc_abi_version_600.bc defines it)
-and the fence __syncthreads calls, as ROCm's opencl.bc defines it (_ABI_IR), so that the kernel is self-contained: no call the
-interpreter would have to run.
+and the fence __syncthreads calls, as ROCm's opencl.bc defines it (_ABI_IR), so that the kernel
+is self-contained: no call the interpreter would have to run.
 
     text = compile_hip("matrix_multiply_naive.hip", "gfx942")   # assembly text
 """
