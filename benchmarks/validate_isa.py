@@ -330,6 +330,11 @@ FITTED: dict[str, list[str]] = {
     # its allocation is in; chosen over "either half serves any access" on the WGP-mode rows with
     # LDS (kernel 1 has none; 5-8 run in CU mode)
     "WGP-mode LDS halves": ["sebv2", "sebv3", "sebv4"],
+    # gemmc.cost.clock.POWER_EXPONENT (2): chosen among 1, 1.5, 2 and 3 on the IR-level model's rows
+    # of these measured kernels whose clock it lowers (docs/cost-model.md, "The power limit's
+    # exponent"); the ISA-level model feeds the same clock its simulated matrix cycles, and lowers
+    # the clock of these three (v1a and v1b keep the boost)
+    "power-limit exponent": ["gau_v2", "gau_v3a", "gau_v3b"],
 }
 
 

@@ -253,6 +253,39 @@ def test_tutorial_kernels_pass(hip, kernel, tile, block, arch):
     assert np.all(np.abs(c - ref) <= bound)
 
 
+_FENCES = """#include <hip/hip_runtime.h>
+__global__ void barrier_only(float *x) {
+    __shared__ float t[64];
+    t[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = t[63 - threadIdx.x];
+}
+__global__ void device_fence(float *x) {
+    x[threadIdx.x] = 1.0f;
+    __threadfence();
+    x[threadIdx.x + 64] = 2.0f;
+}
+"""
+
+
+@needs_clang
+@pytest.mark.skipif(not _device_library(), reason="no ockl.bc")
+def test_foreign_hip_fences_have_the_scope_hips_headers_ask_for(tmp_path):
+    """__syncthreads' fences are workgroup-scope (HIP's __work_group_barrier with
+    __memory_scope_work_group, ROCm's awif.cl): on gfx942 no L2 writeback or invalidate around the
+    barrier, as hipcc builds it; __threadfence (device scope) keeps them."""
+    from gemmc.amdgcn.asm_front.foreign import compile_hip
+
+    src = tmp_path / "fences.hip"
+    src.write_text(_FENCES)
+    text = compile_hip(str(src), "gfx942")
+    bodies = {name: body for name, body in re.findall(r"^(\w+):[^\n]*\n(.*?)s_endpgm", text, re.M | re.S)
+              if name in ("_Z12barrier_onlyPf", "_Z12device_fencePf")}
+    assert "s_barrier" in bodies["_Z12barrier_onlyPf"]
+    assert not re.search(r"buffer_wbl2|buffer_inv", bodies["_Z12barrier_onlyPf"])
+    assert re.search(r"buffer_wbl2 sc1", bodies["_Z12device_fencePf"])
+
+
 @needs_clang
 def test_the_coverage_table_is_current():
     """docs/amdgcn-asm-coverage.md is written by scripts/asm_sweep.py; two of its rows made again here

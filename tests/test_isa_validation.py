@@ -260,3 +260,21 @@ def test_seb_v_kernel5_is_predicted_faster_in_cu_mode_than_in_wgp_mode():
         times[mode] = (p.time_s, p.main.res.cus)
     assert times["cu"][1] == 1 and times["wgp"][1] == 2
     assert times["wgp"][0] > times["cu"][0]
+
+
+def test_cu_mode_verdict_takes_the_models_error_on_wgp_against_cu_rows():
+    """benchmarks/cu_mode.py switches a default only past the validated error: the worst single
+    row's factor, or the worst between a CU-mode row's ratio and a WGP-mode row's, whichever is
+    larger (from the rows, not a constant)."""
+    v = load_script("cu_mode")
+    rows = [{"key": "a", "arch": "gfx1100", "ratio": 0.90, "cu_mode": False},
+            {"key": "b", "arch": "gfx1100", "ratio": 1.15, "cu_mode": True},
+            {"key": "c", "arch": "gfx942", "ratio": 1.60}]
+    err, why = v.validated_error("gfx1100", rows)
+    assert err == pytest.approx(1.15 / 0.90) and "CU-mode" in why
+    rows[0]["ratio"] = 0.70  # one row off by more than the pair
+    err, why = v.validated_error("gfx1100", rows)
+    assert err == pytest.approx(1.15 / 0.70)
+    rows[1]["cu_mode"] = False  # no CU-mode row: the worst single row
+    err, why = v.validated_error("gfx1100", rows)
+    assert err == pytest.approx(1 / 0.70) and why.startswith("a's")
