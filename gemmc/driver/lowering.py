@@ -98,7 +98,7 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
                 if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes:
-                    hint = ": FP8 and the MX formats need an AMD target" if arch.vendor != "amd" else ""
+                    hint = ": the FNUZ FP8 formats and the MX formats need an AMD target" if arch.vendor != "amd" else ""
                     raise GemmcError(
                         f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
                         f"(it supports {', '.join(arch.dtypes)}){hint}"

@@ -14,7 +14,7 @@ from errors.helpers import BASE, Case, run_in_process
 FILES = {
     "k.gemm": BASE,
     "h.gemm": BASE.replace("A: f32", "A: f16").replace("B: f32", "B: f16"),
-    "f8.gemm": BASE.replace("A: f32", "A: f8e4m3fn").replace("B: f32", "B: f8e4m3fn"),
+    "f8.gemm": BASE.replace("A: f32", "A: f8e4m3fnuz").replace("B: f32", "B: f8e4m3fnuz"),
     "d.gemm": BASE.replace("M = 8, N = 8, K = 8", "M, N, K"),
     "a.gemm": BASE.replace("C = A @ B", "acc f16\n  C = A @ B"),
 }
@@ -185,7 +185,7 @@ CLI = [
     Case('run-dynamic-dim-missing-one', ["run", "{dir}/d.gemm", "-D", "M=3", "-D", "N=3"], 1,
          "error: dim 'K' is dynamic; give its size with -D K=..."),
     Case('dtype-arch-cannot-do', ["compile", "{dir}/f8.gemm", "--arch", "sm_90", "-p", "step1"], 1,
-         "re:.*error: sm_90 cannot do f8e4m3fn.*"),
+         "re:.*error: sm_90 cannot do f8e4m3fnuz.*"),
     Case('acc-arch-cannot-do', ["compile", "{dir}/a.gemm", "--arch", "sm_90", "-p", "step1"], 1,
          "error: sm_90 cannot accumulate in f16 (it supports f32); use 'acc f32'"),
 ]

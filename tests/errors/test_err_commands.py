@@ -35,7 +35,7 @@ def _inputs(d: Path) -> None:
     (d / "k.gemm").write_text(BASE)
     (d / "d.gemm").write_text(BASE.replace("M = 8, N = 8, K = 8", "M, N, K"))
     (d / "h.gemm").write_text(BASE.replace("A: f32", "A: f16").replace("B: f32", "B: f16"))
-    (d / "f8.gemm").write_text(BASE.replace("A: f32", "A: f8e4m3fn").replace("B: f32", "B: f8e4m3fn"))
+    (d / "f8.gemm").write_text(BASE.replace("A: f32", "A: f8e4m3fnuz").replace("B: f32", "B: f8e4m3fnuz"))
     (d / "k.svg").write_text(BASE)  # a source that --plot could name
     (d / "dir.svg").mkdir()
     kernel_ir, gcn, mfma = _lowered()
@@ -49,8 +49,8 @@ def _c(id: str, argv: list[str], code: int, expect: str, env: dict[str, str] | N
 
 
 UNKNOWN_ARCH = "re:error: unknown arch 'gfx1'; known archs: gfx90a, gfx942, .*"
-NO_FP8 = ("error: sm_90 cannot do f8e4m3fn in gemmc's output (it supports f32, f16, bf16): FP8 and the MX formats "
-          "need an AMD target")
+NO_FP8 = ("error: sm_90 cannot do f8e4m3fnuz in gemmc's output (it supports f32, f16, bf16, f8e4m3fn, f8e5m2): "
+          "the FNUZ FP8 formats and the MX formats need an AMD target")
 GFX942_INSTRS = "v_mfma_f32_32x32x2_f32, v_mfma_f32_16x16x4_f32, v_mfma_f32_32x32x8_f16, "
 
 EXPLAIN = [
@@ -139,7 +139,8 @@ LAYOUT = [
        "re:error: gfx1100 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: v_wmma_.*"),
     _c("layout-instr-of-another-arch", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "sm_90"], 2,
        "error: sm_90 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: mma_m16n8k16_f32_f16, "
-       "mma_m16n8k16_f32_bf16"),
+       "mma_m16n8k16_f32_bf16, mma_m16n8k32_f32_e4m3_e4m3, mma_m16n8k32_f32_e4m3_e5m2, mma_m16n8k32_f32_e5m2_e4m3, "
+       "mma_m16n8k32_f32_e5m2_e5m2"),
     _c("layout-unknown-arch", ["layout", "v_mfma_f32_32x32x8_f16", "--arch", "gfx1"], 2, UNKNOWN_ARCH),
     _c("layout-missing-instr", ["layout"], 2, "error: gemmc layout: the following arguments are required: INSTR"),
     _c("layout-plot-format", ["layout", "v_mfma_f32_32x32x8_f16", "--plot", "{dir}/l.txt"], 2,
@@ -167,7 +168,7 @@ BENCH = [  # every one before the GPU check: they hold on a machine without an N
     _c("bench-pass-error", ["bench", "{src}", "-p", "gemm-to-kernel{block-x=64 block-y=32}"], 1,
        "error: gemm-to-kernel: block-x * block-y = 2048 exceeds 1024 threads per block (at 'gemm.matmul' in @k)"),
     _c("bench-dtype", ["bench", "{dir}/f8.gemm", "-p", "step1"], 1,
-       "{dir}/f8.gemm:3:6: error: sm_90 cannot do f8e4m3fn; its types: f32, f16, bf16"),
+       "{dir}/f8.gemm:3:6: error: sm_90 cannot do f8e4m3fnuz; its types: f32, f16, bf16, f8e4m3fn, f8e5m2"),
     _c("bench-dynamic-dim", ["bench", "{dir}/d.gemm", "-p", "step1"], 1,
        "error: dim 'M' is dynamic; give its size with -D M=..."),
     _c("bench-repeats-zero", ["bench", "{src}", "--repeats", "0"], 2, "error: --repeats 0: give at least 1 timed run"),

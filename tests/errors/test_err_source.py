@@ -170,7 +170,8 @@ FP8_TARGETS = [
             "f32, f16, bf16, f8e4m3fn, f8e5m2", (3, 6)),
     _fp8_on("gfx90a", "f8e4m3fnuz", "f8e4m3fnuz", "{src}:3:6: error: gfx90a cannot do f8e4m3fnuz; its types: "
             "f32, f16, bf16", (3, 6)),
-    _fp8_on("sm_90", "f8e4m3fn", "f8e4m3fn", "{src}:3:6: error: sm_90 cannot do f8e4m3fn; its types: f32, f16, bf16", (3, 6)),
+    _fp8_on("sm_90", "f8e4m3fnuz", "f8e4m3fnuz", "{src}:3:6: error: sm_90 cannot do f8e4m3fnuz; its types: "
+            "f32, f16, bf16, f8e4m3fn, f8e5m2", (3, 6)),
 ]
 
 
