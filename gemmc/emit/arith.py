@@ -40,6 +40,7 @@ from gemmc.emit.c_text import (
 from gemmc.emit.c_types import FLOAT_C, UINT_C, element_type_of, is_byte_float, is_e8m0, is_fp8, scalar_ctype
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error, ir_prop
+from gemmc.emit.math_helpers import HELPERS as MATH_HELPERS
 
 # FP8 bytes to float and f32 to FP8 by the target's conversion instructions (gemmc.emit.c_types).
 _FP8_TO_F32 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_f32_fp8", Float8E4M3FNType: "__builtin_amdgcn_cvt_f32_fp8",
@@ -379,7 +380,10 @@ def _print_fma(p: FunctionPrinter, op: Operation) -> None:
 def _print_math_unary(p: FunctionPrinter, op: Operation) -> None:
     t = op.results[0].type
     base = _MATH_UNARY[op.name]
-    if isinstance(t, Float32Type):
+    if isinstance(t, Float32Type) and op.name in MATH_HELPERS and p.emitter.arch.vendor == "amd":
+        name, lines = MATH_HELPERS[op.name]  # no device library: gemmc's own (gemmc.emit.math_helpers)
+        fn = p.emitter.helper(name, lines, {})
+    elif isinstance(t, Float32Type):
         fn = f"__builtin_{base}f"
     elif isinstance(t, Float64Type):
         fn = f"__builtin_{base}"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects import math as xmath
 
 
 def scalar(x):
@@ -96,6 +97,25 @@ FLOAT_BINARY = {
     arith.MinnumfOp: np.fmin,
 }
 """arith's float binary ops, by op class (the caller rounds the result to the op's type)."""
+
+def _erf(x):
+    import math as pymath
+
+    return np.frompyfunc(pymath.erf, 1, 1)(np.asarray(x, dtype=np.float64)).astype(np.float64)
+
+
+MATH_FUNCTIONS = {
+    xmath.ExpOp: np.exp,
+    xmath.TanhOp: np.tanh,
+    xmath.ErfOp: _erf,
+}
+"""math's functions a fused epilogue uses, by op class, in float64 (the caller rounds the result
+to the op's type: a correctly rounded function, which the hardware's are within a few ulp of)."""
+
+MATH_VALU_INSTRS = {xmath.ExpOp: 10, xmath.TanhOp: 24, xmath.ErfOp: 22}
+"""VALU instructions a wave issues for one of math's functions on f32 (the compiler expands
+each into a polynomial and range reduction around v_exp_f32 / v_rcp_f32; clang-22's gfx942
+code for expf, tanhf and erff); the interpreter and the cost model count them alike."""
 
 CMPI = {
     "eq": np.equal, "ne": np.not_equal,
