@@ -103,7 +103,9 @@ class GemmToKernelPass(ModulePass):
         kname = host.sym_name.data
         scales = [v for v in (matmul.scale_a, matmul.scale_b) if v]
         operands = [matmul.a, matmul.b, matmul.c] + scales + [v for v in (matmul.alpha, matmul.beta) if v]
-        operands += list(matmul.epilogue_args)  # a fused epilogue's vectors, matrices and scalars
+        # a fused epilogue's vectors, matrices and scalars, each once: C read in the epilogue is C's
+        # argument (split-k's linearity check and the store see one C), not an alias of it
+        operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
@@ -134,7 +136,7 @@ class GemmToKernelPass(ModulePass):
         scaled = matmul.scale_a is not None
         SA, SB = args[3:5] if scaled else (None, None)
         scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[5 if scaled else 3:]))
-        extra = args[len(args) - len(matmul.epilogue_args):] if matmul.has_epilogue else []
+        extra = [args[operands.index(v)] for v in matmul.epilogue_args]
         kb = KernelBuilder.at_end(kernel.body.block)
         ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
         M = kb.dim(C, 0, "M")

@@ -596,7 +596,7 @@ class _Builder:
         scalars = [tok for tok in (alpha, beta) if tok is not None and tok.type == "NAME"]
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
         if extra is not None:  # the epilogue's tensors follow A, B, C (and scales); its scalars come last
-            tensors += [k.tensors[o.name] for o in extra.operands if o.axes]
+            tensors += [t for t in (k.tensors[o.name] for o in extra.operands if o.axes) if t not in tensors]
             scalar_names = [o.name for o in extra.operands if not o.axes]
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),

@@ -596,14 +596,16 @@ def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: 
         if not isinstance(fn.args[i].type, MemRefType):
             args[i] = round_to(rng.choice(EXACT_SCALARS), fn.args[i].type)
     in_bits = min(_integer_bits(t) for t in (in_type, rounded_to or in_type))
-    plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits, 1.0, 0.0)
+    # the epilogue's tensors are integers in [-2, 2]: a scale of up to 2 and the added terms
+    # leave the sums, and a scaled sum plus a bias, exact in the plan's range
+    plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits, 2.0, 2.0 * len(spec.epilogue_args))
     op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
     op_b = exact_values(rng, (k, n), plan.r)
     for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
         args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
     for i in spec.epilogue_args:
         if isinstance(fn.args[i].type, MemRefType):
-            args[i] = exact_values(rng, args[i].shape, plan.r).astype(args[i].dtype)
+            args[i] = exact_values(rng, args[i].shape, min(plan.r, 2)).astype(args[i].dtype)
     if spec.scale_a is not None and spec.scale_b is not None:
         for i in (spec.scale_a, spec.scale_b):
             args[i] = rng.choice([1.0, 2.0], size=args[i].shape).astype(args[i].dtype)
