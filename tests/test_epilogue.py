@@ -262,3 +262,11 @@ def test_cost_model_counts_epilogue_instructions_and_bytes():
     plain, fused = counts("A @ B"), counts("gelu(A @ B + b) + R")
     assert fused.global_load_bytes - plain.global_load_bytes == 64 * 64 * 4 + 64 * 64 * 2  # b per element, R
     assert fused.valu_instrs - plain.valu_instrs >= 64 * 64 / 64 * (22 + 8)  # erf's expansion, the ops
+
+
+def test_selection_splits_a_nonlinear_epilogue_through_a_workspace():
+    """An idle grid's split-k candidates reduce an f32 C with atomics, which relu(... + b) refuses:
+    the selection then predicts them through a workspace (the epilogue in the reduce kernel)."""
+    source = program("relu(A @ B + b)", dims="M = 256, N = 256, K = 8192")
+    module = gemmc.lower(gemmc.parse(source), None, "gfx942")
+    assert "reduce=workspace" in module.attributes["gemmc.pipeline"].data
