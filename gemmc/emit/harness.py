@@ -84,6 +84,9 @@ class HarnessWriter:
             a, b, c = (d[k].value.data for k in "abc")  # type: ignore[union-attr]
         except (KeyError, AttributeError):
             raise emit_error(fn, f"--harness: {SPEC_ATTR} lacks integer a, b and c") from None
+        if "epilogue" in d:  # its C++ reference is alpha * A @ B + beta * C: it would check the wrong C
+            raise emit_error(fn, "--harness does not check a fused epilogue yet; `gemmc run` does (in the "
+                                 "interpreter, against the declared program in float64)")
         ta, tb = "transpose_a" in d, "transpose_b" in d
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
