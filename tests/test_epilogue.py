@@ -270,3 +270,20 @@ def test_selection_splits_a_nonlinear_epilogue_through_a_workspace():
     source = program("relu(A @ B + b)", dims="M = 256, N = 256, K = 8192")
     module = gemmc.lower(gemmc.parse(source), None, "gfx942")
     assert "reduce=workspace" in module.attributes["gemmc.pipeline"].data
+
+
+def test_own_backend_runs_a_linear_epilogue_and_refuses_a_function():
+    """gemmc's AMDGCN backend selects the broadcast loads and the arithmetic; erf it lacks, and says so."""
+    own = "gemm-to-kernel,unroll-loops,promote-private,lower-to-amdgcn,amdgcn-regalloc,insert-waitcnt,amdgcn-finalize"
+    source = program("s * (A @ B) + b - R", dims="M = 9, N = 7, K = 5")
+    module = gemmc.lower(gemmc.parse(source), own, "gfx942")
+    assert gemmc.check(module, "gfx942").passed
+    with pytest.raises(GemmcError, match="lower-to-amdgcn: cannot select instructions for 'math.erf'"):
+        gemmc.lower(gemmc.parse(program("gelu(A @ B)", dims="M = 9, N = 7, K = 5")), own, "gfx942")
+
+
+def test_sm90_hip_uses_cuda_math():
+    module = gemmc.lower(gemmc.parse(program("clamp(gelu(A @ B), -1.0, 1.0) + tanh(b)")), "step3", "sm_90")
+    hip = gemmc.emit(module, "sm_90", "hip")
+    assert "erff(" in hip and "tanhf(" in hip and "gemmc_maximumf(" in hip
+    assert "__builtin_elementwise" not in hip and "gemmc_erf" not in hip
