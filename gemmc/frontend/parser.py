@@ -553,7 +553,7 @@ class _Builder:
                                       f"[{c[0]}, {other}] (the output is [{c[0]}, {c[1]}])")
         raise self.error(b.token, f"'{b.spelled()}' has shape [{kb}, {n}] but {product} needs [{ka}, {c[1]}]")
 
-    def _dim_value(self, t: _Tensor, i: int) -> int | None:  # noqa: D102
+    def _dim_value(self, t: _Tensor, i: int) -> int | None:
         v = self.k.dims[str(t.dims[i])]
         return None if v is None else v // t.divs[i]
 

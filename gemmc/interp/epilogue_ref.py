@@ -30,8 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gemmc.interp.accuracy import SMALLEST_NORMAL, UNIT_ROUNDOFF
-
-LIBM_ULPS = 4  # HIP's expf, erff, tanhf are within 1-2 ulp (OCML); twice that for margin
+from gemmc.support.arith_semantics import LIBM_ULPS
 _ERF_LIPSCHITZ = 2.0 / math.sqrt(math.pi)
 _erf = np.frompyfunc(math.erf, 1, 1)
 
