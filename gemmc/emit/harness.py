@@ -412,7 +412,7 @@ class HarnessWriter:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:
             w.extend(self._float_check(v, product, hC, c_at, K, g.epilogue,
-                                            self._epilogue_operands(g, l, by_arg, v, value, N)))
+                                            self._epilogue_operands(g, l, by_arg, v, N)))
         ln(f"{I}}};")
         w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g"))
         return w
@@ -433,7 +433,7 @@ class HarnessWriter:
         ]
 
     @staticmethod
-    def _epilogue_operands(g: Gemm, l, by_arg: dict, v: dict[str, str], value, N: str) -> list[str] | None:
+    def _epilogue_operands(g: Gemm, l, by_arg: dict, v: dict[str, str], N: str) -> list[str] | None:
         """C++ doubles of each epilogue operand's element at (i, j); None without an epilogue."""
         if not g.epilogue:
             return None
@@ -441,11 +441,11 @@ class HarnessWriter:
         out = []
         for arg, ax in zip(g.epilogue_args, g.epilogue_axes):
             if not ax:
-                out.append(f"static_cast<double>({scalars[arg].name})")
+                out.append(f"gemmc_to_double({scalars[arg].name})")
                 continue
             q = by_arg[arg]
             index = {"m": v["i"], "n": v["j"], "mn": f"static_cast<size_t>({v['i']}) * {N} + {v['j']}"}[ax]
-            out.append(value(q, f"{v['h_' + q.name]}[{index}]"))
+            out.append(f"gemmc_to_double({v['h_' + q.name]}[{index}])")  # f32, f16 or bf16
         return out
 
     def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str,
