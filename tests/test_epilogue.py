@@ -287,3 +287,17 @@ def test_sm90_hip_uses_cuda_math():
     hip = gemmc.emit(module, "sm_90", "hip")
     assert "erff(" in hip and "tanhf(" in hip and "gemmc_maximumf(" in hip
     assert "__builtin_elementwise" not in hip and "gemmc_erf" not in hip
+
+
+def test_interpreter_and_cost_model_count_the_epilogue_alike():
+    """The interpreter's VALU count and the cost model's agree on a kernel with exp, erf, tanh and a
+    division (each counted as its expansion, MATH_VALU_INSTRS)."""
+    from gemmc.cost.counts import count
+    from gemmc.cost.kernel import read_kernel
+
+    for step in ("step1", "step3"):
+        module = gemmc.lower(gemmc.parse(program("gelu(tanh(A @ B)) + silu(b + s)", dims="M = 32, N = 32, K = 8")),
+                             step, "gfx942")
+        counted = count(read_kernel(module, {}), gemmc.get_arch("gfx942")).stats_dict()
+        ran = gemmc.check(module, "gfx942").stats.as_dict()
+        assert counted["valu_instrs"] == ran["valu_instrs"] and counted["flops"] == ran["flops"]

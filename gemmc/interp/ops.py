@@ -150,7 +150,7 @@ def _int_binary(fn):
 
 def _float_binary(fn):
     def run(self, interp: Interpreter, op, args: PythonValues):
-        self.valu(op)
+        self.valu(op, 1, MATH_VALU_INSTRS.get(type(op), 1))  # a division is expanded
         return (round_to(fn(*args), op.result.type),)
 
     return run
