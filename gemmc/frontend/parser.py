@@ -356,8 +356,11 @@ class _Builder:
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
         found = epi.products(ast)
-        if len(found) > 1:
-            raise self.error(found[1].token, "an assignment has one product A @ B; this is a second")
+        spelled = [" ".join(str(t) for t in n.tree.scan_values(lambda _: True)) for n in found]
+        for n, text in zip(found[1:], spelled[1:]):  # the product may be written again, the same
+            if text != spelled[0]:
+                raise self.error(n.token, "an assignment has one product A @ B (written again it is the "
+                                          "same sum); this is another")
         if found:
             return found[0].tree
         for n in epi.walk(ast):  # `C = A * B`: a '*' where '@' belongs
