@@ -386,7 +386,7 @@ _MATH_UNARY = {
 }
 
 
-_CUDA_MATH = ("erf", "tanh", "exp")
+_CUDA_MATH = ("erf", "tanh", "exp", "fabs")
 
 
 @op_printer("math.fma", "vector.fma", pure=True)
@@ -404,7 +404,7 @@ def _print_math_unary(p: FunctionPrinter, op: Operation) -> None:
         name, lines = MATH_HELPERS[op.name]  # no device library: gemmc's own (gemmc.emit.math_helpers)
         fn = p.emitter.helper(name, lines, {})
     elif isinstance(t, Float32Type) and p.emitter.arch.vendor == "nvidia" and base in _CUDA_MATH:
-        fn = f"{base}f"  # CUDA's device math library (erff, tanhf, expf), which nvcc links
+        fn = f"{base}f"  # CUDA's device math library (erff, tanhf, expf, fabsf), which nvcc links
     elif isinstance(t, Float32Type):
         fn = f"__builtin_{base}f"
     elif isinstance(t, Float64Type):
