@@ -312,3 +312,15 @@ def test_interpreter_and_cost_model_count_the_epilogue_alike():
         counted = count(read_kernel(module, {}), gemmc.get_arch("gfx942")).stats_dict()
         ran = gemmc.check(module, "gfx942").stats.as_dict()
         assert counted["valu_instrs"] == ran["valu_instrs"] and counted["flops"] == ran["flops"]
+
+
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+def test_dynamic_epilogue_host_side_compiles_with_its_harness(arch, tmp_path):
+    """The launcher passes the vectors and the residual with their dynamic sizes, and the harness
+    fills them and checks C against the epilogue in double."""
+    from gemmc.target.toolchain import find_toolchain
+    from test_host_compile import _assert_host_compiles
+
+    source = program("gelu(alpha * s * (A @ B) + b) + R", dims="M, N, K", ab="bf16", c="bf16")
+    _assert_host_compiles(find_toolchain(), source, arch, None, tmp_path)
