@@ -1,7 +1,8 @@
-// RUN: %gemmc opt %S/Inputs/fused.mlir -p 'gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=16},register-tiling{thread-m=4 thread-n=4},matrix-cores' | filecheck %s
+// RUN: %gemmc opt %S/Inputs/fused.mlir --arch gfx942 -p 'gemm-to-kernel,lds-tiling{block-m=64 block-n=32 block-k=16},register-tiling{thread-m=4 thread-n=4},matrix-cores' | filecheck %s
 
 // matrix-cores on CDNA (gfx942's MFMA): each lane's accumulator items at the row and column the instruction's D layout gives them (gemmc.target.arch).
 
+// CHECK:      amdgpu.mfma
 // CHECK:      %[[SUM:[a-z0-9_]+]] = memref.load %acc{{.*}} {gemm.role = "acc_read"}
 // CHECK-NEXT: %s_e = memref.load %s[%[[R:[a-z0-9_]+]]] : memref<64xf32>
 // CHECK-NEXT: %b_e = memref.load %b[%[[C:[a-z0-9_]+]]] : memref<32xf32>

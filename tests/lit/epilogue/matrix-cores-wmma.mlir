@@ -1,7 +1,8 @@
-// RUN: sed 's/gfx942/gfx1100/' %S/Inputs/fused.mlir | %gemmc opt - -p 'gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=16},register-tiling{thread-m=4 thread-n=4},matrix-cores' | filecheck %s
+// RUN: %gemmc opt %S/Inputs/fused.mlir --arch gfx1100 -p 'gemm-to-kernel,lds-tiling{block-m=64 block-n=32 block-k=16},register-tiling{thread-m=4 thread-n=4},matrix-cores{waves-m=2 waves-n=2}' | filecheck %s
 
 // matrix-cores on RDNA3 (gfx1100's WMMA): the same through its D layout.
 
+// CHECK:      amdgpu.wmma
 // CHECK:      %[[SUM:[a-z0-9_]+]] = memref.load %acc{{.*}} {gemm.role = "acc_read"}
 // CHECK-NEXT: %s_e = memref.load %s[%[[R:[a-z0-9_]+]]] : memref<64xf32>
 // CHECK-NEXT: %b_e = memref.load %b[%[[C:[a-z0-9_]+]]] : memref<32xf32>
