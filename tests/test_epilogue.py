@@ -324,3 +324,32 @@ def test_dynamic_epilogue_host_side_compiles_with_its_harness(arch, tmp_path):
 
     source = program("gelu(alpha * s * (A @ B) + b) + R", dims="M, N, K", ab="bf16", c="bf16")
     _assert_host_compiles(find_toolchain(), source, arch, None, tmp_path)
+
+
+def expressions(depth: int = 3):
+    """Random epilogue expressions over the product, the broadcast operands, a scalar and numbers."""
+    leaves = st.sampled_from(["(A @ B)", "b", "s", "R", "alpha", "0.5", "2.0"])
+    unary = ["relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "abs"]
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(st.sampled_from(unary), inner).map(lambda t: f"{t[0]}({t[1]})"),
+            st.tuples(inner, st.sampled_from(["+", "-", "*"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            inner.map(lambda x: f"clamp({x}, -0.75, alpha)"),
+            inner.map(lambda x: f"-{x}"),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=6).filter(lambda e: "A @ B" in e)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(expr=expressions(), step=st.sampled_from(["step1", "step4"]), seed=st.integers(0, 2**16),
+       acc=st.sampled_from(["f32", "f16"]))
+def test_random_expressions_against_the_reference(expr, step, seed, acc):
+    """Any expression the grammar takes: the kernel of each pipeline within the propagated bound (f16:
+    exp(12) overflows to inf and silu to 0; the bound allows what may overflow)."""
+    t = "f16" if acc == "f16" else "f32"
+    module = gemmc.lower(gemmc.parse(program(expr, dims="M = 21, N = 18, K = 13", acc=acc, ab=t, c=t)), step,
+                         "gfx942")
+    result = gemmc.check(module, "gfx942", seed=seed)
+    assert result.passed, f"C = {expr}\n{result.summary()}"

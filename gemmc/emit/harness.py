@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from gemmc.dialects.gemm import type_name as gemm_type_name
 from gemmc.emit import harness_epilogue, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, scalar_ctype
@@ -55,6 +56,7 @@ class Gemm:
     epilogue: tuple[str, ...] = ()
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
+    acc: str = "f32"  # the accumulator's type, which bounds the epilogue's values
 
 
 class HarnessWriter:
@@ -122,7 +124,8 @@ class HarnessWriter:
             if not ax:  # a scalar the epilogue reads: a value of the fill's
                 values.setdefault(arg, next(picks))
         gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
-                    isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes)
+                    isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes,
+                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32")
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -411,7 +414,7 @@ class HarnessWriter:
         if g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:
-            w.extend(self._float_check(v, product, hC, c_at, K, g.epilogue,
+            w.extend(self._float_check(v, product, hC, c_at, K, (g.epilogue, g.acc),
                                             self._epilogue_operands(g, l, by_arg, v, N)))
         ln(f"{I}}};")
         w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g"))
@@ -449,7 +452,7 @@ class HarnessWriter:
         return out
 
     def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str,
-                     lines: tuple[str, ...] = (), epilogue: list[str] | None = None) -> list[str]:
+                     lines: tuple[tuple[str, ...], str] = ((), "f32"), epilogue: list[str] | None = None) -> list[str]:
         """C[i][j] in float64 and the bound on a correct kernel's error."""
         w: list[str] = []
         ln, I, k = w.append, INDENT, v["k"]
@@ -461,7 +464,7 @@ class HarnessWriter:
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")
         if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
-            w.extend(harness_epilogue.check_lines(lines, epilogue, v, K, I * 2, self.names.fresh))
+            w.extend(harness_epilogue.check_lines(lines[0], epilogue, v, K, I * 2, self.names.fresh, lines[1]))
             ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[{c_at}]);")
             ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
             return w

@@ -18,10 +18,11 @@ from gemmc.support.arith_semantics import LIBM_ULPS
 # machine epsilon (2u) of a conversion's result type, for arith.truncf
 _EPS = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
 _ERF_LIPSCHITZ = 2.0 / math.sqrt(math.pi)
+_LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
 
 
 def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], k: str, indent: str,
-                fresh: Callable[[str], str]) -> list[str]:
+                fresh: Callable[[str], str], acc: str = "f32") -> list[str]:
     """`expected` and `bound` of C[i][j]: `operands` are C++ double expressions of each epilogue
     operand's element at (i, j); v names the harness's locals (sum, magnitude, eps_acc, eps_out,
     expected, bound), `k` the K dim, `fresh` makes local names that take no user's."""
@@ -44,10 +45,13 @@ def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], 
                        " + std::numeric_limits<float>::min();")
             return [indent + s for s in out]
         value, err = _op(op, words, names, errs, eps)
+        largest = _LARGEST.get(words[-1] if op in ("arith.extf", "arith.truncf") else acc, _LARGEST["f32"])
         r, f = fresh("value"), fresh("error")
         out.append(f"const double {r} = {value};")
         out.append(f"double {f} = {err};")
-        out.append(f"if (std::isnan({f})) {f} = std::numeric_limits<double>::infinity();  // inf - inf: anything")
+        # inf - inf leaves the bound undefined, and a value past the type's largest may be inf: anything
+        out.append(f"if (std::isnan({f}) || std::fabs({r}) + {f} > {largest!r}) {f} = "
+                   "std::numeric_limits<double>::infinity();")
         names.append(r)
         errs.append(f)
     raise ValueError("the epilogue has no gemm.yield")

@@ -32,6 +32,7 @@ import numpy as np
 from gemmc.interp.accuracy import SMALLEST_NORMAL, UNIT_ROUNDOFF
 from gemmc.support.arith_semantics import LIBM_ULPS
 _ERF_LIPSCHITZ = 2.0 / math.sqrt(math.pi)
+LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}  # finite values
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -71,8 +72,11 @@ def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np
         u = UNIT_ROUNDOFF[t or acc]
         with np.errstate(all="ignore"):  # exp(-x) of a large x: inf, and 1 / (1 + inf) = 0
             r = _op(name, xs, u, t)
-        # a bound that inf - inf or 0 * inf leaves undefined allows anything (sound, not sensitive)
-        values.append(Bounded(r.v, np.where(np.isnan(r.e), np.inf, r.e + tiny(t or acc))))
+        # a bound that inf - inf or 0 * inf leaves undefined allows anything (sound, not sensitive),
+        # and so does a value the kernel may round past its type's largest (exp(12) in f16: inf)
+        e = r.e + tiny(t or acc)
+        e = np.where(np.isnan(e) | (np.abs(r.v) + e > LARGEST[t or acc]), np.inf, e)
+        values.append(Bounded(r.v, e))
     raise ValueError("the epilogue has no gemm.yield")
 
 
