@@ -99,9 +99,6 @@ class EpilogueChecker:
             raise self.b.error(tok, f"'{name}' is a scale matrix; it scales an operand ('A scaled {name}')")
         if t.dtype not in EPILOGUE_ELEMENT_TYPES:
             raise self.b.error(tok, f"'{name}' is {t.dtype}; an epilogue operand is {', '.join(EPILOGUE_ELEMENT_TYPES)}")
-        if t.dtype == "bf16" and self.k.acc == "f16":
-            raise self.b.error(tok, f"'{name}' is bf16 and the accumulator f16: neither holds the other's values; "
-                                    "an f16 accumulator's epilogue takes f16 or f32 operands")
         return Operand(name, tok, self._axes(tok, t), t.dtype)
 
     def _axes(self, tok: Token, t) -> str:

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
+    Float32Type,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -664,8 +665,11 @@ class _Builder:
 
 
 def _to_type(b: Builder, v, t):
-    """An operand's element in the accumulator type: widened exactly, or rounded (f32 into f16)."""
+    """An operand's element in the accumulator type: widened exactly, or rounded (f32 into f16, bf16
+    into f16 through f32: no single op converts between the two 16-bit types)."""
     if v.type == t:
         return v
+    if v.type.bitwidth == t.bitwidth:
+        v = b.insert(arith.ExtFOp(v, Float32Type())).result
     op = arith.ExtFOp(v, t) if v.type.bitwidth < t.bitwidth else arith.TruncFOp(v, t)
     return b.insert(op).result
