@@ -8,6 +8,20 @@ computes C = alpha * op(A) @ op(B) + beta * C, where op(X) is X or its transpose
 Memrefs hold operands in their stored, row-major shape: a transposed A is stored
 [K, M].  Without alpha the product is scaled by 1; without beta, C is overwritten.
 
+A fused epilogue replaces alpha and beta by a region that turns the product sum at
+(row, col) into the stored value:
+
+    gemm.matmul %A, %B, %C epilogue(%b, %R) {acc_type = f32, epilogue_axes = ["n", "mn"]}
+        : memref<..>, memref<..>, memref<..> epilogue(memref<64xf32>, memref<64x64xbf16>) {
+    ^bb0(%sum: f32, %b_e: f32, %r_e: bf16):
+      ...arith / math ops...
+      gemm.yield %v : f32
+    }
+
+The block's arguments are the sum (accumulator type) and, per epilogue operand, its
+element at (row, col): a vector indexed along "m" (row) or "n" (column), a matrix "mn",
+a scalar "".  The yielded value has the accumulator type and is rounded to C's type.
+
 `gemm.copy` (CopyOp, below) is the tile-level copy of the structured path: the
 workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling makes it,
 vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and
@@ -44,16 +58,19 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_region_def,
+    traits_def,
     var_operand_def,
     opt_prop_def,
     prop_def,
 )
+from xdsl.traits import HasParent, IsTerminator
 from xdsl.irdl.operations import AttrSizedOperandSegments, ParsePropInAttrDict
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -132,6 +149,9 @@ class MatmulOp(IRDLOperation):
     beta = opt_operand_def()
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
+    epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
+    epilogue_axes = opt_prop_def(ArrayAttr)  # per epilogue arg: "m", "n", "mn" or "" (a scalar)
 
     acc_type = prop_def(TypeAttribute)
     transpose_a = opt_prop_def(UnitAttr)
@@ -156,17 +176,34 @@ class MatmulOp(IRDLOperation):
         scale_b: SSAValue | None = None,
         unsigned_a: bool = False,
         unsigned_b: bool = False,
+        epilogue_args: Sequence[SSAValue] = (),
+        epilogue_axes: Sequence[str] = (),
+        epilogue: Region | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
                          ("unsigned_a", unsigned_a), ("unsigned_b", unsigned_b)):
             if on:
                 props[name] = UnitAttr()
+        if epilogue is not None:
+            props["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in epilogue_axes])
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
-                      [scale_a] if scale_a else [], [scale_b] if scale_b else []],
+                      [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args)],
             properties=props,
+            regions=[[epilogue] if epilogue is not None else []],
         )
+
+    # -- the fused epilogue ---------------------------------------------------------
+
+    @property
+    def has_epilogue(self) -> bool:
+        return bool(self.epilogue is not None and self.epilogue.blocks)
+
+    def axes(self) -> list[str]:
+        """Per epilogue operand, the axes of C it is indexed by ("m", "n", "mn", "")."""
+        attr = self.epilogue_axes
+        return [x.data for x in attr.data] if attr is not None else []
 
     # -- shapes -------------------------------------------------------------
 
@@ -226,7 +263,38 @@ class MatmulOp(IRDLOperation):
         if self.scale_a is not None or self.scale_b is not None:
             raise VerifyException("an integer product has no E8M0 scales")
 
+    def _verify_epilogue(self) -> None:
+        """The region takes the sum and one element per epilogue operand and yields the
+        accumulator type; each operand's shape is C's along its axes."""
+        if not self.has_epilogue:
+            if self.epilogue_args or self.epilogue_axes is not None:
+                raise VerifyException("epilogue operands need an epilogue region")
+            return
+        if self.alpha is not None or self.beta is not None:
+            raise VerifyException("a fused epilogue states alpha and beta in its region (C as an epilogue operand)")
+        axes = self.axes()
+        if len(axes) != len(self.epilogue_args):
+            raise VerifyException(f"{len(self.epilogue_args)} epilogue operands but {len(axes)} epilogue_axes")
+        block = self.epilogue.blocks[0]
+        want = [self.acc_type] + [_element(v.type) for v in self.epilogue_args]
+        if [a.type for a in block.args] != want:
+            raise VerifyException(f"the epilogue block takes ({', '.join(map(str, want))}): the sum and an element "
+                                  "of each epilogue operand")
+        shape = self.c.type.get_shape()
+        for v, ax in zip(self.epilogue_args, axes):
+            vs = v.type.get_shape() if isinstance(v.type, MemRefType) else ()
+            if ax not in ("", "m", "n", "mn") or len(vs) != len(ax):
+                raise VerifyException(f"epilogue operand of type {v.type} cannot be indexed along '{ax}'")
+            for got, axis in zip(vs, ax):
+                c_size = shape["mn".index(axis)]
+                if DYNAMIC_INDEX not in (got, c_size) and got != c_size:
+                    raise VerifyException(f"epilogue operand {v.type} has {got} along {axis.upper()}, C has {c_size}")
+        last = block.last_op
+        if not isinstance(last, YieldOp) or last.value.type != self.acc_type:
+            raise VerifyException(f"the epilogue must end in gemm.yield of the accumulator type {self.acc_type}")
+
     def _verify_shapes(self) -> None:
+        self._verify_epilogue()
         for name in ("alpha", "beta"):
             v = getattr(self, name)
             if v is not None and v.type != self.acc_type:
@@ -278,6 +346,10 @@ class MatmulOp(IRDLOperation):
         if self.scale_a is not None and self.scale_b is not None:
             printer.print_string(" scales ")
             printer.print_list([self.scale_a, self.scale_b], printer.print_ssa_value)
+        if self.has_epilogue:
+            printer.print_string(" epilogue(")
+            printer.print_list(self.epilogue_args, printer.print_ssa_value)
+            printer.print_string(")")
         printer.print_op_attributes(
             self.properties, reserved_attr_names=("operandSegmentSizes",)
         )
@@ -286,6 +358,11 @@ class MatmulOp(IRDLOperation):
         if self.scale_a is not None and self.scale_b is not None:
             types += [self.scale_a.type, self.scale_b.type]
         printer.print_list(types, printer.print_attribute)
+        if self.has_epilogue:
+            printer.print_string(" epilogue(")
+            printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
+            printer.print_string(") ")
+            printer.print_region(self.epilogue, print_entry_block_args=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> MatmulOp:
@@ -299,9 +376,21 @@ class MatmulOp(IRDLOperation):
         scales = []
         if parser.parse_optional_keyword("scales"):
             scales = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        extra = []
+        if parser.parse_optional_keyword("epilogue"):
+            extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        region = None
+        if parser.parse_optional_keyword("epilogue"):
+            extra_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+            if len(extra_types) != len(extra):
+                parser.raise_error(f"{len(extra)} epilogue operands but {len(extra_types)} types")
+            extra = [parser.resolve_operand(o, t) for o, t in zip(extra, extra_types)]
+            region = parser.parse_region()
+        elif extra:
+            parser.raise_error("the epilogue operands' types follow the operands' as 'epilogue(types) { region }'")
         if len(operands) != 3 or len(scales) not in (0, 2) or len(types) != 3 + len(scales):
             parser.raise_error("gemm.matmul expects three operands A, B, C (and scales SA, SB) and their types")
         a, b, c = (parser.resolve_operand(o, t) for o, t in zip(operands, types))
@@ -320,7 +409,29 @@ class MatmulOp(IRDLOperation):
             scale_a=sa, scale_b=sb,
             unsigned_a="unsigned_a" in props,
             unsigned_b="unsigned_b" in props,
+            epilogue_args=extra,
+            epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
+            epilogue=region,
         )
+
+
+def _element(t: Attribute) -> Attribute:
+    """An epilogue operand's element type (a scalar's own type)."""
+    return t.element_type if isinstance(t, MemRefType) else t
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The stored value of a fused epilogue (gemm.matmul's region), in the accumulator type."""
+
+    name = "gemm.yield"
+
+    value = operand_def()
+    traits = traits_def(IsTerminator(), HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
 
 
 def _check_dim(name: str, x: int, xop: str, y: int, yop: str) -> None:
@@ -495,4 +606,4 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, CopyOp, AssumeRowsAlignedOp], [])
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp], [])

@@ -33,7 +33,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from gemmc.support.diagnostics import pass_error
-from gemmc.dialects.gemm import MX_BLOCK, MatmulOp
+from gemmc.dialects.gemm import MX_BLOCK, MatmulOp, YieldOp
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     ARG_UNSIGNED_ATTR,
@@ -86,6 +86,8 @@ class GemmToKernelPass(ModulePass):
             )
         if not isinstance(matmul.parent_op(), func.FuncOp):
             raise pass_error(self.name, matmul, "expects gemm.matmul directly inside a func.func")
+        if isinstance(matmul.acc_type, IntegerType) and matmul.has_epilogue:
+            raise pass_error(self.name, matmul, "an integer product takes no fused epilogue yet")
         if isinstance(matmul.acc_type, IntegerType):
             for name in ("alpha", "beta"):
                 v = getattr(matmul, name)
@@ -101,6 +103,9 @@ class GemmToKernelPass(ModulePass):
         kname = host.sym_name.data
         scales = [v for v in (matmul.scale_a, matmul.scale_b) if v]
         operands = [matmul.a, matmul.b, matmul.c] + scales + [v for v in (matmul.alpha, matmul.beta) if v]
+        # a fused epilogue's vectors, matrices and scalars, each once: C read in the epilogue is C's
+        # argument (split-k's linearity check and the store see one C), not an alias of it
+        operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
@@ -131,6 +136,7 @@ class GemmToKernelPass(ModulePass):
         scaled = matmul.scale_a is not None
         SA, SB = args[3:5] if scaled else (None, None)
         scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[5 if scaled else 3:]))
+        extra = [args[operands.index(v)] for v in matmul.epilogue_args]
         kb = KernelBuilder.at_end(kernel.body.block)
         ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
         M = kb.dim(C, 0, "M")
@@ -163,7 +169,10 @@ class GemmToKernelPass(ModulePass):
             if unroll:
                 loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
-            result = _epilogue(kb, loop.results[0], C, row, col, scalars, isinstance(acc_type, IntegerType))
+            if matmul.has_epilogue:
+                result = _fused_epilogue(kb, matmul, loop.results[0], extra, row, col)
+            else:
+                result = _epilogue(kb, loop.results[0], C, row, col, scalars, isinstance(acc_type, IntegerType))
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
 
         guard = kb.if_(inside, body)
@@ -201,6 +210,26 @@ def _dims_of(value: SSAValue) -> ArrayAttr:
             if DIMS_ATTR in attrs.data:
                 return attrs.data[DIMS_ATTR]  # type: ignore[return-value]
     return ArrayAttr([])
+
+
+def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, col) -> SSAValue:
+    """The matmul's epilogue region at (row, col): each operand's element loaded where its axes say
+    (a vector [N] at col, [M] at row, a matrix at (row, col), a scalar as it is), the region's
+    ops copied in after the K loop (so the tiling passes move them with the epilogue)."""
+    block = matmul.epilogue.blocks[0]
+    mapping: dict[SSAValue, SSAValue] = {block.args[0]: acc}
+    index = {"m": [row], "n": [col], "mn": [row, col]}
+    for arg, value, axes in zip(block.args[1:], extra, matmul.axes()):
+        mapping[arg] = kb.load(value, index[axes], f"{value.name_hint}_e") if axes else value
+    result = None
+    for op in block.ops:
+        if isinstance(op, YieldOp):
+            result = mapping[op.value]
+            break
+        copy = op.clone(value_mapper=mapping)
+        kb.b.insert(copy)
+    assert result is not None  # the verifier: the region ends in gemm.yield
+    return result
 
 
 def _epilogue(kb: KernelBuilder, acc, C, row, col, scalars: dict[str, SSAValue], integer: bool = False):

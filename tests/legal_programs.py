@@ -5,7 +5,8 @@ docs/language.md) restricted to what the target declares it can do (Arch.dtypes)
 and accumulators (f32, f16, bf16; f16 accumulation; every FP8 format of the target and every
 pair of two of them; gfx950's block-scaled MX pairs of FP8, FP6 and FP4 with their E8M0
 scales), C's type, layouts and transposes (the scales follow their operand's layout), the
-alpha / beta forms (none, a literal, a scalar, `+ C`, one scalar for both), static, dynamic,
+alpha / beta forms (none, a literal, a scalar, `+ C`, one scalar for both), fused epilogues (relu,
+gelu of a bias, silu of a scaled product, tanh of a clamp), static, dynamic,
 1-sized and prime dims, the fuzzer's odd names (tests/fuzzing.py's NAMES), statements in any
 order.  `run_default` takes one through what `gemmc run` and `gemmc compile` do without -p
 (parse for the target, the default pipeline, HIP with the harness, the interpreter's check):
@@ -82,7 +83,7 @@ def legal_programs(draw, arch_name: str | None = None) -> Legal:
     a_t, b_t, c_t, acc, kind = _types(draw, arch)
     scaled = kind == "mx"
     names = draw(st.permutations(NAMES))
-    m, n, k, a, b, c, al, be, sa, sb = names[:10]
+    m, n, k, a, b, c, al, be, sa, sb, bias, scale = names[:12]
     kernel = draw(st.sampled_from(NAMES))
     dims: dict[str, int | None] = {}
     sizes: dict[str, int] = {}
@@ -119,10 +120,22 @@ def legal_programs(draw, arch_name: str | None = None) -> Legal:
     stmts += [f"{s}: {acc or 'f32'}" for s in scalars]
     if acc is not None:
         stmts.append(f"acc {acc}")
+    expr = f"{alpha_text}{operand_a} @ {operand_b}{beta_text}"
+    # a fused epilogue around it (docs/language.md): a function, a bias along N, a scale along M
+    epilogue = draw(st.sampled_from([None, None, "relu", "gelu bias", "scale silu", "clamp tanh"]))
+    if epilogue == "relu":
+        expr = f"relu({expr})"
+    elif epilogue == "gelu bias":
+        expr, stmts = f"gelu({expr} + {bias})", stmts + [f"{bias}: f32[{n}]"]
+    elif epilogue == "scale silu":
+        expr, stmts = f"silu({scale} * ({expr}))", stmts + [f"{scale}: {acc or 'f32'}[{m}]"]
+    elif epilogue == "clamp tanh":
+        expr = f"tanh(clamp({expr}, -0.5, 2.0))"
     stmts = draw(st.permutations(stmts))
-    stmts.append(f"{c} = {alpha_text}{operand_a} @ {operand_b}{beta_text}")
+    stmts.append(f"{c} = {expr}")
     text = f"kernel {kernel} {{\n" + "".join(f"  {s}\n" for s in stmts) + "}\n"
     kind += f", acc {acc}" if acc == "f16" else ""
+    kind += f", {epilogue}" if epilogue else ""
     return Legal(arch.name, text, sizes, kind)
 
 

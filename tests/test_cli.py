@@ -80,7 +80,7 @@ def test_malformed_source_points_at_the_token(tmp_path, capsys):
     code, _, err = run(["opt", str(bad)], capsys)
     lines = err.splitlines()
     assert code == 1
-    assert lines[0] == f"{bad}:3:12: error: unexpected 'K'; expected ',', '/'"
+    assert lines[0] == f"{bad}:3:12: error: unexpected 'K'; expected ',', '/', ']'"
     assert lines[1] == "  A: f32[M K]"
     assert lines[2] == "           ^"
 

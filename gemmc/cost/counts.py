@@ -26,6 +26,7 @@ from gemmc.target.arch import Arch
 from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
+from gemmc.support.arith_semantics import MATH_VALU_INSTRS
 from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
 from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 
@@ -50,6 +51,8 @@ def valu_flops_per_lane(op: Operation) -> int | None:
     if isinstance(op, (math.FmaOp, vector.FMAOp)):
         return 2
     if isinstance(op, _FLOAT_BINARY) or isinstance(op, (arith.NegfOp, math.AbsFOp, math.SqrtOp)):
+        return 1
+    if type(op) in MATH_VALU_INSTRS:
         return 1
     if isinstance(op, _VALU_NO_FLOP):
         return 0
@@ -192,6 +195,7 @@ def _count_op(ctx: _Context, c: Counts, op: Operation) -> None:
     fpl = valu_flops_per_lane(op)
     if fpl is not None:
         instrs, lanes = ctx.executions(op)
+        instrs *= MATH_VALU_INSTRS.get(type(op), 1)  # a fused epilogue's exp, tanh, erf: their expansions
         w = _vector_width(op.results[0].type) if op.results else 1
         c.valu_instrs += instrs
         c.valu_slots += instrs * w

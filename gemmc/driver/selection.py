@@ -180,7 +180,10 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
         for f in _split_factors(wgs, k_tiles, slots):
             label = f"{tile.label}, split-k{{factor={f}}}"
             spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
-            candidates.append(_predicted(module, arch, label, spec)[0])
+            split = _predicted(module, arch, label, spec)[0]
+            if split is None and atomic:  # an epilogue the atomics cannot split (relu, a bias): a workspace
+                split = _predicted(module, arch, label, with_split_k(tile.pipeline, f, "workspace"))[0]
+            candidates.append(split)
         if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))

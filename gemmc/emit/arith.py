@@ -40,6 +40,7 @@ from gemmc.emit.c_text import (
 from gemmc.emit.c_types import FLOAT_C, UINT_C, element_type_of, is_byte_float, is_e8m0, is_fp8, scalar_ctype
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error, ir_prop
+from gemmc.emit.math_helpers import HELPERS as MATH_HELPERS
 
 # FP8 bytes to float and f32 to FP8 by the target's conversion instructions (gemmc.emit.c_types).
 _FP8_TO_F32 = {Float8E4M3FNUZType: "__builtin_amdgcn_cvt_f32_fp8", Float8E4M3FNType: "__builtin_amdgcn_cvt_f32_fp8",
@@ -163,9 +164,26 @@ _FLOAT_MINMAX = {
 }
 
 
+# nvcc has no __builtin_elementwise_*: f32 maximumf / minimumf as CUDA's fmaxf / fminf, which ignore
+# a NaN, with the NaN put back (x + y is NaN where either is), as MLIR's maximumf propagates it
+_CUDA_MINMAX = {
+    "arith.maximumf": ("gemmc_maximumf", "fmaxf"), "arith.minimumf": ("gemmc_minimumf", "fminf"),
+}
+
+
+def _cuda_minmax(name: str, fn: str) -> list[str]:
+    return [f"__device__ inline float {name}(float x, float y)",
+            "{", f"    return (x != x || y != y) ? x + y : {fn}(x, y);", "}"]
+
+
 @op_printer(*_FLOAT_MINMAX, pure=True)
 def _print_float_minmax(p: FunctionPrinter, op: Operation) -> None:
     x, y = (p.value(v) for v in op.operands)
+    t = op.results[0].type
+    if p.emitter.arch.vendor == "nvidia" and isinstance(t, Float32Type) and op.name in _CUDA_MINMAX:
+        name, fn = _CUDA_MINMAX[op.name]
+        p.define(op.results[0], call(p.emitter.helper(name, _cuda_minmax(name, fn), {}), x, y))
+        return
     p.define(op.results[0], call(_FLOAT_MINMAX[op.name], x, y))
 
 
@@ -376,6 +394,9 @@ _MATH_UNARY = {
 }
 
 
+_CUDA_MATH = ("erf", "tanh", "exp", "fabs")
+
+
 @op_printer("math.fma", "vector.fma", pure=True)
 def _print_fma(p: FunctionPrinter, op: Operation) -> None:
     t = op.results[0].type
@@ -387,7 +408,12 @@ def _print_fma(p: FunctionPrinter, op: Operation) -> None:
 def _print_math_unary(p: FunctionPrinter, op: Operation) -> None:
     t = op.results[0].type
     base = _MATH_UNARY[op.name]
-    if isinstance(t, Float32Type):
+    if isinstance(t, Float32Type) and op.name in MATH_HELPERS and p.emitter.arch.vendor == "amd":
+        name, lines = MATH_HELPERS[op.name]  # no device library: gemmc's own (gemmc.emit.math_helpers)
+        fn = p.emitter.helper(name, lines, {})
+    elif isinstance(t, Float32Type) and p.emitter.arch.vendor == "nvidia" and base in _CUDA_MATH:
+        fn = f"{base}f"  # CUDA's device math library (erff, tanhf, expf, fabsf), which nvcc links
+    elif isinstance(t, Float32Type):
         fn = f"__builtin_{base}f"
     elif isinstance(t, Float64Type):
         fn = f"__builtin_{base}"

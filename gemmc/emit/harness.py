@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from gemmc.emit import host_formats
+from gemmc.dialects.gemm import type_name as gemm_type_name
+from gemmc.emit import harness_epilogue, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, scalar_ctype
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
@@ -51,6 +52,11 @@ class Gemm:
     scale_b: int | None = None
     block: int = 32
     integer: bool = False  # i8 / u8 operands, i32 C: checked exactly, wrapping as the kernel does
+    # a fused epilogue (gemm.matmul_spec's): its ops, operands (host argument indices) and their axes
+    epilogue: tuple[str, ...] = ()
+    epilogue_args: tuple[int, ...] = ()
+    epilogue_axes: tuple[str, ...] = ()
+    acc: str = "f32"  # the accumulator's type, which bounds the epilogue's values
 
 
 class HarnessWriter:
@@ -111,8 +117,15 @@ class HarnessWriter:
         eps = acc or _acc_eps(kinfo.op.regions[0].blocks[0], kinfo.op)
         scales = [d[x].value.data if isinstance(d.get(x), IntegerAttr) else None  # type: ignore[union-attr]
                   for x in ("scale_a", "scale_b", "block")]
+        epilogue = tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else ()  # type: ignore[union-attr]
+        extra = tuple(x.value.data for x in d["epilogue_args"].data) if epilogue else ()  # type: ignore[union-attr]
+        axes = tuple(x.data for x in d["epilogue_axes"].data) if epilogue else ()  # type: ignore[union-attr]
+        for arg, ax in zip(extra, axes):
+            if not ax:  # a scalar the epilogue reads: a value of the fill's
+                values.setdefault(arg, next(picks))
         gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
-                    isinstance(d.get("acc_type"), IntegerType))
+                    isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes,
+                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32")
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -214,6 +227,7 @@ class HarnessWriter:
 
         # Local names that cannot collide with the dims and arguments (which may be i, k...).
         names = Namer([*dyn, *static, *(q.name for q in l.params), l.name, "GEMMC_CHECK"])
+        self.names = names  # the epilogue check's locals come from it too
         v = {x: names.fresh(x) for x in (
             "argc", "argv", "check_all", "given", "value", "dims", "props", "gen", "dist", "x",
             "launch", "warmup_runs", "timing_runs", "start", "stop", "total_ms", "ms", "result",
@@ -400,7 +414,8 @@ class HarnessWriter:
         if g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:
-            w.extend(self._float_check(v, product, hC, c_at, K))
+            w.extend(self._float_check(v, product, hC, c_at, K, (g.epilogue, g.acc),
+                                            self._epilogue_operands(g, l, by_arg, v, N)))
         ln(f"{I}}};")
         w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g"))
         return w
@@ -420,7 +435,24 @@ class HarnessWriter:
             f"{I*2}return static_cast<double>({v['result']}[{c_at}]) == {v['expected']};",
         ]
 
-    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
+    @staticmethod
+    def _epilogue_operands(g: Gemm, l, by_arg: dict, v: dict[str, str], N: str) -> list[str] | None:
+        """C++ doubles of each epilogue operand's element at (i, j); None without an epilogue."""
+        if not g.epilogue:
+            return None
+        scalars = {q.arg: q for q in l.params if q.kind == "scalar"}
+        out = []
+        for arg, ax in zip(g.epilogue_args, g.epilogue_axes):
+            if not ax:
+                out.append(f"gemmc_to_double({scalars[arg].name})")
+                continue
+            q = by_arg[arg]
+            index = {"m": v["i"], "n": v["j"], "mn": f"static_cast<size_t>({v['i']}) * {N} + {v['j']}"}[ax]
+            out.append(f"gemmc_to_double({v['h_' + q.name]}[{index}])")  # f32, f16 or bf16
+        return out
+
+    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str,
+                     lines: tuple[tuple[str, ...], str] = ((), "f32"), epilogue: list[str] | None = None) -> list[str]:
         """C[i][j] in float64 and the bound on a correct kernel's error."""
         w: list[str] = []
         ln, I, k = w.append, INDENT, v["k"]
@@ -431,6 +463,11 @@ class HarnessWriter:
         ln(f"{I*3}{v['sum']} += {v['p']};")
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")
+        if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
+            w.extend(harness_epilogue.check_lines(lines[0], epilogue, v, K, I * 2, self.names.fresh, lines[1]))
+            ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[{c_at}]);")
+            ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
+            return w
         ln(f"{I*2}const double {v['c0']} = gemmc_to_double({hC}[{c_at}]);")
         ln(f"{I*2}{v['expected']} = {v['alpha_ref']} * {v['sum']} + {v['beta_ref']} * {v['c0']};")
         ln(f"{I*2}{v['bound']} = 2.0 * {v['eps_out']} * std::fabs({v['expected']})")

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
+    Float32Type,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -39,6 +40,8 @@ from gemmc.dialects.gemm import (
     MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
+from gemmc.frontend import epilogue as epi
+from gemmc.frontend.epilogue_check import EpilogueChecker
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -67,7 +70,7 @@ _TERMINAL_WORDS = {
     "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8 or i32",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
-    "STAR": "'*'", "PLUS": "'+'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
+    "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
     "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
@@ -84,7 +87,7 @@ _MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 class _Tensor:
     name: Token
     dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
-    dims: tuple[Token, Token]
+    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand)
     col_major: bool
     divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
 
@@ -252,19 +255,23 @@ class _Collector:
                 k.dims[str(tok)] = value
                 k.dim_tokens[str(tok)] = tok
         elif stmt.data == "tensor_decl":
-            name, dtype, r0, r1, *layout = stmt.children  # r0, r1: the dim0 and dim1 trees
+            name, dtype, *rest = stmt.children  # then the dim0 and dim1 trees (a vector: dim0 only)
+            refs = [r for r in rest if isinstance(r, Tree)]
+            layout = [r for r in rest if not isinstance(r, Tree)]
             col_major = bool(layout) and str(layout[0]) == "col_major"
             divs = []
-            for ref in (r0, r1):
+            for ref in refs:
                 q = int(ref.children[1]) if len(ref.children) > 1 else 1
                 if q != 1 and q != MX_BLOCK:
                     raise self.error(ref.children[1], f"a scale matrix's K dim is K/{MX_BLOCK} (one E8M0 scale per "
                                                       f"{MX_BLOCK} elements), not /{q}")
                 divs.append(q)
-            if divs != [1, 1] and str(dtype) != SCALE_NAME:
-                at = r0 if divs[0] != 1 else r1
+            if any(q != 1 for q in divs) and (str(dtype) != SCALE_NAME or len(refs) == 1):
+                at = next(r for r, q in zip(refs, divs) if q != 1)
                 raise self.error(at.children[0], f"only a scale matrix ({SCALE_NAME}) has a dim divided by {MX_BLOCK}")
-            k.tensors[str(name)] = _Tensor(name, dtype, (r0.children[0], r1.children[0]), col_major, tuple(divs))
+            if len(refs) == 1 and col_major:
+                raise self.error(layout[0], f"'{name}' is a vector; a layout is for matrices")
+            k.tensors[str(name)] = _Tensor(name, dtype, tuple(r.children[0] for r in refs), col_major, tuple(divs))
         elif stmt.data == "scalar_decl":
             name, dtype = stmt.children
             k.scalars[str(name)] = (name, str(dtype))
@@ -327,21 +334,54 @@ class _Builder:
 
     def build(self) -> ModuleOp:
         k = self.k
-        c_tok, product, *c_term = k.assign.children
-        c = self._tensor(c_tok)
+        c_tok, expr = k.assign.children
+        c = self._matrix(c_tok)
+        ast = epi.to_ast(expr)
+        product = self._the_product(ast)
         self._integer_acc(product)
-        alpha_tok, a_use, b_use = self._product(product)
-        beta_tok = self._c_term(c_term[0], c_tok) if c_term else None
+        a_use, b_use = self._product(product)
+        blas = epi.blas_form(ast, str(c_tok), self._is_scale)
+        extra = None
+        if blas is None:
+            extra = EpilogueChecker(self, c, c_tok).check(ast)
+            alpha_tok = beta_tok = None
+        else:
+            alpha_tok = self._scale_of(blas[0])
+            beta_tok = self._scale_of(blas[1])
         self._check_shapes(a_use, b_use, c, c_tok)
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
-        return self._emit(a_use, b_use, c, alpha_tok, beta_tok)
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+
+    def _the_product(self, ast: epi.Node) -> Tree:
+        """The assignment's one product A @ B (a located error for none or two)."""
+        found = epi.products(ast)
+        spelled = [" ".join(str(t) for t in n.tree.scan_values(lambda _: True)) for n in found]
+        for n, text in zip(found[1:], spelled[1:]):  # the product may be written again, the same
+            if text != spelled[0]:
+                raise self.error(n.token, "an assignment has one product A @ B (written again it is the "
+                                          "same sum); this is another")
+        if found:
+            return found[0].tree
+        for n in epi.walk(ast):  # `C = A * B`: a '*' where '@' belongs
+            if n.kind == "mul" and n.args[0].kind == "name" and str(n.args[0].token) in self.k.tensors:
+                raise self.error(n.token, f"unexpected '*' after the matrix '{n.args[0].token}'; expected '@'")
+        where = next((n.token for n in epi.walk(ast) if n.kind == "name"), None) or ast.token
+        raise self.error(where, "the assignment has no product; expected 'A @ B' (a matrix product) in it")
+
+    def _is_scale(self, node: epi.Node) -> bool:
+        """A scale of the BLAS form: a number, or a name that is no matrix (a scalar, or an
+        undeclared name, which _scale reports)."""
+        return node.kind == "number" or (node.kind == "name" and str(node.token) not in self.k.tensors)
+
+    def _scale_of(self, tok: Token | None) -> Token | None:
+        return self._scale(tok) if tok is not None and tok is not epi.ONE else tok
 
     def _integer_acc(self, product: Tree) -> None:
         """An integer product accumulates in i32: the default accumulator of i8 / u8 operands, and
         the only one (a float accumulator, or i32 for float operands, is an error at the `acc`)."""
-        dtypes = [self.k.tensors[str(op.children[0])].dtype for op in product.children[-2:]
+        dtypes = [self.k.tensors[str(op.children[0])].dtype for op in product.children
                   if str(op.children[0]) in self.k.tensors]
         ints = [d for d in dtypes if is_int(d)]
         if ints and self.k.acc_token is None:
@@ -456,26 +496,25 @@ class _Builder:
             raise self.error(tok, f"'{tok}' is {what}; expected a matrix operand")
         return t
 
-    def _product(self, tree: Tree) -> tuple[Token | None, _Use, _Use]:
-        *scale, a_op, b_op = tree.children
-        alpha = self._scale(scale[0]) if scale else None
+    def _product(self, tree: Tree) -> tuple[_Use, _Use]:
+        a_op, b_op = tree.children
         uses = []
         for op in (a_op, b_op):
             tok, *rest = op.children
             transpose = bool(rest) and rest[0].type == "TRANSPOSE"
             scale_tok = rest[-1] if rest and rest[-1].type == "NAME" else None
-            scale = self._tensor(scale_tok) if scale_tok is not None else None
-            uses.append(_Use(self._tensor(tok), tok, transpose, scale, scale_tok))
-        return alpha, uses[0], uses[1]
+            scale = self._matrix(scale_tok) if scale_tok is not None else None
+            uses.append(_Use(self._matrix(tok), tok, transpose, scale, scale_tok))
+        return uses[0], uses[1]
 
-    def _c_term(self, tree: Tree, c_tok: Token) -> Token | None:
-        *scale, name = tree.children
-        if str(name) != str(c_tok):
-            raise self.error(name, f"the added term must be the output '{c_tok}', not '{name}'")
-        return self._scale(scale[0]) if scale else _ONE
+    def _matrix(self, tok: Token) -> _Tensor:
+        t = self._tensor(tok)
+        if len(t.dims) != 2:
+            raise self.error(tok, f"'{tok}' is a vector [{t.dims[0]}]; expected a matrix operand "
+                                  "(a vector is an epilogue's operand: C = A @ B + b)")
+        return t
 
-    def _scale(self, tree: Tree) -> Token:
-        (tok,) = tree.children
+    def _scale(self, tok: Token) -> Token:
         if self.k.acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
             raise self.error(tok, f"an integer product takes no scale but 1 (it is computed in {INT_ACC}: "
                                   f"C = A @ B or C = A @ B + C)")
@@ -523,6 +562,8 @@ class _Builder:
         return None if v is None else v // t.divs[i]
 
     def _check_size(self, t: _Tensor) -> None:
+        if len(t.dims) != 2:
+            return  # a vector of one dim holds at most MAX_DIM elements
         d0, d1 = (self._dim_value(t, i) for i in (0, 1))
         if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
             raise self.error(
@@ -533,7 +574,7 @@ class _Builder:
     # -- IR ---------------------------------------------------------------------
 
     def _memref(self, t: _Tensor) -> MemRefType:
-        shape = [self._dim_value(t, i) or DYNAMIC_INDEX for i in (0, 1)]
+        shape = [self._dim_value(t, i) or DYNAMIC_INDEX for i in range(len(t.dims))]
         if t.col_major:
             shape.reverse()
         return MemRefType(ELEMENT_TYPES[t.dtype](), shape)
@@ -543,7 +584,7 @@ class _Builder:
         names = list(t.dim_names())
         return names[::-1] if t.col_major else names
 
-    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None) -> ModuleOp:
+    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None) -> ModuleOp:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
         scales = [u.scale for u in (a, b) if u.scale is not None]
@@ -558,6 +599,9 @@ class _Builder:
                                             "A, B and C must be three different matrices")
         scalars = [tok for tok in (alpha, beta) if tok is not None and tok.type == "NAME"]
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
+        if extra is not None:  # the epilogue's tensors follow A, B, C (and scales); its scalars come last
+            tensors += [t for t in (k.tensors[o.name] for o in extra.operands if o.axes) if t not in tensors]
+            scalar_names = [o.name for o in extra.operands if not o.axes]
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
                                      **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
@@ -585,13 +629,47 @@ class _Builder:
         alpha_v, beta_v = scalar(alpha), scalar(beta)
         A, B, C = block.args[:3]
         SA, SB = block.args[3:5] if scales else (None, None)
+        epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8")
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
         return ModuleOp([fn])
 
+    def _epilogue(self, extra, block: Block, tensors: list, first_scalar: int, scalar_names: list, acc_type):
+        """(operands, axes, region) of gemm.matmul's fused epilogue; empty without one."""
+        if extra is None:
+            return (), (), None
+        args = {str(t.name): block.args[i] for i, t in enumerate(tensors)}
+        args.update(zip(scalar_names, block.args[first_scalar:]))
+        operands = [o for o in extra.operands if o.axes] + [o for o in extra.operands if not o.axes]
+        values = [args[o.name] for o in operands]
+        region_block = Block(arg_types=[acc_type] + [getattr(v.type, "element_type", v.type) for v in values])
+        region_block.args[0].name_hint = "sum"
+        elements = {}
+        for o, arg in zip(operands, region_block.args[1:]):
+            arg.name_hint = f"{o.name}_e"
+            elements[o.name] = arg
 
-_ONE = Token("NUMBER", "1.0")
+        def leaf(node, b: Builder):
+            if node.kind == "product":
+                return region_block.args[0]
+            if node.kind == "number":
+                return b.insert(arith.ConstantOp(FloatAttr(float(node.token), acc_type))).result
+            return _to_type(b, elements[str(node.token)], acc_type)
+
+        epi.EpilogueEmitter(region_block, acc_type, leaf).finish(extra.ast)
+        return values, [o.axes for o in operands], Region(region_block)
+
+
+def _to_type(b: Builder, v, t):
+    """An operand's element in the accumulator type: widened exactly, or rounded (f32 into f16, bf16
+    into f16 through f32: no single op converts between the two 16-bit types)."""
+    if v.type == t:
+        return v
+    if v.type.bitwidth == t.bitwidth:
+        v = b.insert(arith.ExtFOp(v, Float32Type())).result
+    op = arith.ExtFOp(v, t) if v.type.bitwidth < t.bitwidth else arith.TruncFOp(v, t)
+    return b.insert(op).result

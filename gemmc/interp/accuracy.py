@@ -190,6 +190,7 @@ class ExactResult:
     size: int
     first: tuple[int, int, float, float] | None  # (i, j, got, expected) of the first mismatch
     bitwise: bool = True  # False: a scale that is not exact rounds the result; C is held to that rounding
+    how: str = ""  # what C was held to, where not bitwise for that reason (a fused epilogue's rounding)
 
     @property
     def passed(self) -> bool:
@@ -197,9 +198,9 @@ class ExactResult:
 
     def describe(self) -> str:
         head = f"exact inputs ({self.plan.describe()}): "
-        how = "bit for bit" if self.bitwise else "within the rounding of the scaling (alpha or beta is not exact)"
+        how = self.how or ("bit for bit" if self.bitwise else "within the rounding of the scaling (alpha or beta is not exact)")
         if self.passed:
-            return head + "C " + how
+            return head + ("" if self.how else "C ") + how
         i, j, got, want = self.first  # type: ignore[misc]
         return head + (f"{self.mismatches} of {self.size} elements differ ({how}), first C[{i}, {j}] = "
                        f"{got:.9g} (expected {want:.9g})")

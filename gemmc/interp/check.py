@@ -62,7 +62,9 @@ from gemmc.interp.accuracy import (
     gamma_acc,
     input_rounding,
     sparsify,
+    underflow,
 )
+from gemmc.interp import epilogue_ref
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
@@ -325,6 +327,12 @@ def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
     a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
+    if spec.epilogue:
+        products = np.abs(a) @ np.abs(b)
+        total = epilogue_ref.Bounded(a @ b, np.zeros_like(products))
+        result = epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_ref.operand_values(
+            spec, args, products.shape))
+        return Terms(result.v, products, np.zeros_like(products))
     alpha = _declared(spec.alpha, args, spec.acc) if spec.alpha is not None else 1.0
     ref = alpha * (a @ b)
     products = abs(alpha) * (np.abs(a) @ np.abs(b))
@@ -494,6 +502,8 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     """The check of any interpreter (`run` executes the program on arguments in place)."""
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
+    if spec.epilogue:
+        return _epilogue_check(module, fn, spec, dims, arch, seed, run)
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
@@ -514,6 +524,92 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
     return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
                        declared, rounding, rounded, exact, in_type)
+
+
+def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
+                    seed: int, run: Runner) -> CheckResult:
+    """A fused epilogue: C against the declared program in float64 within the bound that
+    gemmc.interp.epilogue_ref carries through the epilogue's ops, on random inputs and on small
+    integers (exact sums: a lost or misplaced term moves C by far more than the ops' rounding)."""
+    c_type = type_name(fn.args[spec.c].type.element_type)
+    in_type = type_name(fn.args[spec.a].type.element_type)
+    rounding = fragment_rounding(module, spec, arch)
+    rounded_to = rounding.type if rounding is not None else None
+    args = random_inputs(fn, dims, seed)
+    m, n, k = spec.mnk(args)
+    pieces = _reduced_pieces(module, k)
+    sum_bound = gamma_acc(spec.acc, k) + input_rounding(rounded_to)
+    declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run)
+    ex_args = random_inputs(fn, dims, seed)
+    plan = _exact_epilogue_inputs(fn, spec, ex_args, seed, (in_type, c_type, rounded_to), k)
+    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()))
+    exact_result = ExactResult(plan, exact.mismatches, m * n, exact.first, False, "C within the rounding of the epilogue")
+    passed = declared.comparison.passed and exact_result.passed
+    return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
+                       declared.comparison, rounding, None, exact_result, in_type)
+
+
+@dataclass
+class _EpilogueRun:
+    comparison: Comparison
+    stats: Stats
+    mismatches: int
+    first: tuple[int, int, float, float] | None
+
+
+def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, floor: float, pieces: int,
+                  run: Runner) -> _EpilogueRun:
+    """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
+    own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
+    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
+    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    if spec.scale_a is not None and spec.scale_b is not None:
+        a, b = scaled_operands(spec, args, a, b)
+    products = np.abs(a) @ np.abs(b)
+    e_sum = sum_bound * products + floor
+    if pieces > 1:  # each partial sum rounded to C and added into it (split-k's atomics, stream-k)
+        e_sum = e_sum + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * products
+    operands = epilogue_ref.operand_values(spec, args, products.shape)
+    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands)
+    limit = result.e + UNIT_ROUNDOFF[c_type] * (np.abs(result.v) + result.e) + SMALLEST_NORMAL[c_type]
+    stats = Stats()
+    run(args, stats)
+    got = args[spec.c].astype(np.float64)
+    t = Terms(result.v, np.abs(result.v), np.zeros_like(products))
+    comparison = compare(got, t, limit)
+    differ = ~(np.abs(got - result.v) <= limit)
+    first = None
+    if differ.any():
+        i, j = (int(x) for x in np.argwhere(differ)[0])
+        first = (i, j, float(got[i, j]), float(result.v[i, j]))
+    return _EpilogueRun(comparison, stats, int(differ.sum()), first)
+
+
+def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,
+                           types: tuple[str, str, str | None], k: int):
+    """Small integers whose product sums are exact in the accumulator and C, written into `args`:
+    A, B and each epilogue tensor integers of the plan's range, scalars powers of two."""
+    in_type, c_type, rounded_to = types
+    rng = np.random.default_rng([seed, 1])
+    m, n, _ = spec.mnk(args)
+    for i in spec.epilogue_args:
+        if not isinstance(fn.args[i].type, MemRefType):
+            args[i] = round_to(rng.choice(EXACT_SCALARS), fn.args[i].type)
+    in_bits = min(_integer_bits(t) for t in (in_type, rounded_to or in_type))
+    # the epilogue's tensors are integers in [-2, 2]: a scale of up to 2 and the added terms
+    # leave the sums, and a scaled sum plus a bias, exact in the plan's range
+    plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits, 2.0, 2.0 * len(spec.epilogue_args))
+    op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
+    op_b = exact_values(rng, (k, n), plan.r)
+    for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
+        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
+    for i in spec.epilogue_args:
+        if isinstance(fn.args[i].type, MemRefType):
+            args[i] = exact_values(rng, args[i].shape, min(plan.r, 2)).astype(args[i].dtype)
+    if spec.scale_a is not None and spec.scale_b is not None:
+        for i in (spec.scale_a, spec.scale_b):
+            args[i] = rng.choice([1.0, 2.0], size=args[i].shape).astype(args[i].dtype)
+    return plan
 
 
 def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects import gpu, memref
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import (
+    Interpreter, InterpreterFunctions, PythonValues, ReturnedValues, impl, impl_terminator, register_impls,
+)
 
 from gemmc.target.arch import Arch
-from gemmc.dialects.gemm import MatmulOp
+from gemmc.dialects.gemm import MatmulOp, YieldOp
 from gemmc.interp.common import InterpError, np_dtype, round_to, value_name
-from gemmc.interp.ops import ArithFunctions
+from gemmc.interp.ops import ArithFunctions, MathFunctions
 from gemmc.interp.simt import LANE_BUDGET, ScfFunctions, run_kernel
 from gemmc.interp.stats import Stats
 
@@ -77,8 +79,16 @@ class HostFunctions(HostMemrefFunctions):
         alpha = next(it) if op.alpha is not None else None
         beta = next(it) if op.beta is not None else None
         _check_matmul_shapes(op, a, b, c)
+        if op.has_epilogue:
+            extra = args[len(args) - len(op.epilogue_args):]
+            _matmul_epilogue(interp, op, a, b, c, extra)
+            return ()
         matmul_numpy(op, a, b, c, alpha, beta)
         return ()
+
+    @impl_terminator(YieldOp)
+    def run_yield(self, interp: Interpreter, op: YieldOp, args: PythonValues):
+        return ReturnedValues(args), ()
 
     @impl(gpu.LaunchFuncOp)
     def run_launch(self, interp: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues):
@@ -103,6 +113,21 @@ class HostFunctions(HostMemrefFunctions):
         value, array, *idx = args
         array[tuple(int(i) for i in idx)] = value
         return ()
+
+
+def _matmul_epilogue(interp: Interpreter, op: MatmulOp, a, b, c, extra) -> None:
+    """gemm.matmul with a fused epilogue: the product rounded to the accumulator type, then the
+    region's ops run by this interpreter's own arith and math on whole arrays of C's shape (each
+    operand's element broadcast along its axes), rounded to C's type."""
+    x = a.T if op.transpose_a else a
+    y = b.T if op.transpose_b else b
+    total = round_to(x.astype(np.float32) @ y.astype(np.float32), op.acc_type)
+    elements = []
+    for value, axes in zip(extra, op.axes()):
+        v = np.asarray(value)
+        elements.append(np.broadcast_to(v[:, None] if axes == "m" else v, c.shape) if axes else value)
+    (result,) = interp.run_ssacfg_region(op.epilogue, (total, *elements), "gemm.matmul.epilogue")
+    c[...] = round_to(np.broadcast_to(result, c.shape), op.c.type)
 
 
 def host_alloc(op: memref.AllocOp, sizes) -> np.ndarray:
@@ -132,6 +157,7 @@ def host_interpreter(module: ModuleOp, arch: Arch, stats: Stats, races: bool = T
     interp = Interpreter(module)
     interp.register_implementations(FuncFunctions())
     interp.register_implementations(ArithFunctions())
+    interp.register_implementations(MathFunctions())  # a gemm.matmul epilogue's erf, tanh, exp
     interp.register_implementations(ScfFunctions())
     interp.register_implementations(HostFunctions(arch, stats, races, lane_budget))
     return interp

@@ -29,7 +29,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from gemmc.support.arith_semantics import CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FLOAT_BINARY, INT_BINARY
+from gemmc.support.arith_semantics import (
+    CMPF, CMPF_NAMES, CMPI, CMPI_NAMES, FLOAT_BINARY, INT_BINARY, MATH_FUNCTIONS, MATH_VALU_INSTRS,
+)
 from gemmc.support.arith_semantics import scalar as _scalar
 from gemmc.support.arith_semantics import signed as _s
 from gemmc.support.arith_semantics import unsigned as _u
@@ -41,10 +43,10 @@ from gemmc.interp.state import KernelState, lane_where
 class _Counted(InterpreterFunctions):
     state: KernelState | None = None
 
-    def valu(self, op, flops_per_lane: int = 1) -> None:
-        """Count a float op as one VALU instruction per active wave (kernels only)."""
+    def valu(self, op, flops_per_lane: int = 1, instrs: int = 1) -> None:
+        """Count a float op as `instrs` VALU instructions per active wave (kernels only)."""
         if self.state is not None:
-            self.state.count_valu(vector_width(op.results[0].type), flops_per_lane)
+            self.state.count_valu(vector_width(op.results[0].type), flops_per_lane, instrs)
 
 
 @dataclass
@@ -148,7 +150,7 @@ def _int_binary(fn):
 
 def _float_binary(fn):
     def run(self, interp: Interpreter, op, args: PythonValues):
-        self.valu(op)
+        self.valu(op, 1, MATH_VALU_INSTRS.get(type(op), 1))  # a division is expanded
         return (round_to(fn(*args), op.result.type),)
 
     return run
@@ -166,7 +168,6 @@ def _fma(op, a, b, c):
     return round_to(np.multiply(a, b, dtype=np.float64) + c, op.results[0].type)
 
 
-@register_impls
 @dataclass
 class MathFunctions(_Counted):
     @impl(math.FmaOp)
@@ -183,6 +184,20 @@ class MathFunctions(_Counted):
     def run_sqrt(self, interp: Interpreter, op, args: PythonValues):
         self.valu(op)
         return (round_to(np.sqrt(args[0]), op.result.type),)
+
+
+def _math_function(fn, instrs: int):
+    def run(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op, 1, instrs)
+        with np.errstate(over="ignore"):
+            return (round_to(fn(args[0]), op.result.type),)
+
+    return run
+
+
+for _op, _fn in MATH_FUNCTIONS.items():
+    setattr(MathFunctions, f"run_{_op.__name__}", impl(_op)(_math_function(_fn, MATH_VALU_INSTRS[_op])))
+register_impls(MathFunctions)
 
 
 @register_impls

@@ -205,9 +205,9 @@ class KernelState:
 
     # -- counters --------------------------------------------------------------------
 
-    def count_valu(self, width: int = 1, flops_per_lane: int = 1) -> None:
+    def count_valu(self, width: int = 1, flops_per_lane: int = 1, instrs: int = 1) -> None:
         lanes, waves = self.active_counts()
-        self.stats.valu_instrs += waves
+        self.stats.valu_instrs += waves * instrs
         self.stats.flops += lanes * width * flops_per_lane
 
     # -- barrier intervals, for LDS race detection --------------------------------------

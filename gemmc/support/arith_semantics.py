@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects import math as xmath
 
 
 def scalar(x):
@@ -96,6 +97,33 @@ FLOAT_BINARY = {
     arith.MinnumfOp: np.fmin,
 }
 """arith's float binary ops, by op class (the caller rounds the result to the op's type)."""
+
+def _erf(x):
+    import math as pymath
+
+    return np.frompyfunc(pymath.erf, 1, 1)(np.asarray(x, dtype=np.float64)).astype(np.float64)
+
+
+MATH_FUNCTIONS = {
+    xmath.ExpOp: np.exp,
+    xmath.TanhOp: np.tanh,
+    xmath.ErfOp: _erf,
+}
+"""math's functions a fused epilogue uses, by op class, in float64 (the caller rounds the result
+to the op's type: a correctly rounded function, which the hardware's are within a few ulp of)."""
+
+LIBM_ULPS = 4
+"""How far (in ulp) a kernel's exp, erf or tanh may be from the exact function: gemmc's own erf and
+tanh (gemmc.emit.math_helpers) are within 1.1 and 1.5 ulp, LLVM's exp and CUDA's within 2; the
+checker's and the harness's bounds allow twice that."""
+
+MATH_VALU_INSTRS = {xmath.ExpOp: 12, xmath.TanhOp: 24, xmath.ErfOp: 22, arith.DivfOp: 12}
+"""VALU instructions a wave issues for an op the compiler expands (f32): exp's range reduction
+around v_exp_f32, IEEE division's v_div_scale / v_rcp / fma / v_div_fmas / v_div_fixup, and gemmc's
+erf and tanh (gemmc.emit.math_helpers: a polynomial branch, or one through exp and a division), as
+clang-22 writes them for gfx942 (step-1 kernels of `gelu`, `tanh`, `sigmoid`: 46, 44 and 26 more
+VALU instructions than the plain product, both branches counted; here one branch's worth).  The
+interpreter and the cost model count them alike."""
 
 CMPI = {
     "eq": np.equal, "ne": np.not_equal,

@@ -50,7 +50,9 @@ class Contraction:
     in_type: Attribute  # A's element type
     b_type: Attribute  # B's: A's, or another FP8 format (fp8 x bf8)
     acc_type: Attribute
-    epilogue: list[Operation]  # in order; their free values are row, col, sum and kernel args
+    # in order; their free values are row, col, sum and kernel args (a fused epilogue's loads of its
+    # vectors and matrices at row / col and its arith and math ops are epilogue ops like any other)
+    epilogue: list[Operation]
     row: SSAValue
     col: SSAValue
     sum: SSAValue

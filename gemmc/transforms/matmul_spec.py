@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from gemmc.support.diagnostics import GemmcError
@@ -50,6 +50,11 @@ class MatmulSpec:
     # an integer product (acc i32): A's and B's i8 elements are unsigned (u8)
     unsigned_a: bool = False
     unsigned_b: bool = False
+    # a fused epilogue: its operands (host argument indices), their axes ("m", "n", "mn", ""),
+    # and its ops, one line each (`epilogue_lines`), which the checker evaluates in float64
+    epilogue_args: tuple[int, ...] = ()
+    epilogue_axes: tuple[str, ...] = ()
+    epilogue: tuple[str, ...] = ()
 
     @property
     def integer(self) -> bool:
@@ -86,6 +91,10 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
     for name in ("unsigned_a", "unsigned_b"):
         if getattr(spec, name):
             d[name] = UnitAttr()
+    if spec.epilogue:
+        d["epilogue_args"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.epilogue_args])
+        d["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in spec.epilogue_axes])
+        d["epilogue"] = ArrayAttr([StringAttr(x) for x in spec.epilogue])
     return DictionaryAttr(d)
 
 
@@ -107,6 +116,9 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         d["scale_a"].value.data if "scale_a" in d else None, d["scale_b"].value.data if "scale_b" in d else None,
         d["block"].value.data if "block" in d else 32,
         "unsigned_a" in d, "unsigned_b" in d,
+        tuple(x.value.data for x in d["epilogue_args"].data) if "epilogue_args" in d else (),
+        tuple(x.data for x in d["epilogue_axes"].data) if "epilogue_axes" in d else (),
+        tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
     )
 
 
@@ -134,4 +146,27 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         arg_index(fn, op.scale_a, "SA") if op.scale_a is not None else None,
         arg_index(fn, op.scale_b, "SB") if op.scale_b is not None else None,
         unsigned_a=op.unsigned_a is not None, unsigned_b=op.unsigned_b is not None,
+        epilogue_args=tuple(arg_index(fn, v, "an epilogue operand") for v in op.epilogue_args),
+        epilogue_axes=tuple(op.axes()),
+        epilogue=epilogue_lines(op) if op.has_epilogue else (),
     )
+
+
+def epilogue_lines(op: MatmulOp) -> tuple[str, ...]:
+    """The epilogue region as lines `NAME OPERANDS...`: values numbered 0 (the sum), 1 .. n (the
+    operands' elements), then each op's result in order; a constant's line is
+    `arith.constant VALUE`, a conversion's ends in its result type (`arith.truncf 3 f16`)."""
+    block = op.epilogue.blocks[0]
+    number = {v: i for i, v in enumerate(block.args)}
+    lines = []
+    for inner in block.ops:
+        if isinstance(inner, arith.ConstantOp):
+            words = [repr(float(inner.value.value.data))]
+        else:
+            words = [str(number[v]) for v in inner.operands]
+            if inner.name in ("arith.extf", "arith.truncf"):
+                words.append(type_name(inner.results[0].type))
+        lines.append(" ".join([inner.name, *words]))
+        for r in inner.results:
+            number[r] = len(number)
+    return tuple(lines)

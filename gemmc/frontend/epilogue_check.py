@@ -1,0 +1,129 @@
+"""The checks of a fused epilogue's expression, each a located error, and what it reads.
+
+A name in the expression is a scalar (of the accumulator type, as alpha is) or a broadcast
+operand matched to the output's dims by name: [M, N] element-wise, [M] one value a row,
+[N] one value a column (M and N as the output declares them).  Functions have fixed
+arities; clamp's bounds are scalars or numbers, lo <= hi.  An integer product takes no
+fused epilogue (its C is i32, computed exactly; requantization is not done yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Token
+
+from gemmc.dialects.gemm import INT_ACC
+from gemmc.frontend import epilogue as epi
+
+EPILOGUE_ELEMENT_TYPES = ("f32", "f16", "bf16")
+
+
+@dataclass
+class Operand:
+    """A name the epilogue reads: a tensor (axes "m", "n" or "mn") or a scalar (axes "")."""
+
+    name: str
+    token: Token
+    axes: str
+    dtype: str
+
+
+@dataclass
+class Epilogue:
+    ast: epi.Node
+    operands: list[Operand] = field(default_factory=list)
+
+    def operand(self, name: str) -> Operand:
+        return next(o for o in self.operands if o.name == name)
+
+
+class EpilogueChecker:
+    """Checks the expression against the kernel's declarations (`builder`: the parser's _Builder)."""
+
+    def __init__(self, builder, c, c_tok: Token):
+        self.b = builder
+        self.k = builder.k
+        self.c = c
+        self.c_tok = c_tok
+
+    def check(self, ast: epi.Node) -> Epilogue:
+        if self.k.acc == INT_ACC:
+            at = next(n.token for n in epi.walk(ast) if n.kind != "product")
+            raise self.b.error(at, f"an integer product takes no fused epilogue (functions, vectors, other "
+                                   f"matrices) yet; its C is {INT_ACC}: C = A @ B or C = A @ B + C")
+        out = Epilogue(ast)
+        for node in epi.walk(ast):
+            if node.kind == "call":
+                self._call(node)
+            elif node.kind == "number":
+                self.b._scale(node.token)  # fits the accumulator type (a located error if not)
+            elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
+                out.operands.append(self._operand(node.token))
+        return out
+
+    def _call(self, node: epi.Node) -> None:
+        name = str(node.token)
+        arity = epi.FUNCTIONS.get(name)
+        if arity is None:
+            raise self.b.error(node.token, f"unknown function '{name}'; the functions are "
+                                           f"{', '.join(epi.FUNCTIONS)}")
+        if len(node.args) != arity:
+            spelled = "clamp(x, lo, hi)" if name == "clamp" else f"{name}(x)"
+            raise self.b.error(node.token, f"'{name}' takes {arity} argument{'s' if arity > 1 else ''} "
+                                           f"({spelled}), not {len(node.args)}")
+        if name == "clamp":
+            self._clamp_bounds(node.args[1], node.args[2])
+
+    def _clamp_bounds(self, lo: epi.Node, hi: epi.Node) -> None:
+        for bound in (lo, hi):
+            ok = bound.kind == "number" or (bound.kind == "name" and str(bound.token) in self.k.scalars) or (
+                bound.kind == "neg" and bound.args[0].kind == "number")
+            if not ok:
+                raise self.b.error(bound.token, "clamp's bounds are numbers or scalars (clamp(x, lo, hi))")
+        values = [_literal(x) for x in (lo, hi)]
+        if None not in values and values[0] > values[1]:
+            raise self.b.error(hi.token, f"clamp's lower bound {values[0]:g} is above its upper bound {values[1]:g}")
+
+    def _operand(self, tok: Token) -> Operand:
+        name = str(tok)
+        if name in self.k.scalars:
+            self.b._scale(tok)  # declared with the accumulator type
+            return Operand(name, tok, "", self.k.scalars[name][1])
+        if name not in self.k.tensors:
+            what = "a dim" if name in self.k.dims else "not declared"
+            raise self.b.error(tok, f"'{name}' is {what}; an epilogue reads scalars and matrices or vectors "
+                                    "of the output's dims")
+        t = self.k.tensors[name]
+        if any(q != 1 for q in t.divs):
+            raise self.b.error(tok, f"'{name}' is a scale matrix; it scales an operand ('A scaled {name}')")
+        if t.dtype not in EPILOGUE_ELEMENT_TYPES:
+            raise self.b.error(tok, f"'{name}' is {t.dtype}; an epilogue operand is {', '.join(EPILOGUE_ELEMENT_TYPES)}")
+        return Operand(name, tok, self._axes(tok, t), t.dtype)
+
+    def _axes(self, tok: Token, t) -> str:
+        """Which of the output's axes the operand runs along, by dim name."""
+        m, n = (str(d) for d in self.c.dims)
+        dims = [str(d) for d in t.dims]
+        shape = f"[{', '.join(dims)}]"
+        wanted = f"[{m}, {n}] (element-wise), [{m}] (one value a row) or [{n}] (one value a column)"
+        if len(dims) == 2:
+            if dims != [m, n]:
+                raise self.b.error(tok, f"'{tok}' is {shape}; an epilogue operand is {wanted}")
+            if t.col_major:
+                raise self.b.error(tok, f"'{tok}' is col_major; an epilogue matrix is row-major, as the output")
+            return "mn"
+        if m == n and dims[0] == m:
+            raise self.b.error(tok, f"'{tok}' is [{m}], and the output is [{m}, {n}]: whether it runs along the rows "
+                                    "or the columns cannot be told by name; declare the output's dims apart")
+        if dims[0] not in (m, n):
+            raise self.b.error(tok, f"'{tok}' is {shape}; an epilogue operand is {wanted}")
+        return "m" if dims[0] == m else "n"
+
+
+def _literal(node: epi.Node) -> float | None:
+    if node.kind == "number":
+        return float(node.token)
+    if node.kind == "neg" and node.args[0].kind == "number":
+        return -float(node.args[0].token)
+    return None
