@@ -232,24 +232,12 @@ def clang_version() -> str:
 
 # -- running them -----------------------------------------------------------------------------------------
 
-class _Only:
-    """A run_kernel sample that runs the named workgroups untraced (the correctness check of a
-    kernel whose addressing is fixed at N = 4096)."""
-
-    def __init__(self, ids):
-        self.ids = list(ids)
-
-    def workgroups(self, kernel, grid, block):
-        return self.ids
-
-    def attach(self, machine):
-        pass
-
 
 def check(k: Kernel, text: str) -> str:
     """Run the kernel at a small size and compare C with numpy (float64), element-wise within
     the f32 accumulation bound (bf16: C rounded to bf16 as well); 'PASS ...' or raise."""
     from gemmc.amdgcn.asm_front import load, run
+    from gemmc.amdgcn.interp.launch import Workgroups
 
     prog = load(k.path, text, k.arch)
     if k.repo == "gau":
@@ -267,7 +255,7 @@ def check(k: Kernel, text: str) -> str:
         sample = None
         rows = cols = slice(None)
         if not k.any_n:  # one workgroup's 128 x 128 tile, (x, y) = (5, 3): C[384:512, 640:768]
-            sample = _Only([3 * grid[0] + 5])
+            sample = Workgroups([3 * grid[0] + 5])
             rows, cols = slice(3 * 128, 4 * 128), slice(5 * 128, 6 * 128)
         run(prog, k.kernel, grid, block, args, sample=sample)
         ref = a[rows].astype(np.float64) @ b[:, cols].astype(np.float64)

@@ -18,6 +18,7 @@ import sys
 import numpy as np
 import pytest
 
+from gemmc.amdgcn.interp.launch import Workgroups
 from gemmc.amdgcn.asm_front import load, run
 from gemmc.amdgcn.asm_front.text import parse_file
 from gemmc.amdgcn.timing.foreign import Buffer, parse_arg, parse_dims, predict_foreign
@@ -213,19 +214,6 @@ def test_triton_compiled_here_at_an_odd_shape(arch, instr):
     assert p.arch.name == arch and p.time_s > 0
 
 
-class _Only:
-    """run_kernel's sample that runs the named workgroups, untraced."""
-
-    def __init__(self, ids):
-        self.ids = list(ids)
-
-    def workgroups(self, kernel, grid, block):
-        return self.ids
-
-    def attach(self, machine):
-        pass
-
-
 def test_triton_spills_16_bit_halves_on_gfx1201():
     """Triton's 128x128x64 tile at an odd K spills 16-bit values to scratch (scratch_store_b16,
     _d16_hi, the d16 loads back): one workgroup's tile of C against numpy."""
@@ -243,7 +231,7 @@ def test_triton_spills_16_bit_halves_on_gfx1201():
     b = rng.standard_normal((k, n)).astype(np.float16)
     c = np.full((m, n), np.nan, np.float32)
     run(load("t.s", text), ck.metadata.name, (6,), (256,), [np.ascontiguousarray(a.T), b, c, None, None],
-        ["f16", "f16", "f32", None, None], dynamic_lds=ck.metadata.shared, sample=_Only([4]))
+        ["f16", "f16", "f32", None, None], dynamic_lds=ck.metadata.shared, sample=Workgroups([4]))
     done = ~np.isnan(c)
     assert done.sum() == 128 * 127  # one tile, at C's right edge
     err = np.abs(c - a.astype(np.float64) @ b.astype(np.float64))

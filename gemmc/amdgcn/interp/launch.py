@@ -21,6 +21,20 @@ from gemmc.interp.host import HostMemrefFunctions, launch_geometry
 from gemmc.interp.simt import ScfFunctions
 
 
+class Workgroups:
+    """A `sample` of run_kernel that runs the named workgroups (linear ids) untraced: a correctness
+    check on a few workgroups of a large launch."""
+
+    def __init__(self, ids):
+        self.ids = list(ids)
+
+    def workgroups(self, kernel, grid, block):
+        return self.ids
+
+    def attach(self, machine) -> None:
+        pass
+
+
 def run_kernel(kernel: KernelOp, arch: Arch, grid, block, operands: list, counts=None,
                elems: list[str] | None = None, sample=None) -> Stats:
     """Run `kernel` on the launch operands; `elems`: each operand's element type (f32, f16,
