@@ -450,6 +450,15 @@ def _llvm_epilogue() -> None:
         _add(f"v_cmpx_{cc}_f32", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32", mods=("neg", "abs")))
     # gfx950: two f32 to bf16 (round to nearest even), S0's in D's low half, S1's in the high
     _add("v_cvt_pk_bf16_f32", Form("VOP3", (V,), (VS, VS)))
+    # IEEE 754-2019 maximum / minimum (NaN in, NaN out): gfx950's three-operand forms, gfx12's
+    for m in ("v_maximum_f32", "v_minimum_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS), mods=VOP3_MODS))
+    for m in ("v_maximum3_f32", "v_minimum3_f32", "v_maximumminimum_f32", "v_minimummaximum_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
+    # LLVM's correctly rounded f32 division: scale (D, the scaled-or-not mask), fmas (reads VCC), fixup
+    _add("v_div_scale_f32", Form("VOP3", (V, MASK), (VS, VS, VS), mods=("neg", "abs")))
+    _add("v_div_fmas_f32", Form("VOP3", (V,), (VS, VS, VS, VCC), mods=("neg", "abs")))
+    _add("v_div_fixup_f32", Form("VOP3", (V,), (VS, VS, VS), mods=("neg", "abs")))
 
 
 GFX12_NAMES = {"s_addk_co_i32": "s_addk_i32", "s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",

@@ -154,8 +154,8 @@ FLOAT = {
     "v_add_f32": lambda a, b: f32(a) + f32(b),
     "v_sub_f32": lambda a, b: f32(a) - f32(b),
     "v_mul_f32": lambda a, b: f32(a) * f32(b),
-    "v_max_f32": lambda a, b: np.maximum(f32(a), f32(b)),
-    "v_min_f32": lambda a, b: np.minimum(f32(a), f32(b)),
+    "v_max_f32": lambda a, b: max_num(a, b, True),
+    "v_min_f32": lambda a, b: max_num(a, b, False),
     # fused: the f32 product is exact in float64, the sum rounded once more to f32
     "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
     "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
@@ -171,6 +171,13 @@ FLOAT = {
     "v_max3_f32": lambda a, b, c: np.maximum(np.maximum(f32(a), f32(b)), f32(c)),
     "v_min3_f32": lambda a, b, c: np.minimum(np.minimum(f32(a), f32(b)), f32(c)),
     "v_med3_f32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(f32(a), f32(b), f32(c))), axis=0),
+    "v_maximum_f32": lambda a, b: maximum(a, b),
+    "v_minimum_f32": lambda a, b: minimum(a, b),
+    "v_maximum3_f32": lambda a, b, c: maximum(_bits(maximum(a, b)), c),
+    "v_minimum3_f32": lambda a, b, c: minimum(_bits(minimum(a, b)), c),
+    # gfx12: D = minimum(maximum(S0, S1), S2) and the other way round (RDNA4 ISA guide, "VOP3")
+    "v_maximumminimum_f32": lambda a, b, c: minimum(_bits(maximum(a, b)), c),
+    "v_minimummaximum_f32": lambda a, b, c: maximum(_bits(minimum(a, b)), c),
     "v_exp_f32": lambda a: _exp2(a),
     "v_ldexp_f32": lambda a, n: _ldexp(a, n),
     # V_RNDNE_F32 (VOP1): round to the nearest integer, ties to even; inf, NaN and -0 kept
@@ -209,6 +216,40 @@ def _bf16_rne(a):
     bits = u(a) & M32
     rounded = (bits + U64(0x7FFF) + ((bits >> U64(16)) & U64(1))) >> U64(16)
     return np.where(np.isnan(f32(a)), (bits >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
+
+
+def maximum(a, b):
+    """IEEE 754-2019 maximum (gfx950's V_MAXIMUM3_F32, gfx12's V_MAXIMUM_F32: CDNA4 ISA guide
+    "VOP3", RDNA4 ISA guide "VOP3"): NaN if either is NaN (quietened), +0 above -0."""
+    a, b = f32(a), f32(b)
+    r = np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), r)
+
+
+def minimum(a, b):
+    """IEEE 754-2019 minimum: NaN if either is NaN, -0 below +0."""
+    a, b = f32(a), f32(b)
+    r = np.where((a < b) | ((a == b) & np.signbit(a)), a, b)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), r)
+
+
+def _signaling(x):
+    return np.isnan(x) & ((x.view(U32) & U32(0x400000)) == 0)
+
+
+def max_num(a, b, larger: bool):
+    """V_MAX_F32 / V_MIN_F32 in IEEE mode (the mode LLVM's kernels run in; CDNA3 ISA guide, "VOP2
+    Instructions"): a signaling NaN source gives itself quietened, a quiet NaN source the other
+    source; else the larger (smaller), +0 above -0."""
+    a, b = f32(a), f32(b)
+    both = maximum(a.view(U32), b.view(U32)) if larger else minimum(a.view(U32), b.view(U32))
+    r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, both))
+    quiet = lambda x: (x.view(U32) | U32(0x400000)).view(np.float32)  # noqa: E731
+    return np.where(_signaling(a), quiet(a), np.where(_signaling(b), quiet(b), r))
+
+
+def _bits(x):
+    return np.asarray(x, np.float32).view(U32)
 
 
 INTEGER["v_cvt_pk_bf16_f32"] = lambda a, b: (_bf16_rne(b) << U64(16)) | _bf16_rne(a)  # gfx950, VOP3
