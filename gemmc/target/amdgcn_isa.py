@@ -432,7 +432,8 @@ def _llvm_memory() -> None:
 
 # the f32 VOPC conditions beyond eq / neq / lt / le / gt / ge / o / u: lg (ordered not-equal) and
 # the negations (nlt = !(a < b), true where either is NaN); CDNA3 and RDNA3 ISA guides, "VOPC"
-F32_CONDITIONS = ("eq", "neq", "lt", "le", "gt", "ge", "o", "u", "lg", "nlt", "nle", "ngt", "nge", "nlg")
+F32_MORE_CONDITIONS = ("lg", "nlt", "nle", "ngt", "nge", "nlg")
+F32_CONDITIONS = ("eq", "neq", "lt", "le", "gt", "ge", "o", "u", *F32_MORE_CONDITIONS)
 
 
 def _llvm_epilogue() -> None:
@@ -444,7 +445,7 @@ def _llvm_epilogue() -> None:
     # printed in the product's order (`v_fmamk_f32 v0, v1, 0x3fb8aa3b, v2`)
     _add("v_fmamk_f32", Form("VOP2", (V,), (VS, VS, V)))
     _add("v_fmaak_f32", Form("VOP2", (V,), (VS, V, VS)))
-    for cc in F32_CONDITIONS[8:]:
+    for cc in F32_MORE_CONDITIONS:
         _add(f"v_cmp_{cc}_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64", mods=("neg", "abs")))
     for cc in F32_CONDITIONS:  # gfx10+'s v_cmpx: EXEC = the lanes where the condition holds
         _add(f"v_cmpx_{cc}_f32", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32", mods=("neg", "abs")))
