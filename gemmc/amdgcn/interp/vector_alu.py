@@ -195,7 +195,8 @@ FLOAT = {
 def _exp2(a):
     """v_exp_f32: D = 2^S0 (CDNA3 ISA guide, "VOP1 Instructions", V_EXP_F32; RDNA3 the same).
     The hardware is within 1 ULP; here it is exact 2^x rounded once to f32 (float64's exp2 is
-    correctly rounded to far below f32's precision), -inf to +0, +inf to +inf, NaN to NaN.
+    within a float64 ULP, 2^-29 of an f32 ULP, so its f32 rounding is 2^x's), -inf to +0, +inf
+    to +inf, NaN to NaN.
     Denormal results are kept, not flushed: LLVM's expansion never asks for one (it adds 64 to
     an argument below -126 and scales the result by v_ldexp_f32 after), so its code computes the
     same either way."""
