@@ -335,3 +335,24 @@ def test_every_epilogue_function_passes_at_level_asm(arch, tmp_path, capsys):
     rc = main(["run", str(src), "--arch", arch, "--level", "asm"])
     out = capsys.readouterr().out
     assert rc == 0 and out.startswith("PASS"), out
+
+
+@needs_clang
+def test_planted_abs_modifier_ignored_fails(monkeypatch, capsys):
+    """clang's erf tests |x| against 1 (`v_cmp_nlt_f32_e64 s[0:1], |v17|, 1.0`): sources read
+    without their abs bits take the wrong branch for negative x, and C must FAIL."""
+    from gemmc.amdgcn.interp import vector_alu
+    from gemmc.driver.cli import main
+
+    real = vector_alu.float_sources
+
+    def without_abs(S, op, srcs):
+        class Stripped:
+            mods = {k: v for k, v in op.mods.items() if k != "abs"}
+        return real(S, Stripped, srcs)
+
+    monkeypatch.setattr(vector_alu, "float_sources", without_abs)
+    monkeypatch.setattr(fdiv, "float_sources", without_abs)
+    rc = main(["run", str(ROOT / "examples/linear.gemm"), "--arch", "gfx942", "-D", "M=19", "-D", "N=37", "-D", "K=21",
+               "--level", "asm"])
+    assert rc != 0 and capsys.readouterr().out.startswith("FAIL")
