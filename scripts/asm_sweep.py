@@ -7,7 +7,7 @@ the opcodes of those kernels and of foreign ones that the interpreter covers.
 
 A case is an example (or split-k / stream-k source) on one target with one pipeline: the
 default pipeline of sgemm, hgemm, gemm_alpha_beta (its dims set by -D) and bf16gemm (hgemm with
-bf16 inputs) on all five AMD targets, fp8gemm on every target with FP8 (gfx942's FNUZ e4m3 as the
+bf16 inputs) on all five AMD targets, linear (a fused bias + gelu epilogue) on all five, fp8gemm on every target with FP8 (gfx942's FNUZ e4m3 as the
 example declares it; gfx950 and gfx1201 its OCP e4m3: f8e4m3fn), the MX examples where their
 pipeline is a matrix one (gfx950), sgemm's steps 1-7, split-k with atomics and with a workspace,
 stream-k, and gemm_alpha_beta with its dims dynamic: the launcher gemmc.driver.dispatch writes
@@ -81,6 +81,8 @@ def cases():
             yield f"{ex} default", ROOT / f"examples/{ex}.gemm", a, None, SHAPES
     for a in AMD:
         yield "bf16gemm default", BF16GEMM, a, None, SHAPES
+    for a in AMD:  # the fused epilogue: bias and gelu (exp, erf, division in LLVM's expansion)
+        yield "linear default", ROOT / "examples/linear.gemm", a, None, SHAPES
     yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES
     for a in ("gfx950", "gfx1201"):
         yield "fp8gemm default", FP8_OCP, a, None, SHAPES

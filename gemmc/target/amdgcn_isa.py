@@ -63,6 +63,7 @@ S2, S4, S8 = Slot("s", 2), Slot("s", 4), Slot("s", 8)
 VS, SS, SS2 = Slot("vs"), Slot("ss"), Slot("ss", 2)
 A = Slot("a")
 MASK = Slot("mask")
+VOP3_MODS = ("neg", "abs", "clamp", "omod")  # VOP3's input modifiers (a bit per source), clamp, omod
 EXEC = Slot("special:exec")
 SCC = Slot("special:scc")
 
@@ -159,10 +160,12 @@ def _vector_alu() -> None:
                    ("v_lshlrev_b32", None), ("v_lshrrev_b32", None), ("v_and_b32", None), ("v_or_b32", None),
                    ("v_xor_b32", None), ("v_max_u32", None), ("v_min_u32", None), ("v_add_f32", None),
                    ("v_sub_f32", None), ("v_mul_f32", None), ("v_max_f32", None), ("v_min_f32", None)):
-        _add(m, Form("VOP2", (V,), (VS, V), gfx11=g11, suffix="_e32"))
+        # the f32 ops take VOP3's input modifiers (|v1|, -v1) and clamp; the integer ones none
+        _add(m, Form("VOP2", (V,), (VS, V), gfx11=g11, suffix="_e32", mods=VOP3_MODS if m.endswith("f32") else ()))
     _add("v_fmac_f32", Form("VOP2", (V,), (VS, V, V), suffix="_e32", tied=2))  # dst == src2
     _add("v_cndmask_b32", Form("VOP3", (V,), (VS, VS, MASK), suffix="_e64"))
-    for m in ("v_fma_f32", "v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
+    _add("v_fma_f32", Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
+    for m in ("v_mad_u32_u24", "v_lshl_add_u32", "v_add_lshl_u32", "v_lshl_or_b32", "v_bfe_u32",
               "v_add3_u32", "v_perm_b32"):
         _add(m, Form("VOP3", (V,), (VS, VS, VS)))
     for m in ("v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32"):
@@ -172,9 +175,10 @@ def _vector_alu() -> None:
     for c in ("eq", "ne", "lt", "le", "gt", "ge"):
         for t in ("u32", "i32", "f32"):
             cc = {"ne": "neq"}.get(c, c) if t == "f32" else c
-            _add(f"v_cmp_{cc}_{t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))
-    _add("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # unordered: either is NaN
-    _add("v_cmp_o_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64"))  # ordered: neither is (Triton's bf16 rounding)
+            _add(f"v_cmp_{cc}_{t}", Form("VOPC", (MASK,), (VS, VS), suffix="_e64",
+                                         mods=("neg", "abs") if t == "f32" else ()))
+    _add("v_cmp_u_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64", mods=("neg", "abs")))  # unordered: either is NaN
+    _add("v_cmp_o_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64", mods=("neg", "abs")))  # ordered: neither is
     # Accumulation registers (gfx90a+): AGPR <- VGPR or inline constant, VGPR <- AGPR, AGPR <- AGPR.
     _add("v_accvgpr_write_b32", Form("VOP3", (A,), (VS,)))
     _add("v_accvgpr_read_b32", Form("VOP3", (V,), (A,)))
@@ -243,7 +247,6 @@ _global_memory()
 # prints them; `neg` / `abs` / `clamp` and the other modifiers are integer attributes the
 # interpreter's handlers read (docs/amdgcn-asm.md).
 
-VOP3_MODS = ("neg", "abs", "clamp", "omod")
 PACKED_MODS = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp")
 SDWA_MODS = ("dst_sel", "dst_unused", "src0_sel", "src1_sel", "sext", "neg", "abs", "clamp")
 VCC = Slot("special:vcc")
@@ -427,6 +430,38 @@ def _llvm_memory() -> None:
         _add(f"buffer_store_{suf}", Form("SCRATCH", (), (Slot("v", n), S4, SS), mods=("offset",)))
 
 
+# the f32 VOPC conditions beyond eq / neq / lt / le / gt / ge / o / u: lg (ordered not-equal) and
+# the negations (nlt = !(a < b), true where either is NaN); CDNA3 and RDNA3 ISA guides, "VOPC"
+F32_MORE_CONDITIONS = ("lg", "nlt", "nle", "ngt", "nge", "nlg")
+F32_CONDITIONS = ("eq", "neq", "lt", "le", "gt", "ge", "o", "u", *F32_MORE_CONDITIONS)
+
+
+def _llvm_epilogue() -> None:
+    """The f32 instructions of LLVM's exp / erf / tanh / division code in the fused epilogues."""
+    for m in ("v_exp_f32", "v_rndne_f32"):  # D = 2^S0; D = S0 rounded to an integer, ties to even
+        _add(m, Form("VOP1", (V,), (VS,), suffix="_e32", mods=VOP3_MODS))
+    _add("v_ldexp_f32", Form("VOP3", (V,), (VS, VS), mods=VOP3_MODS))  # D = S0 * 2^S1 (S1 an i32)
+    # VOP2 with a 32-bit literal K: fmamk D = S0 * K + S1, fmaak D = S0 * S1 + K, the operands
+    # printed in the product's order (`v_fmamk_f32 v0, v1, 0x3fb8aa3b, v2`)
+    _add("v_fmamk_f32", Form("VOP2", (V,), (VS, VS, V)))
+    _add("v_fmaak_f32", Form("VOP2", (V,), (VS, V, VS)))
+    for cc in F32_MORE_CONDITIONS:
+        _add(f"v_cmp_{cc}_f32", Form("VOPC", (MASK,), (VS, VS), suffix="_e64", mods=("neg", "abs")))
+    for cc in F32_CONDITIONS:  # gfx10+'s v_cmpx: EXEC = the lanes where the condition holds
+        _add(f"v_cmpx_{cc}_f32", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32", mods=("neg", "abs")))
+    # gfx950: two f32 to bf16 (round to nearest even), S0's in D's low half, S1's in the high
+    _add("v_cvt_pk_bf16_f32", Form("VOP3", (V,), (VS, VS)))
+    # IEEE 754-2019 maximum / minimum (NaN in, NaN out): gfx950's three-operand forms, gfx12's
+    for m in ("v_maximum_f32", "v_minimum_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS), mods=VOP3_MODS))
+    for m in ("v_maximum3_f32", "v_minimum3_f32", "v_maximumminimum_f32", "v_minimummaximum_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS, VS), mods=VOP3_MODS))
+    # LLVM's correctly rounded f32 division: scale (D, the scaled-or-not mask), fmas (reads VCC), fixup
+    _add("v_div_scale_f32", Form("VOP3", (V, MASK), (VS, VS, VS), mods=("neg", "abs")))
+    _add("v_div_fmas_f32", Form("VOP3", (V,), (VS, VS, VS, VCC), mods=("neg", "abs")))
+    _add("v_div_fixup_f32", Form("VOP3", (V,), (VS, VS, VS), mods=("neg", "abs")))
+
+
 GFX12_NAMES = {"s_addk_co_i32": "s_addk_i32", "s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32",
                "s_sub_co_i32": "s_sub_i32", "s_sub_co_u32": "s_sub_u32", "s_sub_co_ci_u32": "s_subb_u32"}
 """gfx12's names of scalar ops whose gfx9 / gfx11 names gemmc's own printer keeps (LLVM's
@@ -437,6 +472,7 @@ _llvm_waits()
 _llvm_hints()
 _llvm_vector()
 _llvm_memory()
+_llvm_epilogue()
 
 
 # -- the matrix instructions ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ then prefix, then format; the matrix instructions by their class.
 
 from __future__ import annotations
 
-from gemmc.amdgcn.interp import control, matrix_ops, memory_ops, scalar_alu, vector_alu, vector_forms
+from gemmc.amdgcn.interp import control, fdiv, matrix_ops, memory_ops, scalar_alu, vector_alu, vector_forms
 from gemmc.amdgcn.interp.state import GcnInterpError
 from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
 
@@ -30,7 +30,7 @@ def _merged(*tables: dict) -> dict:
 
 
 BY_MNEMONIC = _merged(scalar_alu.BY_MNEMONIC, vector_alu.BY_MNEMONIC, vector_forms.BY_MNEMONIC, control.BY_MNEMONIC,
-                      memory_ops.BY_MNEMONIC)
+                      memory_ops.BY_MNEMONIC, fdiv.BY_MNEMONIC)
 BY_PREFIX = _merged(scalar_alu.BY_PREFIX, vector_alu.BY_PREFIX, control.BY_PREFIX)
 BY_FORMAT = _merged(memory_ops.BY_FORMAT)
 

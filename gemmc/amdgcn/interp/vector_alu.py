@@ -154,8 +154,8 @@ FLOAT = {
     "v_add_f32": lambda a, b: f32(a) + f32(b),
     "v_sub_f32": lambda a, b: f32(a) - f32(b),
     "v_mul_f32": lambda a, b: f32(a) * f32(b),
-    "v_max_f32": lambda a, b: np.maximum(f32(a), f32(b)),
-    "v_min_f32": lambda a, b: np.minimum(f32(a), f32(b)),
+    "v_max_f32": lambda a, b: max_num(a, b, True),
+    "v_min_f32": lambda a, b: max_num(a, b, False),
     # fused: the f32 product is exact in float64, the sum rounded once more to f32
     "v_fma_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
     "v_fmac_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
@@ -171,7 +171,89 @@ FLOAT = {
     "v_max3_f32": lambda a, b, c: np.maximum(np.maximum(f32(a), f32(b)), f32(c)),
     "v_min3_f32": lambda a, b, c: np.minimum(np.minimum(f32(a), f32(b)), f32(c)),
     "v_med3_f32": lambda a, b, c: np.median(np.stack(np.broadcast_arrays(f32(a), f32(b), f32(c))), axis=0),
+    "v_maximum_f32": lambda a, b: maximum(a, b),
+    "v_minimum_f32": lambda a, b: minimum(a, b),
+    "v_maximum3_f32": lambda a, b, c: maximum(_bits(maximum(a, b)), c),
+    "v_minimum3_f32": lambda a, b, c: minimum(_bits(minimum(a, b)), c),
+    # gfx12: D = minimum(maximum(S0, S1), S2) and the other way round (RDNA4 ISA guide, "VOP3")
+    "v_maximumminimum_f32": lambda a, b, c: minimum(_bits(maximum(a, b)), c),
+    "v_minimummaximum_f32": lambda a, b, c: maximum(_bits(minimum(a, b)), c),
+    "v_exp_f32": lambda a: _exp2(a),
+    "v_ldexp_f32": lambda a, n: _ldexp(a, n),
+    # V_RNDNE_F32 (VOP1): round to the nearest integer, ties to even; inf, NaN and -0 kept
+    "v_rndne_f32": lambda a: np.rint(f32(a)),
+    # VOP2 with a literal: the fma of the operands in their printed order (fmamk S0 * K + S1,
+    # fmaak S0 * S1 + K), rounded once as v_fma_f32
+    "v_fmamk_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
+    "v_fmaak_f32": lambda a, b, c: (f32(a).astype(np.float64) * f32(b) + f32(c)).astype(np.float32),
 }
+
+
+# -- the fused epilogues' f32 math (exp, erf, tanh as LLVM lowers them) ------------------------------
+
+
+def _exp2(a):
+    """v_exp_f32: D = 2^S0 (CDNA3 ISA guide, "VOP1 Instructions", V_EXP_F32; RDNA3 the same).
+    The hardware is within 1 ULP; here it is exact 2^x rounded once to f32 (float64's exp2 is
+    within a float64 ULP, 2^-29 of an f32 ULP, so its f32 rounding is 2^x's), -inf to +0, +inf
+    to +inf, NaN to NaN.
+    Denormal results are kept, not flushed: LLVM's expansion never asks for one (it adds 64 to
+    an argument below -126 and scales the result by v_ldexp_f32 after), so its code computes the
+    same either way."""
+    return np.exp2(f32(a).astype(np.float64)).astype(np.float32)
+
+
+def _ldexp(a, n):
+    """v_ldexp_f32: D = S0 * 2^S1, S1 a signed 32-bit integer (CDNA3 ISA guide, "VOP3A
+    Instructions", V_LDEXP_F32), rounded once to f32: overflow to inf, underflow through the
+    denormals to a signed 0; NaN, inf and 0 kept.  The exponent is clipped to +-400, past which
+    every f32 over- or underflows alike, so that the float64 product stays exact."""
+    k = np.clip(i32(n), -400, 400)
+    return np.ldexp(f32(a).astype(np.float64), k).astype(np.float32)
+
+
+def _bf16_rne(a):
+    """f32 to bf16 bits, rounded to nearest even; a NaN stays a NaN (quietened)."""
+    bits = u(a) & M32
+    rounded = (bits + U64(0x7FFF) + ((bits >> U64(16)) & U64(1))) >> U64(16)
+    return np.where(np.isnan(f32(a)), (bits >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
+
+
+def maximum(a, b):
+    """IEEE 754-2019 maximum (gfx950's V_MAXIMUM3_F32, gfx12's V_MAXIMUM_F32: CDNA4 ISA guide
+    "VOP3", RDNA4 ISA guide "VOP3"): NaN if either is NaN (quietened), +0 above -0."""
+    a, b = f32(a), f32(b)
+    r = np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), r)
+
+
+def minimum(a, b):
+    """IEEE 754-2019 minimum: NaN if either is NaN, -0 below +0."""
+    a, b = f32(a), f32(b)
+    r = np.where((a < b) | ((a == b) & np.signbit(a)), a, b)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), r)
+
+
+def _signaling(x):
+    return np.isnan(x) & ((x.view(U32) & U32(0x400000)) == 0)
+
+
+def max_num(a, b, larger: bool):
+    """V_MAX_F32 / V_MIN_F32 in IEEE mode (the mode LLVM's kernels run in; CDNA3 ISA guide, "VOP2
+    Instructions"): a signaling NaN source gives itself quietened, a quiet NaN source the other
+    source; else the larger (smaller), +0 above -0."""
+    a, b = f32(a), f32(b)
+    both = maximum(a.view(U32), b.view(U32)) if larger else minimum(a.view(U32), b.view(U32))
+    r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, both))
+    quiet = lambda x: (x.view(U32) | U32(0x400000)).view(np.float32)  # noqa: E731
+    return np.where(_signaling(a), quiet(a), np.where(_signaling(b), quiet(b), r))
+
+
+def _bits(x):
+    return np.asarray(x, np.float32).view(U32)
+
+
+INTEGER["v_cvt_pk_bf16_f32"] = lambda a, b: (_bf16_rne(b) << U64(16)) | _bf16_rne(a)  # gfx950, VOP3
 
 
 def _integer(S, op):
@@ -231,10 +313,23 @@ def _float(S, op):
     return body
 
 
+# The f32 conditions of VOPC (CDNA3 ISA guide, "VOPC Instructions": V_CMP_{F,LT,EQ,LE,GT,LG,GE,O,
+# U,NGE,NLG,NGT,NLE,NEQ,NLT,TRU}_F32): the ordered ones false where either source is NaN, the N
+# ones their negations, so true there (nlt = !(a < b)); neq is !(a == b), lg (a < b) | (a > b).
+F32_COMPARE = {
+    **{cc: COMPARE[cc] for cc in ("lt", "eq", "le", "gt", "ge", "o", "u")},
+    "lg": lambda a, b: (a < b) | (a > b),
+    "neq": lambda a, b: ~(a == b), "nlt": lambda a, b: ~(a < b), "nle": lambda a, b: ~(a <= b),
+    "ngt": lambda a, b: ~(a > b), "nge": lambda a, b: ~(a >= b), "nlg": lambda a, b: ~((a < b) | (a > b)),
+}
+
+
 def _cmp(S, op):
-    """v_cmp_<cc>_<type>: the lanes where S0 cc S1, as a mask in D (an SGPR pair or VCC)."""
+    """v_cmp_<cc>_<type>: the lanes where S0 cc S1, as a mask in D (an SGPR pair, VCC, or EXEC
+    for v_cmpx); f32 sources take the abs / neg modifiers."""
     _, _, cc, ty = op.MNEMONIC.split("_")
-    cc = {"neq": "lg", "ne": "lg"}.get(cc, cc)
+    table = F32_COMPARE if ty == "f32" else COMPARE
+    cc = cc if ty == "f32" else {"ne": "lg"}.get(cc, cc)
     a_src, b_src, d0 = op.srcs[0], op.srcs[1], op.dsts[0].type
 
     def body(act, tgt):
@@ -243,7 +338,7 @@ def _cmp(S, op):
             a, b = np.asarray(a, U32).view(np.int32), np.asarray(b, U32).view(np.int32)
         elif ty == "f32":
             a, b = f32(a), f32(b)
-        r = np.broadcast_to(COMPARE[cc](a, b), (S.W, S.L))
+        r = np.broadcast_to(table[cc](a, b), (S.W, S.L))
         S.wr_s64(d0, S.mask_of_lanes(r, act), act)
     return body
 
