@@ -200,7 +200,8 @@ def _exp2(a):
     Denormal results are kept, not flushed: LLVM's expansion never asks for one (it adds 64 to
     an argument below -126 and scales the result by v_ldexp_f32 after), so its code computes the
     same either way."""
-    return np.exp2(f32(a).astype(np.float64)).astype(np.float32)
+    with np.errstate(over="ignore"):  # past 2^128 the result is +inf, as the hardware's
+        return np.exp2(f32(a).astype(np.float64)).astype(np.float32)
 
 
 def _ldexp(a, n):
