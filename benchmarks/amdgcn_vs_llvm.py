@@ -43,6 +43,9 @@ from gemmc.driver.pipeline import default_pipeline
 from gemmc.support.ir_names import SCHEDULE_ATTR
 from gemmc.transforms.schedule import Schedule
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generated_section  # noqa: E402
+
 STEPS = ["step1", "step2", "step3", "step4", "step5", "step6", "step7"]
 ARCHS = ["gfx942", "gfx1100", "gfx1201"]
 ROWS = [(step, arch) for step in STEPS for arch in ARCHS]
@@ -202,12 +205,7 @@ def markers(name: str) -> tuple[str, str]:
 
 
 def splice(doc: str, name: str, body: str) -> str:
-    begin, end = markers(name)
-    if begin not in doc or end not in doc:
-        raise SystemExit(f"{DOC}: no generated table {name} ({begin!r} ... {end!r})")
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{begin}\n{body}{end}{tail}"
+    return generated_section.splice(doc, *markers(name), body, f"{DOC} ({name})", SystemExit)
 
 
 def document() -> str:

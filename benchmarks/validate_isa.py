@@ -31,12 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import generated_section  # noqa: E402
 
 SEBV_DIR = pathlib.Path("/work/.mirror/seb-v+fp32_sgemm_amd/repo")
 GAU_DIR = pathlib.Path("/work/.mirror/gau-nernst+learn-cuda/repo")
@@ -422,11 +424,7 @@ def doc_section(rows: list[dict], prov: dict) -> str:
 
 
 def splice(doc: str, body: str) -> str:
-    if BEGIN not in doc or END not in doc:
-        raise ValueError(f"{DOC}: no generated section ({BEGIN!r} ... {END!r})")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{body}{END}{tail}"
+    return generated_section.splice(doc, BEGIN, END, body, str(DOC))
 
 
 def provenance(dirs: dict) -> dict:
