@@ -55,16 +55,19 @@ def run(t, name, m, n, k, ta, tb, ab):
     row["torch_ms"] = triton.testing.do_bench(torch_mm, warmup=25, rep=200, return_mode="median")
     C = C0.clone()
 
-    launch = launcher(matmul, a, b, C, alpha, beta, ab, ieee=False)
+    time_triton(row, launcher(matmul, a, b, C, alpha, beta, ab, ieee=False), C, C0, err)
+    cfg = matmul.best_config
+    row["triton_config"] = str(cfg.kwargs | {"stages": cfg.num_stages, "warps": cfg.num_warps})
+    return row
 
+
+def time_triton(row: dict, launch, C, C0, err) -> None:
+    """Triton's error (a launch on C as it was: beta's C0 read once) and median time, into `row`."""
     launch()
     C.copy_(C0)
     launch()
     row["triton_rel_err"] = err(C)
     row["triton_ms"] = triton.testing.do_bench(launch, warmup=25, rep=200, return_mode="median")
-    cfg = matmul.best_config
-    row["triton_config"] = str(cfg.kwargs | {"stages": cfg.num_stages, "warps": cfg.num_warps})
-    return row
 
 
 def run_fp8(label, types, name, m, n, k, ta, tb, ab):
@@ -93,12 +96,7 @@ def run_fp8(label, types, name, m, n, k, ta, tb, ab):
         row["torch_error"] = repr(e)[:200]
     try:
         C = C0.clone()
-        launch = launcher(matmul, A, b, C, alpha, beta, ab, ieee=False)
-        launch()
-        C.copy_(C0)
-        launch()
-        row["triton_rel_err"] = err(C)
-        row["triton_ms"] = triton.testing.do_bench(launch, warmup=25, rep=200, return_mode="median")
+        time_triton(row, launcher(matmul, A, b, C, alpha, beta, ab, ieee=False), C, C0, err)
     except Exception as e:
         row["triton_error"] = repr(e)[:200]
     return row
