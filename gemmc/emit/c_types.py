@@ -131,9 +131,14 @@ def cuda_vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str
     """vector_typedef for nvcc (the sm_90 target): every vector but float2 / float4 (CUDA's own) as
     gemmc_vec: 16-bit floats, FP8's bytes, integers."""
     name, typedef = vector_typedef(t, op)
-    if "ext_vector_type" in typedef and not typedef.startswith("#ifdef __CUDACC__"):
+    if not is_cuda_float_vector(t):
         typedef = cuda_vector_text(name, scalar_ctype(t.element_type, op), t.get_shape()[0])
     return name, typedef
+
+
+def is_cuda_float_vector(t: VectorType) -> bool:
+    """float2 / float4: the vectors CUDA has types of its own for."""
+    return isinstance(t.element_type, Float32Type) and t.get_shape()[0] in (2, 4)
 
 
 def cuda_vector_text(name: str, ctype: str, n: int) -> str:
@@ -160,7 +165,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
         raise emit_error(op, f"no HIP vector type for {t}")
     name = f"v{shape[0]}{base}"
     typedef = f"typedef {scalar_ctype(elem, op)} {name} __attribute__((ext_vector_type({shape[0]})));"
-    if base == "float" and shape[0] in (2, 4):
+    if is_cuda_float_vector(t):
         # nvcc (HIP on NVIDIA) has no ext_vector_type; CUDA's aligned float2/float4 do what
         # the printed code asks of them: loads, stores, .x-.w, brace initialization.
         typedef = f"#ifdef __CUDACC__\ntypedef float{shape[0]} {name};\n#else\n{typedef}\n#endif"
