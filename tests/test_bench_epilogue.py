@@ -118,3 +118,13 @@ def test_bench_comparison_fails_planted_bugs(tmp_path, last_k, bias_at, gelu, ve
     subprocess.run(["c++", "-O1", "-std=c++17", str(src), "-o", str(exe)], check=True)
     out = subprocess.run([str(exe)], capture_output=True, text=True)
     assert out.stdout.strip() == verdict, out.stderr[-1000:]
+
+
+def test_epilogue_table_is_the_rendering_of_its_raw_files():
+    """benchmarks/h200/epilogue.md is what epilogue.py renders from the device run kept in raw/."""
+    from benchmark_scripts import load
+
+    root = Path(__file__).resolve().parents[1]
+    out, text = load("h200/epilogue").render(root / "benchmarks/h200/raw")
+    assert (root / "benchmarks/h200/epilogue.md").read_text() == text
+    assert out["gemmc"]["f32_bias_gelu"]["passed"]

@@ -1,4 +1,4 @@
-"""Fused epilogues on the H200: what bias + gelu costs over the plain GEMM, and against PyTorch's separate ops.
+"""Fused epilogues on the H200 (or the H100 lent instead): what bias + gelu costs over the plain GEMM, and against PyTorch's separate ops.
 
     python3 benchmarks/h200/epilogue.py gen DIR          # here: DIR/ep_*.cu (gemmc bench programs), manifest.json
     python3 benchmarks/h200/epilogue.py device DIR OUT   # on the H200: build, run, PyTorch's rows -> OUT/epilogue*.jsonl
@@ -116,12 +116,13 @@ def torch_rows() -> list[dict]:
     return rows
 
 
-def collect(raw: Path) -> None:
+def render(raw: Path) -> tuple[dict, str]:
+    """epilogue.json's object and epilogue.md's text from a device run's files."""
     rows = {r["label"]: r for r in map(json.loads, (raw / "epilogue.jsonl").read_text().splitlines())}
     peers = {r["label"]: r for r in map(json.loads, (raw / "epilogue_peers.jsonl").read_text().splitlines())}
     manifest = json.loads((raw / "epilogue_manifest.json").read_text())
     flops = 2.0 * N**3
-    lines = ["# Fused epilogues on the H200 (benchmarks/h200/epilogue.py)", "",
+    lines = ["# Fused epilogues on the lent NVIDIA GPU (benchmarks/h200/epilogue.py)", "",
              f"Written by `python3 benchmarks/h200/epilogue.py collect {raw.relative_to(ROOT) if raw.is_absolute() else raw}`"
              " from the device run's files.  4096^3, Y f32; gemmc's rows share their type's pipeline (below).", "",
              "| program | check | gemmc ms | TFLOP/s | over gemmc's plain | cuBLAS plain ms | gemmc / cuBLAS plain speed |",
@@ -142,16 +143,22 @@ def collect(raw: Path) -> None:
                      f"{res['cublas_ms'] / res['gemmc_ms']:.2f} |")
     lines += ["", "PyTorch (f32, TF32 off), the same X, W, b:", "", "| way | ms | rel. error vs float64 |", "|---|---|---|"]
     for name, r in peers.items():
-        lines.append(f"| {name} | {r['ms']:.3f} | {r.get('rel_err', float('nan')):.1e} |")
+        err = f"{r['rel_err']:.1e}" if "rel_err" in r else "-"
+        lines.append(f"| {name} | {r['ms']:.3f} | {err} |")
     fused = out["gemmc"].get("f32_bias_gelu")
     if fused and "torch_mm_add_gelu" in peers:
         ratio = peers["torch_mm_add_gelu"]["ms"] / fused["gemmc_ms"]
         lines += ["", f"gemmc's fused f32 bias + gelu against PyTorch's mm, + b, gelu: {ratio:.2f}x "
                   f"({'faster' if ratio > 1 else 'slower'}); device {fused['device']}."]
     lines += ["", "Pipelines: " + "; ".join(f"{t}: `{p}`" for t, p in out["pipelines"].items())]
+    return out, "\n".join(lines) + "\n"
+
+
+def collect(raw: Path) -> None:
+    out, text = render(raw)
     (ROOT / "benchmarks/h200/epilogue.json").write_text(json.dumps(out, indent=1) + "\n")
-    (ROOT / "benchmarks/h200/epilogue.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    (ROOT / "benchmarks/h200/epilogue.md").write_text(text)
+    print(text, end="")
 
 
 if __name__ == "__main__":

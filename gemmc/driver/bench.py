@@ -129,8 +129,10 @@ def _plain_fields(prob: "Problem", t: str) -> dict:
 
 def fp8_cublaslt(prob: "Problem", a: str, b: str) -> bool:
     """Whether cuBLASLt's FP8 GEMM takes the problem: its "TN" layout alone (A [M][K], B stored [N][K],
-    both k-contiguous) and not e5m2 x e5m2 (cuBLASLt's FP8 type table)."""
-    return not prob.transpose_a and prob.transpose_b and (a, b) != ("f8e5m2", "f8e5m2")
+    both k-contiguous), not e5m2 x e5m2 (cuBLASLt's FP8 type table), and M, N and K multiples of 16
+    (its FP8 alignment rule: on an H100 it answered CUBLAS_STATUS_NOT_SUPPORTED at 3000^3 and 4097x4095x1023)."""
+    return (not prob.transpose_a and prob.transpose_b and (a, b) != ("f8e5m2", "f8e5m2")
+            and prob.m % 16 == prob.n % 16 == prob.k % 16 == 0)
 
 
 def _fp8_fields(prob: "Problem", a: str, b: str) -> dict:
