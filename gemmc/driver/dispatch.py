@@ -19,6 +19,8 @@ idle?"), asked at run time; the cost model and the interpreter follow the branch
 
 from __future__ import annotations
 
+import re
+
 from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Operation, SSAValue
@@ -35,7 +37,6 @@ from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.transforms.kernel_builder import KernelBuilder, repeat_values
 
 SPLITS = 8
-ALIGN = 4  # elements: the vector width of the default pipelines' copies
 PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (it does not depend on it)
 
 
@@ -50,13 +51,22 @@ def variant_pipeline(default: str, out_type: str, arch: Arch, slots: int = 0) ->
     return with_split_k(default, SPLITS, "workspace")
 
 
-def with_assumed_alignment(spec: str) -> str:
-    """`spec` with assume-aligned{multiple=ALIGN} after its gemm-to-kernel."""
+def vector_width(spec: str) -> int | None:
+    """The width of `spec`'s vectorize pass (its default, 4, where the pass names none); None without one."""
+    m = re.search(r"vectorize(\{[^}]*\})?", spec)
+    if m is None:
+        return None
+    width = re.search(r"width=(\d+)", m.group(1) or "")
+    return int(width.group(1)) if width else 4
+
+
+def with_assumed_alignment(spec: str, multiple: int) -> str:
+    """`spec` with assume-aligned{multiple=...} after its gemm-to-kernel."""
     head, sep, rest = spec.partition("gemm-to-kernel")
     if not sep:
         return spec
     after = rest.split(",", 1)
-    return f"{head}gemm-to-kernel{after[0]},assume-aligned{{multiple={ALIGN}}}" + (f",{after[1]}" if len(after) > 1 else "")
+    return f"{head}gemm-to-kernel{after[0]},assume-aligned{{multiple={multiple}}}" + (f",{after[1]}" if len(after) > 1 else "")
 
 
 def dispatch(module: ModuleOp, arch: Arch, default: str):
@@ -67,7 +77,9 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     if slots is None:
         return None
     idle_spec = variant_pipeline(default, _output_type(base), arch, slots)
-    aligned_spec = with_assumed_alignment(default) if "vectorize" in default else default
+    # rows a multiple of the copies' vector width (8 f16, 16 FP8 bytes, 4 f32) let them stay vectors
+    align = vector_width(default)
+    aligned_spec = with_assumed_alignment(default, align) if align else default
     idle = lower_copy(module, idle_spec, arch)
     if idle is None and "stream-k" in idle_spec:
         # stream-k's atomic fix-up refuses an epilogue not linear in the sum (relu, a bias): split-k
@@ -77,13 +89,13 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None
     if idle is None and aligned is None:
         return None
-    _merge(base, idle, aligned, slots)
+    _merge(base, idle, aligned, slots, align or 1)
     said = []
     if idle is not None:
         said.append(f"[{idle_spec}] when the default's grid has fewer than {slots} workgroups "
                     f"({arch.cu_count} CUs x {slots // arch.cu_count})")
     if aligned is not None:
-        said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {ALIGN}")
+        said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {align}")
     reason = "the sizes are dynamic: the launcher runs " + ", else ".join(said) + ", else the default"
     spec = " | ".join(x for x in (default, idle and f"idle grid: {idle_spec}",
                                   aligned and f"aligned rows: {aligned_spec}") if x)
@@ -124,7 +136,7 @@ def _host(module: ModuleOp) -> func.FuncOp:
     return host_function(module)
 
 
-def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slots: int) -> None:
+def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slots: int, align: int) -> None:
     """The variants' kernels into `base`'s gpu.module, and `base`'s host function choosing:
     if few_workgroups { idle } else if rows_aligned { aligned } else { base }."""
     host = _host(base)
@@ -134,7 +146,7 @@ def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slot
     grid_x, grid_y = repeat_values([launch.gridSizeX, launch.gridSizeY], kb, lambda arg: arg, lambda op: ValueError(
         f"the default's grid is computed by '{op.name}', which the launcher cannot repeat"))
     few = kb.op(arith.CmpiOp(kb.mul(grid_x, grid_y, "workgroups"), kb.index(slots), "ult"), "few_workgroups")
-    rows = _rows_aligned(host, kb) if aligned is not None else None
+    rows = _rows_aligned(host, kb, align) if aligned is not None else None
     last = (rows or few).owner
     default_block = Block()
     for op in [op for op in body.ops if op is not body.last_op and not _before(op, last.results[0])]:
@@ -170,15 +182,15 @@ def _host_block(base: ModuleOp, variant: ModuleOp, tag: str) -> Block:
     return block
 
 
-def _rows_aligned(host: func.FuncOp, kb: KernelBuilder) -> SSAValue:
-    """On the host: every matrix's dynamic row length is a multiple of ALIGN."""
+def _rows_aligned(host: func.FuncOp, kb: KernelBuilder, align: int) -> SSAValue:
+    """On the host: every matrix's dynamic row length is a multiple of `align`."""
     from xdsl.dialects.builtin import MemRefType
 
     conds = []
     for arg in host.body.block.args:
         t = arg.type
         if isinstance(t, MemRefType) and t.get_num_dims() == 2 and t.get_shape()[1] < 0:
-            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(ALIGN)))
+            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(align)))
             conds.append(kb.op(arith.CmpiOp(rem, kb.index(0), "eq")))
     cond = conds[0]
     for c in conds[1:]:
