@@ -13,6 +13,8 @@ becomes
     scf.if workgroups < SLOTS { the variant's launches } else { the default's launches }
 
 with SLOTS = CUs x the workgroups a CU holds of the default kernel (the cost model's occupancy).
+Where the default copies vectors, each of the two has an aligned twin (`assume-aligned` to the copies'
+vector width) that the launcher runs when every dynamic row length is a multiple of it.
 The same rule as the static selection's first question ("does the grid leave workgroup slots
 idle?"), asked at run time; the cost model and the interpreter follow the branch the sizes take.
 """
@@ -89,16 +91,21 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None
     if idle is None and aligned is None:
         return None
-    _merge(base, idle, aligned, slots, align or 1)
+    # the idle-grid variant copies rows as the default does: it too has an aligned twin
+    idle_aligned_spec = with_assumed_alignment(idle_spec, align) if idle is not None and aligned is not None else None
+    idle_aligned = lower_copy(module, idle_aligned_spec, arch) if idle_aligned_spec else None
+    _merge(base, (idle, idle_aligned), aligned, slots, align or 1)
     said = []
     if idle is not None:
         said.append(f"[{idle_spec}] when the default's grid has fewer than {slots} workgroups "
-                    f"({arch.cu_count} CUs x {slots // arch.cu_count})")
+                    f"({arch.cu_count} CUs x {slots // arch.cu_count})"
+                    + (" (assume-aligned where the rows are)" if idle_aligned is not None else ""))
     if aligned is not None:
         said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {align}")
     reason = "the sizes are dynamic: the launcher runs " + ", else ".join(said) + ", else the default"
     spec = " | ".join(x for x in (default, idle and f"idle grid: {idle_spec}",
-                                  aligned and f"aligned rows: {aligned_spec}") if x)
+                                  aligned and f"aligned rows: {aligned_spec}",
+                                  idle_aligned and f"idle grid, aligned rows: {idle_aligned_spec}") if x)
     base.attributes[PIPELINE_ATTR] = StringAttr(spec)
     return Choice(spec, reason, {}, base, runnable=False)
 
@@ -136,9 +143,12 @@ def _host(module: ModuleOp) -> func.FuncOp:
     return host_function(module)
 
 
-def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slots: int, align: int) -> None:
+def _merge(base: ModuleOp, idle: tuple[ModuleOp | None, ModuleOp | None], aligned: ModuleOp | None, slots: int,
+           align: int) -> None:
     """The variants' kernels into `base`'s gpu.module, and `base`'s host function choosing:
-    if few_workgroups { idle } else if rows_aligned { aligned } else { base }."""
+    if few_workgroups { if rows_aligned { idle's aligned twin } else { idle } }
+    else if rows_aligned { aligned } else { base }."""
+    idle, idle_aligned = idle
     host = _host(base)
     body = host.body.block
     launch = next(op for op in host.walk() if isinstance(op, gpu.LaunchFuncOp))
@@ -152,17 +162,22 @@ def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slot
     for op in [op for op in body.ops if op is not body.last_op and not _before(op, last.results[0])]:
         op.detach()
         default_block.add_op(op)
-    choice = default_block
-    for cond, variant, tag in ((rows, aligned, "aligned"), (few, idle, "idle")):
-        if variant is None:
-            continue
-        then_block = _host_block(base, variant, tag)
-        choice.add_op(scf.YieldOp())
-        then_block.add_op(scf.YieldOp())
-        choice = Block([scf.IfOp(cond, [], [then_block], [choice])])
+    choice = _either(rows, _host_block(base, aligned, "aligned"), default_block) if aligned else default_block
+    if idle is not None:
+        idle_block = _host_block(base, idle, "idle")
+        if idle_aligned is not None:
+            idle_block = _either(rows, _host_block(base, idle_aligned, "idle_aligned"), idle_block)
+        choice = _either(few, idle_block, choice)
     for op in list(choice.ops):
         op.detach()
         body.insert_op_before(op, body.last_op)
+
+
+def _either(cond: SSAValue, then_block: Block, else_block: Block) -> Block:
+    """A block holding `scf.if cond { then_block } else { else_block }`."""
+    then_block.add_op(scf.YieldOp())
+    else_block.add_op(scf.YieldOp())
+    return Block([scf.IfOp(cond, [], [then_block], [else_block])])
 
 
 def _host_block(base: ModuleOp, variant: ModuleOp, tag: str) -> Block:
