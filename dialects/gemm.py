@@ -27,6 +27,11 @@ workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling mak
 vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and
 move it like any LDS store, and lower-copies turns it into the tutorial's copy loops.
 
+A batched product has a leading batch dim on C and on A, B (or both): memrefs of rank 3,
+[Bt, stored rows, stored cols]; an operand of rank 2 is shared by every batch (broadcast),
+and transposes act on the last two dims.  A matrix epilogue operand ("mn") may be batched
+as C is.
+
 Function arguments carry `gemm.dims`, the names of their dimensions from the .gemm
 source (["M", "K"] for A), which later levels use to name launch parameters.
 """
@@ -207,11 +212,17 @@ class MatmulOp(IRDLOperation):
 
     # -- shapes -------------------------------------------------------------
 
+    @property
+    def batched(self) -> bool:
+        """C has a leading batch dim (memref of rank 3)."""
+        return self.c.type.get_num_dims() == 3
+
     def logical_shapes(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
-        """(M, K), (K, N), (M, N) as the product sees them; DYNAMIC_INDEX where unknown."""
-        a = tuple(self.a.type.get_shape())
-        b = tuple(self.b.type.get_shape())
-        c = tuple(self.c.type.get_shape())
+        """(M, K), (K, N), (M, N) as the product sees them (a batch dim left out);
+        DYNAMIC_INDEX where unknown."""
+        a = tuple(self.a.type.get_shape()[-2:])
+        b = tuple(self.b.type.get_shape()[-2:])
+        c = tuple(self.c.type.get_shape()[-2:])
         if self.transpose_a:
             a = a[::-1]
         if self.transpose_b:
@@ -223,14 +234,15 @@ class MatmulOp(IRDLOperation):
     def verify_(self) -> None:
         for name in ("a", "b", "c"):
             t = getattr(self, name).type
-            if t.get_num_dims() != 2:
-                raise VerifyException(f"operand {name.upper()} must be 2-D, got {t}")
+            if t.get_num_dims() not in (2, 3):
+                raise VerifyException(f"operand {name.upper()} must be 2-D (or 3-D: a batch), got {t}")
             allowed = ELEMENT_TYPES if name != "c" else OUTPUT_TYPES
             if type_name(t.element_type) not in allowed:
                 raise VerifyException(
                     f"operand {name.upper()} has element type {t.element_type}; "
                     f"expected {', '.join(allowed)}"
                 )
+        self._verify_batch()
         a_type, b_type = (type_name(x.type.element_type) for x in (self.a, self.b))
         if is_int(a_type) or is_int(b_type) or is_int(type_name(self.acc_type)):
             self._verify_integers(a_type, b_type)
@@ -251,6 +263,22 @@ class MatmulOp(IRDLOperation):
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
         self._verify_shapes()
+
+    def _verify_batch(self) -> None:
+        """A batch dim leads C and A, B or both, of one size; a 3-D A or B needs a 3-D C, a 3-D C
+        a 3-D A or B; a block-scaled product is not batched."""
+        ranks = [v.type.get_num_dims() for v in (self.a, self.b, self.c)]
+        if ranks[2] == 2 and 3 in ranks[:2]:
+            raise VerifyException("a batched A or B needs a batched C (rank 3)")
+        if ranks[2] == 3 and 3 not in ranks[:2]:
+            raise VerifyException("a batched C needs a batched A or B (rank 3)")
+        if ranks[2] == 3 and self.scale_a is not None:
+            raise VerifyException("a block-scaled product is not batched")
+        batched = [v for v in (self.c, self.a, self.b) if v.type.get_num_dims() == 3]
+        batched += [v for v, ax in zip(self.epilogue_args, self.axes())
+                    if isinstance(v.type, MemRefType) and v.type.get_num_dims() == len(ax) + 1]
+        for v in batched[1:]:
+            _check_dim("batch", v.type.get_shape()[0], str(v.type), self.c.type.get_shape()[0], "C")
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
         """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
@@ -280,9 +308,11 @@ class MatmulOp(IRDLOperation):
         if [a.type for a in block.args] != want:
             raise VerifyException(f"the epilogue block takes ({', '.join(map(str, want))}): the sum and an element "
                                   "of each epilogue operand")
-        shape = self.c.type.get_shape()
+        shape = self.c.type.get_shape()[-2:]
         for v, ax in zip(self.epilogue_args, axes):
             vs = v.type.get_shape() if isinstance(v.type, MemRefType) else ()
+            if ax == "mn" and len(vs) == 3 and self.batched:  # a batched matrix, as C
+                vs = vs[1:]
             if ax not in ("", "m", "n", "mn") or len(vs) != len(ax):
                 raise VerifyException(f"epilogue operand of type {v.type} cannot be indexed along '{ax}'")
             for got, axis in zip(vs, ax):

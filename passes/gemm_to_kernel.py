@@ -11,6 +11,9 @@ Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
     `row < M && col < N` so any M, N, K is correct, and stores alpha * acc + beta * C;
   * in the host function, the grid size (ceil(N / block-x), ceil(M / block-y)) and a
     `gpu.launch_func` that passes the memrefs and scalars.
+A batched product (memrefs of rank 3: gemmc.transforms.batch) becomes the same kernel over the
+matrices of one batch (rank-2 arguments, the batched ones listed in `gemm.batch_args`), launched with
+the batch count along the grid's z.
 The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
 the HIP emitter uses to name the dynamic sizes it passes.
 
@@ -45,6 +48,7 @@ from gemmc.support.ir_names import (
     SPEC_ATTR,
     UNROLL_ATTR,
 )
+from gemmc.transforms.batch import matrix_type, set_batch
 from gemmc.transforms.kernel_builder import KernelBuilder
 from gemmc.transforms.matmul_spec import spec_attr, spec_from_matmul
 from gemmc.target.module_arch import target_of
@@ -121,10 +125,15 @@ class GemmToKernelPass(ModulePass):
 
     def _kernel(self, name: str, matmul: MatmulOp, operands: list[SSAValue], unroll: int) -> gpu.FuncOp:
         kernel = gpu.FuncOp(
-            name, ([v.type for v in operands], []), kernel=True,
+            name, ([matrix_type(v.type) for v in operands], []), kernel=True,
             known_block_size=[self.block_x, self.block_y, 1],
         )
-        kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([_dims_of(v) for v in operands])
+        batched = [i for i, v in enumerate(operands) if matrix_type(v.type) != v.type]
+        dims = [_dims_of(v) for v in operands]  # a batched one's without its batch (the kernel's is 2-D)
+        kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([ArrayAttr(d.data[1:]) if i in batched else d
+                                                     for i, d in enumerate(dims)])
+        if batched:
+            set_batch(kernel, batched)
         unsigned_a, unsigned_b = matmul.unsigned_a is not None, matmul.unsigned_b is not None
         if unsigned_a or unsigned_b:  # A and B are kernel arguments 0 and 1
             kernel.attributes[ARG_UNSIGNED_ATTR] = DenseArrayBase.from_list(
@@ -184,10 +193,12 @@ class GemmToKernelPass(ModulePass):
 
     def _launch(self, matmul: MatmulOp, name: str, operands: list[SSAValue]) -> None:
         kb = KernelBuilder.before(matmul)
-        M = kb.dim(matmul.c, 0, "M")
-        N = kb.dim(matmul.c, 1, "N")
+        first = 1 if matmul.batched else 0  # C's rows after its batch dim
+        M = kb.dim(matmul.c, first, "M")
+        N = kb.dim(matmul.c, first + 1, "N")
         bx, by, one = kb.index(self.block_x), kb.index(self.block_y), kb.index(1)
-        grid = [kb.ceildiv(N, bx, "grid_x"), kb.ceildiv(M, by, "grid_y"), one]
+        z = kb.dim(matmul.c, 0, "batches") if matmul.batched else one  # one z a batch
+        grid = [kb.ceildiv(N, bx, "grid_x"), kb.ceildiv(M, by, "grid_y"), z]
         kb.b.insert(
             gpu.LaunchFuncOp(
                 SymbolRefAttr(f"{name}_kernels", [StringAttr(name)]), grid, [bx, by, one],

@@ -41,6 +41,7 @@ from gemmc.dialects.gemm import (
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
+from gemmc.frontend.batch_check import BatchChecker
 from gemmc.frontend.epilogue_check import EpilogueChecker
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
@@ -90,6 +91,7 @@ class _Tensor:
     dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand)
     col_major: bool
     divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
+    batch: Token | None = None  # a leading batch dim ([Bt, M, K]: dims are M, K)
 
     def dim_names(self) -> tuple[str, str]:
         """The dims as written: 'K/32' for a divided one (the gemm.dims names)."""
@@ -232,7 +234,7 @@ class _Collector:
         if k.assign is None:
             raise self.error(name, f"kernel '{name}' has no assignment such as 'C = A @ B'")
         for t in k.tensors.values():
-            for d in t.dims:
+            for d in ([t.batch] if t.batch is not None else []) + list(t.dims):
                 if str(d) not in k.dims:
                     raise self.error(d, f"unknown dim '{d}'; declare it with 'dim {d}'")
         return k
@@ -258,6 +260,15 @@ class _Collector:
             name, dtype, *rest = stmt.children  # then the dim0 and dim1 trees (a vector: dim0 only)
             refs = [r for r in rest if isinstance(r, Tree)]
             layout = [r for r in rest if not isinstance(r, Tree)]
+            if len(refs) > 3:
+                raise self.error(refs[3].children[0], f"'{name}' has {len(refs)} dims; a matrix has 2, and a "
+                                                      "batched one 3 (a leading batch dim: [Bt, M, K])")
+            batch = None
+            if len(refs) == 3:
+                first = refs.pop(0)
+                batch = first.children[0]
+                if len(first.children) > 1:
+                    raise self.error(first.children[1], f"the batch dim '{batch}' is a dim as declared, not divided")
             col_major = bool(layout) and str(layout[0]) == "col_major"
             divs = []
             for ref in refs:
@@ -271,7 +282,8 @@ class _Collector:
                 raise self.error(at.children[0], f"only a scale matrix ({SCALE_NAME}) has a dim divided by {MX_BLOCK}")
             if len(refs) == 1 and col_major:
                 raise self.error(layout[0], f"'{name}' is a vector; a layout is for matrices")
-            k.tensors[str(name)] = _Tensor(name, dtype, tuple(r.children[0] for r in refs), col_major, tuple(divs))
+            k.tensors[str(name)] = _Tensor(name, dtype, tuple(r.children[0] for r in refs), col_major, tuple(divs),
+                                           batch)
         elif stmt.data == "scalar_decl":
             name, dtype = stmt.children
             k.scalars[str(name)] = (name, str(dtype))
@@ -349,6 +361,7 @@ class _Builder:
             alpha_tok = self._scale_of(blas[0])
             beta_tok = self._scale_of(blas[1])
         self._check_shapes(a_use, b_use, c, c_tok)
+        BatchChecker(self).check(a_use, b_use, c, c_tok, extra)
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
@@ -577,12 +590,15 @@ class _Builder:
         shape = [self._dim_value(t, i) or DYNAMIC_INDEX for i in range(len(t.dims))]
         if t.col_major:
             shape.reverse()
+        if t.batch is not None:  # leads the stored shape: col_major acts on the last two dims
+            shape.insert(0, self.k.dims[str(t.batch)] or DYNAMIC_INDEX)
         return MemRefType(ELEMENT_TYPES[t.dtype](), shape)
 
     @staticmethod
     def _stored_dims(t: _Tensor) -> list[str]:
         names = list(t.dim_names())
-        return names[::-1] if t.col_major else names
+        names = names[::-1] if t.col_major else names
+        return ([str(t.batch)] if t.batch is not None else []) + names
 
     def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None) -> ModuleOp:
         k = self.k

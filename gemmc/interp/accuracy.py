@@ -127,13 +127,13 @@ class Comparison:
 def compare(got: np.ndarray, t: Terms, limit: np.ndarray) -> Comparison:
     if not np.all(np.isfinite(got)):
         bad = np.argwhere(~np.isfinite(got))[0]
-        return Comparison(float("inf"), float("inf"), (int(bad[0]), int(bad[1])))
+        return Comparison(float("inf"), float("inf"), (int(bad[-2]), int(bad[-1])))
     diff = np.abs(got - t.ref)
     scale = max(float(np.max(t.products + t.added, initial=0.0)), np.finfo(np.float64).tiny)
     ratios = diff / limit
     worst = np.unravel_index(int(np.argmax(ratios)), ratios.shape) if ratios.size else (0, 0)
     return Comparison(float(np.max(diff, initial=0.0)) / scale, float(np.max(ratios, initial=0.0)),
-                      (int(worst[0]), int(worst[1])))
+                      (int(worst[-2]), int(worst[-1])))
 
 
 # -- exact inputs -------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def sparsify(op_a: np.ndarray, stride: int) -> np.ndarray:
     """op(A) with the zeros of ExactPlan (a view's copy; the caller stores it back)."""
     if stride == 1:
         return op_a
-    i, k = np.indices(op_a.shape)
+    i, k = np.indices(op_a.shape)[-2:]  # a batch's matrices alike
     return np.where((i + k) % stride == 0, op_a, 0.0)
 
 
@@ -206,11 +206,16 @@ class ExactResult:
                        f"{got:.9g} (expected {want:.9g})")
 
 
+def position(at: tuple[int, ...]) -> tuple[int | str, int]:
+    """An element of C as (i, j) for a message's C[i, j]; a batched C's i is "batch, row" text."""
+    return (at[0] if len(at) == 2 else ", ".join(map(str, at[:-1]))), at[-1]
+
+
 def exact_compare(got: np.ndarray, ref: np.ndarray, plan: ExactPlan, limit: np.ndarray | None = None) -> ExactResult:
     """Bit for bit, or within `limit` element-wise; NaN always differs."""
     differ = ~(got == ref) if limit is None else ~(np.abs(got - ref) <= limit)
     first = None
     if differ.any():
-        i, j = (int(x) for x in np.argwhere(differ)[0])
-        first = (i, j, float(got[i, j]), float(ref[i, j]))
+        at = tuple(int(x) for x in np.argwhere(differ)[0])
+        first = (*position(at), float(got[at]), float(ref[at]))
     return ExactResult(plan, int(differ.sum()), int(got.size), first, limit is None)

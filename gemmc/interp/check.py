@@ -61,6 +61,7 @@ from gemmc.interp.accuracy import (
     exact_values,
     gamma_acc,
     input_rounding,
+    position,
     sparsify,
     underflow,
 )
@@ -324,7 +325,7 @@ def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
     a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
     if rounded_to is not None:
         a, b = (_rounded(x, rounded_to) for x in (a, b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
     if spec.epilogue:
@@ -348,9 +349,14 @@ def scaled_operands(spec: MatmulSpec, args: list, a: np.ndarray, b: np.ndarray) 
     """op(A) and op(B) of a block-scaled product, each element times the E8M0 scale of its block
     (k // block) along K, in float64: the declared program's operands."""
     sa, sb = (args[i].astype(np.float64) for i in (spec.scale_a, spec.scale_b))
-    sa = sa.T if spec.transpose_a else sa  # [M, K/block]
-    sb = sb.T if spec.transpose_b else sb  # [K/block, N]
+    sa = op_of(sa, spec.transpose_a)  # [M, K/block]
+    sb = op_of(sb, spec.transpose_b)  # [K/block, N]
     return a * np.repeat(sa, spec.block, axis=1), b * np.repeat(sb, spec.block, axis=0)
+
+
+def op_of(x: np.ndarray, transpose: bool) -> np.ndarray:
+    """op(X): X or its transpose; of a batch, each matrix's (the last two axes)."""
+    return np.swapaxes(x, -1, -2) if transpose else x
 
 
 def _declared(s: Scalar, args: list, acc: str) -> float:
@@ -562,7 +568,7 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
     own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
     a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
     products = np.abs(a) @ np.abs(b)
@@ -580,8 +586,8 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     differ = ~(np.abs(got - result.v) <= limit)
     first = None
     if differ.any():
-        i, j = (int(x) for x in np.argwhere(differ)[0])
-        first = (i, j, float(got[i, j]), float(result.v[i, j]))
+        at = tuple(int(x) for x in np.argwhere(differ)[0])
+        first = (*position(at), float(got[at]), float(result.v[at]))
     return _EpilogueRun(comparison, stats, int(differ.sum()), first)
 
 
@@ -599,10 +605,9 @@ def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: 
     # the epilogue's tensors are integers in [-2, 2]: a scale of up to 2 and the added terms
     # leave the sums, and a scaled sum plus a bias, exact in the plan's range
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits, 2.0, 2.0 * len(spec.epilogue_args))
-    op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
-    op_b = exact_values(rng, (k, n), plan.r)
+    op_a, op_b = _exact_operands(spec, args, rng, plan, (m, n, k))
     for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
-        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
+        args[i] = np.ascontiguousarray(op_of(x, t)).astype(args[i].dtype)
     for i in spec.epilogue_args:
         if isinstance(fn.args[i].type, MemRefType):
             args[i] = exact_values(rng, args[i].shape, min(plan.r, 2)).astype(args[i].dtype)
@@ -610,6 +615,13 @@ def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: 
         for i in (spec.scale_a, spec.scale_b):
             args[i] = rng.choice([1.0, 2.0], size=args[i].shape).astype(args[i].dtype)
     return plan
+
+
+def _exact_operands(spec: MatmulSpec, args: list, rng, plan, mnk) -> tuple[np.ndarray, np.ndarray]:
+    """op(A) and op(B) of small integers (A's with the plan's zeros), each of its own batch shape."""
+    m, n, k = mnk
+    op_a = sparsify(exact_values(rng, args[spec.a].shape[:-2] + (m, k), plan.r), plan.stride)
+    return op_a, exact_values(rng, args[spec.b].shape[:-2] + (k, n), plan.r)
 
 
 def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
@@ -658,11 +670,10 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
     growth = 4.0 if scaled else 1.0
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits,
                       growth * (sizes[0] if spec.alpha is not None else 1.0), sizes[1])
-    op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
-    op_b = exact_values(rng, (k, n), plan.r)
+    op_a, op_b = _exact_operands(spec, args, rng, plan, (m, n, k))
     for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
-        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
-    args[spec.c] = exact_values(rng, (m, n), plan.r).astype(args[spec.c].dtype)
+        args[i] = np.ascontiguousarray(op_of(x, t)).astype(args[i].dtype)
+    args[spec.c] = exact_values(rng, args[spec.c].shape, plan.r).astype(args[spec.c].dtype)
     if scaled:
         for i in (spec.scale_a, spec.scale_b):
             args[i] = rng.choice([1.0, 2.0], size=args[i].shape).astype(args[i].dtype)
@@ -692,7 +703,7 @@ def _exact_epilogue(ref: np.ndarray, spec: MatmulSpec, args: list, c_type: str) 
     """Whether the sum, alpha * sum, beta * C0 and the result are exact in the accumulator's
     and C's types (the partial sums are, by the plan), so C must equal ref bit for bit."""
     a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
     total = a @ b

@@ -23,6 +23,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerType, MemRefType
 
+from gemmc.interp.accuracy import position
 from gemmc.interp.common import wrap
 from gemmc.interp.stats import Stats
 from gemmc.support.ir_names import UNSIGNED_ATTR
@@ -58,7 +59,7 @@ def operands(spec: MatmulSpec, args: list) -> tuple[np.ndarray, np.ndarray]:
     for i, t, unsigned in ((spec.a, spec.transpose_a, spec.unsigned_a), (spec.b, spec.transpose_b, spec.unsigned_b)):
         x = np.asarray(args[i], dtype=np.int64)
         x = (x & 0xFF) if unsigned else wrap(x, 8)
-        out.append(x.T if t else x)
+        out.append(np.swapaxes(x, -1, -2) if t else x)  # a batch's matrices alike
     return out[0], out[1]
 
 
@@ -114,8 +115,8 @@ def compare_exact(got: np.ndarray, ref: np.ndarray, what: str) -> IntegerRun:
     differ = np.asarray(got, dtype=np.int64) != ref
     first = None
     if differ.any():
-        i, j = (int(x) for x in np.argwhere(differ)[0])
-        first = (i, j, int(got[i, j]), int(ref[i, j]))
+        at = tuple(int(x) for x in np.argwhere(differ)[0])
+        first = (*position(at), int(got[at]), int(ref[at]))
     return IntegerRun(what, int(differ.sum()), int(differ.size), first)
 
 

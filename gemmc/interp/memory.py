@@ -64,6 +64,18 @@ class Buffer:
         return cls("global", value_name(arg), arg.type, tuple(array.shape), array.reshape(-1))
 
     @classmethod
+    def batched(cls, arg: SSAValue, array: np.ndarray) -> Buffer:
+        """A host array of one rank more than the kernel's argument (gemmc.transforms.batch): the
+        kernel sees one matrix of it, the one `at_batch` says."""
+        if not array.flags.c_contiguous:
+            raise InterpError(f"memref argument {value_name(arg)} must be a C-contiguous array")
+        return cls("global", value_name(arg), arg.type, tuple(array.shape[1:]), array.reshape(-1))
+
+    def at_batch(self, batch: np.ndarray) -> None:
+        """Per lane, the batch whose matrix a batched buffer is (uniform: one int offset)."""
+        self.base = int(batch[0]) * self.size if batch.size and (batch == batch[0]).all() else batch * self.size
+
+    @classmethod
     def allocate(cls, state: KernelState, op: Operation, shape: tuple[int, ...]) -> Buffer:
         """memref.alloc/alloca in a kernel: LDS (memory space 3) per workgroup, else per lane.
 

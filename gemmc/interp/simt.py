@@ -45,6 +45,7 @@ from gemmc.support.diagnostics import GemmcError
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to
 from gemmc.interp.state import DIMS, KernelState, Lanes, is_uniform, lane_where
 from gemmc.interp.stats import Stats
+from gemmc.transforms.batch import batch_args, batch_split
 
 LANE_BUDGET = 1 << 18
 """Lanes per batch: large enough that numpy's per-call overhead (~10 us) vanishes,
@@ -317,8 +318,11 @@ def run_kernel(
     interp = kernel_interpreter(module, state)
     ensure_impls(interp, kernel, f"gpu.func {name}")
     values = []
+    batched = batch_args(kernel)
     for arg, value in zip(kernel.body.block.args, args, strict=True):
-        if isinstance(arg.type, MemRefType):
+        if isinstance(arg.type, MemRefType) and arg.index in batched:
+            values.append(Buffer.batched(arg, value))
+        elif isinstance(arg.type, MemRefType):
             values.append(value if isinstance(value, Buffer) else Buffer.global_(arg, value))
         else:
             values.append(round_to(value, arg.type))
@@ -330,6 +334,8 @@ def run_kernel(
     stats.threads += total * threads
     for start in range(0, total, per_batch):
         state.begin_batch(Lanes(grid, block, start, min(per_batch, total - start), arch.wave_size))
+        for i in batched:  # each workgroup's batch: block_id.z / batch_split
+            values[i].at_batch(state.lanes.block_id(2) // batch_split(kernel))
         interp.run_ssacfg_region(kernel.body, tuple(values), name)
 
 

@@ -53,6 +53,12 @@ UNSIGNED_ATTR = "gemm.unsigned"
 ARG_UNSIGNED_ATTR = "gemm.unsigned_args"
 """On gpu.func: the indices of the kernel arguments whose i8 elements are unsigned (the kernel-side
 gemm.unsigned): the HIP prints them uint8_t, the tiling passes widen them with arith.extui."""
+BATCH_ARGS_ATTR = "gemm.batch_args"
+"""On gpu.func: the indices of the kernel arguments that are batched (gemmc.transforms.batch): each
+is, to a workgroup, the matrix of its batch in the host's memref of one rank more."""
+BATCH_SPLIT_ATTR = "gemm.batch_split"
+"""On a batched gpu.func: how many workgroups along the grid's z share one batch (split-k's factor;
+1 when absent): the batch of block_id.z is block_id.z / batch_split."""
 SPEC_ATTR = "gemm.matmul_spec"
 """On the host func.func: the gemm.matmul a lowering replaced (gemmc.transforms.matmul_spec)."""
 SCHEDULE_ATTR = "gemm.schedule"

@@ -61,9 +61,14 @@ class MatmulSpec:
         return self.acc == "i32"
 
     def mnk(self, args: list) -> tuple[int, int, int]:
-        m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
-        n = args[self.c].shape[1]
+        """One matrix's M, N, K (of a batch, the last two dims of each)."""
+        m, k = args[self.a].shape[-2:][::-1] if self.transpose_a else args[self.a].shape[-2:]
+        n = args[self.c].shape[-1]
         return m, n, k
+
+    def batches(self, args: list) -> int:
+        """The batch count: C's leading dim (1 unbatched)."""
+        return args[self.c].shape[0] if args[self.c].ndim == 3 else 1
 
 
 def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
