@@ -33,10 +33,14 @@ class Problem:
     in_type: str
     out_type: str
     has_beta: bool
+    # a batched product: the batch count, and whether A and B have it (one without is shared)
+    batch: int = 1
+    batched_a: bool = False
+    batched_b: bool = False
 
     @property
     def flops(self) -> int:
-        return 2 * self.m * self.n * self.k
+        return 2 * self.batch * self.m * self.n * self.k
 
     @property
     def in_bytes(self) -> float:
@@ -49,7 +53,7 @@ class Problem:
 
     def as_dict(self) -> dict:
         return {"M": self.m, "N": self.n, "K": self.k, "dtype": self.in_type, "out": self.out_type,
-                "flops": self.flops}
+                "flops": self.flops, **({"batch": self.batch} if self.batch > 1 else {})}
 
 
 @dataclass
@@ -149,11 +153,12 @@ def _read_launch(module: ModuleOp, host: func.FuncOp, launch: gpu.LaunchFuncOp,
     a, c = shapes[spec.a], shapes[spec.c]
     if a is None or c is None:
         raise GemmcError("the cost model expects A and C to be memrefs")
-    m, n = c
-    k = a[0] if spec.transpose_a else a[1]
+    m, n = c[-2:]
+    k = a[-2] if spec.transpose_a else a[-1]
     elem = str(host.body.block.args[spec.a].type.element_type)
     out = str(host.body.block.args[spec.c].type.element_type)
-    problem = Problem(m, n, k, elem, out, spec.beta is not None)
+    batch = c[0] if len(c) == 3 else 1  # a batch: its workgroups are the grid's z
+    problem = Problem(m, n, k, elem, out, spec.beta is not None, batch, len(a) == 3, len(shapes[spec.b]) == 3)
     stub = KernelIR(module, host, launch, kernel, all_dims, Grid((1, 1, 1), (1, 1, 1)), None, problem, 0)
     grid = _launch_grid(stub)
     sched = kernel.attributes.get(SCHEDULE_ATTR)

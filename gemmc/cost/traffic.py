@@ -161,9 +161,10 @@ def _dram(k: KernelIR, arch: Arch, occ: Occupancy, l2_by_arg: dict[int, float]) 
         passes_b = gy
         passes_a = -(-gx // resident)
     cache = arch.l2_bytes + arch.llc_bytes
-    a_bytes = p.m * p.k * p.in_bytes
-    b_bytes = p.k * p.n * p.in_bytes
-    c_bytes = p.m * p.n * p.out_bytes
+    # a batched operand is read (C written) once a batch; a shared one once
+    a_bytes = p.m * p.k * p.in_bytes * (p.batch if p.batched_a else 1)
+    b_bytes = p.k * p.n * p.in_bytes * (p.batch if p.batched_b else 1)
+    c_bytes = p.m * p.n * p.out_bytes * p.batch
     hit_b = min(1.0, cache / max(1, b_bytes))
     hit_a = min(1.0, cache / max(1, a_bytes))
     model = {

@@ -206,7 +206,8 @@ def format_table(all_rows: list[Row], arch: Arch) -> str:
         return ""
     p0 = rows[0].prediction
     pr = p0.kernel.problem
-    head = (f"{p0.kernel.name}: {pr.m}x{pr.n}x{pr.k} {pr.in_type}, {arch.product} ({arch.name}), "
+    batches = f"{pr.batch} batches of " if pr.batch > 1 else ""
+    head = (f"{p0.kernel.name}: {batches}{pr.m}x{pr.n}x{pr.k} {pr.in_type}, {arch.product} ({arch.name}), "
             f"peak {problem_peak_tflops(arch, pr.in_type):.1f} TFLOP/s, "
             f"achievable {achievable_peak_tflops(arch, pr.in_type):.1f} ({achievable_source(arch, pr.in_type)})")
     table = [[c for c, _ in COLUMNS]]

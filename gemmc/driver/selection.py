@@ -66,10 +66,11 @@ def problem_key(module: ModuleOp) -> str | None:
     spec = matmul_spec(module, host)
     shapes = arg_shapes(host, {})
     args = host.body.block.args
-    m, n = shapes[spec.c]
-    k = shapes[spec.a][0] if spec.transpose_a else shapes[spec.a][1]
+    m, n = shapes[spec.c][-2:]
+    k = shapes[spec.a][-2] if spec.transpose_a else shapes[spec.a][-1]
+    batch = f"batch={shapes[spec.c][0]} " if len(shapes[spec.c]) == 3 else ""  # a batched product's own key
     types = " ".join(f"{x}={args[i].type.element_type}" for x, i in (("A", spec.a), ("B", spec.b), ("C", spec.c)))
-    return (f"M={m} N={n} K={k} {types} ta={int(spec.transpose_a)} tb={int(spec.transpose_b)} "
+    return (f"{batch}M={m} N={n} K={k} {types} ta={int(spec.transpose_a)} tb={int(spec.transpose_b)} "
             f"ab={int(spec.beta is not None)}")
 
 

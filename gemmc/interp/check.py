@@ -452,16 +452,21 @@ class CheckResult:
     rounded: Comparison | None = None  # random inputs against the product of the rounded inputs
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
+    batches: int = 1  # a batched product's batch count (each batch's M, N, K is `shape`)
+
+    def _size(self) -> str:
+        m, n, k = self.shape
+        return (f"{self.batches} batches of " if self.batches > 1 else "") + f"M={m} N={n} K={k}"
 
     def summary(self) -> str:
         """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
         first line, then the rounding the kernel does (if any) and the exact run."""
         m, n, k = self.shape
         if isinstance(self.exact, IntegerResult):
-            return "\n".join([f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: {self.in_type} -> i32 "
+            return "\n".join([f"{'PASS' if self.passed else 'FAIL'}: {self._size()}: {self.in_type} -> i32 "
                                "(two's complement, wrapping), C against the declared program bit for bit"]
                               + ["  " + r.describe() for r in self.exact.runs])
-        lines = [f"{'PASS' if self.passed else 'FAIL'}: M={m} N={n} K={k}: max relative error "
+        lines = [f"{'PASS' if self.passed else 'FAIL'}: {self._size()}: max relative error "
                  f"{self.max_rel_err:.3g}" + (_against_bound(self.declared) if self.declared else "")]
         if self.rounding is not None and self.rounded is not None:
             lines.append(f"  {self.rounding.describe()}: max relative error {self.rounded.rel_err:.3g} against "
@@ -506,6 +511,14 @@ def check(
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
+    result = _compare_runs(module, fn, spec, dims, arch, seed, run)
+    c_shape = arg_shapes(fn, dims)[spec.c]
+    result.batches = c_shape[0] if len(c_shape) == 3 else 1
+    return result
+
+
+def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
+                  seed: int, run: Runner) -> CheckResult:
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
