@@ -26,6 +26,7 @@ from gemmc.emit.file_scope import FileScope, KernelInfo, Param
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter
 from gemmc.emit.ir_access import emit_error, sym_name, walk_block
 from gemmc.target.resources import lds_bytes
+from gemmc.transforms.batch import batch_args, batch_split
 from gemmc.support.ir_names import ARG_DIMS_ATTR, ARG_UNSIGNED_ATTR, FLAT_WG_ATTRS, KNOWN_BLOCK_SIZE_ATTR, WAVES_PER_EU_ATTRS
 
 
@@ -70,6 +71,7 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
     dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
     info.params = memref_params + dim_params + scalar_params
 
+    _batch_offsets(p, fn, names)
     if scope.arch.vendor == "nvidia" and lds_bytes(fn) > scope.arch.lds_bytes:
         p.dynamic_shared = 0  # past the static limit: the tiles are views of dynamic shared memory
     p.print_block(body)
@@ -129,6 +131,24 @@ def argument_view(name: str, arg: BlockArgument, dims: dict[tuple[int, int], str
     t = arg.type
     sizes = [Expr(str(s)) if s >= 0 else Expr(dims[(arg.index, axis)]) for axis, s in enumerate(t.get_shape())]
     return MemrefView(Expr(name), "flat", sizes, t)
+
+
+def _batch_offsets(p: FunctionPrinter, fn: Operation, names: Namer) -> None:
+    """A batched kernel (gemmc.transforms.batch): each batched pointer moved, at the entry, to the
+    matrix of the workgroup's batch, blockIdx.z / batch_split, in 64-bit arithmetic (a batch of
+    matrices may pass 2^31 elements; each matrix is indexed in int as any other)."""
+    batched = batch_args(fn)
+    if not batched:
+        return
+    batch = names.fresh("batch")
+    split = batch_split(fn)
+    z = "blockIdx.z" if split == 1 else f"blockIdx.z / {split}u"
+    p.line(f"const unsigned long long {batch} = {z};  // this workgroup's batch: its matrices of the batched arguments")
+    args = fn.regions[0].blocks[0].args
+    for i in batched:
+        view = p.memrefs[args[i]]
+        size = " * ".join(f"(unsigned long long){s.text}" for s in view.sizes)
+        p.line(f"{view.base.text} += {batch} * {size};")
 
 
 def dims_of_args(arg_dims: Attribute | None, n: int) -> list[list[str] | None]:
