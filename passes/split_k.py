@@ -22,6 +22,9 @@ Produces, with S = factor:
     and frees W.
 The accumulator, in the epilogue, is what the K loop returns or what an op with
 gemm.role = "acc_read" loads.
+A batched kernel (gemmc.transforms.batch), launched with z = batches, gets z = batches * S:
+workgroup z runs split z % S of batch z / S (`gemm.batch_split` = S); the init or reduce kernel
+runs on the batches' grid, and the workspace has a batch dim of its own (batched like C).
 Diagnostics (each naming its op): factor < 2, an unknown reduce, no kernel with a K loop, a
 pipelined K loop, a grid already split along z, a global store outside the epilogue, stores to
 two outputs, and for atomic: a 16-bit C, a vector store, an epilogue not linear in the
@@ -42,6 +45,7 @@ from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
 from gemmc.transforms.k_split import REDUCTIONS, KSplit, launched_k_loops
+from gemmc.transforms.batch import batch_args, is_batched, set_batch
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 
 
@@ -61,8 +65,14 @@ class SplitKPass(ModulePass):
             KSplit(self.name, self.reduce, self.factor, launch, kernel, loop, self._divide).run()
 
     def _divide(self, split: KSplit) -> SSAValue:
-        """Workgroup z runs the z-th chunk of ceil(trips / factor) iterations; the grid gets z = factor."""
-        z = KernelBuilder(InsertPoint.at_start(split.kernel.body.block)).block_id("z", "bz")
+        """Workgroup z runs the z-th chunk of ceil(trips / factor) iterations; the grid gets z = factor.
+        A batched kernel's z is batch * factor + split (its batch is z / factor: gemm.batch_split)."""
+        head = KernelBuilder(InsertPoint.at_start(split.kernel.body.block))
+        z = head.block_id("z", "bz")
+        batched = is_batched(split.kernel)
+        if batched:
+            z = head.op(arith.RemUIOp(z, head.index(self.factor)), "split")
+            set_batch(split.kernel, batch_args(split.kernel), self.factor)
         loop = split.loop
         kb = KernelBuilder.before(loop)
         span = loop.ub if constant_value(loop.lb) == 0 else kb.sub(loop.ub, loop.lb)
@@ -72,5 +82,7 @@ class SplitKPass(ModulePass):
         begin = kb.add(loop.lb, kb.mul(z, width), "k_begin")
         end = kb.op(arith.MinUIOp(kb.add(begin, width), loop.ub), "k_end")
         loop.operands[0], loop.operands[1] = begin, end
-        split.launch.operands[2] = KernelBuilder.before(split.launch).index(self.factor, "splits")
+        host = KernelBuilder.before(split.launch)
+        splits = host.index(self.factor, "splits")
+        split.launch.operands[2] = host.mul(split.launch.gridSizeZ, splits, "grid_z") if batched else splits
         return z

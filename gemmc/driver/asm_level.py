@@ -37,11 +37,11 @@ def asm_kernels(module: ModuleOp, arch: Arch | str, path: str = "<llvm>", text: 
     for name, k in kernels.items():
         if name not in funcs:
             raise GemmcError(f"{path}: kernel {name} is no gpu.func of the module")
-        _bind(k, launch_params(funcs[name]), path)
+        _bind(k, launch_params(funcs[name]), path, funcs[name])
     return text, kernels
 
 
-def _bind(k: KernelOp, params: list[tuple], path: str) -> None:
+def _bind(k: KernelOp, params: list[tuple], path: str, fn) -> None:
     args = kernel_args(k)
     explicit = [a for a in args if "arg" in a]
     if len(explicit) != len(params):
@@ -49,7 +49,9 @@ def _bind(k: KernelOp, params: list[tuple], path: str) -> None:
                          f"{len(params)}")
     for a, p in zip(explicit, params):
         if p[0] == "dim":
-            a.update(dim=1, dim_arg=p[1], dim_axis=p[2])
+            # counted from the end: a batched argument's host array has its batch dim first
+            rank = fn.regions[0].blocks[0].args[p[1]].type.get_num_dims()
+            a.update(dim=1, dim_arg=p[1], dim_axis=p[2] - rank)
         else:
             a["arg"] = p[1]
     k.attributes["args"] = kernel_args_attr(args)

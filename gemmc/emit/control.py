@@ -88,7 +88,9 @@ def _print_launch(p: FunctionPrinter, op: Operation) -> None:
             args.append(p.value(operands[q.arg]).text)  # type: ignore[index]
         else:
             (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.name)
-            args.append(p.memref(operands[i], op).sizes[axis].text)
+            host = p.memref(operands[i], op)
+            # a batched argument's host memref has its batch dim first (gemmc.transforms.batch)
+            args.append(host.sizes[axis + len(host.sizes) - kinfo.op.regions[0].blocks[0].args[i].type.get_num_dims()].text)
     grid_s = ", ".join(e.at(ARG) for e in sizes[:3])
     block_s = ", ".join(e.at(ARG) for e in sizes[3:])
     head = f"{kinfo.cname}<<<dim3({grid_s}), dim3({block_s}), {shared_e}, stream>>>("

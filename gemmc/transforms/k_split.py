@@ -26,6 +26,7 @@ from gemmc.support.ir_names import (
     ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
 )
+from gemmc.transforms.batch import batch_args, batch_split, is_batched, set_batch
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 
 REDUCTIONS = ("atomic", "workspace")
@@ -96,7 +97,10 @@ class KSplit:
     # -- checks ---------------------------------------------------------------------------
 
     def _check_undivided(self) -> None:
-        if constant_value(self.launch.gridSizeZ) != 1:
+        # a batched kernel's z is its batches (gemmc.transforms.batch); split, it is batches x splits
+        if is_batched(self.kernel) and batch_split(self.kernel) != 1:
+            raise pass_error(self.name, self.launch, "the batched kernel is split along z already")
+        if constant_value(self.launch.gridSizeZ) != 1 and not is_batched(self.kernel):
             raise pass_error(self.name, self.launch, "the grid's z size is not 1: the kernel is split along z already")
         for op in self.kernel.walk():
             if isinstance(op, (gpu.BlockIdOp, gpu.GridDimOp)) and op.dimension.data == gpu.DimensionEnum.Z:
@@ -241,6 +245,7 @@ class KSplit:
         element = acc_type.element_type if isinstance(acc_type, VectorType) else acc_type
         w_type = MemRefType(element, [self.parts, *self.output.type.get_shape()])
         w = _append_argument(self.kernel, w_type, self.output)
+        _batch_like(self.kernel, w, self.output)
         for store in stores:
             acc = self._accumulator_of(store)
             indices = [part, *store.indices]
@@ -257,6 +262,7 @@ class KSplit:
         split = KSplit(self.name, self.reduce, self.parts, self.launch, second, k_loop(second, self.name), self.divide)
         stores = split._output_stores()
         w = _append_argument(second, w_type, split.output)
+        _batch_like(second, w, split.output)
         for store in stores:
             acc = split._accumulator_of(store)
             kb = KernelBuilder.before(acc.owner)
@@ -288,6 +294,10 @@ class KSplit:
         kb = KernelBuilder.before(launch)
         c_host = launch.kernelOperands[self.output.index]
         sizes = [kb.dim(c_host, axis) for axis, n in enumerate(self.output.type.get_shape()) if n < 0]
+        if is_batched(self.kernel) and self.output.index in batch_args(self.kernel):
+            # a workspace a batch (each batch's partial sums apart), as C has its batch dim first
+            sizes = [kb.dim(c_host, axis) for axis, n in enumerate(c_host.type.get_shape()) if n < 0]
+            w_type = MemRefType(w_type.element_type, [c_host.type.get_shape()[0], *w_type.get_shape()])
         w = kb.op(memref.AllocOp.get(w_type.element_type, shape=w_type.get_shape(), dynamic_sizes=sizes), "workspace")
         operands = [*launch.kernelOperands, w]
         main = gpu.LaunchFuncOp(launch.kernel, *_sizes(launch), kernelOperands=operands)
@@ -369,6 +379,13 @@ def _append_argument(kernel: gpu.FuncOp, t: MemRefType, like: BlockArgument) -> 
         like_dims = dims.data[like.index] if like.index < len(dims.data) else ArrayAttr([])
         kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([*dims.data, ArrayAttr([StringAttr("splits"), *like_dims.data])])
     return arg
+
+
+def _batch_like(kernel: gpu.FuncOp, arg: BlockArgument, like: BlockArgument) -> None:
+    """`arg` batched where `like` is (the workspace of a batched C: one a batch)."""
+    args = batch_args(kernel)
+    if like.index in args:
+        set_batch(kernel, [*args, arg.index], batch_split(kernel))
 
 
 def _fresh_symbol(kernel: gpu.FuncOp, base: str) -> str:
