@@ -50,7 +50,8 @@ How values are selected:
     v_lshl_or_b32); no FP8 conversion is selected (refused).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
-A private buffer left in the kernel is refused, naming promote-private.
+A private buffer left in the kernel is refused, naming promote-private; a batched kernel
+(gemmc.transforms.batch) is refused at its gpu.func: no batch offset of its buffers' bases is selected yet.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args_attr
 from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
 from gemmc.support.ir_names import FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR
 from gemmc.target.module_arch import target_of
+from gemmc.transforms.batch import is_batched
 
 
 # -- the pass --------------------------------------------------------------------------------------
@@ -139,6 +141,10 @@ class KernelLowering(GpuOps, KernelArguments, IntegerOps, FloatOps, Loads, Store
                 raise self.error(fn, f"buffer {a.name_hint or a.index} of {a.type.element_type}: only f32, f16, "
                                      "bf16 and FP8 (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2) buffers are selected")
         self._refuse_unselected()
+        if is_batched(fn):
+            raise self.error(fn, "a batched kernel (gemm.batch_args) is not selected yet: this backend does not move "
+                                 "the batched buffers' base pointers to the workgroup's batch (workgroup id z); "
+                                 "use the HIP path (--emit asm|hsaco)")
         self.declare_inputs()
         self.load_kernargs(body)
         for op in body.ops:

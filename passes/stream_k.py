@@ -15,7 +15,8 @@ Produces, with P = workgroups (0: the target's CU count):
     ids, and the K loop runs the tile's iterations inside the walk;
   * a tile walked by two workgroups is fixed up by adding: every tile's partial sums go into C
     with split-k's atomic reduction (an init kernel writes beta*C, or 0, first).
-Diagnostics (each at its op): what split-k refuses, block ids inside a region or not x / y, a
+Diagnostics (each at its op): a batched kernel (its walk would cross batches: not done yet; split-k
+takes it), what split-k refuses, block ids inside a region or not x / y, a
 grid size the host computes from something other than the launch's operands and pure ops.
 """
 
@@ -31,6 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.batch import is_batched
 from gemmc.transforms.k_split import KSplit, launched_k_loops
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target.module_arch import target_of
@@ -47,6 +49,9 @@ class StreamKPass(ModulePass):
             raise pass_error(self.name, op, f"workgroups={self.workgroups} must be positive (0: one per CU)")
         persistent = self.workgroups or target_of(op).cu_count
         for launch, kernel, loop in launched_k_loops(op, self.name):
+            if is_batched(kernel):
+                raise pass_error(self.name, launch, "a batched kernel (gemm.batch_args) is not walked by persistent "
+                                                    "workgroups yet (the walk would cross batches); split-k takes it")
             KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
 
 

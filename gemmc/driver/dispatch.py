@@ -36,7 +36,7 @@ from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import PIPELINE_ATTR
 from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
-from gemmc.transforms.kernel_builder import KernelBuilder, repeat_values
+from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 
 SPLITS = 8
 PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (it does not depend on it)
@@ -155,7 +155,12 @@ def _merge(base: ModuleOp, idle: tuple[ModuleOp | None, ModuleOp | None], aligne
     kb = KernelBuilder(InsertPoint.at_start(body))
     grid_x, grid_y = repeat_values([launch.gridSizeX, launch.gridSizeY], kb, lambda arg: arg, lambda op: ValueError(
         f"the default's grid is computed by '{op.name}', which the launcher cannot repeat"))
-    few = kb.op(arith.CmpiOp(kb.mul(grid_x, grid_y, "workgroups"), kb.index(slots), "ult"), "few_workgroups")
+    workgroups = kb.mul(grid_x, grid_y, "workgroups")
+    if constant_value(launch.gridSizeZ) != 1:  # a batched kernel's batches (gemmc.transforms.batch)
+        (grid_z,) = repeat_values([launch.gridSizeZ], kb, lambda arg: arg, lambda op: ValueError(
+            f"the default's grid is computed by '{op.name}', which the launcher cannot repeat"))
+        workgroups = kb.mul(workgroups, grid_z, "workgroups")
+    few = kb.op(arith.CmpiOp(workgroups, kb.index(slots), "ult"), "few_workgroups")
     rows = _rows_aligned(host, kb, align) if aligned is not None else None
     last = (rows or few).owner
     default_block = Block()
@@ -204,8 +209,8 @@ def _rows_aligned(host: func.FuncOp, kb: KernelBuilder, align: int) -> SSAValue:
     conds = []
     for arg in host.body.block.args:
         t = arg.type
-        if isinstance(t, MemRefType) and t.get_num_dims() == 2 and t.get_shape()[1] < 0:
-            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(align)))
+        if isinstance(t, MemRefType) and t.get_num_dims() in (2, 3) and t.get_shape()[-1] < 0:  # 3: a batch
+            rem = kb.op(arith.RemUIOp(kb.dim(arg, t.get_num_dims() - 1), kb.index(align)))
             conds.append(kb.op(arith.CmpiOp(rem, kb.index(0), "eq")))
     cond = conds[0]
     for c in conds[1:]:
