@@ -48,8 +48,8 @@ def problem_of(module: ModuleOp, dims: dict[str, int]) -> tuple[Problem, dict]:
     fn = host_function(module)
     spec = matmul_spec(module, fn)
     shapes = arg_shapes(fn, dims)
-    m, k = shapes[spec.a][::-1] if spec.transpose_a else shapes[spec.a]
-    n = shapes[spec.c][1]
+    m, k = shapes[spec.a][-2:][::-1] if spec.transpose_a else shapes[spec.a][-2:]
+    n = shapes[spec.c][-1]
 
     def scalar(s, default):
         if s is None:
@@ -73,6 +73,9 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     launcher = emitter.launchers[0]
     prob, info = problem_of(module, dims)
     spec, shapes = info["spec"], info["shapes"]
+    if len(shapes[spec.c]) == 3:  # cuBLAS's strided-batched call is not written yet
+        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no batched product yet; "
+                         "`gemmc run` checks one")
     a_type, b_type = _input_types(module, spec)
     epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []

@@ -93,6 +93,9 @@ class HarnessWriter:
         ta, tb = "transpose_a" in d, "transpose_b" in d
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
+        if da and dc and 3 in (len(da), len(dc)):
+            raise emit_error(fn, "--harness has no batched product yet (its reference and buffers are one "
+                                 "matrix each); `gemmc run` checks a batched one")
         if not (da and dc and len(da) == len(dc) == 2):
             raise emit_error(fn, "--harness needs the dim names of A and C (gemm.dims on the host arguments)")
         m, n = dc
