@@ -16,7 +16,8 @@ A copy whose tile rows are a multiple of `width` but whose alignment this does n
 (an odd or dynamic row length: 4097x4095x1023) is marked `peel` (with peel=true, the
 default): lower-copies then loads each row's aligned interior by vectors, its misaligned
 head and tail and the matrix edge element by element, and stores to LDS element by
-element (gemmc/transforms/copy_lowering.py).  That a peeled vector starts aligned is then a fact
+element (gemmc/transforms/copy_lowering.py); not a batched operand's whose matrices may start anywhere
+(rows x row length not a multiple of `width`: gemmc.transforms.batch).  That a peeled vector starts aligned is then a fact
 of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
 gemmc.transforms.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
 keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
@@ -57,7 +58,7 @@ from gemmc.transforms.contraction import working_kernels, role
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
 from gemmc.support.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
-from gemmc.transforms.lds_access import known_multiple, row_multiple
+from gemmc.transforms.lds_access import known_multiple, matrix_start_multiple, row_multiple
 
 MAX_VECTOR_BYTES = 16
 _ROLES = {"a": ROLE_LOAD_A, "b": ROLE_LOAD_B}
@@ -111,7 +112,8 @@ class VectorizePass(ModulePass):
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties.pop("column_first", None)  # vectors run along the stored rows
-        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0:
+        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0 and \
+                matrix_start_multiple(copy.src) % self.width == 0:  # peeled rows start where the matrix does
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties["peel"] = UnitAttr()
             copy.properties.pop("column_first", None)

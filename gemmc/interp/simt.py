@@ -320,8 +320,8 @@ def run_kernel(
     values = []
     batched = batch_args(kernel)
     for arg, value in zip(kernel.body.block.args, args, strict=True):
-        if isinstance(arg.type, MemRefType) and arg.index in batched:
-            values.append(Buffer.batched(arg, value))
+        if isinstance(arg.type, MemRefType) and (arg.index in batched or _batch_ignored(arg, value)):
+            values.append(Buffer.batched(arg, value))  # (ignored: its base stays at the first matrix)
         elif isinstance(arg.type, MemRefType):
             values.append(value if isinstance(value, Buffer) else Buffer.global_(arg, value))
         else:
@@ -337,6 +337,12 @@ def run_kernel(
         for i in batched:  # each workgroup's batch: block_id.z / batch_split
             values[i].at_batch(state.lanes.block_id(2) // batch_split(kernel))
         interp.run_ssacfg_region(kernel.body, tuple(values), name)
+
+
+def _batch_ignored(arg, value) -> bool:
+    """A host array of one rank more than a kernel argument not batched: a kernel that ignores the
+    batch (no offset) reads the first matrix, as the hardware would."""
+    return isinstance(value, np.ndarray) and value.ndim == arg.type.get_num_dims() + 1
 
 
 def _check_launch(kernel: gpu.FuncOp, grid, block, arch: Arch, name: str) -> None:

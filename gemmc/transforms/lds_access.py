@@ -204,6 +204,21 @@ def row_multiple(matrix: SSAValue) -> int:
                 if isinstance(u.operation, AssumeRowsAlignedOp)), default=1)
 
 
+def matrix_start_multiple(matrix: SSAValue) -> int:
+    """What the element offset of the matrix a workgroup reads is known to be a multiple of: 0 (the
+    buffer's start, any multiple) unless `matrix` is a batched kernel argument (gemmc.transforms.batch),
+    whose matrices start every rows x row length elements (1 where that is not known)."""
+    from xdsl.ir import BlockArgument
+
+    from gemmc.transforms.batch import batch_args
+
+    kernel = matrix.block.parent_op() if isinstance(matrix, BlockArgument) else None
+    if kernel is None or matrix.index not in batch_args(kernel):
+        return 0
+    rows = matrix.type.get_shape()[-2]
+    return max(rows, 1) * row_multiple(matrix)
+
+
 def check_lds_fits(pass_name: str, kernel: Operation, arch) -> None:
     """The kernel's LDS allocations, as they now are, fit the arch's LDS per workgroup."""
     total = lds_bytes(kernel)
