@@ -293,11 +293,12 @@ class KSplit:
         launch = self.launch
         kb = KernelBuilder.before(launch)
         c_host = launch.kernelOperands[self.output.index]
-        sizes = [kb.dim(c_host, axis) for axis, n in enumerate(self.output.type.get_shape()) if n < 0]
         if is_batched(self.kernel) and self.output.index in batch_args(self.kernel):
             # a workspace a batch (each batch's partial sums apart), as C has its batch dim first
-            sizes = [kb.dim(c_host, axis) for axis, n in enumerate(c_host.type.get_shape()) if n < 0]
             w_type = MemRefType(w_type.element_type, [c_host.type.get_shape()[0], *w_type.get_shape()])
+            sizes = [kb.dim(c_host, axis) for axis, n in enumerate(c_host.type.get_shape()) if n < 0]
+        else:
+            sizes = [kb.dim(c_host, axis) for axis, n in enumerate(self.output.type.get_shape()) if n < 0]
         w = kb.op(memref.AllocOp.get(w_type.element_type, shape=w_type.get_shape(), dynamic_sizes=sizes), "workspace")
         operands = [*launch.kernelOperands, w]
         main = gpu.LaunchFuncOp(launch.kernel, *_sizes(launch), kernelOperands=operands)
