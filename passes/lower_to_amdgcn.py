@@ -50,8 +50,9 @@ How values are selected:
     v_lshl_or_b32); no FP8 conversion is selected (refused).
 Loop-carried values and branch results go through amdgcn.copy, which the allocator
 coalesces away where it can.
-A private buffer left in the kernel is refused, naming promote-private; a batched kernel
-(gemmc.transforms.batch) is refused at its gpu.func: no batch offset of its buffers' bases is selected yet.
+A private buffer left in the kernel is refused, naming promote-private.  A kernel that reads the
+workgroup id z (split-k's, a batched one's) takes it in s4 (the kernel's `inputs` say so); a batched
+kernel's buffers start at its batch's matrices (gemmc/amdgcn/lowering/kernargs.py).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import gpu
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
@@ -84,10 +85,12 @@ from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args_attr
 from gemmc.dialects.amdgpu import MFMAOp, WMMAOp
 from gemmc.support.ir_names import FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR
 from gemmc.target.module_arch import target_of
-from gemmc.transforms.batch import is_batched
 
 
 # -- the pass --------------------------------------------------------------------------------------
+
+WITH_WORKGROUP_Z = {"kernarg_ptr": 0, "wgid_x": 2, "wgid_y": 3, "wgid_z": 4, "tid_packed": 1, "workitem_id": 1}
+"""Where the hardware puts a kernel's inputs when it enables the workgroup id z (after x and y)."""
 
 
 @dataclass(frozen=True)
@@ -141,10 +144,6 @@ class KernelLowering(GpuOps, KernelArguments, IntegerOps, FloatOps, Loads, Store
                 raise self.error(fn, f"buffer {a.name_hint or a.index} of {a.type.element_type}: only f32, f16, "
                                      "bf16 and FP8 (f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN, f8E5M2) buffers are selected")
         self._refuse_unselected()
-        if is_batched(fn):
-            raise self.error(fn, "a batched kernel (gemm.batch_args) is not selected yet: this backend does not move "
-                                 "the batched buffers' base pointers to the workgroup's batch (workgroup id z); "
-                                 "use the HIP path (--emit asm|hsaco)")
         self.declare_inputs()
         self.load_kernargs(body)
         for op in body.ops:
@@ -158,6 +157,8 @@ class KernelLowering(GpuOps, KernelArguments, IntegerOps, FloatOps, Loads, Store
             "block": ArrayAttr([IntegerAttr(v, i64) for v in self.block_size]),
             "wave_size": IntegerAttr(self.arch.wave_size, i64),
         }
+        if "z" in self.wg:  # the hardware's inputs with the workgroup id z (gemmc's fixed layout else)
+            kernel_attrs["inputs"] = DictionaryAttr({k: IntegerAttr(v, i64) for k, v in WITH_WORKGROUP_Z.items()})
         for k in (FLAT_WORK_GROUP_SIZE_ATTR, WAVES_PER_EU_ATTR):
             if k in fn.attributes:
                 kernel_attrs[k] = fn.attributes[k]

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 import gemmc
 from gemmc.cost import model
+from gemmc.driver.gcn import lower_to_gcn
+from gemmc.driver.pipeline import gcn_default_pipeline
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.toolchain import have_toolchain
 from gemmc.transforms.batch import batch_args, set_batch
@@ -200,10 +202,35 @@ def test_stream_k_refuses_a_batched_kernel():
         gemmc.lower(gemmc.parse(program()), "step3,stream-k", "gfx942")
 
 
-def test_the_own_backend_refuses_a_batched_kernel():
-    module = gemmc.parse(program())
-    with pytest.raises(GemmcError, match="lower-to-amdgcn: a batched kernel .* not selected yet"):
-        gemmc.emit(gemmc.lower(module, None, "gfx942"), "gfx942", "gcn")
+@pytest.mark.parametrize("arch", AMD_ARCHS)
+def test_the_own_backend_runs_a_batch(arch):
+    # gemmc's own AMDGCN backend: the workgroup id z in s4, the batched bases moved in 64 bits
+    module = gemmc.lower(gemmc.parse_file(str(ROOT / "examples/attention_scores.gemm")),
+                         gcn_default_pipeline(gemmc.get_arch(arch)), arch)
+    lower_to_gcn(module, arch)
+    result = gemmc.check(module, arch)
+    assert result.passed and result.batches == 4, result.summary()
+
+
+def test_the_own_backend_runs_split_k_of_a_batch():
+    source = program("A: f32[Bt, M, K]", "B: f32[K, N]", dims="Bt = 2, M = 20, N = 20, K = 64")
+    module = gemmc.lower(gemmc.parse(source), "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=16},"
+                         "register-tiling,split-k{factor=2 reduce=workspace},lower-copies", "gfx942")
+    lower_to_gcn(module, "gfx942")
+    result = gemmc.check(module, "gfx942")
+    assert result.passed and result.batches == 2, result.summary()
+
+
+def test_planted_kernel_ignoring_bs_batch_offset_fails_in_the_own_backend():
+    def own(plant) -> bool:
+        source = program("A: f32[Bt, M, K]", "B: f32[Bt, K, N]", dims="Bt = 3, M = 24, N = 20, K = 16")
+        module = gemmc.lower(gemmc.parse(source), "step1", "gfx942")
+        for kernel in (op for op in module.walk() if op.name == "gpu.func"):
+            plant(kernel)
+        lower_to_gcn(module, "gfx942")
+        return gemmc.check(module, "gfx942").passed
+
+    assert own(lambda kernel: None) and not own(_ignore_b)
 
 
 def test_the_harness_refuses_a_batched_product():

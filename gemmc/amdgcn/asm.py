@@ -16,7 +16,7 @@ from gemmc.target.amdgcn_isa import Form, Slot
 from gemmc.target.arch import Arch, get_arch, get_gcn_isa
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
-from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args
+from gemmc.dialects.amdgcn.kernel import GcnModuleOp, KernelOp, kernel_args, kernel_inputs
 from gemmc.dialects.amdgcn.pseudo import CommentOp, LabelOp, constant_of
 from gemmc.dialects.amdgcn.registers import GcnRegisterType, ImmType, SpecialRegType, is_allocated
 from gemmc.support.symbols import kernel_symbols
@@ -147,7 +147,7 @@ def _kernel_text(k: KernelOp, name: str, arch: Arch) -> list[str]:
         "\t.amdhsa_user_sgpr_kernarg_segment_ptr 1",
         "\t.amdhsa_system_sgpr_workgroup_id_x 1",
         "\t.amdhsa_system_sgpr_workgroup_id_y 1",
-        "\t.amdhsa_system_sgpr_workgroup_id_z 0",
+        f"\t.amdhsa_system_sgpr_workgroup_id_z {int('wgid_z' in kernel_inputs(k))}",
         f"\t.amdhsa_system_vgpr_workitem_id {2 if block[2] > 1 else (1 if block[1] > 1 else 0)}",
         f"\t.amdhsa_next_free_vgpr {vgprs}",
         f"\t.amdhsa_next_free_sgpr {sgprs}",

@@ -1,7 +1,7 @@
 """The kernel's input registers and the gpu dialect's ops: thread and block ids, barriers, return.
 
 The hardware hands a kernel the kernarg segment pointer (s[0:1]), the workgroup ids (SGPRs:
-uniform) and the work-item ids (v0, packed x | y << 10 | z << 20 on targets that pack them).
+uniform; z, in s4, only to a kernel that asks for it: split-k's, a batched one's) and the work-item ids (v0, packed x | y << 10 | z << 20 on targets that pack them).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from gemmc.amdgcn.values import I
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.amdgcn.pseudo import InputOp
 from gemmc.dialects.amdgcn.registers import sgpr, vgpr
+from gemmc.transforms.batch import is_batched
 
 USER_SGPRS = 2  # the kernarg segment pointer, s[0:1]; workgroup ids follow in s2, s3
 
@@ -30,6 +31,9 @@ class GpuOps(RegisterFiles):
             "y": self.insert(InputOp("workgroup_id_y", sgpr(1, USER_SGPRS + 1))).results[0],
         }
         self.wg["x"].name_hint, self.wg["y"].name_hint = "wg_x", "wg_y"
+        if uses_workgroup_z(self.fn):
+            self.wg["z"] = self.insert(InputOp("workgroup_id_z", sgpr(1, USER_SGPRS + 2))).results[0]
+            self.wg["z"].name_hint = "wg_z"
         self.tid_in = self.insert(InputOp("workitem_ids", vgpr(1, 0))).results[0]
         self.tid_in.name_hint = "tid"
         self.tids: dict[str, I] = {}
@@ -70,6 +74,11 @@ class GpuOps(RegisterFiles):
         if op.parent_block() is not self.fn.body.block:
             raise self.error(op, "gpu.return inside a region is not supported")
         self.emit("s_endpgm", [], [], cse=False)
+
+
+def uses_workgroup_z(fn: Operation) -> bool:
+    """Whether the kernel reads the workgroup id z (block_id z, or a batch: gemmc.transforms.batch)."""
+    return is_batched(fn) or any(isinstance(op, gpu.BlockIdOp) and op.dimension.data.value == "z" for op in fn.walk())
 
 
 GPU_OPS: dict[type, Callable] = {

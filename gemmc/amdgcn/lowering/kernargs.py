@@ -3,7 +3,9 @@
 The layout is the HIP emitter's launcher's: buffer pointers, then the distinct dynamic dims
 (in the order the body asks for them), then f32 scalars.  The arguments used are read by
 s_load_dword..x8 (one per chunk of up to 8 dwords); a buffer becomes a GlobalMem on its base,
-a dynamic dim an SGPR value.
+a dynamic dim an SGPR value.  A batched kernel's batched buffers (gemmc.transforms.batch) have
+their bases moved to the matrix of the workgroup's batch (workgroup id z / batch_split), in 64-bit
+arithmetic; their dims are read from the end of the host's shape (the batch dim comes first).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from gemmc.amdgcn.lowering.elements import element_bytes
 from gemmc.amdgcn.lowering.integers import IntegerArithmetic
 from gemmc.amdgcn.values import F, GlobalMem, I
-from gemmc.dialects.amdgcn.pseudo import ExtractOp
+from gemmc.dialects.amdgcn.pseudo import ConcatOp, ExtractOp
 from gemmc.support.ir_names import ARG_DIMS_ATTR
+from gemmc.transforms.batch import batch_args, batch_split
 
 
 class KernelArguments(IntegerArithmetic):
@@ -55,8 +58,10 @@ class KernelArguments(IntegerArithmetic):
                 off += 8
         for d in order:
             src = min(k for k, v in dims.items() if v == d)  # (argument, axis) that has this size
+            # a batched buffer's dim counted from the end: the host's array has its batch dim first
+            axis = src[1] - args[src[0]].type.get_num_dims() if src[0] in batch_args(self.fn) else src[1]
             layout.append({"name": d, "kind": "by_value", "offset": off, "size": 4, "dim": d,
-                           "dim_arg": src[0], "dim_axis": src[1]})
+                           "dim_arg": src[0], "dim_axis": axis})
             off += 4
         for a in args:
             if not isinstance(a.type, MemRefType):
@@ -112,6 +117,46 @@ class KernelArguments(IntegerArithmetic):
             if isinstance(a.type, MemRefType) and a not in self.env and a.uses:
                 self.env[a] = self._global_mem(a, None, dims)  # type: ignore[arg-type]
         self.arg_dims = dims
+        self._batch_bases(args)
+
+    def _batch_bases(self, args: list[BlockArgument]) -> None:
+        """Each batched buffer's base + batch * its matrix's bytes (s_mul_i32 / s_mul_hi_u32, then
+        s_add_u32 / s_addc_u32): batch x elements may pass 32 bits where one matrix does not."""
+        batched = [a for a in args if a.index in batch_args(self.fn) and isinstance(self.env.get(a), GlobalMem)]
+        if not batched:
+            return
+        batch = I(self.wg["z"], 0)
+        if batch_split(self.fn) > 1:
+            batch = self.divc(batch, batch_split(self.fn), self.fn)
+        z = self.mat(batch)
+        offsets: dict[tuple, SSAValue] = {}  # (elements, bytes) -> the 64-bit offset, once
+        for a in batched:
+            mem = self.env[a]
+            elements = I(None, 1)
+            for size in mem.sizes:
+                elements = self.mul(elements, size)
+            e = self.mat(elements)
+            wide = offsets.get((e, mem.elem_bytes))
+            if wide is None:
+                wide = offsets[(e, mem.elem_bytes)] = self._batch_offset(z, e, mem.elem_bytes)
+            lo, carry = self.emit("s_add_u32", [self._half(mem.base, 0), self._half(wide, 0)], [self.S(), self.scc()])
+            hi = self.emit("s_addc_u32", [self._half(mem.base, 1), self._half(wide, 1), carry], [self.S(), self.scc()])[0]
+            base = self._pair(lo, hi)
+            base.name_hint = f"{a.name_hint or 'arg'}_batch"
+            self.env[a] = GlobalMem(base, mem.sizes, mem.elem_bytes, mem.static_bytes)
+
+    def _batch_offset(self, z: SSAValue, elements: SSAValue, elem_bytes: int) -> SSAValue:
+        """z * elements * elem_bytes as an SGPR pair."""
+        wide = self._pair(self.e1("s_mul_i32", [z, elements], self.S()), self.e1("s_mul_hi_u32", [z, elements], self.S()))
+        if elem_bytes == 1:
+            return wide
+        return self.emit("s_lshl_b64", [wide, self.const(elem_bytes.bit_length() - 1)], [self.S(2), self.scc()])[0]
+
+    def _pair(self, lo: SSAValue, hi: SSAValue) -> SSAValue:
+        return self.insert(ConcatOp([lo, hi], self.S(2))).results[0]
+
+    def _half(self, pair: SSAValue, i: int) -> SSAValue:
+        return self.insert(ExtractOp(pair, i, self.S())).results[0]
 
     def _arg_used(self, body: Block, e: dict) -> bool:
         if "dim" in e:
