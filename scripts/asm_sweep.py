@@ -46,6 +46,11 @@ GEMM_AB = """kernel t {
   A: f32[M, K]  B: f32[N, K]  C: f32[M, N]  alpha: f32  beta: f32
   C = alpha * A @ B.T + beta * C
 }"""
+ATTENTION = """kernel attention_scores {
+  dim Bt = 3, M, N, K
+  Q: f16[Bt, M, K]  Kt: f16[Bt, N, K]  S: f32[Bt, M, N]
+  S = 0.125 * Q @ Kt.T
+}"""  # examples/attention_scores.gemm with the sweep's dims: a batch of 3 along the grid's z
 STEP3_SMALL = "gemm-to-kernel,lds-tiling{block-m=32 block-n=32 block-k=8},register-tiling{thread-m=2 thread-n=2}"
 SPLIT = {
     "split-k atomic": f"{STEP3_SMALL},split-k{{factor=3 reduce=atomic}},double-buffer,vectorize{{width=4}}",
@@ -94,6 +99,8 @@ def cases():
     for name, pipe in SPLIT.items():
         for a in ("gfx942", "gfx1100", "gfx1201"):
             yield name, GEMM_AB, a, pipe, SHAPES
+    for a in AMD:  # the batch: every batched pointer moved by blockIdx.z in clang's code
+        yield "batched attention dynamic", ATTENTION, a, None, SHAPES
     for a in AMD:  # (a source text keeps its dims dynamic; no pipeline: the launcher)
         yield "dynamic launcher", GEMM_AB, a, None, SHAPES + FULL_GRID.get(a, [])
 
