@@ -1,6 +1,7 @@
 """Batched products (docs/language.md, "Batch dims"): the language's located errors, the interpreter
 against numpy over shapes with a batch (broadcast operands, transposes, dynamic batches), split-k over
-z = batch * splits, planted batch-stride bugs that must FAIL, the refusals, the cost model's work and
+z = batch * splits, gemmc's own AMDGCN backend, planted batch-stride bugs that must FAIL (IR, clang's
+AMDGCN, the own backend), the refusals (stream-k, --harness), the cost model's work and
 examples/attention_scores.gemm on every AMD target."""
 
 from __future__ import annotations
