@@ -64,6 +64,8 @@ ERRORS = [
     ({"extra": "R: f32[Bu, M, N]", "dims": "Bt = 3, Bu = 3, M = 19, N = 13, K = 11", "expr": "A @ B + R"},
      "k.gemm:6:10: error: 'R' has the batch dim 'Bu' but the output 'C' has 'Bt'; batched operands share the "
      "output's batch dim"),
+    ({"dims": "Bt = 65536, M = 19, N = 13, K = 11"},
+     "k.gemm:2:7: error: Bt = 65536 batches: the grid's z holds at most 65535 (one z index a batch)"),
     ({"extra": "v: f32[Bt, N]", "expr": "A @ B + v"},
      "k.gemm:7:15: error: 'v' is [Bt, N]; an epilogue operand is [M, N] (element-wise), [M] (one value a row) or "
      "[N] (one value a column)"),

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from lark import Token
 
+MAX_BATCHES = 65535
+"""The grid's z holds the batches, and CUDA's and HIP's gridDim.z at most 65535 workgroups."""
+
 
 class BatchChecker:
     """Checks the batch dims against each other (`builder`: the parser's _Builder)."""
@@ -39,6 +42,10 @@ class BatchChecker:
                                         f"{', '.join(map(str, a_use.tensor.dims))}])")
         for tok, t in batched:
             self._same_batch(tok, t, c, c_tok)
+        if c.batch is not None and (self.b.k.dims[str(c.batch)] or 0) > MAX_BATCHES:
+            at = self.b.k.dim_tokens[str(c.batch)]
+            raise self.b.error(at, f"{c.batch} = {self.b.k.dims[str(c.batch)]} batches: the grid's z holds at most "
+                                   f"{MAX_BATCHES} (one z index a batch)")
         for t in self._epilogue_tensors(extra):
             if t.batch is not None and c.batch is None:
                 raise self.b.error(t.batch, f"'{t.name}' has a batch dim '{t.batch}' but the output '{c_tok}' "
