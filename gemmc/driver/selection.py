@@ -4,7 +4,9 @@
     choice.pipeline, choice.reason, choice.predicted    # {candidate label: predicted seconds}
 
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
-(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
+(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  Where A's
+or B's rows are misaligned and the arch weighs scalar copies (Arch.unpeeled_candidates), the default
+with scalar copies takes its place if predicted faster (_misaligned_treatment), before the rest.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
