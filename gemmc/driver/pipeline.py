@@ -82,8 +82,10 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = dict(BUILTIN_PASSES)
 # the rows, along them, or scalar copies) is then the fastest at 4097x4095x1023, with clang's
 # registers.  A default within 1% of the best stays: gfx950's 256x128x32 ties 128x256x32 at 4096^3
 # (0.0957 ms), and at 4097x4095x1023 the selection's half K tile of it runs 0.065 ms against 0.157
-# for either tile as it is (gemmc.driver.selection._full_grid).  An arch without an entry keeps the
-# type-independent default.
+# for either tile as it is (gemmc.driver.selection._full_grid).  (Since the model waits for a peeled
+# copy's vectors where they load, docs/cost-model.md "Peeled copies on AMD", the selection takes scalar
+# copies there on every AMD target: gfx950 128x128x32, 0.093 ms; the treatments below were chosen before,
+# and still serve sizes given at launch.)  An arch without an entry keeps the type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
