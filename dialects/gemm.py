@@ -505,7 +505,9 @@ class CopyOp(IRDLOperation):
     rows (rather than width x width element stores); the items are the tile's blocks, ordered
     like a copy of e0 / width rows (row_lanes counts blocks).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
-    lower-copies makes.
+    lower-copies makes.  A source of rank 3 (a grouped product's B [G, K, N]) is read at its
+    leading index `group` (`gemm.copy %B group %g [%o0, %o1] ...`): the tile is one of
+    src[group]'s, every load's index that leading one and then the two above.
     """
 
     name = "gemm.copy"
@@ -518,6 +520,7 @@ class CopyOp(IRDLOperation):
     dst = operand_def(MemRefType)
     indices = var_operand_def(IndexType())
     tid = operand_def(IndexType())
+    group = opt_operand_def(IndexType())  # a rank-3 source's leading index
 
     extents = prop_def(DenseArrayBase)
     width = prop_def(IntegerAttr)
@@ -529,15 +532,15 @@ class CopyOp(IRDLOperation):
     blocks = opt_prop_def(UnitAttr)
 
     assembly_format = (
-        "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
+        "$src (`group` $group^)? `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
         "`tid` $tid attr-dict `:` type($src) `,` type($dst)"
     )
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
                  transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False,
-                 row_lanes: int = 0, blocks: bool = False):
+                 row_lanes: int = 0, blocks: bool = False, group: SSAValue | None = None):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
@@ -547,7 +550,12 @@ class CopyOp(IRDLOperation):
                          ("blocks", blocks)):
             if on:
                 props[name] = UnitAttr()
-        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
+        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid, [group] if group else []],
+                         properties=props)
+
+    def src_index(self, r0, r1) -> list:
+        """The source's indices of stored element (r0, r1) of the matrix: a rank-3 source's group first."""
+        return ([self.group] if self.group is not None else []) + [r0, r1]
 
     @property
     def tile(self) -> tuple[int, int]:
@@ -562,8 +570,8 @@ class CopyOp(IRDLOperation):
         extents = self.extents.get_values()
         if len(extents) != 2 or min(extents) < 1:
             raise VerifyException(f"extents must be two positive sizes, got {list(extents)}")
-        if self.src.type.get_num_dims() != 2:
-            raise VerifyException(f"the source must be a 2-D matrix, got {self.src.type}")
+        if self.src.type.get_num_dims() != (3 if self.group is not None else 2):
+            raise VerifyException(f"the source must be a 2-D matrix (3-D with a group index), got {self.src.type}")
         if self.src.type.element_type != self.dst.type.element_type:
             raise VerifyException("source and destination must have one element type")
         if self.dst.type.get_num_dims() != len(self.indices) + 2:

@@ -202,11 +202,12 @@ class GemmToKernelPass(ModulePass):
         M = kb.dim(matmul.c, 0, "M")
         N = kb.dim(matmul.c, 1, "N")
         bx, by, one = kb.index(self.block_x), kb.index(self.block_y), kb.index(1)
+        grid_x = kb.ceildiv(N, bx, "grid_x")
         if matmul.group_sizes is not None:  # ceil(M / block-y) + G tiles cover every group
             grid_y = grouping.grid_tiles(kb, M, kb.dim(matmul.group_sizes, 0, "groups"), self.block_y)
         else:
             grid_y = kb.ceildiv(M, by, "grid_y")
-        grid = [kb.ceildiv(N, bx, "grid_x"), grid_y, one]
+        grid = [grid_x, grid_y, one]
         kb.b.insert(
             gpu.LaunchFuncOp(
                 SymbolRefAttr(f"{name}_kernels", [StringAttr(name)]), grid, [bx, by, one],
