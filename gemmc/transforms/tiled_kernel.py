@@ -146,6 +146,9 @@ class Writer:
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
         self.tile_b = kb.alloca(lds_type(b_shape, con.b_type), "tile_b_t" if s.b_transposed else "tile_b")
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
+        if self.group is not None:  # a tile past the last group's: no K tile (it stores nothing)
+            busy = kb.lt(self.row0, self.M, "busy")
+            num_tiles = kb.op(arith.SelectOp(busy, num_tiles, kb.index(0)), "group_tiles")
         self._single_buffered(num_tiles)
         self._epilogue()
 
