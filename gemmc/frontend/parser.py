@@ -73,7 +73,7 @@ _TERMINAL_WORDS = {
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
+    "ACC": "'acc'", "SCALED": "'scaled'", "GROUPED": "'grouped'", "BY": "'by'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
 MAX_DIM = 2**31 - 1
