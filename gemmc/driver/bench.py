@@ -75,6 +75,9 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     if spec.epilogue:  # its check is cuBLAS's plain product, its call passes A, B, C and the scalars
         raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no fused epilogue yet; "
                          "`gemmc compile --arch sm_90 --harness` checks and times one")
+    if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
+        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
+                         "`gemmc compile --arch sm_90 --harness` checks and times one")
     call = []
     for q in launcher.params:
         if q.kind == "memref":
