@@ -233,3 +233,34 @@ def test_the_cost_model_counts_the_busy_tiles():
     k = read_kernel(module)
     tile = grouped_info(k.kernel)[1]  # 125 rows a group: one tile each, or two of 64
     assert k.grid.grid[1] == -(-1000 // tile) + 8 and k.grid.busy_y == 8 * -(-125 // tile)
+
+
+# -- the HIP with its harness, run on the CPU (tests/test_emit_hip.run_on_cpu) -------------------
+
+
+def _example_harness(arch: str) -> str:
+    module = gemmc.lower(gemmc.parse_file(str(ROOT / "examples/moe_grouped.gemm")), None, arch)
+    return gemmc.emit(module, arch, "hip", harness=True)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_example_passes_its_harness_on_the_cpu(llvm, tmp_path, arch):
+    """The default kernel as printed (the walk, B[g]'s copies, MFMA / WMMA stood in for) and the
+    harness's random sizes and per-group reference."""
+    import cpu_matrix
+    from test_emit_hip import run_on_cpu
+
+    source = _example_harness(arch)
+    proc = run_on_cpu(llvm, source, [], tmp_path, cpu_matrix.builtins(arch, source))
+    assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_the_harness_fails_a_kernel_reading_the_wrong_experts_b(llvm, tmp_path):
+    import cpu_matrix
+    from test_emit_hip import run_on_cpu
+
+    source = _example_harness("gfx942")
+    assert "(group * 96 + " in source
+    source = source.replace("(group * 96 + ", "((group ^ 1) * 96 + ")
+    proc = run_on_cpu(llvm, source, [], tmp_path, cpu_matrix.builtins("gfx942", source))
+    assert ": FAILED" in proc.stdout, proc.stdout + proc.stderr
