@@ -484,6 +484,7 @@ class CheckResult:
     rounded: Comparison | None = None  # random inputs against the product of the rounded inputs
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
+    group_sizes: tuple[int, ...] | None = None  # a grouped product's sizes, as the runs made them
 
     def summary(self) -> str:
         """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
@@ -501,6 +502,9 @@ class CheckResult:
                          f"declared {self.in_type} program, its bound allowing for the rounding")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
+        if self.group_sizes is not None:
+            lines.append(f"  {len(self.group_sizes)} groups of {', '.join(map(str, self.group_sizes))} rows "
+                         "(random sizes, one group empty)")
         return "\n".join(lines)
 
 
@@ -535,13 +539,21 @@ def check(
     return compare_runs(module, fn, spec or matmul_spec(module, fn), dims, arch, seed, run)
 
 
+def _with_groups(result: CheckResult, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int],
+                 seed: int) -> CheckResult:
+    """The result with the sizes its runs used (random_inputs makes the same ones for each run)."""
+    if spec.grouped:
+        result.group_sizes = tuple(int(x) for x in random_inputs(fn, dims, seed)[spec.group_sizes])
+    return result
+
+
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
-        return _epilogue_check(module, fn, spec, dims, arch, seed, run)
+        return _with_groups(_epilogue_check(module, fn, spec, dims, arch, seed, run), fn, spec, dims, seed)
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
@@ -560,8 +572,8 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
         rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
     exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run, _reduced_pieces(module, k))
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
-    return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
-                       declared, rounding, rounded, exact, in_type)
+    return _with_groups(CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
+                                    declared, rounding, rounded, exact, in_type), fn, spec, dims, seed)
 
 
 def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,

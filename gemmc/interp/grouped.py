@@ -1,8 +1,9 @@
 """A grouped product's inputs and float64 reference (docs/language.md, "Grouped GEMM").
 
-`random_sizes` makes the sizes a run checks with: groups of random sizes (none a multiple of a
-tile by design, any by chance) summing to M, at least one of them empty where there are two
-groups or more; `product` multiplies each group's rows of op(A) by its own op(B)[g].
+`random_sizes` makes the sizes a run checks with: groups of random sizes summing to M, at least one
+of them empty where there are two groups or more, and two of them no multiple of 16 rows (of no
+tile's rows, every tile being a multiple of 16) where two hold rows; `product` multiplies each
+group's rows of op(A) by its own op(B)[g].
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ def random_sizes(rng: np.random.Generator, groups: int, rows: int) -> np.ndarray
         other = empty + 1 if empty + 1 < groups else empty - 1
         sizes[other] += sizes[empty]
         sizes[empty] = 0
+    held = np.flatnonzero(sizes)
+    if len(held) >= 2 and not (sizes % TILE_QUANTUM).any():  # a row moved: neither ends a tile
+        sizes[held[0]] -= 1
+        sizes[held[1]] += 1
     return sizes
+
+
+TILE_QUANTUM = 16
+"""Every tile's rows are a multiple of this: sizes that are not end within a tile."""
 
 
 def starts(sizes: np.ndarray) -> np.ndarray:
