@@ -22,6 +22,15 @@ The block's arguments are the sum (accumulator type) and, per epilogue operand, 
 element at (row, col): a vector indexed along "m" (row) or "n" (column), a matrix "mn",
 a scalar "".  The yielded value has the accumulator type and is rounded to C's type.
 
+A grouped product (a mixture-of-experts layer's) multiplies G groups of A's rows each by
+its own matrix of B:
+
+    gemm.matmul %A, %B, %C grouped %sizes {acc_type = f32}
+        : memref<?x64xf16>, memref<8x64x32xf16>, memref<?x32xf32> grouped memref<8xi32>
+
+sizes[g] rows of A and C, from sizes[0] + ... + sizes[g - 1] on, times B[g] (after any
+transpose_b, per group); the sizes are read at run time (docs/language.md, "Grouped GEMM").
+
 `gemm.copy` (CopyOp, below) is the tile-level copy of the structured path: the
 workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling makes it,
 vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.ir import SSAValue
 
 from gemmc.support.ir_names import GROUPED_ATTR, ROLE_ATTR, ROLE_GROUP
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
-from xdsl.dialects.builtin import StringAttr
 
 
 @dataclass
