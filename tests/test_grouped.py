@@ -264,3 +264,19 @@ def test_the_harness_fails_a_kernel_reading_the_wrong_experts_b(llvm, tmp_path):
     source = source.replace("(group * 96 + ", "((group ^ 1) * 96 + ")
     proc = run_on_cpu(llvm, source, [], tmp_path, cpu_matrix.builtins("gfx942", source))
     assert ": FAILED" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_direct_copies_read_the_groups_matrix():
+    """direct-to-lds (global_load_lds) moves a grouped B.T's tiles from its group's matrix."""
+    source = program(dims="T = 150, E = 6, N = 64, K = 96", x="X: f16[T, K]", w="W: f16[E, N, K]",
+                     expr="X @ W.T grouped by rows")
+    pipeline = ("gemm-to-kernel,lds-tiling{block-m=64 block-n=64 block-k=32},register-tiling,matrix-cores,"
+                "direct-to-lds,double-buffer")
+    module = gemmc.lower(gemmc.parse(source), pipeline, "gfx942")
+    from gemmc.transforms.copy_lowering import with_copies_lowered
+
+    gathers = [op for op in with_copies_lowered(module).walk() if op.name == "amdgpu.gather_to_lds"
+               and op.attributes["gemm.role"].data == "load_b"]
+    assert gathers and all(len(op.srcIndices) == 3 for op in gathers)
+    result = gemmc.check(module, "gfx942")
+    assert result.passed, result.summary()
