@@ -208,7 +208,7 @@ def test_the_example_builds_without_scratch(arch):
 def test_the_asm_level_run_passes(capsys):
     from gemmc.driver.cli import main
 
-    rc = main(["run", str(ROOT / "examples/moe_grouped.gemm"), "--arch", "gfx1201", "-D", "T=77", "--level", "asm"])
+    rc = main(["run", str(ROOT / "examples/moe_grouped.gemm"), "--arch", "gfx1201", "-D", "M=77", "--level", "asm"])
     assert rc == 0 and "PASS" in capsys.readouterr().out
 
 
