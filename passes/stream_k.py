@@ -31,6 +31,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.grouping import grouped_info
 from gemmc.transforms.k_split import KSplit, launched_k_loops
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target.module_arch import target_of
@@ -47,6 +48,10 @@ class StreamKPass(ModulePass):
             raise pass_error(self.name, op, f"workgroups={self.workgroups} must be positive (0: one per CU)")
         persistent = self.workgroups or target_of(op).cu_count
         for launch, kernel, loop in launched_k_loops(op, self.name):
+            if grouped_info(kernel) is not None:  # its busy tiles are known only at run time
+                raise pass_error(self.name, kernel, "a grouped kernel's tiles are not walked by persistent workgroups "
+                                                    "yet (which tiles hold rows depends on the sizes at run time); "
+                                                    "split-k divides its K loop")
             KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
 
 

@@ -73,6 +73,9 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     launcher = emitter.launchers[0]
     prob, info = problem_of(module, dims)
     spec, shapes = info["spec"], info["shapes"]
+    if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
+        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
+                         "`gemmc compile --arch sm_90 --harness` checks and times one")
     a_type, b_type = _input_types(module, spec)
     epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []

@@ -8,6 +8,7 @@ name that is wrong.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import sys
@@ -39,9 +40,10 @@ from gemmc.dialects.gemm import (
     ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
     MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
-from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
 from gemmc.frontend.epilogue_check import EpilogueChecker
+from gemmc.frontend import grouping
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -71,7 +73,7 @@ _TERMINAL_WORDS = {
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
+    "ACC": "'acc'", "SCALED": "'scaled'", "GROUPED": "'grouped'", "BY": "'by'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
 MAX_DIM = 2**31 - 1
@@ -87,9 +89,9 @@ _MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 class _Tensor:
     name: Token
     dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
-    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand)
+    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand); three for a grouped B
     col_major: bool
-    divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
+    divs: tuple[int, ...] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
 
     def dim_names(self) -> tuple[str, str]:
         """The dims as written: 'K/32' for a divided one (the gemm.dims names)."""
@@ -304,7 +306,7 @@ class _Use:
         return f"{self.token}.T" if self.transpose else str(self.token)
 
     def logical_dims(self) -> tuple[str, str]:
-        d0, d1 = (str(d) for d in self.tensor.dims)
+        d0, d1 = (str(d) for d in self.tensor.dims[-2:])  # a grouped B [G, K, N]: each group's [K, N]
         return (d1, d0) if self.transpose_of_declared() else (d0, d1)
 
     def transpose_of_declared(self) -> bool:
@@ -334,12 +336,14 @@ class _Builder:
 
     def build(self) -> ModuleOp:
         k = self.k
-        c_tok, expr = k.assign.children
+        c_tok, expr, *grouped = k.assign.children
+        self.grouped_by = grouped[0].children[0] if grouped else None
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
+        sizes = grouping.check(self, self.grouped_by, a_use, b_use, c) if self.grouped_by is not None else None
         blas = epi.blas_form(ast, str(c_tok), self._is_scale)
         extra = None
         if blas is None:
@@ -352,7 +356,7 @@ class _Builder:
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
-        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra, sizes)
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -422,7 +426,7 @@ class _Builder:
             scaled and a.dtype in MX_ELEMENT_NAMES and b.dtype in MX_ELEMENT_NAMES)
         for use in (a_use, b_use, c):
             t = use.tensor if isinstance(use, _Use) else use
-            if t.divs != (1, 1):
+            if any(q != 1 for q in t.divs):
                 at = use.token if isinstance(use, _Use) else t.name
                 raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
         if self._check_integers(a_use, b_use, c):
@@ -504,12 +508,14 @@ class _Builder:
             transpose = bool(rest) and rest[0].type == "TRANSPOSE"
             scale_tok = rest[-1] if rest and rest[-1].type == "NAME" else None
             scale = self._matrix(scale_tok) if scale_tok is not None else None
-            uses.append(_Use(self._matrix(tok), tok, transpose, scale, scale_tok))
+            uses.append(_Use(self._matrix(tok, grouped_b=op is b_op), tok, transpose, scale, scale_tok))
         return uses[0], uses[1]
 
-    def _matrix(self, tok: Token) -> _Tensor:
+    def _matrix(self, tok: Token, grouped_b: bool = False) -> _Tensor:
         t = self._tensor(tok)
-        if len(t.dims) != 2:
+        if len(t.dims) == 3 and not (grouped_b and self.grouped_by is not None):
+            raise grouping.three_d_error(self, tok, t)
+        if len(t.dims) == 1:
             raise self.error(tok, f"'{tok}' is a vector [{t.dims[0]}]; expected a matrix operand "
                                   "(a vector is an epilogue's operand: C = A @ B + b)")
         return t
@@ -562,13 +568,13 @@ class _Builder:
         return None if v is None else v // t.divs[i]
 
     def _check_size(self, t: _Tensor) -> None:
-        if len(t.dims) != 2:
+        if len(t.dims) < 2:
             return  # a vector of one dim holds at most MAX_DIM elements
-        d0, d1 = (self._dim_value(t, i) for i in (0, 1))
-        if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
+        sizes = [self._dim_value(t, i) for i in range(len(t.dims))]
+        if None not in sizes and math.prod(sizes) > MAX_DIM:
             raise self.error(
-                t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
-                f"so a matrix holds at most {MAX_DIM}",
+                t.name, f"'{t.name}' has {' x '.join(map(str, sizes))} = {math.prod(sizes)} elements; kernels index "
+                f"with 32-bit ints, so a matrix holds at most {MAX_DIM}",
             )
 
     # -- IR ---------------------------------------------------------------------
@@ -584,11 +590,12 @@ class _Builder:
         names = list(t.dim_names())
         return names[::-1] if t.col_major else names
 
-    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None) -> ModuleOp:
+    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None,
+              sizes: _Tensor | None = None) -> ModuleOp:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
         scales = [u.scale for u in (a, b) if u.scale is not None]
-        tensors = [a.tensor, b.tensor, c] + scales
+        tensors = [a.tensor, b.tensor, c] + scales + ([sizes] if sizes is not None else [])
         if len(scales) == 2 and scales[0] is scales[1]:
             raise self.error(b.scale_token, f"'{b.scale_token}' scales both operands; A and B have scales of their own")
         if a.tensor is b.tensor:
@@ -604,12 +611,13 @@ class _Builder:
             scalar_names = [o.name for o in extra.operands if not o.axes]
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
-                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
+                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {}),
+                                     **({GROUP_SIZES_ATTR: UnitAttr()} if t is sizes else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
-        first_scalar = len(tensors)  # A, B, C, [SA, SB], then the scalars
+        first_scalar = len(tensors)  # A, B, C, [SA, SB], [sizes], the epilogue's tensors, then the scalars
         for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
         builder = Builder(InsertPoint.at_end(block))
@@ -632,7 +640,8 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue)
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue,
+                     group_sizes=block.args[tensors.index(sizes)] if sizes is not None else None)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
