@@ -22,6 +22,15 @@ The block's arguments are the sum (accumulator type) and, per epilogue operand, 
 element at (row, col): a vector indexed along "m" (row) or "n" (column), a matrix "mn",
 a scalar "".  The yielded value has the accumulator type and is rounded to C's type.
 
+A grouped product (a mixture-of-experts layer's) multiplies G groups of A's rows each by
+its own matrix of B:
+
+    gemm.matmul %A, %B, %C grouped %sizes {acc_type = f32}
+        : memref<?x64xf16>, memref<8x64x32xf16>, memref<?x32xf32> grouped memref<8xi32>
+
+sizes[g] rows of A and C, from sizes[0] + ... + sizes[g - 1] on, times B[g] (after any
+transpose_b, per group); the sizes are read at run time (docs/language.md, "Grouped GEMM").
+
 `gemm.copy` (CopyOp, below) is the tile-level copy of the structured path: the
 workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling makes it,
 vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and
@@ -155,6 +164,8 @@ class MatmulOp(IRDLOperation):
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    # a grouped product (MoE): i32[G], each group's rows of A and C in order; B is [G, K, N]
+    group_sizes = opt_operand_def(MemRefType)
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
     epilogue_axes = opt_prop_def(ArrayAttr)  # per epilogue arg: "m", "n", "mn" or "" (a scalar)
 
@@ -184,6 +195,7 @@ class MatmulOp(IRDLOperation):
         epilogue_args: Sequence[SSAValue] = (),
         epilogue_axes: Sequence[str] = (),
         epilogue: Region | None = None,
+        group_sizes: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
@@ -194,7 +206,8 @@ class MatmulOp(IRDLOperation):
             props["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in epilogue_axes])
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
-                      [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args)],
+                      [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
+                      [group_sizes] if group_sizes else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -218,8 +231,8 @@ class MatmulOp(IRDLOperation):
         return self.c.type.get_num_dims() == 3
 
     def logical_shapes(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
-        """(M, K), (K, N), (M, N) as the product sees them (a batch dim left out);
-        DYNAMIC_INDEX where unknown."""
+        """(M, K), (K, N), (M, N) as the product sees them (a batch dim left out; of a grouped B
+        [G, K, N], each group's); DYNAMIC_INDEX where unknown."""
         a = tuple(self.a.type.get_shape()[-2:])
         b = tuple(self.b.type.get_shape()[-2:])
         c = tuple(self.c.type.get_shape()[-2:])
@@ -231,10 +244,20 @@ class MatmulOp(IRDLOperation):
 
     # -- verification ---------------------------------------------------------
 
+    @property
+    def grouped(self) -> bool:
+        return self.group_sizes is not None
+
     def verify_(self) -> None:
+        if self.grouped:
+            self._verify_groups()
         for name in ("a", "b", "c"):
             t = getattr(self, name).type
-            if t.get_num_dims() not in (2, 3):
+            if self.grouped:  # B [G, K, N], A and C 2-D: a grouped product is not batched
+                if t.get_num_dims() != (3 if name == "b" else 2):
+                    raise VerifyException(f"operand {name.upper()} must be 2-D, got {t}"
+                                          + (" (a grouped product is not batched)" if name != "b" else ""))
+            elif t.get_num_dims() not in (2, 3):
                 raise VerifyException(f"operand {name.upper()} must be 2-D (or 3-D: a batch), got {t}")
             allowed = ELEMENT_TYPES if name != "c" else OUTPUT_TYPES
             if type_name(t.element_type) not in allowed:
@@ -266,7 +289,10 @@ class MatmulOp(IRDLOperation):
 
     def _verify_batch(self) -> None:
         """A batch dim leads C and A, B or both, of one size; a 3-D A or B needs a 3-D C, a 3-D C
-        a 3-D A or B; a block-scaled product is not batched."""
+        a 3-D A or B; a block-scaled product is not batched. A grouped product's 3-D B is its
+        groups' matrices, no batch (verify_ and _verify_groups check its ranks)."""
+        if self.grouped:
+            return
         ranks = [v.type.get_num_dims() for v in (self.a, self.b, self.c)]
         if ranks[2] == 2 and 3 in ranks[:2]:
             raise VerifyException("a batched A or B needs a batched C (rank 3)")
@@ -279,6 +305,22 @@ class MatmulOp(IRDLOperation):
                     if isinstance(v.type, MemRefType) and v.type.get_num_dims() == len(ax) + 1]
         for v in batched[1:]:
             _check_dim("batch", v.type.get_shape()[0], str(v.type), self.c.type.get_shape()[0], "C")
+
+    def _verify_groups(self) -> None:
+        """A grouped product: sizes i32[G], B [G, K, N] (one matrix per group), A row-major (each
+        group's rows are A's and C's rows), a float product without block scales."""
+        st, bt = self.group_sizes.type, self.b.type
+        if st.get_num_dims() != 1 or st.element_type != IntegerType(32):
+            raise VerifyException(f"the group sizes must be a 1-D memref of i32, got {st}")
+        if bt.get_num_dims() != 3:
+            raise VerifyException(f"a grouped product's B is [G, K, N] (one matrix per group), got {bt}")
+        g, bg = st.get_shape()[0], bt.get_shape()[0]
+        if DYNAMIC_INDEX not in (g, bg) and g != bg:
+            raise VerifyException(f"{g} group sizes but B has {bg} matrices")
+        if self.transpose_a is not None:
+            raise VerifyException("a grouped product's A is row-major [M, K], not transposed")
+        if self.scale_a is not None or is_int(type_name(self.acc_type)):
+            raise VerifyException("a grouped product is a float product without block scales")
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
         """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
@@ -380,6 +422,9 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list(self.epilogue_args, printer.print_ssa_value)
             printer.print_string(")")
+        if self.group_sizes is not None:
+            printer.print_string(" grouped ")
+            printer.print_ssa_value(self.group_sizes)
         printer.print_op_attributes(
             self.properties, reserved_attr_names=("operandSegmentSizes",)
         )
@@ -388,6 +433,9 @@ class MatmulOp(IRDLOperation):
         if self.scale_a is not None and self.scale_b is not None:
             types += [self.scale_a.type, self.scale_b.type]
         printer.print_list(types, printer.print_attribute)
+        if self.group_sizes is not None:
+            printer.print_string(" grouped ")
+            printer.print_attribute(self.group_sizes.type)
         if self.has_epilogue:
             printer.print_string(" epilogue(")
             printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
@@ -409,9 +457,13 @@ class MatmulOp(IRDLOperation):
         extra = []
         if parser.parse_optional_keyword("epilogue"):
             extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        sizes = parser.parse_unresolved_operand() if parser.parse_optional_keyword("grouped") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if sizes is not None:
+            parser.parse_keyword("grouped")
+            sizes = parser.resolve_operand(sizes, parser.parse_type())
         region = None
         if parser.parse_optional_keyword("epilogue"):
             extra_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
@@ -442,6 +494,7 @@ class MatmulOp(IRDLOperation):
             epilogue_args=extra,
             epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
             epilogue=region,
+            group_sizes=sizes,
         )
 
 
@@ -498,7 +551,9 @@ class CopyOp(IRDLOperation):
     rows (rather than width x width element stores); the items are the tile's blocks, ordered
     like a copy of e0 / width rows (row_lanes counts blocks).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
-    lower-copies makes.
+    lower-copies makes.  A source of rank 3 (a grouped product's B [G, K, N]) is read at its
+    leading index `group` (`gemm.copy %B group %g [%o0, %o1] ...`): the tile is one of
+    src[group]'s, every load's index that leading one and then the two above.
     """
 
     name = "gemm.copy"
@@ -511,6 +566,7 @@ class CopyOp(IRDLOperation):
     dst = operand_def(MemRefType)
     indices = var_operand_def(IndexType())
     tid = operand_def(IndexType())
+    group = opt_operand_def(IndexType())  # a rank-3 source's leading index
 
     extents = prop_def(DenseArrayBase)
     width = prop_def(IntegerAttr)
@@ -522,15 +578,15 @@ class CopyOp(IRDLOperation):
     blocks = opt_prop_def(UnitAttr)
 
     assembly_format = (
-        "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
+        "$src (`group` $group^)? `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
         "`tid` $tid attr-dict `:` type($src) `,` type($dst)"
     )
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
                  transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False,
-                 row_lanes: int = 0, blocks: bool = False):
+                 row_lanes: int = 0, blocks: bool = False, group: SSAValue | None = None):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
@@ -540,7 +596,12 @@ class CopyOp(IRDLOperation):
                          ("blocks", blocks)):
             if on:
                 props[name] = UnitAttr()
-        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
+        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid, [group] if group else []],
+                         properties=props)
+
+    def src_index(self, r0, r1) -> list:
+        """The source's indices of stored element (r0, r1) of the matrix: a rank-3 source's group first."""
+        return ([self.group] if self.group is not None else []) + [r0, r1]
 
     @property
     def tile(self) -> tuple[int, int]:
@@ -555,8 +616,8 @@ class CopyOp(IRDLOperation):
         extents = self.extents.get_values()
         if len(extents) != 2 or min(extents) < 1:
             raise VerifyException(f"extents must be two positive sizes, got {list(extents)}")
-        if self.src.type.get_num_dims() != 2:
-            raise VerifyException(f"the source must be a 2-D matrix, got {self.src.type}")
+        if self.src.type.get_num_dims() != (3 if self.group is not None else 2):
+            raise VerifyException(f"the source must be a 2-D matrix (3-D with a group index), got {self.src.type}")
         if self.src.type.element_type != self.dst.type.element_type:
             raise VerifyException("source and destination must have one element type")
         if self.dst.type.get_num_dims() != len(self.indices) + 2:

@@ -14,6 +14,11 @@ Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
 A batched product (memrefs of rank 3: gemmc.transforms.batch) becomes the same kernel over the
 matrices of one batch (rank-2 arguments, the batched ones listed in `gemm.batch_args`), launched with
 the batch count along the grid's z.
+A grouped product (B [G, K, N], sizes i32[G]): the y blocks are tiles of block-y rows of the groups,
+ceil(M / block-y) + G of them; each workgroup finds its group g and first row by a walk over the sizes
+(gemmc.transforms.grouping, gemm.role = "group"), the thread's row is that row + thread_id.y, the guard
+is `row < the group's end && col < N`, and B is read at B[g, k, col]; the sizes are the kernel's last
+argument and `gemm.grouped` on the kernel records it and the tile.
 The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
 the HIP emitter uses to name the dynamic sizes it passes.
 
@@ -49,6 +54,7 @@ from gemmc.support.ir_names import (
     UNROLL_ATTR,
 )
 from gemmc.transforms.batch import matrix_type, set_batch
+from gemmc.transforms import grouping
 from gemmc.transforms.kernel_builder import KernelBuilder
 from gemmc.transforms.matmul_spec import spec_attr, spec_from_matmul
 from gemmc.target.module_arch import target_of
@@ -110,6 +116,8 @@ class GemmToKernelPass(ModulePass):
         # a fused epilogue's vectors, matrices and scalars, each once: C read in the epilogue is C's
         # argument (split-k's linearity check and the store see one C), not an alias of it
         operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
+        if matmul.group_sizes is not None:  # last: alpha and beta keep their places after A, B, C
+            operands.append(matmul.group_sizes)
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
@@ -124,11 +132,13 @@ class GemmToKernelPass(ModulePass):
         return self.unroll if self.unroll >= 0 else target_of(module).naive_k_unroll
 
     def _kernel(self, name: str, matmul: MatmulOp, operands: list[SSAValue], unroll: int) -> gpu.FuncOp:
+        # a batched operand's kernel argument is one matrix; a grouped B keeps its G (not a batch)
+        types = [v.type if matmul.grouped else matrix_type(v.type) for v in operands]
         kernel = gpu.FuncOp(
-            name, ([matrix_type(v.type) for v in operands], []), kernel=True,
+            name, (types, []), kernel=True,
             known_block_size=[self.block_x, self.block_y, 1],
         )
-        batched = [i for i, v in enumerate(operands) if matrix_type(v.type) != v.type]
+        batched = [i for i, (v, t) in enumerate(zip(operands, types)) if t != v.type]
         dims = [_dims_of(v) for v in operands]  # a batched one's without its batch (the kernel's is 2-D)
         kernel.attributes[ARG_DIMS_ATTR] = ArrayAttr([ArrayAttr(d.data[1:]) if i in batched else d
                                                      for i, d in enumerate(dims)])
@@ -152,7 +162,14 @@ class GemmToKernelPass(ModulePass):
         N = kb.dim(C, 1, "N")
         K = kb.dim(A, 0 if ta else 1, "K")
         col = kb.add(kb.mul(kb.block_id("x", "bx"), kb.index(self.block_x)), kb.thread_id("x", "tx"), "col")
-        row = kb.add(kb.mul(kb.block_id("y", "by"), kb.index(self.block_y)), kb.thread_id("y", "ty"), "row")
+        group = None
+        if matmul.group_sizes is not None:  # the workgroup's group, first row and the group's end
+            grouping.mark_grouped(kernel, len(operands) - 1, self.block_y)
+            group = grouping.group_tile(kb, args[-1], kb.block_id("y", "by"), self.block_y)
+            row, M = kb.add(group.row0, kb.thread_id("y", "ty"), "row"), group.end
+        else:
+            row = kb.add(kb.mul(kb.block_id("y", "by"), kb.index(self.block_y)), kb.thread_id("y", "ty"), "row")
+        lead = [group.g] if group is not None else []  # B[g] of a grouped product
         inside = kb.land(kb.lt(row, M), kb.lt(col, N), "inside")
         acc_type = matmul.acc_type
 
@@ -162,7 +179,7 @@ class GemmToKernelPass(ModulePass):
 
             def step(kb: KernelBuilder, k, iters):
                 a = kb.load(A, [k, row] if ta else [row, k], "a")
-                b = kb.load(B, [col, k] if tb else [k, col], "b")
+                b = kb.load(B, lead + ([col, k] if tb else [k, col]), "b")
                 # integers: each widened to i32 by its signedness (extsi, extui for u8)
                 a, b = kb.convert(a, acc_type, unsigned=unsigned_a), kb.convert(b, acc_type, unsigned=unsigned_b)
                 if scaled:  # times the E8M0 scales of the MX_BLOCK-element blocks k lies in
@@ -197,8 +214,13 @@ class GemmToKernelPass(ModulePass):
         M = kb.dim(matmul.c, first, "M")
         N = kb.dim(matmul.c, first + 1, "N")
         bx, by, one = kb.index(self.block_x), kb.index(self.block_y), kb.index(1)
+        grid_x = kb.ceildiv(N, bx, "grid_x")
+        if matmul.group_sizes is not None:  # ceil(M / block-y) + G tiles cover every group
+            grid_y = grouping.grid_tiles(kb, M, kb.dim(matmul.group_sizes, 0, "groups"), self.block_y)
+        else:
+            grid_y = kb.ceildiv(M, by, "grid_y")
         z = kb.dim(matmul.c, 0, "batches") if matmul.batched else one  # one z a batch
-        grid = [kb.ceildiv(N, bx, "grid_x"), kb.ceildiv(M, by, "grid_y"), z]
+        grid = [grid_x, grid_y, z]
         kb.b.insert(
             gpu.LaunchFuncOp(
                 SymbolRefAttr(f"{name}_kernels", [StringAttr(name)]), grid, [bx, by, one],

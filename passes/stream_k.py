@@ -33,6 +33,7 @@ from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
 from gemmc.transforms.batch import is_batched
+from gemmc.transforms.grouping import grouped_info
 from gemmc.transforms.k_split import KSplit, launched_k_loops
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target.module_arch import target_of
@@ -52,6 +53,10 @@ class StreamKPass(ModulePass):
             if is_batched(kernel):
                 raise pass_error(self.name, launch, "a batched kernel (gemm.batch_args) is not walked by persistent "
                                                     "workgroups yet (the walk would cross batches); split-k takes it")
+            if grouped_info(kernel) is not None:  # its busy tiles are known only at run time
+                raise pass_error(self.name, kernel, "a grouped kernel's tiles are not walked by persistent workgroups "
+                                                    "yet (which tiles hold rows depends on the sizes at run time); "
+                                                    "split-k divides its K loop")
             KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
 
 

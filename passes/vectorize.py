@@ -169,7 +169,7 @@ class VectorizePass(ModulePass):
         if known_multiple(copy.o1) % w:
             return f"the tile's column origin is not provably a multiple of {w}"
         row = row_multiple(copy.src)
-        if copy.src.type.get_shape()[1] < 0 and row % w:
+        if copy.src.type.get_shape()[-1] < 0 and row % w:
             return "its row length is dynamic, so row starts are not provably aligned; assume-aligned asserts they are"
         if row % w:
             return f"its row length {row} is not a multiple of {w}"

@@ -88,6 +88,8 @@ def cases():
         yield "bf16gemm default", BF16GEMM, a, None, SHAPES
     for a in AMD:  # the fused epilogue: bias and gelu (exp, erf, division in LLVM's expansion)
         yield "linear default", ROOT / "examples/linear.gemm", a, None, SHAPES
+    for a in AMD:  # the grouped GEMM: a walk over the group sizes, B's copies from the group's matrix
+        yield "moe_grouped default", ROOT / "examples/moe_grouped.gemm", a, None, SHAPES
     yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES
     for a in ("gfx950", "gfx1201"):
         yield "fp8gemm default", FP8_OCP, a, None, SHAPES

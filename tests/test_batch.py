@@ -98,6 +98,42 @@ def test_the_verifier_refuses_a_batch_on_c_alone():
         gemmc.parse_ir(text)
 
 
+# -- batch or group: `grouped by SIZES` alone makes a 3-D B a grouped product's ------------------------
+
+
+def test_a_3d_b_without_grouped_by_is_a_batch():
+    """B [E, K, N] with a batched C and no `grouped by`: E is a batch (A shared), not groups."""
+    source = program("A: f32[M, K]", "B: f32[Bt, K, N]", "C: f32[Bt, M, N]")
+    module = gemmc.parse(source)
+    (op,) = [o for o in module.walk() if o.name == "gemm.matmul"]
+    assert op.batched and not op.grouped
+    result = run(source, "step3")
+    assert result.passed and result.batches == 3, result.summary()
+
+
+def test_a_lone_3d_b_says_grouped_by():
+    """B alone 3-D (A and C 2-D): more likely a grouped product's B than a batch."""
+    source = program("A: f32[M, K]", "B: f32[Bt, K, N]", "C: f32[M, N]")
+    assert error_of(source) == ("k.gemm:7:11: error: 'B' is [Bt, K, N], a grouped product's B (one matrix per "
+                                "group); write 'C = A @ B grouped by SIZES' with SIZES: i32[Bt]")
+
+
+def test_the_verifier_refuses_a_grouped_product_with_a_batch():
+    source = """kernel k {
+  dim T = 37, E = 5, N = 13, K = 11
+  X: f32[T, K]
+  W: f32[E, K, N]
+  rows: i32[E]
+  Y: f32[T, N]
+  Y = X @ W grouped by rows
+}
+"""
+    text = gemmc.print_ir(gemmc.parse(source))
+    text = text.replace("memref<37x13xf32>", "memref<5x37x13xf32>").replace("memref<37x11xf32>", "memref<5x37x11xf32>")
+    with pytest.raises(GemmcError, match="a grouped product is not batched"):
+        gemmc.parse_ir(text)
+
+
 # -- the interpreter against numpy ---------------------------------------------------------------
 
 

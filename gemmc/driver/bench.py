@@ -76,6 +76,9 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     if len(shapes[spec.c]) == 3:  # cuBLAS's strided-batched call is not written yet
         raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no batched product yet; "
                          "`gemmc run` checks one")
+    if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
+        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
+                         "`gemmc compile --arch sm_90 --harness` checks and times one")
     a_type, b_type = _input_types(module, spec)
     epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []

@@ -4,7 +4,9 @@
     choice.pipeline, choice.reason, choice.predicted    # {candidate label: predicted seconds}
 
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
-(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
+(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  Where A's
+or B's rows are misaligned and the arch weighs scalar copies (Arch.unpeeled_candidates), the default
+with scalar copies takes its place if predicted faster (_misaligned_treatment), before the rest.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
@@ -154,9 +156,20 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
         return Choice(base, "the cost model cannot predict the default's kernel: the arch's default pipeline")
     if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
         first, p = _with_compiler_registers(first, p, arch)
+    base, first, p, treated, peeled = _misaligned_treatment(module, arch, base, first, p)
+    choice = _select_from(module, arch, base, first, p, treated)
+    if peeled is not None:  # the peeled default the scalar copies replaced, among the candidates
+        choice.predicted = {peeled.label: peeled.time_s, **choice.predicted}
+        choice.pipelines = {peeled.label: peeled.pipeline, **choice.pipelines}
+    return choice
+
+
+def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, treated: str) -> Choice:
+    """_select_for's choice once the default (`base`, its candidate `first` and prediction `p`)
+    is settled; `treated`: a note on its misaligned rows' copies for the reason."""
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
-    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
+    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}{treated}"
     if p.kernel.schedule is None:
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
@@ -205,6 +218,32 @@ def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) ->
     reason = (f"{prefix}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
+
+
+def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
+    """Where A's or B's rows are misaligned (not a multiple of the vector width) and the arch
+    weighs scalar copies (Arch.unpeeled_candidates): the default with scalar copies
+    (vectorize{peel=false}) in its place where that is predicted faster, before any grid
+    decision, so that its smaller tiles, split-k and stream-k keep them too.  Returns (base,
+    its candidate, its prediction, a note for the reason, the peeled default it replaced or None).  (On AMD a peeled copy's interior vectors are
+    waited for where they are loaded, and its head, tail and edge elements take lane masks and
+    branches: gfx942's hgemm default at 4097x4095x1023 is 0.216 ms peeled and 0.094 with scalar
+    copies on the ISA-level model, docs/cost-model.md "Peeled copies on AMD".)"""
+    if not arch.unpeeled_candidates or not _misaligned_rows(module, WIDTH):
+        return base, first, p, "", None
+    spec = with_unpeeled(base)
+    if spec == base:
+        return base, first, p, "", None
+    c, q = _predicted(module, arch, "scalar copies", spec)
+    if c is None:
+        return base, first, p, "", None
+    if q.kernel.grid.workgroups >= arch.cu_count:
+        c, q = _with_compiler_registers(c, q, arch)
+    if c.time_s >= first.time_s:
+        return base, first, p, "", None
+    note = (f" (rows misaligned: scalar copies predicted {c.time_s * 1e3:.3g} ms against "
+            f"{first.time_s * 1e3:.3g} ms peeled)")
+    return spec, c, q, note, first
 
 
 def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str) -> Choice:

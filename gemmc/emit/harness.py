@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, Intege
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.dialects.gemm import type_name as gemm_type_name
-from gemmc.emit import harness_epilogue, host_formats
+from gemmc.emit import harness_epilogue, harness_grouped, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, scalar_ctype
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
@@ -57,6 +57,7 @@ class Gemm:
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
     acc: str = "f32"  # the accumulator's type, which bounds the epilogue's values
+    group_sizes: int | None = None  # a grouped product: the host argument of its sizes (B [G, K, N])
 
 
 class HarnessWriter:
@@ -71,7 +72,7 @@ class HarnessWriter:
     @staticmethod
     def includes() -> list[str]:
         return ["#include <cmath>", "#include <cstdint>", "#include <cstdio>", "#include <cstdlib>", "#include <cstring>",
-                "#include <limits>", "#include <random>", "#include <vector>"]
+                "#include <algorithm>", "#include <limits>", "#include <random>", "#include <vector>"]
 
     # -- reading the GEMM back -------------------------------------------------------
 
@@ -128,7 +129,8 @@ class HarnessWriter:
                 values.setdefault(arg, next(picks))
         gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
                     isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes,
-                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32")
+                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32",
+                    d["group_sizes"].value.data if "group_sizes" in d else None)  # type: ignore[union-attr]
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -272,6 +274,10 @@ class HarnessWriter:
 
         a_at = at(A, k, M, i) if g.transpose_a else at(A, i, K, k)
         b_at = at(B, j, K, k) if g.transpose_b else at(B, k, N, j)
+        G = by_arg[g.group_sizes] if g.group_sizes is not None else None
+        if G is not None:  # B[g] of row i's group
+            v["group_base"] = names.fresh("group_base")
+            b_at = b_at.replace("[", f"[{v['group_base']} + ", 1)
         product = f"{value(A, a_at)} * {value(B, b_at)}"
         if SA is not None and SB is not None:  # scales stored as their operands, K / block
             kb = f"{k} / {g.block}"
@@ -359,6 +365,8 @@ class HarnessWriter:
             ln(f"{I}for ({elem(q)}& {v['x']} : {h})")
             if name:
                 ln(f"{I*2}{host_formats.fill(name, v['x'], v['gen'], v['dist'])}")
+            elif q is G:  # a grouped product's sizes: valid ones, summing to M
+                w[-1:] = harness_grouped.fill_sizes(h, shape_of(q)[0], M, v["gen"], v["x"])
             elif g.integer:  # uniform over the element type's whole range
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
                    f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
@@ -414,6 +422,9 @@ class HarnessWriter:
         ln(f"{I}const double {v['alpha_ref']} = {g.alpha.text}, {v['beta_ref']} = {g.beta.text};")
         ln(f"{I}const double {v['eps_out']} = {out_eps!r}, {v['eps_acc']} = {g.acc_eps!r};")
         ln(f"{I}auto {v['check']} = [&](int {i}, int {j}, double& {v['expected']}, double& {v['bound']}) {{")
+        if G is not None:
+            w.extend(harness_grouped.group_base(v["group_base"], v["h_" + G.name], shape_of(G)[0], i,
+                                                f"static_cast<size_t>({K}) * {N}"))
         if g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:

@@ -4,12 +4,15 @@ A leading dim on A, B and C (`A: f16[Bt, M, K]`) is a batch: C has it, and A, B 
 without it is shared by every batch (broadcast).  Batch dims match by name, as the other dims do;
 `.T` and col_major act on the last two dims.  A matrix epilogue operand (a residual `R: bf16[Bt, M, N]`)
 may be batched as C is; a vector is shared by every batch.  A block-scaled (MX) product is not
-batched (yet): its scales would need a batch of their own.
+batched (yet): its scales would need a batch of their own.  A 3-D B of a `grouped by SIZES` product is
+no batch but its groups' matrices (gemmc.frontend.grouping); a grouped product is not batched.
 """
 
 from __future__ import annotations
 
 from lark import Token
+
+from gemmc.frontend import grouping
 
 MAX_BATCHES = 65535
 """The grid's z holds the batches, and CUDA's and HIP's gridDim.z at most 65535 workgroups."""
@@ -30,6 +33,8 @@ class BatchChecker:
                                                     "declare A, B and C without a batch dim")
         batched = [(tok, t) for tok, t in uses if t.batch is not None]
         if c.batch is None:
+            if batched and a_use.tensor.batch is None:  # B [G, K, N] alone: a grouped product's B, unmarked
+                raise grouping.three_d_error(self.b, b_use.token, [b_use.tensor.batch, *b_use.tensor.dims])
             if batched:
                 tok, t = batched[0]
                 raise self.b.error(t.batch, f"'{tok}' has a batch dim '{t.batch}' but the output '{c_tok}' has "

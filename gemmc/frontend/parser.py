@@ -8,10 +8,11 @@ name that is wrong.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -39,10 +40,11 @@ from gemmc.dialects.gemm import (
     ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
     MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
-from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
 from gemmc.frontend.batch_check import BatchChecker
 from gemmc.frontend.epilogue_check import EpilogueChecker
+from gemmc.frontend import grouping
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -72,7 +74,7 @@ _TERMINAL_WORDS = {
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
+    "ACC": "'acc'", "SCALED": "'scaled'", "GROUPED": "'grouped'", "BY": "'by'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
 MAX_DIM = 2**31 - 1
@@ -88,10 +90,12 @@ _MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 class _Tensor:
     name: Token
     dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
-    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand)
+    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand); three for a grouped B (or, as
+    # declared, a batched matrix: the build moves the batch dim of an ungrouped product's tensors to `batch`)
     col_major: bool
-    divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
-    batch: Token | None = None  # a leading batch dim ([Bt, M, K]: dims are M, K)
+    divs: tuple[int, ...] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
+    batch: Token | None = None  # a leading batch dim ([Bt, M, K]: dims are M, K); _Builder sets it
+    lead_div: Token | None = None  # a 3-D tensor's leading dim written divided (an error, at the build)
 
     def dim_names(self) -> tuple[str, str]:
         """The dims as written: 'K/32' for a divided one (the gemm.dims names)."""
@@ -234,7 +238,7 @@ class _Collector:
         if k.assign is None:
             raise self.error(name, f"kernel '{name}' has no assignment such as 'C = A @ B'")
         for t in k.tensors.values():
-            for d in ([t.batch] if t.batch is not None else []) + list(t.dims):
+            for d in t.dims:
                 if str(d) not in k.dims:
                     raise self.error(d, f"unknown dim '{d}'; declare it with 'dim {d}'")
         return k
@@ -263,12 +267,6 @@ class _Collector:
             if len(refs) > 3:
                 raise self.error(refs[3].children[0], f"'{name}' has {len(refs)} dims; a matrix has 2, and a "
                                                       "batched one 3 (a leading batch dim: [Bt, M, K])")
-            batch = None
-            if len(refs) == 3:
-                first = refs.pop(0)
-                batch = first.children[0]
-                if len(first.children) > 1:
-                    raise self.error(first.children[1], f"the batch dim '{batch}' is a dim as declared, not divided")
             col_major = bool(layout) and str(layout[0]) == "col_major"
             divs = []
             for ref in refs:
@@ -277,13 +275,17 @@ class _Collector:
                     raise self.error(ref.children[1], f"a scale matrix's K dim is K/{MX_BLOCK} (one E8M0 scale per "
                                                       f"{MX_BLOCK} elements), not /{q}")
                 divs.append(q)
+            # a 3-D tensor's leading dim (a batch, or a grouped B's groups: the assignment says which)
+            lead_div = refs[0].children[1] if len(refs) == 3 and divs[0] != 1 else None
+            if len(refs) == 3:
+                divs[0] = 1
             if any(q != 1 for q in divs) and (str(dtype) != SCALE_NAME or len(refs) == 1):
                 at = next(r for r, q in zip(refs, divs) if q != 1)
                 raise self.error(at.children[0], f"only a scale matrix ({SCALE_NAME}) has a dim divided by {MX_BLOCK}")
             if len(refs) == 1 and col_major:
                 raise self.error(layout[0], f"'{name}' is a vector; a layout is for matrices")
             k.tensors[str(name)] = _Tensor(name, dtype, tuple(r.children[0] for r in refs), col_major, tuple(divs),
-                                           batch)
+                                           lead_div=lead_div)
         elif stmt.data == "scalar_decl":
             name, dtype = stmt.children
             k.scalars[str(name)] = (name, str(dtype))
@@ -316,7 +318,7 @@ class _Use:
         return f"{self.token}.T" if self.transpose else str(self.token)
 
     def logical_dims(self) -> tuple[str, str]:
-        d0, d1 = (str(d) for d in self.tensor.dims)
+        d0, d1 = (str(d) for d in self.tensor.dims[-2:])  # a grouped B [G, K, N]: each group's [K, N]
         return (d1, d0) if self.transpose_of_declared() else (d0, d1)
 
     def transpose_of_declared(self) -> bool:
@@ -346,12 +348,15 @@ class _Builder:
 
     def build(self) -> ModuleOp:
         k = self.k
-        c_tok, expr = k.assign.children
+        c_tok, expr, *grouped = k.assign.children
+        self.grouped_by = grouped[0].children[0] if grouped else None
+        self._leading_dims()
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
+        sizes = grouping.check(self, self.grouped_by, a_use, b_use, c) if self.grouped_by is not None else None
         blas = epi.blas_form(ast, str(c_tok), self._is_scale)
         extra = None
         if blas is None:
@@ -365,7 +370,21 @@ class _Builder:
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
-        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra, sizes)
+
+    def _leading_dims(self) -> None:
+        """A 3-D tensor's leading dim: of a grouped product (`grouped by SIZES`), B's [G, K, N] keeps it
+        (gemmc.frontend.grouping checks it; a grouped product is not batched, so another 3-D operand
+        is an error in _matrix); otherwise it is a batch dim, moved to the tensor's `batch`
+        (gemmc.frontend.batch_check checks them)."""
+        for key, t in list(self.k.tensors.items()):
+            if len(t.dims) != 3:
+                continue
+            what = "group" if self.grouped_by is not None else "batch"
+            if t.lead_div is not None:
+                raise self.error(t.lead_div, f"the {what} dim '{t.dims[0]}' is a dim as declared, not divided")
+            if self.grouped_by is None:
+                self.k.tensors[key] = replace(t, dims=t.dims[1:], divs=t.divs[1:], batch=t.dims[0])
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -435,7 +454,7 @@ class _Builder:
             scaled and a.dtype in MX_ELEMENT_NAMES and b.dtype in MX_ELEMENT_NAMES)
         for use in (a_use, b_use, c):
             t = use.tensor if isinstance(use, _Use) else use
-            if t.divs != (1, 1):
+            if any(q != 1 for q in t.divs):
                 at = use.token if isinstance(use, _Use) else t.name
                 raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
         if self._check_integers(a_use, b_use, c):
@@ -517,12 +536,15 @@ class _Builder:
             transpose = bool(rest) and rest[0].type == "TRANSPOSE"
             scale_tok = rest[-1] if rest and rest[-1].type == "NAME" else None
             scale = self._matrix(scale_tok) if scale_tok is not None else None
-            uses.append(_Use(self._matrix(tok), tok, transpose, scale, scale_tok))
+            uses.append(_Use(self._matrix(tok, grouped_b=op is b_op), tok, transpose, scale, scale_tok))
         return uses[0], uses[1]
 
-    def _matrix(self, tok: Token) -> _Tensor:
+    def _matrix(self, tok: Token, grouped_b: bool = False) -> _Tensor:
         t = self._tensor(tok)
-        if len(t.dims) != 2:
+        if len(t.dims) == 3 and not grouped_b:  # only a grouped product keeps 3-D tensors (_leading_dims)
+            raise self.error(tok, f"'{tok}' is [{', '.join(map(str, t.dims))}]; a grouped product is not batched "
+                                  "(yet): its A and C are [M, K] and [M, N], only B is 3-D ([G, K, N])")
+        if len(t.dims) == 1:
             raise self.error(tok, f"'{tok}' is a vector [{t.dims[0]}]; expected a matrix operand "
                                   "(a vector is an epilogue's operand: C = A @ B + b)")
         return t
@@ -575,13 +597,13 @@ class _Builder:
         return None if v is None else v // t.divs[i]
 
     def _check_size(self, t: _Tensor) -> None:
-        if len(t.dims) != 2:
+        if len(t.dims) < 2:
             return  # a vector of one dim holds at most MAX_DIM elements
-        d0, d1 = (self._dim_value(t, i) for i in (0, 1))
-        if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
+        sizes = [self._dim_value(t, i) for i in range(len(t.dims))]
+        if None not in sizes and math.prod(sizes) > MAX_DIM:
             raise self.error(
-                t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
-                f"so a matrix holds at most {MAX_DIM}",
+                t.name, f"'{t.name}' has {' x '.join(map(str, sizes))} = {math.prod(sizes)} elements; kernels index "
+                f"with 32-bit ints, so a matrix holds at most {MAX_DIM}",
             )
 
     # -- IR ---------------------------------------------------------------------
@@ -600,11 +622,12 @@ class _Builder:
         names = names[::-1] if t.col_major else names
         return ([str(t.batch)] if t.batch is not None else []) + names
 
-    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None) -> ModuleOp:
+    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None,
+              sizes: _Tensor | None = None) -> ModuleOp:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
         scales = [u.scale for u in (a, b) if u.scale is not None]
-        tensors = [a.tensor, b.tensor, c] + scales
+        tensors = [a.tensor, b.tensor, c] + scales + ([sizes] if sizes is not None else [])
         if len(scales) == 2 and scales[0] is scales[1]:
             raise self.error(b.scale_token, f"'{b.scale_token}' scales both operands; A and B have scales of their own")
         if a.tensor is b.tensor:
@@ -620,12 +643,13 @@ class _Builder:
             scalar_names = [o.name for o in extra.operands if not o.axes]
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
-                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
+                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {}),
+                                     **({GROUP_SIZES_ATTR: UnitAttr()} if t is sizes else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
-        first_scalar = len(tensors)  # A, B, C, [SA, SB], then the scalars
+        first_scalar = len(tensors)  # A, B, C, [SA, SB], [sizes], the epilogue's tensors, then the scalars
         for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
         builder = Builder(InsertPoint.at_end(block))
@@ -648,7 +672,8 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue)
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue,
+                     group_sizes=block.args[tensors.index(sizes)] if sizes is not None else None)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))

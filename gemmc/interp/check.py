@@ -65,13 +65,13 @@ from gemmc.interp.accuracy import (
     sparsify,
     underflow,
 )
-from gemmc.interp import epilogue_ref
+from gemmc.interp import epilogue_ref, grouped
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
 from gemmc.transforms.matmul_spec import arg_index as _arg_index
 from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
@@ -201,8 +201,12 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
     rng = np.random.default_rng(seed)
     out = []
     unsigned = unsigned_args(func_op)
+    sizes = _group_sizes_arg(func_op)
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
         t = arg.type
+        if arg.index == sizes:  # a grouped product's: valid sizes of the groups, summing to M
+            out.append(grouped.random_sizes(rng, shape[0], _group_rows(func_op, dims)))
+            continue
         if shape is not None and isinstance(t.element_type, IntegerType):  # i8, u8 (gemm.unsigned), i32
             out.append(random_integers(rng, t, shape, arg.index in unsigned))
             continue
@@ -223,6 +227,34 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
         else:
             out.append(round_to(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5), t))
     return out
+
+
+def _group_sizes_arg(fn: func.FuncOp) -> int | None:
+    """The host argument holding a grouped product's sizes (gemm.group_sizes), if any."""
+    attrs = fn.arg_attrs.data if fn.arg_attrs is not None else []
+    return next((i for i, a in enumerate(attrs) if GROUP_SIZES_ATTR in a.data), None)
+
+
+def _group_rows(fn: func.FuncOp, dims: dict[str, int]) -> int:
+    """M, the rows of C the groups share."""
+    spec = matmul_spec(fn.parent_op(), fn)
+    return arg_shapes(fn, dims)[spec.c][0]
+
+
+def operands(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """op(A) and op(B) in float64 (a grouped B: [G, K, N]; a batch: each matrix's), A and B first
+    rounded to `rounded_to`."""
+    a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
+    if rounded_to is not None:
+        a, b = (_rounded(x, rounded_to) for x in (a, b))
+    if spec.grouped:
+        return a, grouped.op_b(b, spec.transpose_b)
+    return op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
+
+
+def product(spec: MatmulSpec, args: list, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """op(A) @ op(B) (of a batch, matrix by matrix), of a grouped product each group's rows times its own B."""
+    return grouped.product(a, b, args[spec.group_sizes]) if spec.grouped else a @ b
 
 
 # -- the meaning of C ---------------------------------------------------------------------
@@ -322,21 +354,18 @@ def _spec_of(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp) -> MatmulSpec
 def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
     """The declared program's C (and the sizes of its terms) in float64 from the inputs as
     they are; `rounded_to` rounds A and B first (to compare with a kernel that does)."""
-    a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
-    if rounded_to is not None:
-        a, b = (_rounded(x, rounded_to) for x in (a, b))
-    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
+    a, b = operands(spec, args, rounded_to)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
     if spec.epilogue:
-        products = np.abs(a) @ np.abs(b)
-        total = epilogue_ref.Bounded(a @ b, np.zeros_like(products))
+        products = product(spec, args, np.abs(a), np.abs(b))
+        total = epilogue_ref.Bounded(product(spec, args, a, b), np.zeros_like(products))
         result = epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_ref.operand_values(
             spec, args, products.shape))
         return Terms(result.v, products, np.zeros_like(products))
     alpha = _declared(spec.alpha, args, spec.acc) if spec.alpha is not None else 1.0
-    ref = alpha * (a @ b)
-    products = abs(alpha) * (np.abs(a) @ np.abs(b))
+    ref = alpha * product(spec, args, a, b)
+    products = abs(alpha) * product(spec, args, np.abs(a), np.abs(b))
     added = np.zeros_like(ref)
     if spec.beta is not None:
         beta, c = _declared(spec.beta, args, spec.acc), args[spec.c].astype(np.float64)
@@ -453,6 +482,7 @@ class CheckResult:
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
     batches: int = 1  # a batched product's batch count (each batch's M, N, K is `shape`)
+    group_sizes: tuple[int, ...] | None = None  # a grouped product's sizes, as the runs made them
 
     def _size(self) -> str:
         m, n, k = self.shape
@@ -474,6 +504,9 @@ class CheckResult:
                          f"declared {self.in_type} program, its bound allowing for the rounding")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
+        if self.group_sizes is not None:
+            lines.append(f"  {len(self.group_sizes)} groups of {', '.join(map(str, self.group_sizes))} rows "
+                         "(random sizes, one group empty)")
         return "\n".join(lines)
 
 
@@ -508,6 +541,14 @@ def check(
     return compare_runs(module, fn, spec or matmul_spec(module, fn), dims, arch, seed, run)
 
 
+def _with_groups(result: CheckResult, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int],
+                 seed: int) -> CheckResult:
+    """The result with the sizes its runs used (random_inputs makes the same ones for each run)."""
+    if spec.grouped:
+        result.group_sizes = tuple(int(x) for x in random_inputs(fn, dims, seed)[spec.group_sizes])
+    return result
+
+
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
@@ -522,7 +563,7 @@ def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dic
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
-        return _epilogue_check(module, fn, spec, dims, arch, seed, run)
+        return _with_groups(_epilogue_check(module, fn, spec, dims, arch, seed, run), fn, spec, dims, seed)
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
@@ -541,8 +582,8 @@ def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dic
         rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
     exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run, _reduced_pieces(module, k))
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
-    return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
-                       declared, rounding, rounded, exact, in_type)
+    return _with_groups(CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
+                                    declared, rounding, rounded, exact, in_type), fn, spec, dims, seed)
 
 
 def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
@@ -580,16 +621,16 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
                   run: Runner) -> _EpilogueRun:
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
     own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
-    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
+    a, b = operands(spec, args)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
-    products = np.abs(a) @ np.abs(b)
+    products = product(spec, args, np.abs(a), np.abs(b))
     e_sum = sum_bound * products + floor
     if pieces > 1:  # each partial sum rounded to C and added into it (split-k's atomics, stream-k)
         e_sum = e_sum + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * products
-    operands = epilogue_ref.operand_values(spec, args, products.shape)
-    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands)
+    epilogue_operands = epilogue_ref.operand_values(spec, args, products.shape)
+    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(product(spec, args, a, b), e_sum),
+                                   epilogue_operands)
     limit = result.e + UNIT_ROUNDOFF[c_type] * (np.abs(result.v) + result.e) + SMALLEST_NORMAL[c_type]
     stats = Stats()
     run(args, stats)
@@ -715,11 +756,10 @@ def _integer_bits(name: str) -> int:
 def _exact_epilogue(ref: np.ndarray, spec: MatmulSpec, args: list, c_type: str) -> bool:
     """Whether the sum, alpha * sum, beta * C0 and the result are exact in the accumulator's
     and C's types (the partial sums are, by the plan), so C must equal ref bit for bit."""
-    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = op_of(a, spec.transpose_a), op_of(b, spec.transpose_b)
+    a, b = operands(spec, args)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
-    total = a @ b
+    total = product(spec, args, a, b)
     parts = [ref, total]
     if spec.alpha is not None:
         parts.append(_declared(spec.alpha, args, spec.acc) * total)

@@ -139,8 +139,9 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
     elif isinstance(op, vector.StoreOp):
         new = vector.StoreOp(op.vector, op.base, indices)
     elif isinstance(op, CopyOp):
-        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile)
-        new.properties.update(op.properties)  # every mark the copy carries (width, transpose, row_lanes, ...)
+        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile, group=op.group)
+        # every mark the copy carries (width, transpose, row_lanes, ...), not its operands' segments
+        new.properties.update({k: v for k, v in op.properties.items() if k != "operandSegmentSizes"})
     elif isinstance(op, LdMatrixOp):
         new = LdMatrixOp(op.srcMemref, indices, op.tiles, op.transpose is not None, op.res.type)
     elif isinstance(op, DeviceAsyncCopyOp):

@@ -55,10 +55,16 @@ class MatmulSpec:
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
     epilogue: tuple[str, ...] = ()
+    # a grouped product: the host argument of its sizes (i32[G]); B is [G, K, N]
+    group_sizes: int | None = None
 
     @property
     def integer(self) -> bool:
         return self.acc == "i32"
+
+    @property
+    def grouped(self) -> bool:
+        return self.group_sizes is not None
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         """One matrix's M, N, K (of a batch, the last two dims of each)."""
@@ -100,6 +106,8 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
         d["epilogue_args"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.epilogue_args])
         d["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in spec.epilogue_axes])
         d["epilogue"] = ArrayAttr([StringAttr(x) for x in spec.epilogue])
+    if spec.group_sizes is not None:
+        d["group_sizes"] = IntegerAttr(spec.group_sizes, i64)
     return DictionaryAttr(d)
 
 
@@ -124,6 +132,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         tuple(x.value.data for x in d["epilogue_args"].data) if "epilogue_args" in d else (),
         tuple(x.data for x in d["epilogue_axes"].data) if "epilogue_axes" in d else (),
         tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
+        d["group_sizes"].value.data if "group_sizes" in d else None,
     )
 
 
@@ -154,6 +163,7 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         epilogue_args=tuple(arg_index(fn, v, "an epilogue operand") for v in op.epilogue_args),
         epilogue_axes=tuple(op.axes()),
         epilogue=epilogue_lines(op) if op.has_epilogue else (),
+        group_sizes=arg_index(fn, op.group_sizes, "the group sizes") if op.group_sizes is not None else None,
     )
 
 
