@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.emit import fp6
+from gemmc.emit import fp4, fp6
 from gemmc.emit.c_text import (
     ARG, INDENT, MUL, PRIMARY, SHIFT, UNARY, Expr, MemrefView, call, int_literal_value, lane,
 )
@@ -168,7 +168,7 @@ def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
 
 
 def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
-    """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
+    """n FP4 (or i4) elements from packed global memory: n / 2 bytes by one load, their low and high
     nibbles interleaved; 16 FP6 elements: their 12 bytes as three 4-byte words by one load, each
     code cut out of the 96 bits (fp6.vector_codes).  The bytes must start aligned, as a vector
     load's always do: the column a provable multiple of n, and so the row length (vectorize proves
@@ -203,8 +203,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     addr = view.packed_byte(outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)).text
     p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
-    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
-    p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
+    p.define(op.results[0], Expr(fp4.vector_nibbles(name, half)), pure=False)  # element 2j: byte j's low nibble
 
 
 @op_printer("vector.store")

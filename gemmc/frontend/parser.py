@@ -408,7 +408,8 @@ class _Builder:
                                           f"({INT_ACC} is the accumulator's and the output's type)")
             if not is_int(t.dtype):
                 raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
-                                            f"an integer product takes {' or '.join(INT_INPUT_TYPES)} operands only")
+                                            f"an integer product takes {', '.join(INT_INPUT_TYPES[:-1])} or "
+                                            f"{INT_INPUT_TYPES[-1]} operands only")
         if c.dtype != INT_ACC:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC}")
         if (a.dtype in INT4_TYPES) != (b.dtype in INT4_TYPES):
