@@ -22,7 +22,7 @@ from gemmc.emit import fp4, fp6
 from gemmc.emit.c_text import (
     ARG, INDENT, MUL, PRIMARY, SHIFT, UNARY, Expr, MemrefView, call, int_literal_value, lane,
 )
-from gemmc.emit.c_types import identity_layout, is_fp6, is_sub_byte
+from gemmc.emit.c_types import identity_layout, is_fp6, is_int4, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
 from gemmc.support.ir_names import ATOMIC_ADDF, GLOBAL_SPACE, LDS_SPACE, memory_space
@@ -184,7 +184,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
                              f"(vectorize{{width={fp6.VECTOR}}}, or no vectorize)")
     row = row_multiple(mem) if len(indices) > 1 else n
     if n % 2 or known_multiple(indices[-1]) % n or row % n:
-        kind = "FP6" if fp6_vector else "FP4"
+        kind = "FP6" if fp6_vector else "i4" if is_int4(op.results[0].type.element_type) else "FP4"
         raise emit_error(op, f"{op.name} of {n} {kind} elements from packed global memory is not emitted as HIP "
                              f"unless its column and row length are provable multiples of an even {n} "
                              "(vectorize{peel=false}, or no vectorize)")
