@@ -231,3 +231,26 @@ def test_example_compiles_without_scratch_and_runs_as_assembly(arch):
     assert ".private_segment_fixed_size: 0" in asm or ".amdhsa_private_segment_fixed_size 0" in asm
     r = gemmc.check(module, arch, {}, level="asm")
     assert r.passed, r.summary()
+
+
+# -- the emitted HIP, with its harness, on the CPU ------------------------------------------------
+
+
+@pytest.mark.parametrize("arch,pipeline", [("gfx942", "step1"), ("gfx942", None)])
+def test_harness_passes_on_cpu(llvm, tmp_path, arch, pipeline):
+    """--harness fills the codes 0 .. 15, packs the rows as global memory holds them (low nibble
+    first) and checks C exactly; reading the high nibble first fails it."""
+    from test_emit_hip import run_on_cpu
+    from test_harness_formats import _assert_fails, _planted
+
+    import cpu_matrix
+
+    module = gemmc.parse(source("i4", "u4", assign="A @ B + C"), "g.gemm")
+    gemmc.lower(module, pipeline, arch)
+    hip = gemmc.emit(module, arch, "hip", harness=True)
+    dims = ["67", "46", "38"]
+    proc = run_on_cpu(llvm, hip, dims, tmp_path, cpu_matrix.builtins(arch, hip))
+    assert proc.returncode == 0 and ": PASSED" in proc.stdout, proc.stdout + proc.stderr
+    if pipeline == "step1":
+        _assert_fails(run_on_cpu(llvm, _planted(hip, ">> (k & 1) * 4) & 15", ">> ((k & 1) ^ 1) * 4) & 15"), dims,
+                                 tmp_path))
