@@ -254,3 +254,14 @@ def test_harness_passes_on_cpu(llvm, tmp_path, arch, pipeline):
     if pipeline == "step1":
         _assert_fails(run_on_cpu(llvm, _planted(hip, ">> (k & 1) * 4) & 15", ">> ((k & 1) ^ 1) * 4) & 15"), dims,
                                  tmp_path))
+
+
+def test_i24_multiplies_drop_the_bits_above_24():
+    """v_mul_i32_i24 / v_mad_i32_i24 read each source's low 24 bits as signed: a v_bfe_i32's -1
+    (0xffffffff, as clang's i4 sign extension leaves it) is -1, not 2^32 - 1."""
+    from gemmc.amdgcn.interp.vector_alu import INTEGER
+
+    minus1, three, five = (np.array([x], np.uint64) for x in (0xFFFFFFFF, 3, 5))
+    assert int(INTEGER["v_mul_i32_i24"](minus1, three)[0]) == 0xFFFFFFFD
+    assert int(INTEGER["v_mad_i32_i24"](minus1, three, five)[0]) == 2
+    assert int(INTEGER["v_mul_i32_i24"](np.array([0x01800000], np.uint64), three)[0]) == (-(2**23) * 3) % 2**32
