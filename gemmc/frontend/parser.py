@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
-from gemmc.target.arch import Arch
+from gemmc.target.arch import ARCHS, Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
     ELEMENT_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
@@ -424,8 +424,9 @@ class _Builder:
         """A 4-bit operand: an arch with a route for it (gemmc.target.arch.s int4_frags), and an even
         stored row, as it is packed two a byte along its rows (a static odd row is an error)."""
         if self.arch is not None and not self.arch.int4_frags:
+            routes = ", ".join(a.name for a in ARCHS.values() if a.int4_frags)
             raise self.error(t.dtype, f"{self.arch.name} has no route for {t.dtype} operands "
-                                      f"(gemmc lowers them on gfx90a, gfx942, gfx950, gfx1100 and gfx1201)")
+                                      f"(gemmc lowers them on {routes})")
         row = self._stored_dims(t)[-1]
         n = self.k.dims.get(row)
         if n is not None and n % 2:
