@@ -71,13 +71,15 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     if convert and in_type != "f32":
         raise fail(f"convert={convert} rounds f32 inputs; the kernel's inputs are already {in_type}")
     frags = (convert or in_type, convert or b_type)  # A's and B's (two FP8 formats: fp8 x bf8)
+    if in_type == "i4":  # i4 / u4: as the arch's matrix cores take them (CDNA: unpacked to i8)
+        frags = (arch.int4_frags or in_type,) * 2
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
     if con.scaled and (convert or kind != "mfma"):
         raise fail("a block-scaled kernel takes gfx950's scaled MFMAs as its types are (no convert=, no WMMA)")
     instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
     unsigned = [x for x, u in (("A", con.unsigned_a), ("B", con.unsigned_b)) if u]
-    if unsigned and not instr.signedness:
+    if unsigned and not instr.signedness and in_type != "i4":  # (a u4 unpacked to i8 fits a signed byte)
         raise fail(f"{instr.mnemonic} multiplies signed bytes only; the kernel's {' and '.join(unsigned)} "
                    f"{'is' if len(unsigned) == 1 else 'are'} u8 (an i8 MFMA would read 128 .. 255 as "
                    f"-128 .. -1): make it i8, or use the FMA pipeline")

@@ -83,7 +83,7 @@ def input_type(module: ModuleOp) -> str | None:
 
 
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
-    """A's, B's and the accumulator's element types ('f16', ..., 'u8' for an unsigned integer
+    """A's, B's and the accumulator's element types ('f16', ..., 'u8' or 'u4' for an unsigned integer
     operand); None for IR without a GEMM host function."""
     try:
         host = host_function(module)
@@ -91,9 +91,10 @@ def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
     except GemmcError:
         return None
     args = host.body.block.args
-    a, b = (type_name(args[i].type.element_type) for i in (spec.a, spec.b))
-    # an integer product's unsigned operands (signless i8 in the IR, gemm.unsigned): u8, as the program says
-    return "u8" if spec.unsigned_a else a, "u8" if spec.unsigned_b else b, spec.acc
+    # an integer product's unsigned operands (signless i8 / i4 in the IR, gemm.unsigned): u8 / u4, as the
+    # program says
+    a, b = (type_name(args[i].type.element_type, u) for i, u in ((spec.a, spec.unsigned_a), (spec.b, spec.unsigned_b)))
+    return a, b, spec.acc
 
 
 def base_pipeline(module: ModuleOp, arch: Arch) -> tuple[str, str]:

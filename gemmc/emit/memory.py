@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.emit import fp6
+from gemmc.emit import fp4, fp6
 from gemmc.emit.c_text import (
     ARG, INDENT, MUL, PRIMARY, SHIFT, UNARY, Expr, MemrefView, call, int_literal_value, lane,
 )
-from gemmc.emit.c_types import identity_layout, is_fp6, is_sub_byte
+from gemmc.emit.c_types import identity_layout, is_fp6, is_int4, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
 from gemmc.support.ir_names import ATOMIC_ADDF, GLOBAL_SPACE, LDS_SPACE, memory_space
@@ -168,7 +168,7 @@ def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
 
 
 def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
-    """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
+    """n FP4 (or i4) elements from packed global memory: n / 2 bytes by one load, their low and high
     nibbles interleaved; 16 FP6 elements: their 12 bytes as three 4-byte words by one load, each
     code cut out of the 96 bits (fp6.vector_codes).  The bytes must start aligned, as a vector
     load's always do: the column a provable multiple of n, and so the row length (vectorize proves
@@ -184,7 +184,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
                              f"(vectorize{{width={fp6.VECTOR}}}, or no vectorize)")
     row = row_multiple(mem) if len(indices) > 1 else n
     if n % 2 or known_multiple(indices[-1]) % n or row % n:
-        kind = "FP6" if fp6_vector else "FP4"
+        kind = "FP6" if fp6_vector else "i4" if is_int4(op.results[0].type.element_type) else "FP4"
         raise emit_error(op, f"{op.name} of {n} {kind} elements from packed global memory is not emitted as HIP "
                              f"unless its column and row length are provable multiples of an even {n} "
                              "(vectorize{peel=false}, or no vectorize)")
@@ -203,8 +203,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     addr = view.packed_byte(outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)).text
     p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
-    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
-    p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
+    p.define(op.results[0], Expr(fp4.vector_nibbles(name, half)), pure=False)  # element 2j: byte j's low nibble
 
 
 @op_printer("vector.store")

@@ -67,7 +67,7 @@ from gemmc.interp.accuracy import (
 from gemmc.interp import epilogue_ref, grouped
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
-from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
+from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
 from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
@@ -668,7 +668,7 @@ def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed
     m, n, k = spec.mnk(args)
     stats = Stats()
     result = integer_runs(fn, spec, args, seed, run, stats)
-    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b))
+    in_type = input_types(fn, spec)
     return CheckResult(0.0 if result.passed else 1.0, 0.0, result.passed, stats, (m, n, k), exact=result,
                        in_type=in_type)
 

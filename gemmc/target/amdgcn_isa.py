@@ -362,6 +362,9 @@ def _llvm_vector() -> None:
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
     # D = the mask's lanes ? S1 : S0, of the selected parts (Triton's bf16 rounding picks a word)
+    # 16-bit ops too (clang's packing of 4-bit codes on gfx9: v_add_u16_sdwa into WORD_1)
+    for m in ("v_add_u16", "v_sub_u16", "v_mul_lo_u16", "v_lshlrev_b16", "v_lshrrev_b16", "v_and_b16", "v_or_b16"):
+        _add(f"{m}_sdwa", Form("VOP2", (V,), (VS, VS), mods=SDWA_MODS, asm=f"{m}_sdwa"))
     _add("v_cndmask_b32_sdwa", Form("VOP2", (V,), (VS, VS, MASK), mods=SDWA_MODS, asm="v_cndmask_b32_sdwa"))
     # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
     # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, UnitAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, MemRefType, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, SSAValue
 
 from gemmc.target.arch import Layout, MatrixInstr, get_matrix_instr
@@ -288,12 +288,33 @@ def _fragments(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, start: SSAVal
             parts = joined + parts[len(parts) - len(parts) % 2:]
         v = parts[0]
     frags = [v] if pack == 1 else [_instr_items(x, v, p, r, pack, layout.items, lds_elem, name) for p in range(pack)]
+    if isinstance(lds_elem, IntegerType) and lds_elem.width.data == 4 and w.instr.in_type == "i8":
+        frags = [_widen_int4(x, f, w.con.unsigned_a if name == "a" else w.con.unsigned_b, name) for f in frags]
     if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
         to = element(w.s.frag_type)
         items = layout.items
         frags = [x.op(arith.TruncFOp(f, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
                  for f in frags]
     return frags
+
+
+def _widen_int4(x: KernelBuilder, f: SSAValue, unsigned: bool, name: str) -> SSAValue:
+    """An i4 / u4 fragment as the i8 MFMAs take it (CDNA has no int4 MFMA, Arch.int4_frags):
+    each nibble sign- or zero-extended to a byte by its operand's signedness (both fit a signed
+    byte, so the signed i8 MFMA multiplies a u4 exactly).  Element by element: arith's
+    extensions take scalars."""
+    i8 = IntegerType(8)
+
+    def widen(e: SSAValue) -> SSAValue:
+        return x.op(arith.ExtUIOp(e, i8) if unsigned else arith.ExtSIOp(e, i8), f"{name}_i8")
+
+    if not isinstance(f.type, VectorType):
+        return widen(f)
+    n = f.type.get_shape()[0]
+    v = x.op(vector.BroadcastOp(x.float(0, i8), VectorType(i8, [n])), f"{name}_i8")
+    for e in range(n):
+        v = x.op(vector.InsertOp(widen(x.op(vector.ExtractOp(f, [e], f.type.element_type))), v, [e]), f"{name}_i8")
+    return v
 
 
 def _instr_items(x: KernelBuilder, v: SSAValue, p: int, r: int, pack: int, items: int, elem, name: str) -> SSAValue:

@@ -92,6 +92,12 @@ def _bits_of(fn):
     return lambda *a: np.asarray(fn(*a), np.float32).view(U32).astype(U64)
 
 
+def _i24(x):
+    """The low 24 bits as a signed value (int64): the i24 multiplies' sources (the bits above
+    them dropped before the sign extension, which a -1 from v_bfe_i32 has set)."""
+    return i32((u(x) << U64(8)) & M32) >> 8
+
+
 def _bfe_i32(a, b, c):
     off, width = u(b) & _S31, u(c) & _S31
     field = (u(a) >> off) & ((U64(1) << width) - U64(1))
@@ -122,9 +128,8 @@ INTEGER.update({
     "v_min_i32": lambda a, b: np.where(i32(a) < i32(b), u(a), u(b)),
     "v_subrev_u32": lambda a, b: (u(b) - u(a)) & M32,
     "v_mul_hi_u32_u24": lambda a, b: ((u(a) & _U24) * (u(b) & _U24)) >> U64(32),
-    "v_mul_i32_i24": lambda a, b: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8)).astype(U64)) & M32,
-    "v_mad_i32_i24": lambda a, b, c: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8) + i32(c))
-                                      .astype(U64)) & M32,
+    "v_mul_i32_i24": lambda a, b: ((_i24(a) * _i24(b)).astype(U64)) & M32,
+    "v_mad_i32_i24": lambda a, b, c: ((_i24(a) * _i24(b) + i32(c)).astype(U64)) & M32,
     "v_bfrev_b32": _brev32,
     "v_not_b32": lambda a: ~u(a) & M32,
     "v_ffbh_u32": lambda a: _scan_bits(a, True),
