@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
 from gemmc.transforms.k_split import KSplit, launched_k_loops
+from gemmc.transforms.stream_fixup import StreamWalk, fix_up_last
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target.module_arch import target_of
 
@@ -47,12 +48,18 @@ class StreamKPass(ModulePass):
             raise pass_error(self.name, op, f"workgroups={self.workgroups} must be positive (0: one per CU)")
         persistent = self.workgroups or target_of(op).cu_count
         for launch, kernel, loop in launched_k_loops(op, self.name):
-            KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
+            walks: list[StreamWalk] = []
+            split = KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent, walks))
+            if split.atomic_refusal() is None:
+                split.run()  # the fast path: partial sums added into C
+            else:
+                split.run_fixup(lambda s, stores, wg: fix_up_last(s, stores, walks[0]))
 
 
-def _walk(split: KSplit, persistent: int) -> SSAValue:
+def _walk(split: KSplit, persistent: int, walks: list[StreamWalk]) -> SSAValue:
     """The kernel's body as the body of a walk over its workgroup's share of (tile, k) iterations."""
     kernel, loop, launch = split.kernel, split.loop, split.launch
+    host_grid = (launch.gridSizeX, launch.gridSizeY)
     body = kernel.body.block
     ids = _block_ids(split)
     top = KernelBuilder(InsertPoint.at_start(body))
@@ -81,6 +88,7 @@ def _walk(split: KSplit, persistent: int) -> SSAValue:
     _restrict_k_loop(loop, walk.args[0], per_tile, begin, end)
     launch.operands[0] = KernelBuilder.before(launch).index(persistent, "persistent")
     launch.operands[1] = launch.gridSizeZ  # 1 (KSplit checked it)
+    walks.append(StreamWalk(w, walk, per_tile, share, host_grid, persistent))
     return w
 
 

@@ -95,3 +95,5 @@ UNROLL_ATTR = "gemmc.unroll"
 
 ATOMIC_ADDF = 0
 """memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""
+ATOMIC_ADDI = 1
+"""... for an integer add (addi): stream-k's per-tile counter of the workgroups that arrived."""
