@@ -86,6 +86,7 @@ ROLE_LOAD_A = "load_a"
 ROLE_LOAD_B = "load_b"
 ROLE_LOAD_SA = "load_sa"  # a block-scaled kernel's loads of the E8M0 scales of A and B
 ROLE_LOAD_SB = "load_sb"
+ROLE_FIXUP = "fixup"  # stream-k's fix-up: the branch the tile's last contributor takes (the epilogue of the sum)
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"

@@ -32,7 +32,7 @@ from xdsl.traits import is_side_effect_free
 
 from gemmc.dialects.gemm import FenceOp
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import ARG_DIMS_ATTR, ATOMIC_ADDI, ROLE_K_LOOP
+from gemmc.support.ir_names import ARG_DIMS_ATTR, ATOMIC_ADDI, ROLE_ATTR, ROLE_FIXUP, ROLE_K_LOOP
 from gemmc.transforms.contraction import role
 from gemmc.transforms.k_split import (
     KSplit, accessed_memref, append_argument, erase_if_dead, erase_k_loop, fresh_symbol, stored_value, symbol_ref,
@@ -247,7 +247,8 @@ def _arrive_and_finish(kernel: gpu.FuncOp, walk: StreamWalk, counters: SSAValue,
         before = b.load(flag, [b.index(0)], "arrived")
         others = b.op(arith.IndexCastOp(b.sub(tile.contributors, b.index(1)), i32))
         last = b.op(arith.CmpiOp(before, others, "eq"), "last")
-        b.if_(last, lambda f: _finish(f, fixup))
+        # (the role tells the cost model that one contributor of the tile takes it)
+        b.if_(last, lambda f: _finish(f, fixup)).attributes[ROLE_ATTR] = StringAttr(ROLE_FIXUP)
 
     kb.if_(shared, arrive)
 
