@@ -88,7 +88,7 @@ def _walk(split: KSplit, persistent: int, walks: list[StreamWalk]) -> SSAValue:
     _restrict_k_loop(loop, walk.args[0], per_tile, begin, end)
     launch.operands[0] = KernelBuilder.before(launch).index(persistent, "persistent")
     launch.operands[1] = launch.gridSizeZ  # 1 (KSplit checked it)
-    walks.append(StreamWalk(w, walk, per_tile, share, host_grid, persistent))
+    walks.append(StreamWalk(w, walk, per_tile, share, host_grid))
     return w
 
 

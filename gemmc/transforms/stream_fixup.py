@@ -54,7 +54,6 @@ class StreamWalk:
     k_iters: SSAValue
     share: SSAValue
     host_grid: tuple[SSAValue, SSAValue]
-    persistent: int
 
     @property
     def tile(self) -> SSAValue:
@@ -277,7 +276,7 @@ def _host(split: KSplit, walk: StreamWalk, w_type: MemRefType) -> None:
     launch = split.launch
     kb = KernelBuilder.before(launch)
     tiles = kb.mul(*walk.host_grid, "tiles")
-    slots = kb.add(kb.ceildiv(kb.index(walk.persistent), tiles), kb.index(1), "slots")
+    slots = kb.add(kb.ceildiv(launch.gridSizeX, tiles), kb.index(1), "slots")  # the persistent grid's x
     c_host = launch.kernelOperands[split.output.index]
     sizes = [slots, *(kb.dim(c_host, axis) for axis, n in enumerate(split.output.type.get_shape()) if n < 0)]
     w = kb.op(memref.AllocOp.get(w_type.element_type, shape=w_type.get_shape(), dynamic_sizes=sizes), "workspace")
