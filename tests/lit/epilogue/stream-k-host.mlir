@@ -23,5 +23,5 @@
 // CHECK:         %tiles = memref.dim %tile_counters, %{{[0-9]+}} : memref<?xi32>
 // CHECK-NEXT:    %inside = arith.cmpi ult, %i, %tiles : index
 // CHECK-NEXT:    scf.if %inside {
-// CHECK-NEXT:      memref.store %{{[0-9]+}}, %tile_counters[%i] : memref<?xi32>
+// CHECK:           memref.store %{{[0-9]+}}, %tile_counters[%i] : memref<?xi32>
 // CHECK:         sym_name = "fused_streamk_flags", gpu.known_block_size = array<i32: 64, 1, 1>
