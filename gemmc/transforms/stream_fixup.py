@@ -23,9 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX, ArrayAttr, FunctionType, IntegerAttr, IntegerType, MemRefType, StringAttr, VectorType, i32, i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, StringAttr, VectorType, i32, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -35,8 +33,7 @@ from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import ARG_DIMS_ATTR, ATOMIC_ADDI, ROLE_ATTR, ROLE_FIXUP, ROLE_K_LOOP
 from gemmc.transforms.contraction import role
 from gemmc.transforms.k_split import (
-    KSplit, accessed_memref, append_argument, erase_if_dead, erase_k_loop, fresh_symbol, stored_value, symbol_ref,
-    zero_of,
+    KSplit, append_argument, erase_if_dead, erase_k_loop, fresh_symbol, symbol_ref, zero_of,
 )
 from gemmc.transforms.kernel_builder import KernelBuilder, lds_type
 
