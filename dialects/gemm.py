@@ -663,4 +663,40 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp], [])
+FENCE_ORDERINGS = ("release", "acquire")
+FENCE_SCOPES = ("workgroup", "agent")
+
+
+@irdl_op_definition
+class FenceOp(IRDLOperation):
+    """A memory fence of the thread that runs it, as MLIR's `llvm.fence syncscope("agent") release`
+    (which xDSL lacks):
+
+        gemm.fence {ordering = "release", scope = "agent"}
+
+    release: the thread's earlier memory accesses are visible, at `scope`, to whoever acquires
+    after reading an atomic that the thread writes later; acquire: the thread's later accesses see
+    what the writers of the atomics it read earlier released.  Made by stream-k's fix-up
+    (gemmc.transforms.stream_fixup) around its per-tile counter; the HIP printer writes
+    __builtin_amdgcn_fence (AMD) or __threadfence (sm_90), the interpreter orders workgroups by it.
+    """
+
+    name = "gemm.fence"
+
+    ordering = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, ordering: str, scope: str = "agent"):
+        super().__init__(properties={"ordering": StringAttr(ordering), "scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        if self.ordering.data not in FENCE_ORDERINGS:
+            raise VerifyException(f"ordering must be one of {', '.join(FENCE_ORDERINGS)}, got {self.ordering.data!r}")
+        if self.scope.data not in FENCE_SCOPES:
+            raise VerifyException(f"scope must be one of {', '.join(FENCE_SCOPES)}, got {self.scope.data!r}")
+
+
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])

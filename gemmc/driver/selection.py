@@ -18,7 +18,8 @@ idle slots or not, where the default's tile has a side of 256, also weighs that 
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
 predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
-which atomics would round at every add, through a workspace.
+which atomics would round at every add, through a workspace (split-k's reduce kernel; stream-k's
+last contributor of a shared tile, which also takes an epilogue the atomics cannot split).
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.driver.dispatch).
 The default is the one for the program's types (base_pipeline: the FMA kernel where the per-type
@@ -198,7 +199,7 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
             if split is None and atomic:  # an epilogue the atomics cannot split (relu, a bias): a workspace
                 split = _predicted(module, arch, label, with_split_k(tile.pipeline, f, "workspace"))[0]
             candidates.append(split)
-        if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
+        if k_tiles >= MIN_TILES_PER_SPLIT:  # shared tiles added atomically into C, or finished by their last walker
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])

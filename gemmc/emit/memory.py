@@ -25,7 +25,7 @@ from gemmc.emit.c_text import (
 from gemmc.emit.c_types import identity_layout, is_fp6, is_int4, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
-from gemmc.support.ir_names import ATOMIC_ADDF, GLOBAL_SPACE, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, GLOBAL_SPACE, LDS_SPACE, memory_space
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.lds_access import known_multiple, row_multiple
 
@@ -67,8 +67,8 @@ def _print_assume_rows_aligned(p: FunctionPrinter, op: Operation) -> None:
 @op_printer("memref.atomic_rmw")
 def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
-    if op.properties["kind"].value.data != ATOMIC_ADDF:  # type: ignore[union-attr]
-        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf")
+    if op.properties["kind"].value.data not in (ATOMIC_ADDF, ATOMIC_ADDI):  # type: ignore[union-attr]
+        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf and addi")
     address = f"&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text}"
     if p.emitter.arch.vendor == "nvidia":
         e = call("atomicAdd", Expr(address), p.value(value))

@@ -70,7 +70,7 @@ from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
 from gemmc.transforms.matmul_spec import arg_index as _arg_index
 from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
@@ -680,8 +680,8 @@ def _reduced_pieces(module: ModuleOp, k: int) -> int:
     each alpha * partial rounded and each add rounded in C's type."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-    if not any(op.name == "memref.atomic_rmw" for op in module.walk()):
-        return 1
+    if not any(op.name == "memref.atomic_rmw" and op.kind.value.data == ATOMIC_ADDF for op in module.walk()):
+        return 1  # (stream-k's fix-up counts in integers and sums its slots in order, as a workspace)
     schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
     block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]
     smallest = min((b.value.data for b in block_k if isinstance(b, IntegerAttr)), default=1)

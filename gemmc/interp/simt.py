@@ -44,6 +44,7 @@ from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to
 from gemmc.interp.state import DIMS, KernelState, Lanes, is_uniform, lane_where
+from gemmc.interp.ordering import WorkgroupOrder, synchronises
 from gemmc.interp.stats import Stats
 
 LANE_BUDGET = 1 << 18
@@ -314,6 +315,8 @@ def run_kernel(
     name = f"@{kernel.sym_name.data}"
     _check_launch(kernel, grid, block, arch, name)
     state = KernelState(arch, stats, kernel, races)
+    if races and synchronises(kernel):
+        state.order = WorkgroupOrder(math.prod(grid), kernel.sym_name.data)
     interp = kernel_interpreter(module, state)
     ensure_impls(interp, kernel, f"gpu.func {name}")
     values = []

@@ -434,7 +434,28 @@ def _bitop3(S, op):
     return body
 
 
+def _mbcnt(S, op):
+    """v_mbcnt_lo_u32_b32 / _hi: D = S1 + the set bits of the 32-bit mask S0 below the lane
+    (lo: S0 is lanes 0-31's half of a mask; hi: lanes 32-63's)."""
+    srcs, d0, hi = op.srcs, op.dsts[0].type, op.MNEMONIC == "v_mbcnt_hi_u32_b32"
+
+    def body(act, tgt):
+        mask = u(np.broadcast_to(S.rd_v(srcs[0]), (S.W, S.L)))
+        lane = np.arange(S.L, dtype=np.int64) - (32 if hi else 0)
+        below = np.clip(lane, 0, 32).astype(U64)
+        keep = np.where(below >= U64(32), M32, (U64(1) << below) - U64(1))
+        bits = mask & keep
+        count = np.zeros((S.W, S.L), U64)
+        for i in range(32):
+            count += (bits >> U64(i)) & U64(1)
+        r = (count + u(np.broadcast_to(S.rd_v(srcs[1]), (S.W, S.L)))) & M32
+        S.wr_v(d0, [r.astype(U32)], act)
+    return body
+
+
 BY_MNEMONIC = {
+    "v_mbcnt_lo_u32_b32": _mbcnt,
+    "v_mbcnt_hi_u32_b32": _mbcnt,
     "v_bitop3_b32": _bitop3,
     "v_bitop3_b16": _bitop3,
     **dict.fromkeys(INTEGER, _integer),
