@@ -287,12 +287,12 @@ def ensure_impls(interp: Interpreter, root: Operation, where: str) -> None:
 def kernel_interpreter(module: ModuleOp, state: KernelState) -> Interpreter:
     from gemmc.interp.matrix import MatrixFunctions
     from gemmc.interp.memory import MemoryFunctions
-    from gemmc.interp.nvgpu import NvgpuFunctions
+    from gemmc.interp.nvgpu import NvgpuFunctions, WgmmaFunctions
     from gemmc.interp.ops import ArithFunctions, MathFunctions, UbFunctions, VectorFunctions
 
     interp = SimtInterpreter(module)
     for cls in (ArithFunctions, MathFunctions, VectorFunctions, MemoryFunctions, ScfFunctions, GpuFunctions,
-                MatrixFunctions, NvgpuFunctions):
+                MatrixFunctions, NvgpuFunctions, WgmmaFunctions):
         interp.register_implementations(cls(state=state))
     interp.register_implementations(UbFunctions())
     return interp

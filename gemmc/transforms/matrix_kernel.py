@@ -27,6 +27,8 @@ both LDS tiles are k-contiguous after register tiling),
 converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
 fragments: the tutorial's "Case 1").  With `Schedule.ldmatrix` (sm_90, the ldmatrix pass) the
 fragments come from nvgpu.ldmatrix instead, 8x8 matrices at a time (gemmc.transforms.ldmatrix_frags).
+A warpgroup MMA (sm_90a's wgmma, Schedule.instr wgmma_*) has its own setup and compute
+(gemmc.transforms.wgmma_kernel: A and B by shared-memory descriptors) and this epilogue.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from gemmc.dialects.amdgpu import ScaledMFMAOp, matrix_op
 from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.support.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
-from gemmc.transforms import ldmatrix_frags
+from gemmc.transforms import ldmatrix_frags, wgmma_kernel
+from gemmc.target.wgmma import is_wgmma
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 from gemmc.target.module_arch import arch_of
 
@@ -163,6 +166,9 @@ def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int, k_pack: int = 1) -
 def setup(w) -> None:
     """Lane and wave coordinates, the accumulator tiles (zeroed)."""
     kb, s = w.kb, w.s
+    if is_wgmma(s.instr):
+        wgmma_kernel.setup(w)
+        return
     w.arch = arch_of(w.con.kernel)
     w.instr = instr = get_matrix_instr(w.arch, s.instr)
     if instr.formats:  # gfx950's f8f6f4 MFMAs: the formats are the kernel's types (cbsz, blgp)
@@ -200,6 +206,9 @@ def _packed(kb: KernelBuilder, lane_k: SSAValue, k_pack: int, name: str) -> SSAV
 def compute(w, b: KernelBuilder, buf) -> None:
     """The block-k loop of fragment loads and matrix instructions: k_pack instructions a step
     (each lane's LDS reads hold its fragments of all of them, _fragments)."""
+    if is_wgmma(w.s.instr):
+        wgmma_kernel.compute(w, b, buf)
+        return
     s, instr = w.s, w.instr
     lead = [buf] if buf is not None else []
     pack = s.pack
