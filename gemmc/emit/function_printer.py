@@ -77,6 +77,8 @@ class FunctionPrinter:
             o.name in ("vector.load", "vector.store", "nvgpu.ldmatrix", "nvgpu.device_async_copy")
             for o in walk_block(body)
         )
+        # wgmma's tiles: the 128-byte swizzle is of the shared address, so they start 1024-byte aligned
+        self.shared_align = 1024 if any(o.name == "nvgpu.wgmma_desc" for o in walk_block(body)) else 16
 
     # -- output ---------------------------------------------------------------------
 

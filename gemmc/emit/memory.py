@@ -101,7 +101,7 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
         _print_dynamic_shared(p, name, elem, dims, t)
         p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
         return
-    align = "alignas(16) " if p.has_vector_memory_ops else ""
+    align = f"alignas({p.shared_align}) " if p.has_vector_memory_ops or p.shared_align > 16 else ""
     qualifier = "__shared__ " if space == LDS_SPACE else ""
     p.line(f"{align}{qualifier}{elem} {name}{dims};")
     p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
@@ -112,15 +112,17 @@ DYNAMIC_SHARED = "gemmc_shared"
 
 def _print_dynamic_shared(p: FunctionPrinter, name: str, elem: str, dims: str, t: MemRefType) -> None:
     """An LDS buffer as a view of the kernel's dynamic shared memory (sm_90 past its 48 KiB of static
-    shared memory; the launcher opts in to the bytes, gemmc.emit.control), each 16-byte aligned."""
-    offset = p.dynamic_shared or 0
-    if offset == 0:
-        p.line(f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SHARED}[];")
+    shared memory; the launcher opts in to the bytes, gemmc.emit.control), each 16-byte aligned (1024-byte
+    where wgmma reads them: FunctionPrinter.shared_align)."""
+    align = p.shared_align
+    offset = -(-(p.dynamic_shared or 0) // align) * align
+    if p.dynamic_shared in (None, 0):
+        p.line(f"extern __shared__ __align__({align}) unsigned char {DYNAMIC_SHARED}[];")
     p.line(f"{elem} (&{name}){dims} = *reinterpret_cast<{elem} (*){dims}>({DYNAMIC_SHARED} + {offset});")
     size = ELEMENT_BYTES[str(t.element_type)]
     for n in t.get_shape():
         size *= n
-    p.dynamic_shared = offset + -(-size // 16) * 16
+    p.dynamic_shared = offset + -(-size // align) * align
 
 
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:

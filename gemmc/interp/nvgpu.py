@@ -268,7 +268,8 @@ def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int
         raise InterpError(f"{op.name}: warpgroup {g} reads element ({i}, {j}) of its operand at byte {int(rel[g, i, j])} "
                           f"of {d.buf.name}, past its {size * d.buf.elem_bytes} bytes")
     if d.buf.in_flight is not None:
-        memory.check_landed(st, op, d.buf, addr.reshape(-1), None, "reads")
+        lanes = np.repeat(np.arange(groups, dtype=np.int64) * wgmma.WARPGROUP, outer * k)
+        memory.check_landed(st, op, d.buf, addr.reshape(-1), lanes, "reads")
     values = d.buf.data[addr].astype(np.float64)
     return values if outer_rows else np.swapaxes(values, 1, 2)
 
