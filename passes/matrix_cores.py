@@ -55,7 +55,9 @@ class MatrixCoresPass(ModulePass):
             kind = "wgmma"
         name = {"mfma": "mfma-lowering", "wmma": "wmma-lowering", "mma": self.name, "wgmma": self.name}[kind]
         convert = self.convert
-        if convert == "auto":
+        if kind == "wgmma" and convert in ("auto", "none"):  # (wgmma reads the tiles as they are)
+            convert = ""
+        elif convert == "auto":
             types = {type_name(analyze(k, self.name).in_type) for k in working_kernels(op, self.name)}
             has_f32 = any(i.in_type == "f32" for i in arch.matrix_instrs)
             convert = "f16" if types == {"f32"} and not has_f32 else ""

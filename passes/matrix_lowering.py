@@ -130,7 +130,8 @@ def plan_wgmma(pass_name: str, con: Contraction, arch: Arch, instr_name: str, wa
     def fail(message: str) -> GemmcError:
         return pass_error(pass_name, kernel, message)
 
-    instr = wgmma.get(arch, instr_name)
+    # the instruction, or its shape alone (wgmma_m64n256k16): the kernel's input type completes it
+    instr = wgmma.get(arch, instr_name) or wgmma.get(arch, f"{instr_name}_f32_{type_name(con.in_type)}")
     if instr is None:
         have = ", ".join(i.mnemonic for i in wgmma.instrs(arch)) or "none"
         raise fail(f"{arch.name} has no warpgroup MMA '{instr_name}'; its wgmma instructions: {have}")
