@@ -73,7 +73,7 @@ def is_integer_mac(op: Operation) -> bool:
 
 
 def is_matrix_op(op: Operation) -> bool:
-    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma", "nvgpu.mma_sync"))
+    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma", "nvgpu.mma_sync", "nvgpu.wgmma_mma_async"))
 
 
 @dataclass
