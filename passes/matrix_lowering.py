@@ -132,6 +132,9 @@ def plan_wgmma(pass_name: str, con: Contraction, arch: Arch, instr_name: str, wa
 
     # the instruction, or its shape alone (wgmma_m64n256k16): the kernel's input type completes it
     instr = wgmma.get(arch, instr_name) or wgmma.get(arch, f"{instr_name}_f32_{type_name(con.in_type)}")
+    if instr is None and any(i.mnemonic.startswith(instr_name + "_") for i in wgmma.instrs(arch)):
+        raise fail(f"{instr_name} takes {' or '.join(wgmma.TYPES)} inputs into f32; the kernel has "
+                   f"{_inputs(type_name(con.in_type), type_name(con.b_type))} inputs")
     if instr is None:
         have = ", ".join(i.mnemonic for i in wgmma.instrs(arch)) or "none"
         raise fail(f"{arch.name} has no warpgroup MMA '{instr_name}'; its wgmma instructions: {have}")
