@@ -201,3 +201,16 @@ def test_candidates_build_for_sm90a_without_spills(name):
     assert "-arch=sm_90a" in nvcc_flags(SM90, hip) and "-arch=sm_90" in nvcc_flags(SM90, "")
     (k,) = resource_report(hip, SM90)
     assert k.vgpr_spill == 0 and k.scratch_bytes == 0 and k.vgprs <= 255, k
+
+
+def test_verifier_wants_trans_b_for_an_n_major_b():
+    from xdsl.utils.exceptions import VerifyException
+
+    from gemmc.dialects.nvgpu import WgmmaMmaAsyncOp
+
+    module = lowered(pipeline(), {"M": 64, "N": 64, "K": 64})
+    op = next(o for o in module.walk() if isinstance(o, WgmmaMmaAsyncOp))
+    op.verify()
+    del op.properties["transB"]
+    with pytest.raises(VerifyException, match="B's descriptor is mn-major; transB must be set"):
+        op.verify()
