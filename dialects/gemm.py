@@ -110,17 +110,20 @@ MX_BLOCK = 32  # elements along K per scale (OCP Microscaling Formats v1.0: bloc
 # stored in i32 with two's-complement wrap-around.  In the IR both are MLIR's signless i8 (as
 # MLIR's arith wants them): the signedness of an operand is gemm.matmul's `unsigned_a` /
 # `unsigned_b`, and below it the conversion that widens its elements (arith.extui / extsi).
-INT_INPUT_TYPES = ("i8", "u8")
+# i4 / u4 (two's-complement or unsigned nibbles) are MLIR's signless i4 in the IR, the same way;
+# packed two a byte in global memory, element 2j the low nibble of byte j (gemmc.emit.int4).
+INT_INPUT_TYPES = ("i8", "u8", "i4", "u4")
+INT4_TYPES = ("i4", "u4")
 INT_ACC = "i32"
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
                  **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
-                 "i32": lambda: IntegerType(32)}
+                 "i4": lambda: IntegerType(4), "u4": lambda: IntegerType(4), "i32": lambda: IntegerType(32)}
 OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC)  # C's element types
 ACC_TYPES = ("f32", "f16", INT_ACC)
 
 
 def is_int(name: str) -> bool:
-    """An integer element type (i8, u8, i32)."""
+    """An integer element type (i8, u8, i4, u4, i32)."""
     return name in INT_INPUT_TYPES or name == INT_ACC
 
 
@@ -137,8 +140,8 @@ def type_name(t: Attribute, unsigned: bool = False) -> str:
     """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...); a signless i8
     is i8, or u8 where `unsigned` (the IR's integers are signless)."""
     if isinstance(t, IntegerType):
-        if t.width.data == 8:
-            return "u8" if unsigned else "i8"
+        if t.width.data in (4, 8):
+            return f"{'u' if unsigned else 'i'}{t.width.data}"
         return f"i{t.width.data}"
     for name, cls in ELEMENT_TYPES.items():
         if isinstance(cls, type) and isinstance(t, cls):
@@ -323,11 +326,11 @@ class MatmulOp(IRDLOperation):
             raise VerifyException("a grouped product is a float product without block scales")
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
-        """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
-        and C i32, no scales, alpha and beta (if any) i32."""
+        """An integer product: A and B both i8 or both i4 (signless; unsigned_a / unsigned_b say u8,
+        u4), the accumulator and C i32, no scales, alpha and beta (if any) i32."""
         c_type = type_name(self.c.type.element_type)
-        if a_type != "i8" or b_type != "i8" or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
-            raise VerifyException(f"an integer product takes i8 A and B into an i32 accumulator and C, got "
+        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
+            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C, got "
                                   f"{self.a.type.element_type} x {self.b.type.element_type} -> {self.acc_type}, "
                                   f"C {self.c.type.element_type}")
         if self.scale_a is not None or self.scale_b is not None:
@@ -697,4 +700,40 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp], [])
+FENCE_ORDERINGS = ("release", "acquire")
+FENCE_SCOPES = ("workgroup", "agent")
+
+
+@irdl_op_definition
+class FenceOp(IRDLOperation):
+    """A memory fence of the thread that runs it, as MLIR's `llvm.fence syncscope("agent") release`
+    (which xDSL lacks):
+
+        gemm.fence {ordering = "release", scope = "agent"}
+
+    release: the thread's earlier memory accesses are visible, at `scope`, to whoever acquires
+    after reading an atomic that the thread writes later; acquire: the thread's later accesses see
+    what the writers of the atomics it read earlier released.  Made by stream-k's fix-up
+    (gemmc.transforms.stream_fixup) around its per-tile counter; the HIP printer writes
+    __builtin_amdgcn_fence (AMD) or __threadfence (sm_90), the interpreter orders workgroups by it.
+    """
+
+    name = "gemm.fence"
+
+    ordering = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, ordering: str, scope: str = "agent"):
+        super().__init__(properties={"ordering": StringAttr(ordering), "scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        if self.ordering.data not in FENCE_ORDERINGS:
+            raise VerifyException(f"ordering must be one of {', '.join(FENCE_ORDERINGS)}, got {self.ordering.data!r}")
+        if self.scope.data not in FENCE_SCOPES:
+            raise VerifyException(f"scope must be one of {', '.join(FENCE_SCOPES)}, got {self.scope.data!r}")
+
+
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])

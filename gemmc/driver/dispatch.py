@@ -84,8 +84,8 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     aligned_spec = with_assumed_alignment(default, align) if align else default
     idle = lower_copy(module, idle_spec, arch)
     if idle is None and "stream-k" in idle_spec:
-        # stream-k's atomic fix-up refuses an epilogue not linear in the sum (relu, a bias): split-k
-        # through a workspace applies it once, in its reduce kernel
+        # what stream-k refuses (an epilogue not linear in the sum it takes: a shared tile's last
+        # contributor applies it): split-k through a workspace, if that takes it
         idle_spec = variant_pipeline(default, "", arch, slots)
         idle = lower_copy(module, idle_spec, arch)
     aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None

@@ -233,8 +233,13 @@ def matrix_cores_take(arch: Arch, a_type: str, b_type: str, acc: str) -> bool:
     asked of the types alone: CDNA's MFMAs accumulate 16-bit inputs in f32 only).  A u8 operand
     is an i8 fragment that the instruction must read as unsigned: RDNA's iu8 WMMAs can (their
     signedness operands), CDNA's i8 MFMAs cannot."""
-    unsigned = "u8" in (a_type, b_type)
-    frags = ["i8" if t == "u8" else t for t in (a_type, b_type)]
+    if {a_type, b_type} <= {"i4", "u4"}:  # 4-bit: as the arch takes them (Arch.int4_frags; CDNA: unpacked
+        # to bytes, which the signed i8 MFMAs multiply whatever the nibbles' signedness)
+        frags = [arch.int4_frags] * 2 if arch.int4_frags else ["i4"] * 2
+        unsigned = "u4" in (a_type, b_type) and arch.int4_frags == "i4"
+    else:
+        unsigned = "u8" in (a_type, b_type)
+        frags = ["i8" if t == "u8" else t for t in (a_type, b_type)]
     return any(i.out_type == acc and (i.signedness or not unsigned) for i in instrs_taking(arch, *frags))
 
 

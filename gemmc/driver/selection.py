@@ -18,7 +18,8 @@ idle slots or not, where the default's tile has a side of 256, also weighs that 
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
 predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
-which atomics would round at every add, through a workspace.
+which atomics would round at every add, through a workspace (split-k's reduce kernel; stream-k's
+last contributor of a shared tile, which also takes an epilogue the atomics cannot split).
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.driver.dispatch).
 The default is the one for the program's types (base_pipeline: the FMA kernel where the per-type
@@ -84,7 +85,7 @@ def input_type(module: ModuleOp) -> str | None:
 
 
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
-    """A's, B's and the accumulator's element types ('f16', ..., 'u8' for an unsigned integer
+    """A's, B's and the accumulator's element types ('f16', ..., 'u8' or 'u4' for an unsigned integer
     operand); None for IR without a GEMM host function."""
     try:
         host = host_function(module)
@@ -92,9 +93,10 @@ def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
     except GemmcError:
         return None
     args = host.body.block.args
-    a, b = (type_name(args[i].type.element_type) for i in (spec.a, spec.b))
-    # an integer product's unsigned operands (signless i8 in the IR, gemm.unsigned): u8, as the program says
-    return "u8" if spec.unsigned_a else a, "u8" if spec.unsigned_b else b, spec.acc
+    # an integer product's unsigned operands (signless i8 / i4 in the IR, gemm.unsigned): u8 / u4, as the
+    # program says
+    a, b = (type_name(args[i].type.element_type, u) for i, u in ((spec.a, spec.unsigned_a), (spec.b, spec.unsigned_b)))
+    return a, b, spec.acc
 
 
 def base_pipeline(module: ModuleOp, arch: Arch) -> tuple[str, str]:
@@ -198,7 +200,7 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
             if split is None and atomic:  # an epilogue the atomics cannot split (relu, a bias): a workspace
                 split = _predicted(module, arch, label, with_split_k(tile.pipeline, f, "workspace"))[0]
             candidates.append(split)
-        if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
+        if k_tiles >= MIN_TILES_PER_SPLIT:  # shared tiles added atomically into C, or finished by their last walker
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])

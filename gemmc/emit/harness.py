@@ -22,7 +22,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from gemmc.dialects.gemm import type_name as gemm_type_name
 from gemmc.emit import harness_epilogue, harness_grouped, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
-from gemmc.emit.c_types import float_eps, scalar_ctype
+from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
 from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -254,15 +254,21 @@ class HarnessWriter:
             parts = shape_of(q)
             return " * ".join([f"static_cast<size_t>({parts[0]})", *parts[1:]])
 
+        def nibbles(q: Param) -> bool:
+            """i4 / u4: codes 0 .. 15 a byte on the host, rows packed for the device (as FP4's)."""
+            return is_int4(q.type.element_type)  # type: ignore[union-attr]
+
         def value(q: Param, code: str) -> str:
-            if g.integer:  # i8 / u8 elements as they are (uint8_t's promote unsigned), in 64 bits
+            if g.integer and nibbles(q) and not q.unsigned:  # an i4's code as its two's-complement value
+                return f"static_cast<long long>(({code} ^ 8) - 8)"
+            if g.integer:  # i8 / u8 elements (and u4 codes) as they are (uint8_t's promote unsigned), in 64 bits
                 return f"static_cast<long long>({code})"
             name = formats[q.arg]
             return host_formats.to_double(name, code) if name else f"gemmc_to_double({code})"
 
         def device(q: Param) -> tuple[str, str]:
             """The host buffer that goes to the device (FP4 / FP6 rows packed) and its size."""
-            if formats[q.arg] in host_formats.PACKED_BITS:
+            if formats[q.arg] in host_formats.PACKED_BITS or nibbles(q):
                 return v["p_" + q.name], f"{v['p_' + q.name]}.size()"
             return v["h_" + q.name], v["size_" + q.name]
 
@@ -309,7 +315,8 @@ class HarnessWriter:
         w.extend(_host_conversions(used))
         for name in dict.fromkeys(f for f in formats.values() if f):
             w.extend(host_formats.helpers(name))
-        if any(f in host_formats.PACKED_BITS for f in formats.values()):
+        if any(f in host_formats.PACKED_BITS for f in formats.values()) or any(is_int4(q.type.element_type)
+                                                                              for q in mem):  # type: ignore[union-attr]
             w.extend(host_formats.PACK_HELPERS)
         ln("")
         ln(f"// Test harness: C = {g.alpha.text} * {'A^T' if g.transpose_a else 'A'} @ "
@@ -367,15 +374,18 @@ class HarnessWriter:
                 ln(f"{I*2}{host_formats.fill(name, v['x'], v['gen'], v['dist'])}")
             elif q is G:  # a grouped product's sizes: valid ones, summing to M
                 w[-1:] = harness_grouped.fill_sizes(h, shape_of(q)[0], M, v["gen"], v["x"])
+            elif g.integer and nibbles(q):  # every 4-bit code
+                ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<int>(0, 15)({v['gen']}));")
             elif g.integer:  # uniform over the element type's whole range
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
                    f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
             else:
                 ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
-            if name in host_formats.PACKED_BITS:
+            if name in host_formats.PACKED_BITS or nibbles(q):
                 rows, cols = shape_of(q)
+                bits = 4 if nibbles(q) else host_formats.PACKED_BITS[name]
                 ln(f"{I}const std::vector<unsigned char> {v['p_' + q.name]} = gemmc_pack_rows({h}, {rows}, {cols}, "
-                   f"{host_formats.PACKED_BITS[name]});")
+                   f"{bits});")
         for q in scal:
             value = scalar_values.get(q.arg)  # type: ignore[arg-type]
             if value is None:

@@ -34,10 +34,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
-from gemmc.target.arch import Arch
+from gemmc.target.arch import ARCHS, Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
-    ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
+    ELEMENT_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
     MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
 from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, UNSIGNED_ATTR
@@ -70,7 +70,7 @@ def _cache_file() -> str | None:
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8 or i32",
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8, i4, u4 or i32",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
@@ -159,7 +159,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
-_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu|i8|u8|i32)\s*\[")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu|i8|u8|i4|u4|i32)\s*\[")
 
 
 def _tokens(text: str, end: int) -> list[re.Match]:
@@ -422,7 +422,7 @@ class _Builder:
             raise self.error(self.k.acc_token, f"{ints[0]} operands accumulate in {INT_ACC}, not {self.k.acc} "
                                                f"(write 'acc {INT_ACC}', or leave the acc out)")
         elif not ints and dtypes and self.k.acc == INT_ACC:
-            raise self.error(self.k.acc_token, f"an {INT_ACC} accumulator takes i8 or u8 operands, not {dtypes[0]}")
+            raise self.error(self.k.acc_token, f"an {INT_ACC} accumulator takes i8, u8, i4 or u4 operands, not {dtypes[0]}")
 
     def _check_integers(self, a_use: _Use, b_use: _Use, c: _Tensor) -> bool:
         """Integer operands: A and B i8 or u8 each (never one of them a float), C i32.  True for
@@ -440,10 +440,31 @@ class _Builder:
                                           f"({INT_ACC} is the accumulator's and the output's type)")
             if not is_int(t.dtype):
                 raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
-                                            f"an integer product takes {' or '.join(INT_INPUT_TYPES)} operands only")
+                                            f"an integer product takes {', '.join(INT_INPUT_TYPES[:-1])} or "
+                                            f"{INT_INPUT_TYPES[-1]} operands only")
         if c.dtype != INT_ACC:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC}")
+        if (a.dtype in INT4_TYPES) != (b.dtype in INT4_TYPES):
+            raise self.error(b_use.token, f"'{a.name}' is {a.dtype} but '{b_use.token}' is {b.dtype}: A and B are "
+                                          f"both 8-bit (i8, u8) or both 4-bit (i4, u4)")
+        for t in (a, b):
+            if t.dtype in INT4_TYPES:
+                self._check_int4(t)
         return True
+
+    def _check_int4(self, t: _Tensor) -> None:
+        """A 4-bit operand: an arch with a route for it (gemmc.target.arch.s int4_frags), and an even
+        stored row, as it is packed two a byte along its rows (a static odd row is an error)."""
+        if self.arch is not None and not self.arch.int4_frags:
+            routes = ", ".join(a.name for a in ARCHS.values() if a.int4_frags)
+            raise self.error(t.dtype, f"{self.arch.name} has no route for {t.dtype} operands "
+                                      f"(gemmc lowers them on {routes})")
+        row = self._stored_dims(t)[-1]
+        n = self.k.dims.get(row)
+        if n is not None and n % 2:
+            at = t.dims[0 if t.col_major else -1]
+            raise self.error(at, f"'{t.name}' is {t.dtype}, packed two elements a byte along its stored rows: "
+                                 f"its row length {row} = {n} must be even")
 
     def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
         """A and B share a type, or are two FP8 formats (fp8 x bf8), or two MX element formats
@@ -643,7 +664,7 @@ class _Builder:
             scalar_names = [o.name for o in extra.operands if not o.axes]
         arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
-                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {}),
+                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype in ("u8", "u4") else {}),
                                      **({GROUP_SIZES_ATTR: UnitAttr()} if t is sizes else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
         block = Block(arg_types=arg_types)
@@ -672,7 +693,7 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue,
+                     a.tensor.dtype in ("u8", "u4"), b.tensor.dtype in ("u8", "u4"), *epilogue,
                      group_sizes=block.args[tensors.index(sizes)] if sizes is not None else None)
         )
         builder.insert(func.ReturnOp())

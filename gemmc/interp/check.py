@@ -68,10 +68,10 @@ from gemmc.interp.accuracy import (
 from gemmc.interp import epilogue_ref, grouped
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
-from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
+from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
 from gemmc.transforms.matmul_spec import arg_index as _arg_index
 from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
@@ -684,7 +684,7 @@ def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed
     m, n, k = spec.mnk(args)
     stats = Stats()
     result = integer_runs(fn, spec, args, seed, run, stats)
-    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b))
+    in_type = input_types(fn, spec)
     return CheckResult(0.0 if result.passed else 1.0, 0.0, result.passed, stats, (m, n, k), exact=result,
                        in_type=in_type)
 
@@ -696,8 +696,8 @@ def _reduced_pieces(module: ModuleOp, k: int) -> int:
     each alpha * partial rounded and each add rounded in C's type."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-    if not any(op.name == "memref.atomic_rmw" for op in module.walk()):
-        return 1
+    if not any(op.name == "memref.atomic_rmw" and op.kind.value.data == ATOMIC_ADDF for op in module.walk()):
+        return 1  # (stream-k's fix-up counts in integers and sums its slots in order, as a workspace)
     schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
     block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]
     smallest = min((b.value.data for b in block_k if isinstance(b, IntegerAttr)), default=1)

@@ -138,11 +138,18 @@ def _matmul_epilogue(interp: Interpreter, op: MatmulOp, a, b, c, extra, sizes=No
     c[...] = round_to(np.broadcast_to(result, c.shape), op.c.type)
 
 
+FRESH_INTEGER = 0x5A5A5A5A
+"""What a fresh host allocation of integers holds (device memory is not zeroed: a kernel that counts
+in it must zero it first)."""
+
+
 def host_alloc(op: memref.AllocOp, sizes) -> np.ndarray:
-    """A host memref.alloc: a zeroed array of the memref's shape, its dynamic sizes given."""
+    """A host memref.alloc of the memref's shape, its dynamic sizes given: NaN (floats) or
+    FRESH_INTEGER, so that reading what was never written shows in C, as in a kernel's allocations."""
     it = iter(int(s) for s in sizes)
     shape = [n if n >= 0 else next(it) for n in op.memref.type.get_shape()]
-    return np.zeros(shape, dtype=np_dtype(op.memref.type))
+    dtype = np_dtype(op.memref.type)
+    return np.full(shape, np.nan if dtype.kind == "f" else FRESH_INTEGER, dtype=dtype)
 
 
 def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:

@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.dialects.gemm import AssumeRowsAlignedOp
+from gemmc.dialects.gemm import AssumeRowsAlignedOp, FenceOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.state import KernelState
-from gemmc.support.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, LDS_SPACE, memory_space
 from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
@@ -470,6 +470,8 @@ def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
             check_landed(state, op, buf, *_active(state, addr), "reads")
         if buf.races is not None:
             buf.races.on_read(_Access(state, op, buf, *_active(state, addr)))
+    elif buf.kind == "global" and state.order is not None:
+        state.order.read(op, buf, *_active_workgroups(state, addr))
     return np.take(buf.data, addr, mode="clip")
 
 
@@ -495,6 +497,8 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
         if buf.in_flight is not None:
             check_landed(state, op, buf, *_active(state, addr), "overwrites")
+    elif buf.kind == "global" and state.order is not None:
+        state.order.write(op, buf, *_active_workgroups(state, addr))
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
@@ -544,9 +548,10 @@ def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
 
 
 def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:
-    """memref.atomic_rmw addf: every active lane adds its value, lanes that share an element
+    """memref.atomic_rmw addf / addi: every active lane adds its value, lanes that share an element
     one after another (np.add.at rounds each add to the buffer's type, as the hardware does).
-    Returns each lane's element before the op's adds."""
+    Returns each lane's element before its own add (an integer counter's arrivals: the lanes that
+    share an element see 0, 1, 2, ... added before them, in lane order); for floats, before the op's."""
     if buf.kind == "lds":
         raise InterpError(f"{op.name} on LDS ({buf.name}) is not supported")
     _check_bounds(state, op, buf, indices, 1)
@@ -559,8 +564,24 @@ def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
+    active = np.flatnonzero(state.active_mask())
+    if state.order is not None:
+        state.order.atomic(id(buf), addr, state.lanes.wg_start + state.lanes.wg[active])
+    if buf.data.dtype.kind in "iu":
+        old = old.copy()
+        for lane, a, v in zip(active.tolist(), addr.tolist(), value.tolist()):
+            old[lane] = buf.data[a]
+            buf.data[a] += v
+        return old
     np.add.at(buf.data, addr, value)
     return old
+
+
+def _active_workgroups(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(addresses, workgroup in the launch) of the active lanes, flattened over vector elements."""
+    flat, lanes = _active(state, addr)
+    lanes = state.lanes.all if lanes is None else lanes
+    return flat, state.lanes.wg_start + state.lanes.wg[lanes]
 
 
 def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -605,9 +626,17 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.AtomicRMWOp)
     def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, buf, *indices = args
-        if op.kind.value.data != ATOMIC_ADDF:
-            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) is supported")
+        if op.kind.value.data not in (ATOMIC_ADDF, ATOMIC_ADDI):
+            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) and addi (1) are supported")
         return (atomic_add(self.state, op, buf, indices, value),)
+
+    @impl(FenceOp)
+    def run_fence(self, interp: Interpreter, op: FenceOp, args: PythonValues):
+        st = self.state
+        if st.order is not None and st.active_counts()[0]:
+            lanes = np.flatnonzero(st.active_mask())
+            st.order.fence(op.ordering.data, st.lanes.wg_start + st.lanes.wg[lanes])
+        return ()
 
     @impl(AssumeRowsAlignedOp)
     def run_assume_rows_aligned(self, interp: Interpreter, op: AssumeRowsAlignedOp, args: PythonValues):

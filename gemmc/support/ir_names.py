@@ -97,6 +97,7 @@ ROLE_LOAD_B = "load_b"
 ROLE_GROUP = "group"  # a grouped kernel's search for the workgroup's group and rows
 ROLE_LOAD_SA = "load_sa"  # a block-scaled kernel's loads of the E8M0 scales of A and B
 ROLE_LOAD_SB = "load_sb"
+ROLE_FIXUP = "fixup"  # stream-k's fix-up: the branch the tile's last contributor takes (the epilogue of the sum)
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"
@@ -106,3 +107,5 @@ UNROLL_ATTR = "gemmc.unroll"
 
 ATOMIC_ADDF = 0
 """memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""
+ATOMIC_ADDI = 1
+"""... for an integer add (addi): stream-k's per-tile counter of the workgroups that arrived."""

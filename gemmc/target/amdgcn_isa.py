@@ -272,6 +272,7 @@ def _llvm_scalar() -> None:
         _sop(m, (S, SCC) if m in ("s_abs_i32", "s_bcnt1_i32_b32") else (S,), (SS,), "SOP1",
              gfx11={"s_ff1_i32_b32": "s_ctz_i32_b32", "s_flbit_i32_b32": "s_clz_i32_u32"}.get(m))
     _sop("s_brev_b32", (S,), (SS,), "SOP1")
+    _sop("s_bcnt1_i32_b64", (S, SCC), (SS2,), "SOP1")  # the lanes of a mask (LLVM's atomic optimizer)
     _sop("s_not_b64", (S2, SCC), (SS2,), "SOP1")
     _sop("s_sext_i32_i16", (S,), (SS,), "SOP1")
     _sop("s_bitset1_b32", (S,), (SS, S), "SOP1", tied=1)  # D.bit[S0] = 1: D is read too
@@ -332,6 +333,10 @@ def _llvm_vector() -> None:
               "v_cvt_f32_ubyte3", "v_trunc_f32", "v_floor_f32"):
         _add(m, Form("VOP1", (V,), (VS,), suffix="_e32", mods=VOP3_MODS,
                      gfx11={"v_ffbh_u32": "v_clz_i32_u32", "v_ffbl_b32": "v_ctz_i32_b32"}.get(m)))
+    # D = S1 + the set bits of the mask S0 below the lane (lo: lanes 0-31; hi: 32-63): LLVM's atomic
+    # optimizer numbers a wave's lanes so that one of them does the wave's atomic
+    for m in ("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"):
+        _add(m, Form("VOP3", (V,), (VS, VS)))
     _add("v_mov_b64", Form("VOP1", (V2,), (Slot("vs", 2),), suffix="_e32"))
     _add("v_lshlrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
     _add("v_lshrrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
@@ -362,6 +367,9 @@ def _llvm_vector() -> None:
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
     # D = the mask's lanes ? S1 : S0, of the selected parts (Triton's bf16 rounding picks a word)
+    # 16-bit ops too (clang's packing of 4-bit codes on gfx9: v_add_u16_sdwa into WORD_1)
+    for m in ("v_add_u16", "v_sub_u16", "v_mul_lo_u16", "v_lshlrev_b16", "v_lshrrev_b16", "v_and_b16", "v_or_b16"):
+        _add(f"{m}_sdwa", Form("VOP2", (V,), (VS, VS), mods=SDWA_MODS, asm=f"{m}_sdwa"))
     _add("v_cndmask_b32_sdwa", Form("VOP2", (V,), (VS, VS, MASK), mods=SDWA_MODS, asm="v_cndmask_b32_sdwa"))
     # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
     # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)

@@ -119,6 +119,9 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         raise pass_error(pass_name, kernel, "expects a GEMM kernel with an epilogue guard (gemm.role = \"epilogue\")")
     body = list(guard.true_region.block.ops)[:-1]  # without the scf.yield
     store = body[-1] if body else None
+    if isinstance(store, scf.IfOp) and store.false_region.blocks:
+        # stream-k's fix-up: the store into C where the workgroup owns the tile, else into its slot
+        store = list(store.true_region.block.ops)[-2]
     # split-k's epilogues end in an atomic add into C, or a store into its workspace W[z, row, col]
     if not isinstance(store, (memref.StoreOp, memref.AtomicRMWOp)) or len(store.indices) < 2:
         raise pass_error(pass_name, kernel, "expects the epilogue to end in a store to C[row, col]")

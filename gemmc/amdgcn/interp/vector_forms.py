@@ -98,6 +98,8 @@ def _sdwa(S, op):
     base = op.MNEMONIC.removesuffix("_sdwa")
     mods, srcs, d0 = op.mods, list(op.srcs), op.dsts[0].type
     fn = INTEGER.get(base)
+    if base in _OPS16:  # a 16-bit op (gfx9's v_add_u16_sdwa, in clang's packing of 4-bit codes): 16 bits
+        fn = (lambda f: lambda *xs: f(*xs) & U64(0xFFFF))(_OPS16[base])
     is_float = fn is None
     if base == "v_cndmask_b32":  # the mask (VCC) read whole, not selected
         mask = srcs.pop()
@@ -236,6 +238,6 @@ BY_MNEMONIC = {
     **dict.fromkeys(("v_lshlrev_b64", "v_lshrrev_b64"), _shift64),
     **dict.fromkeys(_OPS16, _op16),
     **dict.fromkeys((*_PACKED, "v_pk_mov_b32"), _packed),
-    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT, "v_cndmask_b32")},
+    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT, *_OPS16, "v_cndmask_b32")},
     **{f"v_cmp_{c}_{t}_sdwa": _cmp_sdwa for c in ("eq", "ne", "lt", "le", "gt", "ge") for t in ("u32", "i32")},
 }
