@@ -23,7 +23,6 @@ from gemmc.support.diagnostics import usage_error
 from gemmc.transforms.matmul_spec import MatmulSpec
 
 _C_TYPES = {"f32": "float", "f16": "__half", "bf16": "__nv_bfloat16"}
-_MACHINE_EPS = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
 # values for the epilogue's scalars, as the harness picks them: not 1 (a lost scale shows)
 _SCALAR_PICKS = ("1.5", "-0.5", "0.75", "1.25")
 
@@ -96,7 +95,7 @@ class Fields:
                                              lambda hint: f"e_{hint}_{next(counter)}", spec.acc)
         return _COMPARE.format(a_at="(size_t)k * M + i" if spec.transpose_a else "(size_t)i * K + k",
                                b_at="(size_t)j * K + k" if spec.transpose_b else "(size_t)k * N + j",
-                               eps_acc=repr(_MACHINE_EPS.get(spec.acc, 2.0**-23)), eps_out=repr(2.0**-23),
+                               eps_acc=repr(harness_epilogue.MACHINE_EPS.get(spec.acc, 2.0**-23)), eps_out=repr(2.0**-23),
                                lines="\n".join(lines))
 
 

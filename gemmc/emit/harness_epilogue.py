@@ -16,7 +16,7 @@ from collections.abc import Callable
 from gemmc.support.arith_semantics import LIBM_ULPS
 
 # machine epsilon (2u) of a conversion's result type, for arith.truncf
-_EPS = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
+MACHINE_EPS = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
 _ERF_LIPSCHITZ = 2.0 / math.sqrt(math.pi)
 _LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
 
@@ -64,7 +64,7 @@ def _op(op: str, words: list[str], names: list[str], errs: list[str], eps: str) 
         return repr(c), f"{eps} * {abs(c)!r}"
     if op in ("arith.extf", "arith.truncf"):
         x, ex = names[int(words[0])], errs[int(words[0])]
-        return x, ex if op == "arith.extf" else f"{ex} + {_EPS.get(words[1], 2.0**-7)!r} * std::fabs({x})"
+        return x, ex if op == "arith.extf" else f"{ex} + {MACHINE_EPS.get(words[1], 2.0**-7)!r} * std::fabs({x})"
     xs = [names[int(w)] for w in words]
     es = [errs[int(w)] for w in words]
     x, ex = xs[0], es[0]
