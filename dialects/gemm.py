@@ -101,7 +101,9 @@ INT_ACC = "i32"
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
                  **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
                  "i32": lambda: IntegerType(32)}
-OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC)  # C's element types
+# C's element types: an FP8 C (the target's formats) and an i8 C (an integer product's requantized
+# output) are converted by a fused epilogue that saturates (docs/language.md, "Output conversion")
+OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC, *FP8_TYPES, "i8")
 ACC_TYPES = ("f32", "f16", INT_ACC)
 
 
@@ -250,16 +252,20 @@ class MatmulOp(IRDLOperation):
             )
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
+        if is_int(type_name(self.c.type.element_type)):
+            raise VerifyException(f"C of {self.c.type.element_type} needs an integer product")
         self._verify_shapes()
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
         """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
         and C i32, no scales, alpha and beta (if any) i32."""
         c_type = type_name(self.c.type.element_type)
-        if a_type != "i8" or b_type != "i8" or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
-            raise VerifyException(f"an integer product takes i8 A and B into an i32 accumulator and C, got "
-                                  f"{self.a.type.element_type} x {self.b.type.element_type} -> {self.acc_type}, "
-                                  f"C {self.c.type.element_type}")
+        requantized = c_type == "i8" and self.has_epilogue  # the epilogue rounds and saturates to i8
+        if a_type != "i8" or b_type != "i8" or type_name(self.acc_type) != INT_ACC or not (
+                c_type == INT_ACC or requantized):
+            raise VerifyException(f"an integer product takes i8 A and B into an i32 accumulator and C (an i8 C "
+                                  f"through a requantizing epilogue), got {self.a.type.element_type} x "
+                                  f"{self.b.type.element_type} -> {self.acc_type}, C {self.c.type.element_type}")
         if self.scale_a is not None or self.scale_b is not None:
             raise VerifyException("an integer product has no E8M0 scales")
 

@@ -90,7 +90,8 @@ def blas_form(node: Node, output: str, is_scale: Callable[[Node], bool]) -> tupl
 ONE = Token("NUMBER", "1.0")
 
 # The functions, by name: their arity and what they compute (docs/language.md).
-FUNCTIONS = {"relu": 1, "gelu": 1, "gelu_tanh": 1, "silu": 1, "sigmoid": 1, "tanh": 1, "abs": 1, "clamp": 3}
+FUNCTIONS = {"relu": 1, "gelu": 1, "gelu_tanh": 1, "silu": 1, "sigmoid": 1, "tanh": 1, "abs": 1, "clamp": 3,
+             "saturate": 1}
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_CUBIC = 0.044715
@@ -98,15 +99,24 @@ _GELU_TANH_CUBIC = 0.044715
 
 class EpilogueEmitter:
     """Writes an expression as ops at the end of `block`: `leaf(node)` gives the value of a
-    product, name or number node in the accumulator type `acc`."""
+    product, name or number node in the epilogue's type `acc` (the accumulator type; f32 for an
+    integer product's requantization).  `saturation` is saturate's range, C's finite values
+    (None: C has no saturate); `result`, where it differs from `acc`, the integer type the value
+    is yielded in (rounded to nearest even, then converted: in range, saturate made it so)."""
 
-    def __init__(self, block: Block, acc: Attribute, leaf: Callable[[Node, Builder], SSAValue]):
+    def __init__(self, block: Block, acc: Attribute, leaf: Callable[[Node, Builder], SSAValue],
+                 saturation: tuple[float, float] | None = None, result: Attribute | None = None):
         self.b = Builder(InsertPoint.at_end(block))
         self.acc = acc
         self.leaf = leaf
+        self.saturation = saturation
+        self.result = result or acc
 
     def finish(self, node: Node) -> None:
-        self.b.insert(YieldOp(self.value(node)))
+        v = self.value(node)
+        if self.result != self.acc:  # requantization: the nearest integer, ties to even; in range
+            v = self._op(arith.FPToSIOp(self._op(xmath.RoundEvenOp(v)), self.result))
+        self.b.insert(YieldOp(v))
 
     def value(self, node: Node) -> SSAValue:
         if node.kind in ("product", "name", "number"):
@@ -169,3 +179,8 @@ class EpilogueEmitter:
 
     def _clamp(self, x, lo, hi):  # min(max(x, lo), hi)
         return self._op(arith.MinimumfOp(self._op(arith.MaximumfOp(x, lo)), hi))
+
+    def _saturate(self, x):  # clamp to C's finite range: +-inf to +-max, NaN stays NaN (maximumf)
+        assert self.saturation is not None  # the checker allows saturate only where C has a range
+        lo, hi = (self.constant(v) for v in self.saturation)
+        return self._clamp(x, lo, hi)

@@ -3,8 +3,9 @@
 A name in the expression is a scalar (of the accumulator type, as alpha is) or a broadcast
 operand matched to the output's dims by name: [M, N] element-wise, [M] one value a row,
 [N] one value a column (M and N as the output declares them).  Functions have fixed
-arities; clamp's bounds are scalars or numbers, lo <= hi.  An integer product takes no
-fused epilogue (its C is i32, computed exactly; requantization is not done yet).
+arities; clamp's bounds are scalars or numbers, lo <= hi.  saturate(x) is the outermost call,
+and the only way to an FP8 or i8 C (its finite range: docs/language.md, "Output conversion").
+An integer product takes an epilogue only to requantize to an i8 C, computed in f32.
 """
 
 from __future__ import annotations
@@ -13,10 +14,40 @@ from dataclasses import dataclass, field
 
 from lark import Token
 
-from gemmc.dialects.gemm import INT_ACC
+from gemmc.dialects.gemm import INT_ACC, is_fp8
+from gemmc.support.arith_semantics import fp8_dtypes
 from gemmc.frontend import epilogue as epi
 
 EPILOGUE_ELEMENT_TYPES = ("f32", "f16", "bf16")
+REQUANT_TYPE = "f32"  # an integer product's epilogue computes in f32 (the scales' type)
+REQUANT_OUTPUT = "i8"
+
+
+def needs_saturate(dtype: str) -> bool:
+    """An FP8 or i8 C: written only through saturate (an overflow would otherwise be NaN, inf or
+    undefined, and each format and target does it differently)."""
+    return is_fp8(dtype) or dtype == REQUANT_OUTPUT
+
+
+# The largest finite value of each float type saturate may clamp to or compute in.
+_LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
+
+
+def saturation_range(c_dtype: str, etype: str) -> tuple[float, float] | None:
+    """saturate's bounds for C's type, in the epilogue's type `etype`: C's finite range (i8's
+    -128 .. 127; FP8's +-largest from ml_dtypes' formats), no wider than `etype`'s own."""
+    if c_dtype == REQUANT_OUTPUT:
+        return -128.0, 127.0
+    if is_fp8(c_dtype):
+        import ml_dtypes  # (a second to import: only an FP8 C pays for it)
+
+        top = float(ml_dtypes.finfo(fp8_dtypes()[c_dtype]).max)
+    elif c_dtype in _LARGEST:
+        top = _LARGEST[c_dtype]
+    else:
+        return None
+    top = min(top, _LARGEST[etype])
+    return -top, top
 
 
 @dataclass
@@ -47,23 +78,35 @@ class EpilogueChecker:
         self.c = c
         self.c_tok = c_tok
 
+    @property
+    def etype(self) -> str:
+        """The type the epilogue computes in: the accumulator's, f32 for an integer product's."""
+        return REQUANT_TYPE if self.k.acc == INT_ACC else self.k.acc
+
     def check(self, ast: epi.Node) -> Epilogue:
-        if self.k.acc == INT_ACC:
+        if self.k.acc == INT_ACC and self.c.dtype != REQUANT_OUTPUT:
             at = next(n.token for n in epi.walk(ast) if n.kind != "product")
             raise self.b.error(at, f"an integer product takes no fused epilogue (functions, vectors, other "
-                                   f"matrices) yet; its C is {INT_ACC}: C = A @ B or C = A @ B + C")
+                                   f"matrices) into its {self.c.dtype} C: C = A @ B or C = A @ B + C; an epilogue "
+                                   f"requantizes to an {REQUANT_OUTPUT} C: C = saturate(s * (A @ B))")
         out = Epilogue(ast)
         for node in epi.walk(ast):
             if node.kind == "call":
-                self._call(node)
+                self._call(node, node is ast)
             elif node.kind == "number":
-                self.b._scale(node.token)  # fits the accumulator type (a located error if not)
+                self.b._scale(node.token, self.etype)  # fits the epilogue's type (a located error if not)
             elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
                 out.operands.append(self._operand(node.token))
+        if needs_saturate(self.c.dtype) and not (ast.kind == "call" and str(ast.token) == "saturate"):
+            raise self.b.error(self.c_tok, f"'{self.c_tok}' is {self.c.dtype}: its value is converted with "
+                                           f"saturation; write {self.c_tok} = saturate(...)")
         return out
 
-    def _call(self, node: epi.Node) -> None:
+    def _call(self, node: epi.Node, outermost: bool) -> None:
         name = str(node.token)
+        if name == "saturate" and not outermost:
+            raise self.b.error(node.token, f"saturate(x) converts the stored value to {self.c.dtype}'s range: "
+                                           f"it is the outermost call ({self.c_tok} = saturate(...))")
         arity = epi.FUNCTIONS.get(name)
         if arity is None:
             raise self.b.error(node.token, f"unknown function '{name}'; the functions are "
@@ -88,7 +131,7 @@ class EpilogueChecker:
     def _operand(self, tok: Token) -> Operand:
         name = str(tok)
         if name in self.k.scalars:
-            self.b._scale(tok)  # declared with the accumulator type
+            self.b._scale(tok, self.etype)  # declared with the epilogue's type
             return Operand(name, tok, "", self.k.scalars[name][1])
         if name not in self.k.tensors:
             what = "a dim" if name in self.k.dims else "not declared"

@@ -41,7 +41,8 @@ from gemmc.dialects.gemm import (
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
-from gemmc.frontend.epilogue_check import EpilogueChecker
+from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, needs_saturate, \
+    saturation_range
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -342,6 +343,7 @@ class _Builder:
         a_use, b_use = self._product(product)
         blas = epi.blas_form(ast, str(c_tok), self._is_scale)
         extra = None
+        self.fused = blas is None  # _check_types: an FP8 or i8 C needs the epilogue's saturate
         if blas is None:
             extra = EpilogueChecker(self, c, c_tok).check(ast)
             alpha_tok = beta_tok = None
@@ -397,7 +399,7 @@ class _Builder:
         an integer product (the float checks then do not apply)."""
         a, b = a_use.tensor, b_use.tensor
         if not (is_int(a.dtype) or is_int(b.dtype)):
-            if c.dtype == INT_ACC:
+            if is_int(c.dtype):
                 raise self.error(c.dtype, f"the output '{c.name}' is {INT_ACC}, the output of i8 and u8 operands; "
                                           f"'{a.name}' is {a.dtype}")
             return False
@@ -409,8 +411,12 @@ class _Builder:
             if not is_int(t.dtype):
                 raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
                                             f"an integer product takes {' or '.join(INT_INPUT_TYPES)} operands only")
-        if c.dtype != INT_ACC:
-            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC}")
+        if c.dtype == REQUANT_OUTPUT and not self.fused:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: an integer product is requantized to it "
+                                      f"by an epilogue that saturates ({c.name} = saturate(s * (A @ B)))")
+        if c.dtype not in (INT_ACC, REQUANT_OUTPUT):
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC} "
+                                      f"(or {REQUANT_OUTPUT}, requantized)")
         return True
 
     def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
@@ -437,8 +443,11 @@ class _Builder:
             )
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
-                                      f"{', '.join(t for t in OUTPUT_TYPES if t != INT_ACC)} (FP8 outputs are not supported)")
-        for t in (a, b):
+                                      f"{', '.join(t for t in OUTPUT_TYPES if not is_int(t))}")
+        if is_fp8(c.dtype) and not self.fused:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: its value is converted with saturation; "
+                                      f"write {c.name} = saturate(...)")
+        for t in (a, b, c):
             if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
                                           f"{', '.join(self.arch.dtypes)}")
@@ -514,24 +523,28 @@ class _Builder:
                                   "(a vector is an epilogue's operand: C = A @ B + b)")
         return t
 
-    def _scale(self, tok: Token) -> Token:
-        if self.k.acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
+    def _scale(self, tok: Token, acc: str | None = None) -> Token:
+        """A number or scalar in the type `acc` computes in: the accumulator's (alpha, beta, an
+        epilogue's), f32 in an integer product's requantizing epilogue."""
+        acc = acc or self.k.acc
+        if acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
             raise self.error(tok, f"an integer product takes no scale but 1 (it is computed in {INT_ACC}: "
                                   f"C = A @ B or C = A @ B + C)")
-        if self.k.acc == INT_ACC:
+        if acc == INT_ACC:
             return tok
-        if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
-            raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
-                                  f"(at most {_MAX_FINITE[self.k.acc]:g})")
-        if tok.type == "NUMBER" and 0 < abs(float(tok)) <= _MIN_NONZERO[self.k.acc] / 2:
-            self.warn(tok, f"scale {tok} rounds to 0 in the accumulator type {self.k.acc} "
-                           f"(its smallest nonzero value is {_MIN_NONZERO[self.k.acc]:.3g})")
+        if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[acc]:
+            raise self.error(tok, f"scale {tok} overflows the accumulator type {acc} "
+                                  f"(at most {_MAX_FINITE[acc]:g})")
+        if tok.type == "NUMBER" and 0 < abs(float(tok)) <= _MIN_NONZERO[acc] / 2:
+            self.warn(tok, f"scale {tok} rounds to 0 in the accumulator type {acc} "
+                           f"(its smallest nonzero value is {_MIN_NONZERO[acc]:.3g})")
         if tok.type == "NAME":
             if str(tok) not in self.k.scalars:
-                raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {self.k.acc}'")
+                raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {acc}'")
             dtype = self.k.scalars[str(tok)][1]
-            if dtype != self.k.acc:
-                raise self.error(tok, f"scalar '{tok}' is {dtype} but the accumulator is {self.k.acc}")
+            if dtype != acc:
+                what = "the accumulator" if acc == self.k.acc else "an integer product's epilogue"
+                raise self.error(tok, f"scalar '{tok}' is {dtype} but {what} is {acc}")
         return tok
 
     def _check_shapes(self, a: _Use, b: _Use, c: _Tensor, c_tok: Token) -> None:
@@ -602,7 +615,8 @@ class _Builder:
         if extra is not None:  # the epilogue's tensors follow A, B, C (and scales); its scalars come last
             tensors += [t for t in (k.tensors[o.name] for o in extra.operands if o.axes) if t not in tensors]
             scalar_names = [o.name for o in extra.operands if not o.axes]
-        arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
+        scalar_type = ELEMENT_TYPES[REQUANT_TYPE]() if extra is not None and k.acc == INT_ACC else acc_type
+        arg_types = [self._memref(t) for t in tensors] + [scalar_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
                                      **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
@@ -629,7 +643,7 @@ class _Builder:
         alpha_v, beta_v = scalar(alpha), scalar(beta)
         A, B, C = block.args[:3]
         SA, SB = block.args[3:5] if scales else (None, None)
-        epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
+        epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type, c.dtype)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
                      a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue)
@@ -638,8 +652,10 @@ class _Builder:
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
         return ModuleOp([fn])
 
-    def _epilogue(self, extra, block: Block, tensors: list, first_scalar: int, scalar_names: list, acc_type):
-        """(operands, axes, region) of gemm.matmul's fused epilogue; empty without one."""
+    def _epilogue(self, extra, block: Block, tensors: list, first_scalar: int, scalar_names: list, acc_type,
+                  c_dtype: str):
+        """(operands, axes, region) of gemm.matmul's fused epilogue; empty without one.  An integer
+        product's computes in f32: the sum converted (sitofp), the result rounded to an integer."""
         if extra is None:
             return (), (), None
         args = {str(t.name): block.args[i] for i, t in enumerate(tensors)}
@@ -653,14 +669,19 @@ class _Builder:
             arg.name_hint = f"{o.name}_e"
             elements[o.name] = arg
 
+        integer = self.k.acc == INT_ACC
+        etype = ELEMENT_TYPES[REQUANT_TYPE if integer else self.k.acc]()
+
         def leaf(node, b: Builder):
             if node.kind == "product":
-                return region_block.args[0]
+                s = region_block.args[0]
+                return b.insert(arith.SIToFPOp(s, etype)).result if integer else s
             if node.kind == "number":
-                return b.insert(arith.ConstantOp(FloatAttr(float(node.token), acc_type))).result
-            return _to_type(b, elements[str(node.token)], acc_type)
+                return b.insert(arith.ConstantOp(FloatAttr(float(node.token), etype))).result
+            return _to_type(b, elements[str(node.token)], etype)
 
-        epi.EpilogueEmitter(region_block, acc_type, leaf).finish(extra.ast)
+        saturation = saturation_range(c_dtype, REQUANT_TYPE if integer else self.k.acc)
+        epi.EpilogueEmitter(region_block, etype, leaf, saturation, acc_type).finish(extra.ast)
         return values, [o.axes for o in operands], Region(region_block)
 
 
