@@ -451,6 +451,9 @@ def _llvm_epilogue() -> None:
         _add(f"v_cmpx_{cc}_f32", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32", mods=("neg", "abs")))
     # gfx950: two f32 to bf16 (round to nearest even), S0's in D's low half, S1's in the high
     _add("v_cvt_pk_bf16_f32", Form("VOP3", (V,), (VS, VS)))
+    # gfx942, gfx950, gfx12: two f32 to FP8 bytes of the arch's formats, into the word op_sel's D bit picks
+    for m in ("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS), mods=("op_sel", "clamp")))
     # IEEE 754-2019 maximum / minimum (NaN in, NaN out): gfx950's three-operand forms, gfx12's
     for m in ("v_maximum_f32", "v_minimum_f32"):
         _add(m, Form("VOP3", (V,), (VS, VS), mods=VOP3_MODS))
