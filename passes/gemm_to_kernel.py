@@ -86,8 +86,6 @@ class GemmToKernelPass(ModulePass):
             )
         if not isinstance(matmul.parent_op(), func.FuncOp):
             raise pass_error(self.name, matmul, "expects gemm.matmul directly inside a func.func")
-        if isinstance(matmul.acc_type, IntegerType) and matmul.has_epilogue:
-            raise pass_error(self.name, matmul, "an integer product takes no fused epilogue yet")
         if isinstance(matmul.acc_type, IntegerType):
             for name in ("alpha", "beta"):
                 v = getattr(matmul, name)

@@ -412,10 +412,11 @@ _MATH_UNARY = {
     "math.absf": "fabs", "math.sqrt": "sqrt", "math.exp": "exp", "math.log": "log",
     "math.floor": "floor", "math.ceil": "ceil", "math.trunc": "trunc", "math.round": "round",
     "math.sin": "sin", "math.cos": "cos", "math.tanh": "tanh", "math.erf": "erf",
+    "math.roundeven": "rint",  # in the default rounding mode, nearest even: v_rndne_f32
 }
 
 
-_CUDA_MATH = ("erf", "tanh", "exp", "fabs")
+_CUDA_MATH = ("erf", "tanh", "exp", "fabs", "rint")
 
 
 @op_printer("math.fma", "vector.fma", pure=True)

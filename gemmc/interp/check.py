@@ -64,7 +64,7 @@ from gemmc.interp.accuracy import (
     sparsify,
     underflow,
 )
-from gemmc.interp import epilogue_ref
+from gemmc.interp import epilogue_ref, output_check
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
@@ -446,6 +446,8 @@ class CheckResult:
     rounded: Comparison | None = None  # random inputs against the product of the rounded inputs
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
+    saturated: Comparison | None = None  # an FP8 or i8 C: the run that takes C past its largest value
+
 
     def summary(self) -> str:
         """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
@@ -461,6 +463,9 @@ class CheckResult:
             lines.append(f"  {self.rounding.describe()}: max relative error {self.rounded.rel_err:.3g} against "
                          f"the rounded inputs{_against_bound(self.rounded)}; the error above is against the "
                          f"declared {self.in_type} program, its bound allowing for the rounding")
+        if self.saturated is not None:
+            lines.append(f"  operands scaled to saturate C: max relative error {self.saturated.rel_err:.3g}"
+                         f"{_against_bound(self.saturated)}")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
         return "\n".join(lines)
@@ -500,6 +505,8 @@ def check(
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
+    if spec.integer and spec.epilogue:
+        return _requant_check(fn, spec, dims, seed, run)
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
@@ -544,9 +551,48 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     plan = _exact_epilogue_inputs(fn, spec, ex_args, seed, (in_type, c_type, rounded_to), k)
     exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()))
     exact_result = ExactResult(plan, exact.mismatches, m * n, exact.first, False, "C within the rounding of the epilogue")
-    passed = declared.comparison.passed and exact_result.passed
+    saturated = None
+    if output_check.is_converted(c_type):  # saturate's clamp exercised; C code for code where exact
+        top = output_check.largest(c_type)
+        p = output_check.power_for(fn, spec, args, output_check.saturating(top))
+        saturated = _epilogue_run(spec, output_check.scaled(fn, spec, args, p), c_type, sum_bound,
+                                  underflow(spec.acc, k), pieces, lambda a, s: run(a, Stats())).comparison
+        if output_check.exact_epilogue(spec):
+            exact_result = _codes(exact_result, exact, c_type)
+    passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed)
     return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
-                       declared.comparison, rounding, None, exact_result, in_type)
+                       declared.comparison, rounding, None, exact_result, in_type, saturated)
+
+
+def _codes(result: ExactResult, run: "_EpilogueRun", c_type: str) -> ExactResult:
+    """The exact run of an FP8 C held code for code: the kernel's conversion of the exact value."""
+    differ = output_check.code_mismatches(c_type, run.got, run.value)
+    first = None
+    if differ.any():
+        i, j = (int(x) for x in np.argwhere(differ)[0])
+        first = (i, j, float(run.got[i, j]), float(run.value[i, j]))
+    return ExactResult(result.plan, int(differ.sum()), result.size, first, True,
+                       f"C code for code (the exact value rounded to {c_type}, ties to even)")
+
+
+def _requant_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
+    """An integer product requantized to i8 (gemmc.interp.output_check): operands scaled to spread C
+    over i8's range, then to saturate it, then powers of two (exact: C code for code)."""
+    args = random_inputs(fn, dims, seed)
+    m, n, k = spec.mnk(args)
+    top = output_check.I8_MAX
+    stats = Stats()
+
+    def scaled(score):
+        return output_check.scaled(fn, spec, args, output_check.power_for(fn, spec, args, score))
+
+    declared = output_check.requant_run(spec, scaled(output_check.spreading(top)), run, stats)
+    saturated = output_check.requant_run(spec, scaled(output_check.saturating(top)), run, Stats())
+    exact = output_check.requant_exact(fn, spec, random_inputs(fn, dims, seed), seed, run)
+    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
+    passed = declared.passed and saturated.passed and exact.passed
+    return CheckResult(declared.rel_err, 0.0, passed, stats, (m, n, k), declared, exact=exact, in_type=in_type,
+                       saturated=saturated)
 
 
 @dataclass
@@ -555,6 +601,8 @@ class _EpilogueRun:
     stats: Stats
     mismatches: int
     first: tuple[int, int, float, float] | None
+    got: np.ndarray | None = None  # C as the kernel wrote it
+    value: np.ndarray | None = None  # the reference before C's rounding
 
 
 def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, floor: float, pieces: int,
@@ -582,7 +630,7 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     if differ.any():
         i, j = (int(x) for x in np.argwhere(differ)[0])
         first = (i, j, float(got[i, j]), float(result.v[i, j]))
-    return _EpilogueRun(comparison, stats, int(differ.sum()), first)
+    return _EpilogueRun(comparison, stats, int(differ.sum()), first, got, result.v)
 
 
 def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,

@@ -14,6 +14,10 @@ Beside each value runs a bound on the error of the kernel's value (running error
     max, min, -x, |x| the largest of the operands' bounds (1-Lipschitz; exact ops)
     tanh, erf         L e_x + ulps u |v|, L = 1 for tanh, 2 / sqrt(pi) for erf
     exp               |v| (exp(e_x) - 1) + ulps u |v|
+    sitofp            u |v| (an integer product's sum into f32: exact below 2^24)
+    roundeven         how far the nearest integers (ties to even) of v - e_x and v + e_x are from
+                      round(v): 0 where no half-integer lies within e_x, so exact sums round alike
+    fptosi            e_x (its argument is an integer already, in range: saturate clamped it)
 
 with every rounding also off by u * tiny absolutely (results in the subnormal range), and the
 stored value rounded to C's type: + u_C |v| + tiny_C.  `ulps` is the math library's accuracy
@@ -101,8 +105,13 @@ def _op(name: str, xs: list[Bounded], u: float, t: str | None) -> Bounded:
         return Bounded(v, np.maximum(x.e, xs[1].e))
     if name in ("arith.negf", "math.absf"):
         return Bounded(-x.v if name == "arith.negf" else ax, x.e)
-    if name == "arith.extf":
+    if name in ("arith.extf", "arith.fptosi"):
         return x
+    if name == "arith.sitofp":
+        return Bounded(x.v, x.e + u * ax)
+    if name == "math.roundeven":
+        v = np.rint(x.v)
+        return Bounded(v, np.maximum(np.abs(np.rint(x.v - x.e) - v), np.abs(np.rint(x.v + x.e) - v)))
     if name == "arith.truncf":
         return Bounded(x.v, x.e + u * ax)
     return _function(name, x, u)
