@@ -133,8 +133,9 @@ class KSplit:
     def _check_atomic(self, store: Operation) -> None:
         element = self.output.type.element_type
         if str(element) not in ATOMIC_TYPES:
+            width = "8" if element.bitwidth == 8 else "16"  # FP8 (a saturating epilogue's C) or 16-bit
             raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
-                             "16-bit values round every partial sum; use reduce=workspace")
+                             f"{width}-bit values round every partial sum; use reduce=workspace")
         if isinstance(store, vector.StoreOp):
             raise pass_error(self.name, store, "reduce=atomic: the epilogue stores vectors, which have no atomic add; "
                              "use reduce=workspace")
