@@ -98,8 +98,8 @@ class EpilogueChecker:
             elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
                 out.operands.append(self._operand(node.token))
         if needs_saturate(self.c.dtype) and not (ast.kind == "call" and str(ast.token) == "saturate"):
-            raise self.b.error(self.c_tok, f"'{self.c_tok}' is {self.c.dtype}: its value is converted with "
-                                           f"saturation; write {self.c_tok} = saturate(...)")
+            raise self.b.error(self.c.dtype, f"the output '{self.c_tok}' is {self.c.dtype}: its value is converted "
+                                             f"with saturation; write {self.c_tok} = saturate(...)")
         return out
 
     def _call(self, node: epi.Node, outermost: bool) -> None:

@@ -400,7 +400,7 @@ class _Builder:
         a, b = a_use.tensor, b_use.tensor
         if not (is_int(a.dtype) or is_int(b.dtype)):
             if is_int(c.dtype):
-                raise self.error(c.dtype, f"the output '{c.name}' is {INT_ACC}, the output of i8 and u8 operands; "
+                raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}, the output of i8 and u8 operands; "
                                           f"'{a.name}' is {a.dtype}")
             return False
         for use, other in ((a_use, b_use), (b_use, a_use)):
