@@ -23,6 +23,7 @@ from gemmc.dialects.gemm import type_name as gemm_type_name
 from gemmc.emit import harness_epilogue, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, scalar_ctype
+from gemmc.emit.c_types import is_fp8 as is_fp8_type
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
 from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -91,6 +92,11 @@ class HarnessWriter:
         except (KeyError, AttributeError):
             raise emit_error(fn, f"--harness: {SPEC_ATTR} lacks integer a, b and c") from None
         ta, tb = "transpose_a" in d, "transpose_b" in d
+        c_elem = fn.args[c].type.element_type if c < len(fn.args) else None
+        if c_elem is not None and (gemm_type_name(c_elem) == "i8" or is_fp8_type(c_elem)):
+            # its C holds codes (FP8 bytes, requantized integers) the C++ reference does not decode yet
+            raise emit_error(fn, f"--harness does not check an {gemm_type_name(c_elem)} C yet (an output "
+                                 "conversion); gemmc run checks it")
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
         if not (da and dc and len(da) == len(dc) == 2):
