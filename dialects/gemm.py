@@ -152,6 +152,7 @@ class MatmulOp(IRDLOperation):
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    amax = opt_operand_def(MemRefType)  # memref<1xf32> raised to max |x| of the region's gemm.amax x
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
     epilogue_axes = opt_prop_def(ArrayAttr)  # per epilogue arg: "m", "n", "mn" or "" (a scalar)
 
@@ -181,6 +182,7 @@ class MatmulOp(IRDLOperation):
         epilogue_args: Sequence[SSAValue] = (),
         epilogue_axes: Sequence[str] = (),
         epilogue: Region | None = None,
+        amax: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
@@ -191,7 +193,8 @@ class MatmulOp(IRDLOperation):
             props["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in epilogue_axes])
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
-                      [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args)],
+                      [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
+                      [amax] if amax else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -273,8 +276,8 @@ class MatmulOp(IRDLOperation):
         """The region takes the sum and one element per epilogue operand and yields the
         accumulator type; each operand's shape is C's along its axes."""
         if not self.has_epilogue:
-            if self.epilogue_args or self.epilogue_axes is not None:
-                raise VerifyException("epilogue operands need an epilogue region")
+            if self.epilogue_args or self.epilogue_axes is not None or self.amax is not None:
+                raise VerifyException("epilogue operands and an amax output need an epilogue region")
             return
         if self.alpha is not None or self.beta is not None:
             raise VerifyException("a fused epilogue states alpha and beta in its region (C as an epilogue operand)")
@@ -295,6 +298,9 @@ class MatmulOp(IRDLOperation):
                 c_size = shape["mn".index(axis)]
                 if DYNAMIC_INDEX not in (got, c_size) and got != c_size:
                     raise VerifyException(f"epilogue operand {v.type} has {got} along {axis.upper()}, C has {c_size}")
+        amaxes = [op for op in block.ops if isinstance(op, AmaxOp)]
+        if len(amaxes) != (self.amax is not None) or (self.amax is not None and self.amax.type != AMAX_TYPE):
+            raise VerifyException(f"an amax output ({AMAX_TYPE}) and one gemm.amax in the epilogue go together")
         last = block.last_op
         if not isinstance(last, YieldOp) or last.value.type != self.acc_type:
             raise VerifyException(f"the epilogue must end in gemm.yield of the accumulator type {self.acc_type}")
@@ -356,6 +362,9 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list(self.epilogue_args, printer.print_ssa_value)
             printer.print_string(")")
+        if self.amax is not None:
+            printer.print_string(" amax ")
+            printer.print_ssa_value(self.amax)
         printer.print_op_attributes(
             self.properties, reserved_attr_names=("operandSegmentSizes",)
         )
@@ -385,6 +394,7 @@ class MatmulOp(IRDLOperation):
         extra = []
         if parser.parse_optional_keyword("epilogue"):
             extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        amax = parser.parse_unresolved_operand() if parser.parse_optional_keyword("amax") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
@@ -418,12 +428,32 @@ class MatmulOp(IRDLOperation):
             epilogue_args=extra,
             epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
             epilogue=region,
+            amax=parser.resolve_operand(amax, AMAX_TYPE) if amax is not None else None,
         )
 
 
 def _element(t: Attribute) -> Attribute:
     """An epilogue operand's element type (a scalar's own type)."""
     return t.element_type if isinstance(t, MemRefType) else t
+
+
+# amax's output: one f32, raised by atomics (docs/language.md, "amax")
+AMAX_TYPE = MemRefType(Float32Type(), [1])
+
+
+@irdl_op_definition
+class AmaxOp(IRDLOperation):
+    """A value of a fused epilogue whose magnitude, over every element of C, raises gemm.matmul's
+    amax output (max |x|; an f32, in the epilogue's type or widened to it)."""
+
+    name = "gemm.amax"
+
+    value = operand_def(Float32Type)
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
 
 
 @irdl_op_definition
@@ -612,4 +642,4 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp], [])
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, CopyOp, AssumeRowsAlignedOp], [])

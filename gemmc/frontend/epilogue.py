@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from gemmc.dialects.gemm import YieldOp
+from gemmc.dialects.gemm import AmaxOp, YieldOp
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,13 @@ class EpilogueEmitter:
         if self.result != self.acc:  # requantization: the nearest integer, ties to even; in range
             v = self._op(arith.FPToSIOp(self._op(xmath.RoundEvenOp(v)), self.result))
         self.b.insert(YieldOp(v))
+
+    def amax(self, node: Node) -> None:
+        """gemm.amax of the expression's value, widened to f32 (the amax output's type)."""
+        v = self.value(node)
+        if v.type != Float32Type():
+            v = self._op(arith.ExtFOp(v, Float32Type()))
+        self.b.insert(AmaxOp(v))
 
     def value(self, node: Node) -> SSAValue:
         if node.kind in ("product", "name", "number"):

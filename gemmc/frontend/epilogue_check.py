@@ -64,6 +64,8 @@ class Operand:
 class Epilogue:
     ast: epi.Node
     operands: list[Operand] = field(default_factory=list)
+    amax_ast: epi.Node | None = None  # the argument of `m = amax(...)`, an expression like ast
+    amax_name: str | None = None
 
     def operand(self, name: str) -> Operand:
         return next(o for o in self.operands if o.name == name)
@@ -83,14 +85,14 @@ class EpilogueChecker:
         """The type the epilogue computes in: the accumulator's, f32 for an integer product's."""
         return REQUANT_TYPE if self.k.acc == INT_ACC else self.k.acc
 
-    def check(self, ast: epi.Node) -> Epilogue:
+    def check(self, ast: epi.Node, amax_ast: epi.Node | None = None) -> Epilogue:
         if self.k.acc == INT_ACC and self.c.dtype != REQUANT_OUTPUT:
             at = next(n.token for n in epi.walk(ast) if n.kind != "product")
             raise self.b.error(at, f"an integer product takes no fused epilogue (functions, vectors, other "
                                    f"matrices) into its {self.c.dtype} C: C = A @ B or C = A @ B + C; an epilogue "
                                    f"requantizes to an {REQUANT_OUTPUT} C: C = saturate(s * (A @ B))")
-        out = Epilogue(ast)
-        for node in epi.walk(ast):
+        out = Epilogue(ast, amax_ast=amax_ast)
+        for node in [*epi.walk(ast), *(epi.walk(amax_ast) if amax_ast is not None else ())]:
             if node.kind == "call":
                 self._call(node, node is ast)
             elif node.kind == "number":
@@ -104,6 +106,9 @@ class EpilogueChecker:
 
     def _call(self, node: epi.Node, outermost: bool) -> None:
         name = str(node.token)
+        if name == "amax":
+            raise self.b.error(node.token, "amax(x) is an output of its own: a second assignment 'm = amax(...)' "
+                                           "of a scalar 'm: f32'")
         if name == "saturate" and not outermost:
             raise self.b.error(node.token, f"saturate(x) converts the stored value to {self.c.dtype}'s range: "
                                            f"it is the outermost call ({self.c_tok} = saturate(...))")

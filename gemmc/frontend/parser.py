@@ -36,7 +36,7 @@ from xdsl.rewriter import InsertPoint
 from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
-    ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
+    AMAX_TYPE, ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
     MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
@@ -75,6 +75,7 @@ _TERMINAL_WORDS = {
     "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
+AMAX_DTYPE = "f32"  # an amax output's type (gemm.matmul's amax operand, memref<1xf32>)
 MAX_DIM = 2**31 - 1
 """Kernels index with 32-bit ints (docs/language.md): a dim, and a matrix's element
 count, must fit."""
@@ -107,6 +108,7 @@ class _Kernel:
     acc: str = "f32"
     acc_token: Token | None = None  # where `acc` is declared (None: the default)
     assign: Tree | None = None
+    amax_assign: Tree | None = None  # `m = amax(...)`: a second output, the epilogue's amax
 
 
 def parse_gemm(
@@ -208,6 +210,20 @@ class _Collector:
     def error(self, token: Token, message: str) -> GemmcError:
         return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
 
+    def _assign(self, k: _Kernel, stmt: Tree) -> None:
+        """The assignment of C, and at most one of an amax output (`m = amax(...)`)."""
+        expr = stmt.children[1]
+        is_amax = isinstance(expr, Tree) and expr.data == "call" and str(expr.children[0]) == "amax"
+        if is_amax and k.amax_assign is not None:
+            raise self.error(stmt.children[0], "a kernel has one amax output (m = amax(...))")
+        if is_amax:
+            k.amax_assign = stmt
+        elif k.assign is not None:
+            raise self.error(stmt.children[0], "a kernel has exactly one assignment (and at most one amax "
+                                               "output: m = amax(...))")
+        else:
+            k.assign = stmt
+
     def collect(self, tree: Tree) -> _Kernel:
         (ktree,) = tree.children
         name, *stmts = ktree.children
@@ -215,9 +231,7 @@ class _Collector:
         declared: dict[str, Token] = {}
         for stmt in stmts:
             if stmt.data == "assign":
-                if k.assign is not None:
-                    raise self.error(stmt.children[0], "a kernel has exactly one assignment")
-                k.assign = stmt
+                self._assign(k, stmt)
                 continue
             if stmt.data == "acc_decl":
                 k.acc, k.acc_token = str(stmt.children[0]), stmt.children[0]
@@ -338,14 +352,16 @@ class _Builder:
         c_tok, expr = k.assign.children
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
+        amax_tok, amax_ast = self._amax(ast)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
-        blas = epi.blas_form(ast, str(c_tok), self._is_scale)
+        blas = epi.blas_form(ast, str(c_tok), self._is_scale) if amax_ast is None else None
         extra = None
         self.fused = blas is None  # _check_types: an FP8 or i8 C needs the epilogue's saturate
         if blas is None:
-            extra = EpilogueChecker(self, c, c_tok).check(ast)
+            extra = EpilogueChecker(self, c, c_tok).check(ast, amax_ast)
+            extra.amax_name = str(amax_tok) if amax_tok is not None else None
             alpha_tok = beta_tok = None
         else:
             alpha_tok = self._scale_of(blas[0])
@@ -355,6 +371,29 @@ class _Builder:
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+
+    def _amax(self, ast: epi.Node) -> tuple[Token | None, epi.Node | None]:
+        """The amax output's name and amax's argument (None, None without one): a declared f32
+        scalar, read nowhere, assigned amax of one expression of the same product."""
+        if self.k.amax_assign is None:
+            return None, None
+        tok, tree = self.k.amax_assign.children
+        call = epi.to_ast(tree)
+        if len(call.args) != 1:
+            raise self.error(call.token, f"'amax' takes 1 argument (amax(x)), not {len(call.args)}")
+        if str(tok) not in self.k.scalars or self.k.scalars[str(tok)][1] != AMAX_DTYPE:
+            what = (f"is {self.k.scalars[str(tok)][1]}" if str(tok) in self.k.scalars else
+                    "is a matrix" if str(tok) in self.k.tensors else "is not declared")
+            raise self.error(tok, f"'{tok}' {what}; an amax output is a scalar '{tok}: {AMAX_DTYPE}'")
+        for n in list(epi.walk(ast)) + list(epi.walk(call.args[0])):
+            if n.kind == "name" and str(n.token) == str(tok):
+                raise self.error(n.token, f"'{tok}' is the amax output; an expression cannot read it")
+        mine, theirs = epi.products(call.args[0]), epi.products(ast)
+        if not mine:
+            raise self.error(call.token, "amax's argument has no product; expected 'A @ B' in it (the assignment's)")
+        if theirs and _spelled(mine[0]) != _spelled(theirs[0]):
+            raise self.error(mine[0].token, "amax is taken of the assignment's product A @ B; this is another")
+        return tok, call.args[0]
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -620,12 +659,19 @@ class _Builder:
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
                                      **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
+        amax_name = extra.amax_name if extra is not None else None
+        if amax_name is not None:  # the amax output, last: one f32 the kernel raises
+            arg_types.append(AMAX_TYPE)
+            arg_attrs.append(DictionaryAttr({}))
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
         first_scalar = len(tensors)  # A, B, C, [SA, SB], then the scalars
         for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
+        amax = block.args[-1] if amax_name is not None else None
+        if amax is not None:
+            amax.name_hint = amax_name
         builder = Builder(InsertPoint.at_end(block))
         values = dict(zip(scalar_names, block.args[first_scalar:]))
 
@@ -646,7 +692,7 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type, c.dtype)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue)
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue, amax=amax)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
@@ -681,8 +727,16 @@ class _Builder:
             return _to_type(b, elements[str(node.token)], etype)
 
         saturation = saturation_range(c_dtype, REQUANT_TYPE if integer else self.k.acc)
-        epi.EpilogueEmitter(region_block, etype, leaf, saturation, acc_type).finish(extra.ast)
+        emitter = epi.EpilogueEmitter(region_block, etype, leaf, saturation, acc_type)
+        if extra.amax_ast is not None:
+            emitter.amax(extra.amax_ast)
+        emitter.finish(extra.ast)
         return values, [o.axes for o in operands], Region(region_block)
+
+
+def _spelled(node: epi.Node) -> str:
+    """A product as written (`A @ B.T`), to compare two."""
+    return " ".join(str(t) for t in node.tree.scan_values(lambda _: True))
 
 
 def _to_type(b: Builder, v, t):

@@ -70,7 +70,7 @@ from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
 from gemmc.transforms.matmul_spec import arg_index as _arg_index
 from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
@@ -447,6 +447,7 @@ class CheckResult:
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
     saturated: Comparison | None = None  # an FP8 or i8 C: the run that takes C past its largest value
+    amax: list = field(default_factory=list)  # an amax output's check in each run (output_check.AmaxCheck)
 
 
     def summary(self) -> str:
@@ -468,6 +469,7 @@ class CheckResult:
                          f"{_against_bound(self.saturated)}")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
+        lines += ["  " + a.describe() for a in self.amax]
         return "\n".join(lines)
 
 
@@ -549,19 +551,22 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run)
     ex_args = random_inputs(fn, dims, seed)
     plan = _exact_epilogue_inputs(fn, spec, ex_args, seed, (in_type, c_type, rounded_to), k)
-    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()))
+    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()), "exact")
     exact_result = ExactResult(plan, exact.mismatches, m * n, exact.first, False, "C within the rounding of the epilogue")
-    saturated = None
+    saturated, runs = None, [declared, exact]
     if output_check.is_converted(c_type):  # saturate's clamp exercised; C code for code where exact
         top = output_check.largest(c_type)
         p = output_check.power_for(fn, spec, args, output_check.saturating(top))
-        saturated = _epilogue_run(spec, output_check.scaled(fn, spec, args, p), c_type, sum_bound,
-                                  underflow(spec.acc, k), pieces, lambda a, s: run(a, Stats())).comparison
+        runs.append(_epilogue_run(spec, output_check.scaled(fn, spec, args, p), c_type, sum_bound,
+                                  underflow(spec.acc, k), pieces, lambda a, s: run(a, Stats()), "saturating"))
+        saturated = runs[-1].comparison
         if output_check.exact_epilogue(spec):
             exact_result = _codes(exact_result, exact, c_type)
-    passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed)
+    amax = [r.amax for r in runs if r.amax is not None]
+    passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed) and all(
+        a.passed for a in amax)
     return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
-                       declared.comparison, rounding, None, exact_result, in_type, saturated)
+                       declared.comparison, rounding, None, exact_result, in_type, saturated, amax)
 
 
 def _codes(result: ExactResult, run: "_EpilogueRun", c_type: str) -> ExactResult:
@@ -586,13 +591,14 @@ def _requant_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed
     def scaled(score):
         return output_check.scaled(fn, spec, args, output_check.power_for(fn, spec, args, score))
 
-    declared = output_check.requant_run(spec, scaled(output_check.spreading(top)), run, stats)
-    saturated = output_check.requant_run(spec, scaled(output_check.saturating(top)), run, Stats())
-    exact = output_check.requant_exact(fn, spec, random_inputs(fn, dims, seed), seed, run)
+    declared, amax0 = output_check.requant_run(spec, scaled(output_check.spreading(top)), run, stats, "random")
+    saturated, amax1 = output_check.requant_run(spec, scaled(output_check.saturating(top)), run, Stats(), "saturating")
+    exact, amax2 = output_check.requant_exact(fn, spec, random_inputs(fn, dims, seed), seed, run)
     in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
-    passed = declared.passed and saturated.passed and exact.passed
+    amax = [a for a in (amax0, amax1, amax2) if a is not None]
+    passed = declared.passed and saturated.passed and exact.passed and all(a.passed for a in amax)
     return CheckResult(declared.rel_err, 0.0, passed, stats, (m, n, k), declared, exact=exact, in_type=in_type,
-                       saturated=saturated)
+                       saturated=saturated, amax=amax)
 
 
 @dataclass
@@ -603,10 +609,11 @@ class _EpilogueRun:
     first: tuple[int, int, float, float] | None
     got: np.ndarray | None = None  # C as the kernel wrote it
     value: np.ndarray | None = None  # the reference before C's rounding
+    amax: output_check.AmaxCheck | None = None
 
 
 def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, floor: float, pieces: int,
-                  run: Runner) -> _EpilogueRun:
+                  run: Runner, name: str = "random") -> _EpilogueRun:
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
     own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
     a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
@@ -619,6 +626,7 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
         e_sum = e_sum + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * products
     operands = epilogue_ref.operand_values(spec, args, products.shape)
     result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands)
+    amax = output_check.amax_expected(spec, args, e_sum, name)
     limit = result.e + UNIT_ROUNDOFF[c_type] * (np.abs(result.v) + result.e) + SMALLEST_NORMAL[c_type]
     stats = Stats()
     run(args, stats)
@@ -630,7 +638,8 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     if differ.any():
         i, j = (int(x) for x in np.argwhere(differ)[0])
         first = (i, j, float(got[i, j]), float(result.v[i, j]))
-    return _EpilogueRun(comparison, stats, int(differ.sum()), first, got, result.v)
+    return _EpilogueRun(comparison, stats, int(differ.sum()), first, got, result.v,
+                        amax.after(args) if amax is not None else None)
 
 
 def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,
@@ -678,7 +687,9 @@ def _reduced_pieces(module: ModuleOp, k: int) -> int:
     each alpha * partial rounded and each add rounded in C's type."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-    if not any(op.name == "memref.atomic_rmw" for op in module.walk()):
+    adds = [op for op in module.walk() if op.name == "memref.atomic_rmw"
+            and op.properties["kind"].value.data == ATOMIC_ADDF]  # (an amax output's max is not a sum)
+    if not adds:
         return 1
     schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
     block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]

@@ -59,14 +59,20 @@ def operand_values(spec, args: list, shape: tuple[int, int]) -> list[np.ndarray]
     return out
 
 
-def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np.ndarray]) -> Bounded:
-    """The epilogue's value and error bound from the sum's (`total`) and the operands' values."""
+def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np.ndarray],
+             amax: bool = False) -> Bounded:
+    """The epilogue's value and error bound from the sum's (`total`) and the operands' values; with
+    `amax`, those of gemm.amax's argument (whose max |x| the amax output is) instead."""
     values: list[Bounded] = [total] + [Bounded(x, np.zeros_like(x)) for x in operands]
     tiny = lambda t: UNIT_ROUNDOFF[t] * SMALLEST_NORMAL[t]  # noqa: E731
     for line in lines:
         name, *words = line.split()
-        if name == "gemm.yield":
+        if name == "gemm.yield" and not amax:
             return values[int(words[0])]
+        if name == "gemm.amax":  # (no result: the numbering goes on)
+            if amax:
+                return values[int(words[0])]
+            continue
         if name == "arith.constant":
             c = float(words[0])
             values.append(Bounded(np.full(total.v.shape, c), np.full(total.v.shape, UNIT_ROUNDOFF[acc] * abs(c))))

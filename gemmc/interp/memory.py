@@ -33,7 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from gemmc.dialects.gemm import AssumeRowsAlignedOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.state import KernelState
-from gemmc.support.ir_names import ATOMIC_ADDF, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_MAXIMUMF, LDS_SPACE, memory_space
 from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
@@ -531,9 +531,10 @@ def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
     buf.races.after_write(acc, buf.data, values)
 
 
-def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:
+def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value, ufunc=np.add) -> np.ndarray:
     """memref.atomic_rmw addf: every active lane adds its value, lanes that share an element
-    one after another (np.add.at rounds each add to the buffer's type, as the hardware does).
+    one after another (np.add.at rounds each add to the buffer's type, as the hardware does);
+    maximumf (`ufunc` np.maximum: a NaN wins, as the HIP's integer max of |x|'s bits makes it).
     Returns each lane's element before the op's adds."""
     if buf.kind == "lds":
         raise InterpError(f"{op.name} on LDS ({buf.name}) is not supported")
@@ -547,7 +548,7 @@ def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
-    np.add.at(buf.data, addr, value)
+    ufunc.at(buf.data, addr, value)
     return old
 
 
@@ -593,9 +594,10 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.AtomicRMWOp)
     def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, buf, *indices = args
-        if op.kind.value.data != ATOMIC_ADDF:
-            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) is supported")
-        return (atomic_add(self.state, op, buf, indices, value),)
+        kind = op.kind.value.data
+        if kind not in (ATOMIC_ADDF, ATOMIC_MAXIMUMF):
+            raise InterpError(f"memref.atomic_rmw of kind {kind}: only addf (0) and maximumf (3) are supported")
+        return (atomic_add(self.state, op, buf, indices, value, np.maximum if kind == ATOMIC_MAXIMUMF else np.add),)
 
     @impl(AssumeRowsAlignedOp)
     def run_assume_rows_aligned(self, interp: Interpreter, op: AssumeRowsAlignedOp, args: PythonValues):

@@ -19,7 +19,9 @@ ties to even included.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType
@@ -106,17 +108,59 @@ def reference(spec: MatmulSpec, args: list) -> epilogue_ref.Bounded:
                                      operands)
 
 
-def requant_run(spec: MatmulSpec, args: list, run: Runner, stats: Stats) -> Comparison:
+def requant_run(spec: MatmulSpec, args: list, run: Runner, stats: Stats, name: str
+                ) -> tuple[Comparison, AmaxCheck | None]:
     """Run on `args` and compare the i8 C with the reference: within the bound, an integer of it
-    (codes are integers: half a code more allows no other)."""
+    (codes are integers: half a code more allows no other); and the amax output, if any."""
     result = reference(spec, args)
+    _, products = sum_terms(spec, args)
+    amax = amax_expected(spec, args, np.zeros_like(products), name)
     run(args, stats)
     got = np.asarray(args[spec.c], dtype=np.float64)
-    _, products = sum_terms(spec, args)
-    return compare(got, Terms(result.v, products, np.zeros_like(products)), np.floor(result.e) + 0.5)
+    return (compare(got, Terms(result.v, products, np.zeros_like(products)), np.floor(result.e) + 0.5),
+            amax.after(args) if amax is not None else None)
 
 
-def requant_exact(fn, spec: MatmulSpec, args: list, seed: int, run: Runner) -> ExactResult:
+@dataclass(frozen=True)
+class AmaxCheck:
+    """An amax output against max |x| of the declared program's gemm.amax argument, within the
+    largest of x's element-wise bounds (|max|x'| - max|x|| <= max |x' - x|); `got` after the run."""
+
+    run: str
+    want: float
+    limit: float
+    got: float = float("nan")
+
+    @property
+    def passed(self) -> bool:
+        return bool(abs(self.got - self.want) <= self.limit) or (math.isnan(self.got) and math.isnan(self.want))
+
+    def after(self, args: list) -> AmaxCheck:
+        return dataclasses.replace(self, got=float(np.asarray(args[self._index]).reshape(-1)[0]))
+
+    def describe(self) -> str:
+        verdict = "within" if self.passed else "NOT within"
+        return f"amax ({self.run}): {self.got:.9g}, expected {self.want:.9g} ({verdict} {self.limit:.3g})"
+
+    _index: int = -1
+
+
+def amax_expected(spec: MatmulSpec, args: list, e_sum: np.ndarray, name: str) -> AmaxCheck | None:
+    """The amax output zeroed in `args` (the kernel raises it) and its expected value, before a run."""
+    if spec.amax is None:
+        return None
+    args[spec.amax] = np.zeros_like(np.asarray(args[spec.amax]))
+    total, _ = sum_terms(spec, args)
+    operands = epilogue_ref.operand_values(spec, args, total.shape)
+    etype = REQUANT_TYPE if spec.integer else spec.acc
+    with np.errstate(all="ignore"):
+        x = epilogue_ref.evaluate(spec.epilogue, etype, epilogue_ref.Bounded(total, e_sum), operands, amax=True)
+    want = float(np.max(np.abs(x.v), initial=0.0))
+    limit = float(np.max(x.e, initial=0.0))
+    return AmaxCheck(name, want, limit, _index=spec.amax)
+
+
+def requant_exact(fn, spec: MatmulSpec, args: list, seed: int, run: Runner) -> tuple[ExactResult, AmaxCheck | None]:
     """Scales powers of two (the sum exact in f32 below 2^24, each product exact): C code for code."""
     rng = np.random.default_rng([seed, 2])
     exact = list(args)
@@ -128,16 +172,17 @@ def requant_exact(fn, spec: MatmulSpec, args: list, seed: int, run: Runner) -> E
     p = power_for(fn, spec, exact, spreading(I8_MAX))
     exact = scaled(fn, spec, exact, p)
     want = reference(spec, exact).v
+    amax = amax_expected(spec, exact, np.zeros_like(want), "exact")
     run(exact, Stats())
     got = np.asarray(exact[spec.c], dtype=np.float64)
     result = exact_compare(got, want, ExactPlan(128, 1))
     how = f"scales powers of two (times 2^{p}): C code for code, ties to even"
-    return dataclasses.replace(result, bitwise=False, how=how)
+    return dataclasses.replace(result, bitwise=False, how=how), amax.after(exact) if amax is not None else None
 
 
 # The ops whose values stay exact on the exact run's small integers (and exact constants).
 EXACT_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.maximumf", "arith.minimumf",
-             "math.absf", "arith.extf", "gemm.yield")
+             "math.absf", "arith.extf", "gemm.yield", "gemm.amax")
 
 
 def exact_epilogue(spec: MatmulSpec) -> bool:

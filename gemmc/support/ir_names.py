@@ -79,6 +79,7 @@ ROLE_ATTR = "gemm.role"
 ROLE_K_LOOP = "k_loop"
 ROLE_COMPUTE = "compute"
 ROLE_EPILOGUE = "epilogue"
+ROLE_AMAX = "amax"  # an amax output's atomic max (gemm-to-kernel), carried with the epilogue
 ROLE_ACC_READ = "acc_read"
 ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
@@ -95,3 +96,5 @@ UNROLL_ATTR = "gemmc.unroll"
 
 ATOMIC_ADDF = 0
 """memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""
+ATOMIC_MAXIMUMF = 3
+"""memref.atomic_rmw's `kind` for a float max (arith::AtomicRMWKind::maximumf): an amax output's."""

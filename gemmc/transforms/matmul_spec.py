@@ -55,6 +55,7 @@ class MatmulSpec:
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
     epilogue: tuple[str, ...] = ()
+    amax: int | None = None  # the host argument of an amax output (the epilogue's gemm.amax)
 
     @property
     def integer(self) -> bool:
@@ -95,6 +96,8 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
         d["epilogue_args"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.epilogue_args])
         d["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in spec.epilogue_axes])
         d["epilogue"] = ArrayAttr([StringAttr(x) for x in spec.epilogue])
+    if spec.amax is not None:
+        d["amax"] = IntegerAttr(spec.amax, i64)
     return DictionaryAttr(d)
 
 
@@ -119,6 +122,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         tuple(x.value.data for x in d["epilogue_args"].data) if "epilogue_args" in d else (),
         tuple(x.data for x in d["epilogue_axes"].data) if "epilogue_axes" in d else (),
         tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
+        d["amax"].value.data if "amax" in d else None,
     )
 
 
@@ -149,6 +153,7 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         epilogue_args=tuple(arg_index(fn, v, "an epilogue operand") for v in op.epilogue_args),
         epilogue_axes=tuple(op.axes()),
         epilogue=epilogue_lines(op) if op.has_epilogue else (),
+        amax=arg_index(fn, op.amax, "the amax output") if op.amax is not None else None,
     )
 
 
