@@ -228,6 +228,23 @@ def _packed(S, op):
     return body
 
 
+# -- lane counts ---------------------------------------------------------------------------------
+
+
+def _mbcnt(S, op):
+    """v_mbcnt_lo_u32_b32 / _hi_: S1 + the set bits of the mask S0 that belong to lanes below this
+    one (lo: lanes 0 .. 31, hi: 32 .. 63); LLVM's atomic optimizer numbers the active lanes so."""
+    srcs, d0, hi = list(op.srcs), op.dsts[0].type, "_hi_" in op.MNEMONIC
+
+    def body(act, tgt):
+        mask, base = (u(np.broadcast_to(S.rd_v(x), (S.W, S.L))) & M32 for x in srcs)
+        below = np.clip(np.arange(S.L) - (32 if hi else 0), 0, 32).astype(U64)
+        lanes = np.broadcast_to((U64(1) << below) - U64(1), (S.W, S.L))
+        count = np.vectorize(lambda x: bin(int(x)).count("1"), otypes=[np.uint64])(mask & lanes)
+        S.wr_v(d0, [((count + base) & M32).astype(U32)], act)
+    return body
+
+
 # -- f32 to FP8 ---------------------------------------------------------------------------------
 
 
@@ -259,6 +276,7 @@ def _cvt_pk_fp8(S, op):
 
 BY_MNEMONIC = {
     **dict.fromkeys(("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"), _cvt_pk_fp8),
+    **dict.fromkeys(("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"), _mbcnt),
     **dict.fromkeys(("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32", "v_subb_co_u32",
                      "v_subbrev_co_u32"), _carry),
     "v_mov_b64": _mov64,
