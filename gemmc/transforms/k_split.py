@@ -23,7 +23,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from gemmc.transforms.contraction import role
 from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import (
-    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
+    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_AMAX, ROLE_ATTR, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
 )
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
@@ -114,7 +114,7 @@ class KSplit:
         """The kernel's stores to global memory: all in the epilogue, all to one argument."""
         stores = [op for op in self.kernel.walk() if isinstance(op, (memref.StoreOp, vector.StoreOp))
                   and memory_space(_target(op).type) == GLOBAL_SPACE]
-        stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp)]
+        stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp) and not _is_amax(op)]
         for op in stores:
             if isinstance(op, memref.AtomicRMWOp):
                 raise pass_error(self.name, op, "the kernel has atomics already")
@@ -131,6 +131,10 @@ class KSplit:
         return stores
 
     def _check_atomic(self, store: Operation) -> None:
+        amax = next((op for op in self.kernel.walk() if _is_amax(op)), None)
+        if amax is not None:  # max |x| of partial sums is not that of the sum
+            raise pass_error(self.name, amax, "reduce=atomic: an amax output needs each element's whole sum; "
+                                              "use reduce=workspace")
         element = self.output.type.element_type
         if str(element) not in ATOMIC_TYPES:
             width = "8" if element.bitwidth == 8 else "16"  # FP8 (a saturating epilogue's C) or 16-bit
@@ -304,6 +308,12 @@ def _target(op: Operation) -> SSAValue:
 
 def _stored(op: Operation) -> SSAValue:
     return op.vector if isinstance(op, vector.StoreOp) else op.value
+
+
+def _is_amax(op: Operation) -> bool:
+    """An amax output's atomic max (gemm-to-kernel's), which goes with the epilogue, not an output store."""
+    role = op.attributes.get(ROLE_ATTR)
+    return isinstance(op, memref.AtomicRMWOp) and isinstance(role, StringAttr) and role.data == ROLE_AMAX
 
 
 def _in_epilogue(op: Operation) -> bool:
