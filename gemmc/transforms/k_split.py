@@ -254,6 +254,11 @@ class KSplit:
             old_value = _stored(store)
             Rewriter.replace_op(store, new)
             _erase_if_dead(old_value)
+        for amax in [op for op in self.kernel.walk() if _is_amax(op)]:  # the reduce kernel's, of whole sums
+            magnitude = amax.operands[0]
+            amax.detach()
+            amax.erase()
+            _erase_if_dead(magnitude)
         self._sum_partials(second, w_type)
         self._launch_with_workspace(second, w_type, grid, block)
 
