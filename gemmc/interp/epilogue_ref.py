@@ -7,7 +7,7 @@ Beside each value runs a bound on the error of the kernel's value (running error
 
     the sum           gamma_acc |A| |B| (+ the fragments' rounding, + an atomic reduction's)
     an operand        0 (its elements are the inputs); a conversion to a narrower type u_t |v|
-    a constant        u |c| (0.70710677f is 1/sqrt 2 rounded)
+    a constant        u |c| (0.70710677f is 1/sqrt 2 rounded); 0 for a value of the type (448.0)
     x + y, x - y      e_x + e_y + u |v|                 each op rounds once in its type (u)
     x y               |x| e_y + |y| e_x + e_x e_y + u |v|
     x / y             (e_x + |v| e_y) / (|y| - e_y) + u |v|
@@ -73,9 +73,10 @@ def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np
             if amax:
                 return values[int(words[0])]
             continue
-        if name == "arith.constant":
+        if name == "arith.constant":  # rounded to acc, exactly where it is a value of acc (saturate's bounds)
             c = float(words[0])
-            values.append(Bounded(np.full(total.v.shape, c), np.full(total.v.shape, UNIT_ROUNDOFF[acc] * abs(c))))
+            e = 0.0 if _exact_in(c, acc) else UNIT_ROUNDOFF[acc] * abs(c)
+            values.append(Bounded(np.full(total.v.shape, c), np.full(total.v.shape, e)))
             continue
         t = words[-1] if name in ("arith.extf", "arith.truncf") else None
         xs = [values[int(w)] for w in (words[:-1] if t else words)]
@@ -88,6 +89,14 @@ def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np
         e = np.where(np.isnan(e) | (np.abs(r.v) + e > LARGEST[t or acc]), np.inf, e)
         values.append(Bounded(r.v, e))
     raise ValueError("the epilogue has no gemm.yield")
+
+
+def _exact_in(c: float, t: str) -> bool:
+    """Whether the constant c is a value of the float type t (f32, f16, bf16)."""
+    from gemmc.support.arith_semantics import to_bf16
+
+    rounded = {"f32": np.float32, "f16": np.float16, "bf16": to_bf16}[t](c)
+    return bool(float(rounded) == c)
 
 
 def _op(name: str, xs: list[Bounded], u: float, t: str | None) -> Bounded:
