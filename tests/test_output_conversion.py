@@ -281,3 +281,129 @@ def test_own_backend_refuses_the_fp8_store_at_its_op():
     source = fp8_program("saturate(s * (A @ B))", "f8e4m3fnuz", dims="M = 9, N = 7, K = 5")
     with pytest.raises(GemmcError, match="lower-to-amdgcn: cannot select instructions for 'arith.maximumf'"):
         gemmc.lower(gemmc.parse(source), own, "gfx942")
+
+
+# -- amax: a second output ----------------------------------------------------------------------
+
+
+def amax_program(expr: str, amax: str = "amax(A @ B + b)", c: str = "f8e4m3fnuz", *, dims: str = "M = 19, N = 13, K = 11",
+                 decls: str = "m: f32", ab: str = "bf16") -> str:
+    return fp8_program(expr, c, dims=dims, ab=ab, decls=decls).replace("\n}\n", f"\n  m = {amax}\n}}\n")
+
+
+AMAX_ERRORS = [
+    (amax_program("saturate(A @ B)", "amax(A @ B, b)"), "k.gemm:13:7: error: 'amax' takes 1 argument (amax(x)), not 2"),
+    (amax_program("saturate(A @ B)", decls=""), "k.gemm:13:3: error: 'm' is not declared; an amax output is a scalar "
+                                                "'m: f32'"),
+    (amax_program("saturate(A @ B)", decls="m: f16"), "k.gemm:13:3: error: 'm' is f16; an amax output is a scalar "
+                                                      "'m: f32'"),
+    (amax_program("saturate(A @ B)", "amax(b)"), "k.gemm:13:7: error: amax's argument has no product; expected "
+                                                 "'A @ B' in it (the assignment's)"),
+    (amax_program("saturate(A @ B)", "amax(A @ B.T)", dims="M = 13, N = 13, K = 13"),
+     "k.gemm:13:12: error: amax is taken of the assignment's product A @ B; this is another"),
+    (amax_program("saturate(A @ B + m)"), "k.gemm:12:24: error: 'm' is the amax output; an expression cannot read it"),
+    (amax_program("saturate(amax(A @ B))"), "k.gemm:12:16: error: amax(x) is an output of its own: a second "
+                                            "assignment 'm = amax(...)' of a scalar 'm: f32'"),
+    (amax_program("saturate(A @ B)", "amax(saturate(A @ B))"), "k.gemm:13:12: error: saturate(x) converts the stored "
+                                                               "value to f8e4m3fnuz's range: it is the outermost call "
+                                                               "(C = saturate(...))"),
+    (amax_program("saturate(A @ B)").replace("  m = amax", "  m = amax(A @ B)\n  m = amax"),
+     "k.gemm:14:3: error: a kernel has one amax output (m = amax(...))"),
+]
+
+
+@pytest.mark.parametrize("source,expected", AMAX_ERRORS, ids=[str(i) for i in range(len(AMAX_ERRORS))])
+def test_amax_misuse_is_a_located_error(source, expected):
+    assert error_of(source) == expected
+
+
+AMAX_PIPELINES = {**PIPELINES, "default": None}
+
+
+@pytest.mark.parametrize("pipeline", AMAX_PIPELINES)
+@pytest.mark.parametrize("arch", FP8_OUT)
+def test_amax_through_every_pipeline(arch, pipeline):
+    if pipeline == "matrix" and arch == "gfx1201":
+        pytest.skip("the 32x32 tile's 4x2 waves are CDNA's; step7 takes gfx1201's matrix cores")
+    source = amax_program("saturate(alpha * (A @ B + b))", c=FP8_OUT[arch])
+    result = gemmc.check(gemmc.lower(gemmc.parse(source), AMAX_PIPELINES[pipeline], arch), arch)
+    assert result.passed and len(result.amax) == 3, result.summary()
+
+
+@pytest.mark.parametrize("arch", AMD_ARCHS)
+def test_amax_of_a_requantized_product(arch):
+    source = int_program("saturate(z * (A @ B))", decls="m: f32").replace("\n}\n", "\n  m = amax(A @ B)\n}\n")
+    result = gemmc.check(gemmc.lower(gemmc.parse(source), None, arch), arch)
+    assert result.passed and len(result.amax) == 3, result.summary()
+
+
+@pytest.mark.parametrize("tail", ["split-k{factor=3}", "stream-k{workgroups=3}"])
+def test_atomic_reductions_refuse_an_amax(tail):
+    base = "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=4},register-tiling{thread-m=2 thread-n=2}"
+    source = amax_program("alpha * (A @ B)", "amax(A @ B)", c="f32")
+    with pytest.raises(GemmcError, match="reduce=atomic: an amax output needs each element's whole sum"):
+        gemmc.lower(gemmc.parse(source), f"{base},{tail}", "gfx942")
+
+
+def test_planted_amax_of_the_scaled_result_fails():
+    """The kernel raises amax with s * (A @ B + b), the program asks for A @ B + b."""
+    want = gemmc.parse(amax_program("saturate(alpha * (A @ B + b))"))
+    got = gemmc.lower(gemmc.parse(amax_program("saturate(alpha * (A @ B + b))", "amax(alpha * (A @ B + b))")),
+                      "step3", "gfx942")
+    assert not interp_check(got, {}, gemmc.get_arch("gfx942"), spec=matmul_spec(want)).passed
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_amax_is_an_integer_atomic_max_of_the_bits(arch):
+    fmt = "f8e4m3fn" if arch == "sm_90" else "f8e4m3fnuz"
+    module = gemmc.lower(gemmc.parse(amax_program("saturate(A @ B)", c=fmt)), "step3", arch)
+    hip = gemmc.emit(module, arch, "hip")
+    atomic = "atomicMax(" if arch == "sm_90" else "__hip_atomic_fetch_max("
+    assert f"{atomic}reinterpret_cast<unsigned int*>(&m[0]), __builtin_bit_cast(unsigned int, magnitude)" in hip
+
+
+# -- the examples on every AMD target -------------------------------------------------------------
+
+
+def example(name: str, arch: str) -> str:
+    """The example's text for `arch`: fp8_amax's OCP e4m3 as gfx942's FNUZ there, bf16 where the
+    target has no FP8 (as the example's comment says)."""
+    text = (ROOT / "examples" / f"{name}.gemm").read_text()
+    if name == "fp8_amax" and arch == "gfx942":
+        return text.replace("f8e4m3fn[", "f8e4m3fnuz[")
+    if name == "fp8_amax" and arch in ("gfx90a", "gfx1100"):
+        return text.replace("f8e4m3fn[", "bf16[")
+    return text
+
+
+@pytest.mark.parametrize("arch", AMD_ARCHS)
+@pytest.mark.parametrize("name", ["int8_requant", "fp8_amax"])
+def test_example_passes_by_default(name, arch):
+    module = gemmc.lower(gemmc.parse(example(name, arch), f"{name}.gemm", {"M": 40, "N": 72, "K": 48}), None, arch)
+    result = gemmc.check(module, arch)
+    assert result.passed, result.summary()
+
+
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
+@pytest.mark.parametrize("arch", AMD_ARCHS)
+@pytest.mark.parametrize("name", ["int8_requant", "fp8_amax"])
+def test_example_builds_with_no_scratch(name, arch):
+    from gemmc.target.toolchain import compile_device, resource_report
+
+    module = gemmc.lower(gemmc.parse(example(name, arch), f"{name}.gemm"), None, arch)
+    hip = gemmc.emit(module, arch, "hip")
+    assert "s_swappc" not in compile_device(hip, arch, "asm")
+    for kernel in resource_report(hip, arch):
+        assert kernel.scratch_bytes == 0 and kernel.vgpr_spill == 0
+
+
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950", "gfx1201"])
+def test_fp8_amax_example_runs_in_the_amdgcn_interpreter(arch, tmp_path, capsys):
+    """--level asm: clang's atomic optimizer (a wave's max by s_ff1 / v_readlane, one umax a wave)."""
+    from gemmc.driver.cli import main
+
+    src = tmp_path / "fp8_amax.gemm"
+    src.write_text(example("fp8_amax", arch))
+    argv = ["run", str(src), "--arch", arch, "--level", "asm", "-D", "M=19", "-D", "N=37", "-D", "K=32"]
+    assert main(argv) == 0, capsys.readouterr().out
