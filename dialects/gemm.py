@@ -152,6 +152,7 @@ class MatmulOp(IRDLOperation):
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    outputs = var_operand_def(MemRefType)  # more outputs of C's shape, each stored by a gemm.output
     amax = opt_operand_def(MemRefType)  # memref<1xf32> raised to max |x| of the region's gemm.amax x
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
     epilogue_axes = opt_prop_def(ArrayAttr)  # per epilogue arg: "m", "n", "mn" or "" (a scalar)
@@ -183,6 +184,7 @@ class MatmulOp(IRDLOperation):
         epilogue_axes: Sequence[str] = (),
         epilogue: Region | None = None,
         amax: SSAValue | None = None,
+        outputs: Sequence[SSAValue] = (),
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
@@ -194,7 +196,7 @@ class MatmulOp(IRDLOperation):
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
                       [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
-                      [amax] if amax else []],
+                      list(outputs), [amax] if amax else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -276,7 +278,7 @@ class MatmulOp(IRDLOperation):
         """The region takes the sum and one element per epilogue operand and yields the
         accumulator type; each operand's shape is C's along its axes."""
         if not self.has_epilogue:
-            if self.epilogue_args or self.epilogue_axes is not None or self.amax is not None:
+            if self.epilogue_args or self.epilogue_axes is not None or self.amax is not None or self.outputs:
                 raise VerifyException("epilogue operands and an amax output need an epilogue region")
             return
         if self.alpha is not None or self.beta is not None:
@@ -298,6 +300,13 @@ class MatmulOp(IRDLOperation):
                 c_size = shape["mn".index(axis)]
                 if DYNAMIC_INDEX not in (got, c_size) and got != c_size:
                     raise VerifyException(f"epilogue operand {v.type} has {got} along {axis.upper()}, C has {c_size}")
+        stored = [op for op in block.ops if isinstance(op, OutputOp)]
+        if len(stored) != len(self.outputs) or any(op.value.type != self.acc_type for op in stored):
+            raise VerifyException(f"{len(self.outputs)} more outputs need as many gemm.output of the accumulator "
+                                  f"type {self.acc_type} in the epilogue, in order")
+        for out in self.outputs:
+            if out.type.get_shape() != self.c.type.get_shape():
+                raise VerifyException(f"output {out.type} is not of C's shape {self.c.type}")
         amaxes = [op for op in block.ops if isinstance(op, AmaxOp)]
         if len(amaxes) != (self.amax is not None) or (self.amax is not None and self.amax.type != AMAX_TYPE):
             raise VerifyException(f"an amax output ({AMAX_TYPE}) and one gemm.amax in the epilogue go together")
@@ -362,6 +371,10 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list(self.epilogue_args, printer.print_ssa_value)
             printer.print_string(")")
+        if self.outputs:
+            printer.print_string(" outputs(")
+            printer.print_list(self.outputs, printer.print_ssa_value)
+            printer.print_string(")")
         if self.amax is not None:
             printer.print_string(" amax ")
             printer.print_ssa_value(self.amax)
@@ -377,6 +390,10 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
             printer.print_string(") ")
+            if self.outputs:
+                printer.print_string("outputs(")
+                printer.print_list([v.type for v in self.outputs], printer.print_attribute)
+                printer.print_string(") ")
             printer.print_region(self.epilogue, print_entry_block_args=True)
 
     @classmethod
@@ -394,6 +411,9 @@ class MatmulOp(IRDLOperation):
         extra = []
         if parser.parse_optional_keyword("epilogue"):
             extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        outputs = []
+        if parser.parse_optional_keyword("outputs"):
+            outputs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         amax = parser.parse_unresolved_operand() if parser.parse_optional_keyword("amax") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -404,6 +424,12 @@ class MatmulOp(IRDLOperation):
             if len(extra_types) != len(extra):
                 parser.raise_error(f"{len(extra)} epilogue operands but {len(extra_types)} types")
             extra = [parser.resolve_operand(o, t) for o, t in zip(extra, extra_types)]
+            if outputs:
+                parser.parse_keyword("outputs")
+                out_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+                if len(out_types) != len(outputs):
+                    parser.raise_error(f"{len(outputs)} outputs but {len(out_types)} types")
+                outputs = [parser.resolve_operand(o, t) for o, t in zip(outputs, out_types)]
             region = parser.parse_region()
         elif extra:
             parser.raise_error("the epilogue operands' types follow the operands' as 'epilogue(types) { region }'")
@@ -429,6 +455,7 @@ class MatmulOp(IRDLOperation):
             epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
             epilogue=region,
             amax=parser.resolve_operand(amax, AMAX_TYPE) if amax is not None else None,
+            outputs=outputs,
         )
 
 
@@ -449,6 +476,21 @@ class AmaxOp(IRDLOperation):
     name = "gemm.amax"
 
     value = operand_def(Float32Type)
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """A value of a fused epilogue stored, rounded to its type, into gemm.matmul's next output at the
+    element's (row, col) (the outputs in the order of their gemm.output ops); in the accumulator type."""
+
+    name = "gemm.output"
+
+    value = operand_def()
     traits = traits_def(HasParent(MatmulOp))
     assembly_format = "$value attr-dict `:` type($value)"
 
@@ -642,4 +684,4 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, CopyOp, AssumeRowsAlignedOp], [])
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, OutputOp, CopyOp, AssumeRowsAlignedOp], [])

@@ -33,7 +33,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from gemmc.support.diagnostics import pass_error
-from gemmc.dialects.gemm import MX_BLOCK, AmaxOp, MatmulOp, YieldOp
+from gemmc.dialects.gemm import MX_BLOCK, AmaxOp, MatmulOp, OutputOp, YieldOp
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     ARG_UNSIGNED_ATTR,
@@ -106,6 +106,7 @@ class GemmToKernelPass(ModulePass):
         # a fused epilogue's vectors, matrices and scalars, each once: C read in the epilogue is C's
         # argument (split-k's linearity check and the store see one C), not an alias of it
         operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
+        operands += [v for v in matmul.outputs if v not in operands]  # the other outputs
         operands += [matmul.amax] if matmul.amax is not None else []  # the amax output, last
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
@@ -139,6 +140,7 @@ class GemmToKernelPass(ModulePass):
         scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[5 if scaled else 3:]))
         extra = [args[operands.index(v)] for v in matmul.epilogue_args]
         amax = args[operands.index(matmul.amax)] if matmul.amax is not None else None
+        outputs = [args[operands.index(v)] for v in matmul.outputs]
         kb = KernelBuilder.at_end(kernel.body.block)
         ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
         M = kb.dim(C, 0, "M")
@@ -172,7 +174,7 @@ class GemmToKernelPass(ModulePass):
                 loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
             if matmul.has_epilogue:
-                result = _fused_epilogue(kb, matmul, loop.results[0], extra, row, col, amax)
+                result = _fused_epilogue(kb, matmul, loop.results[0], extra, row, col, amax, outputs)
             else:
                 result = _epilogue(kb, loop.results[0], C, row, col, scalars, isinstance(acc_type, IntegerType))
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
@@ -214,11 +216,14 @@ def _dims_of(value: SSAValue) -> ArrayAttr:
     return ArrayAttr([])
 
 
-def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, col, amax=None) -> SSAValue:
+def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, col, amax=None,
+                    outputs=()) -> SSAValue:
     """The matmul's epilogue region at (row, col): each operand's element loaded where its axes say
     (a vector [N] at col, [M] at row, a matrix at (row, col), a scalar as it is), the region's
     ops copied in after the K loop (so the tiling passes move them with the epilogue); gemm.amax
-    becomes the element's atomic max into the amax output (`_amax`)."""
+    becomes the element's atomic max into the amax output (`_amax`), each gemm.output the element's
+    store into the next other output (before C's, which ends the epilogue)."""
+    stores = iter(outputs)
     block = matmul.epilogue.blocks[0]
     mapping: dict[SSAValue, SSAValue] = {block.args[0]: acc}
     index = {"m": [row], "n": [col], "mn": [row, col]}
@@ -231,6 +236,10 @@ def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, 
             break
         if isinstance(op, AmaxOp):
             _amax(kb, mapping[op.value], amax)
+            continue
+        if isinstance(op, OutputOp):
+            out = next(stores)
+            kb.store(kb.convert(mapping[op.value], out.type.element_type), out, [row, col])
             continue
         copy = op.clone(value_mapper=mapping)
         kb.b.insert(copy)

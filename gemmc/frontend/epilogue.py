@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from gemmc.dialects.gemm import AmaxOp, YieldOp
+from gemmc.dialects.gemm import AmaxOp, OutputOp, YieldOp
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,12 @@ _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_CUBIC = 0.044715
 
 
+def _convert(v: SSAValue, t: Attribute):
+    """A float conversion between two float types (f16 <-> bf16 not needed: the epilogue's type is f32
+    or f16, and an output read back is rounded to its own type first)."""
+    return arith.TruncFOp(v, t) if v.type.bitwidth > t.bitwidth else arith.ExtFOp(v, t)
+
+
 class EpilogueEmitter:
     """Writes an expression as ops at the end of `block`: `leaf(node)` gives the value of a
     product, name or number node in the epilogue's type `acc` (the accumulator type; f32 for an
@@ -111,12 +117,42 @@ class EpilogueEmitter:
         self.leaf = leaf
         self.saturation = saturation
         self.result = result or acc
+        self.reads: dict[str, tuple] = {}  # outputs written before, by name: (value, its output's type)
 
     def finish(self, node: Node) -> None:
+        self.b.insert(YieldOp(self.stored(node)))
+
+    def stored(self, node: Node) -> SSAValue:
+        """The expression's value as the store takes it (in the yield's type)."""
         v = self.value(node)
         if self.result != self.acc:  # requantization: the nearest integer, ties to even; in range
             v = self._op(arith.FPToSIOp(self._op(xmath.RoundEvenOp(v)), self.result))
-        self.b.insert(YieldOp(v))
+        return v
+
+    def output(self, node: Node, name: str, element: Attribute) -> SSAValue:
+        """gemm.output of the expression (the next output's value); a later expression reading `name`
+        reads it rounded to the output's `element` type (its stored value), back in the epilogue's."""
+        v = self.stored(node)
+        self.b.insert(OutputOp(v))
+        self.remember(name, v, element)
+        return v
+
+    def remember(self, name: str, v: SSAValue, element: Attribute) -> None:
+        """A later expression reads output `name` as stored: v rounded to `element`, back in the
+        epilogue's type (an integer output, requantized, is not read back: the parser refuses it)."""
+        if v.type == self.acc:
+            self.reads[name] = (v, element)  # converted where first read (`_read`)
+
+    def _read(self, name: str) -> SSAValue:
+        v, element = self.reads[name]
+        if isinstance(v, tuple) or element is None:
+            return v
+        back = v if v.type == element else self._op(_convert(v, element))
+        if back.type != self.acc and back.type.bitwidth == self.acc.bitwidth:  # bf16 into f16: through f32
+            back = self._op(arith.ExtFOp(back, Float32Type()))
+        back = back if back.type == self.acc else self._op(_convert(back, self.acc))
+        self.reads[name] = (back, None)  # the one conversion, read again
+        return back
 
     def amax(self, node: Node) -> None:
         """gemm.amax of the expression's value, widened to f32 (the amax output's type)."""
@@ -126,6 +162,8 @@ class EpilogueEmitter:
         self.b.insert(AmaxOp(v))
 
     def value(self, node: Node) -> SSAValue:
+        if node.kind == "name" and str(node.token) in self.reads:
+            return self._read(str(node.token))
         if node.kind in ("product", "name", "number"):
             return self.leaf(node, self.b)
         args = [self.value(a) for a in node.args]

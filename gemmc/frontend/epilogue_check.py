@@ -66,6 +66,17 @@ class Epilogue:
     operands: list[Operand] = field(default_factory=list)
     amax_ast: epi.Node | None = None  # the argument of `m = amax(...)`, an expression like ast
     amax_name: str | None = None
+    more: list[MoreOutput] = field(default_factory=list)  # the outputs assigned after C, in order
+
+
+@dataclass
+class MoreOutput:
+    """An output assigned after C (`Y = gelu(C)`): its name, tensor and expression, which may read
+    the outputs assigned before it (their stored values)."""
+
+    token: Token
+    tensor: object  # the parser's _Tensor
+    ast: epi.Node
 
     def operand(self, name: str) -> Operand:
         return next(o for o in self.operands if o.name == name)
@@ -85,32 +96,46 @@ class EpilogueChecker:
         """The type the epilogue computes in: the accumulator's, f32 for an integer product's."""
         return REQUANT_TYPE if self.k.acc == INT_ACC else self.k.acc
 
-    def check(self, ast: epi.Node, amax_ast: epi.Node | None = None) -> Epilogue:
+    def check(self, ast: epi.Node, amax_ast: epi.Node | None = None, more: list[MoreOutput] = ()) -> Epilogue:
         if self.k.acc == INT_ACC and self.c.dtype != REQUANT_OUTPUT:
             at = next(n.token for n in epi.walk(ast) if n.kind != "product")
             raise self.b.error(at, f"an integer product takes no fused epilogue (functions, vectors, other "
                                    f"matrices) into its {self.c.dtype} C: C = A @ B or C = A @ B + C; an epilogue "
                                    f"requantizes to an {REQUANT_OUTPUT} C: C = saturate(s * (A @ B))")
-        out = Epilogue(ast, amax_ast=amax_ast)
-        for node in [*epi.walk(ast), *(epi.walk(amax_ast) if amax_ast is not None else ())]:
-            if node.kind == "call":
-                self._call(node, node is ast)
-            elif node.kind == "number":
-                self.b._scale(node.token, self.etype)  # fits the epilogue's type (a located error if not)
-            elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
-                out.operands.append(self._operand(node.token))
-        if needs_saturate(self.c.dtype) and not (ast.kind == "call" and str(ast.token) == "saturate"):
-            raise self.b.error(self.c.dtype, f"the output '{self.c_tok}' is {self.c.dtype}: its value is converted "
-                                             f"with saturation; write {self.c_tok} = saturate(...)")
+        out = Epilogue(ast, amax_ast=amax_ast, more=list(more))
+        written = [str(self.c_tok)]  # the outputs a later expression reads (C's stored value, ...)
+        self._expression(out, ast, self.c_tok, self.c.dtype, ())
+        if amax_ast is not None:
+            self._expression(out, amax_ast, None, None, ())
+        for m in more:
+            self._expression(out, m.ast, m.token, m.tensor.dtype, tuple(written))
+            written.append(str(m.token))
         return out
 
-    def _call(self, node: epi.Node, outermost: bool) -> None:
+    def _expression(self, out: Epilogue, ast: epi.Node, tok: Token | None, dtype, reads: tuple[str, ...]) -> None:
+        """One assigned expression (tok None: amax's argument); names in `reads` are outputs written
+        before it, the others operands."""
+        for node in epi.walk(ast):
+            if node.kind == "call":
+                self._call(node, node is ast and tok is not None, dtype)
+            elif node.kind == "number":
+                self.b._scale(node.token, self.etype)  # fits the epilogue's type (a located error if not)
+            elif node.kind == "name" and str(node.token) in reads:
+                continue
+            elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
+                out.operands.append(self._operand(node.token))
+        if tok is not None and needs_saturate(dtype) and not (ast.kind == "call" and str(ast.token) == "saturate"):
+            raise self.b.error(dtype, f"the output '{tok}' is {dtype}: its value is converted with saturation; "
+                                      f"write {tok} = saturate(...)")
+
+    def _call(self, node: epi.Node, outermost: bool, dtype=None) -> None:
         name = str(node.token)
+        dtype = dtype or self.c.dtype
         if name == "amax":
             raise self.b.error(node.token, "amax(x) is an output of its own: a second assignment 'm = amax(...)' "
                                            "of a scalar 'm: f32'")
         if name == "saturate" and not outermost:
-            raise self.b.error(node.token, f"saturate(x) converts the stored value to {self.c.dtype}'s range: "
+            raise self.b.error(node.token, f"saturate(x) converts the stored value to {dtype}'s range: "
                                            f"it is the outermost call ({self.c_tok} = saturate(...))")
         arity = epi.FUNCTIONS.get(name)
         if arity is None:

@@ -37,12 +37,12 @@ from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
     AMAX_TYPE, ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
-    MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
+    MatmulOp, YieldOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
-from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, needs_saturate, \
-    saturation_range
+from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, \
+    needs_saturate, saturation_range
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -109,6 +109,7 @@ class _Kernel:
     acc_token: Token | None = None  # where `acc` is declared (None: the default)
     assign: Tree | None = None
     amax_assign: Tree | None = None  # `m = amax(...)`: a second output, the epilogue's amax
+    more: list[Tree] = field(default_factory=list)  # assignments of more outputs after C's (`Y = gelu(C)`)
 
 
 def parse_gemm(
@@ -219,8 +220,7 @@ class _Collector:
         if is_amax:
             k.amax_assign = stmt
         elif k.assign is not None:
-            raise self.error(stmt.children[0], "a kernel has exactly one assignment (and at most one amax "
-                                               "output: m = amax(...))")
+            k.more.append(stmt)  # another output (gemmc.frontend.epilogue_check.MoreOutput)
         else:
             k.assign = stmt
 
@@ -353,14 +353,15 @@ class _Builder:
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
         amax_tok, amax_ast = self._amax(ast)
+        more = self._more_outputs(c, c_tok, ast)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
-        blas = epi.blas_form(ast, str(c_tok), self._is_scale) if amax_ast is None else None
+        blas = epi.blas_form(ast, str(c_tok), self._is_scale) if amax_ast is None and not more else None
         extra = None
         self.fused = blas is None  # _check_types: an FP8 or i8 C needs the epilogue's saturate
         if blas is None:
-            extra = EpilogueChecker(self, c, c_tok).check(ast, amax_ast)
+            extra = EpilogueChecker(self, c, c_tok).check(ast, amax_ast, more)
             extra.amax_name = str(amax_tok) if amax_tok is not None else None
             alpha_tok = beta_tok = None
         else:
@@ -370,7 +371,41 @@ class _Builder:
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
+        self._check_more_types(more, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+
+    def _more_outputs(self, c: _Tensor, c_tok: Token, ast: epi.Node) -> list[MoreOutput]:
+        """The outputs assigned after C: matrices of C's dims, row-major, each assigned once, whose
+        expressions have C's product or read the outputs assigned before them (not an i8 one)."""
+        out: list[MoreOutput] = []
+        written = {str(c_tok): c}
+        product = epi.products(ast)
+        operands = {str(op.children[0]) for n in product for op in n.tree.children}
+        for stmt in self.k.more:
+            tok, tree = stmt.children
+            t = self._matrix(tok)
+            if str(tok) in written or str(tok) in operands:
+                what = "assigned already" if str(tok) in written else "an operand of the product"
+                raise self.error(tok, f"'{tok}' is {what}; each output is assigned once, apart from A and B")
+            if [str(d) for d in t.dims] != [str(d) for d in c.dims] or t.col_major:
+                raise self.error(tok, f"'{tok}' is [{', '.join(t.dim_names())}]{' col_major' if t.col_major else ''}; "
+                                      f"another output is [{', '.join(c.dim_names())}] row-major, as {c_tok}")
+            node = epi.to_ast(tree)
+            later = {str(s.children[0]) for s in self.k.more} - set(written) - {str(tok)}
+            for n in epi.walk(node):
+                if n.kind == "name" and str(n.token) in later | {str(tok)}:
+                    raise self.error(n.token, f"'{n.token}' is assigned below; an output is read after its assignment")
+                if n.kind == "name" and str(n.token) in written and written[str(n.token)].dtype == REQUANT_OUTPUT:
+                    raise self.error(n.token, f"'{n.token}' is {REQUANT_OUTPUT}; a later output reads a float one")
+            for p in epi.products(node):
+                if product and _spelled(p) != _spelled(product[0]):
+                    raise self.error(p.token, "an assignment has one product A @ B (written again it is the same "
+                                              "sum); this is another")
+            if not epi.products(node) and not any(n.kind == "name" and str(n.token) in written for n in epi.walk(node)):
+                raise self.error(tok, f"'{tok}''s expression has neither the product nor an output assigned before it")
+            out.append(MoreOutput(tok, t, node))
+            written[str(tok)] = t
+        return out
 
     def _amax(self, ast: epi.Node) -> tuple[Token | None, epi.Node | None]:
         """The amax output's name and amax's argument (None, None without one): a declared f32
@@ -497,6 +532,18 @@ class _Builder:
                 if use.tensor.dtype in MX_NARROW_TYPES or use.tensor.dtype == SCALE_NAME:
                     raise self.error(use.token, f"'{use.token}' is {use.tensor.dtype}, a block-scaled format: write "
                                                 f"'{use.token} scaled S{use.token}' with its {SCALE_NAME} scales")
+
+    def _check_more_types(self, more: list[MoreOutput], c: _Tensor) -> None:
+        """Another output is a float type (an FP8 one of the arch) of a float product, i8 of an integer one."""
+        for m in more:
+            dtype = m.tensor.dtype
+            if self.k.acc == INT_ACC:
+                raise self.error(m.token, f"an integer product writes one output (C) yet; '{m.token}' is another")
+            if self.k.acc != INT_ACC and (is_int(dtype) or dtype not in OUTPUT_TYPES):
+                raise self.error(dtype, f"'{m.token}' is {dtype}; an output must be "
+                                        f"{', '.join(t for t in OUTPUT_TYPES if not is_int(t))}")
+            if self.arch is not None and is_narrow_float(dtype) and dtype not in self.arch.dtypes:
+                raise self.error(dtype, f"{self.arch.name} cannot do {dtype}; its types: {', '.join(self.arch.dtypes)}")
 
     def _check_scales(self, a_use: _Use, b_use: _Use) -> None:
         """A block-scaled product: both operands scaled, by E8M0 matrices of their operand's
@@ -653,6 +700,7 @@ class _Builder:
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
         if extra is not None:  # the epilogue's tensors follow A, B, C (and scales); its scalars come last
             tensors += [t for t in (k.tensors[o.name] for o in extra.operands if o.axes) if t not in tensors]
+            tensors += [m.tensor for m in extra.more if m.tensor not in tensors]  # the other outputs
             scalar_names = [o.name for o in extra.operands if not o.axes]
         scalar_type = ELEMENT_TYPES[REQUANT_TYPE]() if extra is not None and k.acc == INT_ACC else acc_type
         arg_types = [self._memref(t) for t in tensors] + [scalar_type] * len(scalar_names)
@@ -692,7 +740,8 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type, c.dtype)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue, amax=amax)
+                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue, amax=amax,
+                     outputs=[block.args[tensors.index(m.tensor)] for m in (extra.more if extra else ())])
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
@@ -730,7 +779,15 @@ class _Builder:
         emitter = epi.EpilogueEmitter(region_block, etype, leaf, saturation, acc_type)
         if extra.amax_ast is not None:
             emitter.amax(extra.amax_ast)
-        emitter.finish(extra.ast)
+        if not extra.more:
+            emitter.finish(extra.ast)
+            return values, [o.axes for o in operands], Region(region_block)
+        stored = emitter.stored(extra.ast)  # C's value, which the later outputs may read as stored
+        emitter.remember(str(self.k.assign.children[0]), stored, ELEMENT_TYPES[c_dtype]())
+        for m in extra.more:
+            emitter.saturation = saturation_range(m.tensor.dtype, REQUANT_TYPE if integer else self.k.acc)
+            emitter.output(m.ast, str(m.token), ELEMENT_TYPES[m.tensor.dtype]())
+        region_block.add_op(YieldOp(stored))
         return values, [o.axes for o in operands], Region(region_block)
 
 

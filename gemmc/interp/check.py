@@ -448,6 +448,7 @@ class CheckResult:
     in_type: str = "f32"
     saturated: Comparison | None = None  # an FP8 or i8 C: the run that takes C past its largest value
     amax: list = field(default_factory=list)  # an amax output's check in each run (output_check.AmaxCheck)
+    others: list = field(default_factory=list)  # (name, Comparison) of each other output, random inputs
 
 
     def summary(self) -> str:
@@ -469,6 +470,7 @@ class CheckResult:
                          f"{_against_bound(self.saturated)}")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
+        lines += [f"  output {name}: max relative error {c.rel_err:.3g}{_against_bound(c)}" for name, c in self.others]
         lines += ["  " + a.describe() for a in self.amax]
         return "\n".join(lines)
 
@@ -548,10 +550,11 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     m, n, k = spec.mnk(args)
     pieces = _reduced_pieces(module, k)
     sum_bound = gamma_acc(spec.acc, k) + input_rounding(rounded_to)
-    declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run)
+    others = tuple(type_name(fn.args[i].type.element_type) for i in spec.outputs)
+    declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run, others=others)
     ex_args = random_inputs(fn, dims, seed)
     plan = _exact_epilogue_inputs(fn, spec, ex_args, seed, (in_type, c_type, rounded_to), k)
-    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()), "exact")
+    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()), "exact", others)
     exact_result = ExactResult(plan, exact.mismatches, m * n, exact.first, False, "C within the rounding of the epilogue")
     saturated, runs = None, [declared, exact]
     if output_check.is_converted(c_type):  # saturate's clamp exercised; C code for code where exact
@@ -564,9 +567,10 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
             exact_result = _codes(exact_result, exact, c_type)
     amax = [r.amax for r in runs if r.amax is not None]
     passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed) and all(
-        a.passed for a in amax)
+        a.passed for a in amax) and all(o.passed for o in declared.others)
+    others = [(value_name(fn.args[i]), o) for i, o in zip(spec.outputs, declared.others)]
     return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
-                       declared.comparison, rounding, None, exact_result, in_type, saturated, amax)
+                       declared.comparison, rounding, None, exact_result, in_type, saturated, amax, others)
 
 
 def _codes(result: ExactResult, run: "_EpilogueRun", c_type: str) -> ExactResult:
@@ -610,12 +614,14 @@ class _EpilogueRun:
     got: np.ndarray | None = None  # C as the kernel wrote it
     value: np.ndarray | None = None  # the reference before C's rounding
     amax: output_check.AmaxCheck | None = None
+    others: list = field(default_factory=list)  # the other outputs' Comparisons
 
 
 def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, floor: float, pieces: int,
-                  run: Runner, name: str = "random") -> _EpilogueRun:
+                  run: Runner, name: str = "random", others: tuple[str, ...] = ()) -> _EpilogueRun:
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
-    own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
+    own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums; the other
+    outputs (of types `others`) likewise, each with its own rounding."""
     a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
     a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
     if spec.scale_a is not None and spec.scale_b is not None:
@@ -627,19 +633,23 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     operands = epilogue_ref.operand_values(spec, args, products.shape)
     result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands)
     amax = output_check.amax_expected(spec, args, e_sum, name)
-    limit = result.e + UNIT_ROUNDOFF[c_type] * (np.abs(result.v) + result.e) + SMALLEST_NORMAL[c_type]
+    wanted = [(spec.c, result, c_type)] + [
+        (i, epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands, output=k), t)
+        for k, (i, t) in enumerate(zip(spec.outputs, others))]
     stats = Stats()
     run(args, stats)
-    got = args[spec.c].astype(np.float64)
-    t = Terms(result.v, np.abs(result.v), np.zeros_like(products))
-    comparison = compare(got, t, limit)
-    differ = ~(np.abs(got - result.v) <= limit)
-    first = None
-    if differ.any():
-        i, j = (int(x) for x in np.argwhere(differ)[0])
-        first = (i, j, float(got[i, j]), float(result.v[i, j]))
-    return _EpilogueRun(comparison, stats, int(differ.sum()), first, got, result.v,
-                        amax.after(args) if amax is not None else None)
+    comparisons, mismatches, first = [], 0, None
+    for i, want, t in wanted:
+        got = args[i].astype(np.float64)
+        limit = want.e + UNIT_ROUNDOFF[t] * (np.abs(want.v) + want.e) + SMALLEST_NORMAL[t]
+        comparisons.append(compare(got, Terms(want.v, np.abs(want.v), np.zeros_like(products)), limit))
+        differ = ~(np.abs(got - want.v) <= limit)
+        mismatches += int(differ.sum())
+        if differ.any() and first is None:
+            r, c = (int(x) for x in np.argwhere(differ)[0])
+            first = (r, c, float(got[r, c]), float(want.v[r, c]))
+    return _EpilogueRun(comparisons[0], stats, mismatches, first, args[spec.c].astype(np.float64), result.v,
+                        amax.after(args) if amax is not None else None, comparisons[1:])
 
 
 def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,

@@ -60,18 +60,25 @@ def operand_values(spec, args: list, shape: tuple[int, int]) -> list[np.ndarray]
 
 
 def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np.ndarray],
-             amax: bool = False) -> Bounded:
+             amax: bool = False, output: int | None = None) -> Bounded:
     """The epilogue's value and error bound from the sum's (`total`) and the operands' values; with
-    `amax`, those of gemm.amax's argument (whose max |x| the amax output is) instead."""
+    `amax`, those of gemm.amax's argument (whose max |x| the amax output is) instead; with `output`
+    k, those of the k-th gemm.output's (the k-th other output's value)."""
+    outputs_seen = 0
     values: list[Bounded] = [total] + [Bounded(x, np.zeros_like(x)) for x in operands]
     tiny = lambda t: UNIT_ROUNDOFF[t] * SMALLEST_NORMAL[t]  # noqa: E731
     for line in lines:
         name, *words = line.split()
-        if name == "gemm.yield" and not amax:
+        if name == "gemm.yield" and not amax and output is None:
             return values[int(words[0])]
         if name == "gemm.amax":  # (no result: the numbering goes on)
             if amax:
                 return values[int(words[0])]
+            continue
+        if name == "gemm.output":
+            if output == outputs_seen:
+                return values[int(words[0])]
+            outputs_seen += 1
             continue
         if name == "arith.constant":  # rounded to acc, exactly where it is a value of acc (saturate's bounds)
             c = float(words[0])

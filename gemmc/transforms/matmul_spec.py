@@ -56,6 +56,7 @@ class MatmulSpec:
     epilogue_axes: tuple[str, ...] = ()
     epilogue: tuple[str, ...] = ()
     amax: int | None = None  # the host argument of an amax output (the epilogue's gemm.amax)
+    outputs: tuple[int, ...] = ()  # the host arguments of the other outputs (the epilogue's gemm.output)
 
     @property
     def integer(self) -> bool:
@@ -98,6 +99,8 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
         d["epilogue"] = ArrayAttr([StringAttr(x) for x in spec.epilogue])
     if spec.amax is not None:
         d["amax"] = IntegerAttr(spec.amax, i64)
+    if spec.outputs:
+        d["outputs"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.outputs])
     return DictionaryAttr(d)
 
 
@@ -123,6 +126,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         tuple(x.data for x in d["epilogue_axes"].data) if "epilogue_axes" in d else (),
         tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
         d["amax"].value.data if "amax" in d else None,
+        tuple(x.value.data for x in d["outputs"].data) if "outputs" in d else (),
     )
 
 
@@ -154,6 +158,7 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         epilogue_axes=tuple(op.axes()),
         epilogue=epilogue_lines(op) if op.has_epilogue else (),
         amax=arg_index(fn, op.amax, "the amax output") if op.amax is not None else None,
+        outputs=tuple(arg_index(fn, v, "an output") for v in op.outputs),
     )
 
 
