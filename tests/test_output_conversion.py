@@ -407,3 +407,95 @@ def test_fp8_amax_example_runs_in_the_amdgcn_interpreter(arch, tmp_path, capsys)
     src.write_text(example("fp8_amax", arch))
     argv = ["run", str(src), "--arch", arch, "--level", "asm", "-D", "M=19", "-D", "N=37", "-D", "K=32"]
     assert main(argv) == 0, capsys.readouterr().out
+
+
+# -- several outputs: C and Y = f(C) ----------------------------------------------------------------
+
+
+def two_outputs(c_expr: str = "A @ B + b", y_expr: str = "gelu(C)", *, c: str = "bf16", y: str = "f16",
+                dims: str = "M = 19, N = 13, K = 11", extra: str = "") -> str:
+    return f"""kernel two {{
+  dim {dims}
+  A: f16[M, K]
+  B: f16[K, N]
+  b: f32[N]
+  s: f32
+  C: {c}[M, N]
+  Y: {y}[M, N]
+  Z: f32[N, M]
+  {extra}
+  C = {c_expr}
+  Y = {y_expr}
+}}
+"""
+
+
+MORE_ERRORS = [
+    (two_outputs(y_expr="gelu(C) + A @ B.T"), "k.gemm:12:17: error: an assignment has one product A @ B (written "
+                                              "again it is the same sum); this is another"),
+    (two_outputs().replace("  Y = gelu(C)", "  Z = gelu(C)"), "k.gemm:12:3: error: 'Z' is [N, M]; another output is "
+                                                              "[M, N] row-major, as C"),
+    (two_outputs().replace("  Y = gelu(C)\n", "  Y = gelu(C)\n  Y = relu(C)\n"),
+     "k.gemm:13:3: error: 'Y' is assigned already; each output is assigned once, apart from A and B"),
+    (two_outputs(y_expr="gelu(W)", extra="W: f32[M, N]").replace("  Y = gelu(W)\n", "  Y = gelu(W)\n  W = relu(C)\n"),
+     "k.gemm:12:12: error: 'W' is assigned below; an output is read after its assignment"),
+    (two_outputs(y_expr="b"), "k.gemm:12:3: error: 'Y''s expression has neither the product nor an output assigned "
+                              "before it"),
+    (two_outputs(y="f8e4m3fnuz"), "k.gemm:8:6: error: the output 'Y' is f8e4m3fnuz: its value is converted with "
+                                  "saturation; write Y = saturate(...)"),
+    (two_outputs(y="i8", y_expr="saturate(C)"), "k.gemm:8:6: error: 'Y' is i8; an output must be f32, f16, bf16, "
+                                                "f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2"),
+]
+
+
+@pytest.mark.parametrize("source,expected", MORE_ERRORS, ids=[str(i) for i in range(len(MORE_ERRORS))])
+def test_more_outputs_misuse_is_a_located_error(source, expected):
+    assert error_of(source) == expected
+
+
+@pytest.mark.parametrize("pipeline", [*PIPELINES, None])
+def test_two_outputs_through_every_pipeline(pipeline):
+    if pipeline == "split-k":
+        pytest.skip("split-k reduces one output (test_split_k_refuses_two_outputs)")
+    module = gemmc.lower(gemmc.parse(two_outputs(y_expr="gelu(C) * s", y="f8e4m3fnuz").replace(
+        "Y = gelu(C) * s", "Y = saturate(gelu(C) * s)")), PIPELINES.get(pipeline), "gfx942")
+    result = gemmc.check(module, "gfx942")
+    assert result.passed and len(result.others) == 1, result.summary()
+
+
+@pytest.mark.parametrize("arch", AMD_ARCHS)
+def test_two_outputs_by_default_on_every_target(arch):
+    module = gemmc.lower(gemmc.parse(two_outputs(dims="M = 130, N = 72, K = 40")), None, arch)
+    result = gemmc.check(module, arch)
+    assert result.passed and len(result.others) == 1, result.summary()
+
+
+def test_split_k_refuses_two_outputs():
+    base = "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=4},register-tiling{thread-m=2 thread-n=2}"
+    with pytest.raises(GemmcError, match="the epilogue stores to two outputs; split-k reduces one"):
+        gemmc.lower(gemmc.parse(two_outputs()), f"{base},split-k{{factor=3 reduce=workspace}}", "gfx942")
+
+
+def test_planted_y_of_the_unrounded_c_fails():
+    """Y reads C as stored (bf16): a kernel taking gelu of the f32 value instead is off by bf16's rounding,
+    far above Y's (f16) bound."""
+    want = gemmc.parse(two_outputs())
+    got = gemmc.lower(gemmc.parse(two_outputs(y_expr="gelu(A @ B + b)")), "step3", "gfx942")
+    assert not interp_check(got, {}, gemmc.get_arch("gfx942"), spec=matmul_spec(want)).passed
+
+
+def test_three_outputs_and_an_amax():
+    source = two_outputs(extra="W: f32[M, N]\n  m: f32").replace(
+        "  Y = gelu(C)\n", "  Y = gelu(C)\n  W = relu(Y) - C\n  m = amax(A @ B)\n")
+    module = gemmc.lower(gemmc.parse(source), "step6", "gfx1100")
+    result = gemmc.check(module, "gfx1100")
+    assert result.passed and len(result.others) == 2 and len(result.amax) == 2, result.summary()
+
+
+@pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
+def test_two_outputs_run_in_the_amdgcn_interpreter(tmp_path, capsys):
+    from gemmc.driver.cli import main
+
+    src = tmp_path / "two.gemm"
+    src.write_text(two_outputs(y="f32"))  # (an f16 Y: clang's v_fma_mixlo_f16, which the interpreter lacks)
+    assert main(["run", str(src), "--arch", "gfx942", "--level", "asm"]) == 0, capsys.readouterr().out
