@@ -97,6 +97,12 @@ class HarnessWriter:
             # its C holds codes (FP8 bytes, requantized integers) the C++ reference does not decode yet
             raise emit_error(fn, f"--harness does not check an {gemm_type_name(c_elem)} C yet (an output "
                                  "conversion); gemmc run checks it")
+        lines = [x.data for x in d["epilogue"].data] if "epilogue" in d else []  # type: ignore[union-attr]
+        more = [w for w in ("gemm.output", "gemm.amax") if any(x.startswith(w + " ") for x in lines)]
+        if more:  # its C++ reference and buffers are C's alone
+            raise emit_error(fn, f"--harness checks C alone; the kernel also writes "
+                                 f"{' and '.join('other outputs' if w == 'gemm.output' else 'an amax' for w in more)} "
+                                 "(gemmc run checks them)")
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
         if not (da and dc and len(da) == len(dc) == 2):

@@ -41,6 +41,7 @@ from gemmc.dialects.gemm import (
 )
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
+from gemmc.frontend import outputs
 from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, \
     needs_saturate, saturation_range
 
@@ -75,7 +76,7 @@ _TERMINAL_WORDS = {
     "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
-AMAX_DTYPE = "f32"  # an amax output's type (gemm.matmul's amax operand, memref<1xf32>)
+
 MAX_DIM = 2**31 - 1
 """Kernels index with 32-bit ints (docs/language.md): a dim, and a matrix's element
 count, must fit."""
@@ -352,8 +353,8 @@ class _Builder:
         c_tok, expr = k.assign.children
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
-        amax_tok, amax_ast = self._amax(ast)
-        more = self._more_outputs(c, c_tok, ast)
+        amax_tok, amax_ast = outputs.amax(self, ast)
+        more = outputs.more_outputs(self, c, c_tok, ast)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
@@ -373,62 +374,6 @@ class _Builder:
         self._check_types(a_use, b_use, c)
         self._check_more_types(more, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
-
-    def _more_outputs(self, c: _Tensor, c_tok: Token, ast: epi.Node) -> list[MoreOutput]:
-        """The outputs assigned after C: matrices of C's dims, row-major, each assigned once, whose
-        expressions have C's product or read the outputs assigned before them (not an i8 one)."""
-        out: list[MoreOutput] = []
-        written = {str(c_tok): c}
-        product = epi.products(ast)
-        operands = {str(op.children[0]) for n in product for op in n.tree.children}
-        for stmt in self.k.more:
-            tok, tree = stmt.children
-            t = self._matrix(tok)
-            if str(tok) in written or str(tok) in operands:
-                what = "assigned already" if str(tok) in written else "an operand of the product"
-                raise self.error(tok, f"'{tok}' is {what}; each output is assigned once, apart from A and B")
-            if [str(d) for d in t.dims] != [str(d) for d in c.dims] or t.col_major:
-                raise self.error(tok, f"'{tok}' is [{', '.join(t.dim_names())}]{' col_major' if t.col_major else ''}; "
-                                      f"another output is [{', '.join(c.dim_names())}] row-major, as {c_tok}")
-            node = epi.to_ast(tree)
-            later = {str(s.children[0]) for s in self.k.more} - set(written) - {str(tok)}
-            for n in epi.walk(node):
-                if n.kind == "name" and str(n.token) in later | {str(tok)}:
-                    raise self.error(n.token, f"'{n.token}' is assigned below; an output is read after its assignment")
-                if n.kind == "name" and str(n.token) in written and written[str(n.token)].dtype == REQUANT_OUTPUT:
-                    raise self.error(n.token, f"'{n.token}' is {REQUANT_OUTPUT}; a later output reads a float one")
-            for p in epi.products(node):
-                if product and _spelled(p) != _spelled(product[0]):
-                    raise self.error(p.token, "an assignment has one product A @ B (written again it is the same "
-                                              "sum); this is another")
-            if not epi.products(node) and not any(n.kind == "name" and str(n.token) in written for n in epi.walk(node)):
-                raise self.error(tok, f"'{tok}''s expression has neither the product nor an output assigned before it")
-            out.append(MoreOutput(tok, t, node))
-            written[str(tok)] = t
-        return out
-
-    def _amax(self, ast: epi.Node) -> tuple[Token | None, epi.Node | None]:
-        """The amax output's name and amax's argument (None, None without one): a declared f32
-        scalar, read nowhere, assigned amax of one expression of the same product."""
-        if self.k.amax_assign is None:
-            return None, None
-        tok, tree = self.k.amax_assign.children
-        call = epi.to_ast(tree)
-        if len(call.args) != 1:
-            raise self.error(call.token, f"'amax' takes 1 argument (amax(x)), not {len(call.args)}")
-        if str(tok) not in self.k.scalars or self.k.scalars[str(tok)][1] != AMAX_DTYPE:
-            what = (f"is {self.k.scalars[str(tok)][1]}" if str(tok) in self.k.scalars else
-                    "is a matrix" if str(tok) in self.k.tensors else "is not declared")
-            raise self.error(tok, f"'{tok}' {what}; an amax output is a scalar '{tok}: {AMAX_DTYPE}'")
-        for n in list(epi.walk(ast)) + list(epi.walk(call.args[0])):
-            if n.kind == "name" and str(n.token) == str(tok):
-                raise self.error(n.token, f"'{tok}' is the amax output; an expression cannot read it")
-        mine, theirs = epi.products(call.args[0]), epi.products(ast)
-        if not mine:
-            raise self.error(call.token, "amax's argument has no product; expected 'A @ B' in it (the assignment's)")
-        if theirs and _spelled(mine[0]) != _spelled(theirs[0]):
-            raise self.error(mine[0].token, "amax is taken of the assignment's product A @ B; this is another")
-        return tok, call.args[0]
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -789,11 +734,6 @@ class _Builder:
             emitter.output(m.ast, str(m.token), ELEMENT_TYPES[m.tensor.dtype]())
         region_block.add_op(YieldOp(stored))
         return values, [o.axes for o in operands], Region(region_block)
-
-
-def _spelled(node: epi.Node) -> str:
-    """A product as written (`A @ B.T`), to compare two."""
-    return " ".join(str(t) for t in node.tree.scan_values(lambda _: True))
 
 
 def _to_type(b: Builder, v, t):
