@@ -42,8 +42,7 @@ from gemmc.dialects.gemm import (
 from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
 from gemmc.frontend import outputs
-from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, \
-    needs_saturate, saturation_range
+from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, saturation_range
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 

@@ -6,7 +6,9 @@ on float64 arrays of C's shape with the functions' exact definitions (erf, tanh,
 Beside each value runs a bound on the error of the kernel's value (running error analysis):
 
     the sum           gamma_acc |A| |B| (+ the fragments' rounding, + an atomic reduction's)
-    an operand        0 (its elements are the inputs); a conversion to a narrower type u_t |v|
+    an operand        0 (its elements are the inputs)
+    a conversion to   v rounded to t; the bound how far the roundings of v - e_x and v + e_x lie
+    a narrower type t from it (round is monotone), 0 where both round alike
     a constant        u |c| (0.70710677f is 1/sqrt 2 rounded); 0 for a value of the type (448.0)
     x + y, x - y      e_x + e_y + u |v|                 each op rounds once in its type (u)
     x y               |x| e_y + |y| e_x + e_x e_y + u |v|
@@ -98,6 +100,15 @@ def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np
     raise ValueError("the epilogue has no gemm.yield")
 
 
+def _rounded(x: np.ndarray, t: str) -> np.ndarray:
+    """x rounded to the float type t (nearest, ties to even), in float64."""
+    from gemmc.dialects.gemm import ELEMENT_TYPES
+    from gemmc.interp.common import round_to
+
+    with np.errstate(all="ignore"):
+        return np.asarray(round_to(np.asarray(x, dtype=np.float64), ELEMENT_TYPES[t]()), dtype=np.float64)
+
+
 def _exact_in(c: float, t: str) -> bool:
     """Whether the constant c is a value of the float type t (f32, f16, bf16)."""
     from gemmc.support.arith_semantics import to_bf16
@@ -134,8 +145,9 @@ def _op(name: str, xs: list[Bounded], u: float, t: str | None) -> Bounded:
     if name == "math.roundeven":
         v = np.rint(x.v)
         return Bounded(v, np.maximum(np.abs(np.rint(x.v - x.e) - v), np.abs(np.rint(x.v + x.e) - v)))
-    if name == "arith.truncf":
-        return Bounded(x.v, x.e + u * ax)
+    if name == "arith.truncf":  # rounded: a later output reads C as stored (a kernel that does not FAILs)
+        v = _rounded(x.v, t)
+        return Bounded(v, np.maximum(np.abs(_rounded(x.v - x.e, t) - v), np.abs(_rounded(x.v + x.e, t) - v)))
     return _function(name, x, u)
 
 

@@ -93,7 +93,7 @@ SOURCE = [
     _src('no-assignment', base_with("  C = A @ B\n", ""),
          "{src}:1:8: error: kernel 'k' has no assignment such as 'C = A @ B'", (1, 8)),
     _src('two-assignments', base_with("  C = A @ B\n", "  C = A @ B\n  C = A @ B\n"),
-         "{src}:7:3: error: a kernel has exactly one assignment", (7, 3)),
+         "{src}:7:3: error: 'C' is assigned already; each output is assigned once, apart from A and B", (7, 3)),
     _src('undeclared-scalar', base_with("A @ B", "alpha * A @ B"),
          "{src}:6:7: error: 'alpha' is not a declared scalar; declare it as 'alpha: f32'", (6, 7)),
     _src('scalar-wrong-type', base_with("C = A @ B", "alpha: f16\n  C = alpha * A @ B"),
