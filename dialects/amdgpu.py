@@ -86,12 +86,12 @@ _TYPE_NAMES = {Float32Type: "f32", Float16Type: "f16", BFloat16Type: "bf16",
 
 
 def type_name(t: Attribute) -> str | None:
-    """f32, f16, bf16 or an FP8 format's name for a float type, i8 or i32 for those signless
+    """f32, f16, bf16 or an FP8 format's name for a float type, i8, i4 or i32 for those signless
     integers (an integer matrix instruction's operands); None for anything else."""
     for cls, name in _TYPE_NAMES.items():
         if isinstance(t, cls):
             return name
-    if isinstance(t, IntegerType) and t.width.data in (8, 32):
+    if isinstance(t, IntegerType) and t.width.data in (4, 8, 32):
         return f"i{t.width.data}"
     return None
 
@@ -287,8 +287,8 @@ class WMMAOp(MatrixOpBase):
 
     def verify_(self) -> None:
         super().verify_()
-        if (self.unsignedA or self.unsignedB) and lanes_of(self.sourceA.type)[0] != "i8":
-            raise VerifyException("unsignedA / unsignedB mark integer (i8) operands only")
+        if (self.unsignedA or self.unsignedB) and lanes_of(self.sourceA.type)[0] not in ("i8", "i4"):
+            raise VerifyException("unsignedA / unsignedB mark integer (i8, i4) operands only")
 
 
 def matrix_op(instr: MatrixInstr, a: SSAValue, b: SSAValue, c: SSAValue,

@@ -22,6 +22,15 @@ The block's arguments are the sum (accumulator type) and, per epilogue operand, 
 element at (row, col): a vector indexed along "m" (row) or "n" (column), a matrix "mn",
 a scalar "".  The yielded value has the accumulator type and is rounded to C's type.
 
+A grouped product (a mixture-of-experts layer's) multiplies G groups of A's rows each by
+its own matrix of B:
+
+    gemm.matmul %A, %B, %C grouped %sizes {acc_type = f32}
+        : memref<?x64xf16>, memref<8x64x32xf16>, memref<?x32xf32> grouped memref<8xi32>
+
+sizes[g] rows of A and C, from sizes[0] + ... + sizes[g - 1] on, times B[g] (after any
+transpose_b, per group); the sizes are read at run time (docs/language.md, "Grouped GEMM").
+
 `gemm.copy` (CopyOp, below) is the tile-level copy of the structured path: the
 workgroup moves one tile of a global operand into an LDS buffer.  lds-tiling makes it,
 vectorize and direct-to-lds choose how it moves, multi-buffer and pipeline index and
@@ -96,11 +105,14 @@ MX_BLOCK = 32  # elements along K per scale (OCP Microscaling Formats v1.0: bloc
 # stored in i32 with two's-complement wrap-around.  In the IR both are MLIR's signless i8 (as
 # MLIR's arith wants them): the signedness of an operand is gemm.matmul's `unsigned_a` /
 # `unsigned_b`, and below it the conversion that widens its elements (arith.extui / extsi).
-INT_INPUT_TYPES = ("i8", "u8")
+# i4 / u4 (two's-complement or unsigned nibbles) are MLIR's signless i4 in the IR, the same way;
+# packed two a byte in global memory, element 2j the low nibble of byte j (gemmc.emit.int4).
+INT_INPUT_TYPES = ("i8", "u8", "i4", "u4")
+INT4_TYPES = ("i4", "u4")
 INT_ACC = "i32"
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
                  **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
-                 "i32": lambda: IntegerType(32)}
+                 "i4": lambda: IntegerType(4), "u4": lambda: IntegerType(4), "i32": lambda: IntegerType(32)}
 # C's element types: an FP8 C (the target's formats) and an i8 C (an integer product's requantized
 # output) are converted by a fused epilogue that saturates (docs/language.md, "Output conversion")
 OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC, *FP8_TYPES, "i8")
@@ -108,7 +120,7 @@ ACC_TYPES = ("f32", "f16", INT_ACC)
 
 
 def is_int(name: str) -> bool:
-    """An integer element type (i8, u8, i32)."""
+    """An integer element type (i8, u8, i4, u4, i32)."""
     return name in INT_INPUT_TYPES or name == INT_ACC
 
 
@@ -125,8 +137,8 @@ def type_name(t: Attribute, unsigned: bool = False) -> str:
     """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...); a signless i8
     is i8, or u8 where `unsigned` (the IR's integers are signless)."""
     if isinstance(t, IntegerType):
-        if t.width.data == 8:
-            return "u8" if unsigned else "i8"
+        if t.width.data in (4, 8):
+            return f"{'u' if unsigned else 'i'}{t.width.data}"
         return f"i{t.width.data}"
     for name, cls in ELEMENT_TYPES.items():
         if isinstance(cls, type) and isinstance(t, cls):
@@ -154,6 +166,8 @@ class MatmulOp(IRDLOperation):
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
     outputs = var_operand_def(MemRefType)  # more outputs of C's shape, each stored by a gemm.output
     amax = opt_operand_def(MemRefType)  # memref<1xf32> raised to max |x| of the region's gemm.amax x
+    # a grouped product (MoE): i32[G], each group's rows of A and C in order; B is [G, K, N]
+    group_sizes = opt_operand_def(MemRefType)
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
     epilogue_axes = opt_prop_def(ArrayAttr)  # per epilogue arg: "m", "n", "mn" or "" (a scalar)
 
@@ -185,6 +199,7 @@ class MatmulOp(IRDLOperation):
         epilogue: Region | None = None,
         amax: SSAValue | None = None,
         outputs: Sequence[SSAValue] = (),
+        group_sizes: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
         for name, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b),
@@ -196,7 +211,7 @@ class MatmulOp(IRDLOperation):
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
                       [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
-                      list(outputs), [amax] if amax else []],
+                      list(outputs), [amax] if amax else [], [group_sizes] if group_sizes else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -217,7 +232,7 @@ class MatmulOp(IRDLOperation):
     def logical_shapes(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
         """(M, K), (K, N), (M, N) as the product sees them; DYNAMIC_INDEX where unknown."""
         a = tuple(self.a.type.get_shape())
-        b = tuple(self.b.type.get_shape())
+        b = tuple(self.b.type.get_shape())[-2:]  # a grouped B [G, K, N]: each group's
         c = tuple(self.c.type.get_shape())
         if self.transpose_a:
             a = a[::-1]
@@ -227,10 +242,16 @@ class MatmulOp(IRDLOperation):
 
     # -- verification ---------------------------------------------------------
 
+    @property
+    def grouped(self) -> bool:
+        return self.group_sizes is not None
+
     def verify_(self) -> None:
+        if self.grouped:
+            self._verify_groups()
         for name in ("a", "b", "c"):
             t = getattr(self, name).type
-            if t.get_num_dims() != 2:
+            if t.get_num_dims() != (3 if name == "b" and self.grouped else 2):
                 raise VerifyException(f"operand {name.upper()} must be 2-D, got {t}")
             allowed = ELEMENT_TYPES if name != "c" else OUTPUT_TYPES
             if type_name(t.element_type) not in allowed:
@@ -261,15 +282,34 @@ class MatmulOp(IRDLOperation):
             raise VerifyException(f"C of {self.c.type.element_type} needs an integer product")
         self._verify_shapes()
 
+    def _verify_groups(self) -> None:
+        """A grouped product: sizes i32[G], B [G, K, N] (one matrix per group), A row-major (each
+        group's rows are A's and C's rows), a float product without block scales."""
+        st, bt = self.group_sizes.type, self.b.type
+        if st.get_num_dims() != 1 or st.element_type != IntegerType(32):
+            raise VerifyException(f"the group sizes must be a 1-D memref of i32, got {st}")
+        if bt.get_num_dims() != 3:
+            raise VerifyException(f"a grouped product's B is [G, K, N] (one matrix per group), got {bt}")
+        g, bg = st.get_shape()[0], bt.get_shape()[0]
+        if DYNAMIC_INDEX not in (g, bg) and g != bg:
+            raise VerifyException(f"{g} group sizes but B has {bg} matrices")
+        if self.transpose_a is not None:
+            raise VerifyException("a grouped product's A is row-major [M, K], not transposed")
+        if self.scale_a is not None or is_int(type_name(self.acc_type)):
+            raise VerifyException("a grouped product is a float product without block scales")
+        if self.outputs or self.amax is not None or is_fp8(type_name(self.c.type.element_type)):
+            raise VerifyException("a grouped product has one output C of f32, f16 or bf16 (no more outputs, amax "
+                                  "or FP8 C)")
+
     def _verify_integers(self, a_type: str, b_type: str) -> None:
-        """An integer product: A and B i8 (signless; unsigned_a / unsigned_b say u8), the accumulator
-        and C i32, no scales, alpha and beta (if any) i32."""
+        """An integer product: A and B both i8 or both i4 (signless; unsigned_a / unsigned_b say u8,
+        u4), the accumulator and C i32, no scales, alpha and beta (if any) i32."""
         c_type = type_name(self.c.type.element_type)
         requantized = c_type == "i8" and self.has_epilogue  # the epilogue rounds and saturates to i8
-        if a_type != "i8" or b_type != "i8" or type_name(self.acc_type) != INT_ACC or not (
+        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or not (
                 c_type == INT_ACC or requantized):
-            raise VerifyException(f"an integer product takes i8 A and B into an i32 accumulator and C (an i8 C "
-                                  f"through a requantizing epilogue), got {self.a.type.element_type} x "
+            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C (an "
+                                  f"i8 C through a requantizing epilogue), got {self.a.type.element_type} x "
                                   f"{self.b.type.element_type} -> {self.acc_type}, C {self.c.type.element_type}")
         if self.scale_a is not None or self.scale_b is not None:
             raise VerifyException("an integer product has no E8M0 scales")
@@ -378,6 +418,9 @@ class MatmulOp(IRDLOperation):
         if self.amax is not None:
             printer.print_string(" amax ")
             printer.print_ssa_value(self.amax)
+        if self.group_sizes is not None:
+            printer.print_string(" grouped ")
+            printer.print_ssa_value(self.group_sizes)
         printer.print_op_attributes(
             self.properties, reserved_attr_names=("operandSegmentSizes",)
         )
@@ -386,6 +429,9 @@ class MatmulOp(IRDLOperation):
         if self.scale_a is not None and self.scale_b is not None:
             types += [self.scale_a.type, self.scale_b.type]
         printer.print_list(types, printer.print_attribute)
+        if self.group_sizes is not None:
+            printer.print_string(" grouped ")
+            printer.print_attribute(self.group_sizes.type)
         if self.has_epilogue:
             printer.print_string(" epilogue(")
             printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
@@ -415,9 +461,13 @@ class MatmulOp(IRDLOperation):
         if parser.parse_optional_keyword("outputs"):
             outputs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         amax = parser.parse_unresolved_operand() if parser.parse_optional_keyword("amax") else None
+        sizes = parser.parse_unresolved_operand() if parser.parse_optional_keyword("grouped") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if sizes is not None:
+            parser.parse_keyword("grouped")
+            sizes = parser.resolve_operand(sizes, parser.parse_type())
         region = None
         if parser.parse_optional_keyword("epilogue"):
             extra_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
@@ -456,6 +506,7 @@ class MatmulOp(IRDLOperation):
             epilogue=region,
             amax=parser.resolve_operand(amax, AMAX_TYPE) if amax is not None else None,
             outputs=outputs,
+            group_sizes=sizes,
         )
 
 
@@ -546,7 +597,9 @@ class CopyOp(IRDLOperation):
     rows (rather than width x width element stores); the items are the tile's blocks, ordered
     like a copy of e0 / width rows (row_lanes counts blocks).
     `gemm.role` (load_a, load_b) and `gemm.transposed` carry over to the loads that
-    lower-copies makes.
+    lower-copies makes.  A source of rank 3 (a grouped product's B [G, K, N]) is read at its
+    leading index `group` (`gemm.copy %B group %g [%o0, %o1] ...`): the tile is one of
+    src[group]'s, every load's index that leading one and then the two above.
     """
 
     name = "gemm.copy"
@@ -559,6 +612,7 @@ class CopyOp(IRDLOperation):
     dst = operand_def(MemRefType)
     indices = var_operand_def(IndexType())
     tid = operand_def(IndexType())
+    group = opt_operand_def(IndexType())  # a rank-3 source's leading index
 
     extents = prop_def(DenseArrayBase)
     width = prop_def(IntegerAttr)
@@ -570,15 +624,15 @@ class CopyOp(IRDLOperation):
     blocks = opt_prop_def(UnitAttr)
 
     assembly_format = (
-        "$src `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
+        "$src (`group` $group^)? `[` $o0 `,` $o1 `]` `bounds` `[` $rows `,` $cols `]` `to` $dst `[` $indices `]` "
         "`tid` $tid attr-dict `:` type($src) `,` type($dst)"
     )
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
     def __init__(self, src: SSAValue, origin: Sequence[SSAValue], bounds: Sequence[SSAValue], dst: SSAValue,
                  indices: Sequence[SSAValue], tid: SSAValue, extents: Sequence[int], width: int = 1,
                  transpose: bool = False, direct: bool = False, peel: bool = False, column_first: bool = False,
-                 row_lanes: int = 0, blocks: bool = False):
+                 row_lanes: int = 0, blocks: bool = False, group: SSAValue | None = None):
         props: dict[str, Attribute] = {
             "extents": DenseArrayBase.from_list(i64, list(extents)), "width": IntegerAttr(width, i64),
         }
@@ -588,7 +642,12 @@ class CopyOp(IRDLOperation):
                          ("blocks", blocks)):
             if on:
                 props[name] = UnitAttr()
-        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid], properties=props)
+        super().__init__(operands=[src, *origin, *bounds, dst, list(indices), tid, [group] if group else []],
+                         properties=props)
+
+    def src_index(self, r0, r1) -> list:
+        """The source's indices of stored element (r0, r1) of the matrix: a rank-3 source's group first."""
+        return ([self.group] if self.group is not None else []) + [r0, r1]
 
     @property
     def tile(self) -> tuple[int, int]:
@@ -603,8 +662,8 @@ class CopyOp(IRDLOperation):
         extents = self.extents.get_values()
         if len(extents) != 2 or min(extents) < 1:
             raise VerifyException(f"extents must be two positive sizes, got {list(extents)}")
-        if self.src.type.get_num_dims() != 2:
-            raise VerifyException(f"the source must be a 2-D matrix, got {self.src.type}")
+        if self.src.type.get_num_dims() != (3 if self.group is not None else 2):
+            raise VerifyException(f"the source must be a 2-D matrix (3-D with a group index), got {self.src.type}")
         if self.src.type.element_type != self.dst.type.element_type:
             raise VerifyException("source and destination must have one element type")
         if self.dst.type.get_num_dims() != len(self.indices) + 2:
@@ -684,4 +743,40 @@ class AssumeRowsAlignedOp(IRDLOperation):
             raise VerifyException(f"multiple must be positive, got {self.multiple.value.data}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, OutputOp, CopyOp, AssumeRowsAlignedOp], [])
+FENCE_ORDERINGS = ("release", "acquire")
+FENCE_SCOPES = ("workgroup", "agent")
+
+
+@irdl_op_definition
+class FenceOp(IRDLOperation):
+    """A memory fence of the thread that runs it, as MLIR's `llvm.fence syncscope("agent") release`
+    (which xDSL lacks):
+
+        gemm.fence {ordering = "release", scope = "agent"}
+
+    release: the thread's earlier memory accesses are visible, at `scope`, to whoever acquires
+    after reading an atomic that the thread writes later; acquire: the thread's later accesses see
+    what the writers of the atomics it read earlier released.  Made by stream-k's fix-up
+    (gemmc.transforms.stream_fixup) around its per-tile counter; the HIP printer writes
+    __builtin_amdgcn_fence (AMD) or __threadfence (sm_90), the interpreter orders workgroups by it.
+    """
+
+    name = "gemm.fence"
+
+    ordering = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+
+    assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, ordering: str, scope: str = "agent"):
+        super().__init__(properties={"ordering": StringAttr(ordering), "scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        if self.ordering.data not in FENCE_ORDERINGS:
+            raise VerifyException(f"ordering must be one of {', '.join(FENCE_ORDERINGS)}, got {self.ordering.data!r}")
+        if self.scope.data not in FENCE_SCOPES:
+            raise VerifyException(f"scope must be one of {', '.join(FENCE_SCOPES)}, got {self.scope.data!r}")
+
+
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, OutputOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])

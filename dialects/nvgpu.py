@@ -24,16 +24,37 @@ the row it supplies.  The asynchronous copies are cp.async, commit_group and wai
 them: no tokens (MLIR's device_async_copy returns one and create_group gathers them), a group is
 what the lane issued since its last commit; srcElements is always given (cp.async's src-size:
 the elements past it are written as zeros, so a tile's edge needs no other store).
+
+Hopper's warpgroup MMA (sm_90a; gemmc.target.wgmma has its facts):
+
+    %da = nvgpu.wgmma_desc %tile_a[%s, %r, %k] {major = "k", lbo = 16 : i32, sbo = 1024 : i32, swizzle = 128 : i32}
+            : memref<3x128x64xf16, 3 : i64>                            (an i64)
+    %d = nvgpu.wgmma_mma_async %da, %db, %c {m = 64 : i32, n = 256 : i32, k = 16 : i32, transB}
+           : vector<128xf32>
+    nvgpu.wgmma_fence
+    nvgpu.wgmma_commit_group
+    nvgpu.wgmma_wait_group {numGroups = 0 : i32}
+
+wgmma_desc is the 64-bit matrix descriptor of the matrix that starts at the indexed element (its
+shared address, the leading and stride byte offsets, the swizzle), the same on every lane of the
+warpgroup; `major` says how the operand lies ("k" or "mn"), which the interpreter reads it by and the
+mma's transA / transB must agree with (imm-trans-a / imm-trans-b: 1 for an MN-major operand).
+wgmma_mma_async is one warpgroup's D[m x n] = A[m x k] @ B[k x n] + C, each thread passing its n / 2
+accumulators in D's layout (gemmc.target.wgmma.d_layout); the registers are D's only once a
+wgmma_wait_group has waited for its group (wgmma_commit_group); wgmma_fence orders the warpgroup's
+register and shared-memory accesses before the mma that reads them.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr, VectorType, i32
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, VectorType, i32, i64
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     AttrSizedOperandSegments,
+    EqAttrConstraint,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -42,6 +63,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     var_operand_def,
+    VarConstraint,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -50,6 +72,7 @@ from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.arch import ELEMENT_BITS, INTEGER_DTYPES
 from gemmc.target.ldmatrix import per_register
 from gemmc.target.resources import ELEMENT_BYTES
+from gemmc.target import wgmma
 
 ASYNC_COPY_BYTES = (4, 8, 16)  # cp.async's cp-size (16 with .cg, the L2 only; 4 and 8 with .ca)
 
@@ -202,4 +225,159 @@ class DeviceAsyncWaitOp(IRDLOperation):
         _nvidia_only(self, "cp.async.wait_group")
 
 
-NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp], [])
+@irdl_op_definition
+class WgmmaDescOp(IRDLOperation):
+    """The matrix descriptor of a wgmma operand that starts at the indexed element of a shared tile."""
+
+    name = "nvgpu.wgmma_desc"
+
+    srcMemref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    res = result_def(EqAttrConstraint(i64))
+    major = prop_def(StringAttr)
+    lbo = prop_def(IntegerAttr)
+    sbo = prop_def(IntegerAttr)
+    swizzle = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$srcMemref `[` $indices `]` attr-dict `:` type($srcMemref)"
+
+    def __init__(self, src: SSAValue, indices, major: str, lbo: int, sbo: int, swizzle: int = wgmma.SWIZZLE_BYTES):
+        super().__init__(operands=[src, list(indices)], result_types=[i64],
+                         properties={"major": StringAttr(major), "lbo": IntegerAttr(lbo, i32),
+                                     "sbo": IntegerAttr(sbo, i32), "swizzle": IntegerAttr(swizzle, i32)})
+
+    @property
+    def fields(self) -> tuple[str, int, int, int]:
+        return self.major.data, self.lbo.value.data, self.sbo.value.data, self.swizzle.value.data
+
+    def verify_(self) -> None:
+        t = self.srcMemref.type
+        assert isinstance(t, MemRefType)
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException("expected one index per dimension of the source")
+        if memory_space(t) != LDS_SPACE:
+            raise VerifyException(f"wgmma reads shared memory (memory space {LDS_SPACE}), got {t}")
+        if type_name(t.element_type) not in wgmma.TYPES:
+            raise VerifyException(f"gemmc's wgmma takes f16 or bf16 operands, not {t.element_type}")
+        major, lbo, sbo, swz = self.fields
+        if major not in ("k", "mn"):
+            raise VerifyException(f"major = {major!r}: expected \"k\" or \"mn\"")
+        if swz not in wgmma.SWIZZLE_MODE:
+            raise VerifyException(f"swizzle = {swz}: expected one of {sorted(wgmma.SWIZZLE_MODE)} bytes")
+        for what, x in (("lbo", lbo), ("sbo", sbo)):
+            if x <= 0 or x % 16 or x >= 1 << 18:
+                raise VerifyException(f"{what} = {x}: a descriptor holds a positive multiple of 16 below 2^18")
+        _nvidia_only(self, "wgmma")
+
+
+@irdl_op_definition
+class WgmmaMmaAsyncOp(IRDLOperation):
+    """wgmma.mma_async: one warpgroup's D = A * B + C, A and B by descriptor (nvgpu.wgmma_desc)."""
+
+    name = "nvgpu.wgmma_mma_async"
+
+    descA = operand_def(EqAttrConstraint(i64))
+    descB = operand_def(EqAttrConstraint(i64))
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    destC = operand_def(T)
+    destD = result_def(T)
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+    transA = opt_prop_def(UnitAttr)
+    transB = opt_prop_def(UnitAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$descA `,` $descB `,` $destC attr-dict `:` type($destC)"
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, m: int, n: int, k: int, trans_a: bool, trans_b: bool):
+        props = {n_: IntegerAttr(v, i32) for n_, v in (("m", m), ("n", n), ("k", k))}
+        props.update({name: UnitAttr() for name, on in (("transA", trans_a), ("transB", trans_b)) if on})
+        super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.m.value.data, self.n.value.data, self.k.value.data)
+
+    def descs(self) -> tuple[WgmmaDescOp | None, WgmmaDescOp | None]:
+        return tuple(v.owner if isinstance(v.owner, WgmmaDescOp) else None for v in (self.descA, self.descB))
+
+    def instr_on(self, arch):
+        """The instruction this op is on `arch` (its input type from A's descriptor), or None."""
+        a, _ = self.descs()
+        t = type_name(a.srcMemref.type.element_type) if a is not None else "f16"
+        m, n, k = self.shape
+        return wgmma.get(arch, f"wgmma_m{m}n{n}k{k}_f32_{t}")
+
+    def verify_(self) -> None:
+        m, n, k = self.shape
+        c = self.destC.type
+        assert isinstance(c, VectorType)
+        if (m, k) != (wgmma.M, wgmma.K) or n not in wgmma.WGMMA_N:
+            raise VerifyException(f"shape {m}x{n}x{k}: gemmc's wgmma is m64nNk16, N in {wgmma.WGMMA_N}")
+        if type_name(c.element_type) != "f32" or c.get_shape() != (n // 2,):
+            raise VerifyException(f"m64n{n}k16 accumulates {n // 2} f32 a thread; got {c}")
+        a, b = self.descs()
+        for d, trans, operand in ((a, self.transA, "A"), (b, self.transB, "B")):
+            if d is None:
+                continue
+            if (d.fields[0] == "mn") != (trans is not None):
+                raise VerifyException(f"{operand}'s descriptor is {d.fields[0]}-major; trans{operand} must be "
+                                      f"{'set' if d.fields[0] == 'mn' else 'unset'} (imm-trans-{operand.lower()})")
+        if a is not None and b is not None and a.srcMemref.type.element_type != b.srcMemref.type.element_type:
+            raise VerifyException("A's and B's tiles must have one element type")
+        _nvidia_only(self, "wgmma.mma_async")
+
+
+class _WgmmaSync(IRDLOperation):
+    assembly_format = "attr-dict"
+    PTX: ClassVar[str] = ""
+
+    def verify_(self) -> None:
+        _nvidia_only(self, self.PTX)
+
+
+@irdl_op_definition
+class WgmmaFenceOp(_WgmmaSync):
+    """wgmma.fence.sync.aligned: the warpgroup's prior register and shared-memory accesses are ordered
+    before the wgmma.mma_async that follow."""
+
+    name = "nvgpu.wgmma_fence"
+    PTX: ClassVar[str] = "wgmma.fence"
+
+
+@irdl_op_definition
+class WgmmaCommitGroupOp(_WgmmaSync):
+    """wgmma.commit_group.sync.aligned: the warpgroup's wgmma.mma_async since its last commit become one group."""
+
+    name = "nvgpu.wgmma_commit_group"
+    PTX: ClassVar[str] = "wgmma.commit_group"
+
+
+@irdl_op_definition
+class WgmmaWaitGroupOp(IRDLOperation):
+    """wgmma.wait_group.sync.aligned N: at most numGroups of the warpgroup's groups stay in flight."""
+
+    name = "nvgpu.wgmma_wait_group"
+
+    numGroups = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, groups: int):
+        super().__init__(properties={"numGroups": IntegerAttr(groups, i32)})
+
+    @property
+    def groups(self) -> int:
+        return self.numGroups.value.data
+
+    def verify_(self) -> None:
+        if self.groups < 0:
+            raise VerifyException(f"numGroups = {self.groups} must be 0 or more")
+        _nvidia_only(self, "wgmma.wait_group")
+
+
+NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp,
+                          WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp], [])

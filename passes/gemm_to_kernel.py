@@ -11,6 +11,11 @@ Produces: kernel IR in upstream dialects.  Each `gemm.matmul` becomes
     `row < M && col < N` so any M, N, K is correct, and stores alpha * acc + beta * C;
   * in the host function, the grid size (ceil(N / block-x), ceil(M / block-y)) and a
     `gpu.launch_func` that passes the memrefs and scalars.
+A grouped product (B [G, K, N], sizes i32[G]): the y blocks are tiles of block-y rows of the groups,
+ceil(M / block-y) + G of them; each workgroup finds its group g and first row by a walk over the sizes
+(gemmc.transforms.grouping, gemm.role = "group"), the thread's row is that row + thread_id.y, the guard
+is `row < the group's end && col < N`, and B is read at B[g, k, col]; the sizes are the kernel's last
+argument and `gemm.grouped` on the kernel records it and the tile.
 The kernel's arguments carry their dim names in the `gemm.arg_dims` attribute, which
 the HIP emitter uses to name the dynamic sizes it passes.
 
@@ -47,6 +52,7 @@ from gemmc.support.ir_names import (
     SPEC_ATTR,
     UNROLL_ATTR,
 )
+from gemmc.transforms import grouping
 from gemmc.transforms.kernel_builder import KernelBuilder
 from gemmc.transforms.matmul_spec import spec_attr, spec_from_matmul
 from gemmc.target.module_arch import target_of
@@ -107,7 +113,9 @@ class GemmToKernelPass(ModulePass):
         # argument (split-k's linearity check and the store see one C), not an alias of it
         operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
         operands += [v for v in matmul.outputs if v not in operands]  # the other outputs
-        operands += [matmul.amax] if matmul.amax is not None else []  # the amax output, last
+        operands += [matmul.amax] if matmul.amax is not None else []  # the amax output
+        if matmul.group_sizes is not None:  # last: alpha and beta keep their places after A, B, C
+            operands.append(matmul.group_sizes)
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
         kmodule = gpu.ModuleOp(StringAttr(f"{kname}_kernels"), Region(Block([kernel])))
         module.body.block.add_op(kmodule)
@@ -147,7 +155,14 @@ class GemmToKernelPass(ModulePass):
         N = kb.dim(C, 1, "N")
         K = kb.dim(A, 0 if ta else 1, "K")
         col = kb.add(kb.mul(kb.block_id("x", "bx"), kb.index(self.block_x)), kb.thread_id("x", "tx"), "col")
-        row = kb.add(kb.mul(kb.block_id("y", "by"), kb.index(self.block_y)), kb.thread_id("y", "ty"), "row")
+        group = None
+        if matmul.group_sizes is not None:  # the workgroup's group, first row and the group's end
+            grouping.mark_grouped(kernel, len(operands) - 1, self.block_y)
+            group = grouping.group_tile(kb, args[-1], kb.block_id("y", "by"), self.block_y)
+            row, M = kb.add(group.row0, kb.thread_id("y", "ty"), "row"), group.end
+        else:
+            row = kb.add(kb.mul(kb.block_id("y", "by"), kb.index(self.block_y)), kb.thread_id("y", "ty"), "row")
+        lead = [group.g] if group is not None else []  # B[g] of a grouped product
         inside = kb.land(kb.lt(row, M), kb.lt(col, N), "inside")
         acc_type = matmul.acc_type
 
@@ -157,7 +172,7 @@ class GemmToKernelPass(ModulePass):
 
             def step(kb: KernelBuilder, k, iters):
                 a = kb.load(A, [k, row] if ta else [row, k], "a")
-                b = kb.load(B, [col, k] if tb else [k, col], "b")
+                b = kb.load(B, lead + ([col, k] if tb else [k, col]), "b")
                 # integers: each widened to i32 by its signedness (extsi, extui for u8)
                 a, b = kb.convert(a, acc_type, unsigned=unsigned_a), kb.convert(b, acc_type, unsigned=unsigned_b)
                 if scaled:  # times the E8M0 scales of the MX_BLOCK-element blocks k lies in
@@ -191,7 +206,12 @@ class GemmToKernelPass(ModulePass):
         M = kb.dim(matmul.c, 0, "M")
         N = kb.dim(matmul.c, 1, "N")
         bx, by, one = kb.index(self.block_x), kb.index(self.block_y), kb.index(1)
-        grid = [kb.ceildiv(N, bx, "grid_x"), kb.ceildiv(M, by, "grid_y"), one]
+        grid_x = kb.ceildiv(N, bx, "grid_x")
+        if matmul.group_sizes is not None:  # ceil(M / block-y) + G tiles cover every group
+            grid_y = grouping.grid_tiles(kb, M, kb.dim(matmul.group_sizes, 0, "groups"), self.block_y)
+        else:
+            grid_y = kb.ceildiv(M, by, "grid_y")
+        grid = [grid_x, grid_y, one]
         kb.b.insert(
             gpu.LaunchFuncOp(
                 SymbolRefAttr(f"{name}_kernels", [StringAttr(name)]), grid, [bx, by, one],

@@ -26,20 +26,27 @@ from gemmc.dialects.gemm import is_fp8, type_name
 from gemmc.transforms.matrix_kernel import frag_runs, k_runs, lane_regs, runs_start_aligned
 from gemmc.transforms.schedule import Schedule
 from gemmc.target.module_arch import target_of
+from gemmc.target import wgmma
 from gemmc.transforms.compute_rewrite import rewrite_compute
 from gemmc.transforms.tiling_checks import check_fits
 
-KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA", "mma": "mma.sync"}
-OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering", "mma": "matrix-cores"}
+KIND_NAME = {"mfma": "MFMA", "wmma": "WMMA", "mma": "mma.sync", "wgmma": "wgmma"}
+OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering", "mma": "matrix-cores", "wgmma": "matrix-cores"}
 # 256 threads on AMD; sm_90: 4 warps of 64x64 (128x128 tiles), 32 mma.sync a k-step each, the
 # warp tile of CUTLASS's and cuBLAS's mma.sync kernels (Ampere-style)
-DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2), "mma": (2, 2)}
+# wgmma: two warpgroups along m (a 128-row block tile of 64-row instructions)
+DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2), "mma": (2, 2), "wgmma": (2, 1)}
 MAX_LDS_READ_BYTES = 16  # ds_read_b128, the widest LDS read of every target
 
 
 def lower_module(pass_name: str, kind: str, module: ModuleOp, instr: str, waves_m: int, waves_n: int,
                  convert: str, frag_read: int = 0, k_pack: int = 0) -> None:
     arch = target_of(module)
+    if kind == "wgmma":
+        for kernel in working_kernels(module, pass_name):
+            con = analyze(kernel, pass_name)
+            rewrite_compute(con, plan_wgmma(pass_name, con, arch, instr, waves_m, waves_n, convert, frag_read, k_pack))
+        return
     if not any(i.kind == kind for i in arch.matrix_instrs):
         have = {i.kind for i in arch.matrix_instrs}
         hint = f"; use {OTHER_PASS[kind]}" if have else ""
@@ -71,13 +78,15 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
     if convert and in_type != "f32":
         raise fail(f"convert={convert} rounds f32 inputs; the kernel's inputs are already {in_type}")
     frags = (convert or in_type, convert or b_type)  # A's and B's (two FP8 formats: fp8 x bf8)
+    if in_type == "i4":  # i4 / u4: as the arch's matrix cores take them (CDNA: unpacked to i8)
+        frags = (arch.int4_frags or in_type,) * 2
     if waves_m < 1 or waves_n < 1:
         raise fail(f"waves {waves_m}x{waves_n} must be positive")
     if con.scaled and (convert or kind != "mfma"):
         raise fail("a block-scaled kernel takes gfx950's scaled MFMAs as its types are (no convert=, no WMMA)")
     instr = _choose(fail, kind, arch, instr_name, frags, acc, s, waves_m, waves_n, con.scaled)
     unsigned = [x for x, u in (("A", con.unsigned_a), ("B", con.unsigned_b)) if u]
-    if unsigned and not instr.signedness:
+    if unsigned and not instr.signedness and in_type != "i4":  # (a u4 unpacked to i8 fits a signed byte)
         raise fail(f"{instr.mnemonic} multiplies signed bytes only; the kernel's {' and '.join(unsigned)} "
                    f"{'is' if len(unsigned) == 1 else 'are'} u8 (an i8 MFMA would read 128 .. 255 as "
                    f"-128 .. -1): make it i8, or use the FMA pipeline")
@@ -105,6 +114,58 @@ def plan(pass_name: str, kind: str, con: Contraction, arch: Arch, instr_name: st
         instr=instr.mnemonic, waves_m=waves_m, waves_n=waves_n,
         frag_type=convert, lane_regs=lane_regs(instr, tiles_m, tiles_n, max(1, k_pack)), frag_read=frag_read,
         k_pack=k_pack if k_pack > 1 else 0, **reset,
+    )
+    check_fits(pass_name, kernel, new, con, arch)
+    return new
+
+
+def plan_wgmma(pass_name: str, con: Contraction, arch: Arch, instr_name: str, waves_m: int, waves_n: int,
+               convert: str, frag_read: int = 0, k_pack: int = 0) -> Schedule:
+    """The warpgroup-MMA schedule (gemmc.target.wgmma) for a register-tiled kernel, or why not: every
+    refusal names the kernel.  Warpgroup (waves_m x waves_n of them, 128 threads each) (wi, wj) owns
+    thread_m x thread_n instruction tiles of 64 x N; the tiles stay as the operands are stored (A [m][k]
+    K-major or A^T [k][m] M-major; B [k][n] N-major, read with imm-trans-b, or B^T [n][k] K-major)."""
+    kernel, s = con.kernel, con.schedule
+
+    def fail(message: str) -> GemmcError:
+        return pass_error(pass_name, kernel, message)
+
+    # the instruction, or its shape alone (wgmma_m64n256k16): the kernel's input type completes it
+    instr = wgmma.get(arch, instr_name) or wgmma.get(arch, f"{instr_name}_f32_{type_name(con.in_type)}")
+    if instr is None and any(i.mnemonic.startswith(instr_name + "_") for i in wgmma.instrs(arch)):
+        raise fail(f"{instr_name} takes {' or '.join(wgmma.TYPES)} inputs into f32; the kernel has "
+                   f"{_inputs(type_name(con.in_type), type_name(con.b_type))} inputs")
+    if instr is None:
+        have = ", ".join(i.mnemonic for i in wgmma.instrs(arch)) or "none"
+        raise fail(f"{arch.name} has no warpgroup MMA '{instr_name}'; its wgmma instructions: {have}")
+    if s is None or not s.contiguous:
+        raise fail("expects a register-tiled kernel; run lds-tiling and register-tiling first")
+    if s.instr:
+        raise fail(f"the kernel already uses matrix instructions ({s.instr})")
+    if convert or frag_read or k_pack:
+        raise fail("wgmma reads A and B from shared memory as they are: no convert=, frag-read or k-pack")
+    if con.scaled or con.unsigned_a or con.unsigned_b:
+        raise fail("wgmma here takes f16 or bf16 inputs, not scaled or integer ones")
+    types = (type_name(con.in_type), type_name(con.b_type), type_name(con.acc_type))
+    if types != (instr.in_type, instr.in_type, "f32"):
+        raise fail(f"{instr.mnemonic} multiplies {instr.in_type} into f32; the kernel has "
+                   f"{_inputs(*types[:2])} inputs and {types[2]} accumulators")
+    if waves_m < 1 or waves_n < 1:
+        raise fail(f"warpgroups {waves_m}x{waves_n} must be positive")
+    tile_m, tile_n = waves_m * instr.m, waves_n * instr.n
+    if s.block_m % tile_m or s.block_n % tile_n:
+        raise fail(f"block tile {s.block_m}x{s.block_n} is not a multiple of {waves_m}x{waves_n} warpgroups of "
+                   f"{instr.mnemonic}'s {instr.m}x{instr.n} tile")
+    row_elems = wgmma.SWIZZLE_BYTES // ELEMENT_BITS[instr.in_type] * 8
+    if s.block_k % row_elems:
+        raise fail(f"block-k={s.block_k}: wgmma's 128-byte swizzle takes K tiles of a multiple of {row_elems} "
+                   f"{instr.in_type} elements (128-byte rows)")
+    tiles_m, tiles_n = s.block_m // tile_m, s.block_n // tile_n
+    reset = {f.name: f.default for f in fields(Schedule) if f.name in ("chunk_m", "chunk_n")}
+    new = s.with_(
+        threads_x=waves_n * wgmma.WARPGROUP, threads_y=waves_m, thread_m=tiles_m, thread_n=tiles_n,
+        a_kmajor=int(con.transpose_a), b_transposed=int(con.transpose_b), instr=instr.mnemonic, waves_m=waves_m,
+        waves_n=waves_n, frag_type="", lane_regs=tiles_m * tiles_n * instr.c_regs, frag_read=0, k_pack=0, **reset,
     )
     check_fits(pass_name, kernel, new, con, arch)
     return new

@@ -1,7 +1,7 @@
 """stream-k: persistent workgroups walking the (tile, K iteration) space (Stream-K, Osama et al., 2023).
 
 Expects what split-k expects (gemmc.transforms.k_split: a launched kernel with one K loop, not pipelined yet,
-global stores only in its epilogue, into one output C of f32 or f64), read its output tile from
+global stores only in its epilogue, into one output C of a float type), read its output tile from
 `gpu.block_id` x and y at the top level of the kernel, and a launch whose grid x and y the host
 computes from the launch's operands and constants (gemm-to-kernel's and lds-tiling's
 ceil(N / block), ceil(M / block)).
@@ -13,10 +13,22 @@ Produces, with P = workgroups (0: the target's CU count):
     [w*c, min((w+1)*c, I)) with c = ceil(I / P): an scf.for over the tiles t it touches holds the
     kernel's former body, in which the tile is (t mod tiles_x, t div tiles_x) instead of the block
     ids, and the K loop runs the tile's iterations inside the walk;
-  * a tile walked by two workgroups is fixed up by adding: every tile's partial sums go into C
-    with split-k's atomic reduction (an init kernel writes beta*C, or 0, first).
-Diagnostics (each at its op): what split-k refuses, block ids inside a region or not x / y, a
-grid size the host computes from something other than the launch's operands and pure ops.
+  * a tile walked by several workgroups is fixed up in one of two ways:
+    - where split-k's atomic reduction takes the kernel (C f32 or f64 stored element by element, an
+      epilogue linear in the sum and C): every tile's partial sums go into C with atomic adds, after
+      an init kernel that writes beta*C, or 0 (the fast path, as before);
+    - else (relu, gelu, a bias, a residual, a 16-bit C, vector stores): through a workspace, by the
+      tile's last contributor (gemmc.transforms.stream_fixup): a workgroup that walks a tile whole
+      applies the epilogue as it was; one that shares it stores its raw partial sums in its slot of
+      W[slots, C's shape], fences (release, agent scope), and counts itself in at the tile's counter
+      (thread 0's `memref.atomic_rmw addi`, through LDS to the workgroup); the last to arrive fences
+      (acquire) and applies the epilogue once to the sum of the tile's slots, in slot order.  The host
+      allocates W and the counters, zeroes the counters (@<kernel>_streamk_flags) and frees both.
+Diagnostics (each at its op): what split-k refuses (an integer product, a pipelined K loop, a grid
+split along z, a global store outside the epilogue, stores to two outputs), for the workspace
+fix-up a stored value not computed from exactly one accumulator value of its type, or indices
+computed after the accumulator is read; block ids inside a region or not x / y, a grid size the host
+computes from something other than the launch's operands and pure ops.
 """
 
 from __future__ import annotations
@@ -31,7 +43,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from gemmc.support.diagnostics import pass_error
+from gemmc.transforms.grouping import grouped_info
 from gemmc.transforms.k_split import KSplit, launched_k_loops
+from gemmc.transforms.stream_fixup import StreamWalk, fix_up_last
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, repeat_values
 from gemmc.target.module_arch import target_of
 
@@ -47,12 +61,25 @@ class StreamKPass(ModulePass):
             raise pass_error(self.name, op, f"workgroups={self.workgroups} must be positive (0: one per CU)")
         persistent = self.workgroups or target_of(op).cu_count
         for launch, kernel, loop in launched_k_loops(op, self.name):
-            KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent)).run()
+            if grouped_info(kernel) is not None:  # its busy tiles are known only at run time
+                raise pass_error(self.name, kernel, "a grouped kernel's tiles are not walked by persistent workgroups "
+                                                    "yet (which tiles hold rows depends on the sizes at run time); "
+                                                    "split-k divides its K loop")
+            walks: list[StreamWalk] = []
+            split = KSplit(self.name, "atomic", 1, launch, kernel, loop, lambda s: _walk(s, persistent, walks))
+            refusal = split.atomic_refusal()
+            if refusal is None:
+                split.run()  # the fast path: partial sums added into C
+            elif split.whole_sums_only():  # an amax output, an FP8 C: the fix-up does not take them yet
+                raise refusal
+            else:
+                split.run_fixup(lambda s, stores, wg: fix_up_last(s, stores, walks[0]))
 
 
-def _walk(split: KSplit, persistent: int) -> SSAValue:
+def _walk(split: KSplit, persistent: int, walks: list[StreamWalk]) -> SSAValue:
     """The kernel's body as the body of a walk over its workgroup's share of (tile, k) iterations."""
     kernel, loop, launch = split.kernel, split.loop, split.launch
+    host_grid = (launch.gridSizeX, launch.gridSizeY)
     body = kernel.body.block
     ids = _block_ids(split)
     top = KernelBuilder(InsertPoint.at_start(body))
@@ -81,6 +108,7 @@ def _walk(split: KSplit, persistent: int) -> SSAValue:
     _restrict_k_loop(loop, walk.args[0], per_tile, begin, end)
     launch.operands[0] = KernelBuilder.before(launch).index(persistent, "persistent")
     launch.operands[1] = launch.gridSizeZ  # 1 (KSplit checked it)
+    walks.append(StreamWalk(w, walk, per_tile, share, host_grid))
     return w
 
 

@@ -29,6 +29,14 @@ one row of each of 32 blocks, 8 rows apart, into one instruction; without fold t
 keys (16 of 32 on gfx950's 64 banks: 2-way conflicts; 4 of 16 on gfx942's 32: 4-way).  Lines within one aligned run of K
 keep distinct keys, so the fragment reads stay as they were.  Default false: the extra index
 arithmetic costs where nothing strides that far).
+mode=sw128 lays out instead the buffers that nvgpu.wgmma_desc reads (and only those) as Hopper's
+warpgroup MMA reads them with the descriptors' 128-byte swizzle (gemmc.target.wgmma.physical_byte,
+CUTLASS's Swizzle<3,4,3>): a [.., R, C] tile of 16-bit elements becomes C / 64 panels of R rows of 128
+bytes (one panel where C = 64), and the 16-byte chunk c of row r lies at chunk c ^ (r mod 8); every
+access, the descriptors' starts included, gets its [.., r', j'] in that buffer.  It expects rows of a
+multiple of 128 bytes, R a multiple of 8, descriptors whose strides are those of this layout
+(SBO 1024; an MN-major one's LBO R x 128 bytes), accesses no wider than a 16-byte chunk; the xor mode
+refuses a buffer that wgmma reads (its descriptors name the 128-byte swizzle).
 Diagnostics, each naming the op: a buffer of rank < 2; rows that are not a power-of-two
 number of chunks; rows=g that is not a power of two or does not divide the row count; a use that is not an element access (amdgpu.gather_to_lds writes a
 wave's words in order); a vector access wider than a chunk, or whose column index is not
@@ -50,6 +58,8 @@ from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.transforms.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
 from gemmc.target.resources import device_bytes
 from gemmc.target.module_arch import target_of
+from gemmc.target import wgmma
+from gemmc.dialects.nvgpu import WgmmaDescOp
 
 
 @dataclass(frozen=True)
@@ -61,15 +71,27 @@ class SwizzleLdsPass(ModulePass):
     buffers: tuple[str, ...] = ()
     strict: bool = True
     fold: bool = False
+    mode: str = "xor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.vector < 0:
             raise pass_error(self.name, op, f"vector={self.vector} must be positive (0: the widest access)")
         if self.rows < 0:
             raise pass_error(self.name, op, f"rows={self.rows} must be positive (0: the arch's bank line)")
+        if self.mode not in ("xor", "sw128"):
+            raise pass_error(self.name, op, f"mode={self.mode}: expected xor or sw128")
         arch = target_of(op)
         for alloc in select_allocs(op, tuple(self.buffers), self.name):
+            read_by_wgmma = any(isinstance(u.operation, WgmmaDescOp) for u in alloc.results[0].uses)
+            if self.mode == "sw128" and not read_by_wgmma:
+                continue
             try:
+                if self.mode == "sw128":
+                    self._sw128(alloc)
+                    continue
+                if read_by_wgmma:
+                    raise pass_error(self.name, alloc, f"%{alloc.results[0].name_hint or 'buffer'} is read by "
+                                     "wgmma descriptors, which name the 128-byte swizzle: use mode=sw128")
                 self._swizzle(alloc, arch)
             except GemmcError:
                 if self.strict:
@@ -96,6 +118,29 @@ class SwizzleLdsPass(ModulePass):
                 set_indices(a, [*a.indices[:-1], _swizzled_column(a, v, chunks, self._folded_rows(shape[-2]))])
             else:
                 set_indices(a, [*a.indices[:-2], *_swizzled_line(a, v, chunks, g, self._folded_rows(shape[-2]))])
+
+    def _sw128(self, alloc: Operation) -> None:
+        """The 128-byte swizzle of a tile wgmma reads (module docstring)."""
+        t = alloc.results[0].type
+        shape, name = t.get_shape(), alloc.results[0].name_hint or "buffer"
+        eb = device_bytes(t.get_element_type())
+        rows, cols = shape[-2:] if len(shape) >= 2 else (1, shape[-1])
+        problem = wgmma.layout_problem(rows, cols, eb) if len(shape) >= 2 else "it has no rows"
+        if problem:
+            raise pass_error(self.name, alloc, f"%{name} cannot take wgmma's 128-byte swizzle: {problem}")
+        v = wgmma.CHUNK_BYTES // eb
+        found = accesses(alloc, self.name)
+        for a in found:
+            self._check(a, v, name)
+            if isinstance(a.op, WgmmaDescOp):
+                major, lbo, sbo, swz = a.op.fields
+                want = wgmma.strides(major, rows, eb)
+                if swz != wgmma.SWIZZLE_BYTES or (sbo != want[1]) or (major == "mn" and lbo != want[0]):
+                    raise pass_error(self.name, a.op, f"this {major}-major descriptor of %{name} (swizzle {swz}, LBO "
+                                     f"{lbo}, SBO {sbo}) does not read the 128-byte swizzle of a {rows}-row tile "
+                                     f"(LBO {want[0]}, SBO {want[1]})")
+        for a in found:
+            set_indices(a, [*a.indices[:-2], *_sw128_indices(a, rows, cols, eb)])
 
     def _folded_rows(self, rows: int) -> int:
         """The rows whose lines the key tells apart digit by digit: all of them with fold=true;
@@ -176,6 +221,27 @@ def _swizzled_line(a: Access, v: int, chunks: int, g: int, folded_rows: int) -> 
     if v > 1:
         new_col = emit(arith.AddiOp(new_col, emit(arith.RemUIOp(col, cv))))
     new_row.name_hint, new_col.name_hint = "swz_row", "swz"
+    Rewriter.insert_op(ops.ops, InsertPoint.before(a.op))
+    return new_row, new_col
+
+
+def _sw128_indices(a: Access, rows: int, cols: int, eb: int) -> tuple[SSAValue, SSAValue]:
+    """(r', j') of element [r, j] of a [rows][cols] tile in the 128-byte swizzle (gemmc.target.wgmma.
+    physical_byte, in elements): f = (j / P) R P + r P + (((j % P) / v) ^ (r % 8)) v + j % v, P the
+    elements of 128 bytes, v of 16; r' = f / cols, j' = f % cols."""
+    row, col = a.indices[-2], a.indices[-1]
+    ops = _Ops()
+    emit, const = ops.emit, ops.const
+    per_row, v = wgmma.SWIZZLE_BYTES // eb, wgmma.CHUNK_BYTES // eb
+    cp, cv = const(per_row), const(v)
+    panel = emit(arith.DivUIOp(col, cp))
+    within = emit(arith.RemUIOp(col, cp))
+    chunk = emit(arith.XOrIOp(emit(arith.DivUIOp(within, cv)), emit(arith.RemUIOp(row, const(wgmma.ATOM_ROWS)))))
+    flat = emit(arith.AddiOp(emit(arith.MuliOp(panel, const(rows * per_row))), emit(arith.MuliOp(row, cp))))
+    flat = emit(arith.AddiOp(flat, emit(arith.AddiOp(emit(arith.MuliOp(chunk, cv)), emit(arith.RemUIOp(within, cv))))))
+    ccols = const(cols)
+    new_row, new_col = emit(arith.DivUIOp(flat, ccols)), emit(arith.RemUIOp(flat, ccols))
+    new_row.name_hint, new_col.name_hint = "sw128_row", "sw128"
     Rewriter.insert_op(ops.ops, InsertPoint.before(a.op))
     return new_row, new_col
 

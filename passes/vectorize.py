@@ -16,7 +16,8 @@ A copy whose tile rows are a multiple of `width` but whose alignment this does n
 (an odd or dynamic row length: 4097x4095x1023) is marked `peel` (with peel=true, the
 default): lower-copies then loads each row's aligned interior by vectors, its misaligned
 head and tail and the matrix edge element by element, and stores to LDS element by
-element (gemmc/transforms/copy_lowering.py).  That a peeled vector starts aligned is then a fact
+element (gemmc/transforms/copy_lowering.py); not an i4 / u4 copy, whose packed rows a peeled
+vector would enter mid-byte: it stays scalar.  That a peeled vector starts aligned is then a fact
 of its index sum, not of any one index: gemmc's own AMDGCN backend proves it with
 gemmc.transforms.residues before it selects a multi-dword load of 16-bit elements.  Any other copy
 keeps its width, or with strict=true (which accepts only proven alignment, no peeling) the
@@ -50,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, UnitAttr, i64
 from xdsl.passes import ModulePass
 
 from gemmc.transforms.contraction import working_kernels, role
@@ -111,7 +112,7 @@ class VectorizePass(ModulePass):
         if reason is None:
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties.pop("column_first", None)  # vectors run along the stored rows
-        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0:
+        elif self.peel and self.width > 1 and copy.tile[1] % self.width == 0 and not _packed_int(copy):
             copy.properties["width"] = IntegerAttr(self.width, i64)
             copy.properties["peel"] = UnitAttr()
             copy.properties.pop("column_first", None)
@@ -167,7 +168,7 @@ class VectorizePass(ModulePass):
         if known_multiple(copy.o1) % w:
             return f"the tile's column origin is not provably a multiple of {w}"
         row = row_multiple(copy.src)
-        if copy.src.type.get_shape()[1] < 0 and row % w:
+        if copy.src.type.get_shape()[-1] < 0 and row % w:
             return "its row length is dynamic, so row starts are not provably aligned; assume-aligned asserts they are"
         if row % w:
             return f"its row length {row} is not a multiple of {w}"
@@ -175,3 +176,11 @@ class VectorizePass(ModulePass):
         if copy.transpose is None and lds_row % w:
             return f"its LDS rows of {lds_row} elements do not keep {w}-element vectors aligned"
         return None
+
+
+def _packed_int(copy: CopyOp) -> bool:
+    """A copy of i4 / u4, packed two a byte in global memory: a peeled vector starts at any element,
+    mid-byte, which the packed read cannot (emit-hip), so its unproven rows stay scalar (as with
+    peel=false), which keeps the default total for every even row length."""
+    t = copy.src.type.element_type
+    return isinstance(t, IntegerType) and t.width.data == 4

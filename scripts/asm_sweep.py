@@ -89,6 +89,8 @@ def cases():
     yield "fp8_amax default", FP8_AMAX_FNUZ, "gfx942", None, SHAPES  # an FP8 C and the amax's atomic max
     for a in ("gfx950", "gfx1201"):
         yield "fp8_amax default", ROOT / "examples/fp8_amax.gemm", a, None, SHAPES
+    for a in AMD:  # the grouped GEMM: a walk over the group sizes, B's copies from the group's matrix
+        yield "moe_grouped default", ROOT / "examples/moe_grouped.gemm", a, None, SHAPES
     yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES
     for a in ("gfx950", "gfx1201"):
         yield "fp8gemm default", FP8_OCP, a, None, SHAPES

@@ -112,6 +112,21 @@ def test_bf16_c_stores_through_the_high_halves():
 
 
 @needs_clang
+def test_memory_data_in_agprs_gfx950():
+    """gfx950's 16-bit default with scalar copies (vectorize{peel=false}) runs out of VGPRs, and
+    clang moves LDS and global data through AGPRs (`ds_read_b128 a[0:3], v238`, `ds_write_b16 v212,
+    a16`, `global_load_ushort a16, ...`: gfx90a+); the interpreter reads and writes them there."""
+    from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS
+    from gemmc.driver.variants import with_unpeeled
+
+    module, dims = _lowered("hgemm.gemm", "gfx950", with_unpeeled(MATRIX_16BIT_DEFAULTS["gfx950"]), 257, 129, 97)
+    text = asm_kernels(module, "gfx950")[0]
+    assert re.search(r"ds_read_b128 a\[", text) and re.search(r"global_load_ushort a\d", text)
+    r = api.check(module, "gfx950", dims, level="asm")
+    assert r.passed, r.summary()
+
+
+@needs_clang
 def test_planted_mfma_lane_permutation_fails(monkeypatch):
     import gemmc.interp.matrix as matrix
 

@@ -174,17 +174,25 @@ def test_atomic_split_k_takes_a_linear_epilogue():
         assert gemmc.check(module, "gfx942").passed
 
 
-@pytest.mark.parametrize("tail", ["split-k{factor=3}", "stream-k{workgroups=3}"])
-def test_atomic_reduction_refuses_a_nonlinear_epilogue(tail):
+def test_atomic_reduction_refuses_a_nonlinear_epilogue():
     base = "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=4},register-tiling{thread-m=2 thread-n=2}"
     with pytest.raises(GemmcError, match="reduce=atomic: the epilogue is not linear"):
-        gemmc.lower(gemmc.parse(program("relu(A @ B)")), f"{base},{tail}", "gfx942")
+        gemmc.lower(gemmc.parse(program("relu(A @ B)")), f"{base},split-k{{factor=3}}", "gfx942")
 
 
-def test_dynamic_sizes_dispatch_to_a_workspace_split():
+def test_stream_k_finishes_a_nonlinear_epilogue_in_the_last_contributor():
+    """stream-k's shared tiles go through its workspace fix-up instead (tests/test_stream_k_fixup.py)."""
+    base = "gemm-to-kernel,lds-tiling{block-m=16 block-n=16 block-k=4},register-tiling{thread-m=2 thread-n=2}"
+    module = gemmc.lower(gemmc.parse(program("relu(A @ B)")), f"{base},stream-k{{workgroups=3}}", "gfx942")
+    assert "gemm.fence" in gemmc.print_ir(module)
+    assert gemmc.check(module, "gfx942").passed
+
+
+def test_dynamic_sizes_dispatch_to_stream_k():
+    """An f32 C's idle grid takes stream-k, its shared tiles' gelu applied by their last contributor."""
     source = program("gelu(A @ B + b)", dims="M, N, K")
     module = gemmc.lower(gemmc.parse(source), None, "gfx942")
-    assert "split-k{factor=8 reduce=workspace}" in module.attributes["gemmc.pipeline"].data
+    assert "stream-k{workgroups=" in module.attributes["gemmc.pipeline"].data
     assert gemmc.check(module, "gfx942", {"M": 19, "N": 13, "K": 11}).passed
 
 

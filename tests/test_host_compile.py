@@ -182,3 +182,10 @@ def test_split_k_host_side_compiles(toolchain, reduce, tmp_path):
     """split-k's second launch and (workspace) its hipMallocAsync / hipFreeAsync build for the host."""
     text = (ROOT / "examples" / "gemm_alpha_beta.gemm").read_text()
     _assert_host_compiles(toolchain, text, "gfx942", f"step3,split-k{{factor=3 reduce={reduce}}}", tmp_path)
+
+
+def test_stream_k_fixup_host_side_compiles(toolchain, tmp_path):
+    """stream-k's fix-up (a bias and gelu): its workspace and tile counters, hipMallocAsync /
+    hipFreeAsync, and the counters' zeroing launch before the persistent one build for the host."""
+    text = (ROOT / "examples" / "linear.gemm").read_text()
+    _assert_host_compiles(toolchain, text, "gfx942", "step3,stream-k{workgroups=7}", tmp_path)

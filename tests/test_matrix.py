@@ -133,7 +133,7 @@ def test_layout_grid_and_unknown_instruction(capsys):
     assert len(err.splitlines()) == 1
     assert err == ("error: gfx1100 has no matrix instruction 'v_mfma_f32_32x32x8_f16'; its instructions: "
                    "v_wmma_f32_16x16x16_f16, v_wmma_f32_16x16x16_bf16, v_wmma_f16_16x16x16_f16, "
-                   "v_wmma_bf16_16x16x16_bf16, v_wmma_i32_16x16x16_iu8")
+                   "v_wmma_bf16_16x16x16_bf16, v_wmma_i32_16x16x16_iu8, v_wmma_i32_16x16x16_iu4")
 
 
 def test_layout_plot(tmp_path):
@@ -163,9 +163,10 @@ def test_instruction_matches_numpy(arch, name):
     a = rng.uniform(-1, 1, (waves, instr.m, instr.k))
     b = rng.uniform(-1, 1, (waves, instr.k, instr.n))
     c = rng.uniform(-1, 1, (waves, instr.m, instr.n)).astype(np.float32)
-    if instr.out_type == "i32":  # integer: signed bytes, an i32 C near its ends (the sum wraps)
-        a = rng.integers(-128, 128, (waves, instr.m, instr.k))
-        b = rng.integers(-128, 128, (waves, instr.k, instr.n))
+    if instr.out_type == "i32":  # integer: signed bytes (nibbles), an i32 C near its ends (the sum wraps)
+        lo = 2 ** (instr.in_bits - 1)
+        a = rng.integers(-lo, lo, (waves, instr.m, instr.k))
+        b = rng.integers(-lo, lo, (waves, instr.k, instr.n))
         c = rng.integers(-2**31, 2**31, (waves, instr.m, instr.n))
         d = multiply(instr, scatter(instr.a, a, waves), scatter(instr.b, b, waves), scatter(instr.d, c, waves))
         want = ((a @ b + c + 2**31) % 2**32 - 2**31)

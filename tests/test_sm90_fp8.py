@@ -308,15 +308,17 @@ def test_default_passes_ptxas_without_spills(bt):
 # -- gemmc bench and benchmarks/h200/matrix.py -------------------------------------------------
 
 
-@pytest.mark.parametrize("a,b,bt,lt", [(E4M3, E5M2, True, True), (E4M3, E4M3, False, False),
-                                       (E5M2, E5M2, True, False)])
-def test_bench_checks_fp8_against_f16_copies(a, b, bt, lt):
+@pytest.mark.parametrize("a,b,bt,lt,dims", [(E4M3, E5M2, True, True, "M = 256, N = 128, K = 64"),
+                                            (E4M3, E4M3, False, False, "M = 256, N = 128, K = 64"),
+                                            (E5M2, E5M2, True, False, "M = 256, N = 128, K = 64"),
+                                            (E4M3, E4M3, True, False, "M = 257, N = 128, K = 72")])
+def test_bench_checks_fp8_against_f16_copies(a, b, bt, lt, dims):
     """gemmc bench's program for FP8 inputs: filled through cuda_fp8.h's types, checked against
     cublasGemmEx on f16 copies (exact), timed against cuBLASLt's FP8 GEMM where it takes the problem
-    (TN, not e5m2 x e5m2; its A is gemmc's B), else against that f16 GemmEx."""
+    (TN, not e5m2 x e5m2, sizes multiples of 16; its A is gemmc's B), else against that f16 GemmEx."""
     from gemmc.driver.bench import bench_source
 
-    module = gemmc.lower(gemmc.parse(source(a, b, "M = 256, N = 128, K = 64", b_transposed=bt)), None, SM90)
+    module = gemmc.lower(gemmc.parse(source(a, b, dims, b_transposed=bt)), None, SM90)
     text = bench_source(module, SM90, {})
     fa, fb = ("__nv_fp8_e4m3" if t == E4M3 else "__nv_fp8_e5m2" for t in (a, b))
     assert f"fill_fp8<{fa}>(dA[s], size_a" in text and f"fill_fp8<{fb}>(dB[s], size_b" in text

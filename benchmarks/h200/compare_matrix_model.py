@@ -44,7 +44,7 @@ def main() -> None:
               f"{r['ratio']:7.2f}")
     ratios = [r["ratio"] for r in rows]
     out = {"machine": data.get("machine", ""), "rows": rows, "spearman": spearman(rows),
-           "spearman_by_group": {g: spearman(rs) for g, rs in groups.items()},
+           "spearman_by_group": {g: spearman(rs) for g, rs in groups.items() if len(rs) >= 3},  # (2 rank as +-1)
            "ratio_min": min(ratios), "ratio_max": max(ratios),
            "ratio_geomean": float(np.exp(np.mean(np.log(ratios))))}
     print(f"\nSpearman rank correlation, all {len(rows)} cases: {out['spearman']:.3f}; "

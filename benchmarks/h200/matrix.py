@@ -16,7 +16,8 @@ then the median of 20 timed runs against cuBLAS's, inputs rotated through 4x the
   dynamic    the same with `dim M, N, K` given at launch (f16, four shapes);
   cand_*     the candidates the default was chosen from (CANDIDATES, f16 at 4096^3 and 8192^3): sm_90's first
              default and its element-wise rivals, then ldmatrix alone and with cp.async at 2, 3 and 4
-             stages, and larger tiles (issue #38).
+             stages, and larger tiles (issue #38); the EVERY_SHAPE ones at every shape of the suite too; and Hopper's
+             warpgroup MMA (WGMMA_CANDIDATES, cand_wgmma_*, f16 and bf16 at both sizes, built for sm_90a).
 FP8 (OCP: e4m3, and A e4m3 x B e5m2; FP8_TYPES): what `gemmc compile --arch sm_90` runs (MATRIX_FP8_DEFAULTS["sm_90"],
 mma.sync m16n8k32, which ptxas runs on Hopper as f16 mma.sync after converting the fragments) at the suite's
 shapes in the layout FP8 GEMMs take (`_tn`: A [M][K], B stored [N][K], both k-contiguous; FP8_SHAPES), and at
@@ -115,7 +116,37 @@ CANDIDATES = {
     "ldm_async_128x256x32_w24_s4_swizzle": ldmatrix_candidate(128, 256, 32, 2, 4, stages=4, lds=SWIZZLE),
     "ldm_async_256x128x32_w42_s3_swizzle": ldmatrix_candidate(256, 128, 32, 4, 2, stages=3, lds=SWIZZLE),
 }
+# Hopper's warpgroup MMA (wgmma.mma_async, sm_90a; matrix-cores{instr=wgmma_m64n<N>k16}, the type from the
+# kernel): one or two warpgroups of 128 threads, K tiles of 64 (a 128-byte row of 16-bit elements), A and B
+# by shared-memory descriptors from tiles in the hardware's 128-byte swizzle (swizzle-lds{mode=sw128}), B [k][n]
+# read with imm-trans-b; cp.async copies at 2 to 4 stages (dynamic shared memory past 48 KiB); each K tile's
+# wgmma group waited for (wait_group 0) before the barrier.  f16 and bf16, both sizes (the instruction
+# takes the type; nvcc builds these files with -arch=sm_90a: matrix.sh, gemmc.target.cuda).
+_WGMMA = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k=64}},register-tiling{{thread-m=8 thread-n=8}}," \
+         "matrix-cores{{instr=wgmma_m64n{n}k16 waves-m={wm} waves-n={wn}}},vectorize{{width=8}}," \
+         "direct-to-lds{{fallback=true}},{stages}lower-copies,swizzle-lds{{mode=sw128}},launch-bounds{{max-threads={threads}}}"
+
+
+def wgmma_candidate(bm: int, bn: int, n: int, wm: int, wn: int, stages: int) -> str:
+    pipelined = ("double-buffer{stage=lds}," if stages == 2
+                 else f"multi-buffer{{factor={stages}}},pipeline{{stages={stages}}},")
+    return _WGMMA.format(bm=bm, bn=bn, n=n, wm=wm, wn=wn, stages=pipelined, threads=wm * wn * 128)
+
+
+WGMMA_CANDIDATES = {
+    # two warpgroups of 64x256 (128 accumulators a thread): 48 KiB a stage
+    "wgmma_128x256x64_wg21_s3": wgmma_candidate(128, 256, 256, 2, 1, 3),
+    "wgmma_128x256x64_wg21_s4": wgmma_candidate(128, 256, 256, 2, 1, 4),
+    "wgmma_128x256x64_wg21_s2": wgmma_candidate(128, 256, 256, 2, 1, 2),
+    # two warpgroups of 64x128: 32 KiB a stage
+    "wgmma_128x128x64_wg21_s4": wgmma_candidate(128, 128, 128, 2, 1, 4),
+    # one warpgroup of 128x128 (two m64n128 a K step)
+    "wgmma_128x128x64_wg11_s4": wgmma_candidate(128, 128, 128, 1, 1, 4),
+}
 CANDIDATE_SIZES = (4096, 8192)
+# the candidates measured fastest at 4096^3 on an H100 (2026-12-07: three stages, 17-19% ahead of the
+# two-stage default), timed at every shape of the suite before the default is changed
+EVERY_SHAPE = ("ldm_async_128x256x32_w24_s3_swizzle", "ldm_async_128x128x32_w42_s3_swizzle")
 SANITIZER = {"memcheck": [(4097, 4095, 1023), (64, 64, 2000)], "racecheck": [(257, 129, 95), (64, 64, 2000)]}
 
 
@@ -164,6 +195,12 @@ def gen(out: Path, only: str = "") -> None:
                 program(name, t, shape, "dynamic", None, dynamic=True)
         for n in CANDIDATE_SIZES if t == "f16" else ():  # (bf16 runs the same kernels)
             for cname, pipeline in CANDIDATES.items():
+                program(f"sq{n}", t, (n, n, n, False, False, False), f"cand_{cname}", pipeline)
+        for name, shape in SHAPES.items() if t == "f16" else ():
+            for cname in EVERY_SHAPE if name not in ("sq4096", "sq8192") else ():
+                program(name, t, shape, f"cand_{cname}", CANDIDATES[cname])
+        for n in CANDIDATE_SIZES:  # wgmma: an instruction of each type
+            for cname, pipeline in WGMMA_CANDIDATES.items():
                 program(f"sq{n}", t, (n, n, n, False, False, False), f"cand_{cname}", pipeline)
     for t in FP8_TYPES:
         for name, shape in FP8_SHAPES.items():

@@ -15,7 +15,10 @@ cp "$SRC/manifest.json" "$OUT/matrix_manifest.json"
 build() {
   f=$1; b=$BIN/$(basename "$f" .cu)
   case $f in *mx_*) libs="-lcublas -lcublasLt";; *) libs=;; esac
-  nvcc -O3 -arch=sm_90 -std=c++17 -Xptxas -v -x cu "$f" -o "$b" $libs 2> "$b.log" || { echo "BUILD FAILED $f" >> "$OUT/matrix_log.txt"; head -5 "$b.log" >> "$OUT/matrix_log.txt"; }
+  # wgmma needs sm_90's arch-specific target (gemmc.target.wgmma.PTX_TARGET, as gemmc.target.cuda builds it)
+  # (-arch=sm_90a alone also embeds compute_90 PTX, which ptxas refuses with wgmma in it)
+  arch="-arch=sm_90"; grep -q "wgmma.mma_async" "$f" && arch="-arch=compute_90a -code=sm_90a"
+  nvcc -O3 $arch -std=c++17 -Xptxas -v -x cu "$f" -o "$b" $libs 2> "$b.log" || { echo "BUILD FAILED $f" >> "$OUT/matrix_log.txt"; head -5 "$b.log" >> "$OUT/matrix_log.txt"; }
   # ptxas's registers, shared memory and spills per kernel, kept beside the timings
   grep -E "Compiling entry|registers|spill" "$b.log" | sed "s|^|$(basename "$f" .cu): |" >> "$OUT/matrix_ptxas.txt"
 }

@@ -27,7 +27,7 @@ from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
 from gemmc.support.arith_semantics import MATH_VALU_INSTRS
-from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, memory_space
+from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, ROLE_FIXUP, memory_space
 from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
@@ -74,7 +74,7 @@ def is_integer_mac(op: Operation) -> bool:
 
 
 def is_matrix_op(op: Operation) -> bool:
-    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma", "nvgpu.mma_sync"))
+    return op.name.startswith(("amdgpu.mfma", "amdgpu.wmma", "amdgpu.scaled_mfma", "nvgpu.mma_sync", "nvgpu.wgmma_mma_async"))
 
 
 @dataclass
@@ -249,6 +249,18 @@ class _Context:
             m = cond if m is None else (m & cond)
         return m
 
+    def _fixup_share(self, guards) -> float:
+        """Under stream-k's fix-up branch (gemm.role = "fixup"), taken by the last of a shared tile's
+        contributors, which the counter decides at run time: 1 / contributors of the executions of
+        every contributor, whose representative workgroups cannot tell which one that is."""
+        for if_op, then in guards:
+            cond = if_op.cond.owner
+            if then and _own_role(if_op) == ROLE_FIXUP and isinstance(cond, arith.CmpiOp):
+                others = self.ev.value(cond.rhs)  # contributors - 1
+                if others is not None:
+                    return 1.0 / (float(np.mean(others)) + 1.0)
+        return 1.0
+
     def executions(self, op: Operation, per_workgroup: bool = False) -> tuple[float, float]:
         """(wave instructions, active lanes) of op over the launch; with per_workgroup,
         (workgroup executions, lanes)."""
@@ -274,7 +286,8 @@ class _Context:
         if pad:
             mm = np.concatenate([mm, np.zeros(mm.shape[:-1] + (pad,), dtype=bool)], axis=-1)
         active = mm.reshape(mm.shape[:-1] + (groups, unit)).any(axis=-1).sum(axis=-1)
-        return float((active * weights).sum() * inner), float((lanes * weights).sum() * inner)
+        share = self._fixup_share(guards)
+        return float((active * weights).sum() * inner * share), float((lanes * weights).sum() * inner * share)
 
     def _shape(self, loops) -> tuple[int, ...]:
         bw = self.block_w
@@ -503,6 +516,11 @@ def _vector_width(t) -> int:
             n *= d
         return n
     return 1
+
+
+def _own_role(op: Operation) -> str | None:
+    r = op.attributes.get(ROLE_ATTR)
+    return getattr(r, "data", None)
 
 
 def _role(op: Operation) -> str | None:

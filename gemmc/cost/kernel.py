@@ -17,7 +17,8 @@ from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
-from gemmc.cost.lanes import Grid, LaneEvaluator, loops_of
+from gemmc.cost.lanes import Grid, LaneEvaluator, busy_tiles, loops_of
+from gemmc.transforms.grouping import grouped_info
 from gemmc.support.diagnostics import GemmcError
 from gemmc.support.ir_names import ARG_DIMS_ATTR, DIMS_ATTR, ROLE_ATTR, ROLE_K_LOOP, SCHEDULE_ATTR
 from gemmc.target.resources import ELEMENT_BYTES, global_bytes
@@ -181,7 +182,17 @@ def _launch_grid(k: KernelIR) -> Grid:
         if x is None:
             raise GemmcError("cannot evaluate the launch's grid and block sizes for the cost model")
         vals.append(int(x.ravel()[0]))
-    return Grid(tuple(vals[:3]), tuple(vals[3:]))  # type: ignore[arg-type]
+    return Grid(tuple(vals[:3]), tuple(vals[3:]), _busy_y(k))  # type: ignore[arg-type]
+
+
+def _busy_y(k: KernelIR) -> int | None:
+    """A grouped kernel's tiles along y that hold rows, its rows spread evenly over the groups
+    (gemmc.cost.lanes.even_sizes); None for any other kernel."""
+    info = grouped_info(k.kernel)
+    if info is None:
+        return None
+    groups = k.dim_of(k.kernel.body.block.args[info[0]], 0)
+    return busy_tiles(k.problem.m, groups, info[1]) if groups is not None else None
 
 
 def _host_dim_names(host: func.FuncOp, index: int) -> list[str] | None:

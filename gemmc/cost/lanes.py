@@ -26,7 +26,11 @@ import numpy as np
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
+from xdsl.dialects.builtin import StringAttr
+
 from gemmc.support.arith_semantics import CMPI, CMPI_NAMES, INT_BINARY
+from gemmc.support.ir_names import ROLE_ATTR, ROLE_GROUP
+from gemmc.transforms.grouping import tile_m_of
 
 FULL_TRIP = 8  # loops with at most this many iterations are enumerated; longer ones sampled
 SAMPLES = 4  # iterations sampled from a longer loop: first, second, middle, last
@@ -61,6 +65,8 @@ class Grid:
 
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
+    # a grouped kernel: the tiles along y that hold rows (the rest, always the last, store nothing)
+    busy_y: int | None = None
 
     @property
     def threads(self) -> int:
@@ -76,6 +82,8 @@ class Grid:
         n = self.grid[axis]
         if n <= 1:
             return np.zeros(1, dtype=np.int64), np.array([float(max(n, 0))])
+        if axis == 1 and self.busy_y is not None and 0 < self.busy_y < n:  # block 0 busy, the last idle
+            return np.array([0, n - 1]), np.array([float(self.busy_y), float(n - self.busy_y)])
         return np.array([0, n - 1]), np.array([n - 1.0, 1.0])
 
     def block_weights(self) -> np.ndarray:
@@ -165,7 +173,8 @@ class LaneEvaluator:
         """The mean of `x` over lanes, its representative workgroups weighted by how many each stands for."""
         weights = np.ones((1, 1))
         wy, wx = self.grid.samples(1)[1], self.grid.samples(0)[1]
-        if x.shape[0] == len(wy) and x.shape[1] == len(wx):
+        if x.shape[0] in (1, len(wy)) and x.shape[1] in (1, len(wx)):  # (a value the same along y or x too)
+            x = np.broadcast_to(x, (len(wy), len(wx)) + x.shape[2:])
             weights = np.outer(wy, wx)
         weights = weights.reshape(weights.shape + (1,) * (x.ndim - 2))
         x, w = np.broadcast_arrays(x, weights)
@@ -205,6 +214,8 @@ class LaneEvaluator:
                 return self._iv(owner)
             return None
         op = v.owner
+        if isinstance(op, scf.ForOp) and op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_GROUP):
+            return self._group_search(op, v.index)
         if isinstance(op, arith.ConstantOp):
             val = getattr(op.value, "value", None)
             data = getattr(val, "data", None)
@@ -240,6 +251,34 @@ class LaneEvaluator:
                 return None
             return fn(np.asarray(a), np.asarray(b))
         return None
+
+
+    def _group_search(self, loop: scf.ForOp, result: int) -> Value:
+        """A grouped kernel's group search (gemmc.transforms.grouping) for the sampled workgroups,
+        the rows spread evenly over the groups (`even_sizes`: the sizes are known only at run time)."""
+        groups, tile = self.value(loop.ub), tile_m_of(loop)
+        m = self.dim_of(self.kernel.body.block.args[0], 0)  # A [M, K]: gemm-to-kernel's first argument
+        if groups is None or tile is None or m is None or np.size(groups) != 1:
+            return None
+        sizes = even_sizes(m, int(np.ravel(groups)[0]))
+        start = np.concatenate([[0], np.cumsum(sizes)])
+        first = np.concatenate([[0], np.cumsum(-(-sizes // tile))])
+        by = self.block_ids[1]
+        h = np.clip(np.searchsorted(first, by, side="right") - 1, 0, max(len(sizes) - 1, 0))
+        here = (by >= first[h]) & (by < first[np.minimum(h + 1, len(first) - 1)]) & (h < len(sizes))
+        row0 = np.where(here, start[h] + (by - first[h]) * tile, 0)
+        end = np.where(here, start[np.minimum(h + 1, len(start) - 1)], 0)
+        return [np.int64(m), np.int64(first[-1]), row0, end, np.where(here, h, 0)][result]
+
+
+def even_sizes(m: int, groups: int) -> np.ndarray:
+    """M rows spread evenly over the groups: the cost model's assumption for a grouped kernel."""
+    return np.array([m // groups + (g < m % groups) for g in range(groups)], dtype=np.int64)
+
+
+def busy_tiles(m: int, groups: int, tile: int) -> int:
+    """Tiles of `tile` rows that hold rows when M rows are spread evenly over the groups."""
+    return int((-(-even_sizes(m, groups) // tile)).sum())
 
 
 def _dim(op) -> int:

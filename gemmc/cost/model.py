@@ -25,7 +25,9 @@ f is the boost clock unless the kernel's matrix work draws more power than the c
 
 The critical path of a workgroup, per iteration of its K loop: the exposed latencies
 (a global load used in the same iteration: mem_latency / loads in flight; a prefetched
-one: what the iteration's own work does not cover; the first LDS read after a barrier
+one: what the iteration's own work does not cover; on AMD, each guarded load whose value its
+own branch reads, a peeled copy's vector, one mem_latency after another: clang waits for it
+there, _waited_in_place; the first LDS read after a barrier
 and the LDS writes before it: lds_latency each) plus the workgroup's own issue time
 (the largest of its VALU, LDS and VMEM cycles) plus BARRIER_CYCLES per barrier.
 """
@@ -234,6 +236,9 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0
     loads = [a for a in c.accesses if a.space == "global" and not a.store and a.instrs > 0 and id(a.op) in body]
     exposed = 0.0
+    waited = sum(a.issued for a in loads if _waited_in_place(a)) if arch.vendor == "amd" else 0.0
+    if waited:  # each waited for right after it is issued: their latencies follow one another
+        exposed += arch.mem_latency_cycles * waited / (n_wg * max(1, occ.waves_per_wg) * max(1, iters))
     if any(not _overlapped(a, loop) for a in loads):
         in_flight = UNROLL_LOADS if barriers == 0 else 1
         exposed += arch.mem_latency_cycles / in_flight
@@ -243,6 +248,20 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     exposed += arch.lds_latency_cycles * (any(not a.store for a in lds) + any(a.store for a in lds))
     exposed += BARRIER_CYCLES * barriers
     return iters * (issue + exposed) + arch.mem_latency_cycles
+
+
+def _waited_in_place(a) -> bool:
+    """A guarded global load whose value an op of its own branch reads: a peeled copy's interior
+    vector, its elements extracted in the branch that loads it (copy_lowering._vector_or_elements).
+    clang extracts an element by a shift of the loaded register there, and LLVM's SIInsertWaitcnts
+    puts an `s_waitcnt vmcnt(0)` before it: the load's latency is exposed where it is issued,
+    whatever prefetching meant to hide it (docs/cost-model.md, "Peeled copies on AMD").  Counted on
+    AMD targets (the rule is LLVM's AMDGPU backend's; nvcc's code for sm_90 was not read)."""
+    if not isinstance(a.op.parent_op(), scf.IfOp):
+        return False
+    block = a.op.parent_block()
+    return any(use.operation.parent_block() is block and not isinstance(use.operation, scf.YieldOp)
+               for r in a.op.results for use in r.uses)
 
 
 def _overlapped(a, loop) -> bool:

@@ -83,6 +83,10 @@ def explain_asm(module: ModuleOp, arch: Arch | str, dims: dict[str, int] | None 
             for a, shape in zip(fn.body.block.args, arg_shapes(fn, dims or {}))]
     spec = matmul_spec(module, fn)
     m, n, k = spec.mnk(args)
+    if spec.grouped:  # the rows spread evenly over the groups, as the analytic model assumes
+        from gemmc.cost.lanes import even_sizes
+
+        args[spec.group_sizes] = even_sizes(m, len(args[spec.group_sizes]))
     in_type = type_name(fn.args[spec.a].type.element_type)
     return predict(lambda sampler: execute(module, args, target, kernels=kernels, sample=sampler), text, target,
                    2.0 * m * n * k, in_type, path, **options)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
+from gemmc.driver import bench_epilogue
 from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import EXIT_TOOLCHAIN, GemmcError, usage_error
 
@@ -72,20 +73,25 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     launcher = emitter.launchers[0]
     prob, info = problem_of(module, dims)
     spec, shapes = info["spec"], info["shapes"]
-    if spec.epilogue:  # its check is cuBLAS's plain product, its call passes A, B, C and the scalars
-        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no fused epilogue yet; "
+    if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
+        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
                          "`gemmc compile --arch sm_90 --harness` checks and times one")
+    _refuse_converted_outputs(module, spec)
+    a_type, b_type = _input_types(module, spec)
+    epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []
     for q in launcher.params:
-        if q.kind == "memref":
+        if q.kind == "memref" and q.arg in (spec.a, spec.b, spec.c):
             call.append({spec.a: "dA[s]", spec.b: "dB[s]", spec.c: "dC[s]"}[q.arg])
+        elif q.kind == "memref" or (epilogue and q.arg in epilogue.scalars):
+            call.append(epilogue.argument(q.arg))
         elif q.kind == "dim":
             call.append(str(dims.get(q.dim, {"M": prob.m, "N": prob.n, "K": prob.k}.get(q.dim, 0))))
         else:
             which = "alpha" if spec.alpha is not None and spec.alpha.arg == q.arg else "beta"
             call.append(f"{which}_value")
-    a_type, b_type = _input_types(module, spec)
     fields = _fp8_fields(prob, a_type, b_type) if a_type in FP8_INPUTS else _plain_fields(prob, a_type)
+    fields |= epilogue.fields() if epilogue else _CUBLAS_CHECK
     return kernel_text + _MAIN.format(
         launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, **fields,
         size_a=shapes[spec.a][0] * shapes[spec.a][1], size_b=shapes[spec.b][0] * shapes[spec.b][1],
@@ -99,6 +105,20 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
 _INPUTS = {"f32": ("float", "CUDA_R_32F"), "f16": ("__half", "CUDA_R_16F"), "bf16": ("__nv_bfloat16", "CUDA_R_16BF")}
 # OCP FP8 (sm_90), gemmc's bytes: cuda_fp8.h's type of the format and cuBLASLt's cudaDataType
 FP8_INPUTS = {"f8e4m3fn": ("__nv_fp8_e4m3", "CUDA_R_8F_E4M3"), "f8e5m2": ("__nv_fp8_e5m2", "CUDA_R_8F_E5M2")}
+
+
+def _refuse_converted_outputs(module: ModuleOp, spec) -> None:
+    """More outputs (gemm.output), an amax (gemm.amax), an FP8 or i8 C: a usage error, as the benchmark
+    compares one f32 C with cuBLAS's (`gemmc run` checks those)."""
+    from gemmc.dialects.gemm import is_fp8, type_name
+    from gemmc.interp import host_function
+
+    c = type_name(host_function(module).args[spec.c].type.element_type)
+    what = [w for w, on in (("more outputs (gemm.output)", spec.outputs), ("an amax output (gemm.amax)",
+                            spec.amax is not None), (f"a {c} C", is_fp8(c) or c == "i8")) if on]
+    if what:
+        raise usage_error(f"gemmc bench compares an f32 C with cuBLAS's only; this program writes {' and '.join(what)} "
+                          f"(`gemmc run` checks it)")
 
 
 def _input_types(module: ModuleOp, spec) -> tuple[str, str]:
@@ -120,15 +140,17 @@ def _plain_fields(prob: "Problem", t: str) -> dict:
     call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, dA="dA", dB="dB", **_operands(prob))
     kind = "cublasSgemm (pedantic FP32)" if in_c == "float" else "cublasGemmEx"
     return dict(in_t=in_c, cublas_call=call, check_call=call, cublas_kind=kind, fill_a="fill", fill_b="fill",
-                fill_inputs="" if in_c == "float" else f"template __global__ void bench_fill<{in_c}>({in_c}*, long, unsigned);",
+                fill_inputs="",
                 fp8_includes="", fp8_host="", fp8_setup="",
                 math_mode="CUBLAS_PEDANTIC_MATH" if in_c == "float" else "CUBLAS_DEFAULT_MATH")
 
 
 def fp8_cublaslt(prob: "Problem", a: str, b: str) -> bool:
     """Whether cuBLASLt's FP8 GEMM takes the problem: its "TN" layout alone (A [M][K], B stored [N][K],
-    both k-contiguous) and not e5m2 x e5m2 (cuBLASLt's FP8 type table)."""
-    return not prob.transpose_a and prob.transpose_b and (a, b) != ("f8e5m2", "f8e5m2")
+    both k-contiguous), not e5m2 x e5m2 (cuBLASLt's FP8 type table), and M, N and K multiples of 16
+    (its FP8 alignment rule: on an H100 it answered CUBLAS_STATUS_NOT_SUPPORTED at 3000^3 and 4097x4095x1023)."""
+    return (not prob.transpose_a and prob.transpose_b and (a, b) != ("f8e5m2", "f8e5m2")
+            and prob.m % 16 == prob.n % 16 == prob.k % 16 == 0)
 
 
 def _fp8_fields(prob: "Problem", a: str, b: str) -> dict:
@@ -255,6 +277,9 @@ _MAIN = r"""
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <random>
+#include <utility>
 #include <vector>
 
 #define BENCH_CHECK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ \
@@ -273,11 +298,16 @@ template <typename T> __global__ void bench_fill(T* x, long n, unsigned seed)
 }}
 // Instantiated here: nvcc's device pass does not see the host code that launches them.
 template __global__ void bench_fill<float>(float*, long, unsigned);
+template __global__ void bench_fill<__half>(__half*, long, unsigned);
+template __global__ void bench_fill<__nv_bfloat16>(__nv_bfloat16*, long, unsigned);
 {fill_inputs}
 
 #ifdef GEMMC_HOST_CODE  // nvcc's device pass sees the kernels only
 template <typename T> static void fill(T* x, long n, unsigned seed) {{ bench_fill<<<1024, 256>>>(x, n, seed); BENCH_CHECK(cudaGetLastError()); }}
 {fp8_host}
+static double bench_to_double(float x) {{ return x; }}
+static double bench_to_double(__half x) {{ return __half2float(x); }}
+static double bench_to_double(__nv_bfloat16 x) {{ return __bfloat162float(x); }}
 
 int main()
 {{
@@ -292,7 +322,7 @@ int main()
         BENCH_CHECK(cudaMalloc(&dA[s], sizeof({in_t}) * size_a)); BENCH_CHECK(cudaMalloc(&dB[s], sizeof({in_t}) * size_b));
         BENCH_CHECK(cudaMalloc(&dC[s], 4 * size_c));
         {fill_a}(dA[s], size_a, 3 * s + 1); {fill_b}(dB[s], size_b, 3 * s + 2); fill(dC[s], size_c, 3 * s + 3);
-    }}{fp8_setup}
+    }}{fp8_setup}{epilogue_setup}
     float *dC0, *dRef;
     BENCH_CHECK(cudaMalloc(&dC0, 4 * size_c)); BENCH_CHECK(cudaMalloc(&dRef, 4 * size_c));
     BENCH_CHECK(cudaMemcpy(dC0, dC[0], 4 * size_c, cudaMemcpyDeviceToDevice));
@@ -307,28 +337,7 @@ int main()
     auto cublas_check = [&](int s, float* c) {{ BLAS_CHECK({check_call}); }};
     auto gemmc = [&](int s) {{ BENCH_CHECK({launcher}({call}, stream)); }};
 
-    // Correctness on set 0, against cuBLAS from the same C.
-    {{
-        int s = 0;
-        gemmc(s);
-        BENCH_CHECK(cudaDeviceSynchronize());
-        cublas_check(0, dRef);
-        BENCH_CHECK(cudaDeviceSynchronize());
-    }}
-    std::vector<float> got(size_c), ref(size_c);
-    BENCH_CHECK(cudaMemcpy(got.data(), dC[0], 4 * size_c, cudaMemcpyDeviceToHost));
-    BENCH_CHECK(cudaMemcpy(ref.data(), dRef, 4 * size_c, cudaMemcpyDeviceToHost));
-    double max_diff = 0, max_ref = 0, sum_sq = 0, ref_sq = 0;
-    bool finite = true;
-    for (long i = 0; i < size_c; ++i) {{
-        double d = std::fabs((double)got[i] - ref[i]);
-        finite = finite && std::isfinite(got[i]);
-        max_diff = std::max(max_diff, d); max_ref = std::max(max_ref, (double)std::fabs(ref[i]));
-        sum_sq += d * d; ref_sq += (double)ref[i] * ref[i];
-    }}
-    const double rel = max_diff / std::max(max_ref, 1e-30), norm_rel = std::sqrt(sum_sq / std::max(ref_sq, 1e-30));
-    const bool passed = finite && norm_rel < 1e-5 * std::sqrt((double)K) && rel < 1e-4 * std::sqrt((double)K);
-
+{check}
     cudaEvent_t t0, t1;
     BENCH_CHECK(cudaEventCreate(&t0)); BENCH_CHECK(cudaEventCreate(&t1));
     auto time_median = [&](auto&& run) {{
@@ -353,10 +362,36 @@ int main()
     std::printf("{{\"kernel\": \"{launcher}\", \"M\": %d, \"N\": %d, \"K\": %d, \"gemmc_ms\": %.6f, \"cublas_ms\": %.6f, "
                 "\"gemmc_tflops\": %.4f, \"cublas_tflops\": %.4f, \"pct_of_cublas\": %.2f, \"max_rel_err\": %.3e, "
                 "\"norm_rel_err\": %.3e, \"passed\": %s, \"input_sets\": %d, \"repeats\": %d, \"device\": \"%s\", "
-                "\"cuda_driver\": %d, \"cuda_runtime\": %d, \"cublas\": \"{cublas_kind}\"}}\n",
+                "\"cuda_driver\": %d, \"cuda_runtime\": %d, \"cublas\": \"{cublas_kind}\", "
+                "\"checked_against\": \"{checked_against}\"}}\n",
                 M, N, K, g_ms, c_ms, flops / g_ms / 1e9, flops / c_ms / 1e9, 100.0 * c_ms / g_ms, rel, norm_rel,
                 passed ? "true" : "false", sets, {repeats}, prop.name, driver, runtime);
     return passed ? 0 : 1;
 }}
 #endif  // GEMMC_HOST_CODE
 """
+
+# The check of a plain product: gemmc's C against cuBLAS's, both from the same C, on set 0.
+_CUBLAS_CHECK = dict(epilogue_setup="", checked_against="cuBLAS", check=r"""    // Correctness on set 0, against cuBLAS from the same C.
+    {
+        int s = 0;
+        gemmc(s);
+        BENCH_CHECK(cudaDeviceSynchronize());
+        cublas_check(0, dRef);
+        BENCH_CHECK(cudaDeviceSynchronize());
+    }
+    std::vector<float> got(size_c), ref(size_c);
+    BENCH_CHECK(cudaMemcpy(got.data(), dC[0], 4 * size_c, cudaMemcpyDeviceToHost));
+    BENCH_CHECK(cudaMemcpy(ref.data(), dRef, 4 * size_c, cudaMemcpyDeviceToHost));
+    double max_diff = 0, max_ref = 0, sum_sq = 0, ref_sq = 0;
+    bool finite = true;
+    for (long i = 0; i < size_c; ++i) {
+        double d = std::fabs((double)got[i] - ref[i]);
+        finite = finite && std::isfinite(got[i]);
+        max_diff = std::max(max_diff, d); max_ref = std::max(max_ref, (double)std::fabs(ref[i]));
+        sum_sq += d * d; ref_sq += (double)ref[i] * ref[i];
+    }
+    const double rel = max_diff / std::max(max_ref, 1e-30), norm_rel = std::sqrt(sum_sq / std::max(ref_sq, 1e-30));
+    const bool passed = finite && norm_rel < 1e-5 * std::sqrt((double)K) && rel < 1e-4 * std::sqrt((double)K);
+
+""")

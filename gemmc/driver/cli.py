@@ -287,10 +287,9 @@ def cmd_bench(args) -> int:
 
 def cmd_layout(args) -> int:
     from gemmc.driver import layout
-    from gemmc.target.arch import get_matrix_instr
 
     arch = get_arch(args.arch)
-    instr = layout.with_types(get_matrix_instr(arch, args.instr), args.types)
+    instr = layout.with_types(layout.find_instr(arch, args.instr), args.types)
     if args.plot is not None:  # --plot '' is a bad name, not no plot
         layout.plot(instr, arch, args.plot)
     if args.csv:

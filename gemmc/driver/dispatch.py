@@ -13,11 +13,15 @@ becomes
     scf.if workgroups < SLOTS { the variant's launches } else { the default's launches }
 
 with SLOTS = CUs x the workgroups a CU holds of the default kernel (the cost model's occupancy).
+Where the default copies vectors, each of the two has an aligned twin (`assume-aligned` to the copies'
+vector width) that the launcher runs when every dynamic row length is a multiple of it.
 The same rule as the static selection's first question ("does the grid leave workgroup slots
 idle?"), asked at run time; the cost model and the interpreter follow the branch the sizes take.
 """
 
 from __future__ import annotations
+
+import re
 
 from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
@@ -35,7 +39,6 @@ from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.transforms.kernel_builder import KernelBuilder, repeat_values
 
 SPLITS = 8
-ALIGN = 4  # elements: the vector width of the default pipelines' copies
 PROBE_SIZE = 1024  # the size at which the default kernel's occupancy is read (it does not depend on it)
 
 
@@ -50,13 +53,22 @@ def variant_pipeline(default: str, out_type: str, arch: Arch, slots: int = 0) ->
     return with_split_k(default, SPLITS, "workspace")
 
 
-def with_assumed_alignment(spec: str) -> str:
-    """`spec` with assume-aligned{multiple=ALIGN} after its gemm-to-kernel."""
+def vector_width(spec: str) -> int | None:
+    """The width of `spec`'s vectorize pass (its default, 4, where the pass names none); None without one."""
+    m = re.search(r"vectorize(\{[^}]*\})?", spec)
+    if m is None:
+        return None
+    width = re.search(r"width=(\d+)", m.group(1) or "")
+    return int(width.group(1)) if width else 4
+
+
+def with_assumed_alignment(spec: str, multiple: int) -> str:
+    """`spec` with assume-aligned{multiple=...} after its gemm-to-kernel."""
     head, sep, rest = spec.partition("gemm-to-kernel")
     if not sep:
         return spec
     after = rest.split(",", 1)
-    return f"{head}gemm-to-kernel{after[0]},assume-aligned{{multiple={ALIGN}}}" + (f",{after[1]}" if len(after) > 1 else "")
+    return f"{head}gemm-to-kernel{after[0]},assume-aligned{{multiple={multiple}}}" + (f",{after[1]}" if len(after) > 1 else "")
 
 
 def dispatch(module: ModuleOp, arch: Arch, default: str):
@@ -67,26 +79,33 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
     if slots is None:
         return None
     idle_spec = variant_pipeline(default, _output_type(base), arch, slots)
-    aligned_spec = with_assumed_alignment(default) if "vectorize" in default else default
+    # rows a multiple of the copies' vector width (8 f16, 16 FP8 bytes, 4 f32) let them stay vectors
+    align = vector_width(default)
+    aligned_spec = with_assumed_alignment(default, align) if align else default
     idle = lower_copy(module, idle_spec, arch)
     if idle is None and "stream-k" in idle_spec:
-        # stream-k's atomic fix-up refuses an epilogue not linear in the sum (relu, a bias): split-k
-        # through a workspace applies it once, in its reduce kernel
+        # what stream-k refuses (an epilogue not linear in the sum it takes: a shared tile's last
+        # contributor applies it): split-k through a workspace, if that takes it
         idle_spec = variant_pipeline(default, "", arch, slots)
         idle = lower_copy(module, idle_spec, arch)
     aligned = lower_copy(module, aligned_spec, arch) if aligned_spec != default else None
     if idle is None and aligned is None:
         return None
-    _merge(base, idle, aligned, slots)
+    # the idle-grid variant copies rows as the default does: it too has an aligned twin
+    idle_aligned_spec = with_assumed_alignment(idle_spec, align) if idle is not None and aligned is not None else None
+    idle_aligned = lower_copy(module, idle_aligned_spec, arch) if idle_aligned_spec else None
+    _merge(base, (idle, idle_aligned), aligned, slots, align or 1)
     said = []
     if idle is not None:
         said.append(f"[{idle_spec}] when the default's grid has fewer than {slots} workgroups "
-                    f"({arch.cu_count} CUs x {slots // arch.cu_count})")
+                    f"({arch.cu_count} CUs x {slots // arch.cu_count})"
+                    + (" (assume-aligned where the rows are)" if idle_aligned is not None else ""))
     if aligned is not None:
-        said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {ALIGN}")
+        said.append(f"[{aligned_spec}] (vector copies) when every row length is a multiple of {align}")
     reason = "the sizes are dynamic: the launcher runs " + ", else ".join(said) + ", else the default"
     spec = " | ".join(x for x in (default, idle and f"idle grid: {idle_spec}",
-                                  aligned and f"aligned rows: {aligned_spec}") if x)
+                                  aligned and f"aligned rows: {aligned_spec}",
+                                  idle_aligned and f"idle grid, aligned rows: {idle_aligned_spec}") if x)
     base.attributes[PIPELINE_ATTR] = StringAttr(spec)
     return Choice(spec, reason, {}, base, runnable=False)
 
@@ -124,9 +143,12 @@ def _host(module: ModuleOp) -> func.FuncOp:
     return host_function(module)
 
 
-def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slots: int) -> None:
+def _merge(base: ModuleOp, idle: tuple[ModuleOp | None, ModuleOp | None], aligned: ModuleOp | None, slots: int,
+           align: int) -> None:
     """The variants' kernels into `base`'s gpu.module, and `base`'s host function choosing:
-    if few_workgroups { idle } else if rows_aligned { aligned } else { base }."""
+    if few_workgroups { if rows_aligned { idle's aligned twin } else { idle } }
+    else if rows_aligned { aligned } else { base }."""
+    idle, idle_aligned = idle
     host = _host(base)
     body = host.body.block
     launch = next(op for op in host.walk() if isinstance(op, gpu.LaunchFuncOp))
@@ -134,23 +156,28 @@ def _merge(base: ModuleOp, idle: ModuleOp | None, aligned: ModuleOp | None, slot
     grid_x, grid_y = repeat_values([launch.gridSizeX, launch.gridSizeY], kb, lambda arg: arg, lambda op: ValueError(
         f"the default's grid is computed by '{op.name}', which the launcher cannot repeat"))
     few = kb.op(arith.CmpiOp(kb.mul(grid_x, grid_y, "workgroups"), kb.index(slots), "ult"), "few_workgroups")
-    rows = _rows_aligned(host, kb) if aligned is not None else None
+    rows = _rows_aligned(host, kb, align) if aligned is not None else None
     last = (rows or few).owner
     default_block = Block()
     for op in [op for op in body.ops if op is not body.last_op and not _before(op, last.results[0])]:
         op.detach()
         default_block.add_op(op)
-    choice = default_block
-    for cond, variant, tag in ((rows, aligned, "aligned"), (few, idle, "idle")):
-        if variant is None:
-            continue
-        then_block = _host_block(base, variant, tag)
-        choice.add_op(scf.YieldOp())
-        then_block.add_op(scf.YieldOp())
-        choice = Block([scf.IfOp(cond, [], [then_block], [choice])])
+    choice = _either(rows, _host_block(base, aligned, "aligned"), default_block) if aligned else default_block
+    if idle is not None:
+        idle_block = _host_block(base, idle, "idle")
+        if idle_aligned is not None:
+            idle_block = _either(rows, _host_block(base, idle_aligned, "idle_aligned"), idle_block)
+        choice = _either(few, idle_block, choice)
     for op in list(choice.ops):
         op.detach()
         body.insert_op_before(op, body.last_op)
+
+
+def _either(cond: SSAValue, then_block: Block, else_block: Block) -> Block:
+    """A block holding `scf.if cond { then_block } else { else_block }`."""
+    then_block.add_op(scf.YieldOp())
+    else_block.add_op(scf.YieldOp())
+    return Block([scf.IfOp(cond, [], [then_block], [else_block])])
 
 
 def _host_block(base: ModuleOp, variant: ModuleOp, tag: str) -> Block:
@@ -170,15 +197,15 @@ def _host_block(base: ModuleOp, variant: ModuleOp, tag: str) -> Block:
     return block
 
 
-def _rows_aligned(host: func.FuncOp, kb: KernelBuilder) -> SSAValue:
-    """On the host: every matrix's dynamic row length is a multiple of ALIGN."""
+def _rows_aligned(host: func.FuncOp, kb: KernelBuilder, align: int) -> SSAValue:
+    """On the host: every matrix's dynamic row length is a multiple of `align`."""
     from xdsl.dialects.builtin import MemRefType
 
     conds = []
     for arg in host.body.block.args:
         t = arg.type
         if isinstance(t, MemRefType) and t.get_num_dims() == 2 and t.get_shape()[1] < 0:
-            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(ALIGN)))
+            rem = kb.op(arith.RemUIOp(kb.dim(arg, 1), kb.index(align)))
             conds.append(kb.op(arith.CmpiOp(rem, kb.index(0), "eq")))
     cond = conds[0]
     for c in conds[1:]:

@@ -6,6 +6,8 @@ instruction's A, B and D, read from the arch description (gemmc.target.arch.Matr
     grid_text(instr)      one grid per operand: lane:register per element
     plot(instr, path)     the grids as a picture (needs matplotlib)
     ldmatrix_text(instr)  sm_90's mma.sync: how ldmatrix reads A's and B's fragments (after the grids)
+    wgmma_text(instr)     sm_90a's wgmma: D only (128 lanes, a warpgroup), A and B by descriptor from
+                          shared memory in the 128-byte swizzle (gemmc.target.wgmma), described after it
 
 A is indexed (row i, col k), B (row k, col j), D (row i, col j).  `gpr` counts 32-bit
 registers from the operand's first; `bit_lo`..`bit_hi` are the element's bits in it
@@ -28,6 +30,8 @@ import numpy as np
 
 from gemmc.target.arch import ELEMENT_BITS, F8F6F4_FORMATS, Arch, Layout, MatrixInstr
 from gemmc.target.ldmatrix import decompose
+from gemmc.target import wgmma
+from gemmc.target.arch import get_matrix_instr
 from gemmc.support.diagnostics import usage_error
 
 HEADER = "matrix,block,row,col,gpr,lane,bit_lo,bit_hi"
@@ -62,13 +66,20 @@ def with_types(instr: MatrixInstr, types: str | None) -> MatrixInstr:
     return instr.with_formats(*parts)
 
 
+def find_instr(arch: Arch, name: str) -> MatrixInstr:
+    """The arch's matrix instruction `name`: a warpgroup MMA (gemmc.target.wgmma) or one of its table."""
+    return wgmma.get(arch, name) or get_matrix_instr(arch, name)
+
+
 def operands(instr: MatrixInstr) -> list[tuple[str, Layout, int, int, int]]:
-    """(name, layout, rows, cols, element bits) of A, B and D, and of the scaled MFMAs' SA and SB."""
+    """(name, layout, rows, cols, element bits) of A, B and D, and of the scaled MFMAs' SA and SB (a
+    wgmma's D alone: its A and B are in shared memory)."""
     ops = [
         ("A", instr.a, instr.m, instr.k, instr.in_bits),
         ("B", instr.b, instr.k, instr.n, ELEMENT_BITS[instr.b_in_type]),
         ("D", instr.d, instr.m, instr.n, instr.out_bits),
     ]
+    ops = [o for o in ops if o[1] is not None]
     if instr.scale_block and instr.sa is not None and instr.sb is not None:
         blocks = instr.k // instr.scale_block
         ops += [("SA", instr.sa, instr.m, blocks, 8), ("SB", instr.sb, blocks, instr.n, 8)]
@@ -116,6 +127,8 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
     """Each operand as a grid of `lane:register` (register counted from the operand's
     first, `l`/`h` the low or high 16 bits, `.0`-`.3` the byte)."""
     inputs = instr.in_type if instr.b_in_type == instr.in_type else f"{instr.in_type} x {instr.b_in_type}"
+    if instr.kind == "wgmma":
+        return _grid_lines([*wgmma_text(instr, arch), ""], instr)
     out = [f"{instr.mnemonic} on {arch.name}: D[{instr.m}x{instr.n}] += A[{instr.m}x{instr.k}] * "
            f"B[{instr.k}x{instr.n}], {inputs} -> {instr.out_type}, wave{instr.a.lanes}, "
            f"{instr.a_regs} + {instr.b_regs} + {instr.c_regs} registers per lane (A + B + C), "
@@ -123,6 +136,14 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
     if instr.formats:
         out.append(f"cbsz = {instr.cbsz}, blgp = {instr.blgp} (formats: "
                    f"{', '.join(f'{c} {f}' for f, c in F8F6F4_FORMATS.items())}; --types A,B)")
+    titles = {"A": "A[i][k]: rows i, columns k", "B": "B[k][j]: rows k, columns j",
+              "D": "C/D[i][j]: rows i, columns j",
+              "SA": f"scales of A[i][k-block of {instr.scale_block}]: one E8M0 byte per lane (op_sel picks it)",
+              "SB": f"scales of B[k-block of {instr.scale_block}][j]: one E8M0 byte per lane (op_sel picks it)"}
+    return _grid_lines(out, instr) + ("" if instr.kind != "mma" else "\n".join(["", *ldmatrix_text(instr, arch)]) + "\n")
+
+
+def _grid_lines(out: list[str], instr: MatrixInstr) -> str:
     titles = {"A": "A[i][k]: rows i, columns k", "B": "B[k][j]: rows k, columns j",
               "D": "C/D[i][j]: rows i, columns j",
               "SA": f"scales of A[i][k-block of {instr.scale_block}]: one E8M0 byte per lane (op_sel picks it)",
@@ -136,9 +157,23 @@ def grid_text(instr: MatrixInstr, arch: Arch) -> str:
         out.append(" " * (label + 2) + " ".join(f"{x:>{width}}" for x in range(cols)))
         for y, line in enumerate(cells):
             out.append(f"{y:>{label}} |" + " ".join(f"{c:>{width}}" for c in line))
-    if instr.kind == "mma":
-        out += ["", *ldmatrix_text(instr, arch)]
     return "\n".join(out) + "\n"
+
+
+def wgmma_text(instr: MatrixInstr, arch: Arch) -> list[str]:
+    """A warpgroup MMA's header: what it computes, where A and B come from (descriptors), the strides."""
+    a_lbo, sbo = wgmma.strides("k", 64)
+    return [
+        f"{instr.mnemonic} on {arch.name} ({wgmma.ptx_target(arch)}): D[{instr.m}x{instr.n}] += A[{instr.m}x{instr.k}] * "
+        f"B[{instr.k}x{instr.n}], {instr.in_type} -> {instr.out_type}, one warpgroup of {wgmma.WARPGROUP} threads, "
+        f"{instr.c_regs} accumulator registers a thread; PTX {instr.ptx}",
+        "A and B: from shared memory by 64-bit descriptors (start >> 4 in bits 0-13, LBO >> 4 in 16-29, SBO >> 4 in",
+        "32-45, swizzle in 62-63: 1 = 128-byte), laid out by swizzle-lds{mode=sw128}: 8-row atoms of 128-byte rows,",
+        "16-byte chunk c of row r at chunk c ^ (r % 8) (Swizzle<3,4,3>); K-major (A[m][k], B[n][k]): element (i, k) at",
+        f"(i / 8) SBO + (i % 8) 128 + 2k bytes, SBO {sbo}, LBO unused ({a_lbo}); MN-major (A[k][m], B[k][n], imm-trans 1):",
+        "element (k, j) at (j / 64) LBO + 2 (j % 64) + (k / 8) SBO + (k % 8) 128 bytes, LBO = a panel (K tile rows x 128).",
+        "D below: thread t (lane), register d[i]; warp t / 32 holds rows 16 (t / 32) .. + 15.",
+    ]
 
 
 def ldmatrix_text(instr: MatrixInstr, arch: Arch) -> list[str]:

@@ -82,8 +82,10 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = dict(BUILTIN_PASSES)
 # the rows, along them, or scalar copies) is then the fastest at 4097x4095x1023, with clang's
 # registers.  A default within 1% of the best stays: gfx950's 256x128x32 ties 128x256x32 at 4096^3
 # (0.0957 ms), and at 4097x4095x1023 the selection's half K tile of it runs 0.065 ms against 0.157
-# for either tile as it is (gemmc.driver.selection._full_grid).  An arch without an entry keeps the
-# type-independent default.
+# for either tile as it is (gemmc.driver.selection._full_grid).  (Since the model waits for a peeled
+# copy's vectors where they load, docs/cost-model.md "Peeled copies on AMD", the selection takes scalar
+# copies there on every AMD target: gfx950 128x128x32, 0.093 ms; the treatments below were chosen before,
+# and still serve sizes given at launch.)  An arch without an entry keeps the type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
@@ -97,14 +99,14 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     # sm_90's tensor cores (mma.sync), issue #38: fragments by ldmatrix (A as stored, B[k][n] .trans), the
     # copies by cp.async (direct-to-lds; where a row is not a multiple of 16 bytes or dynamic, vector
-    # copies), two stages in flight (double-buffer), rows XOR-swizzled over the bank line (conflict-free
-    # ldmatrix and cp.async, analyze-lds-banks; no padding, so the two 24 KiB stages fit the 48 KiB
-    # of static shared memory), 8 warps of 64x64 (128x256 tiles): the fastest the cost model predicts at
-    # 4096^3 of benchmarks/h200/matrix.py's candidates that fit (0.69 ms against 0.78 for 128x128 in
-    # 32x64 warp tiles and 1.17 for the element-wise reads and synchronous copies before it, kept as the
-    # named pipeline mma-sync-elementwise, which measured 102.9 TFLOP/s on an H100); not yet timed
+    # copies), three stages in flight (multi-buffer + pipeline: 72 KiB, dynamic shared memory), rows
+    # XOR-swizzled over the bank line (conflict-free ldmatrix and cp.async, analyze-lds-banks), 8 warps of
+    # 64x64 (128x256 tiles).  Chosen by measurement (benchmarks/h200/README.md, an H100, 2026-12-07): the
+    # two-stage version the cost model had picked ran 248 TFLOP/s at 4096^3; this one 306 (+23%), and it
+    # was faster at every shape of the suite the default runs (8192^3 3.33 ms against 3.97, 4097x4095x1023
+    # 0.72 against 0.76); the model predicts the two alike (0.69 ms), so it could not have chosen it.
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=8},direct-to-lds{fallback=true},double-buffer{stage=lds},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=3},pipeline{stages=3},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
 
 
@@ -231,8 +233,13 @@ def matrix_cores_take(arch: Arch, a_type: str, b_type: str, acc: str) -> bool:
     asked of the types alone: CDNA's MFMAs accumulate 16-bit inputs in f32 only).  A u8 operand
     is an i8 fragment that the instruction must read as unsigned: RDNA's iu8 WMMAs can (their
     signedness operands), CDNA's i8 MFMAs cannot."""
-    unsigned = "u8" in (a_type, b_type)
-    frags = ["i8" if t == "u8" else t for t in (a_type, b_type)]
+    if {a_type, b_type} <= {"i4", "u4"}:  # 4-bit: as the arch takes them (Arch.int4_frags; CDNA: unpacked
+        # to bytes, which the signed i8 MFMAs multiply whatever the nibbles' signedness)
+        frags = [arch.int4_frags] * 2 if arch.int4_frags else ["i4"] * 2
+        unsigned = "u4" in (a_type, b_type) and arch.int4_frags == "i4"
+    else:
+        unsigned = "u8" in (a_type, b_type)
+        frags = ["i8" if t == "u8" else t for t in (a_type, b_type)]
     return any(i.out_type == acc and (i.signedness or not unsigned) for i in instrs_taking(arch, *frags))
 
 

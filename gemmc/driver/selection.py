@@ -4,7 +4,9 @@
     choice.pipeline, choice.reason, choice.predicted    # {candidate label: predicted seconds}
 
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
-(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  When its
+(gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  Where A's
+or B's rows are misaligned and the arch weighs scalar copies (Arch.unpeeled_candidates), the default
+with scalar copies takes its place if predicted faster (_misaligned_treatment), before the rest.  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
@@ -16,7 +18,8 @@ idle slots or not, where the default's tile has a side of 256, also weighs that 
 says so (Arch.split_default_tile, False on the H200, where it was measured slower than
 predicted), the default's own tile is not split.  An f32 C is reduced with atomics (on the H200
 a workspace's allocation cost 41-51 us a call, more than the whole GEMM at 512^3); a 16-bit C,
-which atomics would round at every add, through a workspace.
+which atomics would round at every add, through a workspace (split-k's reduce kernel; stream-k's
+last contributor of a shared tile, which also takes an epilogue the atomics cannot split).
 A problem with dynamic sizes gets the default and the variant for an idle grid, and a launcher
 that chooses between them per call (gemmc.driver.dispatch).
 The default is the one for the program's types (base_pipeline: the FMA kernel where the per-type
@@ -81,7 +84,7 @@ def input_type(module: ModuleOp) -> str | None:
 
 
 def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
-    """A's, B's and the accumulator's element types ('f16', ..., 'u8' for an unsigned integer
+    """A's, B's and the accumulator's element types ('f16', ..., 'u8' or 'u4' for an unsigned integer
     operand); None for IR without a GEMM host function."""
     try:
         host = host_function(module)
@@ -89,9 +92,10 @@ def program_types(module: ModuleOp) -> tuple[str, str, str] | None:
     except GemmcError:
         return None
     args = host.body.block.args
-    a, b = (type_name(args[i].type.element_type) for i in (spec.a, spec.b))
-    # an integer product's unsigned operands (signless i8 in the IR, gemm.unsigned): u8, as the program says
-    return "u8" if spec.unsigned_a else a, "u8" if spec.unsigned_b else b, spec.acc
+    # an integer product's unsigned operands (signless i8 / i4 in the IR, gemm.unsigned): u8 / u4, as the
+    # program says
+    a, b = (type_name(args[i].type.element_type, u) for i, u in ((spec.a, spec.unsigned_a), (spec.b, spec.unsigned_b)))
+    return a, b, spec.acc
 
 
 def base_pipeline(module: ModuleOp, arch: Arch) -> tuple[str, str]:
@@ -153,9 +157,20 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
         return Choice(base, "the cost model cannot predict the default's kernel: the arch's default pipeline")
     if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
         first, p = _with_compiler_registers(first, p, arch)
+    base, first, p, treated, peeled = _misaligned_treatment(module, arch, base, first, p)
+    choice = _select_from(module, arch, base, first, p, treated)
+    if peeled is not None:  # the peeled default the scalar copies replaced, among the candidates
+        choice.predicted = {peeled.label: peeled.time_s, **choice.predicted}
+        choice.pipelines = {peeled.label: peeled.pipeline, **choice.pipelines}
+    return choice
+
+
+def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, treated: str) -> Choice:
+    """_select_for's choice once the default (`base`, its candidate `first` and prediction `p`)
+    is settled; `treated`: a note on its misaligned rows' copies for the reason."""
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
-    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}"
+    grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}{treated}"
     if p.kernel.schedule is None:
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
@@ -184,7 +199,7 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
             if split is None and atomic:  # an epilogue the atomics cannot split (relu, a bias): a workspace
                 split = _predicted(module, arch, label, with_split_k(tile.pipeline, f, "workspace"))[0]
             candidates.append(split)
-        if atomic and k_tiles >= MIN_TILES_PER_SPLIT:
+        if k_tiles >= MIN_TILES_PER_SPLIT:  # shared tiles added atomically into C, or finished by their last walker
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
@@ -204,6 +219,32 @@ def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) ->
     reason = (f"{prefix}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
     return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
+
+
+def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
+    """Where A's or B's rows are misaligned (not a multiple of the vector width) and the arch
+    weighs scalar copies (Arch.unpeeled_candidates): the default with scalar copies
+    (vectorize{peel=false}) in its place where that is predicted faster, before any grid
+    decision, so that its smaller tiles, split-k and stream-k keep them too.  Returns (base,
+    its candidate, its prediction, a note for the reason, the peeled default it replaced or None).  (On AMD a peeled copy's interior vectors are
+    waited for where they are loaded, and its head, tail and edge elements take lane masks and
+    branches: gfx942's hgemm default at 4097x4095x1023 is 0.216 ms peeled and 0.094 with scalar
+    copies on the ISA-level model, docs/cost-model.md "Peeled copies on AMD".)"""
+    if not arch.unpeeled_candidates or not _misaligned_rows(module, WIDTH):
+        return base, first, p, "", None
+    spec = with_unpeeled(base)
+    if spec == base:
+        return base, first, p, "", None
+    c, q = _predicted(module, arch, "scalar copies", spec)
+    if c is None:
+        return base, first, p, "", None
+    if q.kernel.grid.workgroups >= arch.cu_count:
+        c, q = _with_compiler_registers(c, q, arch)
+    if c.time_s >= first.time_s:
+        return base, first, p, "", None
+    note = (f" (rows misaligned: scalar copies predicted {c.time_s * 1e3:.3g} ms against "
+            f"{first.time_s * 1e3:.3g} ms peeled)")
+    return spec, c, q, note, first
 
 
 def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str) -> Choice:

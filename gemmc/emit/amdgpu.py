@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Operation, SSAValue
 
 from gemmc.dialects.amdgpu import lanes_of, transfer_bytes, unsigned_operands
-from gemmc.emit import fp4, fp6
+from gemmc.emit import fp4, fp6, int4
 from gemmc.emit.c_text import Expr, call
 from gemmc.emit.c_types import is_fp4, is_sub_byte
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter, op_printer
@@ -45,7 +45,10 @@ def _print_matrix(p: FunctionPrinter, op: Operation) -> None:
     for v in op.operands:
         p.type_name(v.type, op)
     for i, v in enumerate(op.operands[:2]):
-        if instr.in_bits == 8:  # FP8 / i8 bytes: the builtins take them as an int (1 VGPR), a long
+        if instr.in_bits == 4:  # iu4: the codes packed eight a VGPR (gemmc.emit.int4)
+            n = lanes_of(v.type)[1]
+            args[i] = call(p.emitter.helper(*int4.operand_helper(n)), args[i])
+        elif instr.in_bits == 8:  # FP8 / i8 bytes: the builtins take them as an int (1 VGPR), a long
             # (MFMA's 2) or an int vector (WMMA's, gfx950's 16-byte i8 MFMAs)
             regs = instr.a_regs
             word = ("int" if regs == 1 else "long" if regs == 2 and op.name == "amdgpu.mfma"
@@ -54,7 +57,7 @@ def _print_matrix(p: FunctionPrinter, op: Operation) -> None:
     if op.name == "amdgpu.mfma":
         args += [Expr(str(getattr(op, n).value.data if getattr(op, n) is not None else 0))
                  for n in ("cbsz", "abid", "blgp")]
-    if instr.signedness:  # iu8 WMMA: (a_signed, a, b_signed, b, c, clamp)
+    if instr.signedness:  # iu8 / iu4 WMMA: (a_signed, a, b_signed, b, c, clamp)
         ua, ub = unsigned_operands(op)
         args = [Expr(str(not ua).lower()), args[0], Expr(str(not ub).lower()), args[1], args[2]]
     args += [Expr(x) for x in instr.builtin_args]  # RDNA3's 16-bit accumulators: OPSEL; iu8: clamp

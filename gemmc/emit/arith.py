@@ -37,7 +37,9 @@ from gemmc.emit.c_text import (
     ADD, BAND, BOR, BXOR, COND, EQ, LAND, LOR, MUL, REL, SHIFT, UNARY,
     Expr, MemrefView, binary, call, cast, float_literal, int_literal, int_literal_value, lane,
 )
-from gemmc.emit.c_types import FLOAT_C, UINT_C, element_type_of, is_byte_float, is_e8m0, is_fp8, scalar_ctype
+from gemmc.emit.c_types import (
+    FLOAT_C, UINT_C, element_type_of, is_byte_float, is_e8m0, is_fp8, is_int4, scalar_ctype,
+)
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error, ir_prop
 from gemmc.emit.math_helpers import HELPERS as MATH_HELPERS
@@ -254,6 +256,8 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
         to_c = p.type_name(to, op)
         p.define(op.results[0], e if to_c == "float" or op.name == "arith.truncf" else cast(to_c, e))
         return
+    if op.name == "arith.extsi" and is_int4(element_type_of(x.type)):
+        e = _int4_signed(p, op, x, e)
     if isinstance(to, VectorType):
         e = call("__builtin_convertvector", e, Expr(p.type_name(to, op)))
     else:
@@ -261,6 +265,17 @@ def _print_conversion(p: FunctionPrinter, op: Operation) -> None:
             e = _as_unsigned(p, x, e)
         e = cast(p.type_name(to, op), e)
     p.define(op.results[0], e)
+
+
+def _int4_signed(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """An i4 code (0 .. 15 in an unsigned char, or a vector of them) as its two's-complement value,
+    -8 .. 7: (c ^ 8) - 8, in int for a scalar; a vector's in unsigned chars (modulo 256) then
+    converted to signed chars, which keep -8 .. 7 through any further widening."""
+    flipped = Expr(f"({e.at(BXOR)} ^ 8) - 8", ADD)
+    if not isinstance(x.type, VectorType):
+        return flipped
+    chars = p.type_name(VectorType(IntegerType(8), x.type.get_shape()), op)
+    return call("__builtin_convertvector", flipped, Expr(chars))
 
 
 def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:

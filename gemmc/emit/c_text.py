@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float64Type, Intege
 from xdsl.ir import Attribute
 
 from gemmc.emit import fp4, fp6
-from gemmc.emit.c_types import FLOAT_C, is_fp4, is_sub_byte
+from gemmc.emit.c_types import FLOAT_C, is_nibble, is_sub_byte
 from gemmc.support.symbols import RESERVED, c_identifier
 
 INDENT = "    "
@@ -138,7 +138,7 @@ class MemrefView:
 
     def packed_byte(self, outer: Sequence[Expr], byte: Expr) -> Expr:
         """Byte `byte` of row `outer` of a packed view: rows of fp4.row_bytes / fp6.row_bytes."""
-        fmt = fp4 if is_fp4(self.type.element_type) else fp6
+        fmt = fp4 if is_nibble(self.type.element_type) else fp6
         n = int_literal_value(self.sizes[-1])
         row_bytes = Expr(str(fmt.row_bytes(n))) if n is not None else Expr(fmt.row_bytes_c(self.sizes[-1].at(MUL)), MUL)
         return MemrefView(self.base, "flat", [*self.sizes[:-1], row_bytes], self.type).element([*outer, byte])
@@ -147,7 +147,7 @@ class MemrefView:
         """The code of element `indices` of a packed view (gemmc.emit.fp4.nibble, fp6.field)."""
         *outer, col = indices
         c = col.at(PRIMARY)  # parenthesized: clang warns of `a + b >> 1`
-        if is_fp4(self.type.element_type):
+        if is_nibble(self.type.element_type):  # FP4, i4: fp4's layout
             return Expr(fp4.nibble(self.packed_byte(outer, Expr(f"{c} >> 1", SHIFT)).text, c), BAND)
         first = Expr(fp6.first_byte(c), SHIFT)
         lo = self.packed_byte(outer, first)

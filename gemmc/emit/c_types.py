@@ -76,9 +76,21 @@ def is_fp6(t: Attribute) -> bool:
     return isinstance(t, Float6E2M3FNType | Float6E3M2FNType)
 
 
+def is_int4(t: Attribute) -> bool:
+    """i4 (and u4: signless i4 in the IR): one element a byte, its nibble (0 .. 15, the two's-complement
+    or unsigned code), in registers and LDS, packed two a byte in global memory as FP4 is
+    (gemmc.emit.fp4's layout: element 2j the low nibble of byte j); arith.extsi / extui widen the code."""
+    return isinstance(t, IntegerType) and t.width.data == 4
+
+
+def is_nibble(t: Attribute) -> bool:
+    """FP4 and i4: packed two a byte in global memory (gemmc.emit.fp4's layout)."""
+    return is_fp4(t) or is_int4(t)
+
+
 def is_sub_byte(t: Attribute) -> bool:
-    """FP4 and FP6: codes a byte each inside a kernel, packed in global memory."""
-    return is_fp4(t) or is_fp6(t)
+    """FP4, FP6 and i4: codes a byte each inside a kernel, packed in global memory."""
+    return is_nibble(t) or is_fp6(t)
 
 
 def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
@@ -87,6 +99,8 @@ def scalar_ctype(t: Attribute, op: Operation | None = None) -> str:
         return "int"
     if isinstance(t, IntegerType) and t.width.data in _INT_C:
         return _INT_C[t.width.data]
+    if is_int4(t):  # its code, as FP4's
+        return "unsigned char"
     for cls, name in FLOAT_C.items():
         if isinstance(t, cls):
             return name
@@ -160,7 +174,7 @@ def vector_typedef(t: VectorType, op: Operation | None = None) -> tuple[str, str
     if isinstance(elem, IndexType):
         base = "int"
     if is_fp8(elem) or is_sub_byte(elem) or isinstance(elem, Float8E8M0FNUType):
-        base = "uchar"
+        base = "uchar"  # (i4 too: codes)
     if base is None:
         raise emit_error(op, f"no HIP vector type for {t}")
     name = f"v{shape[0]}{base}"

@@ -53,6 +53,17 @@ def _print_barrier(p: FunctionPrinter, op: Operation) -> None:
     p.line("__syncthreads();")
 
 
+@op_printer("gemm.fence")
+def _print_fence(p: FunctionPrinter, op: Operation) -> None:
+    """AMD: clang's fence builtin at the op's scope (agent: the L2 written back or invalidated where
+    the target needs it); sm_90: __threadfence (__threadfence_block for a workgroup), both ways."""
+    ordering, scope = op.properties["ordering"].data, op.properties["scope"].data  # type: ignore[union-attr]
+    if p.emitter.arch.vendor == "nvidia":
+        p.line("__threadfence();" if scope == "agent" else "__threadfence_block();")
+    else:
+        p.line(f'__builtin_amdgcn_fence(__ATOMIC_{ordering.upper()}, "{scope}");')
+
+
 @op_printer("gpu.return", "func.return")
 def _print_return(p: FunctionPrinter, op: Operation) -> None:
     last = op.parent_block() is p.body and op.next_op is None

@@ -6,6 +6,7 @@ reads and a host writes.
     pack(codes)              numpy: rows of 4-bit codes -> rows of packed bytes (a host's side)
     unpack(packed, n)        numpy: what a kernel reads back, by the same arithmetic as `nibble`
     nibble(byte, col)        the C expression a kernel reads element `col` of a row with
+    vector_nibbles(v, h)     the C expression of a vector load's 2h elements from its h bytes
     operand_words(codes)     numpy: what OPERAND_HELPER makes of one lane's 32 elements
     OPERAND_HELPER           the C function that packs a scaled MFMA's FP4 operand
 
@@ -59,6 +60,13 @@ def nibble(byte: str, col: str) -> str:
     """C: the code of element `col` of a row, from `byte`, the row's byte col / 2 (also valid
     Python, which the tests evaluate)."""
     return f"({byte} >> ({col} & 1) * 4) & 15"
+
+
+def vector_nibbles(name: str, half: int) -> str:
+    """C: the 2 * half codes of the v<half>uchar `name` (packed bytes of one row) in element order,
+    element 2j byte j's low nibble and 2j + 1 its high one."""
+    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))
+    return f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"
 
 
 OPERAND_HELPER_NAME = "gemmc_fp4_operand"

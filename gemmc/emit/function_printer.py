@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from gemmc.support.diagnostics import GemmcError
 from gemmc.emit.c_text import INDENT, PRIMARY, Expr, MemrefView, Namer
 from gemmc.emit.c_types import (
-    CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE, cuda_vector_typedef, element_type_of, is_e8m0, is_fp4, is_fp8, is_sub_byte,
+    CUDA_VECTOR_KEY, CUDA_VECTOR_TEMPLATE, cuda_vector_typedef, element_type_of, is_e8m0, is_fp4, is_fp8, is_int4, is_sub_byte,
     scalar_ctype, vector_typedef,
 )
 from gemmc.emit.file_scope import FileScope
@@ -77,6 +77,8 @@ class FunctionPrinter:
             o.name in ("vector.load", "vector.store", "nvgpu.ldmatrix", "nvgpu.device_async_copy")
             for o in walk_block(body)
         )
+        # wgmma's tiles: the 128-byte swizzle is of the shared address, so they start 1024-byte aligned
+        self.shared_align = 1024 if any(o.name == "nvgpu.wgmma_desc" for o in walk_block(body)) else 16
 
     # -- output ---------------------------------------------------------------------
 
@@ -129,7 +131,7 @@ class FunctionPrinter:
         """The view of a memref that `op` addresses element by element: not packed FP4 or FP6."""
         view = self.memref(v, op)
         if view.packed:
-            fmt = "FP4" if is_fp4(view.type.element_type) else "FP6"
+            fmt = "FP4" if is_fp4(view.type.element_type) else "i4" if is_int4(view.type.element_type) else "FP6"
             raise emit_error(op, f"{op.name} on packed {fmt} global memory ({view.type}) is not emitted as HIP: "
                                  "kernels read it by memref.load and vector.load only")
         return view
@@ -241,7 +243,8 @@ class FunctionPrinter:
                 hint = "; run gemm-to-kernel first"
             raise emit_error(op, f"no HIP printer for '{op.name}'{hint}")
         sub_byte = next((v for v in (*op.operands, *op.results) if is_sub_byte(element_type_of(v.type))), None)
-        if sub_byte is not None and op.name not in SUB_BYTE_OPS:
+        if sub_byte is not None and op.name not in SUB_BYTE_OPS and not (
+                is_int4(element_type_of(sub_byte.type)) and op.name in INT4_OPS):
             raise emit_error(op, f"{op.name} on {sub_byte.type} is not emitted as HIP: FP4 and FP6 values (codes, "
                                  "one a byte) only move, from global memory into the scaled MFMA")
         byte_value = next((v for v in (*op.operands, *op.results) if is_fp8(element_type_of(v.type))
@@ -253,6 +256,8 @@ class FunctionPrinter:
 
 
 # The ops that may hold FP4 and FP6 values: C arithmetic or a cast on a code would compute nonsense.
+# i4 / u4 codes are also widened (sign- or zero-extended) and fed to the iu4 WMMAs
+INT4_OPS = frozenset({"arith.extsi", "arith.extui", "amdgpu.wmma"})
 SUB_BYTE_OPS = frozenset({
     "memref.load", "memref.store", "vector.load", "vector.store", "arith.constant", "arith.select",
     "scf.if", "scf.for", "scf.yield", "vector.broadcast", "vector.splat", "vector.extract", "vector.insert",

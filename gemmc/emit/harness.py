@@ -20,9 +20,9 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, Intege
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.dialects.gemm import type_name as gemm_type_name
-from gemmc.emit import harness_epilogue, host_formats
+from gemmc.emit import harness_epilogue, harness_grouped, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
-from gemmc.emit.c_types import float_eps, scalar_ctype
+from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
 from gemmc.emit.c_types import is_fp8 as is_fp8_type
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
@@ -58,6 +58,7 @@ class Gemm:
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
     acc: str = "f32"  # the accumulator's type, which bounds the epilogue's values
+    group_sizes: int | None = None  # a grouped product: the host argument of its sizes (B [G, K, N])
 
 
 class HarnessWriter:
@@ -72,7 +73,7 @@ class HarnessWriter:
     @staticmethod
     def includes() -> list[str]:
         return ["#include <cmath>", "#include <cstdint>", "#include <cstdio>", "#include <cstdlib>", "#include <cstring>",
-                "#include <limits>", "#include <random>", "#include <vector>"]
+                "#include <algorithm>", "#include <limits>", "#include <random>", "#include <vector>"]
 
     # -- reading the GEMM back -------------------------------------------------------
 
@@ -137,7 +138,8 @@ class HarnessWriter:
                 values.setdefault(arg, next(picks))
         gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
                     isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes,
-                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32")
+                    gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32",
+                    d["group_sizes"].value.data if "group_sizes" in d else None)  # type: ignore[union-attr]
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -261,15 +263,21 @@ class HarnessWriter:
             parts = shape_of(q)
             return " * ".join([f"static_cast<size_t>({parts[0]})", *parts[1:]])
 
+        def nibbles(q: Param) -> bool:
+            """i4 / u4: codes 0 .. 15 a byte on the host, rows packed for the device (as FP4's)."""
+            return is_int4(q.type.element_type)  # type: ignore[union-attr]
+
         def value(q: Param, code: str) -> str:
-            if g.integer:  # i8 / u8 elements as they are (uint8_t's promote unsigned), in 64 bits
+            if g.integer and nibbles(q) and not q.unsigned:  # an i4's code as its two's-complement value
+                return f"static_cast<long long>(({code} ^ 8) - 8)"
+            if g.integer:  # i8 / u8 elements (and u4 codes) as they are (uint8_t's promote unsigned), in 64 bits
                 return f"static_cast<long long>({code})"
             name = formats[q.arg]
             return host_formats.to_double(name, code) if name else f"gemmc_to_double({code})"
 
         def device(q: Param) -> tuple[str, str]:
             """The host buffer that goes to the device (FP4 / FP6 rows packed) and its size."""
-            if formats[q.arg] in host_formats.PACKED_BITS:
+            if formats[q.arg] in host_formats.PACKED_BITS or nibbles(q):
                 return v["p_" + q.name], f"{v['p_' + q.name]}.size()"
             return v["h_" + q.name], v["size_" + q.name]
 
@@ -281,6 +289,10 @@ class HarnessWriter:
 
         a_at = at(A, k, M, i) if g.transpose_a else at(A, i, K, k)
         b_at = at(B, j, K, k) if g.transpose_b else at(B, k, N, j)
+        G = by_arg[g.group_sizes] if g.group_sizes is not None else None
+        if G is not None:  # B[g] of row i's group
+            v["group_base"] = names.fresh("group_base")
+            b_at = b_at.replace("[", f"[{v['group_base']} + ", 1)
         product = f"{value(A, a_at)} * {value(B, b_at)}"
         if SA is not None and SB is not None:  # scales stored as their operands, K / block
             kb = f"{k} / {g.block}"
@@ -312,7 +324,8 @@ class HarnessWriter:
         w.extend(_host_conversions(used))
         for name in dict.fromkeys(f for f in formats.values() if f):
             w.extend(host_formats.helpers(name))
-        if any(f in host_formats.PACKED_BITS for f in formats.values()):
+        if any(f in host_formats.PACKED_BITS for f in formats.values()) or any(is_int4(q.type.element_type)
+                                                                              for q in mem):  # type: ignore[union-attr]
             w.extend(host_formats.PACK_HELPERS)
         ln("")
         ln(f"// Test harness: C = {g.alpha.text} * {'A^T' if g.transpose_a else 'A'} @ "
@@ -368,15 +381,20 @@ class HarnessWriter:
             ln(f"{I}for ({elem(q)}& {v['x']} : {h})")
             if name:
                 ln(f"{I*2}{host_formats.fill(name, v['x'], v['gen'], v['dist'])}")
+            elif q is G:  # a grouped product's sizes: valid ones, summing to M
+                w[-1:] = harness_grouped.fill_sizes(h, shape_of(q)[0], M, v["gen"], v["x"])
+            elif g.integer and nibbles(q):  # every 4-bit code
+                ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<int>(0, 15)({v['gen']}));")
             elif g.integer:  # uniform over the element type's whole range
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
                    f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
             else:
                 ln(f"{I*2}gemmc_set({v['x']}, {v['dist']}({v['gen']}));")
-            if name in host_formats.PACKED_BITS:
+            if name in host_formats.PACKED_BITS or nibbles(q):
                 rows, cols = shape_of(q)
+                bits = 4 if nibbles(q) else host_formats.PACKED_BITS[name]
                 ln(f"{I}const std::vector<unsigned char> {v['p_' + q.name]} = gemmc_pack_rows({h}, {rows}, {cols}, "
-                   f"{host_formats.PACKED_BITS[name]});")
+                   f"{bits});")
         for q in scal:
             value = scalar_values.get(q.arg)  # type: ignore[arg-type]
             if value is None:
@@ -423,6 +441,9 @@ class HarnessWriter:
         ln(f"{I}const double {v['alpha_ref']} = {g.alpha.text}, {v['beta_ref']} = {g.beta.text};")
         ln(f"{I}const double {v['eps_out']} = {out_eps!r}, {v['eps_acc']} = {g.acc_eps!r};")
         ln(f"{I}auto {v['check']} = [&](int {i}, int {j}, double& {v['expected']}, double& {v['bound']}) {{")
+        if G is not None:
+            w.extend(harness_grouped.group_base(v["group_base"], v["h_" + G.name], shape_of(G)[0], i,
+                                                f"static_cast<size_t>({K}) * {N}"))
         if g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:

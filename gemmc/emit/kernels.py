@@ -21,7 +21,7 @@ from gemmc.target.arch import Arch
 # The op printers: each module enters its own into FunctionPrinter's table when imported.
 from gemmc.emit import amdgpu, arith, control, memory  # noqa: F401
 from gemmc.emit.c_text import Expr, MemrefView, Namer, signature
-from gemmc.emit.c_types import UINT_C, identity_layout
+from gemmc.emit.c_types import UINT_C, identity_layout, is_int4, scalar_ctype
 from gemmc.emit.file_scope import FileScope, KernelInfo, Param
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter
 from gemmc.emit.ir_access import emit_error, sym_name, walk_block
@@ -102,7 +102,10 @@ def _kernel_heading(scope: FileScope, gm: Operation, fn: Operation, info: Kernel
 
 
 def unsigned_ctype(p: FunctionPrinter, t: MemRefType, op: Operation) -> str:
-    """The C element type of a memref of unsigned integers (gemm.unsigned: a u8 matrix)."""
+    """The C element type of a memref of unsigned integers (gemm.unsigned: a u8 matrix; a u4 matrix
+    is packed bytes, as an i4 one: the signedness is the widening's, arith.extui)."""
+    if is_int4(t.element_type):
+        return scalar_ctype(t.element_type, op)
     if not (isinstance(t.element_type, IntegerType) and t.element_type.width.data in UINT_C):
         raise emit_error(op, f"a memref of {t.element_type} is marked unsigned; only integers are")
     name = UINT_C[t.element_type.width.data]

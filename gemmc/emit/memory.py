@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.emit import fp6
+from gemmc.emit import fp4, fp6
 from gemmc.emit.c_text import (
     ARG, INDENT, MUL, PRIMARY, SHIFT, UNARY, Expr, MemrefView, call, int_literal_value, lane,
 )
-from gemmc.emit.c_types import identity_layout, is_fp6, is_sub_byte
+from gemmc.emit.c_types import identity_layout, is_fp6, is_int4, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
-from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_MAXIMUMF, GLOBAL_SPACE, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF, GLOBAL_SPACE, LDS_SPACE, memory_space
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.lds_access import known_multiple, row_multiple
 
@@ -70,8 +70,8 @@ def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
     kind = op.properties["kind"].value.data  # type: ignore[union-attr]
     if kind == ATOMIC_MAXIMUMF:
         return _print_atomic_max(p, op)
-    if kind != ATOMIC_ADDF:
-        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf and maximumf")
+    if kind not in (ATOMIC_ADDF, ATOMIC_ADDI):
+        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf, addi and maximumf")
     address = f"&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text}"
     if p.emitter.arch.vendor == "nvidia":
         e = call("atomicAdd", Expr(address), p.value(value))
@@ -123,7 +123,7 @@ def _print_alloc(p: FunctionPrinter, op: Operation) -> None:
         _print_dynamic_shared(p, name, elem, dims, t)
         p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
         return
-    align = "alignas(16) " if p.has_vector_memory_ops else ""
+    align = f"alignas({p.shared_align}) " if p.has_vector_memory_ops or p.shared_align > 16 else ""
     qualifier = "__shared__ " if space == LDS_SPACE else ""
     p.line(f"{align}{qualifier}{elem} {name}{dims};")
     p.memrefs[result] = MemrefView(Expr(name), "array", [Expr(str(s)) for s in t.get_shape()], t)
@@ -134,15 +134,17 @@ DYNAMIC_SHARED = "gemmc_shared"
 
 def _print_dynamic_shared(p: FunctionPrinter, name: str, elem: str, dims: str, t: MemRefType) -> None:
     """An LDS buffer as a view of the kernel's dynamic shared memory (sm_90 past its 48 KiB of static
-    shared memory; the launcher opts in to the bytes, gemmc.emit.control), each 16-byte aligned."""
-    offset = p.dynamic_shared or 0
-    if offset == 0:
-        p.line(f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SHARED}[];")
+    shared memory; the launcher opts in to the bytes, gemmc.emit.control), each 16-byte aligned (1024-byte
+    where wgmma reads them: FunctionPrinter.shared_align)."""
+    align = p.shared_align
+    offset = -(-(p.dynamic_shared or 0) // align) * align
+    if p.dynamic_shared in (None, 0):
+        p.line(f"extern __shared__ __align__({align}) unsigned char {DYNAMIC_SHARED}[];")
     p.line(f"{elem} (&{name}){dims} = *reinterpret_cast<{elem} (*){dims}>({DYNAMIC_SHARED} + {offset});")
     size = ELEMENT_BYTES[str(t.element_type)]
     for n in t.get_shape():
         size *= n
-    p.dynamic_shared = offset + -(-size // 16) * 16
+    p.dynamic_shared = offset + -(-size // align) * align
 
 
 def _print_device_alloc(p: FunctionPrinter, op: Operation, t: MemRefType) -> None:
@@ -190,7 +192,7 @@ def _print_vector_load(p: FunctionPrinter, op: Operation) -> None:
 
 
 def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
-    """n FP4 elements from packed global memory: n / 2 bytes by one load, their low and high
+    """n FP4 (or i4) elements from packed global memory: n / 2 bytes by one load, their low and high
     nibbles interleaved; 16 FP6 elements: their 12 bytes as three 4-byte words by one load, each
     code cut out of the 96 bits (fp6.vector_codes).  The bytes must start aligned, as a vector
     load's always do: the column a provable multiple of n, and so the row length (vectorize proves
@@ -206,7 +208,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
                              f"(vectorize{{width={fp6.VECTOR}}}, or no vectorize)")
     row = row_multiple(mem) if len(indices) > 1 else n
     if n % 2 or known_multiple(indices[-1]) % n or row % n:
-        kind = "FP6" if fp6_vector else "FP4"
+        kind = "FP6" if fp6_vector else "i4" if is_int4(op.results[0].type.element_type) else "FP4"
         raise emit_error(op, f"{op.name} of {n} {kind} elements from packed global memory is not emitted as HIP "
                              f"unless its column and row length are provable multiples of an even {n} "
                              "(vectorize{peel=false}, or no vectorize)")
@@ -225,8 +227,7 @@ def _print_packed_vector_load(p: FunctionPrinter, op: Operation) -> None:
     bytes_t = p.emitter.vector_typedef(f"v{half}uchar", "unsigned char", half)
     addr = view.packed_byte(outer, Expr(f"{col.at(PRIMARY)} >> 1", SHIFT)).text
     p.line(f"const {bytes_t} {name} = *reinterpret_cast<const {bytes_t}*>(&{addr});")
-    lanes = ", ".join(f"{j}, {half + j}" for j in range(half))  # element 2j: byte j's low nibble
-    p.define(op.results[0], Expr(f"__builtin_shufflevector({name} & 15, {name} >> 4, {lanes})"), pure=False)
+    p.define(op.results[0], Expr(fp4.vector_nibbles(name, half)), pure=False)  # element 2j: byte j's low nibble
 
 
 @op_printer("vector.store")

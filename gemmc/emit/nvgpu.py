@@ -21,6 +21,20 @@ global address ("l").  Their asm statements are volatile (issued where they stan
 merged: a read of shared memory the compiler cannot see, as CUTLASS writes them); commit and
 wait clobber "memory", so that no load or store of shared memory moves across a wait.
 The printers enter gemmc.emit.function_printer's table when this module is imported.
+
+Hopper's warpgroup MMA (sm_90a: gemmc.target.cuda builds a file that has it with -arch=sm_90a):
+
+    nvgpu.wgmma_desc -> const unsigned long long desc_a = gemmc_wgmma_desc(&tile_a[slot][r][c], 16, 1024);
+    nvgpu.wgmma_mma_async -> d = gemmc_wgmma_m64n256k16_f32_f16_nt(desc_a, desc_b, c);
+    nvgpu.wgmma_fence -> fence.proxy.async.shared::cta; wgmma.fence.sync.aligned;
+    nvgpu.wgmma_commit_group / wait_group -> wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned N;
+
+The descriptor packs the shared address and the byte offsets >> 4 and the swizzle mode in bits 62-63
+(gemmc.target.wgmma.encode); the mma's accumulators are the asm's "+f" operands, n / 2 of them, its
+scale-d predicate true (D = A B + D), imm-scale-a / -b 1, imm-trans-a / -b the op's transA / transB.
+The fence first orders the tiles' writes (cp.async and stores, the generic proxy) before the async
+proxy that wgmma reads shared memory through (fence.proxy.async), then the warpgroup's registers.
+Every wgmma statement is asm volatile (issued in order with the others; commit and wait clobber memory).
 """
 
 from __future__ import annotations
@@ -31,6 +45,7 @@ from gemmc.dialects.amdgpu import lanes_of
 from gemmc.emit.c_text import MUL, Expr, call
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
+from gemmc.target import wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 
 
@@ -155,6 +170,88 @@ def _print_wait(p: FunctionPrinter, op: Operation) -> None:
     p.line(f'asm volatile("cp.async.wait_group {op.groups};\\n" ::: "memory");')
 
 
+# -- wgmma (sm_90a) ------------------------------------------------------------------------
+
+
+@op_printer("nvgpu.wgmma_desc")
+def _print_wgmma_desc(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "wgmma")
+    _, lbo, sbo, swizzle = op.fields
+    name = p.emitter.helper(f"gemmc_wgmma_desc_sw{swizzle}", wgmma_desc_function(swizzle), {})
+    address = Expr(f"&{p.unpacked(op.srcMemref, op).element([p.value(i) for i in op.indices]).text}")
+    p.define(op.results[0], call(name, address, Expr(str(lbo)), Expr(str(sbo))), pure=True)
+
+
+def wgmma_desc_function(swizzle: int) -> list[str]:
+    """The device function that makes a wgmma matrix descriptor (gemmc.target.wgmma.encode)."""
+    mode = wgmma.SWIZZLE_MODE[swizzle]
+    return [
+        f"// a wgmma matrix descriptor: shared address, leading / stride byte offsets (>> 4), swizzle mode {mode}",
+        f"// ({swizzle}-byte; PTX ISA \"Matrix Descriptor Format\", base offset 0: tiles 1024-byte aligned)",
+        f"__device__ inline unsigned long long gemmc_wgmma_desc_sw{swizzle}(const void* start, unsigned lbo, unsigned sbo)",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(start));",
+        "    return static_cast<unsigned long long>((address & 0x3FFFF) >> 4)",
+        "        | static_cast<unsigned long long>((lbo & 0x3FFFF) >> 4) << 16",
+        "        | static_cast<unsigned long long>((sbo & 0x3FFFF) >> 4) << 32",
+        f"        | {mode}ull << 62;",
+        "}",
+    ]
+
+
+@op_printer("nvgpu.wgmma_mma_async")
+def _print_wgmma_mma(p: FunctionPrinter, op: Operation) -> None:
+    arch = p.emitter.arch
+    instr = op.instr_on(arch) if arch.vendor == "nvidia" else None
+    if instr is None:
+        m, n, k = op.shape
+        raise emit_error(op, f"{arch.name} has no wgmma m{m}n{n}k{k}")
+    trans = (op.transA is not None, op.transB is not None)
+    c_t = p.type_name(op.destC.type, op)
+    name = f"{instr.builtin}_{''.join('t' if t else 'n' for t in trans)}"
+    p.emitter.helper(name, wgmma_function(name, instr, c_t, trans), {})
+    p.define(op.results[0], call(name, p.value(op.descA), p.value(op.descB), p.value(op.destC)), pure=False)
+
+
+def wgmma_function(name: str, instr, c_t: str, trans: tuple[bool, bool]) -> list[str]:
+    """The device function that issues one warpgroup's `instr` on the descriptors, accumulating into d."""
+    regs = instr.acc_len
+    d = ", ".join(f"%{i}" for i in range(regs))
+    text = (f"{instr.ptx} {{{d}}}, %{regs}, %{regs + 1}, p, 1, 1, {int(trans[0])}, {int(trans[1])};")
+    outs = [f'"+f"(d[{i}])' for i in range(regs)]
+    out_lines = [", ".join(outs[i:i + 8]) for i in range(0, regs, 8)]
+    return [
+        f"// {instr.ptx}: one warpgroup's D[{instr.m}x{instr.n}] = A[{instr.m}x{instr.k}] @ B[{instr.k}x{instr.n}] + D,",
+        "// A and B by shared-memory descriptors, imm-trans-a / -b "
+        f"{int(trans[0])} / {int(trans[1])}; thread t's d[i] in the PTX ISA's layout (gemmc layout --arch sm_90)",
+        f"__device__ inline {c_t} {name}(unsigned long long desc_a, unsigned long long desc_b, {c_t} d)",
+        "{",
+        f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n{text}\\n}}\\n"',
+        *[f"        {': ' if i == 0 else '  '}{line}{',' if i < len(out_lines) - 1 else ''}" for i, line in enumerate(out_lines)],
+        '        : "l"(desc_a), "l"(desc_b), "r"(1));',
+        "    return d;",
+        "}",
+    ]
+
+
+@op_printer("nvgpu.wgmma_fence")
+def _print_wgmma_fence(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "wgmma.fence")
+    p.line('asm volatile("fence.proxy.async.shared::cta;\\n" "wgmma.fence.sync.aligned;\\n" ::: "memory");')
+
+
+@op_printer("nvgpu.wgmma_commit_group")
+def _print_wgmma_commit(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "wgmma.commit_group")
+    p.line('asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");')
+
+
+@op_printer("nvgpu.wgmma_wait_group")
+def _print_wgmma_wait(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "wgmma.wait_group")
+    p.line(f'asm volatile("wgmma.wait_group.sync.aligned {op.groups};\\n" ::: "memory");')
+
+
 def _check_nvidia(p: FunctionPrinter, op: Operation, what: str) -> None:
     if p.emitter.arch.vendor != "nvidia":
         raise emit_error(op, f"{what} is an NVIDIA instruction; {p.emitter.arch.name} has none")
@@ -206,4 +303,4 @@ def f32_to_fp8_function(fmt: str) -> list[str]:
     ]
 
 
-READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy"})  # (cp.async writes shared memory only)
+READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc"})  # (cp.async writes shared memory only)

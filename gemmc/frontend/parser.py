@@ -8,6 +8,7 @@ name that is wrong.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import sys
@@ -33,16 +34,17 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
-from gemmc.target.arch import Arch
+from gemmc.target.arch import ARCHS, Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
-    AMAX_TYPE, ELEMENT_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
-    MatmulOp, YieldOp, dims_attr, is_fp8, is_int, is_narrow_float,
+    AMAX_TYPE, ELEMENT_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES,
+    OUTPUT_TYPES, SCALE_NAME, MatmulOp, YieldOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
-from gemmc.support.ir_names import DIMS_ATTR, UNSIGNED_ATTR
+from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
 from gemmc.frontend import outputs
 from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, saturation_range
+from gemmc.frontend import grouping
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
 
@@ -68,11 +70,11 @@ def _cache_file() -> str | None:
 
 # How Lark's terminal names read in a message.
 _TERMINAL_WORDS = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8 or i32",
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "DTYPE": "f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, f4e2m1fn, f8e8m0fnu, i8, u8, i4, u4 or i32",
     "LAYOUT": "row_major or col_major", "TRANSPOSE": "'.T'", "LBRACE": "'{'", "RBRACE": "'}'",
     "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='",
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
-    "ACC": "'acc'", "SCALED": "'scaled'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
+    "ACC": "'acc'", "SCALED": "'scaled'", "GROUPED": "'grouped'", "BY": "'by'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
 
 
@@ -89,9 +91,9 @@ _MIN_NONZERO = {"f32": 2.0**-149, "f16": 2.0**-24, "bf16": 2.0**-133}
 class _Tensor:
     name: Token
     dtype: Token  # the type as written (a str: f32, f8e4m3fnuz, ...), located
-    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand)
+    dims: tuple[Token, ...]  # two; one for a vector (an epilogue operand); three for a grouped B
     col_major: bool
-    divs: tuple[int, int] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
+    divs: tuple[int, ...] = (1, 1)  # a scale matrix's K dim is written K/32: (1, 32) for SA[M, K/32]
 
     def dim_names(self) -> tuple[str, str]:
         """The dims as written: 'K/32' for a divided one (the gemm.dims names)."""
@@ -157,7 +159,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _TOKEN = re.compile(r"(#|//)[^\n]*|\s+|\.T|[A-Za-z_0-9.]+|\S")
-_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu|i8|u8|i32)\s*\[")
+_MATRIX_DECL = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*:\s*(?:f32|f16|bf16|f8e4m3fnuz|f8e5m2fnuz|f8e4m3fn|f8e5m2|f6e2m3fn|f6e3m2fn|f4e2m1fn|f8e8m0fnu|i8|u8|i4|u4|i32)\s*\[")
 
 
 def _tokens(text: str, end: int) -> list[re.Match]:
@@ -319,7 +321,7 @@ class _Use:
         return f"{self.token}.T" if self.transpose else str(self.token)
 
     def logical_dims(self) -> tuple[str, str]:
-        d0, d1 = (str(d) for d in self.tensor.dims)
+        d0, d1 = (str(d) for d in self.tensor.dims[-2:])  # a grouped B [G, K, N]: each group's [K, N]
         return (d1, d0) if self.transpose_of_declared() else (d0, d1)
 
     def transpose_of_declared(self) -> bool:
@@ -349,7 +351,8 @@ class _Builder:
 
     def build(self) -> ModuleOp:
         k = self.k
-        c_tok, expr = k.assign.children
+        c_tok, expr, *grouped = k.assign.children
+        self.grouped_by = grouped[0].children[0] if grouped else None
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
         amax_tok, amax_ast = outputs.amax(self, ast)
@@ -357,6 +360,10 @@ class _Builder:
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
+        sizes = grouping.check(self, self.grouped_by, a_use, b_use, c) if self.grouped_by is not None else None
+        if sizes is not None and (amax_ast is not None or more or is_fp8(c.dtype)):
+            raise self.error(self.grouped_by, "a grouped product has one output C of f32, f16 or bf16 "
+                                              "(no more outputs, amax or FP8 C)")
         blas = epi.blas_form(ast, str(c_tok), self._is_scale) if amax_ast is None and not more else None
         extra = None
         self.fused = blas is None  # _check_types: an FP8 or i8 C needs the epilogue's saturate
@@ -372,7 +379,7 @@ class _Builder:
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
         self._check_more_types(more, c)
-        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra)
+        return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra, sizes)
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -410,7 +417,7 @@ class _Builder:
             raise self.error(self.k.acc_token, f"{ints[0]} operands accumulate in {INT_ACC}, not {self.k.acc} "
                                                f"(write 'acc {INT_ACC}', or leave the acc out)")
         elif not ints and dtypes and self.k.acc == INT_ACC:
-            raise self.error(self.k.acc_token, f"an {INT_ACC} accumulator takes i8 or u8 operands, not {dtypes[0]}")
+            raise self.error(self.k.acc_token, f"an {INT_ACC} accumulator takes i8, u8, i4 or u4 operands, not {dtypes[0]}")
 
     def _check_integers(self, a_use: _Use, b_use: _Use, c: _Tensor) -> bool:
         """Integer operands: A and B i8 or u8 each (never one of them a float), C i32.  True for
@@ -428,14 +435,35 @@ class _Builder:
                                           f"({INT_ACC} is the accumulator's and the output's type)")
             if not is_int(t.dtype):
                 raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
-                                            f"an integer product takes {' or '.join(INT_INPUT_TYPES)} operands only")
+                                            f"an integer product takes {', '.join(INT_INPUT_TYPES[:-1])} or "
+                                            f"{INT_INPUT_TYPES[-1]} operands only")
         if c.dtype == REQUANT_OUTPUT and not self.fused:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: an integer product is requantized to it "
                                       f"by an epilogue that saturates ({c.name} = saturate(s * (A @ B)))")
         if c.dtype not in (INT_ACC, REQUANT_OUTPUT):
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC} "
                                       f"(or {REQUANT_OUTPUT}, requantized)")
+        if (a.dtype in INT4_TYPES) != (b.dtype in INT4_TYPES):
+            raise self.error(b_use.token, f"'{a.name}' is {a.dtype} but '{b_use.token}' is {b.dtype}: A and B are "
+                                          f"both 8-bit (i8, u8) or both 4-bit (i4, u4)")
+        for t in (a, b):
+            if t.dtype in INT4_TYPES:
+                self._check_int4(t)
         return True
+
+    def _check_int4(self, t: _Tensor) -> None:
+        """A 4-bit operand: an arch with a route for it (gemmc.target.arch.s int4_frags), and an even
+        stored row, as it is packed two a byte along its rows (a static odd row is an error)."""
+        if self.arch is not None and not self.arch.int4_frags:
+            routes = ", ".join(a.name for a in ARCHS.values() if a.int4_frags)
+            raise self.error(t.dtype, f"{self.arch.name} has no route for {t.dtype} operands "
+                                      f"(gemmc lowers them on {routes})")
+        row = self._stored_dims(t)[-1]
+        n = self.k.dims.get(row)
+        if n is not None and n % 2:
+            at = t.dims[0 if t.col_major else -1]
+            raise self.error(at, f"'{t.name}' is {t.dtype}, packed two elements a byte along its stored rows: "
+                                 f"its row length {row} = {n} must be even")
 
     def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
         """A and B share a type, or are two FP8 formats (fp8 x bf8), or two MX element formats
@@ -446,7 +474,7 @@ class _Builder:
             scaled and a.dtype in MX_ELEMENT_NAMES and b.dtype in MX_ELEMENT_NAMES)
         for use in (a_use, b_use, c):
             t = use.tensor if isinstance(use, _Use) else use
-            if t.divs != (1, 1):
+            if any(q != 1 for q in t.divs):
                 at = use.token if isinstance(use, _Use) else t.name
                 raise self.error(at, f"'{t.name}' is a scale matrix; it scales an operand ('A scaled {t.name}')")
         if self._check_integers(a_use, b_use, c):
@@ -543,12 +571,14 @@ class _Builder:
             transpose = bool(rest) and rest[0].type == "TRANSPOSE"
             scale_tok = rest[-1] if rest and rest[-1].type == "NAME" else None
             scale = self._matrix(scale_tok) if scale_tok is not None else None
-            uses.append(_Use(self._matrix(tok), tok, transpose, scale, scale_tok))
+            uses.append(_Use(self._matrix(tok, grouped_b=op is b_op), tok, transpose, scale, scale_tok))
         return uses[0], uses[1]
 
-    def _matrix(self, tok: Token) -> _Tensor:
+    def _matrix(self, tok: Token, grouped_b: bool = False) -> _Tensor:
         t = self._tensor(tok)
-        if len(t.dims) != 2:
+        if len(t.dims) == 3 and not (grouped_b and self.grouped_by is not None):
+            raise grouping.three_d_error(self, tok, t)
+        if len(t.dims) == 1:
             raise self.error(tok, f"'{tok}' is a vector [{t.dims[0]}]; expected a matrix operand "
                                   "(a vector is an epilogue's operand: C = A @ B + b)")
         return t
@@ -605,13 +635,13 @@ class _Builder:
         return None if v is None else v // t.divs[i]
 
     def _check_size(self, t: _Tensor) -> None:
-        if len(t.dims) != 2:
+        if len(t.dims) < 2:
             return  # a vector of one dim holds at most MAX_DIM elements
-        d0, d1 = (self._dim_value(t, i) for i in (0, 1))
-        if d0 is not None and d1 is not None and d0 * d1 > MAX_DIM:
+        sizes = [self._dim_value(t, i) for i in range(len(t.dims))]
+        if None not in sizes and math.prod(sizes) > MAX_DIM:
             raise self.error(
-                t.name, f"'{t.name}' has {d0} x {d1} = {d0 * d1} elements; kernels index with 32-bit ints, "
-                f"so a matrix holds at most {MAX_DIM}",
+                t.name, f"'{t.name}' has {' x '.join(map(str, sizes))} = {math.prod(sizes)} elements; kernels index "
+                f"with 32-bit ints, so a matrix holds at most {MAX_DIM}",
             )
 
     # -- IR ---------------------------------------------------------------------
@@ -627,11 +657,12 @@ class _Builder:
         names = list(t.dim_names())
         return names[::-1] if t.col_major else names
 
-    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None) -> ModuleOp:
+    def _emit(self, a: _Use, b: _Use, c: _Tensor, alpha: Token | None, beta: Token | None, extra=None,
+              sizes: _Tensor | None = None) -> ModuleOp:
         k = self.k
         acc_type = ELEMENT_TYPES[k.acc]()
         scales = [u.scale for u in (a, b) if u.scale is not None]
-        tensors = [a.tensor, b.tensor, c] + scales
+        tensors = [a.tensor, b.tensor, c] + scales + ([sizes] if sizes is not None else [])
         if len(scales) == 2 and scales[0] is scales[1]:
             raise self.error(b.scale_token, f"'{b.scale_token}' scales both operands; A and B have scales of their own")
         if a.tensor is b.tensor:
@@ -649,7 +680,8 @@ class _Builder:
         scalar_type = ELEMENT_TYPES[REQUANT_TYPE]() if extra is not None and k.acc == INT_ACC else acc_type
         arg_types = [self._memref(t) for t in tensors] + [scalar_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
-                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype == "u8" else {})}) for t in tensors]
+                                     **({UNSIGNED_ATTR: UnitAttr()} if t.dtype in ("u8", "u4") else {}),
+                                     **({GROUP_SIZES_ATTR: UnitAttr()} if t is sizes else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
         amax_name = extra.amax_name if extra is not None else None
         if amax_name is not None:  # the amax output, last: one f32 the kernel raises
@@ -658,7 +690,7 @@ class _Builder:
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
-        first_scalar = len(tensors)  # A, B, C, [SA, SB], then the scalars
+        first_scalar = len(tensors)  # A, B, C, [SA, SB], [sizes], the epilogue's tensors, then the scalars
         for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
         amax = block.args[-1] if amax_name is not None else None
@@ -684,8 +716,9 @@ class _Builder:
         epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type, c.dtype)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype == "u8", b.tensor.dtype == "u8", *epilogue, amax=amax,
-                     outputs=[block.args[tensors.index(m.tensor)] for m in (extra.more if extra else ())])
+                     a.tensor.dtype in ("u8", "u4"), b.tensor.dtype in ("u8", "u4"), *epilogue, amax=amax,
+                     outputs=[block.args[tensors.index(m.tensor)] for m in (extra.more if extra else ())],
+                     group_sizes=block.args[tensors.index(sizes)] if sizes is not None else None)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))

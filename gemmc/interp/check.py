@@ -64,10 +64,10 @@ from gemmc.interp.accuracy import (
     sparsify,
     underflow,
 )
-from gemmc.interp import epilogue_ref, output_check
+from gemmc.interp import epilogue_ref, grouped, output_check
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
-from gemmc.interp.integer import IntegerResult, integer_runs, random_integers, unsigned_args
+from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
 from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
@@ -200,8 +200,13 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
     rng = np.random.default_rng(seed)
     out = []
     unsigned = unsigned_args(func_op)
+    sizes = grouped.sizes_arg(func_op)
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
         t = arg.type
+        if arg.index == sizes:  # a grouped product's: valid sizes of the groups, summing to M
+            rows = arg_shapes(func_op, dims)[matmul_spec(func_op.parent_op(), func_op).c][0]  # M, C's rows
+            out.append(grouped.random_sizes(rng, shape[0], rows))
+            continue
         if shape is not None and isinstance(t.element_type, IntegerType):  # i8, u8 (gemm.unsigned), i32
             out.append(random_integers(rng, t, shape, arg.index in unsigned))
             continue
@@ -222,6 +227,21 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
         else:
             out.append(round_to(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5), t))
     return out
+
+
+def operands(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """op(A) and op(B) in float64 (a grouped B: [G, K, N]), A and B first rounded to `rounded_to`."""
+    a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
+    if rounded_to is not None:
+        a, b = (_rounded(x, rounded_to) for x in (a, b))
+    if spec.grouped:
+        return a, grouped.op_b(b, spec.transpose_b)
+    return (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+
+
+def product(spec: MatmulSpec, args: list, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """op(A) @ op(B), of a grouped product each group's rows times its own B."""
+    return grouped.product(a, b, args[spec.group_sizes]) if spec.grouped else a @ b
 
 
 # -- the meaning of C ---------------------------------------------------------------------
@@ -321,21 +341,18 @@ def _spec_of(spec: MatmulSpec | MatmulOp | func.FuncOp | ModuleOp) -> MatmulSpec
 def terms(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> Terms:
     """The declared program's C (and the sizes of its terms) in float64 from the inputs as
     they are; `rounded_to` rounds A and B first (to compare with a kernel that does)."""
-    a, b = (args[i].astype(np.float64) for i in (spec.a, spec.b))
-    if rounded_to is not None:
-        a, b = (_rounded(x, rounded_to) for x in (a, b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = operands(spec, args, rounded_to)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
     if spec.epilogue:
-        products = np.abs(a) @ np.abs(b)
-        total = epilogue_ref.Bounded(a @ b, np.zeros_like(products))
+        products = product(spec, args, np.abs(a), np.abs(b))
+        total = epilogue_ref.Bounded(product(spec, args, a, b), np.zeros_like(products))
         result = epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_ref.operand_values(
             spec, args, products.shape))
         return Terms(result.v, products, np.zeros_like(products))
     alpha = _declared(spec.alpha, args, spec.acc) if spec.alpha is not None else 1.0
-    ref = alpha * (a @ b)
-    products = abs(alpha) * (np.abs(a) @ np.abs(b))
+    ref = alpha * product(spec, args, a, b)
+    products = abs(alpha) * product(spec, args, np.abs(a), np.abs(b))
     added = np.zeros_like(ref)
     if spec.beta is not None:
         beta, c = _declared(spec.beta, args, spec.acc), args[spec.c].astype(np.float64)
@@ -449,7 +466,7 @@ class CheckResult:
     saturated: Comparison | None = None  # an FP8 or i8 C: the run that takes C past its largest value
     amax: list = field(default_factory=list)  # an amax output's check in each run (output_check.AmaxCheck)
     others: list = field(default_factory=list)  # (name, Comparison) of each other output, random inputs
-
+    group_sizes: tuple[int, ...] | None = None  # a grouped product's sizes, as the runs made them
 
     def summary(self) -> str:
         """For `gemmc run`: PASS or FAIL with the shape and the random run's error on the
@@ -472,6 +489,9 @@ class CheckResult:
             lines.append("  " + self.exact.describe())
         lines += [f"  output {name}: max relative error {c.rel_err:.3g}{_against_bound(c)}" for name, c in self.others]
         lines += ["  " + a.describe() for a in self.amax]
+        if self.group_sizes is not None:
+            lines.append(f"  {len(self.group_sizes)} groups of {', '.join(map(str, self.group_sizes))} rows "
+                         "(random sizes, one group empty)")
         return "\n".join(lines)
 
 
@@ -506,6 +526,14 @@ def check(
     return compare_runs(module, fn, spec or matmul_spec(module, fn), dims, arch, seed, run)
 
 
+def _with_groups(result: CheckResult, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int],
+                 seed: int) -> CheckResult:
+    """The result with the sizes its runs used (random_inputs makes the same ones for each run)."""
+    if spec.grouped:
+        result.group_sizes = tuple(int(x) for x in random_inputs(fn, dims, seed)[spec.group_sizes])
+    return result
+
+
 def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                  seed: int, run: Runner) -> CheckResult:
     """The check of any interpreter (`run` executes the program on arguments in place)."""
@@ -514,7 +542,7 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
-        return _epilogue_check(module, fn, spec, dims, arch, seed, run)
+        return _with_groups(_epilogue_check(module, fn, spec, dims, arch, seed, run), fn, spec, dims, seed)
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
@@ -533,8 +561,8 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
         rounded = compare(got, rounded_terms, bound(rounded_terms, spec.acc, c_type, k, None))
     exact = _exact_run(fn, spec, dims, seed, (in_types, c_type, rounded_to), run, _reduced_pieces(module, k))
     passed = declared.passed and (rounded is None or rounded.passed) and exact.passed
-    return CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
-                       declared, rounding, rounded, exact, in_type)
+    return _with_groups(CheckResult(declared.rel_err, tolerance(spec, k, rounded_to), passed, stats, (m, n, k),
+                                    declared, rounding, rounded, exact, in_type), fn, spec, dims, seed)
 
 
 def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
@@ -622,19 +650,19 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
     own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums; the other
     outputs (of types `others`) likewise, each with its own rounding."""
-    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = operands(spec, args)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
-    products = np.abs(a) @ np.abs(b)
+    products = product(spec, args, np.abs(a), np.abs(b))
     e_sum = sum_bound * products + floor
     if pieces > 1:  # each partial sum rounded to C and added into it (split-k's atomics, stream-k)
         e_sum = e_sum + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * products
-    operands = epilogue_ref.operand_values(spec, args, products.shape)
-    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands)
+    epilogue_operands = epilogue_ref.operand_values(spec, args, products.shape)
+    total = epilogue_ref.Bounded(product(spec, args, a, b), e_sum)
+    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_operands)
     amax = output_check.amax_expected(spec, args, e_sum, name)
     wanted = [(spec.c, result, c_type)] + [
-        (i, epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(a @ b, e_sum), operands, output=k), t)
+        (i, epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_operands, output=k), t)
         for k, (i, t) in enumerate(zip(spec.outputs, others))]
     stats = Stats()
     run(args, stats)
@@ -667,9 +695,9 @@ def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: 
     # leave the sums, and a scaled sum plus a bias, exact in the plan's range
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits, 2.0, 2.0 * len(spec.epilogue_args))
     op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
-    op_b = exact_values(rng, (k, n), plan.r)
-    for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
-        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
+    op_b = exact_values(rng, grouped.b_shape(spec, args, k, n), plan.r)
+    args[spec.a] = np.ascontiguousarray(op_a.T if spec.transpose_a else op_a).astype(args[spec.a].dtype)
+    args[spec.b] = grouped.stored_b(spec, op_b).astype(args[spec.b].dtype)
     for i in spec.epilogue_args:
         if isinstance(fn.args[i].type, MemRefType):
             args[i] = exact_values(rng, args[i].shape, min(plan.r, 2)).astype(args[i].dtype)
@@ -685,7 +713,7 @@ def _integer_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed
     m, n, k = spec.mnk(args)
     stats = Stats()
     result = integer_runs(fn, spec, args, seed, run, stats)
-    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b))
+    in_type = input_types(fn, spec)
     return CheckResult(0.0 if result.passed else 1.0, 0.0, result.passed, stats, (m, n, k), exact=result,
                        in_type=in_type)
 
@@ -697,10 +725,8 @@ def _reduced_pieces(module: ModuleOp, k: int) -> int:
     each alpha * partial rounded and each add rounded in C's type."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-    adds = [op for op in module.walk() if op.name == "memref.atomic_rmw"
-            and op.properties["kind"].value.data == ATOMIC_ADDF]  # (an amax output's max is not a sum)
-    if not adds:
-        return 1
+    if not any(op.name == "memref.atomic_rmw" and op.kind.value.data == ATOMIC_ADDF for op in module.walk()):
+        return 1  # (an amax output's max is not a sum; stream-k's fix-up counts in integers and sums its slots in order)
     schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
     block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]
     smallest = min((b.value.data for b in block_k if isinstance(b, IntegerAttr)), default=1)
@@ -728,9 +754,9 @@ def _exact_run(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: in
     plan = exact_plan(k, min(PRECISION[spec.acc], PRECISION[c_type]), in_bits,
                       growth * (sizes[0] if spec.alpha is not None else 1.0), sizes[1])
     op_a = sparsify(exact_values(rng, (m, k), plan.r), plan.stride)
-    op_b = exact_values(rng, (k, n), plan.r)
-    for i, x, t in ((spec.a, op_a, spec.transpose_a), (spec.b, op_b, spec.transpose_b)):
-        args[i] = np.ascontiguousarray(x.T if t else x).astype(args[i].dtype)
+    op_b = exact_values(rng, grouped.b_shape(spec, args, k, n), plan.r)
+    args[spec.a] = np.ascontiguousarray(op_a.T if spec.transpose_a else op_a).astype(args[spec.a].dtype)
+    args[spec.b] = grouped.stored_b(spec, op_b).astype(args[spec.b].dtype)
     args[spec.c] = exact_values(rng, (m, n), plan.r).astype(args[spec.c].dtype)
     if scaled:
         for i in (spec.scale_a, spec.scale_b):
@@ -760,11 +786,10 @@ def _integer_bits(name: str) -> int:
 def _exact_epilogue(ref: np.ndarray, spec: MatmulSpec, args: list, c_type: str) -> bool:
     """Whether the sum, alpha * sum, beta * C0 and the result are exact in the accumulator's
     and C's types (the partial sums are, by the plan), so C must equal ref bit for bit."""
-    a, b = (args[j].astype(np.float64) for j in (spec.a, spec.b))
-    a, b = (a.T if spec.transpose_a else a), (b.T if spec.transpose_b else b)
+    a, b = operands(spec, args)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
-    total = a @ b
+    total = product(spec, args, a, b)
     parts = [ref, total]
     if spec.alpha is not None:
         parts.append(_declared(spec.alpha, args, spec.acc) * total)

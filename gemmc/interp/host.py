@@ -19,13 +19,23 @@ from xdsl.interpreter import (
 
 from gemmc.target.arch import Arch
 from gemmc.dialects.gemm import MatmulOp, YieldOp
+from gemmc.interp import grouped
 from gemmc.interp.common import InterpError, np_dtype, round_to, value_name
 from gemmc.interp.ops import ArithFunctions, MathFunctions
 from gemmc.interp.simt import LANE_BUDGET, ScfFunctions, run_kernel
 from gemmc.interp.stats import Stats
 
 
-def matmul_numpy(op: MatmulOp, a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha=None, beta=None) -> None:
+def _product32(op: MatmulOp, a: np.ndarray, b: np.ndarray, sizes=None) -> np.ndarray:
+    """op(A) @ op(B) in float32 (BLAS); a grouped product's each group's rows times its own B."""
+    x = (a.T if op.transpose_a else a).astype(np.float32)
+    if sizes is not None:
+        return grouped.product(x, grouped.op_b(b.astype(np.float32), op.transpose_b is not None), sizes)
+    return x @ (b.T if op.transpose_b else b).astype(np.float32)
+
+
+def matmul_numpy(op: MatmulOp, a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha=None, beta=None,
+                 sizes=None) -> None:
     """gemm.matmul's meaning: C = alpha * op(A) @ op(B) + beta * C, in place.
 
     The product is computed in float32 (BLAS) and rounded to the accumulator type, then
@@ -33,9 +43,7 @@ def matmul_numpy(op: MatmulOp, a: np.ndarray, b: np.ndarray, c: np.ndarray, alph
     the per-step rounding of a kernel, which the f16 tolerance allows for.
     """
     acc = op.acc_type
-    x = a.T if op.transpose_a else a
-    y = b.T if op.transpose_b else b
-    r = round_to(x.astype(np.float32) @ y.astype(np.float32), acc)
+    r = round_to(_product32(op, a, b, sizes), acc)
     if alpha is not None:
         r = round_to(np.multiply(r, alpha, dtype=np.float64), acc)
     if beta is not None:
@@ -74,6 +82,8 @@ class HostFunctions(HostMemrefFunctions):
 
     @impl(MatmulOp)
     def run_matmul(self, interp: Interpreter, op: MatmulOp, args: PythonValues):
+        sizes = args[-1] if op.grouped else None
+        args = args[:-1] if op.grouped else args
         a, b, c, *scalars = args
         it = iter(scalars)
         alpha = next(it) if op.alpha is not None else None
@@ -81,9 +91,9 @@ class HostFunctions(HostMemrefFunctions):
         _check_matmul_shapes(op, a, b, c)
         if op.has_epilogue:
             extra = args[len(args) - len(op.epilogue_args):]
-            _matmul_epilogue(interp, op, a, b, c, extra)
+            _matmul_epilogue(interp, op, a, b, c, extra, sizes)
             return ()
-        matmul_numpy(op, a, b, c, alpha, beta)
+        matmul_numpy(op, a, b, c, alpha, beta, sizes)
         return ()
 
     @impl_terminator(YieldOp)
@@ -115,13 +125,11 @@ class HostFunctions(HostMemrefFunctions):
         return ()
 
 
-def _matmul_epilogue(interp: Interpreter, op: MatmulOp, a, b, c, extra) -> None:
+def _matmul_epilogue(interp: Interpreter, op: MatmulOp, a, b, c, extra, sizes=None) -> None:
     """gemm.matmul with a fused epilogue: the product rounded to the accumulator type, then the
     region's ops run by this interpreter's own arith and math on whole arrays of C's shape (each
     operand's element broadcast along its axes), rounded to C's type."""
-    x = a.T if op.transpose_a else a
-    y = b.T if op.transpose_b else b
-    total = round_to(x.astype(np.float32) @ y.astype(np.float32), op.acc_type)
+    total = round_to(_product32(op, a, b, sizes), op.acc_type)
     elements = []
     for value, axes in zip(extra, op.axes()):
         v = np.asarray(value)
@@ -130,16 +138,23 @@ def _matmul_epilogue(interp: Interpreter, op: MatmulOp, a, b, c, extra) -> None:
     c[...] = round_to(np.broadcast_to(result, c.shape), op.c.type)
 
 
+FRESH_INTEGER = 0x5A5A5A5A
+"""What a fresh host allocation of integers holds (device memory is not zeroed: a kernel that counts
+in it must zero it first)."""
+
+
 def host_alloc(op: memref.AllocOp, sizes) -> np.ndarray:
-    """A host memref.alloc: a zeroed array of the memref's shape, its dynamic sizes given."""
+    """A host memref.alloc of the memref's shape, its dynamic sizes given: NaN (floats) or
+    FRESH_INTEGER, so that reading what was never written shows in C, as in a kernel's allocations."""
     it = iter(int(s) for s in sizes)
     shape = [n if n >= 0 else next(it) for n in op.memref.type.get_shape()]
-    return np.zeros(shape, dtype=np_dtype(op.memref.type))
+    dtype = np_dtype(op.memref.type)
+    return np.full(shape, np.nan if dtype.kind == "f" else FRESH_INTEGER, dtype=dtype)
 
 
 def _check_matmul_shapes(op: MatmulOp, a, b, c) -> None:
-    (m, k), (k2, n), _ = (
-        (x.shape[::-1] if t else x.shape) for x, t in ((a, op.transpose_a), (b, op.transpose_b), (c, False))
+    (m, k), (k2, n), _ = (  # a grouped B [G, K, N]: each group's [K, N]
+        (x.shape[-2:][::-1] if t else x.shape[-2:]) for x, t in ((a, op.transpose_a), (b, op.transpose_b), (c, False))
     )
     if k != k2 or c.shape != (m, n):
         raise InterpError(

@@ -52,20 +52,26 @@ def random_integers(rng: np.random.Generator, t: MemRefType, shape, unsigned: bo
     return rng.integers(lo, hi, size=shape, endpoint=True, dtype=np.int64)
 
 
-def operands(spec: MatmulSpec, args: list) -> tuple[np.ndarray, np.ndarray]:
-    """op(A) and op(B) as int64, each i8 element read by its operand's signedness."""
+def input_types(fn: func.FuncOp, spec: MatmulSpec) -> str:
+    """A's and B's .gemm types, "i8 x u8", "i4 x u4", ...: the signless width and the signedness."""
+    return " x ".join(f"{'u' if u else 'i'}{fn.args[i].type.element_type.width.data}"
+                      for i, u in ((spec.a, spec.unsigned_a), (spec.b, spec.unsigned_b)))
+
+
+def operands(spec: MatmulSpec, args: list, bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """op(A) and op(B) as int64, each `bits`-bit element (i8, or i4) read by its operand's signedness."""
     out = []
     for i, t, unsigned in ((spec.a, spec.transpose_a, spec.unsigned_a), (spec.b, spec.transpose_b, spec.unsigned_b)):
         x = np.asarray(args[i], dtype=np.int64)
-        x = (x & 0xFF) if unsigned else wrap(x, 8)
+        x = (x & (2**bits - 1)) if unsigned else wrap(x, bits)
         out.append(x.T if t else x)
     return out[0], out[1]
 
 
-def reference(spec: MatmulSpec, args: list) -> np.ndarray:
-    """C of the declared integer program: op(A) @ op(B) (+ C0) in int64, wrapped to i32.  The
-    int64 sum of K products of at most 2^15 each is exact for K < 2^48."""
-    a, b = operands(spec, args)
+def reference(spec: MatmulSpec, args: list, bits: int = 8) -> np.ndarray:
+    """C of the declared integer program: op(A) @ op(B) (+ C0) in int64, wrapped to i32 (`bits`:
+    A's and B's width, 8 or 4).  The int64 sum of K products of at most 2^15 each is exact for K < 2^48."""
+    a, b = operands(spec, args, bits)
     c = a @ b
     if spec.beta is not None:
         c = c + np.asarray(args[spec.c], dtype=np.int64)
@@ -123,12 +129,13 @@ def integer_runs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,
                  run: Callable[[list, Stats], None], stats: Stats) -> IntegerResult:
     """The random and the extremes run on `args` (arrays of the right shapes, replaced here)."""
     runs = []
-    in_types = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b))
+    in_types = input_types(fn, spec)
+    bits = fn.args[spec.a].type.element_type.width.data
     for n, extremes in enumerate((False, True)):
         rng = np.random.default_rng([seed, 7, n])
         for i, unsigned in ((spec.a, spec.unsigned_a), (spec.b, spec.unsigned_b), (spec.c, False)):
             args[i] = random_integers(rng, fn.args[i].type, args[i].shape, unsigned, extremes)
-        ref = reference(spec, args)
+        ref = reference(spec, args, bits)
         run(args, stats if n == 0 else Stats())
         what = (f"{in_types} at the ends of their ranges, C0 at i32's" if extremes
                 else f"random {in_types} over their whole ranges, C0 over i32's")

@@ -113,10 +113,11 @@ def multiply(instr: MatrixInstr, a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
 def _multiply_int(instr: MatrixInstr, a_mat: np.ndarray, b_mat: np.ndarray, c: np.ndarray, dm: OperandMap, reps: int,
                   unsigned: tuple[bool, bool]) -> np.ndarray:
-    """multiply's integer path: bytes (held as int64 of any value: their low 8 bits count) read by
-    each operand's signedness, summed in int64 (exact: |sum| <= k * 2^16 + 2^31), wrapped to i32."""
+    """multiply's integer path: bytes or nibbles (held as int64 of any value: their low 8 / 4 bits
+    count) read by each operand's signedness, summed in int64 (exact: |sum| <= k * 2^16 + 2^31), wrapped to i32."""
     ua, ub = unsigned
-    a_mat, b_mat = (x.astype(np.int64) & 0xFF if u else wrap(x, 8) for x, u in ((a_mat, ua), (b_mat, ub)))
+    bits = instr.in_bits  # 8, or 4: an iu4 WMMA's nibbles
+    a_mat, b_mat = (x.astype(np.int64) & (2**bits - 1) if u else wrap(x, bits) for x, u in ((a_mat, ua), (b_mat, ub)))
     prod = a_mat @ b_mat  # (W, R, blk, m, n)
     d_lane, d_item = dm.lane[0], dm.item[0]
     rep = d_lane * reps // instr.d.lanes

@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
-from gemmc.dialects.gemm import AssumeRowsAlignedOp
+from gemmc.dialects.gemm import AssumeRowsAlignedOp, FenceOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.state import KernelState
-from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_MAXIMUMF, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF, LDS_SPACE, memory_space
 from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
@@ -458,6 +458,8 @@ def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
             check_landed(state, op, buf, *_active(state, addr), "reads")
         if buf.races is not None:
             buf.races.on_read(_Access(state, op, buf, *_active(state, addr)))
+    elif buf.kind == "global" and state.order is not None:
+        state.order.read(op, buf, *_active_workgroups(state, addr))
     return np.take(buf.data, addr, mode="clip")
 
 
@@ -483,6 +485,8 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
         state.stats.lds_bank_conflicts += bank_conflicts(state, buf, addr, width)
         if buf.in_flight is not None:
             check_landed(state, op, buf, *_active(state, addr), "overwrites")
+    elif buf.kind == "global" and state.order is not None:
+        state.order.write(op, buf, *_active_workgroups(state, addr))
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
@@ -532,10 +536,11 @@ def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
 
 
 def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value, ufunc=np.add) -> np.ndarray:
-    """memref.atomic_rmw addf: every active lane adds its value, lanes that share an element
+    """memref.atomic_rmw addf / addi: every active lane adds its value, lanes that share an element
     one after another (np.add.at rounds each add to the buffer's type, as the hardware does);
     maximumf (`ufunc` np.maximum: a NaN wins, as the HIP's integer max of |x|'s bits makes it).
-    Returns each lane's element before the op's adds."""
+    Returns each lane's element before its own add (an integer counter's arrivals: the lanes that
+    share an element see 0, 1, 2, ... added before them, in lane order); for floats, before the op's."""
     if buf.kind == "lds":
         raise InterpError(f"{op.name} on LDS ({buf.name}) is not supported")
     _check_bounds(state, op, buf, indices, 1)
@@ -548,8 +553,24 @@ def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value, u
     value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), addr.shape)
     if state.mask is not None:
         addr, value = addr[state.mask], value[state.mask]
+    active = np.flatnonzero(state.active_mask())
+    if state.order is not None:
+        state.order.atomic(id(buf), addr, state.lanes.wg_start + state.lanes.wg[active])
+    if buf.data.dtype.kind in "iu" and ufunc is np.add:
+        old = old.copy()
+        for lane, a, v in zip(active.tolist(), addr.tolist(), value.tolist()):
+            old[lane] = buf.data[a]
+            buf.data[a] += v
+        return old
     ufunc.at(buf.data, addr, value)
     return old
+
+
+def _active_workgroups(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(addresses, workgroup in the launch) of the active lanes, flattened over vector elements."""
+    flat, lanes = _active(state, addr)
+    lanes = state.lanes.all if lanes is None else lanes
+    return flat, state.lanes.wg_start + state.lanes.wg[lanes]
 
 
 def _active_flat(state: KernelState, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -595,9 +616,18 @@ class MemoryFunctions(InterpreterFunctions):
     def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, buf, *indices = args
         kind = op.kind.value.data
-        if kind not in (ATOMIC_ADDF, ATOMIC_MAXIMUMF):
-            raise InterpError(f"memref.atomic_rmw of kind {kind}: only addf (0) and maximumf (3) are supported")
+        if kind not in (ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF):
+            raise InterpError(f"memref.atomic_rmw of kind {kind}: only addf (0), addi (1) and maximumf (3) are "
+                              "supported")
         return (atomic_add(self.state, op, buf, indices, value, np.maximum if kind == ATOMIC_MAXIMUMF else np.add),)
+
+    @impl(FenceOp)
+    def run_fence(self, interp: Interpreter, op: FenceOp, args: PythonValues):
+        st = self.state
+        if st.order is not None and st.active_counts()[0]:
+            lanes = np.flatnonzero(st.active_mask())
+            st.order.fence(op.ordering.data, st.lanes.wg_start + st.lanes.wg[lanes])
+        return ()
 
     @impl(AssumeRowsAlignedOp)
     def run_assume_rows_aligned(self, interp: Interpreter, op: AssumeRowsAlignedOp, args: PythonValues):

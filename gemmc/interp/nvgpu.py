@@ -19,6 +19,20 @@ only after a gpu.barrier, which the race checks enforce).  A barrier lands nothi
 GPU.  Stats: each cp.async counts as a global load of its whole chunk by every active lane (as
 issued, src-size aside, which is how the cost model counts it); the LDS writes, which no
 instruction issues, as nothing (as amdgpu.gather_to_lds's).
+
+Hopper's warpgroup MMA (sm_90a).  `nvgpu.wgmma_desc` gives each lane a Descriptor: its buffer, the
+byte offset of the indexed element from the buffer's start (gemmc prints wgmma's tiles 1024-byte
+aligned, so the 128-byte swizzle's address bits are the offset's) and the op's major-ness, LBO, SBO
+and swizzle.  `nvgpu.wgmma_mma_async` needs whole warpgroups (128 consecutive threads, all active)
+whose lanes agree on both descriptors; for each it reads A[64 x 16] and B[16 x N] from the shared
+buffers where the descriptors say the hardware reads them (gemmc.target.wgmma.element_byte, then the
+swizzle: a wrong stride or an unswizzled tile reads other elements), each element checked for a
+cp.async still in flight, multiplies in float64 and adds C, placing D by the instruction's lane
+layout (gemmc.target.wgmma.d_layout, through `wgmma_instr`), rounded once to f32.  The results are
+there at once: the fence, commit and wait ops do nothing here (the lowering waits for every group
+before the barrier that ends its K tile, so nothing reads D or overwrites a tile early on the GPU
+either; a wait the lowering dropped is not caught).  Not counted in the stats; the tiles' reads are
+not race-checked (they lie in the async proxy's order, after the K tile's barrier).
 """
 
 from __future__ import annotations
@@ -28,8 +42,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, LdMatrixOp
+from gemmc.dialects.nvgpu import (
+    DeviceAsyncCopyOp,
+    DeviceAsyncCreateGroupOp,
+    DeviceAsyncWaitOp,
+    LdMatrixOp,
+    WgmmaCommitGroupOp,
+    WgmmaDescOp,
+    WgmmaFenceOp,
+    WgmmaMmaAsyncOp,
+    WgmmaWaitGroupOp,
+)
 from gemmc.interp import memory
+from gemmc.interp.matrix import operand_map
+from gemmc.target import wgmma
 from gemmc.interp.common import InterpError
 from gemmc.interp.state import KernelState
 from gemmc.target.ldmatrix import LANES, ROWS, deliver
@@ -143,6 +169,124 @@ class NvgpuFunctions(InterpreterFunctions):
         if self._flight is None or self._flight.lanes is not st.lanes:
             self._flight = _InFlight(st.lanes, np.zeros(st.lanes.count, dtype=np.int64))
         return self._flight
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A wgmma matrix descriptor as the interpreter holds it, per lane."""
+
+    buf: memory.Buffer
+    start: np.ndarray  # byte offset of the matrix's first element from the buffer's start, per lane
+    base: np.ndarray  # the lane's instance of the buffer (its workgroup's), flat element index
+    major: str
+    lbo: int
+    sbo: int
+    swizzle: int
+
+
+def wgmma_instr(st: KernelState, op: WgmmaMmaAsyncOp):
+    """The instruction an nvgpu.wgmma_mma_async is (its D layout places the results)."""
+    instr = op.instr_on(st.arch)
+    if instr is None:
+        raise InterpError(f"{op.name}: {st.arch.name} has no wgmma m{op.shape[0]}n{op.shape[1]}k{op.shape[2]}")
+    return instr
+
+
+@register_impls
+@dataclass
+class WgmmaFunctions(InterpreterFunctions):
+    """The warpgroup MMA ops inside kernels (module docstring)."""
+
+    state: KernelState | None = None
+
+    def _st(self, op) -> KernelState:
+        if self.state is None:
+            raise InterpError(f"{op.name} outside a kernel")
+        return self.state
+
+    @impl(WgmmaDescOp)
+    def run_desc(self, interp: Interpreter, op: WgmmaDescOp, args: PythonValues):
+        st = self._st(op)
+        buf, *indices = args
+        addr = np.broadcast_to(memory.addresses(st, op, buf, indices, 1), (st.lanes.count,))
+        base = np.broadcast_to(np.asarray(buf.base, dtype=np.int64), (st.lanes.count,))
+        major, lbo, sbo, swizzle = op.fields
+        return (Descriptor(buf, (addr - base) * buf.elem_bytes, base, major, lbo, sbo, swizzle),)
+
+    @impl(WgmmaMmaAsyncOp)
+    def run_mma_async(self, interp: Interpreter, op: WgmmaMmaAsyncOp, args: PythonValues):
+        st = self._st(op)
+        da, db, c = args
+        instr = wgmma_instr(st, op)
+        groups = _whole_groups(st, op, wgmma.WARPGROUP)
+        c = np.asarray(c).reshape(groups, wgmma.WARPGROUP, -1)
+        out = c.copy()
+        m, n, k = op.shape
+        a_mat = _operand(st, op, da, groups, m, k, outer_rows=True)  # (G, m, k)
+        b_mat = _operand(st, op, db, groups, n, k, outer_rows=False)  # (G, k, n)
+        dm = operand_map(instr.d, 1, m, n)
+        d_lane, d_item = dm.lane[0, 0], dm.item[0, 0]  # (m, n)
+        acc = c[:, d_lane, d_item].astype(np.float64) + a_mat @ b_mat
+        out[:, d_lane, d_item] = acc.astype(np.float32)
+        return (out.reshape(st.lanes.count, -1),)
+
+    @impl(WgmmaFenceOp)
+    def run_fence(self, interp: Interpreter, op, args: PythonValues):
+        _whole_groups(self._st(op), op, wgmma.WARPGROUP)
+        return ()
+
+    @impl(WgmmaCommitGroupOp)
+    def run_commit(self, interp: Interpreter, op, args: PythonValues):
+        _whole_groups(self._st(op), op, wgmma.WARPGROUP)
+        return ()
+
+    @impl(WgmmaWaitGroupOp)
+    def run_wait_group(self, interp: Interpreter, op, args: PythonValues):
+        _whole_groups(self._st(op), op, wgmma.WARPGROUP)
+        return ()
+
+
+def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int, outer_rows: bool) -> np.ndarray:
+    """A (G, outer, k) or B (G, k, outer) of each warpgroup, read from shared memory as its descriptor says."""
+    if not isinstance(d, Descriptor):
+        raise InterpError(f"{op.name} takes descriptors made by nvgpu.wgmma_desc")
+    if d.swizzle != wgmma.SWIZZLE_BYTES:
+        raise InterpError(f"{op.name}: the interpreter reads the 128-byte swizzle alone, not {d.swizzle}")
+    start, base = d.start.reshape(groups, -1), d.base.reshape(groups, -1)
+    if (start != start[:, :1]).any() or (base != base[:, :1]).any():
+        g = int(np.argmax((start != start[:, :1]).any(axis=1)))
+        raise InterpError(f"{op.name}: the lanes of warpgroup {g} pass different descriptors (each is one matrix)")
+    o, kk = np.meshgrid(np.arange(outer), np.arange(k), indexing="ij")  # (outer, k)
+    rel = wgmma.swizzle(start[:, :1, None] + wgmma.element_byte(d.major, o, kk, d.lbo, d.sbo, d.buf.elem_bytes))
+    if (rel % d.buf.elem_bytes).any():
+        raise InterpError(f"{op.name}: a descriptor of {d.buf.name} addresses a split element")
+    addr = base[:, :1, None] + rel // d.buf.elem_bytes  # (G, outer, k)
+    size = d.buf.size
+    bad = (rel < 0) | (rel // d.buf.elem_bytes >= size)
+    if bad.any():
+        g, i, j = (int(x[0]) for x in np.nonzero(bad))
+        raise InterpError(f"{op.name}: warpgroup {g} reads element ({i}, {j}) of its operand at byte {int(rel[g, i, j])} "
+                          f"of {d.buf.name}, past its {size * d.buf.elem_bytes} bytes")
+    if d.buf.in_flight is not None:
+        lanes = np.repeat(np.arange(groups, dtype=np.int64) * wgmma.WARPGROUP, outer * k)
+        memory.check_landed(st, op, d.buf, addr.reshape(-1), lanes, "reads")
+    values = d.buf.data[addr].astype(np.float64)
+    return values if outer_rows else np.swapaxes(values, 1, 2)
+
+
+def _whole_groups(st: KernelState, op, size: int) -> int:
+    """The batch's groups of `size` threads (warpgroups); one with some lanes masked off is an error."""
+    ln = st.lanes
+    if ln.threads % size:
+        raise InterpError(f"{op.name} needs whole warpgroups of {size} threads; the workgroup has {ln.threads}")
+    groups = ln.count // size
+    if st.mask is not None:
+        per = st.mask.reshape(groups, size)
+        if (per.any(axis=1) & ~per.all(axis=1)).any() or not per.all():
+            lane = int(np.argmax(~st.mask))
+            raise InterpError(f"{op.name} in divergent control flow: {st.where(lane)} is masked off "
+                              "(a warpgroup instruction runs on all 128 threads)")
+    return groups
 
 
 def _whole_warps(st: KernelState, op) -> int:

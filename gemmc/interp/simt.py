@@ -44,6 +44,7 @@ from gemmc.target.arch import Arch
 from gemmc.support.diagnostics import GemmcError
 from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to
 from gemmc.interp.state import DIMS, KernelState, Lanes, is_uniform, lane_where
+from gemmc.interp.ordering import WorkgroupOrder, synchronises
 from gemmc.interp.stats import Stats
 
 LANE_BUDGET = 1 << 18
@@ -286,12 +287,12 @@ def ensure_impls(interp: Interpreter, root: Operation, where: str) -> None:
 def kernel_interpreter(module: ModuleOp, state: KernelState) -> Interpreter:
     from gemmc.interp.matrix import MatrixFunctions
     from gemmc.interp.memory import MemoryFunctions
-    from gemmc.interp.nvgpu import NvgpuFunctions
+    from gemmc.interp.nvgpu import NvgpuFunctions, WgmmaFunctions
     from gemmc.interp.ops import ArithFunctions, MathFunctions, UbFunctions, VectorFunctions
 
     interp = SimtInterpreter(module)
     for cls in (ArithFunctions, MathFunctions, VectorFunctions, MemoryFunctions, ScfFunctions, GpuFunctions,
-                MatrixFunctions, NvgpuFunctions):
+                MatrixFunctions, NvgpuFunctions, WgmmaFunctions):
         interp.register_implementations(cls(state=state))
     interp.register_implementations(UbFunctions())
     return interp
@@ -314,6 +315,8 @@ def run_kernel(
     name = f"@{kernel.sym_name.data}"
     _check_launch(kernel, grid, block, arch, name)
     state = KernelState(arch, stats, kernel, races)
+    if races and synchronises(kernel):
+        state.order = WorkgroupOrder(math.prod(grid), kernel.sym_name.data)
     interp = kernel_interpreter(module, state)
     ensure_impls(interp, kernel, f"gpu.func {name}")
     values = []

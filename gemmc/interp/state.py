@@ -127,6 +127,7 @@ class KernelState:
     lanes: Lanes | None = None
     mask: np.ndarray | None = None
     intervals: np.ndarray | None = None  # barrier interval per workgroup of the batch
+    order: Any = None  # gemmc.interp.ordering.WorkgroupOrder of a kernel that synchronises workgroups
     lds_bytes: dict[Operation, int] = field(default_factory=dict)
     _ops: dict[Operation, int] = field(default_factory=dict)
     _op_list: list[Operation] = field(default_factory=list)

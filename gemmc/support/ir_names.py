@@ -49,6 +49,10 @@ DIMS_ATTR = "gemm.dims"
 ARG_DIMS_ATTR = "gemm.arg_dims"
 """On gpu.func: the dim names of each kernel argument (the kernel-side gemm.dims)."""
 UNSIGNED_ATTR = "gemm.unsigned"
+# a grouped product's sizes (i32[G], each group's rows): on the host argument, for the inputs a run makes
+GROUP_SIZES_ATTR = "gemm.group_sizes"
+# a grouped kernel: {sizes = i64 (argument index), tile_m = i64 (the rows each group's tiles have)}
+GROUPED_ATTR = "gemm.grouped"
 """On host func.func arguments: a matrix of (signless) i8 that holds unsigned integers (u8)."""
 ARG_UNSIGNED_ATTR = "gemm.unsigned_args"
 """On gpu.func: the indices of the kernel arguments whose i8 elements are unsigned (the kernel-side
@@ -85,8 +89,10 @@ ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
 ROLE_LOAD_A = "load_a"
 ROLE_LOAD_B = "load_b"
+ROLE_GROUP = "group"  # a grouped kernel's search for the workgroup's group and rows
 ROLE_LOAD_SA = "load_sa"  # a block-scaled kernel's loads of the E8M0 scales of A and B
 ROLE_LOAD_SB = "load_sb"
+ROLE_FIXUP = "fixup"  # stream-k's fix-up: the branch the tile's last contributor takes (the epilogue of the sum)
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
 UNROLL_ATTR = "gemmc.unroll"
@@ -98,3 +104,5 @@ ATOMIC_ADDF = 0
 """memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""
 ATOMIC_MAXIMUMF = 3
 """memref.atomic_rmw's `kind` for a float max (arith::AtomicRMWKind::maximumf): an amax output's."""
+ATOMIC_ADDI = 1
+"""... for an integer add (addi): stream-k's per-tile counter of the workgroups that arrived."""

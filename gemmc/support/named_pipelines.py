@@ -33,6 +33,13 @@ NAMED_PIPELINES: dict[str, str] = {
                             "register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=4 waves-n=2},"
                             "vectorize{width=8 blocks=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8},"
                             "launch-bounds{max-threads=256}",
+    # sm_90a's warpgroup MMA (wgmma, gemmc/target/wgmma.py) for f16 / bf16 into f32: two warpgroups of 64x256,
+    # K tiles of 64 in the 128-byte swizzle, cp.async at 3 stages (144 KiB of dynamic shared memory; ptxas:
+    # 180 registers, no spills); benchmarks/h200/matrix.py's cand_wgmma_128x256x64_wg21_s3, not yet timed
+    "wgmma-128x256": "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},"
+                     "matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},"
+                     "direct-to-lds{fallback=true},multi-buffer{factor=3},pipeline{stages=3},lower-copies,"
+                     "swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
 
 

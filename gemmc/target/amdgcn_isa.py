@@ -61,7 +61,7 @@ TRUE16_MODS = ("dst_half", "src0_half", "src1_half", "src2_half")  # gfx11+'s `v
 V2, V3, V4 = Slot("v", 2), Slot("v", 3), Slot("v", 4)
 S2, S4, S8 = Slot("s", 2), Slot("s", 4), Slot("s", 8)
 VS, SS, SS2 = Slot("vs"), Slot("ss"), Slot("ss", 2)
-A = Slot("a")
+A, VA = Slot("a"), Slot("va")  # VA: a VGPR or an AGPR (memory data on gfx90a+)
 MASK = Slot("mask")
 VOP3_MODS = ("neg", "abs", "clamp", "omod")  # VOP3's input modifiers (a bit per source), clamp, omod
 EXEC = Slot("special:exec")
@@ -187,18 +187,20 @@ def _vector_alu() -> None:
 
 def _lds() -> None:
     """DS: LDS.  Address VGPR; modifier `offset` (bytes, unsigned)."""
+    # the data may be AGPRs on gfx90a and later (clang reads an MFMA's operands from LDS into them
+    # where VGPRs run out: gfx950's 16-bit default with scalar copies, `ds_read_b128 a[0:3], v238`)
     for n, b in ((1, 32), (2, 64), (3, 96), (4, 128)):
-        _add(f"ds_read_b{b}", Form("DS", (Slot("v", n),), (V,), mods=("offset",), gfx11=f"ds_load_b{b}"))
-        _add(f"ds_write_b{b}", Form("DS", (), (V, Slot("v", n)), mods=("offset",), gfx11=f"ds_store_b{b}"))
+        _add(f"ds_read_b{b}", Form("DS", (Slot("va", n),), (V,), mods=("offset",), gfx11=f"ds_load_b{b}"))
+        _add(f"ds_write_b{b}", Form("DS", (), (V, Slot("va", n)), mods=("offset",), gfx11=f"ds_store_b{b}"))
     # 16 bits (f16 / bf16 elements): the read zero-extends into the VGPR, the write takes its low half
     _add("ds_read_u16", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u16"))
-    _add("ds_write_b16", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16"))
-    _add("ds_write_b16_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
+    _add("ds_write_b16", Form("DS", (), (V, Slot("va", 1)), mods=("offset",), gfx11="ds_store_b16"))
+    _add("ds_write_b16_d16_hi", Form("DS", (), (V, Slot("va", 1)), mods=("offset",), gfx11="ds_store_b16_d16_hi"))  # the high half
     # 8 bits (FP8 elements): the read zero-extends into the VGPR, the write takes its low byte (_d16_hi:
     # bits 16-23, the third byte of a packed word)
     _add("ds_read_u8", Form("DS", (V,), (V,), mods=("offset",), gfx11="ds_load_u8"))
-    _add("ds_write_b8", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8"))
-    _add("ds_write_b8_d16_hi", Form("DS", (), (V, V), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
+    _add("ds_write_b8", Form("DS", (), (V, Slot("va", 1)), mods=("offset",), gfx11="ds_store_b8"))
+    _add("ds_write_b8_d16_hi", Form("DS", (), (V, Slot("va", 1)), mods=("offset",), gfx11="ds_store_b8_d16_hi"))
     # gfx950: 64 bits a lane, transposed among each 16 lanes (memory_ops._ds_transpose)
     _add("ds_read_b64_tr_b16", Form("DS", (V2,), (V,), mods=("offset",)))
     # two dwords at address + 4 * offset0 and + 4 * offset1 (8-bit offsets, in dwords)
@@ -206,30 +208,31 @@ def _lds() -> None:
 
 
 def _global_memory() -> None:
-    """GLOBAL: a 64-bit VGPR address ("off"), or a 32-bit VGPR offset from a 64-bit SGPR base."""
+    """GLOBAL: a 64-bit VGPR address ("off"), or a 32-bit VGPR offset from a 64-bit SGPR base.  The
+    data may be AGPRs (gfx90a and later; clang uses them where VGPRs run out)."""
     for n, suf, g11 in ((1, "dword", "b32"), (2, "dwordx2", "b64"), (3, "dwordx3", "b96"), (4, "dwordx4", "b128")):
-        _add(f"global_load_{suf}", Form("GLOBAL", (Slot("v", n),), (V2,), mods=("offset",),
+        _add(f"global_load_{suf}", Form("GLOBAL", (Slot("va", n),), (V2,), mods=("offset",),
                                         gfx11=f"global_load_{g11}"))
-        _add(f"global_load_{suf}_saddr", Form("GLOBAL", (Slot("v", n),), (V, S2), mods=("offset",),
+        _add(f"global_load_{suf}_saddr", Form("GLOBAL", (Slot("va", n),), (V, S2), mods=("offset",),
                                               gfx11=f"global_load_{g11}", asm=f"global_load_{suf}"))
-        _add(f"global_store_{suf}", Form("GLOBAL", (), (V2, Slot("v", n)), mods=("offset",),
+        _add(f"global_store_{suf}", Form("GLOBAL", (), (V2, Slot("va", n)), mods=("offset",),
                                          gfx11=f"global_store_{g11}"))
-        _add(f"global_store_{suf}_saddr", Form("GLOBAL", (), (V, Slot("v", n), S2), mods=("offset",),
+        _add(f"global_store_{suf}_saddr", Form("GLOBAL", (), (V, Slot("va", n), S2), mods=("offset",),
                                                gfx11=f"global_store_{g11}", asm=f"global_store_{suf}"))
     # 16 bits (f16 / bf16 elements): the load zero-extends into the VGPR, the store takes its low half
-    _add("global_load_ushort", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u16"))
-    _add("global_load_ushort_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u16",
+    _add("global_load_ushort", Form("GLOBAL", (VA,), (V2,), mods=("offset",), gfx11="global_load_u16"))
+    _add("global_load_ushort_saddr", Form("GLOBAL", (VA,), (V, S2), mods=("offset",), gfx11="global_load_u16",
                                           asm="global_load_ushort"))
-    _add("global_store_short", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b16"))
-    _add("global_store_short_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b16",
+    _add("global_store_short", Form("GLOBAL", (), (V2, VA), mods=("offset",), gfx11="global_store_b16"))
+    _add("global_store_short_saddr", Form("GLOBAL", (), (V, VA, S2), mods=("offset",), gfx11="global_store_b16",
                                           asm="global_store_short"))
     # 8 bits (FP8 elements): the load zero-extends into the VGPR, the store takes its low byte (_d16_hi:
     # bits 16-23)
-    _add("global_load_ubyte", Form("GLOBAL", (V,), (V2,), mods=("offset",), gfx11="global_load_u8"))
-    _add("global_load_ubyte_saddr", Form("GLOBAL", (V,), (V, S2), mods=("offset",), gfx11="global_load_u8",
+    _add("global_load_ubyte", Form("GLOBAL", (VA,), (V2,), mods=("offset",), gfx11="global_load_u8"))
+    _add("global_load_ubyte_saddr", Form("GLOBAL", (VA,), (V, S2), mods=("offset",), gfx11="global_load_u8",
                                          asm="global_load_ubyte"))
-    _add("global_store_byte", Form("GLOBAL", (), (V2, V), mods=("offset",), gfx11="global_store_b8"))
-    _add("global_store_byte_saddr", Form("GLOBAL", (), (V, V, S2), mods=("offset",), gfx11="global_store_b8",
+    _add("global_store_byte", Form("GLOBAL", (), (V2, VA), mods=("offset",), gfx11="global_store_b8"))
+    _add("global_store_byte_saddr", Form("GLOBAL", (), (V, VA, S2), mods=("offset",), gfx11="global_store_b8",
                                          asm="global_store_byte"))
 
 
@@ -270,6 +273,7 @@ def _llvm_scalar() -> None:
              gfx11={"s_ff1_i32_b32": "s_ctz_i32_b32", "s_flbit_i32_b32": "s_clz_i32_u32"}.get(m))
     _sop("s_brev_b32", (S,), (SS,), "SOP1")
     _sop("s_ff1_i32_b64", (S,), (SS2,), "SOP1", gfx11="s_ctz_i32_b64")
+    _sop("s_bcnt1_i32_b64", (S, SCC), (SS2,), "SOP1")  # the lanes of a mask (LLVM's atomic optimizer)
     _sop("s_not_b64", (S2, SCC), (SS2,), "SOP1")
     _sop("s_sext_i32_i16", (S,), (SS,), "SOP1")
     _sop("s_bitset1_b32", (S,), (SS, S), "SOP1", tied=1)  # D.bit[S0] = 1: D is read too
@@ -330,6 +334,10 @@ def _llvm_vector() -> None:
               "v_cvt_f32_ubyte3", "v_trunc_f32", "v_floor_f32"):
         _add(m, Form("VOP1", (V,), (VS,), suffix="_e32", mods=VOP3_MODS,
                      gfx11={"v_ffbh_u32": "v_clz_i32_u32", "v_ffbl_b32": "v_ctz_i32_b32"}.get(m)))
+    # D = S1 + the set bits of the mask S0 below the lane (lo: lanes 0-31; hi: 32-63): LLVM's atomic
+    # optimizer numbers a wave's lanes so that one of them does the wave's atomic
+    for m in ("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"):
+        _add(m, Form("VOP3", (V,), (VS, VS)))
     _add("v_mov_b64", Form("VOP1", (V2,), (Slot("vs", 2),), suffix="_e32"))
     _add("v_lshlrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
     _add("v_lshrrev_b64", Form("VOP3", (V2,), (VS, Slot("vs", 2))))
@@ -360,6 +368,9 @@ def _llvm_vector() -> None:
                                (V,), (VS, VS) if m not in ("v_mov_b32", "v_cvt_f32_f16", "v_cvt_f16_f32") else (VS,),
                                mods=SDWA_MODS, asm=f"{m}_sdwa"))
     # D = the mask's lanes ? S1 : S0, of the selected parts (Triton's bf16 rounding picks a word)
+    # 16-bit ops too (clang's packing of 4-bit codes on gfx9: v_add_u16_sdwa into WORD_1)
+    for m in ("v_add_u16", "v_sub_u16", "v_mul_lo_u16", "v_lshlrev_b16", "v_lshrrev_b16", "v_and_b16", "v_or_b16"):
+        _add(f"{m}_sdwa", Form("VOP2", (V,), (VS, VS), mods=SDWA_MODS, asm=f"{m}_sdwa"))
     _add("v_cndmask_b32_sdwa", Form("VOP2", (V,), (VS, VS, MASK), mods=SDWA_MODS, asm="v_cndmask_b32_sdwa"))
     # VOPC SDWA (gfx9): the integer compare of the selected byte or word of each source, into a
     # lane mask (VCC or an SGPR pair); clang's test of a word (`u & 0xffff` against 0)
@@ -454,8 +465,6 @@ def _llvm_epilogue() -> None:
     # gfx950: two f32 to bf16 (round to nearest even), S0's in D's low half, S1's in the high
     _add("v_cvt_pk_bf16_f32", Form("VOP3", (V,), (VS, VS)))
     # gfx942, gfx950, gfx12: two f32 to FP8 bytes of the arch's formats, into the word op_sel's D bit picks
-    for m in ("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"):  # the mask's lanes below this one, plus S1
-        _add(m, Form("VOP3", (V,), (VS, VS)))
     for m in ("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"):
         _add(m, Form("VOP3", (V,), (VS, VS), mods=("op_sel", "clamp")))
     # IEEE 754-2019 maximum / minimum (NaN in, NaN out): gfx950's three-operand forms, gfx12's

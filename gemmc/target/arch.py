@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gemmc.support.diagnostics import usage_error
-from gemmc.target.layouts import Layout, Term
+from gemmc.target.layouts import WMMA_GFX11, WMMA_GFX12, Layout, Term, wmma_gfx12_iu4
 
 
 # Bits of an element type, by its .gemm name (FP8: AMD's FNUZ formats on gfx942, OCP's on
@@ -21,8 +21,8 @@ ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16,
 # Integer GEMM (i8 or u8 inputs, i32 accumulator and C): every target's VALU widens and
 # multiply-adds them (v_mad_u32_u24 / v_mul_lo_u32 + v_add_u32), so they are not in Arch.dtypes,
 # which lists the float formats a target has.
-INTEGER_DTYPES = ("i8", "u8", "i32")
-ELEMENT_BITS.update({"i8": 8, "u8": 8, "i32": 32})
+INTEGER_DTYPES = ("i8", "u8", "i4", "u4", "i32")
+ELEMENT_BITS.update({"i8": 8, "u8": 8, "i4": 4, "u4": 4, "i32": 32})
 FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
 OCP_FP8 = ("f8e4m3fn", "f8e5m2")
 # gfx950's block-scaled (OCP MX) element formats, by the format code that selects each in the
@@ -233,6 +233,9 @@ class Arch:
     lds_read_b128_lanes: tuple[int, ...] = ()
     # element bits ldmatrix .trans transposes (sm_90: .b16 alone; its .b8 forms are sm_100a / sm_120a's)
     ldmatrix_trans_bits: tuple[int, ...] = ()
+    # i4 / u4 operands' fragment type on the matrix cores: "i4" RDNA's iu4 WMMAs (signedness flags);
+    # "i8" CDNA, no int4 MFMA: unpacked to bytes (i4, u4 fit a signed byte) for its i8 MFMAs; "": no route
+    int4_frags: str = ""
 
     @property
     def lds_limit(self) -> int:
@@ -293,25 +296,6 @@ def _mfma(mn: str, m, n, k, t, cycles, builtin: str) -> MatrixInstr:
                        builtin=f"__builtin_amdgcn_{builtin}", **_mfma_layouts(m, n, k))
 
 
-# RDNA3 ISA guide 7.9: lane L holds row (A) / column (B) L % 16 with all 16 k's, so
-# lanes 16-31 replicate lanes 0-15; D row 2g + L // 16 in register g.
-_WMMA_GFX11 = dict(
-    a=Layout(32, 16, row=(Term("lane", mod=16),), col=(Term("item"),)),
-    b=Layout(32, 16, row=(Term("item"),), col=(Term("lane", mod=16),)),
-    d=Layout(32, 8, row=(Term("item", scale=2), Term("lane", div=16)), col=(Term("lane", mod=16),)),
-)
-# RDNA4 (AMD Matrix Instruction Calculator v1.3.2 `-a rdna4`, the RDNA4 WMMA builtins
-# reference's register table, tinygrad's RDNA4 emulator): A row (B column) L % 16; lanes 0-15
-# hold k 0-3 (registers 0-1) and 8-11 (registers 2-3), lanes 16-31 k 4-7 and 12-15;
-# D row 8 * (L // 16) + g in register g.
-_K_GFX12 = (Term("lane", div=16, scale=4), Term("item", mod=4), Term("item", div=4, scale=8))
-_WMMA_GFX12 = dict(
-    a=Layout(32, 8, row=(Term("lane", mod=16),), col=_K_GFX12),
-    b=Layout(32, 8, row=_K_GFX12, col=(Term("lane", mod=16),)),
-    d=Layout(32, 8, row=(Term("lane", div=16, scale=8), Term("item")), col=(Term("lane", mod=16),)),
-)
-
-
 def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict, out: str = "f32", **extra) -> MatrixInstr:
     return MatrixInstr(mn, 16, 16, 16, t, out, cycles, kind="wmma",
                        builtin=f"__builtin_amdgcn_{builtin}", **layouts, **extra)
@@ -322,7 +306,7 @@ def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict, out: str = 
 # elements 0, 2, .. 14 count (RDNA3 WMMA builtins reference, `opsel`).  RDNA4: the same rows,
 # 8 results packed in 4 VGPRs (v8half; RDNA4 WMMA builtins reference, which gives the type but
 # no table: element g holds row 8 * (L // 16) + g, the f32 form's rows in order).
-_WMMA_GFX11_16 = dict(_WMMA_GFX11, d=Layout(32, 8, row=_WMMA_GFX11["d"].row, col=_WMMA_GFX11["d"].col),
+_WMMA_GFX11_16 = dict(WMMA_GFX11, d=Layout(32, 8, row=WMMA_GFX11["d"].row, col=WMMA_GFX11["d"].col),
                       d_stride=2, builtin_args=("false",))
 
 
@@ -395,9 +379,9 @@ def _f8f6f4_mfmas() -> tuple[MatrixInstr, ...]:
 
 
 def _int(mn: str, m: int, k: int, cycles: int, builtin: str = "", kind: str = "mfma", lay: dict | None = None,
-         **extra) -> MatrixInstr:
-    """An integer matrix instruction: i8 A and B, i32 C/D (wrapping, as the builtins' i32 adds)."""
-    return MatrixInstr(mn, m, m, k, "i8", "i32", cycles, kind=kind, builtin=f"__builtin_amdgcn_{builtin or mn[2:]}",
+         in_type: str = "i8", **extra) -> MatrixInstr:
+    """An integer matrix instruction: i8 (or i4) A and B, i32 C/D (wrapping, as the builtins' i32 adds)."""
+    return MatrixInstr(mn, m, m, k, in_type, "i32", cycles, kind=kind, builtin=f"__builtin_amdgcn_{builtin or mn[2:]}",
                        **(lay or _mfma_layouts(m, m, k)), **extra)
 
 
@@ -422,40 +406,54 @@ _GFX950_MFMA = _GFX942_MFMA_16 + _fp8_mfmas(*OCP_FP8) + _f8f6f4_mfmas() + _GFX95
 # The 16-bit-accumulator forms' cycles are assumed equal to the f32 forms' (same shape; no
 # separate figure is used here).
 _GFX11_WMMA = (
-    _wmma("v_wmma_f32_16x16x16_f16", "f16", 32, "wmma_f32_16x16x16_f16_w32", _WMMA_GFX11),
-    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 32, "wmma_f32_16x16x16_bf16_w32", _WMMA_GFX11),
+    _wmma("v_wmma_f32_16x16x16_f16", "f16", 32, "wmma_f32_16x16x16_f16_w32", WMMA_GFX11),
+    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 32, "wmma_f32_16x16x16_bf16_w32", WMMA_GFX11),
     _wmma("v_wmma_f16_16x16x16_f16", "f16", 32, "wmma_f16_16x16x16_f16_w32", _WMMA_GFX11_16, out="f16"),
     _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 32, "wmma_bf16_16x16x16_bf16_w32", _WMMA_GFX11_16, out="bf16"),
     # __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(bool a_signed, v4i32 a, bool b_signed, v4i32 b, v8i32 c,
     # bool clamp): 16 bytes a lane in the f16 form's layout (lanes 16-31 replicate), D as the f32 form's
-    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 32, "wmma_i32_16x16x16_iu8_w32", "wmma", _WMMA_GFX11,
+    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 32, "wmma_i32_16x16x16_iu8_w32", "wmma", WMMA_GFX11,
          builtin_args=("false",), signedness=True),
+    # __builtin_amdgcn_wmma_i32_16x16x16_iu4_w32(bool a_signed, v2i32 a, bool b_signed, v2i32 b, v8i32 c,
+    # bool clamp): 16 nibbles a lane (v2i32, element e at bits 4e: the low nibble first, 8 a dword) in
+    # the f16 form's layout (lanes 16-31 replicate).  16 cycles: half the iu8 form's (AMD Matrix
+    # Instruction Calculator, gfx1100)
+    _int("v_wmma_i32_16x16x16_iu4", 16, 16, 16, "wmma_i32_16x16x16_iu4_w32", "wmma", WMMA_GFX11,
+         builtin_args=("false",), signedness=True, in_type="i4"),
 )
 
 
 def _fp8_wmmas() -> tuple[MatrixInstr, ...]:
     """RDNA4's FP8 WMMAs (OCP formats; fp8 = e4m3, bf8 = e5m2), 16x16x16 with f32 accumulators.
     A and B are 8 FP8 values per lane (an int2 in the builtin: 2 VGPRs) in the element layout
-    of the 16-bit forms (_WMMA_GFX12: lanes 0-15 hold k 0-3 and 8-11, lanes 16-31 k 4-7 and
+    of the 16-bit forms (layouts.WMMA_GFX12: lanes 0-15 hold k 0-3 and 8-11, lanes 16-31 k 4-7 and
     12-15), four to a VGPR; docs/arch.md weighs the sources.  Cycles: the 16-bit forms'."""
     out = []
     for a, b in (("fp8", "fp8"), ("fp8", "bf8"), ("bf8", "fp8"), ("bf8", "bf8")):
         fa, fb = (OCP_FP8[0] if x == "fp8" else OCP_FP8[1] for x in (a, b))
-        instr = _wmma(f"v_wmma_f32_16x16x16_{a}_{b}", fa, 16, f"wmma_f32_16x16x16_{a}_{b}_w32_gfx12", _WMMA_GFX12)
+        instr = _wmma(f"v_wmma_f32_16x16x16_{a}_{b}", fa, 16, f"wmma_f32_16x16x16_{a}_{b}_w32_gfx12", WMMA_GFX12)
         out.append(replace(instr, b_type=fb if fb != fa else "", convert=f"v_cvt_pk_{a}_f32",
                            convert_saturates=False))
     return tuple(out)
 
 
 _GFX12_WMMA = (
-    _wmma("v_wmma_f32_16x16x16_f16", "f16", 16, "wmma_f32_16x16x16_f16_w32_gfx12", _WMMA_GFX12),
-    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", _WMMA_GFX12),
-    _wmma("v_wmma_f16_16x16x16_f16", "f16", 16, "wmma_f16_16x16x16_f16_w32_gfx12", _WMMA_GFX12, out="f16"),
-    _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", _WMMA_GFX12, out="bf16"),
+    _wmma("v_wmma_f32_16x16x16_f16", "f16", 16, "wmma_f32_16x16x16_f16_w32_gfx12", WMMA_GFX12),
+    _wmma("v_wmma_f32_16x16x16_bf16", "bf16", 16, "wmma_f32_16x16x16_bf16_w32_gfx12", WMMA_GFX12),
+    _wmma("v_wmma_f16_16x16x16_f16", "f16", 16, "wmma_f16_16x16x16_f16_w32_gfx12", WMMA_GFX12, out="f16"),
+    _wmma("v_wmma_bf16_16x16x16_bf16", "bf16", 16, "wmma_bf16_16x16x16_bf16_w32_gfx12", WMMA_GFX12, out="bf16"),
 ) + _fp8_wmmas() + (
     # ..._iu8_w32_gfx12: 8 bytes a lane (v2i32) in the FP8 forms' layout; cycles as theirs
-    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 16, "wmma_i32_16x16x16_iu8_w32_gfx12", "wmma", _WMMA_GFX12,
+    _int("v_wmma_i32_16x16x16_iu8", 16, 16, 16, "wmma_i32_16x16x16_iu8_w32_gfx12", "wmma", WMMA_GFX12,
          builtin_args=("false",), signedness=True),
+    # ..._iu4_w32_gfx12 (bool a_signed, int a, ...): 8 nibbles a lane in one VGPR; _iu4 16x16x32 (v2i32 a):
+    # 16 nibbles in two.  Element e at bits 4e of the lane's VGPRs read as one integer (the low nibble
+    # first).  Layouts: layouts.wmma_gfx12_iu4.  Cycles: the iu8 form's for both (the Matrix Instruction
+    # Calculator gives the two iu4 forms one figure; the cost model's assumption)
+    _int("v_wmma_i32_16x16x16_iu4", 16, 16, 16, "wmma_i32_16x16x16_iu4_w32_gfx12", "wmma",
+         wmma_gfx12_iu4(16), builtin_args=("false",), signedness=True, in_type="i4"),
+    _int("v_wmma_i32_16x16x32_iu4", 16, 32, 16, "wmma_i32_16x16x32_iu4_w32_gfx12", "wmma",
+         wmma_gfx12_iu4(32), builtin_args=("false",), signedness=True, in_type="i4"),
 )
 
 def _mma_layouts(p: int) -> dict:
@@ -507,7 +505,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=8, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=8 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=1638.4,
             fp32_vector_tflops=23.95, fp16_matrix_tflops=191.5,
-            matrix_instrs=_GFX90A_MFMA,
+            matrix_instrs=_GFX90A_MFMA, int4_frags="i8",
             # cost model (docs/arch.md): 16 KiB vL1D at 64 B/clk; 8 MiB L2, 32 channels x 128 B/clk; no MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
@@ -523,7 +521,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=8, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=5300.0,
             fp32_vector_tflops=81.7, fp16_matrix_tflops=1307.4,
-            matrix_instrs=_GFX942_MFMA, global_load_lds_bytes=(1, 2, 4),
+            matrix_instrs=_GFX942_MFMA, int4_frags="i8", global_load_lds_bytes=(1, 2, 4),
             dtypes=("f32", "f16", "bf16") + FNUZ_FP8,  # CDNA3 ISA guide: FP8/BF8 are AMD's FNUZ formats
             # cost model (docs/arch.md): 32 KiB vL1D at 64 B/clk; 8 XCDs x 16 L2 channels x 128 B/clk;
             # 256 MiB Infinity Cache (rocminfo: L1 32 KB, L2 4096 KB, L3 262144 KB)
@@ -541,7 +539,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=8, lds_bytes=160 * 1024, lds_banks=64, lds_bank_bytes=4,
             l2_bytes=4 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=8000.0,
             fp32_vector_tflops=157.3, fp16_matrix_tflops=2516.0,
-            matrix_instrs=_GFX950_MFMA, global_load_lds_bytes=(1, 2, 4, 12, 16),
+            matrix_instrs=_GFX950_MFMA, int4_frags="i8", global_load_lds_bytes=(1, 2, 4, 12, 16),
             # CDNA4 ISA guide: OCP FP8/BF8 (no FNUZ); the MX formats (FP6, FP4 and E8M0 scales) of
             # the f8f6f4 MFMAs, in block-scaled products only
             dtypes=("f32", "f16", "bf16") + OCP_FP8 + ("f6e2m3fn", "f6e3m2fn", "f4e2m1fn", MX_SCALE),
@@ -560,7 +558,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=24, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=6 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=960.0,
             fp32_vector_tflops=61.4, fp16_matrix_tflops=122.8,
-            matrix_instrs=_GFX11_WMMA,
+            matrix_instrs=_GFX11_WMMA, int4_frags="i4",
             # cost model (docs/arch.md): SIMD32, 1536 VGPRs/lane in wave32 (LLVM AMDGPUBaseInfo),
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
@@ -576,7 +574,7 @@ ARCHS: dict[str, Arch] = {
             vgpr_granule=24, lds_bytes=64 * 1024, lds_banks=32, lds_bank_bytes=4,
             l2_bytes=8 * 2**20, cache_line_bytes=128, mem_bandwidth_gbs=644.6,
             fp32_vector_tflops=48.7, fp16_matrix_tflops=194.7,
-            matrix_instrs=_GFX12_WMMA, dtypes=("f32", "f16", "bf16") + OCP_FP8,  # RDNA4 ISA guide: OCP FP8/BF8
+            matrix_instrs=_GFX12_WMMA, int4_frags="i4", dtypes=("f32", "f16", "bf16") + OCP_FP8,  # RDNA4 ISA guide: OCP FP8/BF8
             # cost model (docs/arch.md): SIMD32, 1536 VGPRs/lane in wave32 (LLVM AMDGPUBaseInfo),
             # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from gemmc.target.arch import Arch
+from gemmc.target import wgmma
 from gemmc.support.diagnostics import EXIT_TOOLCHAIN, GemmcError
 from gemmc.target.toolchain import KernelResources
 
@@ -40,8 +41,20 @@ def sm(arch: Arch) -> str:
     return arch.name.replace("sm_", "")
 
 
-def nvcc_flags(arch: Arch) -> list[str]:
-    return ["-O3", f"-arch=sm_{sm(arch)}", "-x", "cu", "-std=c++17"]
+def nvcc_flags(arch: Arch, source: str = "") -> list[str]:
+    """nvcc's flags for `source` on `arch`: its PTX target, sm_90a where the source issues wgmma
+    (gemmc.target.wgmma.PTX_TARGET; the arch-specific target, whose cubin runs on sm_90 alone), else
+    the arch's own."""
+    if not uses_wgmma(source):
+        return ["-O3", f"-arch={arch.name}", "-x", "cu", "-std=c++17"]
+    # -arch=sm_90a alone also embeds compute_90 PTX, which ptxas cannot build with wgmma (nvcc 13.0
+    # on an H100, 2026-12-07): the arch-specific virtual target and its cubin only
+    target = wgmma.ptx_target(arch)
+    return ["-O3", f"-arch={target.replace('sm_', 'compute_')}", f"-code={target}", "-x", "cu", "-std=c++17"]
+
+
+def uses_wgmma(source: str) -> bool:
+    return "wgmma.mma_async" in source
 
 
 def compile_cuda(source: str, arch: Arch, emit: str = "asm", extra: list[str] | None = None) -> str | bytes:
@@ -52,7 +65,7 @@ def compile_cuda(source: str, arch: Arch, emit: str = "asm", extra: list[str] | 
         src.write_text(source)
         out = Path(tmp) / ("kernel.ptx" if emit == "asm" else "kernel.cubin")
         mode = "-ptx" if emit == "asm" else "-cubin"
-        _run([nvcc, *nvcc_flags(arch), mode, str(src), "-o", str(out), *(extra or [])])
+        _run([nvcc, *nvcc_flags(arch, source), mode, str(src), "-o", str(out), *(extra or [])])
         return out.read_text() if emit == "asm" else out.read_bytes()
 
 
@@ -60,7 +73,7 @@ def build_executable(source: str, arch: Arch, exe: Path, libs: list[str] = ()) -
     nvcc = find_nvcc()
     src = exe.with_suffix(".cu")
     src.write_text(source)
-    _run([nvcc, *nvcc_flags(arch), str(src), "-o", str(exe), *libs])
+    _run([nvcc, *nvcc_flags(arch, source), str(src), "-o", str(exe), *libs])
 
 
 def _run(cmd: list[str]) -> subprocess.CompletedProcess:
@@ -77,7 +90,7 @@ def resource_report(source: str, arch: Arch) -> list[KernelResources]:
     with tempfile.TemporaryDirectory(prefix="gemmc-cuda-") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(source)
-        proc = _run([nvcc, *nvcc_flags(arch), "-cubin", "-Xptxas", "-v", str(src), "-o", str(Path(tmp) / "k.cubin")])
+        proc = _run([nvcc, *nvcc_flags(arch, source), "-cubin", "-Xptxas", "-v", str(src), "-o", str(Path(tmp) / "k.cubin")])
     return parse_ptxas(proc.stderr, arch.name)
 
 

@@ -25,6 +25,7 @@ from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.arch import Arch
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32": 4,
+                 "i4": 1, "u4": 1,  # 4-bit integers: one a byte in LDS and registers, packed in global memory
                  "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
                  "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1,
                  # the MX formats: one element per byte in gemmc's kernels (FP6 and FP4 unpacked)
@@ -34,10 +35,11 @@ ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32
 .gemm name, which the cost model's problem carries)."""
 
 
-PACKED_GLOBAL_BYTES = {"f4E2M1FN": 0.5, "f4e2m1fn": 0.5, "f6E2M3FN": 0.75, "f6E3M2FN": 0.75,
+PACKED_GLOBAL_BYTES = {"f4E2M1FN": 0.5, "f4e2m1fn": 0.5, "i4": 0.5, "u4": 0.5, "f6E2M3FN": 0.75, "f6E3M2FN": 0.75,
                        "f6e2m3fn": 0.75, "f6e3m2fn": 0.75}
 """Bytes of an element in global memory where it is not ELEMENT_BYTES: FP4 and FP6 are packed there
-(two FP4 codes a byte, FP6 rows as bit streams: gemmc.emit.fp4, fp6), unpacked in LDS and registers."""
+(two FP4 codes a byte, FP6 rows as bit streams: gemmc.emit.fp4, fp6; i4 / u4 as FP4), unpacked in LDS
+and registers."""
 
 
 def global_bytes(name: str) -> float:

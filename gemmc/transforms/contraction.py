@@ -20,6 +20,8 @@ from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
 from gemmc.support.ir_names import (
     ARG_UNSIGNED_ATTR,
+    GROUPED_ATTR,
+    ROLE_GROUP,
     ROLE_ACC_READ,
     ROLE_ATTR,
     ROLE_EPILOGUE,
@@ -117,6 +119,9 @@ def analyze(kernel: gpu.FuncOp, pass_name: str) -> Contraction:
         raise pass_error(pass_name, kernel, "expects a GEMM kernel with an epilogue guard (gemm.role = \"epilogue\")")
     body = list(guard.true_region.block.ops)[:-1]  # without the scf.yield
     store = body[-1] if body else None
+    if isinstance(store, scf.IfOp) and store.false_region.blocks:
+        # stream-k's fix-up: the store into C where the workgroup owns the tile, else into its slot
+        store = list(store.true_region.block.ops)[-2]
     # split-k's epilogues end in an atomic add into C, or a store into its workspace W[z, row, col]
     if not isinstance(store, (memref.StoreOp, memref.AtomicRMWOp)) or len(store.indices) < 2:
         raise pass_error(pass_name, kernel, "expects the epilogue to end in a store to C[row, col]")
@@ -172,7 +177,7 @@ def _naive_loop(guard: scf.IfOp, pass_name: str, kernel):
     la, lb = loads
     _check_naive_form(loop, guard, pass_name, kernel, scaled=bool(scale_loads))
     ta = la.indices[0] is k
-    tb = lb.indices[1] is k
+    tb = lb.indices[-1] is k  # a grouped B's [g, col, k]
     scales = tuple(op.memref for op in scale_loads) if scale_loads else (None, None)
     return loop, loop.results[0], la.memref, lb.memref, ta, tb, scales
 
@@ -229,15 +234,39 @@ def _check_naive_indices(loop: scf.ForOp, row: SSAValue, col: SSAValue, kernel, 
     A at (row, k) and B at (k, col): the mapping lds-tiling tiles."""
     bs = kernel.known_block_size
     sizes = dict(zip("xy", bs.get_values()[:2])) if bs is not None else {}
+    group = grouped_row(kernel, row, pass_name)
     for value, dim in ((row, "y"), (col, "x")):
+        if dim == "y" and group is not None:
+            continue
         if not _is_global_id(value, dim, sizes.get(dim)):
             raise pass_error(pass_name, value.owner if isinstance(value, OpResult) else kernel,
                              f"expects the epilogue's {'row' if dim == 'y' else 'column'} to be block_id.{dim} * "
                              f"{sizes.get(dim)} + thread_id.{dim}")
     k = loop.body.block.args[0]
     la, lb = [op for op in loop.body.block.ops if isinstance(op, memref.LoadOp) and not _is_scale(op.memref)]
-    if set(map(id, la.indices)) != {id(k), id(row)} or set(map(id, lb.indices)) != {id(k), id(col)}:
+    b_indices = list(lb.indices)
+    if group is not None:  # B[g, k, col]: the workgroup's group first
+        if b_indices[0] is not group.results[4]:
+            raise pass_error(pass_name, lb, "expects the K loop to read a grouped B at the workgroup's group first")
+        b_indices = b_indices[1:]
+    if set(map(id, la.indices)) != {id(k), id(row)} or set(map(id, b_indices)) != {id(k), id(col)}:
         raise pass_error(pass_name, loop, "expects the K loop to read A at (row, k) and B at (k, col) of the epilogue's row and column")
+
+
+def grouped_row(kernel: gpu.FuncOp, row: SSAValue, pass_name: str) -> scf.ForOp | None:
+    """A grouped kernel's group search (gemm.role = "group") where the row is its first row +
+    thread_id.y (gemmc.transforms.grouping); None for a kernel that is not grouped.  A grouped
+    kernel whose row is anything else is refused."""
+    if GROUPED_ATTR not in kernel.attributes:
+        return None
+    add = row.owner
+    loop = add.lhs.owner if isinstance(add, arith.AddiOp) else None
+    tid = add.rhs.owner if isinstance(add, arith.AddiOp) else None
+    if not (isinstance(loop, scf.ForOp) and role(loop) == ROLE_GROUP and add.lhs is loop.results[2]
+            and isinstance(tid, gpu.ThreadIdOp) and tid.dimension.data == "y"):
+        raise pass_error(pass_name, row.owner if isinstance(row, OpResult) else kernel,
+                         "expects a grouped kernel's row to be its group's first row + thread_id.y")
+    return loop
 
 
 def _is_global_id(value: SSAValue, dim: str, size: int | None) -> bool:

@@ -128,7 +128,7 @@ def _word_unaligned(copy: CopyOp, per: int, unit: str = "a 4-byte word") -> str 
         return f"the tile's row length {extent} is not a multiple of {per} (the {elem} elements of {unit})"
     if known_multiple(copy.o1) % per:
         return f"the tile's column origin is not provably a multiple of {per}"
-    if copy.src.type.get_shape()[1] < 0 and row % per:
+    if copy.src.type.get_shape()[-1] < 0 and row % per:
         return f"its row length is dynamic, so {per}-element words are not provably aligned"
     if row % per:
         return f"its row length {row} is not a multiple of {per}"
@@ -378,7 +378,10 @@ def peeled_items(op: CopyOp) -> list[PeeledItems]:
 def _row_head(b: KernelBuilder, op: CopyOp, g0, w: int):
     """Elements from the tile's first column in row g0 to the row's first `w`-aligned
     address: (w - (g0 * ld + o1) mod w) mod w, ld being the source's row length."""
-    ld = b.dim(op.src, 1, None)
+    rank = op.src.type.get_num_dims()
+    ld = b.dim(op.src, rank - 1, None)
+    if op.group is not None:  # the row of src[group] in the whole array
+        g0 = b.add(b.mul(op.group, b.dim(op.src, 1, None)), g0)
     start = b.add(b.mul(g0, ld), op.o1)
     mis = b.op(arith.RemUIOp(start, b.index(w)))
     return b.op(arith.RemUIOp(b.sub(b.index(w), mis), b.index(w)), "head")
@@ -390,7 +393,7 @@ def _vector_or_elements(b: KernelBuilder, op: CopyOp, g0, gc, whole, ok, w: int)
     el = op.src.type.element_type
     then_block, else_block = Block(), Block()
     tb, eb = b.nested(then_block), b.nested(else_block)
-    load = vector.LoadOp(op.src, [g0, gc], VectorType(el, [w]))
+    load = vector.LoadOp(op.src, op.src_index(g0, gc), VectorType(el, [w]))
     _carry_role(op, load)
     v = tb.op(load, "v")
     tb.b.insert(scf.YieldOp(*[tb.op(vector.ExtractOp(v, [e], el)) for e in range(w)]))
@@ -479,6 +482,7 @@ def guarded_load(b: KernelBuilder, op: CopyOp, idx, inside, width: int) -> SSAVa
     t = el if width == 1 else VectorType(el, [width])
     then_block, else_block = Block(), Block()
     tb, eb = b.nested(then_block), b.nested(else_block)
+    idx = op.src_index(*idx)
     load = memref.LoadOp.get(src, idx) if width == 1 else vector.LoadOp(src, idx, t)
     _carry_role(op, load)
     v = tb.op(load, "v")
@@ -634,7 +638,7 @@ def direct_copy(b: KernelBuilder, op: CopyOp, wave_first: SSAValue) -> None:
             base = tb.mul(first, tb.index(per))
             b0 = tb.op(arith.DivUIOp(base, tb.index(L1)), "b0")
             b1 = tb.op(arith.RemUIOp(base, tb.index(L1)), "b1")
-            gather = GatherToLDSOp(op.src, [g0, g1], lds, lead + [b0, b1], transfer)
+            gather = GatherToLDSOp(op.src, op.src_index(g0, g1), lds, lead + [b0, b1], transfer)
             for name in (ROLE_ATTR, TRANSPOSED_ATTR):
                 if name in op.attributes:
                     gather.attributes[name] = op.attributes[name]
@@ -674,7 +678,7 @@ def async_copy(b: KernelBuilder, op: CopyOp) -> None:
         left = cb.op(arith.SelectOp(inside, cb.sub(op.cols, g1), cb.index(0)))
         count = cb.op(arith.MinUIOp(left, cb.index(per)), "src_elements")
         src = [cb.op(arith.SelectOp(inside, g, o)) for g, o in ((g0, op.o0), (g1, op.o1))]
-        copy = DeviceAsyncCopyOp(op.src, src, op.dst, lead + [i0, i1], per, count)
+        copy = DeviceAsyncCopyOp(op.src, op.src_index(*src), op.dst, lead + [i0, i1], per, count)
         for name in (ROLE_ATTR, TRANSPOSED_ATTR):
             if name in op.attributes:
                 copy.attributes[name] = op.attributes[name]

@@ -21,7 +21,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from gemmc.transforms.contraction import role
-from gemmc.support.diagnostics import pass_error
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_AMAX, ROLE_ATTR, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
@@ -73,17 +73,13 @@ class KSplit:
         self.launch, self.kernel, self.loop, self.divide = launch, kernel, loop, divide
 
     def run(self) -> None:
-        self._check_undivided()
-        stores = self._output_stores()
-        if isinstance(self.output.type.element_type, IntegerType):
-            raise pass_error(self.name, stores[0], f"an integer product (C {self.output.type.element_type}) is not "
-                                                   f"split along K yet ({self.name} adds its partial sums as floats)")
+        stores = self._checked_stores()
         if self.reduce == "atomic":
             for store in stores:
                 self._check_atomic(store)
         else:
             for store in stores:
-                self._accumulator_of(store)
+                self.accumulator_of(store)
         second = self._clone_without_k_loop()
         grid, block = _sizes(self.launch)  # the second kernel runs on the undivided grid
         part = self.divide(self)
@@ -93,7 +89,41 @@ class KSplit:
         else:
             self._reduce_through_workspace(stores, second, part, grid, block)
 
+    def atomic_refusal(self) -> GemmcError | None:
+        """Why the atomic reduction cannot take the kernel (C of 16 bits, vector stores, an epilogue
+        not linear in the sum and C), located at its op; None where it can."""
+        try:
+            for store in self._checked_stores():
+                self._check_atomic(store)
+        except GemmcError as e:
+            return e
+        return None
+
+    def whole_sums_only(self) -> bool:
+        """An amax output or an 8-bit C (a saturating epilogue's): stream-k's fix-up refuses them (with the
+        atomic reduction's error, located at the amax or the store) until it is checked with them."""
+        output = getattr(self, "output", None)
+        return any(_is_amax(op) for op in self.kernel.walk()) or (
+            output is not None and getattr(output.type.element_type, "bitwidth", 0) == 8)
+
+    def run_fixup(self, fixup: Callable[[KSplit, list[Operation], SSAValue], None]) -> None:
+        """Divide the K loop and hand its epilogue's stores, each of one accumulator value, to
+        `fixup` (stream-k's last contributor), with the value that numbers the workgroup."""
+        self.reduce = "fixup"
+        stores = self._checked_stores()
+        for store in stores:
+            self.accumulator_of(store)
+        fixup(self, stores, self.divide(self))
+
     # -- checks ---------------------------------------------------------------------------
+
+    def _checked_stores(self) -> list[Operation]:
+        self._check_undivided()
+        stores = self._output_stores()
+        if isinstance(self.output.type.element_type, IntegerType):
+            raise pass_error(self.name, stores[0], f"an integer product (C {self.output.type.element_type}) is not "
+                                                   f"split along K yet ({self.name} adds its partial sums as floats)")
+        return stores
 
     def _check_undivided(self) -> None:
         if constant_value(self.launch.gridSizeZ) != 1:
@@ -113,21 +143,21 @@ class KSplit:
     def _output_stores(self) -> list[Operation]:
         """The kernel's stores to global memory: all in the epilogue, all to one argument."""
         stores = [op for op in self.kernel.walk() if isinstance(op, (memref.StoreOp, vector.StoreOp))
-                  and memory_space(_target(op).type) == GLOBAL_SPACE]
+                  and memory_space(accessed_memref(op).type) == GLOBAL_SPACE]
         stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp) and not _is_amax(op)]
         for op in stores:
             if isinstance(op, memref.AtomicRMWOp):
                 raise pass_error(self.name, op, "the kernel has atomics already")
             if not _in_epilogue(op):
                 raise pass_error(self.name, op, "stores to global memory outside the epilogue (gemm.role = \"epilogue\")")
-            if not isinstance(_target(op), BlockArgument):
+            if not isinstance(accessed_memref(op), BlockArgument):
                 raise pass_error(self.name, op, "stores to global memory that is not a kernel argument")
         if not stores:
             raise pass_error(self.name, self.kernel, "the kernel stores nothing to global memory")
-        outputs = {_target(op) for op in stores}
+        outputs = {accessed_memref(op) for op in stores}
         if len(outputs) > 1:
             raise pass_error(self.name, stores[-1], "the epilogue stores to two outputs; split-k reduces one")
-        self.output = _target(stores[0])
+        self.output = accessed_memref(stores[0])
         return stores
 
     def _check_atomic(self, store: Operation) -> None:
@@ -143,7 +173,7 @@ class KSplit:
         if isinstance(store, vector.StoreOp):
             raise pass_error(self.name, store, "reduce=atomic: the epilogue stores vectors, which have no atomic add; "
                              "use reduce=workspace")
-        self._check_linear(_stored(store))
+        self._check_linear(stored_value(store))
 
     def _accumulators(self, v: SSAValue, seen: set | None = None) -> set[SSAValue]:
         """The accumulator values (K loop results, acc_read loads) that `v` is computed from."""
@@ -165,7 +195,7 @@ class KSplit:
         owner = v.owner
         if not isinstance(owner, Operation) or owner is self.loop or role(owner) == ROLE_ACC_READ:
             return False
-        if isinstance(owner, (memref.LoadOp, vector.LoadOp)) and _target(owner) is self.output:
+        if isinstance(owner, (memref.LoadOp, vector.LoadOp)) and accessed_memref(owner) is self.output:
             return True
         return any(self._reads_output(o) for o in owner.operands)
 
@@ -197,21 +227,22 @@ class KSplit:
                          f"reduce=atomic: the epilogue is not linear in the accumulator and C ({what}); "
                          "use reduce=workspace")
 
-    def _accumulator_of(self, store: Operation) -> SSAValue:
-        """The one accumulator value a store's value is computed from (workspace mode)."""
-        found = self._accumulators(_stored(store))
+    def accumulator_of(self, store: Operation) -> SSAValue:
+        """The one accumulator value a store's value is computed from (workspace and fix-up modes)."""
+        mode = "stream-k's fix-up" if self.reduce == "fixup" else "reduce=workspace"
+        found = self._accumulators(stored_value(store))
         if len(found) != 1:
-            raise pass_error(self.name, store, f"reduce=workspace: the stored value comes from {len(found)} "
+            raise pass_error(self.name, store, f"{mode}: the stored value comes from {len(found)} "
                              "accumulator values, not one")
         (acc,) = found
         vectors = isinstance(store, vector.StoreOp)
-        if vectors != isinstance(acc.type, VectorType) or vectors and acc.type.get_shape() != _stored(store).type.get_shape():
-            raise pass_error(self.name, store, f"reduce=workspace: the stored {_stored(store).type} does not match "
+        if vectors != isinstance(acc.type, VectorType) or vectors and acc.type.get_shape() != stored_value(store).type.get_shape():
+            raise pass_error(self.name, store, f"{mode}: the stored {stored_value(store).type} does not match "
                              f"the accumulator's {acc.type}")
         at = acc.owner
         for index in store.indices:
             if not _dominates(index, at):
-                raise pass_error(self.name, store, "reduce=workspace: the store's indices are computed after the "
+                raise pass_error(self.name, store, f"{mode}: the store's indices are computed after the "
                                  "accumulator is read")
         return acc
 
@@ -222,7 +253,7 @@ class KSplit:
         clone = self.kernel.clone()
         suffix = "init" if self.reduce == "atomic" else "reduce"
         stem = self.name.replace("-", "")
-        clone.attributes["sym_name"] = StringAttr(_fresh_symbol(self.kernel, f"{self.kernel.sym_name.data}_{stem}_{suffix}"))
+        clone.attributes["sym_name"] = StringAttr(fresh_symbol(self.kernel, f"{self.kernel.sym_name.data}_{stem}_{suffix}"))
         clone.attributes.pop(SCHEDULE_ATTR, None)
         Rewriter.insert_op(clone, InsertPoint.after(self.kernel))
         return clone
@@ -242,23 +273,23 @@ class KSplit:
 
     def _reduce_through_workspace(self, stores: list[Operation], second: gpu.FuncOp, part: SSAValue,
                                   grid: list[SSAValue], block: list[SSAValue]) -> None:
-        acc_type = self._accumulator_of(stores[0]).type
+        acc_type = self.accumulator_of(stores[0]).type
         element = acc_type.element_type if isinstance(acc_type, VectorType) else acc_type
         w_type = MemRefType(element, [self.parts, *self.output.type.get_shape()])
-        w = _append_argument(self.kernel, w_type, self.output)
+        w = append_argument(self.kernel, w_type, self.output)
         for store in stores:
-            acc = self._accumulator_of(store)
+            acc = self.accumulator_of(store)
             indices = [part, *store.indices]
             new = (vector.StoreOp(acc, w, indices) if isinstance(store, vector.StoreOp)
                    else memref.StoreOp.get(acc, w, indices))
-            old_value = _stored(store)
+            old_value = stored_value(store)
             Rewriter.replace_op(store, new)
-            _erase_if_dead(old_value)
+            erase_if_dead(old_value)
         for amax in [op for op in self.kernel.walk() if _is_amax(op)]:  # the reduce kernel's, of whole sums
             magnitude = amax.operands[0]
             amax.detach()
             amax.erase()
-            _erase_if_dead(magnitude)
+            erase_if_dead(magnitude)
         self._sum_partials(second, w_type)
         self._launch_with_workspace(second, w_type, grid, block)
 
@@ -266,9 +297,9 @@ class KSplit:
         """In the second kernel, each accumulator value becomes the sum of the S partial ones."""
         split = KSplit(self.name, self.reduce, self.parts, self.launch, second, k_loop(second, self.name), self.divide)
         stores = split._output_stores()
-        w = _append_argument(second, w_type, split.output)
+        w = append_argument(second, w_type, split.output)
         for store in stores:
-            acc = split._accumulator_of(store)
+            acc = split.accumulator_of(store)
             kb = KernelBuilder.before(acc.owner)
 
             def add_slice(b: KernelBuilder, s: SSAValue, carried, store=store, acc=acc):
@@ -277,20 +308,20 @@ class KSplit:
                         else b.load(w, indices))
                 return [b.op(arith.AddfOp(carried[0], part))]
 
-            total = kb.for_(kb.index(0), kb.index(self.parts), kb.index(1), [_zero(kb, acc.type)], add_slice, "s")
+            total = kb.for_(kb.index(0), kb.index(self.parts), kb.index(1), [zero_of(kb, acc.type)], add_slice, "s")
             total.results[0].name_hint = "partial_sum"
             acc.replace_all_uses_with(total.results[0])
             if acc.owner is not split.loop:
-                _erase_if_dead(acc)
-        _erase_k_loop(split.loop)
+                erase_if_dead(acc)
+        erase_k_loop(split.loop)
 
     # -- the host -------------------------------------------------------------------------
 
     def _launch_before(self, second: gpu.FuncOp, grid: list[SSAValue], block: list[SSAValue]) -> None:
-        first = gpu.LaunchFuncOp(_symbol_ref(self.launch, second), grid, block,
+        first = gpu.LaunchFuncOp(symbol_ref(self.launch, second), grid, block,
                                  kernelOperands=list(self.launch.kernelOperands))
         Rewriter.insert_op(first, InsertPoint.before(self.launch))
-        _erase_k_loop(k_loop(second, self.name))
+        erase_k_loop(k_loop(second, self.name))
 
     def _launch_with_workspace(self, second: gpu.FuncOp, w_type: MemRefType, grid: list[SSAValue],
                                block: list[SSAValue]) -> None:
@@ -301,17 +332,17 @@ class KSplit:
         w = kb.op(memref.AllocOp.get(w_type.element_type, shape=w_type.get_shape(), dynamic_sizes=sizes), "workspace")
         operands = [*launch.kernelOperands, w]
         main = gpu.LaunchFuncOp(launch.kernel, *_sizes(launch), kernelOperands=operands)
-        reduce = gpu.LaunchFuncOp(_symbol_ref(launch, second), grid, block, kernelOperands=operands)
+        reduce = gpu.LaunchFuncOp(symbol_ref(launch, second), grid, block, kernelOperands=operands)
         Rewriter.replace_op(launch, [main, reduce, memref.DeallocOp.get(w)])
         self.launch = main
 
 
-def _target(op: Operation) -> SSAValue:
+def accessed_memref(op: Operation) -> SSAValue:
     """The memref a load or store accesses."""
     return op.base if isinstance(op, (vector.LoadOp, vector.StoreOp)) else op.memref
 
 
-def _stored(op: Operation) -> SSAValue:
+def stored_value(op: Operation) -> SSAValue:
     return op.vector if isinstance(op, vector.StoreOp) else op.value
 
 
@@ -340,7 +371,7 @@ def _dominates(value: SSAValue, at: Operation) -> bool:
     return False
 
 
-def _erase_if_dead(v: SSAValue) -> None:
+def erase_if_dead(v: SSAValue) -> None:
     """Erase the op defining `v` if nothing uses it any more and it has no effect, and so on up."""
     owner = v.owner
     if isinstance(owner, Operation) and owner.parent is not None and _is_dead(owner):
@@ -348,7 +379,7 @@ def _erase_if_dead(v: SSAValue) -> None:
         owner.detach()
         owner.erase()
         for o in operands:
-            _erase_if_dead(o)
+            erase_if_dead(o)
 
 
 def _is_dead(op: Operation) -> bool:
@@ -358,7 +389,7 @@ def _is_dead(op: Operation) -> bool:
     return is_trivially_dead(op)
 
 
-def _erase_k_loop(loop: scf.ForOp) -> None:
+def erase_k_loop(loop: scf.ForOp) -> None:
     """Remove the K loop: its results become their initial values, and what only it used goes too."""
     used = {o for op in loop.walk() for o in op.operands if not loop.is_ancestor(_owner_op(o))}
     for result, init in zip(loop.results, loop.iter_args):
@@ -366,14 +397,14 @@ def _erase_k_loop(loop: scf.ForOp) -> None:
     loop.detach()
     loop.erase()
     for v in used:
-        _erase_if_dead(v)
+        erase_if_dead(v)
 
 
 def _owner_op(v: SSAValue) -> Operation | None:
     return v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
 
 
-def _append_argument(kernel: gpu.FuncOp, t: MemRefType, like: BlockArgument) -> BlockArgument:
+def append_argument(kernel: gpu.FuncOp, t: MemRefType, like: BlockArgument) -> BlockArgument:
     """A new last argument of the kernel, named in gemm.arg_dims like `like` with a leading axis."""
     block = kernel.body.block
     arg = block.insert_arg(t, len(block.args))
@@ -387,7 +418,7 @@ def _append_argument(kernel: gpu.FuncOp, t: MemRefType, like: BlockArgument) -> 
     return arg
 
 
-def _fresh_symbol(kernel: gpu.FuncOp, base: str) -> str:
+def fresh_symbol(kernel: gpu.FuncOp, base: str) -> str:
     taken = {op.sym_name.data for op in kernel.parent_block().ops if isinstance(op, gpu.FuncOp)}
     name, n = base, 0
     while name in taken:
@@ -396,7 +427,7 @@ def _fresh_symbol(kernel: gpu.FuncOp, base: str) -> str:
     return name
 
 
-def _symbol_ref(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp) -> SymbolRefAttr:
+def symbol_ref(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp) -> SymbolRefAttr:
     return SymbolRefAttr(launch.kernel.root_reference, [kernel.sym_name])
 
 
@@ -405,7 +436,7 @@ def _sizes(launch: gpu.LaunchFuncOp) -> tuple[list[SSAValue], list[SSAValue]]:
             [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ])
 
 
-def _zero(kb: KernelBuilder, t: Attribute) -> SSAValue:
+def zero_of(kb: KernelBuilder, t: Attribute) -> SSAValue:
     if isinstance(t, VectorType):
         return kb.op(vector.BroadcastOp(kb.float(0.0, t.element_type), t))
     return kb.float(0.0, t)

@@ -4,7 +4,7 @@ pad-lds, swizzle-lds and multi-buffer change where an allocation's elements live
 must then rewrite every access to it, and refuse an allocation whose uses it cannot
 see through.  This module finds those accesses (memref.load/store, vector.load/store,
 amdgpu.gather_to_lds and gemm.copy as their destination, nvgpu.ldmatrix's rows and
-nvgpu.device_async_copy's destination), replaces their indices op by op, and proves
+nvgpu.device_async_copy's destination, nvgpu.wgmma_desc's start), replaces their indices op by op, and proves
 what the rewrites need to know about an index: a multiple it is known to be.
 """
 
@@ -21,7 +21,7 @@ from xdsl.rewriter import Rewriter
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
-from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp
+from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp, WgmmaDescOp
 from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.ldmatrix import ROW_BYTES
 from gemmc.target.module_arch import arch_of
@@ -104,6 +104,8 @@ def _access(op: Operation, operand: int) -> Access | None:
         return Access(op, list(op.indices), ROW_BYTES // ELEMENT_BYTES[str(op.srcMemref.type.element_type)], False)
     if isinstance(op, DeviceAsyncCopyOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), op.elements, True)
+    if isinstance(op, WgmmaDescOp):  # where a wgmma operand starts (its layout is the descriptor's)
+        return Access(op, list(op.indices), 1, False)
     if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
         # its LDS stores: `width` elements wide along the row, one by one when transposed or peeled
         return Access(op, list(op.indices), 1 if op.transpose or op.peel else op.width.value.data, True)
@@ -139,10 +141,13 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
     elif isinstance(op, vector.StoreOp):
         new = vector.StoreOp(op.vector, op.base, indices)
     elif isinstance(op, CopyOp):
-        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile)
-        new.properties.update(op.properties)  # every mark the copy carries (width, transpose, row_lanes, ...)
+        new = CopyOp(op.src, [op.o0, op.o1], [op.rows, op.cols], op.dst, indices, op.tid, op.tile, group=op.group)
+        # every mark the copy carries (width, transpose, row_lanes, ...), not its operands' segments
+        new.properties.update({k: v for k, v in op.properties.items() if k != "operandSegmentSizes"})
     elif isinstance(op, LdMatrixOp):
         new = LdMatrixOp(op.srcMemref, indices, op.tiles, op.transpose is not None, op.res.type)
+    elif isinstance(op, WgmmaDescOp):
+        new = WgmmaDescOp(op.srcMemref, indices, *op.fields)
     elif isinstance(op, DeviceAsyncCopyOp):
         new = DeviceAsyncCopyOp(op.src, list(op.srcIndices), op.dst, indices, op.elements, op.srcElements)
     else:

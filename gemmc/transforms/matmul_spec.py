@@ -57,10 +57,16 @@ class MatmulSpec:
     epilogue: tuple[str, ...] = ()
     amax: int | None = None  # the host argument of an amax output (the epilogue's gemm.amax)
     outputs: tuple[int, ...] = ()  # the host arguments of the other outputs (the epilogue's gemm.output)
+    # a grouped product: the host argument of its sizes (i32[G]); B is [G, K, N]
+    group_sizes: int | None = None
 
     @property
     def integer(self) -> bool:
         return self.acc == "i32"
+
+    @property
+    def grouped(self) -> bool:
+        return self.group_sizes is not None
 
     def mnk(self, args: list) -> tuple[int, int, int]:
         m, k = args[self.a].shape[::-1] if self.transpose_a else args[self.a].shape
@@ -101,6 +107,8 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
         d["amax"] = IntegerAttr(spec.amax, i64)
     if spec.outputs:
         d["outputs"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.outputs])
+    if spec.group_sizes is not None:
+        d["group_sizes"] = IntegerAttr(spec.group_sizes, i64)
     return DictionaryAttr(d)
 
 
@@ -127,6 +135,7 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
         d["amax"].value.data if "amax" in d else None,
         tuple(x.value.data for x in d["outputs"].data) if "outputs" in d else (),
+        d["group_sizes"].value.data if "group_sizes" in d else None,
     )
 
 
@@ -159,6 +168,7 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         epilogue=epilogue_lines(op) if op.has_epilogue else (),
         amax=arg_index(fn, op.amax, "the amax output") if op.amax is not None else None,
         outputs=tuple(arg_index(fn, v, "an output") for v in op.outputs),
+        group_sizes=arg_index(fn, op.group_sizes, "the group sizes") if op.group_sizes is not None else None,
     )
 
 

@@ -27,13 +27,15 @@ both LDS tiles are k-contiguous after register tiling),
 converting them to `frag_type` when the schedule says so (f32 LDS, f16 or bf16
 fragments: the tutorial's "Case 1").  With `Schedule.ldmatrix` (sm_90, the ldmatrix pass) the
 fragments come from nvgpu.ldmatrix instead, 8x8 matrices at a time (gemmc.transforms.ldmatrix_frags).
+A warpgroup MMA (sm_90a's wgmma, Schedule.instr wgmma_*) has its own setup and compute
+(gemmc.transforms.wgmma_kernel: A and B by shared-memory descriptors) and this epilogue.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, UnitAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, MemRefType, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, SSAValue
 
 from gemmc.target.arch import Layout, MatrixInstr, get_matrix_instr
@@ -42,7 +44,8 @@ from gemmc.dialects.amdgpu import ScaledMFMAOp, matrix_op
 from gemmc.dialects.nvgpu import MmaSyncOp
 from gemmc.dialects.gemm import ELEMENT_TYPES, type_name
 from gemmc.support.ir_names import PRIVATE_SPACE, ROLE_COMPUTE, UNROLL_ATTR
-from gemmc.transforms import ldmatrix_frags
+from gemmc.transforms import ldmatrix_frags, wgmma_kernel
+from gemmc.target.wgmma import is_wgmma
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 from gemmc.target.module_arch import arch_of
 
@@ -163,6 +166,9 @@ def lane_regs(instr: MatrixInstr, tiles_m: int, tiles_n: int, k_pack: int = 1) -
 def setup(w) -> None:
     """Lane and wave coordinates, the accumulator tiles (zeroed)."""
     kb, s = w.kb, w.s
+    if is_wgmma(s.instr):
+        wgmma_kernel.setup(w)
+        return
     w.arch = arch_of(w.con.kernel)
     w.instr = instr = get_matrix_instr(w.arch, s.instr)
     if instr.formats:  # gfx950's f8f6f4 MFMAs: the formats are the kernel's types (cbsz, blgp)
@@ -200,6 +206,9 @@ def _packed(kb: KernelBuilder, lane_k: SSAValue, k_pack: int, name: str) -> SSAV
 def compute(w, b: KernelBuilder, buf) -> None:
     """The block-k loop of fragment loads and matrix instructions: k_pack instructions a step
     (each lane's LDS reads hold its fragments of all of them, _fragments)."""
+    if is_wgmma(w.s.instr):
+        wgmma_kernel.compute(w, b, buf)
+        return
     s, instr = w.s, w.instr
     lead = [buf] if buf is not None else []
     pack = s.pack
@@ -288,12 +297,33 @@ def _fragments(w, x: KernelBuilder, tile: SSAValue, row: SSAValue, start: SSAVal
             parts = joined + parts[len(parts) - len(parts) % 2:]
         v = parts[0]
     frags = [v] if pack == 1 else [_instr_items(x, v, p, r, pack, layout.items, lds_elem, name) for p in range(pack)]
+    if isinstance(lds_elem, IntegerType) and lds_elem.width.data == 4 and w.instr.in_type == "i8":
+        frags = [_widen_int4(x, f, w.con.unsigned_a if name == "a" else w.con.unsigned_b, name) for f in frags]
     if w.s.frag_type and w.s.frag_type != type_name(lds_elem):
         to = element(w.s.frag_type)
         items = layout.items
         frags = [x.op(arith.TruncFOp(f, VectorType(to, [items]) if items > 1 else to), f"{name}_{w.s.frag_type}")
                  for f in frags]
     return frags
+
+
+def _widen_int4(x: KernelBuilder, f: SSAValue, unsigned: bool, name: str) -> SSAValue:
+    """An i4 / u4 fragment as the i8 MFMAs take it (CDNA has no int4 MFMA, Arch.int4_frags):
+    each nibble sign- or zero-extended to a byte by its operand's signedness (both fit a signed
+    byte, so the signed i8 MFMA multiplies a u4 exactly).  Element by element: arith's
+    extensions take scalars."""
+    i8 = IntegerType(8)
+
+    def widen(e: SSAValue) -> SSAValue:
+        return x.op(arith.ExtUIOp(e, i8) if unsigned else arith.ExtSIOp(e, i8), f"{name}_i8")
+
+    if not isinstance(f.type, VectorType):
+        return widen(f)
+    n = f.type.get_shape()[0]
+    v = x.op(vector.BroadcastOp(x.float(0, i8), VectorType(i8, [n])), f"{name}_i8")
+    for e in range(n):
+        v = x.op(vector.InsertOp(widen(x.op(vector.ExtractOp(f, [e], f.type.element_type))), v, [e]), f"{name}_i8")
+    return v
 
 
 def _instr_items(x: KernelBuilder, v: SSAValue, p: int, r: int, pack: int, items: int, elem, name: str) -> SSAValue:

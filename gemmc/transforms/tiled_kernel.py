@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from gemmc.transforms import matrix_kernel
+from gemmc.transforms import grouping, matrix_kernel
 from gemmc.transforms.contraction import Contraction, find_role, set_role
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import MX_BLOCK, CopyOp
@@ -82,7 +82,13 @@ def tile_in_place(con: Contraction, s: Schedule) -> None:
     w.K = find_role(guard, ROLE_K_LOOP).ub
     ids = kernel_ids(con)
     w.tx, w.ty = ids["tx"], ids["ty"]
-    w.row0 = kb.mul(ids["by"], kb.index(s.block_m), "block_row")
+    if grouping.grouped_info(kernel) is not None:  # the group search again, for tiles of block_m rows
+        sizes, _ = grouping.grouped_info(kernel)
+        group = grouping.group_tile(kb, kernel.body.block.args[sizes], ids["by"], s.block_m)
+        grouping.mark_grouped(kernel, sizes, s.block_m)
+        w.row0, w.M, w.group = group.row0, group.end, group.g
+    else:
+        w.row0 = kb.mul(ids["by"], kb.index(s.block_m), "block_row")
     w.col0 = kb.mul(ids["bx"], kb.index(s.block_n), "block_col")
     w.tid = kb.add(kb.mul(w.ty, kb.index(s.threads_x)), w.tx, "tid")
     w.write_body()
@@ -125,6 +131,7 @@ class Writer:
         self.con, self.s = con, s
         self.args = {arg: arg for arg in con.kernel.body.block.args}  # the epilogue's clones keep them
         self.A, self.B, self.C = con.a, con.b, con.c
+        self.group: SSAValue | None = None  # a grouped B's matrix: the workgroup's group
 
     def write_body(self) -> None:
         """Accumulators, LDS tiles, the K loop and the epilogue, from the header values
@@ -139,6 +146,9 @@ class Writer:
         b_shape = [s.block_n, s.block_k] if s.b_transposed else [s.block_k, s.block_n]
         self.tile_b = kb.alloca(lds_type(b_shape, con.b_type), "tile_b_t" if s.b_transposed else "tile_b")
         num_tiles = kb.ceildiv(self.K, kb.index(s.block_k), "num_tiles")
+        if self.group is not None:  # a tile past the last group's: no K tile (it stores nothing)
+            busy = kb.lt(self.row0, self.M, "busy")
+            num_tiles = kb.op(arith.SelectOp(busy, num_tiles, kb.index(0)), "group_tiles")
         self._single_buffered(num_tiles)
         self._epilogue()
 
@@ -196,7 +206,8 @@ class Writer:
         ):
             e0, e1, o0, o1, rows, cols = tile
             op = CopyOp(src, [o0, o1], [rows, cols], lds, [buf] if buf is not None else [], self.tid, [e0, e1],
-                        width, transpose=index(0, 1) == (1, 0), direct=bool(s.direct & bit))
+                        width, transpose=index(0, 1) == (1, 0), direct=bool(s.direct & bit),
+                        group=self.group if role_name == ROLE_LOAD_B else None)
             set_role(op, role_name)
             if trans:
                 op.attributes[TRANSPOSED_ATTR] = UnitAttr()
@@ -401,16 +412,22 @@ def fix_launch(kernel: gpu.FuncOp, s: Schedule) -> None:
         if launch.kernel.nested_references.data[-1].data != kernel.sym_name.data:
             continue
         gx, gy = launch.gridSizeX.owner, launch.gridSizeY.owner
+        top_y, groups = gy, None
+        if grouping.grouped_info(kernel) is not None:  # ceil(M / block) + G: the ceildiv and G
+            gy, groups = (gy.lhs.owner, gy.rhs) if isinstance(gy, arith.AddiOp) else (gy, None)
         if not (isinstance(gx, arith.CeilDivUIOp) and isinstance(gy, arith.CeilDivUIOp)):
             raise ValueError("the launch's grid is not ceil(N / block) x ceil(M / block)")
         kb = KernelBuilder(InsertPoint.before(launch))
         n, m = gx.lhs, gy.lhs
         grid_x = kb.ceildiv(n, kb.index(s.block_n), "grid_x")
-        grid_y = kb.ceildiv(m, kb.index(s.block_m), "grid_y")
+        if groups is not None:
+            grid_y = grouping.grid_tiles(kb, m, groups, s.block_m)
+        else:
+            grid_y = kb.ceildiv(m, kb.index(s.block_m), "grid_y")
         tx, ty = kb.index(s.threads_x, "block_x"), kb.index(s.threads_y, "block_y")
         for i, v in ((0, grid_x), (1, grid_y), (3, tx), (4, ty)):
             launch.operands[i] = v
-        for dead in dict.fromkeys((gx, gy)):  # one op after cse when M and N are the same
+        for dead in dict.fromkeys((gx, top_y, gy)):  # one op after cse when M and N are the same
             if not any(r.uses for r in dead.results):
                 consts = list(dict.fromkeys(o.owner for o in dead.operands))
                 dead.detach()

@@ -75,12 +75,16 @@ def device_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:
     """(the 32-bit words, the bytes) of host array x as the device holds elements of type
     `elem`: f32, f16, bf16 (held as float32 on the host, its upper 16 bits on the device), an
     FP8, E8M0, FP6 or FP4 format (held as float32 on the host, its codes on the device), or an
-    integer product's i8 (i8 or u8 bytes) or i32 (held as int64 on the host)."""
+    integer product's i8 (i8 or u8 bytes), i4 (i4 or u4 nibbles, rows packed) or i32 (held as int64
+    on the host)."""
     if elem == "f32":
         raw = np.ascontiguousarray(x, np.float32).reshape(-1).view(U32)
         return raw.copy(), 4 * raw.size
     if elem in NARROW_FORMATS:
         return _narrow_words(x, elem)
+    if elem == "i4":  # an i4 / u4 operand (int64 on the host): its nibbles, rows packed as FP4's
+        codes = (np.ascontiguousarray(x, np.int64) & 15).astype(np.uint8)
+        return _byte_words(pack_fields(codes.reshape(-1, x.shape[-1] if x.ndim else 1), 4).reshape(-1))
     if elem in ("i8", "i32"):  # an integer product's (held as int64 on the host): the low 8 / 32 bits
         bits = np.ascontiguousarray(x, np.int64).reshape(-1).astype(np.uint8 if elem == "i8" else U32)
         if elem == "i32":
@@ -107,6 +111,12 @@ def host_values(words: np.ndarray, elem: str, like: np.ndarray) -> np.ndarray:
         return _narrow_values(words, elem, like)
     if elem == "i32":
         return words.view(np.int32)[:like.size].astype(like.dtype).reshape(like.shape)
+    if elem == "i4":  # an operand the kernel only reads: a nibble left as it was keeps the host's value
+        n = like.shape[-1] if like.ndim else 1
+        rows = words.view(np.uint8)[:like.size // n * row_bytes(n, 4)].reshape(-1, row_bytes(n, 4))
+        codes = unpack_fields(rows, 4, n).reshape(like.shape).astype(np.int64)
+        same = (np.asarray(like, np.int64) & 15) == codes
+        return np.where(same, like, codes).astype(like.dtype)
     if elem == "i8":  # a byte the kernel left keeps the host's value (a u8's 200 stays 200, not -56)
         byte = words.view(np.uint8)[:like.size].reshape(like.shape)
         same = (np.asarray(like, np.int64) & 0xFF) == byte
@@ -122,6 +132,13 @@ def _codes(x: np.ndarray, elem: str) -> np.ndarray:
     from gemmc.support.arith_semantics import fp8_dtypes
 
     return np.ascontiguousarray(x).astype(fp8_dtypes()[elem]).view(np.uint8)
+
+
+def _byte_words(byte: np.ndarray) -> tuple[np.ndarray, int]:
+    """device_words of bytes: padded to whole words."""
+    padded8 = np.zeros(-(-byte.size // 4) * 4, np.uint8)
+    padded8[:byte.size] = byte
+    return padded8.view(U32), byte.size
 
 
 def _narrow_words(x: np.ndarray, elem: str) -> tuple[np.ndarray, int]:

@@ -5,7 +5,8 @@ as the kernel-IR interpreter does for amdgpu.mfma, amdgpu.scaled_mfma and amdgpu
 16-bit operands are unpacked two per register, element 2i from the low half (bf16: the upper
 half of an f32); FP8 and i8 four (byte b of a register is element 4i + b, FP8 decoded by ml_dtypes in the
 instruction's formats: A's in_type, B's b_in_type; i8 signed, or unsigned where an iu8 WMMA's
-neg_lo bit clears A's or B's signedness), i32 C/D exactly (gemmc.interp.matrix.multiply).  All lanes of the wave must be active.
+neg_lo bit clears A's or B's signedness; an iu4 WMMA's i4 eight a register, element e at bits 4e,
+signed or not as iu8's), i32 C/D exactly (gemmc.interp.matrix.multiply).  All lanes of the wave must be active.
 
 gfx950's f8f6f4 MFMAs take A's format from cbsz and B's from blgp (gemmc.target.arch.F8F6F4_FORMATS:
 0 FP8 e4m3, 1 BF8 e5m2, 2 FP6 e2m3, 3 FP6 e3m2, 4 FP4 e2m1), 32 elements a lane: FP8 in 8
@@ -101,6 +102,8 @@ def decode(x: np.ndarray, fmt: str, items: int) -> np.ndarray:
         return raw.view(_narrow_dtype(fmt)).astype(np.float32)
     if fmt == "i8":  # held as int64 bytes of any sign: multiply reads them by the operand's signedness
         return raw.view(np.int8).astype(np.int64)
+    if fmt == "i4":  # an iu4 WMMA's nibbles, element e at bits 4e: codes, read by the operand's signedness
+        return unpack_fields(raw, 4, items).astype(np.int64)
     t = {"f32": np.float32, "f16": np.float16}.get(fmt)
     if t is None:
         raise ValueError(fmt)
@@ -115,7 +118,7 @@ def scales(S, v) -> np.ndarray:
 
 def _formats_interpreted(S, op, instr: MatrixInstr) -> None:
     for name in (instr.in_type, instr.b_in_type):
-        if name not in ("f32", "f16", "bf16", "i8", *BYTE_FORMATS, *PACKED_BITS):
+        if name not in ("f32", "f16", "bf16", "i8", "i4", *BYTE_FORMATS, *PACKED_BITS):
             raise S.error(op, f"{name} operands of {instr.mnemonic} are not interpreted by gemmc's AMDGCN backend")
 
 

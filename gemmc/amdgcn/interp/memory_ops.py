@@ -12,6 +12,7 @@ import numpy as np
 from gemmc.amdgcn.interp.state import U32, U64
 from gemmc.amdgcn.interp.waitcnt import LDS, SMEM, VM
 from gemmc.dialects.amdgcn.instructions import GcnInstruction
+from gemmc.dialects.amdgcn.registers import AGPRType
 
 _BYTES16 = ("global_load_ushort", "global_store_short", "ds_read_u16", "ds_write_b16", "ds_write_b16_d16_hi",
             "global_load_short_d16", "global_load_short_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi",
@@ -98,9 +99,10 @@ def _global(S, op):
         if load:
             vals = S.mem.gload(buf, word, n) if nbytes >= 4 else [S.mem.gload16(buf, byte) if nbytes == 2
                                                                   else S.mem.gload8(buf, byte)]
+            agpr = isinstance(dsts[0].type, AGPRType)  # gfx90a+: into AGPRs too
             if d16:
-                vals = [d16_merge(S.V[dsts[0].type.first][mm], vals[0], nbytes, d16_hi)]
-            S.wr_v_lanes(dsts[0].type.first, vals, mm)
+                vals = [d16_merge((S.A if agpr else S.V)[dsts[0].type.first][mm], vals[0], nbytes, d16_hi)]
+            S.wr_v_lanes(dsts[0].type.first, vals, mm, agpr)
             S.waits.issue_load(VM, dsts[0].type, act, int(d16_hi) if d16 else -1)
         else:
             vals = [np.broadcast_to(S.rd_v(srcs[1], i), mm.shape)[mm] for i in range(n)]
@@ -136,7 +138,8 @@ def _ds(S, op):
         if load:
             for i in range(n):
                 S.races.read(op, wave, wg, word + i)
-            S.wr_v_lanes(dsts[0].type.first, [S.mem.LDS[wg, word + i] for i in range(n)], mm)
+            S.wr_v_lanes(dsts[0].type.first, [S.mem.LDS[wg, word + i] for i in range(n)], mm,
+                         isinstance(dsts[0].type, AGPRType))  # gfx90a+: into AGPRs too
             S.waits.issue_load(LDS, dsts[0].type, act)
         else:
             for i in range(n):

@@ -257,6 +257,17 @@ def _ff1_64(S, op):
     return body
 
 
+def _bcnt64(S, op):
+    """s_bcnt1_i32_b64: D (32 bits) = the set bits of the 64-bit S0, SCC = D != 0."""
+    src, d0 = _value_sources(op)[0], op.dsts[0].type
+
+    def body(act, tgt):
+        r = np.array([bin(int(x)).count("1") for x in np.ravel(S.rd_scalar64(src))], U64)
+        S.wr_s(d0, [r.astype(U32)], act)
+        S.scc = np.where(act, r != 0, S.scc)
+    return body
+
+
 def _mov64(S, op):
     src, d0 = op.srcs[0], op.dsts[0].type
 
@@ -316,5 +327,6 @@ BY_MNEMONIC = {
     **dict.fromkeys(("s_mov_b64", "s_mov_b64_exec", "s_mov_b32_exec"), _mov64),
     **dict.fromkeys(("s_cselect_b32", "s_cselect_b64"), _cselect),
     "s_movk_i32": _movk,
+    "s_bcnt1_i32_b64": _bcnt64,
 }
 BY_PREFIX = {"s_cmp_": _cmp, "s_cmpk_": _sopk}

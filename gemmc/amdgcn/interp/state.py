@@ -193,12 +193,14 @@ class WaveState:
         for i, x in enumerate(vals):
             file[t.first + i] = np.where(m, np.asarray(x).astype(U32), file[t.first + i])
 
-    def wr_v_lanes(self, first: int, vals: list, m: np.ndarray) -> None:
-        """VGPR first + i = vals[i] in the lanes of m (vals: one value per lane of m, as a load gives)."""
+    def wr_v_lanes(self, first: int, vals: list, m: np.ndarray, agpr: bool = False) -> None:
+        """VGPR (with agpr: AGPR) first + i = vals[i] in the lanes of m (vals: one value per lane
+        of m, as a load gives)."""
+        file = self.A if agpr else self.V
         for i, x in enumerate(vals):
-            reg = self.V[first + i].copy()
+            reg = file[first + i].copy()
             reg[m] = x
-            self.V[first + i] = reg
+            file[first + i] = reg
 
     def wr_s(self, t, vals: list, act: np.ndarray) -> None:
         if isinstance(t, SpecialRegType):

@@ -92,6 +92,12 @@ def _bits_of(fn):
     return lambda *a: np.asarray(fn(*a), np.float32).view(U32).astype(U64)
 
 
+def _i24(x):
+    """The low 24 bits as a signed value (int64): the i24 multiplies' sources (the bits above
+    them dropped before the sign extension, which a -1 from v_bfe_i32 has set)."""
+    return i32((u(x) << U64(8)) & M32) >> 8
+
+
 def _bfe_i32(a, b, c):
     off, width = u(b) & _S31, u(c) & _S31
     field = (u(a) >> off) & ((U64(1) << width) - U64(1))
@@ -122,9 +128,8 @@ INTEGER.update({
     "v_min_i32": lambda a, b: np.where(i32(a) < i32(b), u(a), u(b)),
     "v_subrev_u32": lambda a, b: (u(b) - u(a)) & M32,
     "v_mul_hi_u32_u24": lambda a, b: ((u(a) & _U24) * (u(b) & _U24)) >> U64(32),
-    "v_mul_i32_i24": lambda a, b: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8)).astype(U64)) & M32,
-    "v_mad_i32_i24": lambda a, b, c: (((i32(u(a) << U64(8)) >> 8) * (i32(u(b) << U64(8)) >> 8) + i32(c))
-                                      .astype(U64)) & M32,
+    "v_mul_i32_i24": lambda a, b: ((_i24(a) * _i24(b)).astype(U64)) & M32,
+    "v_mad_i32_i24": lambda a, b, c: ((_i24(a) * _i24(b) + i32(c)).astype(U64)) & M32,
     "v_bfrev_b32": _brev32,
     "v_not_b32": lambda a: ~u(a) & M32,
     "v_ffbh_u32": lambda a: _scan_bits(a, True),
@@ -429,7 +434,28 @@ def _bitop3(S, op):
     return body
 
 
+def _mbcnt(S, op):
+    """v_mbcnt_lo_u32_b32 / _hi: D = S1 + the set bits of the 32-bit mask S0 below the lane
+    (lo: S0 is lanes 0-31's half of a mask; hi: lanes 32-63's)."""
+    srcs, d0, hi = op.srcs, op.dsts[0].type, op.MNEMONIC == "v_mbcnt_hi_u32_b32"
+
+    def body(act, tgt):
+        mask = u(np.broadcast_to(S.rd_v(srcs[0]), (S.W, S.L)))
+        lane = np.arange(S.L, dtype=np.int64) - (32 if hi else 0)
+        below = np.clip(lane, 0, 32).astype(U64)
+        keep = np.where(below >= U64(32), M32, (U64(1) << below) - U64(1))
+        bits = mask & keep
+        count = np.zeros((S.W, S.L), U64)
+        for i in range(32):
+            count += (bits >> U64(i)) & U64(1)
+        r = (count + u(np.broadcast_to(S.rd_v(srcs[1]), (S.W, S.L)))) & M32
+        S.wr_v(d0, [r.astype(U32)], act)
+    return body
+
+
 BY_MNEMONIC = {
+    "v_mbcnt_lo_u32_b32": _mbcnt,
+    "v_mbcnt_hi_u32_b32": _mbcnt,
     "v_bitop3_b32": _bitop3,
     "v_bitop3_b16": _bitop3,
     **dict.fromkeys(INTEGER, _integer),

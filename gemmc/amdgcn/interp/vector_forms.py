@@ -98,6 +98,8 @@ def _sdwa(S, op):
     base = op.MNEMONIC.removesuffix("_sdwa")
     mods, srcs, d0 = op.mods, list(op.srcs), op.dsts[0].type
     fn = INTEGER.get(base)
+    if base in _OPS16:  # a 16-bit op (gfx9's v_add_u16_sdwa, in clang's packing of 4-bit codes): 16 bits
+        fn = (lambda f: lambda *xs: f(*xs) & U64(0xFFFF))(_OPS16[base])
     is_float = fn is None
     if base == "v_cndmask_b32":  # the mask (VCC) read whole, not selected
         mask = srcs.pop()
@@ -228,23 +230,6 @@ def _packed(S, op):
     return body
 
 
-# -- lane counts ---------------------------------------------------------------------------------
-
-
-def _mbcnt(S, op):
-    """v_mbcnt_lo_u32_b32 / _hi_: S1 + the set bits of the mask S0 that belong to lanes below this
-    one (lo: lanes 0 .. 31, hi: 32 .. 63); LLVM's atomic optimizer numbers the active lanes so."""
-    srcs, d0, hi = list(op.srcs), op.dsts[0].type, "_hi_" in op.MNEMONIC
-
-    def body(act, tgt):
-        mask, base = (u(np.broadcast_to(S.rd_v(x), (S.W, S.L))) & M32 for x in srcs)
-        below = np.clip(np.arange(S.L) - (32 if hi else 0), 0, 32).astype(U64)
-        lanes = np.broadcast_to((U64(1) << below) - U64(1), (S.W, S.L))
-        count = np.vectorize(lambda x: bin(int(x)).count("1"), otypes=[np.uint64])(mask & lanes)
-        S.wr_v(d0, [((count + base) & M32).astype(U32)], act)
-    return body
-
-
 # -- f32 to FP8 ---------------------------------------------------------------------------------
 
 
@@ -276,7 +261,6 @@ def _cvt_pk_fp8(S, op):
 
 BY_MNEMONIC = {
     **dict.fromkeys(("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"), _cvt_pk_fp8),
-    **dict.fromkeys(("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"), _mbcnt),
     **dict.fromkeys(("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32", "v_subb_co_u32",
                      "v_subbrev_co_u32"), _carry),
     "v_mov_b64": _mov64,
@@ -284,6 +268,6 @@ BY_MNEMONIC = {
     **dict.fromkeys(("v_lshlrev_b64", "v_lshrrev_b64"), _shift64),
     **dict.fromkeys(_OPS16, _op16),
     **dict.fromkeys((*_PACKED, "v_pk_mov_b32"), _packed),
-    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT, "v_cndmask_b32")},
+    **{f"{m}_sdwa": _sdwa for m in (*INTEGER, *FLOAT, *_OPS16, "v_cndmask_b32")},
     **{f"v_cmp_{c}_{t}_sdwa": _cmp_sdwa for c in ("eq", "ne", "lt", "le", "gt", "ge") for t in ("u32", "i32")},
 }

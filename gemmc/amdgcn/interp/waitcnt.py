@@ -98,7 +98,10 @@ class Waitcnt:
 
     def mark(self, t, kind: int, seq: np.ndarray, act: np.ndarray, half: int = -1) -> None:
         """Registers t pending on counter `kind` until access `seq` completes (`half` >= 0: a
-        d16 load's, writing that half of the VGPR t only)."""
+        d16 load's, writing that half of the VGPR t only).  AGPRs (an LDS read into them, gfx90a+)
+        are not tracked, as check_regs does not check their reads."""
+        if not isinstance(t, (VGPRType, SGPRType)):
+            return
         if isinstance(t, VGPRType):
             k, s = self.vkind, self.vseq
         else:
