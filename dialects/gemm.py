@@ -118,7 +118,9 @@ INT_ACC = "i32"
 ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
                  **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
                  "i4": lambda: IntegerType(4), "u4": lambda: IntegerType(4), "i32": lambda: IntegerType(32)}
-OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC)  # C's element types
+# C's element types: an FP8 C (the target's formats) and an i8 C (an integer product's requantized
+# output) are converted by a fused epilogue that saturates (docs/language.md, "Output conversion")
+OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC, *FP8_TYPES, "i8")
 ACC_TYPES = ("f32", "f16", INT_ACC)
 
 
@@ -167,6 +169,8 @@ class MatmulOp(IRDLOperation):
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    outputs = var_operand_def(MemRefType)  # more outputs of C's shape, each stored by a gemm.output
+    amax = opt_operand_def(MemRefType)  # memref<1xf32> raised to max |x| of the region's gemm.amax x
     # a grouped product (MoE): i32[G], each group's rows of A and C in order; B is [G, K, N]
     group_sizes = opt_operand_def(MemRefType)
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
@@ -198,6 +202,8 @@ class MatmulOp(IRDLOperation):
         epilogue_args: Sequence[SSAValue] = (),
         epilogue_axes: Sequence[str] = (),
         epilogue: Region | None = None,
+        amax: SSAValue | None = None,
+        outputs: Sequence[SSAValue] = (),
         group_sizes: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
@@ -210,7 +216,7 @@ class MatmulOp(IRDLOperation):
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
                       [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
-                      [group_sizes] if group_sizes else []],
+                      list(outputs), [amax] if amax else [], [group_sizes] if group_sizes else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -288,6 +294,8 @@ class MatmulOp(IRDLOperation):
             )
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
+        if is_int(type_name(self.c.type.element_type)):
+            raise VerifyException(f"C of {self.c.type.element_type} needs an integer product")
         self._verify_shapes()
 
     def _verify_batch(self) -> None:
@@ -324,15 +332,20 @@ class MatmulOp(IRDLOperation):
             raise VerifyException("a grouped product's A is row-major [M, K], not transposed")
         if self.scale_a is not None or is_int(type_name(self.acc_type)):
             raise VerifyException("a grouped product is a float product without block scales")
+        if self.outputs or self.amax is not None or is_fp8(type_name(self.c.type.element_type)):
+            raise VerifyException("a grouped product has one output C of f32, f16 or bf16 (no more outputs, amax "
+                                  "or FP8 C)")
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
         """An integer product: A and B both i8 or both i4 (signless; unsigned_a / unsigned_b say u8,
         u4), the accumulator and C i32, no scales, alpha and beta (if any) i32."""
         c_type = type_name(self.c.type.element_type)
-        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
-            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C, got "
-                                  f"{self.a.type.element_type} x {self.b.type.element_type} -> {self.acc_type}, "
-                                  f"C {self.c.type.element_type}")
+        requantized = c_type == "i8" and self.has_epilogue  # the epilogue rounds and saturates to i8
+        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or not (
+                c_type == INT_ACC or requantized):
+            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C (an "
+                                  f"i8 C through a requantizing epilogue), got {self.a.type.element_type} x "
+                                  f"{self.b.type.element_type} -> {self.acc_type}, C {self.c.type.element_type}")
         if self.scale_a is not None or self.scale_b is not None:
             raise VerifyException("an integer product has no E8M0 scales")
 
@@ -340,8 +353,8 @@ class MatmulOp(IRDLOperation):
         """The region takes the sum and one element per epilogue operand and yields the
         accumulator type; each operand's shape is C's along its axes."""
         if not self.has_epilogue:
-            if self.epilogue_args or self.epilogue_axes is not None:
-                raise VerifyException("epilogue operands need an epilogue region")
+            if self.epilogue_args or self.epilogue_axes is not None or self.amax is not None or self.outputs:
+                raise VerifyException("epilogue operands and an amax output need an epilogue region")
             return
         if self.alpha is not None or self.beta is not None:
             raise VerifyException("a fused epilogue states alpha and beta in its region (C as an epilogue operand)")
@@ -364,6 +377,16 @@ class MatmulOp(IRDLOperation):
                 c_size = shape["mn".index(axis)]
                 if DYNAMIC_INDEX not in (got, c_size) and got != c_size:
                     raise VerifyException(f"epilogue operand {v.type} has {got} along {axis.upper()}, C has {c_size}")
+        stored = [op for op in block.ops if isinstance(op, OutputOp)]
+        if len(stored) != len(self.outputs) or any(op.value.type != self.acc_type for op in stored):
+            raise VerifyException(f"{len(self.outputs)} more outputs need as many gemm.output of the accumulator "
+                                  f"type {self.acc_type} in the epilogue, in order")
+        for out in self.outputs:
+            if out.type.get_shape() != self.c.type.get_shape():
+                raise VerifyException(f"output {out.type} is not of C's shape {self.c.type}")
+        amaxes = [op for op in block.ops if isinstance(op, AmaxOp)]
+        if len(amaxes) != (self.amax is not None) or (self.amax is not None and self.amax.type != AMAX_TYPE):
+            raise VerifyException(f"an amax output ({AMAX_TYPE}) and one gemm.amax in the epilogue go together")
         last = block.last_op
         if not isinstance(last, YieldOp) or last.value.type != self.acc_type:
             raise VerifyException(f"the epilogue must end in gemm.yield of the accumulator type {self.acc_type}")
@@ -425,6 +448,13 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list(self.epilogue_args, printer.print_ssa_value)
             printer.print_string(")")
+        if self.outputs:
+            printer.print_string(" outputs(")
+            printer.print_list(self.outputs, printer.print_ssa_value)
+            printer.print_string(")")
+        if self.amax is not None:
+            printer.print_string(" amax ")
+            printer.print_ssa_value(self.amax)
         if self.group_sizes is not None:
             printer.print_string(" grouped ")
             printer.print_ssa_value(self.group_sizes)
@@ -443,6 +473,10 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
             printer.print_string(") ")
+            if self.outputs:
+                printer.print_string("outputs(")
+                printer.print_list([v.type for v in self.outputs], printer.print_attribute)
+                printer.print_string(") ")
             printer.print_region(self.epilogue, print_entry_block_args=True)
 
     @classmethod
@@ -460,6 +494,10 @@ class MatmulOp(IRDLOperation):
         extra = []
         if parser.parse_optional_keyword("epilogue"):
             extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        outputs = []
+        if parser.parse_optional_keyword("outputs"):
+            outputs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        amax = parser.parse_unresolved_operand() if parser.parse_optional_keyword("amax") else None
         sizes = parser.parse_unresolved_operand() if parser.parse_optional_keyword("grouped") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -473,6 +511,12 @@ class MatmulOp(IRDLOperation):
             if len(extra_types) != len(extra):
                 parser.raise_error(f"{len(extra)} epilogue operands but {len(extra_types)} types")
             extra = [parser.resolve_operand(o, t) for o, t in zip(extra, extra_types)]
+            if outputs:
+                parser.parse_keyword("outputs")
+                out_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+                if len(out_types) != len(outputs):
+                    parser.raise_error(f"{len(outputs)} outputs but {len(out_types)} types")
+                outputs = [parser.resolve_operand(o, t) for o, t in zip(outputs, out_types)]
             region = parser.parse_region()
         elif extra:
             parser.raise_error("the epilogue operands' types follow the operands' as 'epilogue(types) { region }'")
@@ -497,6 +541,8 @@ class MatmulOp(IRDLOperation):
             epilogue_args=extra,
             epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
             epilogue=region,
+            amax=parser.resolve_operand(amax, AMAX_TYPE) if amax is not None else None,
+            outputs=outputs,
             group_sizes=sizes,
         )
 
@@ -504,6 +550,40 @@ class MatmulOp(IRDLOperation):
 def _element(t: Attribute) -> Attribute:
     """An epilogue operand's element type (a scalar's own type)."""
     return t.element_type if isinstance(t, MemRefType) else t
+
+
+# amax's output: one f32, raised by atomics (docs/language.md, "amax")
+AMAX_TYPE = MemRefType(Float32Type(), [1])
+
+
+@irdl_op_definition
+class AmaxOp(IRDLOperation):
+    """A value of a fused epilogue whose magnitude, over every element of C, raises gemm.matmul's
+    amax output (max |x|; an f32, in the epilogue's type or widened to it)."""
+
+    name = "gemm.amax"
+
+    value = operand_def(Float32Type)
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """A value of a fused epilogue stored, rounded to its type, into gemm.matmul's next output at the
+    element's (row, col) (the outputs in the order of their gemm.output ops); in the accumulator type."""
+
+    name = "gemm.output"
+
+    value = operand_def()
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
 
 
 @irdl_op_definition
@@ -736,4 +816,4 @@ class FenceOp(IRDLOperation):
             raise VerifyException(f"scope must be one of {', '.join(FENCE_SCOPES)}, got {self.scope.data!r}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, OutputOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])
