@@ -615,8 +615,8 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed) and all(
         a.passed for a in amax) and all(o.passed for o in declared.others)
     others = [(value_name(fn.args[i]), o) for i, o in zip(spec.outputs, declared.others)]
-    return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
-                       declared.comparison, rounding, None, exact_result, in_type, saturated, amax, others)
+    return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k), declared.comparison,
+                       rounding, None, exact_result, in_type, saturated=saturated, amax=amax, others=others)
 
 
 def _codes(result: ExactResult, run: "_EpilogueRun", c_type: str) -> ExactResult:

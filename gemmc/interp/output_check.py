@@ -218,7 +218,7 @@ def is_converted(c_type: str) -> bool:
     return c_type == "i8" or c_type in FP8_TYPES
 
 
-def requant_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
+def requant_check(fn, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner):
     """An integer product requantized to i8 (gemmc.interp.output_check): operands scaled to spread C
     over i8's range, then to saturate it, then powers of two (exact: C code for code)."""
     from gemmc.interp.check import CheckResult, random_inputs  # (check.py calls this: imported late)
@@ -228,11 +228,11 @@ def requant_check(fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], seed:
     top = I8_MAX
     stats = Stats()
 
-    def scaled(score):
+    def scaled_to(score):
         return scaled(fn, spec, args, power_for(fn, spec, args, score))
 
-    declared, amax0 = requant_run(spec, scaled(spreading(top)), run, stats, "random")
-    saturated, amax1 = requant_run(spec, scaled(saturating(top)), run, Stats(), "saturating")
+    declared, amax0 = requant_run(spec, scaled_to(spreading(top)), run, stats, "random")
+    saturated, amax1 = requant_run(spec, scaled_to(saturating(top)), run, Stats(), "saturating")
     exact, amax2 = requant_exact(fn, spec, random_inputs(fn, dims, seed), seed, run)
     in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
     amax = [a for a in (amax0, amax1, amax2) if a is not None]
