@@ -43,7 +43,6 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from gemmc.target.arch import Arch, get_arch
-from gemmc.support.named_pipelines import pass_names
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.gemm import ELEMENT_TYPES, MX_NARROW_TYPES, SCALE_NAME, MatmulOp, type_name
 from gemmc.interp.accuracy import (
@@ -66,6 +65,7 @@ from gemmc.interp.accuracy import (
     underflow,
 )
 from gemmc.interp import epilogue_ref, grouped, output_check
+from gemmc.interp.rounding import Rounding, fragment_rounding  # noqa: F401  (Rounding re-exported)
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
@@ -397,60 +397,8 @@ def tolerance(spec: MatmulSpec, k: int, rounded_to: str | None = None) -> float:
 
 
 # -- what the kernel rounds ----------------------------------------------------------------
-
-MATRIX_PASSES = ("matrix-cores", "mfma-lowering", "wmma-lowering")
-
-
-@dataclass(frozen=True)
-class Rounding:
-    """The kernel multiplies A and B rounded to `type`; `by` says who rounds them."""
-
-    type: str
-    by: str
-
-    def describe(self) -> str:
-        return f"inputs rounded to {self.type} by {self.by}"
-
-
-def fragment_rounding(module: ModuleOp, spec: MatmulSpec, arch: Arch) -> Rounding | None:
-    """Whether the kernel's matrix instructions take A and B in a narrower type than
-    declared: read from the operand types of amdgpu.mfma/wmma, or from the mnemonic of
-    gemmc's AMDGCN backend's v_mfma/v_wmma (whose operands are untyped registers)."""
-    fn = host_function(module)
-    declared = type_name(fn.args[spec.a].type.element_type)
-    narrowest, op_name = None, ""
-    for op in module.walk():
-        t = _fragment_type(op, arch)
-        if t is not None and UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[declared] and (
-                narrowest is None or UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[narrowest]):
-            narrowest, op_name = t, op.name
-    if narrowest is None:
-        return None
-    pass_name = _matrix_pass(module)
-    by = f"{pass_name}{{convert={narrowest}}}" if pass_name else f"the {narrowest} operands of {op_name}"
-    return Rounding(narrowest, by)
-
-
-def _fragment_type(op, arch: Arch) -> str | None:
-    if op.name in ("amdgpu.mfma", "amdgpu.wmma"):
-        t = type_name(element_type(op.operands[0].type))
-        return t if t in UNIT_ROUNDOFF else None
-    mnemonic = getattr(op, "MNEMONIC", "")
-    if op.name.startswith("amdgcn.") and mnemonic.startswith(("v_mfma", "v_wmma")):
-        from gemmc.target.amdgcn_isa import matrix_op_name
-
-        instr = next((i for i in arch.matrix_instrs if matrix_op_name(arch, i) == mnemonic), None)
-        return instr.in_type if instr is not None and instr.in_type in UNIT_ROUNDOFF else None
-    return None
-
-
-def _matrix_pass(module: ModuleOp) -> str | None:
-    """The last matrix-core pass of the pipeline the module records (gemmc.driver.pipeline)."""
-    recorded = module.attributes.get("gemmc.pipeline")
-    if not isinstance(recorded, StringAttr):
-        return None
-    names = pass_names(recorded.data)
-    return next((n for n in reversed(names) if n in MATRIX_PASSES), None)
+def _declared_type(module: ModuleOp, spec: MatmulSpec) -> str:
+    return type_name(host_function(module).args[spec.a].type.element_type)
 
 
 # -- checking ------------------------------------------------------------------------------
@@ -553,10 +501,19 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     return result
 
 
+def _requant_check(fn, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
+    args = random_inputs(fn, dims, seed)
+    stats = Stats()
+    r = output_check.requant_runs(fn, spec, args, random_inputs(fn, dims, seed), seed, run, stats)
+    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
+    return CheckResult(r.declared.rel_err, 0.0, r.passed, stats, spec.mnk(args), r.declared, exact=r.exact,
+                       in_type=in_type, saturated=r.saturated, amax=r.amax)
+
+
 def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                   seed: int, run: Runner) -> CheckResult:
     if spec.integer and spec.epilogue:
-        return output_check.requant_check(fn, spec, dims, seed, run)
+        return _requant_check(fn, spec, dims, seed, run)
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
@@ -564,7 +521,7 @@ def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dic
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
-    rounding = fragment_rounding(module, spec, arch)
+    rounding = fragment_rounding(module, _declared_type(module, spec), arch)
     rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
     m, n, k = spec.mnk(args)
@@ -590,7 +547,7 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     integers (exact sums: a lost or misplaced term moves C by far more than the ops' rounding)."""
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_type = type_name(fn.args[spec.a].type.element_type)
-    rounding = fragment_rounding(module, spec, arch)
+    rounding = fragment_rounding(module, _declared_type(module, spec), arch)
     rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
     m, n, k = spec.mnk(args)

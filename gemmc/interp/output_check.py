@@ -218,24 +218,30 @@ def is_converted(c_type: str) -> bool:
     return c_type == "i8" or c_type in FP8_TYPES
 
 
-def requant_check(fn, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner):
-    """An integer product requantized to i8 (gemmc.interp.output_check): operands scaled to spread C
-    over i8's range, then to saturate it, then powers of two (exact: C code for code)."""
-    from gemmc.interp.check import CheckResult, random_inputs  # (check.py calls this: imported late)
+@dataclass
+class RequantRuns:
+    """The three runs of a requantized product (check.py makes its CheckResult of them)."""
+    declared: Comparison  # random operands, scaled to spread C over i8's range
+    saturated: Comparison  # scaled past i8's largest value (saturate's clamp)
+    exact: ExactResult  # powers-of-two scales: C code for code
+    amax: list  # each run's amax check, where the program writes one
 
-    args = random_inputs(fn, dims, seed)
-    m, n, k = spec.mnk(args)
+    @property
+    def passed(self) -> bool:
+        return self.declared.passed and self.saturated.passed and self.exact.passed and all(
+            a.passed for a in self.amax)
+
+
+def requant_runs(fn, spec: MatmulSpec, args: list, exact_args: list, seed: int, run: Runner,
+                 stats: Stats) -> RequantRuns:
+    """An integer product requantized to i8: operands scaled to spread C over i8's range, then to
+    saturate it, then powers of two (exact: C code for code)."""
     top = I8_MAX
-    stats = Stats()
 
     def scaled_to(score):
         return scaled(fn, spec, args, power_for(fn, spec, args, score))
 
     declared, amax0 = requant_run(spec, scaled_to(spreading(top)), run, stats, "random")
     saturated, amax1 = requant_run(spec, scaled_to(saturating(top)), run, Stats(), "saturating")
-    exact, amax2 = requant_exact(fn, spec, random_inputs(fn, dims, seed), seed, run)
-    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
-    amax = [a for a in (amax0, amax1, amax2) if a is not None]
-    passed = declared.passed and saturated.passed and exact.passed and all(a.passed for a in amax)
-    return CheckResult(declared.rel_err, 0.0, passed, stats, (m, n, k), declared, exact=exact, in_type=in_type,
-                       saturated=saturated, amax=amax)
+    exact, amax2 = requant_exact(fn, spec, exact_args, seed, run)
+    return RequantRuns(declared, saturated, exact, [a for a in (amax0, amax1, amax2) if a is not None])
