@@ -21,9 +21,10 @@ SOURCE = [
     _src('no-open-brace', base_with("kernel k {", "kernel k"),
          "{src}:2:3: error: unexpected 'dim' after 'k' on line 1; expected '{'", (2, 3)),
     _src('no-close-brace', BASE.rstrip().rstrip("}"),
-         "{src}:6:11: error: unexpected end of file; expected ')', '*', '+', ',', '-', '.T', 'acc', 'dim', 'scaled', '}', a name", (6, 11)),
+         "{src}:6:11: error: unexpected end of file; expected ')', '*', '+', ',', '-', '.T', 'acc', 'dim', 'grouped', 'scaled', '}', "
+         "a name", (6, 11)),
     _src('dim-missing-comma', base_with("M = 8, N", "M = 8 N"),
-         "{src}:2:18: error: unexpected ','; expected '+', '-', 'acc', 'dim', '}', a name", (2, 18)),
+         "{src}:2:18: error: unexpected ','; expected '+', '-', 'acc', 'dim', 'grouped', '}', a name", (2, 18)),
     _src('dim-negative', base_with("M = 8", "M = -8"),
          "{src}:2:11: error: unexpected '-'; expected an integer", (2, 11)),
     _src('dim-float', base_with("M = 8", "M = 8.5"),
@@ -33,16 +34,16 @@ SOURCE = [
     _src('tensor-missing-colon', base_with("A: f32", "A f32"),
          "{src}:3:5: error: unexpected 'f32'; expected ':', '='", (3, 5)),
     _src('tensor-missing-bracket', base_with("f32[M, K]", "f32[M, K"),
-         "{src}:4:3: error: unexpected 'B' after 'K' on line 3; expected '/', ']'", (4, 3)),
-    _src('tensor-rank-3', base_with("f32[M, K]", "f32[M, K, N]"),
-         "{src}:3:14: error: unexpected ','; expected '/', ']'", (3, 14)),
+         "{src}:4:3: error: unexpected 'B' after 'K' on line 3; expected ',', '/', ']'", (4, 3)),
+    _src('tensor-rank-4', base_with("f32[M, K]", "f32[M, K, N, N]"),
+         "{src}:3:19: error: 'A' has 4 dims; a matrix has 2, and a batched one 3 (a leading batch dim: [Bt, M, K])", (3, 19)),
     # a vector is legal (an epilogue's operand), but not as a product's operand
     _src('tensor-rank-1', base_with("f32[M, K]", "f32[M]"),
          "{src}:6:7: error: 'A' is a vector [M]; expected a matrix operand (a vector is an epilogue's operand: "
          "C = A @ B + b)", (6, 7)),
     _src('unknown-dtype', base_with("A: f32", "A: f64"),
          "{src}:3:6: error: unexpected 'f64'; expected f32, f16, bf16, f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2, f6e2m3fn, f6e3m2fn, "
-         "f4e2m1fn, f8e8m0fnu, i8, u8 or i32", (3, 6)),
+         "f4e2m1fn, f8e8m0fnu, i8, u8, i4, u4 or i32", (3, 6)),
     _src('unknown-layout', base_with("A: f32[M, K]", "A: f32[M, K] column_major"),
          "{src}:4:3: error: unexpected 'B' after 'column_major' on line 3; expected ':', '='", (4, 3)),
     _src('two-layouts', base_with("A: f32[M, K]", "A: f32[M, K] row_major col_major"),
