@@ -79,6 +79,7 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
         raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
                          "`gemmc compile --arch sm_90 --harness` checks and times one")
+    _refuse_converted_outputs(module, spec)
     a_type, b_type = _input_types(module, spec)
     epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []
@@ -107,6 +108,20 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
 _INPUTS = {"f32": ("float", "CUDA_R_32F"), "f16": ("__half", "CUDA_R_16F"), "bf16": ("__nv_bfloat16", "CUDA_R_16BF")}
 # OCP FP8 (sm_90), gemmc's bytes: cuda_fp8.h's type of the format and cuBLASLt's cudaDataType
 FP8_INPUTS = {"f8e4m3fn": ("__nv_fp8_e4m3", "CUDA_R_8F_E4M3"), "f8e5m2": ("__nv_fp8_e5m2", "CUDA_R_8F_E5M2")}
+
+
+def _refuse_converted_outputs(module: ModuleOp, spec) -> None:
+    """More outputs (gemm.output), an amax (gemm.amax), an FP8 or i8 C: a usage error, as the benchmark
+    compares one f32 C with cuBLAS's (`gemmc run` checks those)."""
+    from gemmc.dialects.gemm import is_fp8, type_name
+    from gemmc.interp import host_function
+
+    c = type_name(host_function(module).args[spec.c].type.element_type)
+    what = [w for w, on in (("more outputs (gemm.output)", spec.outputs), ("an amax output (gemm.amax)",
+                            spec.amax is not None), (f"a {c} C", is_fp8(c) or c == "i8")) if on]
+    if what:
+        raise usage_error(f"gemmc bench compares an f32 C with cuBLAS's only; this program writes {' and '.join(what)} "
+                          f"(`gemmc run` checks it)")
 
 
 def _input_types(module: ModuleOp, spec) -> tuple[str, str]:

@@ -33,7 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from gemmc.dialects.gemm import AssumeRowsAlignedOp, FenceOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.state import KernelState
-from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF, LDS_SPACE, memory_space
 from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
@@ -547,9 +547,10 @@ def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
     buf.races.after_write(acc, buf.data, values)
 
 
-def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:
+def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value, ufunc=np.add) -> np.ndarray:
     """memref.atomic_rmw addf / addi: every active lane adds its value, lanes that share an element
-    one after another (np.add.at rounds each add to the buffer's type, as the hardware does).
+    one after another (np.add.at rounds each add to the buffer's type, as the hardware does);
+    maximumf (`ufunc` np.maximum: a NaN wins, as the HIP's integer max of |x|'s bits makes it).
     Returns each lane's element before its own add (an integer counter's arrivals: the lanes that
     share an element see 0, 1, 2, ... added before them, in lane order); for floats, before the op's."""
     if buf.kind == "lds":
@@ -567,13 +568,13 @@ def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -
     active = np.flatnonzero(state.active_mask())
     if state.order is not None:
         state.order.atomic(id(buf), addr, state.lanes.wg_start + state.lanes.wg[active])
-    if buf.data.dtype.kind in "iu":
+    if buf.data.dtype.kind in "iu" and ufunc is np.add:
         old = old.copy()
         for lane, a, v in zip(active.tolist(), addr.tolist(), value.tolist()):
             old[lane] = buf.data[a]
             buf.data[a] += v
         return old
-    np.add.at(buf.data, addr, value)
+    ufunc.at(buf.data, addr, value)
     return old
 
 
@@ -626,9 +627,11 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.AtomicRMWOp)
     def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, buf, *indices = args
-        if op.kind.value.data not in (ATOMIC_ADDF, ATOMIC_ADDI):
-            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) and addi (1) are supported")
-        return (atomic_add(self.state, op, buf, indices, value),)
+        kind = op.kind.value.data
+        if kind not in (ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF):
+            raise InterpError(f"memref.atomic_rmw of kind {kind}: only addf (0), addi (1) and maximumf (3) are "
+                              "supported")
+        return (atomic_add(self.state, op, buf, indices, value, np.maximum if kind == ATOMIC_MAXIMUMF else np.add),)
 
     @impl(FenceOp)
     def run_fence(self, interp: Interpreter, op: FenceOp, args: PythonValues):
