@@ -123,12 +123,13 @@ def keep_in_flight(loop: scf.ForOp, distance: int = 0, check_slots: bool = True)
                          "precede the loop")
     slots = _slots(prefetch)
     new = distance or min(d, slots - 2)
-    if new < 1 or (check_slots and slots < new + 2):
-        raise pass_error(NAME, prefetch, f"the prefetch's LDS tiles have {slots} slots, too few to keep a wgmma group "
-                         f"in flight {f'with distance {new}' if new >= 1 else ''} (F >= distance + 2 slots: groups t - 1 and t "
-                         "and the tiles ahead all need their own); run multi-buffer with more slots")
     if new > d:
         raise pass_error(NAME, prefetch, f"distance={new} is more than the {d} tiles pipeline prefetches ahead")
+    if new < 1 or (check_slots and slots < new + 2):
+        need = f"with prefetch distance {new}: it needs {new + 2} slots" if new >= 1 else ": it needs at least 3 slots"
+        raise pass_error(NAME, prefetch, f"the prefetch's LDS tiles have {slots} slots, too few to keep a wgmma group "
+                         f"in flight{' ' if new >= 1 else ''}{need} (distance + 2: groups t - 1 and t and the tiles ahead each need their "
+                         "own); run multi-buffer with more slots")
     for stage in prologue[new:]:
         _erase_guarded(stage)
     if new != d:
