@@ -39,7 +39,9 @@ have reached its wait_group 1 of iteration t, and its group t - 1 may still read
 which is why the distance drops to F - 2 (with F - 1, P(t + F - 1) would write slot t - 1; the
 interpreter, gemmc.interp.wgmma_async, fails that kernel).  Every slot with a group or a copy in
 flight is distinct: groups t - 1 and t, and the copies of tiles t + 1 .. t + d', are d' + 2 <= F
-consecutive tiles.
+consecutive tiles.  A warpgroup with several accumulator tiles commits a group per tile inside the
+compute (wgmma_kernel's warpgroup loop runs commit / wait once per tile): wait_group 1 there keeps
+only the K tile's last group in flight, which the argument covers a fortiori.
 
 Diagnostics, each naming the op: no pipelined K loop (run `pipeline` first), a pipelined loop with
 no wgmma wait (not a wgmma kernel), one already keeping a group in flight, cp.async ops already
