@@ -247,3 +247,49 @@ def test_grouped_comparison_fails_planted_bugs(tmp_path, sizes, shift, expert, v
     module = lowered(grouped())
     kernel = _GROUPED.replace("SHIFT", shift).replace("EXPERT", expert)
     assert _host_verdict(tmp_path, module, kernel, sizes) == verdict
+
+
+# -- benchmarks/h200/batched.py ---------------------------------------------------------------------
+
+
+def test_batched_table_is_the_rendering_of_its_raw_files():
+    """benchmarks/h200/batched.md is what batched.py renders from raw/ (the manifest alone until a device
+    run's batched*.jsonl are copied there), and the manifest holds batched.py's programs."""
+    from benchmark_scripts import load
+
+    root = Path(__file__).resolve().parents[1]
+    script = load("h200/batched")
+    out, text = script.render(root / "benchmarks/h200/raw")
+    assert (root / "benchmarks/h200/batched.md").read_text() == text
+    labels = {(r["label"], r["variant"]) for r in out["rows"]}
+    assert {(x, "selected") for x in script.PROGRAMS} | {(x, "cand_wgmma") for x in script.CANDIDATES} \
+        | {(x, "check") for x in script.CHECKS} == labels
+
+
+def test_batched_render_of_a_device_run(tmp_path):
+    """The table from a device run's files: % of cuBLAS and of PyTorch's row of the same C, the target, errors."""
+    import json
+
+    from benchmark_scripts import load
+
+    script = load("h200/batched")
+    root = Path(__file__).resolve().parents[1]
+    manifest = json.loads((root / "benchmarks/h200/raw/batched_manifest.json").read_text())
+    (tmp_path / "batched_manifest.json").write_text(json.dumps(manifest))
+    res = dict(gemmc_ms=0.1, cublas_ms=0.095, gemmc_tflops=343.6, cublas_tflops=361.7, max_rel_err=1e-7, passed=True)
+    (tmp_path / "batched.jsonl").write_text(
+        json.dumps({"label": "bmm_f16_c16", "variant": "selected", "result": res}) + "\n"
+        + json.dumps({"label": "grouped_f16", "variant": "selected", "result": dict(res, gemmc_ms=0.2)}) + "\n"
+        + json.dumps({"label": "grouped_bf16", "variant": "selected", "error": "BUILD FAILED x"}) + "\n")
+    (tmp_path / "batched_peers.jsonl").write_text(
+        json.dumps({"label": "torch_bmm_f16", "ms": 0.104, "tflops": 330.0, "rel_err": 3e-4}) + "\n"
+        + json.dumps({"label": "torch_loop_mm_f16_f32out", "error": "TypeError('out_dtype')"}) + "\n")
+    out, text = script.render(tmp_path)
+    rows = {(r["label"], r["variant"]): r for r in out["rows"]}
+    assert rows[("bmm_f16_c16", "selected")]["pct_of_cublas"] == pytest.approx(95.0)
+    assert rows[("bmm_f16_c16", "selected")]["pct_of_torch"] == pytest.approx(104.0)
+    assert "| bmm_f16_c16 | f16 | selected | PASS (1.0e-07) | 0.100 | 343.6 | 0.095 | 361.7 | 95.0 | 0.104 | 104.0 | yes |" in text
+    assert "| grouped_f16 | f32 | selected | PASS (1.0e-07) | 0.200 |" in text and "| 47.5 | - | - | no |" in text
+    assert "- grouped_bf16 selected: `BUILD FAILED x`" in text
+    assert "| torch_loop_mm_f16_f32out | - | - | TypeError('out_dtype') |" in text
+    assert "Not yet run" not in text
