@@ -168,28 +168,30 @@ def peers() -> list[dict]:
     def uniform(*shape, dt):
         return (torch.rand(shape, device="cuda", generator=g) * 2 - 1).to(dt)
 
-    for t, dt in types.items():
+    def batched_rows(t: str, dt) -> None:
         A, B = uniform(BATCHES, SIDE, SIDE, dt=dt), uniform(BATCHES, SIDE, SIDE, dt=dt)
         ref = torch.bmm(A.double(), B.double())
         work = 2.0 * BATCHES * SIDE**3
         row(f"torch_bmm_{t}", lambda: torch.bmm(A, B), ref, work)
         row(f"torch_bmm_{t}_f32out", lambda: torch.bmm(A, B, out_dtype=torch.float32), ref, work)
-        if t == "f16":
+        if t == "f16":  # one W for every batch: PyTorch folds the batch into M
             W = uniform(SIDE, SIDE, dt=dt)
             ref = A.double() @ W.double()
             row("torch_matmul_shared_b_f16", lambda: torch.matmul(A, W), ref, work)
             row("torch_matmul_shared_b_f16_f32out",
                 lambda: torch.mm(A.reshape(-1, SIDE), W, out_dtype=torch.float32).view(BATCHES, SIDE, SIDE), ref, work)
-        del A, B, ref
+
     rows_total = sum(SIZES)
     starts = [sum(SIZES[:i]) for i in range(len(SIZES))]
-    for t, dt in types.items():
+
+    def grouped_rows(t: str, dt) -> None:
         X, W = uniform(rows_total, KN, dt=dt), uniform(len(SIZES), KN, KN, dt=dt)
         ref = torch.cat([X[s:s + n].double() @ W[i].double() for i, (s, n) in enumerate(zip(starts, SIZES))])
         work = 2.0 * rows_total * KN * KN
+        into = [True]  # torch.mm takes out_dtype with out= (else the product is copied into Y's rows)
 
         def looped(out_dtype=None):
-            """One torch.mm per group into its rows of Y (out=; with out_dtype, a copy where out= is refused)."""
+            """One torch.mm per group into its rows of Y."""
             Y = torch.empty((rows_total, KN), device="cuda", dtype=out_dtype or X.dtype)
             for i, (s, n) in enumerate(zip(starts, SIZES)):
                 if out_dtype is None:
@@ -200,19 +202,22 @@ def peers() -> list[dict]:
                     Y[s:s + n] = torch.mm(X[s:s + n], W[i], out_dtype=out_dtype)
             return Y
 
-        into = [True]
         try:
             looped(torch.float32)
         except Exception:
             into[0] = False
-
         row(f"torch_loop_mm_{t}", looped, ref, work, sizes=SIZES)
-        row(f"torch_loop_mm_{t}_f32out", lambda: looped(torch.float32), ref, work, sizes=SIZES)
-        if t == "bf16":  # PyTorch's fused grouped GEMM (bf16 on sm_90): W as [G, N, K] transposed, offsets
+        row(f"torch_loop_mm_{t}_f32out", lambda: looped(torch.float32), ref, work, sizes=SIZES,
+            out_into=into[0])
+        if t == "bf16":  # PyTorch's fused grouped GEMM (bf16 on sm_90): W column-major, the groups' end offsets
             offs = torch.tensor([s + n for s, n in zip(starts, SIZES)], device="cuda", dtype=torch.int32)
             Wt = W.transpose(-2, -1).contiguous().transpose(-2, -1)
             row("torch_grouped_mm_bf16", lambda: torch._grouped_mm(X, Wt, offs=offs), ref, work, sizes=SIZES)
-        del X, W, ref
+
+    for t, dt in types.items():
+        batched_rows(t, dt)
+    for t, dt in types.items():
+        grouped_rows(t, dt)
     return rows
 
 
