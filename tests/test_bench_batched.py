@@ -95,6 +95,33 @@ def test_group_sizes_option_and_its_refusals():
         bench_source(lowered(batched(expr="C = relu(A @ B)")), SM90, {})
 
 
+
+def _json_line(text: str) -> dict:
+    """The program's result line as printf writes it, for made-up values."""
+    import json
+    import re
+
+    call = text[text.index('std::printf("{'):]
+    literal = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', call[:call.index('\\n",') + 4]))
+    fmt = literal.replace('\\"', '"').replace("\\n", "\n")
+    values = (64, 48, 32, 0.5, 0.25, 1.0, 2.0, 50.0, 1e-7, 1e-8, "true", 2, 20, "GPU", 13000, 13000)
+    return json.loads(fmt % values)
+
+
+def test_result_line_is_json_with_the_batches_and_the_groups():
+    b = _json_line(bench_source(lowered(batched("f16", b="B: {t}[K, N]")), SM90, {}))
+    assert (b["batches"], b["a_batched"], b["b_batched"]) == (3, True, False)
+    assert b["cublas"] == "cublasGemmStridedBatchedEx, B broadcast (stride 0)"
+    g = _json_line(bench_source(lowered(grouped("f16")), SM90, {}, group_sizes=[5, 0, 17, 20]))
+    assert (g["groups"], g["rows"], g["group_sizes"], g["passed"]) == (4, 42, [5, 0, 17, 20], True)
+    plain = _json_line(bench_source(lowered(batched().replace("Bt, ", "").replace("Bt = 3, ", "")), SM90, {}))
+    assert "batches" not in plain and plain["checked_against"] == "cuBLAS"
+    from gemmc.driver.bench import format_result
+
+    assert "M=64 N=48 K=32 x 3 batches  gemmc 0.500 ms" in format_result(b)
+    assert "M=64 N=48 K=32 in 4 groups of 5,0,17,20 rows  gemmc" in format_result(g)
+
+
 @pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc")
 @pytest.mark.parametrize("text,sizes", [
     (batched("f16", "f16", b="B: {t}[K, N]"), None),
@@ -197,21 +224,21 @@ int main() {
 _BATCHED = """for (int t = 0; t < BATCHES; ++t) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
             float acc = 0.0f;
             for (int k = 0; k < K; ++k) acc += a[(long)t * M * K + (long)i * K + k] * b[(long)t * SB + B_AT];
-            c[(long)t * M * N + (long)i * N + j] = acc;
+            c[(long)t * M * N + (long)i * N + j] = UPDATE;
         }"""
 # group g's rows r0 + SHIFT .. r0 + sizes[g] + SHIFT times W[EXPERT]
 _GROUPED = """for (int g = 0, r0 = 0; g < groups; r0 += h_sizes[g], ++g)
             for (int i = r0 + SHIFT; i < std::min(r0 + h_sizes[g] + SHIFT, M); ++i) for (int j = 0; j < N; ++j) {
                 float acc = 0.0f;
                 for (int k = 0; k < K; ++k) acc += a[(long)i * K + k] * b[(long)(EXPERT) * K * N + (long)k * N + j];
-                c[(long)i * N + j] = acc;
+                c[(long)i * N + j] = UPDATE;
             }"""
 
 
-def _host_verdict(tmp_path, module, kernel: str, sizes=None) -> str:
+def _host_verdict(tmp_path, module, kernel: str, sizes=None, update: str = "acc") -> str:
     _, f = main_fields(module, SM90, {}, group_sizes=sizes)
     src = tmp_path / "cmp.cpp"
-    src.write_text((_HOST % f).replace("KERNEL", kernel))
+    src.write_text((_HOST % f).replace("KERNEL", kernel).replace("UPDATE", update))
     exe = tmp_path / "cmp"
     subprocess.run(["c++", "-O1", "-std=c++17", str(src), "-o", str(exe)], check=True)
     out = subprocess.run([str(exe)], capture_output=True, text=True)
@@ -232,6 +259,28 @@ def test_batched_comparison_fails_planted_bugs(tmp_path, b, expr, batches, sb, b
     module = lowered(batched(b=b, expr=expr))
     kernel = _BATCHED.replace("BATCHES", batches).replace("SB", sb).replace("B_AT", b_at)
     assert _host_verdict(tmp_path, module, kernel) == verdict
+
+
+_ALPHA_BETA = "C = alpha * A @ B + beta * C"
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("kind,update,verdict", [
+    ("batched", "alpha_value * acc + beta_value * c[(long)t * M * N + (long)i * N + j]", "PASS"),
+    ("batched", "alpha_value * acc", "FAIL"),  # C's old value lost
+    ("grouped", "alpha_value * acc + beta_value * c[(long)i * N + j]", "PASS"),
+    ("grouped", "acc + beta_value * c[(long)i * N + j]", "FAIL"),  # alpha lost
+])
+def test_alpha_and_beta_reach_the_reference(tmp_path, kind, update, verdict):
+    """alpha and beta host scalars: the bench's values go to cuBLAS's calls, C's old value is each set's."""
+    if kind == "batched":
+        module = lowered(batched(expr=_ALPHA_BETA).replace("  acc f32", "  alpha: f32\n  beta: f32\n  acc f32"))
+        kernel = _BATCHED.replace("BATCHES", "3").replace("SB", "K * N").replace("B_AT", "(long)k * N + j")
+    else:
+        module = lowered(grouped(expr="Y = alpha * X @ W + beta * Y grouped by sizes")
+                         .replace("  acc f32", "  alpha: f32\n  beta: f32\n  acc f32"))
+        kernel = _GROUPED.replace("SHIFT", "0").replace("EXPERT", "g")
+    assert _host_verdict(tmp_path, module, kernel, [5, 0, 17, 20] if kind == "grouped" else None, update) == verdict
 
 
 @pytest.mark.skipif(shutil.which("c++") is None, reason="no host C++ compiler")
