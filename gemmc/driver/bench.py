@@ -4,9 +4,11 @@ The program is the kernel and launcher gemmc emits (CUDA-flavoured HIP) plus a
 benchmark `main` written here: random inputs, a correctness check of C against
 cuBLAS SGEMM in pedantic FP32 (no TF32; f16 and bf16 inputs: cublasGemmEx into an f32 C, accumulating
 in f32: both sums of exact products; OCP FP8 inputs: cublasGemmEx on f16 copies of them, exact, as every
-e4m3 and e5m2 value is an f16), then timing with CUDA events (warm-up, the
-median of repeats, and several input sets in rotation so the inputs are not
-L2-resident), and one JSON line with the results.  nvcc builds it; it runs only
+e4m3 and e5m2 value is an f16; 16-bit inputs may have a C of their own type, cuBLAS's C then too), then
+timing with CUDA events (warm-up, the median of repeats, and several input sets in rotation so the inputs
+are not L2-resident), and one JSON line with the results.  A batched product is checked against
+cublasGemmStridedBatchedEx and a grouped one against cublasGemmEx looped over its groups
+(gemmc.driver.bench_batched); a fused epilogue against the declared program (gemmc.driver.bench_epilogue).  nvcc builds it; it runs only
 where there is an NVIDIA GPU, and says so in one line elsewhere.
 """
 
