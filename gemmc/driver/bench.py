@@ -8,8 +8,8 @@ e4m3 and e5m2 value is an f16; 16-bit inputs may have a C of their own type, cuB
 timing with CUDA events (warm-up, the median of repeats, and several input sets in rotation so the inputs
 are not L2-resident), and one JSON line with the results.  A batched product is checked against
 cublasGemmStridedBatchedEx and a grouped one against cublasGemmEx looped over its groups
-(gemmc.driver.bench_batched); a fused epilogue against the declared program (gemmc.driver.bench_epilogue).  nvcc builds it; it runs only
-where there is an NVIDIA GPU, and says so in one line elsewhere.
+(gemmc.driver.bench_batched); a fused epilogue against the declared program (gemmc.driver.bench_epilogue).
+nvcc builds it; it runs only where there is an NVIDIA GPU, and says so in one line elsewhere.
 """
 
 from __future__ import annotations
