@@ -60,7 +60,7 @@ def test_bench_refuses_an_fp8_epilogue_with_one_line():
      r"more outputs \(gemm.output\)"),
 ])
 def test_bench_refuses_converted_and_more_outputs_with_one_line(text, what):
-    with pytest.raises(GemmcError, match=f"gemmc bench compares an f32 C with cuBLAS's only; this program writes "
+    with pytest.raises(GemmcError, match=f"gemmc bench compares one C \\(f32, or the 16-bit inputs' type\\) with cuBLAS's; this program writes "
                                          f"{what}") as e:
         bench_source(lowered(text), SM90, {})
     assert "\n" not in str(e.value).strip()
