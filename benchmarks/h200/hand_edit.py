@@ -1,7 +1,8 @@
 """A hand experiment (not gemmc output; twentieth session): the wgmma kernel with one MMA group in flight
 (wait_group 1) and float2 C stores, written from a matrix.py program to measure before the passes existed.
     hand_edit.py PROGRAM.cu OUT_DIR N   (then matrix.sh OUT_DIR on the GPU)"""
-import re, sys, json
+import json
+import sys
 from pathlib import Path
 
 def inflight(s: str) -> str:
