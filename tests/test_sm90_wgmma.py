@@ -214,3 +214,17 @@ def test_verifier_wants_trans_b_for_an_n_major_b():
     del op.properties["transB"]
     with pytest.raises(VerifyException, match="B's descriptor is mn-major; transB must be set"):
         op.verify()
+
+
+def test_header_build_line_names_sm_90a_for_wgmma():
+    """The emitted file's Build line is one nvcc can build: sm_90a's target where a kernel issues wgmma."""
+    import gemmc as g
+
+    text = open("examples/hgemm.gemm").read()
+    pipeline = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=64},register-tiling{thread-m=8 thread-n=8},"
+                "matrix-cores{instr=wgmma_m64n128k16 waves-m=2 waves-n=1},vectorize{width=8},"
+                "direct-to-lds{fallback=true},lower-copies,swizzle-lds{mode=sw128}")
+    wg = g.emit(g.lower(g.parse(text), pipeline, "sm_90"), "sm_90", "hip")
+    plain = g.emit(g.lower(g.parse(text), None, "sm_90"), "sm_90", "hip")
+    assert "// Build: nvcc -O3 -arch=compute_90a -code=sm_90a " in wg
+    assert "// Build: nvcc -O3 -arch=sm_90 " in plain

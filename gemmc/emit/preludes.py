@@ -37,7 +37,7 @@ def header(scope: FileScope, module: ModuleOp, kernels: list[tuple[Operation, Op
         threads = f" ({' x '.join(str(b) for b in bs)} threads per block)" if bs else ""
         lines.append(f"// kernel:   {info.cname}{threads}")
     if a.vendor == "nvidia":
-        return lines + ["//", "// Build: nvcc -O3 -arch=sm_90 -x cu file.hip" + (" && ./a.out" if harness else " -c")]
+        return lines + ["//", f"// Build: nvcc -O3 {_nvcc_target(module, a)} -x cu file.hip" + (" && ./a.out" if harness else " -c")]
     lines += [
         "//",
         "// Build:",
@@ -159,3 +159,9 @@ def _version() -> str:
         return version("gemmc")
     except Exception:
         return "(development)"
+
+
+def _nvcc_target(module: ModuleOp, arch: Arch) -> str:
+    from gemmc.target.cuda import target_flags
+
+    return " ".join(target_flags(arch, any(op.name == "nvgpu.wgmma_mma_async" for op in module.walk())))

@@ -45,12 +45,16 @@ def nvcc_flags(arch: Arch, source: str = "") -> list[str]:
     """nvcc's flags for `source` on `arch`: its PTX target, sm_90a where the source issues wgmma
     (gemmc.target.wgmma.PTX_TARGET; the arch-specific target, whose cubin runs on sm_90 alone), else
     the arch's own."""
-    if not uses_wgmma(source):
-        return ["-O3", f"-arch={arch.name}", "-x", "cu", "-std=c++17"]
-    # -arch=sm_90a alone also embeds compute_90 PTX, which ptxas cannot build with wgmma (nvcc 13.0
-    # on an H100, 2026-12-07): the arch-specific virtual target and its cubin only
+    return ["-O3", *target_flags(arch, uses_wgmma(source)), "-x", "cu", "-std=c++17"]
+
+
+def target_flags(arch: Arch, with_wgmma: bool) -> list[str]:
+    """-arch=sm_90, or where a kernel issues wgmma sm_90a's virtual target and its cubin only: -arch=sm_90a
+    alone also embeds compute_90 PTX, which ptxas cannot build with wgmma (nvcc 13.0, H100, 2026-12-07)."""
+    if not with_wgmma:
+        return [f"-arch={arch.name}"]
     target = wgmma.ptx_target(arch)
-    return ["-O3", f"-arch={target.replace('sm_', 'compute_')}", f"-code={target}", "-x", "cu", "-std=c++17"]
+    return [f"-arch={target.replace('sm_', 'compute_')}", f"-code={target}"]
 
 
 def uses_wgmma(source: str) -> bool:
