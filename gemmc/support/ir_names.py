@@ -90,6 +90,7 @@ ROLE_K_LOOP = "k_loop"
 ROLE_COMPUTE = "compute"
 ROLE_EPILOGUE = "epilogue"
 ROLE_ACC_READ = "acc_read"
+ROLE_EPILOGUE_PAIRS = "epilogue_pairs"  # vectorize's branch of a pair of fragment items: scalar guards, or one vector store
 ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
 ROLE_LOAD_A = "load_a"

@@ -23,7 +23,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from gemmc.transforms.contraction import role
 from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
-    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
+    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
 )
 from gemmc.transforms.batch import batch_args, batch_split, is_batched, set_batch
@@ -342,7 +342,7 @@ def stored_value(op: Operation) -> SSAValue:
 
 def _in_epilogue(op: Operation) -> bool:
     while op is not None:
-        if role(op) == ROLE_EPILOGUE:
+        if role(op) in (ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS):
             return True
         op = op.parent_op()
     return False
