@@ -194,3 +194,41 @@ def _epilogue_at(vb: KernelBuilder, guard: scf.IfOp, read: Operation, store: mem
         vb.b.insert(op.clone(value_mapper=mapping))
     v = store.value
     return mapping.get(v, v)
+
+
+def in_pairs_vector(op: Operation) -> bool:
+    """`op` lies in the vector branch of a pair of items (store_pairs)."""
+    child, p = op, op.parent_op()
+    while p is not None:
+        if isinstance(p, scf.IfOp) and role(p) == ROLE_EPILOGUE_PAIRS:
+            return child.parent_region() is p.false_region
+        child, p = p, p.parent_op()
+    return False
+
+
+def scalar_pairs(kernel) -> None:
+    """Undo store_pairs: each pair's branch replaced by its scalar stores (split-k's atomic adds,
+    which have no vector form); the loop keeps its step of 2, the scalar branch storing both items."""
+    for pairs in [op for op in kernel.walk() if isinstance(op, scf.IfOp) and role(op) == ROLE_EPILOGUE_PAIRS]:
+        block = pairs.true_region.block
+        for op in list(block.ops):
+            if isinstance(op, scf.YieldOp):
+                continue
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(pairs))
+        cond = pairs.cond
+        pairs.detach()
+        pairs.erase()
+        _erase_dead(cond)
+
+
+def _erase_dead(v: SSAValue) -> None:
+    owner = v.owner
+    if isinstance(owner, Operation) and not owner.regions and all(not r.uses for r in owner.results) \
+            and owner.parent is not None and isinstance(owner, (arith.OrIOp, arith.CmpiOp, arith.RemUIOp,
+                                                                arith.AddiOp, arith.ConstantOp, memref.DimOp)):
+        operands = list(owner.operands)
+        owner.detach()
+        owner.erase()
+        for o in operands:
+            _erase_dead(o)

@@ -27,6 +27,7 @@ from gemmc.support.ir_names import (
     memory_space,
 )
 from gemmc.transforms.batch import batch_args, batch_split, is_batched, set_batch
+from gemmc.transforms.fragment_stores import in_pairs_vector, scalar_pairs
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 
 REDUCTIONS = ("atomic", "workspace")
@@ -74,6 +75,8 @@ class KSplit:
         self.launch, self.kernel, self.loop, self.divide = launch, kernel, loop, divide
 
     def run(self) -> None:
+        if self.reduce == "atomic":  # atomic adds are element by element: the scalar stores of each pair
+            scalar_pairs(self.kernel)
         stores = self._checked_stores()
         if self.reduce == "atomic":
             for store in stores:
@@ -162,6 +165,8 @@ class KSplit:
         if str(element) not in ATOMIC_TYPES:
             raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
                              "16-bit values round every partial sum; use reduce=workspace")
+        if in_pairs_vector(store):
+            return  # (run() takes the pair's scalar stores instead, checked as the others)
         if isinstance(store, vector.StoreOp):
             raise pass_error(self.name, store, "reduce=atomic: the epilogue stores vectors, which have no atomic add; "
                              "use reduce=workspace")
