@@ -88,7 +88,7 @@ class VectorizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in working_kernels(op, self.name):
             if self.stores:
-                store_pairs(kernel, self.name)
+                store_pairs(kernel, self.name, self.strict)
             if self.peel_lanes not in ("rows", "columns"):
                 raise pass_error(self.name, kernel, f"peel-lanes={self.peel_lanes}: expects rows or columns")
             for operand in self._operands(kernel):

@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexT
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.support.diagnostics import pass_error
+from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
     GLOBAL_SPACE, ROLE_ACC_READ, ROLE_ATTR, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, SCHEDULE_ATTR, memory_space,
 )
@@ -67,7 +67,7 @@ def pairs_layout(d: Layout) -> bool:
                 and (col[:, odd] == col[:, even] + 1).all() and (col[:, even] % 2 == 0).all())
 
 
-def d_layout_of(kernel) -> tuple[Layout, int] | None:
+def d_layout_of(kernel, pass_name: str) -> tuple[Layout, int] | None:
     """The D layout and accumulator stride of a matrix-core kernel's instruction; None for FMAs."""
     attr = kernel.attributes.get(SCHEDULE_ATTR)
     if attr is None:
@@ -76,14 +76,20 @@ def d_layout_of(kernel) -> tuple[Layout, int] | None:
     if not s.instr:
         return None
     arch = arch_of(kernel)
-    instr = wgmma.get(arch, s.instr) if wgmma.is_wgmma(s.instr) else get_matrix_instr(arch, s.instr)
+    try:
+        instr = wgmma.get(arch, s.instr) if wgmma.is_wgmma(s.instr) else get_matrix_instr(arch, s.instr)
+    except GemmcError as e:
+        raise pass_error(pass_name, kernel, f"the schedule's instruction: {e.message}") from None
+    if instr is None:
+        raise pass_error(pass_name, kernel, f"the schedule's instruction {s.instr} is no {arch.name} instruction")
     return instr.d, instr.d_stride
 
 
-def store_pairs(kernel, pass_name: str) -> int:
-    """Rewrite the matrix-core epilogue loops of `kernel` whose layout pairs items; how many.
-    A kernel whose layout does not pair (or an FMA kernel) is left as it is."""
-    found = d_layout_of(kernel)
+def store_pairs(kernel, pass_name: str, strict: bool = False) -> int:
+    """Rewrite the matrix-core epilogue loops of `kernel` whose layout pairs items; how many.  A kernel
+    whose layout does not pair (or an FMA kernel) is left as it is; so is a loop whose pairs this
+    cannot prove aligned or whose guard is not matrix_kernel.epilogue's, or with strict=true, a located error."""
+    found = d_layout_of(kernel, pass_name)
     if found is None or found[1] != 1 or not pairs_layout(found[0]):
         return 0
     items = found[0].items
@@ -92,8 +98,12 @@ def store_pairs(kernel, pass_name: str) -> int:
         loop = guard.parent_op()
         if not _is_item_loop(loop, items):
             continue
-        if _rewrite(loop, guard, pass_name):
+        reason = _rewrite(loop, guard)
+        if reason is None:
             done += 1
+        elif strict:
+            at, why = reason
+            raise pass_error(pass_name, at, f"cannot store C by pairs of items: {why}")
     return done
 
 
@@ -102,42 +112,45 @@ def _is_item_loop(loop, items: int) -> bool:
             and constant_value(loop.step) == 1 and not loop.results)
 
 
-def _parts(guard: scf.IfOp, pass_name: str):
-    """The guard's acc_read load, its store to C, r, c, and M, N from its condition."""
+def _parts(guard: scf.IfOp):
+    """The guard's acc_read load, its store to C, r, c, and M, N from its condition; or (op, why not)."""
     ops = list(guard.true_region.block.ops)
     store = ops[-2] if len(ops) >= 2 else None
     reads = [op for op in ops if role(op) == ROLE_ACC_READ]
     cond = guard.cond.owner
     if not (isinstance(store, memref.StoreOp) and len(reads) == 1 and isinstance(reads[0], memref.LoadOp)
             and isinstance(cond, arith.AndIOp) and not guard.false_region.blocks):
-        raise pass_error(pass_name, guard, "the matrix-core epilogue is not a guarded store of one accumulator "
-                                           "item to C[r, c] (gemmc.transforms.matrix_kernel.epilogue's form)")
+        return guard, "the epilogue is not a guarded store of one accumulator item (matrix_kernel.epilogue's form)"
     row_cmp, col_cmp = cond.lhs.owner, cond.rhs.owner
-    if not all(isinstance(x, arith.CmpiOp) for x in (row_cmp, col_cmp)):
-        raise pass_error(pass_name, cond, "the epilogue's guard is not r < M && c < N")
+    if not all(isinstance(x, arith.CmpiOp) and x.predicate.value.data == 6 for x in (row_cmp, col_cmp)):  # ult
+        return cond, "the epilogue's guard is not r < M && c < N"
     r, c = row_cmp.lhs, col_cmp.lhs
     if len(store.indices) != 2 or store.indices[0] is not r or store.indices[1] is not c:
-        raise pass_error(pass_name, store, "the epilogue does not store C[r, c] at the guard's row and column")
+        return store, "the epilogue does not store C[r, c] at the guard's row and column (a column-major C?)"
     return reads[0], store, r, c, row_cmp.rhs, col_cmp.rhs
 
 
-def _rewrite(loop: scf.ForOp, guard: scf.IfOp, pass_name: str) -> bool:
-    read, store, r, c, m, n = _parts(guard, pass_name)
+def _rewrite(loop: scf.ForOp, guard: scf.IfOp) -> tuple[Operation, str] | None:
+    """The rewrite of one item loop (module docstring); or where and why it does not apply."""
+    parts = _parts(guard)
+    if len(parts) == 2:
+        return parts
+    read, store, r, c, m, n = parts
     out = store.memref
     if memory_space(out.type) != GLOBAL_SPACE or not isinstance(out.type.element_type, _PAIR_TYPES):
-        return False
+        return store, f"C of {out.type.element_type} in global memory has no 2-element vector store here"
     acc_index = list(read.indices)
     g = loop.body.block.args[0]
     if acc_index[-1] is not g:  # (d_stride 1: item g is element g)
-        raise pass_error(pass_name, read, "the epilogue's accumulator read is not at the loop's item")
+        return read, "the accumulator read is not at the loop's item"
     row = row_multiple(out)
     dynamic = out.type.get_shape()[-1] < 0 and row % PAIR != 0
     if not dynamic and row % PAIR:
-        return False  # a static odd row length: pairs start misaligned on odd rows
+        return store, f"C's row length {row} is odd: pairs on odd rows start misaligned"
     body = loop.body.block
     index_ops = [op for op in body.ops if op is not guard and not isinstance(op, scf.YieldOp)]
     if any(op.regions for op in index_ops):
-        raise pass_error(pass_name, loop, "the epilogue loop holds more than the index arithmetic and its guard")
+        return loop, "the epilogue loop holds more than the index arithmetic and its guard"
     # g steps by 2 from here on: c must then be even (each pair's first column)
     one = loop.step
     two = arith.ConstantOp(IntegerAttr(PAIR, IndexType()))
@@ -145,9 +158,8 @@ def _rewrite(loop: scf.ForOp, guard: scf.IfOp, pass_name: str) -> bool:
     loop.operands[2] = two.result
     if known_multiple(c) % PAIR:
         loop.operands[2] = one
-        two.erase()
-        raise pass_error(pass_name, c.owner if isinstance(c.owner, Operation) else loop,
-                         "the fragment's column is not provably even for its pair's vector store")
+        Rewriter.erase_op(two)
+        return (c.owner if isinstance(c.owner, Operation) else store), "the column is not provably even"
     kb = KernelBuilder.before(guard)
     c1 = kb.add(c, kb.index(1), "c_next")
     outside = kb.op(arith.OrIOp(kb.op(arith.CmpiOp(r, m, "uge")), kb.op(arith.CmpiOp(c1, n, "uge"))), "edge")
@@ -182,7 +194,7 @@ def _rewrite(loop: scf.ForOp, guard: scf.IfOp, pass_name: str) -> bool:
     v = vb.op(vector.InsertOp(values[1], v, [1]), "out_pair")
     vec.add_op(vector.StoreOp(v, out, [r, c]))
     vec.add_op(scf.YieldOp())
-    return True
+    return None
 
 
 def _epilogue_at(vb: KernelBuilder, guard: scf.IfOp, read: Operation, store: memref.StoreOp, mapping: dict) -> SSAValue:
