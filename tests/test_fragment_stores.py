@@ -128,14 +128,17 @@ def test_bias_gelu_f16_c_matches_numpy(schedule, dims):
     assert r.passed, r.summary()
 
 
-@pytest.mark.parametrize("split", ["split-k{factor=2 reduce=workspace}", "split-k{factor=2 reduce=atomic}",
-                                   "stream-k{workgroups=3}"])
-def test_k_splits_take_the_pairs(split):
+@pytest.mark.parametrize("split,c", [("split-k{factor=2 reduce=workspace}", "f32"),
+                                     ("split-k{factor=2 reduce=atomic}", "f32"),
+                                     ("stream-k{workgroups=3}", "f32"), ("stream-k{workgroups=3}", "f16")])
+def test_k_splits_take_the_pairs(split, c):
+    """split-k through a workspace and stream-k's last contributor (an f16 C with bias + gelu) keep the
+    pairs' vector stores; atomic adds (split-k's, stream-k's of an f32 C) take the pairs' scalar stores."""
     p = SCHEDULES["mma"] % ""
     p = p.replace(",double-buffer", f",{split},double-buffer")
-    module = gemmc.lower(gemmc.parse(source(), defines={}), p, SM90)
+    module = gemmc.lower(gemmc.parse(source(c=c, epilogue=c == "f16"), defines={}), p, SM90)
     vectors = any("vector.store" in s for s in c_stores(module))
-    assert vectors == ("workspace" in split)  # atomic adds (split-k, stream-k of an f32 C): the scalar stores
+    assert vectors == ("workspace" in split or c == "f16")
     for dims in ({"M": 70, "N": 66, "K": 96}, {"M": 33, "N": 67, "K": 80}):
         r = gemmc.check(module, SM90, dims)
         assert r.passed, r.summary()
