@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, IntegerAttr, IntegerType, VectorType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, IntegerAttr, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
-    GLOBAL_SPACE, ROLE_ACC_READ, ROLE_ATTR, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, SCHEDULE_ATTR, memory_space,
+    GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, SCHEDULE_ATTR, memory_space,
 )
 from gemmc.target.arch import Layout, get_matrix_instr
 from gemmc.target import wgmma
