@@ -190,8 +190,9 @@ def _rewrite(loop: scf.ForOp, guard: scf.IfOp) -> tuple[Operation, str] | None:
         s = vb.op(vector.ExtractOp(pair, [k], acc_t), f"sum{k}")
         values.append(_epilogue_at(vb, guard, read, store, {read.res: s, c: col}))
     out_t = VectorType(out.type.element_type, [PAIR])
-    v = vb.op(vector.BroadcastOp(values[0], out_t), "out_pair")
-    v = vb.op(vector.InsertOp(values[1], v, [1]), "out_pair")
+    v = vb.op(vector.BroadcastOp(vb.float(0.0, out_t.element_type), out_t), "out_pair")
+    for k, x in enumerate(values):  # (element by element: a broadcast would print its operand twice)
+        v = vb.op(vector.InsertOp(x, v, [k]), "out_pair")
     vec.add_op(vector.StoreOp(v, out, [r, c]))
     vec.add_op(scf.YieldOp())
     return None

@@ -75,4 +75,4 @@ builtin.module attributes {gemmc.target = "sm_90"} {
 // CHECK-NEXT:      %[[ODD:.*]] = arith.cmpi ne, %[[PARITY]], %[[ZERO]] : index
 // CHECK-NEXT:      %edge_1 = arith.ori %edge, %[[ODD]] : i1
 // CHECK-NEXT:      scf.if %edge_1 {
-// CHECK:             vector.store %out_pair_1, %C[%r, %c] : memref<64x?xf32>, vector<2xf32>
+// CHECK:             vector.store %out_pair_2, %C[%r, %c] : memref<64x?xf32>, vector<2xf32>

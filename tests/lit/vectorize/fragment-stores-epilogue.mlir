@@ -82,7 +82,9 @@ builtin.module attributes {gemmc.target = "sm_90"} {
 // CHECK-NEXT:      %[[E1:.*]] = arith.extf %[[B1]] : f16 to f32
 // CHECK-NEXT:      %[[S1:.*]] = arith.addf %sum1, %[[E1]] : f32
 // CHECK-NEXT:      %[[V1:.*]] = arith.truncf %[[S1]] : f32 to f16
-// CHECK-NEXT:      %out_pair = vector.broadcast %[[V0]] : f16 to vector<2xf16>
-// CHECK-NEXT:      %out_pair_1 = vector.insert %[[V1]], %out_pair [1] : f16 into vector<2xf16>
-// CHECK-NEXT:      vector.store %out_pair_1, %C[%r, %c] : memref<64x64xf16>, vector<2xf16>
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT:      %out_pair = vector.broadcast %[[ZERO]] : f16 to vector<2xf16>
+// CHECK-NEXT:      %out_pair_1 = vector.insert %[[V0]], %out_pair [0] : f16 into vector<2xf16>
+// CHECK-NEXT:      %out_pair_2 = vector.insert %[[V1]], %out_pair_1 [1] : f16 into vector<2xf16>
+// CHECK-NEXT:      vector.store %out_pair_2, %C[%r, %c] : memref<64x64xf16>, vector<2xf16>
 // CHECK-NEXT:    }{gemm.role = "epilogue_pairs"}

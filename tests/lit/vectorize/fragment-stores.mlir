@@ -90,9 +90,11 @@ builtin.module attributes {gemmc.target = "sm_90"} {
 // CHECK-NEXT:        %pair = vector.load %acc[%ti, %tj, %g] {gemm.role = "acc_read"} : memref<2x4x4xf32, 5 : i64>, vector<2xf32>
 // CHECK-NEXT:        %sum0 = vector.extract %pair[0] : f32 from vector<2xf32>
 // CHECK-NEXT:        %sum1 = vector.extract %pair[1] : f32 from vector<2xf32>
-// CHECK-NEXT:        %out_pair = vector.broadcast %sum0 : f32 to vector<2xf32>
-// CHECK-NEXT:        %out_pair_1 = vector.insert %sum1, %out_pair [1] : f32 into vector<2xf32>
-// CHECK-NEXT:        vector.store %out_pair_1, %C[%r, %c] : memref<64x64xf32>, vector<2xf32>
+// CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        %out_pair = vector.broadcast %[[ZERO]] : f32 to vector<2xf32>
+// CHECK-NEXT:        %out_pair_1 = vector.insert %sum0, %out_pair [0] : f32 into vector<2xf32>
+// CHECK-NEXT:        %out_pair_2 = vector.insert %sum1, %out_pair_1 [1] : f32 into vector<2xf32>
+// CHECK-NEXT:        vector.store %out_pair_2, %C[%r, %c] : memref<64x64xf32>, vector<2xf32>
 // CHECK-NEXT:      }{gemm.role = "epilogue_pairs"}
 
 // OFF-LABEL: ^bb0(%A_even: memref<64x64xf16>
