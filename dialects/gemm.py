@@ -56,23 +56,13 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     i64,
     ArrayAttr,
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E4M3FNUZType,
-    Float8E5M2FNUZType,
-    Float8E5M2Type,
-    Float4E2M1FNType,
-    Float6E2M3FNType,
-    Float6E3M2FNType,
-    Float8E8M0FNUType,
-    Float16Type,
     Float32Type,
     IntegerType,
     MemRefType,
     StringAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -90,63 +80,10 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-# FP8 (8-bit float) formats, by their .gemm names, as xDSL's builtin types: AMD's FNUZ
-# formats of gfx942 (no negative zero, NaN 0x80, exponent bias 8 / 16) and the OCP ones
-# (gfx950, gfx1201).  A and B may be two of them (fp8 x bf8); C and the accumulator may not.
-FP8_TYPES = {
-    "f8e4m3fnuz": Float8E4M3FNUZType, "f8e5m2fnuz": Float8E5M2FNUZType,
-    "f8e4m3fn": Float8E4M3FNType, "f8e5m2": Float8E5M2Type,
-}
-# Block-scaled (OCP MX) formats of gfx950: elements of 6 and 4 bits (MXFP6, MXFP4; MXFP8's
-# elements are the OCP FP8 formats above), and the E8M0 scale, a power of two 2^(e - 127) that
-# multiplies a block of MX_BLOCK consecutive elements along K.  The narrow elements and the
-# scale exist only in a block-scaled product (`C = A scaled SA @ B scaled SB`).
-MX_NARROW_TYPES = {"f6e2m3fn": Float6E2M3FNType, "f6e3m2fn": Float6E3M2FNType, "f4e2m1fn": Float4E2M1FNType}
-SCALE_TYPES = {"f8e8m0fnu": Float8E8M0FNUType}
-MX_ELEMENT_NAMES = ("f8e4m3fn", "f8e5m2", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn")  # what a scale may scale
-SCALE_NAME = "f8e8m0fnu"
-MX_BLOCK = 32  # elements along K per scale (OCP Microscaling Formats v1.0: block size 32)
-# Integer GEMM: A and B of 8-bit integers, signed (i8) or unsigned (u8) each, accumulated and
-# stored in i32 with two's-complement wrap-around.  In the IR both are MLIR's signless i8 (as
-# MLIR's arith wants them): the signedness of an operand is gemm.matmul's `unsigned_a` /
-# `unsigned_b`, and below it the conversion that widens its elements (arith.extui / extsi).
-# i4 / u4 (two's-complement or unsigned nibbles) are MLIR's signless i4 in the IR, the same way;
-# packed two a byte in global memory, element 2j the low nibble of byte j (gemmc.emit.int4).
-INT_INPUT_TYPES = ("i8", "u8", "i4", "u4")
-INT4_TYPES = ("i4", "u4")
-INT_ACC = "i32"
-ELEMENT_TYPES = {"f32": Float32Type, "f16": Float16Type, "bf16": BFloat16Type, **FP8_TYPES, **MX_NARROW_TYPES,
-                 **SCALE_TYPES, "i8": lambda: IntegerType(8), "u8": lambda: IntegerType(8),
-                 "i4": lambda: IntegerType(4), "u4": lambda: IntegerType(4), "i32": lambda: IntegerType(32)}
-OUTPUT_TYPES = ("f32", "f16", "bf16", INT_ACC)  # C's element types
-ACC_TYPES = ("f32", "f16", INT_ACC)
-
-
-def is_int(name: str) -> bool:
-    """An integer element type (i8, u8, i4, u4, i32)."""
-    return name in INT_INPUT_TYPES or name == INT_ACC
-
-
-def is_fp8(name: str) -> bool:
-    return name in FP8_TYPES
-
-
-def is_narrow_float(name: str) -> bool:
-    """FP8, the MX element formats and the E8M0 scale: the formats ml_dtypes gives the numerics of."""
-    return name in FP8_TYPES or name in MX_NARROW_TYPES or name in SCALE_TYPES
-
-
-def type_name(t: Attribute, unsigned: bool = False) -> str:
-    """The .gemm spelling of an element type (f32, f16, bf16, f8e4m3fnuz, ...); a signless i8
-    is i8, or u8 where `unsigned` (the IR's integers are signless)."""
-    if isinstance(t, IntegerType):
-        if t.width.data in (4, 8):
-            return f"{'u' if unsigned else 'i'}{t.width.data}"
-        return f"i{t.width.data}"
-    for name, cls in ELEMENT_TYPES.items():
-        if isinstance(cls, type) and isinstance(t, cls):
-            return name
-    return str(t)
+from gemmc.dialects.element_types import (  # noqa: F401  (the element types' names, re-exported)
+    ACC_TYPES, ELEMENT_TYPES, FP8_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES,
+    MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME, SCALE_TYPES, is_fp8, is_int, is_narrow_float, type_name,
+)
 
 
 def dims_attr(names: Sequence[str]) -> ArrayAttr[StringAttr]:
@@ -167,6 +104,8 @@ class MatmulOp(IRDLOperation):
     scale_a = opt_operand_def(MemRefType)  # block-scaled (MX) product: E8M0 scales of A and B
     scale_b = opt_operand_def(MemRefType)
     epilogue_args = var_operand_def()  # a fused epilogue's vectors, matrices and scalars
+    outputs = var_operand_def(MemRefType)  # more outputs of C's shape, each stored by a gemm.output
+    amax = opt_operand_def(MemRefType)  # memref<1xf32> raised to max |x| of the region's gemm.amax x
     # a grouped product (MoE): i32[G], each group's rows of A and C in order; B is [G, K, N]
     group_sizes = opt_operand_def(MemRefType)
     epilogue = opt_region_def()  # (sum, their elements) -> the stored value, in the acc type
@@ -198,6 +137,8 @@ class MatmulOp(IRDLOperation):
         epilogue_args: Sequence[SSAValue] = (),
         epilogue_axes: Sequence[str] = (),
         epilogue: Region | None = None,
+        amax: SSAValue | None = None,
+        outputs: Sequence[SSAValue] = (),
         group_sizes: SSAValue | None = None,
     ):
         props: dict[str, Attribute | None] = {"acc_type": acc_type}
@@ -210,7 +151,7 @@ class MatmulOp(IRDLOperation):
         super().__init__(
             operands=[a, b, c, [alpha] if alpha else [], [beta] if beta else [],
                       [scale_a] if scale_a else [], [scale_b] if scale_b else [], list(epilogue_args),
-                      [group_sizes] if group_sizes else []],
+                      list(outputs), [amax] if amax else [], [group_sizes] if group_sizes else []],
             properties=props,
             regions=[[epilogue] if epilogue is not None else []],
         )
@@ -288,6 +229,8 @@ class MatmulOp(IRDLOperation):
             )
         if type_name(self.acc_type) not in ACC_TYPES:
             raise VerifyException(f"accumulator type must be f32 or f16, got {self.acc_type}")
+        if is_int(type_name(self.c.type.element_type)):
+            raise VerifyException(f"C of {self.c.type.element_type} needs an integer product")
         self._verify_shapes()
 
     def _verify_batch(self) -> None:
@@ -324,15 +267,20 @@ class MatmulOp(IRDLOperation):
             raise VerifyException("a grouped product's A is row-major [M, K], not transposed")
         if self.scale_a is not None or is_int(type_name(self.acc_type)):
             raise VerifyException("a grouped product is a float product without block scales")
+        if self.outputs or self.amax is not None or is_fp8(type_name(self.c.type.element_type)):
+            raise VerifyException("a grouped product has one output C of f32, f16 or bf16 (no more outputs, amax "
+                                  "or FP8 C)")
 
     def _verify_integers(self, a_type: str, b_type: str) -> None:
         """An integer product: A and B both i8 or both i4 (signless; unsigned_a / unsigned_b say u8,
         u4), the accumulator and C i32, no scales, alpha and beta (if any) i32."""
         c_type = type_name(self.c.type.element_type)
-        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or c_type != INT_ACC:
-            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C, got "
-                                  f"{self.a.type.element_type} x {self.b.type.element_type} -> {self.acc_type}, "
-                                  f"C {self.c.type.element_type}")
+        requantized = c_type == "i8" and self.has_epilogue  # the epilogue rounds and saturates to i8
+        if a_type != b_type or a_type not in ("i8", "i4") or type_name(self.acc_type) != INT_ACC or not (
+                c_type == INT_ACC or requantized):
+            raise VerifyException(f"an integer product takes i8 (or i4) A and B into an i32 accumulator and C (an "
+                                  f"i8 C through a requantizing epilogue), got {self.a.type.element_type} x "
+                                  f"{self.b.type.element_type} -> {self.acc_type}, C {self.c.type.element_type}")
         if self.scale_a is not None or self.scale_b is not None:
             raise VerifyException("an integer product has no E8M0 scales")
 
@@ -340,8 +288,8 @@ class MatmulOp(IRDLOperation):
         """The region takes the sum and one element per epilogue operand and yields the
         accumulator type; each operand's shape is C's along its axes."""
         if not self.has_epilogue:
-            if self.epilogue_args or self.epilogue_axes is not None:
-                raise VerifyException("epilogue operands need an epilogue region")
+            if self.epilogue_args or self.epilogue_axes is not None or self.amax is not None or self.outputs:
+                raise VerifyException("epilogue operands and an amax output need an epilogue region")
             return
         if self.alpha is not None or self.beta is not None:
             raise VerifyException("a fused epilogue states alpha and beta in its region (C as an epilogue operand)")
@@ -364,6 +312,16 @@ class MatmulOp(IRDLOperation):
                 c_size = shape["mn".index(axis)]
                 if DYNAMIC_INDEX not in (got, c_size) and got != c_size:
                     raise VerifyException(f"epilogue operand {v.type} has {got} along {axis.upper()}, C has {c_size}")
+        stored = [op for op in block.ops if isinstance(op, OutputOp)]
+        if len(stored) != len(self.outputs) or any(op.value.type != self.acc_type for op in stored):
+            raise VerifyException(f"{len(self.outputs)} more outputs need as many gemm.output of the accumulator "
+                                  f"type {self.acc_type} in the epilogue, in order")
+        for out in self.outputs:
+            if out.type.get_shape() != self.c.type.get_shape():
+                raise VerifyException(f"output {out.type} is not of C's shape {self.c.type}")
+        amaxes = [op for op in block.ops if isinstance(op, AmaxOp)]
+        if len(amaxes) != (self.amax is not None) or (self.amax is not None and self.amax.type != AMAX_TYPE):
+            raise VerifyException(f"an amax output ({AMAX_TYPE}) and one gemm.amax in the epilogue go together")
         last = block.last_op
         if not isinstance(last, YieldOp) or last.value.type != self.acc_type:
             raise VerifyException(f"the epilogue must end in gemm.yield of the accumulator type {self.acc_type}")
@@ -425,6 +383,13 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list(self.epilogue_args, printer.print_ssa_value)
             printer.print_string(")")
+        if self.outputs:
+            printer.print_string(" outputs(")
+            printer.print_list(self.outputs, printer.print_ssa_value)
+            printer.print_string(")")
+        if self.amax is not None:
+            printer.print_string(" amax ")
+            printer.print_ssa_value(self.amax)
         if self.group_sizes is not None:
             printer.print_string(" grouped ")
             printer.print_ssa_value(self.group_sizes)
@@ -443,6 +408,10 @@ class MatmulOp(IRDLOperation):
             printer.print_string(" epilogue(")
             printer.print_list([v.type for v in self.epilogue_args], printer.print_attribute)
             printer.print_string(") ")
+            if self.outputs:
+                printer.print_string("outputs(")
+                printer.print_list([v.type for v in self.outputs], printer.print_attribute)
+                printer.print_string(") ")
             printer.print_region(self.epilogue, print_entry_block_args=True)
 
     @classmethod
@@ -460,6 +429,10 @@ class MatmulOp(IRDLOperation):
         extra = []
         if parser.parse_optional_keyword("epilogue"):
             extra = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        outputs = []
+        if parser.parse_optional_keyword("outputs"):
+            outputs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        amax = parser.parse_unresolved_operand() if parser.parse_optional_keyword("amax") else None
         sizes = parser.parse_unresolved_operand() if parser.parse_optional_keyword("grouped") else None
         props = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -473,6 +446,12 @@ class MatmulOp(IRDLOperation):
             if len(extra_types) != len(extra):
                 parser.raise_error(f"{len(extra)} epilogue operands but {len(extra_types)} types")
             extra = [parser.resolve_operand(o, t) for o, t in zip(extra, extra_types)]
+            if outputs:
+                parser.parse_keyword("outputs")
+                out_types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+                if len(out_types) != len(outputs):
+                    parser.raise_error(f"{len(outputs)} outputs but {len(out_types)} types")
+                outputs = [parser.resolve_operand(o, t) for o, t in zip(outputs, out_types)]
             region = parser.parse_region()
         elif extra:
             parser.raise_error("the epilogue operands' types follow the operands' as 'epilogue(types) { region }'")
@@ -497,6 +476,8 @@ class MatmulOp(IRDLOperation):
             epilogue_args=extra,
             epilogue_axes=[x.data for x in props["epilogue_axes"].data] if "epilogue_axes" in props else (),
             epilogue=region,
+            amax=parser.resolve_operand(amax, AMAX_TYPE) if amax is not None else None,
+            outputs=outputs,
             group_sizes=sizes,
         )
 
@@ -504,6 +485,40 @@ class MatmulOp(IRDLOperation):
 def _element(t: Attribute) -> Attribute:
     """An epilogue operand's element type (a scalar's own type)."""
     return t.element_type if isinstance(t, MemRefType) else t
+
+
+# amax's output: one f32, raised by atomics (docs/language.md, "amax")
+AMAX_TYPE = MemRefType(Float32Type(), [1])
+
+
+@irdl_op_definition
+class AmaxOp(IRDLOperation):
+    """A value of a fused epilogue whose magnitude, over every element of C, raises gemm.matmul's
+    amax output (max |x|; an f32, in the epilogue's type or widened to it)."""
+
+    name = "gemm.amax"
+
+    value = operand_def(Float32Type)
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """A value of a fused epilogue stored, rounded to its type, into gemm.matmul's next output at the
+    element's (row, col) (the outputs in the order of their gemm.output ops); in the accumulator type."""
+
+    name = "gemm.output"
+
+    value = operand_def()
+    traits = traits_def(HasParent(MatmulOp))
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
 
 
 @irdl_op_definition
@@ -736,4 +751,4 @@ class FenceOp(IRDLOperation):
             raise VerifyException(f"scope must be one of {', '.join(FENCE_SCOPES)}, got {self.scope.data!r}")
 
 
-Gemm = Dialect("gemm", [MatmulOp, YieldOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])
+Gemm = Dialect("gemm", [MatmulOp, YieldOp, AmaxOp, OutputOp, CopyOp, AssumeRowsAlignedOp, FenceOp], [])

@@ -32,21 +32,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu
+from xdsl.dialects import arith, func, gpu, math, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr, DenseArrayBase, DictionaryAttr, Float32Type, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
+    ArrayAttr, DenseArrayBase, DictionaryAttr, Float32Type, IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
     UnitAttr, i64,
 )
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from gemmc.support.diagnostics import pass_error
-from gemmc.dialects.gemm import MX_BLOCK, MatmulOp, YieldOp
+from gemmc.dialects.gemm import MX_BLOCK, AmaxOp, MatmulOp, OutputOp, YieldOp
 from gemmc.support.ir_names import (
     ARG_DIMS_ATTR,
     ARG_UNSIGNED_ATTR,
+    ATOMIC_MAXIMUMF,
     CONTAINER_MODULE_ATTR,
     DIMS_ATTR,
+    ROLE_AMAX,
     ROLE_ATTR,
     ROLE_EPILOGUE,
     ROLE_K_LOOP,
@@ -96,8 +98,6 @@ class GemmToKernelPass(ModulePass):
             )
         if not isinstance(matmul.parent_op(), func.FuncOp):
             raise pass_error(self.name, matmul, "expects gemm.matmul directly inside a func.func")
-        if isinstance(matmul.acc_type, IntegerType) and matmul.has_epilogue:
-            raise pass_error(self.name, matmul, "an integer product takes no fused epilogue yet")
         if isinstance(matmul.acc_type, IntegerType):
             for name in ("alpha", "beta"):
                 v = getattr(matmul, name)
@@ -116,6 +116,8 @@ class GemmToKernelPass(ModulePass):
         # a fused epilogue's vectors, matrices and scalars, each once: C read in the epilogue is C's
         # argument (split-k's linearity check and the store see one C), not an alias of it
         operands += [v for v in dict.fromkeys(matmul.epilogue_args) if v not in operands]
+        operands += [v for v in matmul.outputs if v not in operands]  # the other outputs
+        operands += [matmul.amax] if matmul.amax is not None else []  # the amax output
         if matmul.group_sizes is not None:  # last: alpha and beta keep their places after A, B, C
             operands.append(matmul.group_sizes)
         kernel = self._kernel(kname, matmul, operands, self._k_unroll(module))
@@ -156,6 +158,8 @@ class GemmToKernelPass(ModulePass):
         SA, SB = args[3:5] if scaled else (None, None)
         scalars = dict(zip([n for n in ("alpha", "beta") if getattr(matmul, n)], args[5 if scaled else 3:]))
         extra = [args[operands.index(v)] for v in matmul.epilogue_args]
+        amax = args[operands.index(matmul.amax)] if matmul.amax is not None else None
+        outputs = [args[operands.index(v)] for v in matmul.outputs]
         kb = KernelBuilder.at_end(kernel.body.block)
         ta, tb = matmul.transpose_a is not None, matmul.transpose_b is not None
         M = kb.dim(C, 0, "M")
@@ -196,7 +200,7 @@ class GemmToKernelPass(ModulePass):
                 loop.attributes[UNROLL_ATTR] = IntegerAttr(unroll, i64)
             loop.results[0].name_hint = "sum"
             if matmul.has_epilogue:
-                result = _fused_epilogue(kb, matmul, loop.results[0], extra, row, col)
+                result = _fused_epilogue(kb, matmul, loop.results[0], extra, row, col, amax, outputs)
             else:
                 result = _epilogue(kb, loop.results[0], C, row, col, scalars, isinstance(acc_type, IntegerType))
             kb.store(kb.convert(result, C.type.element_type), C, [row, col])
@@ -245,10 +249,14 @@ def _dims_of(value: SSAValue) -> ArrayAttr:
     return ArrayAttr([])
 
 
-def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, col) -> SSAValue:
+def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, col, amax=None,
+                    outputs=()) -> SSAValue:
     """The matmul's epilogue region at (row, col): each operand's element loaded where its axes say
     (a vector [N] at col, [M] at row, a matrix at (row, col), a scalar as it is), the region's
-    ops copied in after the K loop (so the tiling passes move them with the epilogue)."""
+    ops copied in after the K loop (so the tiling passes move them with the epilogue); gemm.amax
+    becomes the element's atomic max into the amax output (`_amax`), each gemm.output the element's
+    store into the next other output (before C's, which ends the epilogue)."""
+    stores = iter(outputs)
     block = matmul.epilogue.blocks[0]
     mapping: dict[SSAValue, SSAValue] = {block.args[0]: acc}
     index = {"m": [row], "n": [col], "mn": [row, col]}
@@ -259,10 +267,29 @@ def _fused_epilogue(kb: KernelBuilder, matmul: MatmulOp, acc, extra: list, row, 
         if isinstance(op, YieldOp):
             result = mapping[op.value]
             break
+        if isinstance(op, AmaxOp):
+            _amax(kb, mapping[op.value], amax)
+            continue
+        if isinstance(op, OutputOp):
+            out = next(stores)
+            kb.store(kb.convert(mapping[op.value], out.type.element_type), out, [row, col])
+            continue
         copy = op.clone(value_mapper=mapping)
         kb.b.insert(copy)
     assert result is not None  # the verifier: the region ends in gemm.yield
     return result
+
+
+def _amax(kb: KernelBuilder, value: SSAValue, amax: SSAValue) -> None:
+    """amax[0] = max(amax[0], |value|) with memref.atomic_rmw maximumf: every element's, across
+    workgroups (the HIP prints it as an integer atomic max of the bits, which orders
+    non-negative floats as their values: hence the absf right before it, and amax[0] >= 0)."""
+    magnitude = kb.op(math.AbsFOp(value), "magnitude")
+    zero = kb.op(arith.ConstantOp(IntegerAttr(0, IndexType())))  # in the epilogue: the passes move it along
+    op = memref.AtomicRMWOp.build(operands=[magnitude, amax, [zero]], result_types=[value.type],
+                                  properties={"kind": IntegerAttr(ATOMIC_MAXIMUMF, i64)})
+    op.attributes[ROLE_ATTR] = StringAttr(ROLE_AMAX)
+    kb.b.insert(op)
 
 
 def _epilogue(kb: KernelBuilder, acc, C, row, col, scalars: dict[str, SSAValue], integer: bool = False):

@@ -77,6 +77,7 @@ class Variant(NamedTuple):  # (not a dataclass: tests load this script without r
 
 BF16GEMM = Variant("hgemm", "f16[", "bf16[")
 FP8_OCP = Variant("fp8gemm", "fnuz", "fn")  # gfx950 and gfx1201 have OCP's FP8, not AMD's FNUZ
+FP8_AMAX_FNUZ = Variant("fp8_amax", "f8e4m3fn[", "f8e4m3fnuz[")  # gfx942's FNUZ e4m3 output
 
 
 def cases():
@@ -88,6 +89,11 @@ def cases():
         yield "bf16gemm default", BF16GEMM, a, None, SHAPES
     for a in AMD:  # the fused epilogue: bias and gelu (exp, erf, division in LLVM's expansion)
         yield "linear default", ROOT / "examples/linear.gemm", a, None, SHAPES
+    for a in AMD:  # requantization to i8: rintf, the clamp
+        yield "int8_requant default", ROOT / "examples/int8_requant.gemm", a, None, SHAPES
+    yield "fp8_amax default", FP8_AMAX_FNUZ, "gfx942", None, SHAPES  # an FP8 C and the amax's atomic max
+    for a in ("gfx950", "gfx1201"):
+        yield "fp8_amax default", ROOT / "examples/fp8_amax.gemm", a, None, SHAPES
     for a in AMD:  # the grouped GEMM: a walk over the group sizes, B's copies from the group's matrix
         yield "moe_grouped default", ROOT / "examples/moe_grouped.gemm", a, None, SHAPES
     yield "fp8gemm default", ROOT / "examples/fp8gemm.gemm", "gfx942", None, SHAPES

@@ -51,6 +51,21 @@ def test_bench_refuses_an_fp8_epilogue_with_one_line():
         bench_source(lowered(fp8), SM90, {})
 
 
+@pytest.mark.parametrize("text,what", [
+    (program("saturate(s * (X @ W))", t="bf16", extra="  s: f32\n").replace("Y: f32", "Y: f8e4m3fn"),
+     "a f8e4m3fn C"),
+    (program("X @ W + b", extra="  b: f32[N]\n  m: f32\n").replace("\n}\n", "\n  m = amax(X @ W)\n}\n"),
+     r"an amax output \(gemm.amax\)"),
+    (program("X @ W + b", extra="  b: f32[N]\n  Z: f32[M, N]\n").replace("\n}\n", "\n  Z = relu(Y)\n}\n"),
+     r"more outputs \(gemm.output\)"),
+])
+def test_bench_refuses_converted_and_more_outputs_with_one_line(text, what):
+    with pytest.raises(GemmcError, match=f"gemmc bench compares one C \\(f32, or the 16-bit inputs' type\\) with cuBLAS's; this program writes "
+                                         f"{what}") as e:
+        bench_source(lowered(text), SM90, {})
+    assert "\n" not in str(e.value).strip()
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
                     reason="no nvcc")
 def test_bench_program_with_an_epilogue_builds(tmp_path):

@@ -52,7 +52,7 @@ def error_of(source: str) -> str:
 
 ERRORS = [
     ("swish(A @ B)", "k.gemm:14:7: error: unknown function 'swish'; the functions are relu, gelu, gelu_tanh, "
-                     "silu, sigmoid, tanh, abs, clamp"),
+                     "silu, sigmoid, tanh, abs, clamp, saturate"),
     ("relu(A @ B, b)", "k.gemm:14:7: error: 'relu' takes 1 argument (relu(x)), not 2"),
     ("clamp(A @ B, 0.0)", "k.gemm:14:7: error: 'clamp' takes 3 arguments (clamp(x, lo, hi)), not 2"),
     ("clamp(A @ B, b, 1.0)", "k.gemm:14:20: error: clamp's bounds are numbers or scalars (clamp(x, lo, hi))"),
@@ -90,7 +90,8 @@ def test_integer_product_takes_no_epilogue():
 }
 """
     assert error_of(source) == ("k.gemm:6:7: error: an integer product takes no fused epilogue (functions, vectors, "
-                                "other matrices) yet; its C is i32: C = A @ B or C = A @ B + C")
+                                "other matrices) into its i32 C: C = A @ B or C = A @ B + C; an epilogue requantizes "
+                                "to an i8 C: C = saturate(s * (A @ B))")
 
 
 def test_bf16_operand_of_an_f16_accumulator():

@@ -86,6 +86,19 @@ def test_misuse_is_a_located_error(parts, expected):
     assert error_of(program(**parts)) == expected
 
 
+@pytest.mark.parametrize("parts,after", [
+    (dict(extra="m: f32"), "  m = amax(X @ W)\n"),
+    (dict(extra="Z: f32[T, N]"), "  Z = relu(Y)\n"),
+    (dict(extra="s: f32", y="Y: f8e4m3fn[T, N]", expr="saturate(s * (X @ W)) grouped by rows"), ""),
+])
+def test_output_conversion_and_more_outputs_are_refused_at_grouped(parts, after):
+    """An amax, more outputs, an FP8 C (docs/language.md, "Output conversion"): not with groups yet."""
+    source = program(**parts).replace("\n}\n", f"\n{after}}}\n")
+    message = error_of(source)
+    assert message.endswith("a grouped product has one output C of f32, f16 or bf16 (no more outputs, amax or "
+                            "FP8 C)") and message.startswith("k.gemm:8:"), message
+
+
 def test_grouped_is_a_keyword_after_the_product():
     assert error_of(program(expr="X @ W grouped rows")) == "k.gemm:8:21: error: unexpected 'rows'; expected 'by'"
 

@@ -129,7 +129,8 @@ def test_hip_builds_with_nvcc():
 
 def test_bench_checks_16_bit_inputs_against_gemm_ex():
     """gemmc bench's program for bf16 inputs: cublasGemmEx in bf16 accumulating in f32 as the check,
-    the input fill kernel instantiated where nvcc's device pass sees it; a 16-bit C is refused."""
+    the input fill kernel instantiated where nvcc's device pass sees it; a C of the inputs' 16-bit type is
+    cuBLAS's C too (and its rounding unit in the bound), a 16-bit C of other inputs is refused."""
     from gemmc.driver.bench import bench_source
 
     module = gemmc.lower(gemmc.parse(source("bf16")), None, SM90)
@@ -137,5 +138,8 @@ def test_bench_checks_16_bit_inputs_against_gemm_ex():
     assert "cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha_value, dB[s], CUDA_R_16BF" in text
     assert "template __global__ void bench_fill<__nv_bfloat16>(__nv_bfloat16*, long, unsigned);" in text
     half_c = source("f16").replace("C: f32", "C: f16")
+    text = bench_source(gemmc.lower(gemmc.parse(half_c), None, SM90), SM90, {})
+    assert "&beta_value, c, CUDA_R_16F, N, CUBLAS_COMPUTE_32F" in text and "std::vector<__half> got(size_c)" in text
+    assert "const double c_unit = 0.00048828125;" in text
     with pytest.raises(GemmcError, match="with an f32 C"):
-        bench_source(gemmc.lower(gemmc.parse(half_c), None, SM90), SM90, {})
+        bench_source(gemmc.lower(gemmc.parse(source("bf16").replace("C: f32", "C: f16")), None, SM90), SM90, {})

@@ -120,16 +120,21 @@ CANDIDATES = {
 # kernel): one or two warpgroups of 128 threads, K tiles of 64 (a 128-byte row of 16-bit elements), A and B
 # by shared-memory descriptors from tiles in the hardware's 128-byte swizzle (swizzle-lds{mode=sw128}), B [k][n]
 # read with imm-trans-b; cp.async copies at 2 to 4 stages (dynamic shared memory past 48 KiB); each K tile's
-# wgmma group waited for (wait_group 0) before the barrier.  f16 and bf16, both sizes (the instruction
+# wgmma group waited for (wait_group 0) before the barrier, or (`_inflight`) one group kept in flight.  f16 and bf16, both sizes (the instruction
 # takes the type; nvcc builds these files with -arch=sm_90a: matrix.sh, gemmc.target.cuda).
 _WGMMA = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k=64}},register-tiling{{thread-m=8 thread-n=8}}," \
          "matrix-cores{{instr=wgmma_m64n{n}k16 waves-m={wm} waves-n={wn}}},vectorize{{width=8}}," \
          "direct-to-lds{{fallback=true}},{stages}lower-copies,swizzle-lds{{mode=sw128}},launch-bounds{{max-threads={threads}}}"
 
 
-def wgmma_candidate(bm: int, bn: int, n: int, wm: int, wn: int, stages: int) -> str:
-    pipelined = ("double-buffer{stage=lds}," if stages == 2
-                 else f"multi-buffer{{factor={stages}}},pipeline{{stages={stages}}},")
+def wgmma_candidate(bm: int, bn: int, n: int, wm: int, wn: int, stages: int, in_flight: bool = False,
+                    slots: int | None = None) -> str:
+    """in_flight: wgmma-in-flight after pipeline (wait_group 1, one group in flight across K tiles; the
+    prefetch distance min(stages - 1, slots - 2)); slots: multi-buffer's factor (default: stages)."""
+    pipelined = ("double-buffer{stage=lds}," if stages == 2 and not in_flight
+                 else f"multi-buffer{{factor={slots or stages}}},pipeline{{stages={stages}}},")
+    if in_flight:
+        pipelined += "wgmma-in-flight,"
     return _WGMMA.format(bm=bm, bn=bn, n=n, wm=wm, wn=wn, stages=pipelined, threads=wm * wn * 128)
 
 
@@ -142,6 +147,13 @@ WGMMA_CANDIDATES = {
     "wgmma_128x128x64_wg21_s4": wgmma_candidate(128, 128, 128, 2, 1, 4),
     # one warpgroup of 128x128 (two m64n128 a K step)
     "wgmma_128x128x64_wg11_s4": wgmma_candidate(128, 128, 128, 1, 1, 4),
+    # one wgmma group kept in flight across K tiles (wgmma-in-flight: wait_group 1, the prefetch after it
+    # into the slot of tile t - 2): four slots, prefetch distance 2
+    "wgmma_128x256x64_wg21_s4_inflight": wgmma_candidate(128, 256, 256, 2, 1, 4, in_flight=True),
+    "wgmma_128x128x64_wg21_s4_inflight": wgmma_candidate(128, 128, 128, 2, 1, 4, in_flight=True),
+    "wgmma_128x128x64_wg11_s4_inflight": wgmma_candidate(128, 128, 128, 1, 1, 4, in_flight=True),
+    # five slots (160 KiB): pipeline's three tiles ahead kept
+    "wgmma_128x128x64_wg21_f5_s4_inflight": wgmma_candidate(128, 128, 128, 2, 1, 4, in_flight=True, slots=5),
 }
 CANDIDATE_SIZES = (4096, 8192)
 # the candidates measured fastest at 4096^3 on an H100 (2026-12-07: three stages, 17-19% ahead of the

@@ -43,7 +43,8 @@ _INT_BINARY = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUIOp, arith.Di
                arith.CeilDivUIOp, arith.CeilDivSIOp, arith.RemUIOp, arith.RemSIOp, arith.MinUIOp,
                arith.MinSIOp, arith.MaxUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
                arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp, arith.CmpiOp)
-_VALU_NO_FLOP = (arith.CmpfOp, arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp)
+_VALU_NO_FLOP = (arith.CmpfOp, arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp,
+                 math.RoundEvenOp)
 
 
 def valu_flops_per_lane(op: Operation) -> int | None:

@@ -4,15 +4,18 @@ The program is the kernel and launcher gemmc emits (CUDA-flavoured HIP) plus a
 benchmark `main` written here: random inputs, a correctness check of C against
 cuBLAS SGEMM in pedantic FP32 (no TF32; f16 and bf16 inputs: cublasGemmEx into an f32 C, accumulating
 in f32: both sums of exact products; OCP FP8 inputs: cublasGemmEx on f16 copies of them, exact, as every
-e4m3 and e5m2 value is an f16), then timing with CUDA events (warm-up, the
-median of repeats, and several input sets in rotation so the inputs are not
-L2-resident), and one JSON line with the results.  nvcc builds it; it runs only
-where there is an NVIDIA GPU, and says so in one line elsewhere.
+e4m3 and e5m2 value is an f16; 16-bit inputs may have a C of their own type, cuBLAS's C then too), then
+timing with CUDA events (warm-up, the median of repeats, and several input sets in rotation so the inputs
+are not L2-resident), and one JSON line with the results.  A batched product is checked against
+cublasGemmStridedBatchedEx and a grouped one against cublasGemmEx looped over its groups
+(gemmc.driver.bench_batched); a fused epilogue against the declared program (gemmc.driver.bench_epilogue).
+nvcc builds it; it runs only where there is an NVIDIA GPU, and says so in one line elsewhere.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import tempfile
@@ -60,8 +63,17 @@ def problem_of(module: ModuleOp, dims: dict[str, int]) -> tuple[Problem, dict]:
                    scalar(spec.beta, BETA)), {"spec": spec, "shapes": shapes}
 
 
-def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20) -> str:
-    """The whole .cu program: gemmc's kernel and launcher, then the benchmark main."""
+def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20,
+                 group_sizes: list[int] | None = None) -> str:
+    """The whole .cu program: gemmc's kernel and launcher, then the benchmark main.  `group_sizes`
+    fixes a grouped product's sizes (gemmc.driver.bench_batched.default_sizes without)."""
+    kernel_text, fields = main_fields(module, arch, dims, repeats, group_sizes)
+    return kernel_text + _MAIN.format(**fields)
+
+
+def main_fields(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20,
+                group_sizes: list[int] | None = None) -> tuple[str, dict]:
+    """gemmc's kernel and launcher, and the fields of _MAIN (tests build parts of them on the host)."""
     from gemmc.emit.hip import HipEmitter
 
     if arch.vendor != "nvidia":
@@ -73,18 +85,21 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
     launcher = emitter.launchers[0]
     prob, info = problem_of(module, dims)
     spec, shapes = info["spec"], info["shapes"]
-    if len(shapes[spec.c]) == 3:  # cuBLAS's strided-batched call is not written yet
-        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no batched product yet; "
-                         "`gemmc run` checks one")
-    if spec.grouped:  # cuBLAS's one GEMM is no reference for G of them, nor its sizes' fill
-        raise GemmcError("gemmc bench checks against cuBLAS's plain GEMM and has no grouped product yet; "
-                         "`gemmc compile --arch sm_90 --harness` checks and times one")
-    a_type, b_type = _input_types(module, spec)
+    _refuse_converted_outputs(module, spec)
+    a_type, b_type, c_type = _input_types(module, spec)
+    several = len(shapes[spec.c]) == 3 or spec.grouped  # a batched or grouped product
+    if several and (spec.epilogue or a_type in FP8_INPUTS):
+        raise usage_error("gemmc bench checks a batched or grouped product of f32, f16 or bf16 inputs without "
+                          "an epilogue (against cuBLAS); `gemmc run` checks this one")
+    if spec.epilogue and c_type != "f32":
+        raise usage_error(f"gemmc bench checks an epilogue's C in f32; this kernel's C is {c_type}")
     epilogue = bench_epilogue.Fields(module, spec, prob, a_type) if spec.epilogue else None
     call = []
     for q in launcher.params:
         if q.kind == "memref" and q.arg in (spec.a, spec.b, spec.c):
             call.append({spec.a: "dA[s]", spec.b: "dB[s]", spec.c: "dC[s]"}[q.arg])
+        elif q.kind == "memref" and q.arg == spec.group_sizes:
+            call.append("dSizes")
         elif q.kind == "memref" or (epilogue and q.arg in epilogue.scalars):
             call.append(epilogue.argument(q.arg))
         elif q.kind == "dim":
@@ -92,11 +107,16 @@ def bench_source(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: in
         else:
             which = "alpha" if spec.alpha is not None and spec.alpha.arg == q.arg else "beta"
             call.append(f"{which}_value")
-    fields = _fp8_fields(prob, a_type, b_type) if a_type in FP8_INPUTS else _plain_fields(prob, a_type)
-    fields |= epilogue.fields() if epilogue else _CUBLAS_CHECK
-    return kernel_text + _MAIN.format(
+    fields = _fp8_fields(prob, a_type, b_type) if a_type in FP8_INPUTS else _plain_fields(prob, a_type, c_type)
+    fields |= epilogue.fields() if epilogue else cublas_check(c_type)
+    fields |= dict(size_c="(long)M * N", flops="2.0 * M * N * K", extra_json="", group_setup="")
+    if several:
+        from gemmc.driver import bench_batched
+
+        fields |= bench_batched.fields(prob, spec, shapes, _INPUTS[a_type][1], _INPUTS[c_type][1], group_sizes)
+    return kernel_text, dict(
         launcher=launcher.name, call=", ".join(call), M=prob.m, N=prob.n, K=prob.k, **fields,
-        size_a=shapes[spec.a][0] * shapes[spec.a][1], size_b=shapes[spec.b][0] * shapes[spec.b][1],
+        size_a=math.prod(shapes[spec.a]), size_b=math.prod(shapes[spec.b]), c_t=_INPUTS[c_type][0],
         alpha=prob.alpha if prob.alpha is not None else 1.0,
         beta=prob.beta if prob.beta is not None else 0.0,
         repeats=repeats, l2=arch.l2_bytes,
@@ -109,23 +129,42 @@ _INPUTS = {"f32": ("float", "CUDA_R_32F"), "f16": ("__half", "CUDA_R_16F"), "bf1
 FP8_INPUTS = {"f8e4m3fn": ("__nv_fp8_e4m3", "CUDA_R_8F_E4M3"), "f8e5m2": ("__nv_fp8_e5m2", "CUDA_R_8F_E5M2")}
 
 
-def _input_types(module: ModuleOp, spec) -> tuple[str, str]:
-    """A's and B's types (one of f32, f16, bf16, or two OCP FP8 formats; C must be f32), or a usage error."""
+def _refuse_converted_outputs(module: ModuleOp, spec) -> None:
+    """More outputs (gemm.output), an amax (gemm.amax), an FP8 or i8 C: a usage error, as the benchmark
+    compares one C with cuBLAS's (`gemmc run` checks those)."""
+    from gemmc.dialects.gemm import is_fp8, type_name
+    from gemmc.interp import host_function
+
+    c = type_name(host_function(module).args[spec.c].type.element_type)
+    what = [w for w, on in (("more outputs (gemm.output)", spec.outputs), ("an amax output (gemm.amax)",
+                            spec.amax is not None), (f"a {c} C", is_fp8(c) or c == "i8")) if on]
+    if what:
+        raise usage_error(f"gemmc bench compares one C (f32, or the 16-bit inputs' type) with cuBLAS's; this program writes {' and '.join(what)} "
+                          f"(`gemmc run` checks it)")
+
+
+def _input_types(module: ModuleOp, spec) -> tuple[str, str, str]:
+    """A's, B's and C's types (f32, f16, bf16 inputs of one type, or two OCP FP8 formats; C f32, or
+    16-bit inputs' own type: cuBLAS accumulates in f32 and rounds C once), or a usage error."""
     from gemmc.dialects.gemm import type_name
     from gemmc.interp import host_function
 
     fn = host_function(module)
     a, b, c = (type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b, spec.c))
-    if c != "f32" or not ((a == b and a in _INPUTS) or (a in FP8_INPUTS and b in FP8_INPUTS)):
+    half_c = c == a == b and a in ("f16", "bf16")
+    if not (c == "f32" or half_c) or not ((a == b and a in _INPUTS) or (a in FP8_INPUTS and b in FP8_INPUTS)):
         raise usage_error(f"gemmc bench checks f32, f16 or bf16 inputs (A and B of one type) or OCP FP8 ones "
-                          f"(f8e4m3fn, f8e5m2) with an f32 C against cuBLAS; this kernel has A {a}, B {b}, C {c}")
-    return a, b
+                          f"(f8e4m3fn, f8e5m2) with an f32 C (or a C of the 16-bit inputs' type) against cuBLAS; "
+                          f"this kernel has A {a}, B {b}, C {c}")
+    return a, b, c
 
 
-def _plain_fields(prob: "Problem", t: str) -> dict:
+def _plain_fields(prob: "Problem", t: str, c: str = "f32") -> dict:
     """_MAIN's fields for f32 and 16-bit inputs: cuBLAS checks and is timed on the inputs themselves."""
     in_c, data_type = _INPUTS[t]
-    call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, dA="dA", dB="dB", **_operands(prob))
+    call = (_SGEMM if in_c == "float" else _GEMM_EX).format(data_type=data_type, dA="dA", dB="dB",
+                                                            c_type=_INPUTS[c][1], **_operands(prob))
+    call = f"BLAS_CHECK({call})"
     kind = "cublasSgemm (pedantic FP32)" if in_c == "float" else "cublasGemmEx"
     return dict(in_t=in_c, cublas_call=call, check_call=call, cublas_kind=kind, fill_a="fill", fill_b="fill",
                 fill_inputs="",
@@ -146,14 +185,15 @@ def _fp8_fields(prob: "Problem", a: str, b: str) -> dict:
     cublasGemmEx on f16 copies (exact); timed against cuBLASLt's FP8 GEMM where it takes the
     problem (fp8_cublaslt), else against that f16 cublasGemmEx."""
     fa, fb = FP8_INPUTS[a][0], FP8_INPUTS[b][0]
-    gemm_ex = _GEMM_EX.format(data_type="CUDA_R_16F", dA="dA16", dB="dB16", **_operands(prob))
+    gemm_ex = _GEMM_EX.format(data_type="CUDA_R_16F", dA="dA16", dB="dB16", c_type="CUDA_R_32F", **_operands(prob))
     lt = fp8_cublaslt(prob, a, b)
     setup = _FP8_SETUP.format(fa=fa, fb=fb) + (_LT_SETUP.format(type_a=FP8_INPUTS[a][1], type_b=FP8_INPUTS[b][1])
                                                if lt else "")
     device = "\n".join(f"template __global__ void {k}<{f}>({args});" for f in dict.fromkeys((fa, fb))
                         for k, args in (("bench_fill_fp8", "unsigned char*, long, unsigned"),
                                         ("bench_fp8_to_half", "const unsigned char*, __half*, long")))
-    return dict(in_t="unsigned char", cublas_call=_LT_MATMUL if lt else gemm_ex, check_call=gemm_ex,
+    return dict(in_t="unsigned char", cublas_call=f"BLAS_CHECK({_LT_MATMUL if lt else gemm_ex})",
+                check_call=f"BLAS_CHECK({gemm_ex})",
                 cublas_kind="cublasLt FP8" if lt else "cublasGemmEx f16 (the FP8 values)",
                 fill_a=f"fill_fp8<{fa}>", fill_b=f"fill_fp8<{fb}>", fill_inputs=_FP8_DEVICE + device,
                 fp8_includes="#include <cublasLt.h>\n#include <cuda_fp8.h>", fp8_host=_FP8_HOST, fp8_setup=setup,
@@ -171,7 +211,7 @@ def _operands(prob: Problem) -> dict:
 _SGEMM = ("cublasSgemm(handle, {op_b}, {op_a}, N, M, K, &alpha_value, {dB}[s], {ldb}, {dA}[s], {lda}, "
           "&beta_value, c, N)")
 _GEMM_EX = ("cublasGemmEx(handle, {op_b}, {op_a}, N, M, K, &alpha_value, {dB}[s], {data_type}, {ldb}, {dA}[s], "
-            "{data_type}, {lda}, &beta_value, c, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)")
+            "{data_type}, {lda}, &beta_value, c, {c_type}, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)")
 
 # FP8: the inputs' bytes from uniform values in [-1, 1) rounded to the format, and their f16 copies
 _FP8_DEVICE = r"""
@@ -229,11 +269,12 @@ _LT_MATMUL = ("cublasLtMatmul(lt, lt_op, &alpha_value, dB[s], lt_a, dA[s], lt_b,
               "&lt_algo.algo, lt_ws, lt_ws_bytes, stream)")
 
 
-def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20) -> dict:
+def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int = 20,
+              group_sizes: list[int] | None = None) -> dict:
     """Build with nvcc, run, return the parsed JSON result."""
     from gemmc.target.cuda import build_executable
 
-    source = bench_source(module, arch, dims, repeats)  # the input's errors (sizes, ...) come first
+    source = bench_source(module, arch, dims, repeats, group_sizes)  # the input's errors (sizes, ...) come first
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         raise GemmcError("gemmc bench: no NVIDIA GPU here (nvidia-smi finds none); run it on a machine with one",
                          code=EXIT_TOOLCHAIN)
@@ -249,7 +290,9 @@ def run_bench(module: ModuleOp, arch: Arch, dims: dict[str, int], repeats: int =
 
 
 def format_result(r: dict) -> str:
-    return (f"{r['kernel']}: M={r['M']} N={r['N']} K={r['K']}  gemmc {r['gemmc_ms']:.3f} ms "
+    several = (f" x {r['batches']} batches" if "batches" in r else
+               f" in {r['groups']} groups of {','.join(map(str, r['group_sizes']))} rows" if "groups" in r else "")
+    return (f"{r['kernel']}: M={r['M']} N={r['N']} K={r['K']}{several}  gemmc {r['gemmc_ms']:.3f} ms "
             f"{r['gemmc_tflops']:.2f} TFLOP/s | cuBLAS {r['cublas_ms']:.3f} ms {r['cublas_tflops']:.2f} TFLOP/s | "
             f"{r['pct_of_cublas']:.1f}% of cuBLAS | max rel err {r['max_rel_err']:.2e} "
             f"{'PASS' if r['passed'] else 'FAIL'} | {r['device']}")
@@ -300,29 +343,29 @@ static double bench_to_double(__nv_bfloat16 x) {{ return __bfloat162float(x); }}
 int main()
 {{
     const int M = {M}, N = {N}, K = {K};
-    const long size_a = {size_a}L, size_b = {size_b}L, size_c = (long)M * N;
+    const long size_a = {size_a}L, size_b = {size_b}L, size_c = {size_c};
     const float alpha_value = {alpha}f, beta_value = {beta}f;
-    const double bytes_per_set = sizeof({in_t}) * (size_a + size_b) + 4.0 * size_c;
+    const double bytes_per_set = sizeof({in_t}) * (size_a + size_b) + sizeof({c_t}) * (double)size_c;
     const int sets = std::max(2, std::min(16, (int)std::ceil(4.0 * {l2} / bytes_per_set)));
     std::vector<{in_t}*> dA(sets), dB(sets);
-    std::vector<float*> dC(sets);
+    std::vector<{c_t}*> dC(sets);
     for (int s = 0; s < sets; ++s) {{
         BENCH_CHECK(cudaMalloc(&dA[s], sizeof({in_t}) * size_a)); BENCH_CHECK(cudaMalloc(&dB[s], sizeof({in_t}) * size_b));
-        BENCH_CHECK(cudaMalloc(&dC[s], 4 * size_c));
+        BENCH_CHECK(cudaMalloc(&dC[s], sizeof({c_t}) * size_c));
         {fill_a}(dA[s], size_a, 3 * s + 1); {fill_b}(dB[s], size_b, 3 * s + 2); fill(dC[s], size_c, 3 * s + 3);
-    }}{fp8_setup}{epilogue_setup}
-    float *dC0, *dRef;
-    BENCH_CHECK(cudaMalloc(&dC0, 4 * size_c)); BENCH_CHECK(cudaMalloc(&dRef, 4 * size_c));
-    BENCH_CHECK(cudaMemcpy(dC0, dC[0], 4 * size_c, cudaMemcpyDeviceToDevice));
-    BENCH_CHECK(cudaMemcpy(dRef, dC[0], 4 * size_c, cudaMemcpyDeviceToDevice));
+    }}{fp8_setup}{epilogue_setup}{group_setup}
+    {c_t} *dC0, *dRef;
+    BENCH_CHECK(cudaMalloc(&dC0, sizeof({c_t}) * size_c)); BENCH_CHECK(cudaMalloc(&dRef, sizeof({c_t}) * size_c));
+    BENCH_CHECK(cudaMemcpy(dC0, dC[0], sizeof({c_t}) * size_c, cudaMemcpyDeviceToDevice));
+    BENCH_CHECK(cudaMemcpy(dRef, dC[0], sizeof({c_t}) * size_c, cudaMemcpyDeviceToDevice));
     cublasHandle_t handle;
     BLAS_CHECK(cublasCreate(&handle));
     BLAS_CHECK(cublasSetMathMode(handle, {math_mode}));  // FP32: pedantic, no TF32
     cudaStream_t stream = 0;
 
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-    auto cublas = [&](int s, float* c) {{ BLAS_CHECK({cublas_call}); }};
-    auto cublas_check = [&](int s, float* c) {{ BLAS_CHECK({check_call}); }};
+    auto cublas = [&](int s, {c_t}* c) {{ {cublas_call}; }};
+    auto cublas_check = [&](int s, {c_t}* c) {{ {check_call}; }};
     auto gemmc = [&](int s) {{ BENCH_CHECK({launcher}({call}, stream)); }};
 
 {check}
@@ -344,14 +387,14 @@ int main()
     }};
     const double g_ms = time_median([&](int s) {{ gemmc(s); }});
     const double c_ms = time_median([&](int s) {{ cublas(s, dC[s]); }});
-    const double flops = 2.0 * M * N * K;
+    const double flops = {flops};
     cudaDeviceProp prop; BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
     int driver = 0, runtime = 0; cudaDriverGetVersion(&driver); cudaRuntimeGetVersion(&runtime);
     std::printf("{{\"kernel\": \"{launcher}\", \"M\": %d, \"N\": %d, \"K\": %d, \"gemmc_ms\": %.6f, \"cublas_ms\": %.6f, "
                 "\"gemmc_tflops\": %.4f, \"cublas_tflops\": %.4f, \"pct_of_cublas\": %.2f, \"max_rel_err\": %.3e, "
                 "\"norm_rel_err\": %.3e, \"passed\": %s, \"input_sets\": %d, \"repeats\": %d, \"device\": \"%s\", "
                 "\"cuda_driver\": %d, \"cuda_runtime\": %d, \"cublas\": \"{cublas_kind}\", "
-                "\"checked_against\": \"{checked_against}\"}}\n",
+                "\"checked_against\": \"{checked_against}\"{extra_json}}}\n",
                 M, N, K, g_ms, c_ms, flops / g_ms / 1e9, flops / c_ms / 1e9, 100.0 * c_ms / g_ms, rel, norm_rel,
                 passed ? "true" : "false", sets, {repeats}, prop.name, driver, runtime);
     return passed ? 0 : 1;
@@ -359,8 +402,16 @@ int main()
 #endif  // GEMMC_HOST_CODE
 """
 
-# The check of a plain product: gemmc's C against cuBLAS's, both from the same C, on set 0.
-_CUBLAS_CHECK = dict(epilogue_setup="", checked_against="cuBLAS", check=r"""    // Correctness on set 0, against cuBLAS from the same C.
+def cublas_check(c: str = "f32") -> dict:
+    """The check of a product without an epilogue: gemmc's C against cuBLAS's, both from the same C, on
+    set 0, every element (of every batch).  A 16-bit C is both sums rounded once to it: its rounding
+    unit (half an ulp, relative) on top of the f32 accumulation's bound, in the norm and at the worst element."""
+    unit = {"f32": 0.0, "f16": 2.0**-11, "bf16": 2.0**-8}[c]
+    return dict(epilogue_setup="", checked_against="cuBLAS",
+                check=_CUBLAS_CHECK.replace("C_T", _INPUTS[c][0]).replace("UNIT", repr(unit)))
+
+
+_CUBLAS_CHECK = r"""    // Correctness on set 0, against cuBLAS from the same C.
     {
         int s = 0;
         gemmc(s);
@@ -368,18 +419,20 @@ _CUBLAS_CHECK = dict(epilogue_setup="", checked_against="cuBLAS", check=r"""    
         cublas_check(0, dRef);
         BENCH_CHECK(cudaDeviceSynchronize());
     }
-    std::vector<float> got(size_c), ref(size_c);
-    BENCH_CHECK(cudaMemcpy(got.data(), dC[0], 4 * size_c, cudaMemcpyDeviceToHost));
-    BENCH_CHECK(cudaMemcpy(ref.data(), dRef, 4 * size_c, cudaMemcpyDeviceToHost));
+    std::vector<C_T> got(size_c), ref(size_c);
+    BENCH_CHECK(cudaMemcpy(got.data(), dC[0], sizeof(C_T) * size_c, cudaMemcpyDeviceToHost));
+    BENCH_CHECK(cudaMemcpy(ref.data(), dRef, sizeof(C_T) * size_c, cudaMemcpyDeviceToHost));
     double max_diff = 0, max_ref = 0, sum_sq = 0, ref_sq = 0;
     bool finite = true;
     for (long i = 0; i < size_c; ++i) {
-        double d = std::fabs((double)got[i] - ref[i]);
-        finite = finite && std::isfinite(got[i]);
-        max_diff = std::max(max_diff, d); max_ref = std::max(max_ref, (double)std::fabs(ref[i]));
-        sum_sq += d * d; ref_sq += (double)ref[i] * ref[i];
+        const double g = bench_to_double(got[i]), r = bench_to_double(ref[i]), d = std::fabs(g - r);
+        finite = finite && std::isfinite(g);
+        max_diff = std::max(max_diff, d); max_ref = std::max(max_ref, std::fabs(r));
+        sum_sq += d * d; ref_sq += r * r;
     }
     const double rel = max_diff / std::max(max_ref, 1e-30), norm_rel = std::sqrt(sum_sq / std::max(ref_sq, 1e-30));
-    const bool passed = finite && norm_rel < 1e-5 * std::sqrt((double)K) && rel < 1e-4 * std::sqrt((double)K);
+    const double c_unit = UNIT;  // the rounding unit of C's type (0: f32, the accumulator's)
+    const bool passed = finite && norm_rel < 1e-5 * std::sqrt((double)K) + c_unit
+                        && rel < 1e-4 * std::sqrt((double)K) + 2 * c_unit;
 
-""")
+"""

@@ -133,13 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
     lay.set_defaults(run=cmd_layout)
 
     b = sub.add_parser("bench", help="build for an NVIDIA GPU (sm_90), check against cuBLAS, time",
-                       description="Lower for sm_90, build with nvcc, check C against cuBLAS FP32 SGEMM "
-                                   "and time both with CUDA events (needs an NVIDIA GPU and CUDA).")
+                       description="Lower for sm_90, build with nvcc, check C against cuBLAS (SGEMM in FP32, "
+                                   "GemmEx, strided-batched for a batch, one GemmEx per group for a grouped "
+                                   "product) and time both with CUDA events (needs an NVIDIA GPU and CUDA).")
     b.add_argument("file", help="a .gemm source or .mlir IR file")
     b.add_argument("--arch", default="sm_90", help="an NVIDIA target (sm_90)")
     b.add_argument("-p", "--pipeline", default=None, help="passes or a named pipeline (default: the arch's)")
     b.add_argument("-D", dest="defines", action="append", metavar="NAME=VALUE", help="set a dim (repeatable)")
     b.add_argument("--repeats", type=int, default=20, help="timed runs; the median is reported (default 20)")
+    b.add_argument("--group-sizes", metavar="S0,S1,...", default=None,
+                   help="a grouped product's rows per group (default: fixed uneven sizes summing to M, one empty)")
     b.add_argument("--json", action="store_true", help="print the result as JSON")
     b.set_defaults(run=cmd_bench)
 
@@ -279,7 +282,12 @@ def cmd_bench(args) -> int:
         raise usage_error(f"--repeats {args.repeats}: give at least 1 timed run")
     module = _load(args)
     api.lower(module, args.pipeline, arch)
-    result = run_bench(module, arch, _defines(args.defines), args.repeats)
+    sizes = None
+    if args.group_sizes is not None:
+        from gemmc.driver.bench_batched import parse_sizes
+
+        sizes = parse_sizes(args.group_sizes)
+    result = run_bench(module, arch, _defines(args.defines), args.repeats, sizes)
     result["pipeline"] = args.pipeline or "default"
     print(json.dumps(result) if args.json else format_result(result))
     return 0 if result["passed"] else EXIT_INPUT

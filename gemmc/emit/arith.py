@@ -285,9 +285,11 @@ def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Ex
     if op.name == "arith.truncf" and isinstance(to, VectorType) and to.get_shape()[0] % 4 == 0 \
             and isinstance(x.type.element_type, Float32Type):
         return _f32_to_fp8_vector(p, op, x, e)
+    if op.name == "arith.truncf" and not isinstance(x.type, VectorType):
+        return _float_to_fp8_scalar(p, op, x, e)
     if op.name == "arith.truncf" or isinstance(x.type, VectorType):
         raise emit_error(op, f"{op.name} {x.type} -> {to} is not emitted as HIP (FP8 scalars are converted to "
-                             "float, f32 vectors of 4k elements to FP8)")
+                             "and from float, f32 vectors of 4k elements to FP8)")
     _check_fp8_conversion(p, op, x.type)
     if p.emitter.arch.vendor == "nvidia":  # inline PTX (gemmc.emit.nvgpu)
         from gemmc.dialects.gemm import type_name as gemm_type_name
@@ -298,17 +300,36 @@ def _fp8_to_float(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Ex
     return call(_FP8_TO_F32[type(x.type)], cast("int", e), Expr("0"))
 
 
+def _float_to_fp8_scalar(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr) -> Expr:
+    """One float (f32, or a 16-bit float widened to it exactly) to its FP8 byte, nearest even: AMD's
+    v_cvt_pk_fp8_f32 / _bf8_f32 (the low byte of the word it writes; not saturating: a fused
+    epilogue's saturate has clamped the value to the format's range), sm_90's cvt.rn.satfinite
+    (which saturates too, a no-op on the clamped value; NaN stays NaN)."""
+    to = op.results[0].type
+    _check_fp8_conversion(p, op, to)
+    if not isinstance(x.type, Float32Type):
+        e = cast("float", e)
+    if p.emitter.arch.vendor == "nvidia":
+        from gemmc.dialects.gemm import type_name as gemm_type_name
+        from gemmc.emit.nvgpu import f32_to_fp8_function, f32_to_fp8_name
+
+        fmt = gemm_type_name(to)
+        return call(p.emitter.helper(f32_to_fp8_name(fmt), f32_to_fp8_function(fmt), {}), e)
+    return cast("unsigned char", call(_F32_TO_FP8[type(to)], e, Expr("0.0f"), Expr("0"), Expr("false")))
+
+
 _FP8_NAMES = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3fn", "f8e5m2")
 
 
 def _check_fp8_conversion(p: FunctionPrinter, op: Operation, t: Attribute) -> None:
     """The conversion builtins are AMD's and read the arch's FP8 formats only (FNUZ on gfx942,
-    OCP on gfx950 and gfx1201), sm_90's inline PTX OCP's, f32 vectors to FP8 none (AMD's alone):
+    OCP on gfx950 and gfx1201), sm_90's inline PTX OCP's (scalars both ways), f32 vectors to FP8
+    none (AMD's alone):
     anything else would convert a byte of another format."""
     from gemmc.dialects.gemm import type_name as gemm_type_name
 
     arch = p.emitter.arch
-    vector_out = op.name == "arith.truncf"
+    vector_out = op.name == "arith.truncf" and isinstance(op.results[0].type, VectorType)
     if (arch.vendor != "amd" and vector_out) or gemm_type_name(t) not in arch.dtypes:
         raise emit_error(op, f"{op.name} on {t} is not emitted as HIP for {arch.name}: its FP8 conversions "
                              f"read {', '.join(n for n in arch.dtypes if n in _FP8_NAMES) or 'no FP8 format'}")
@@ -406,10 +427,11 @@ _MATH_UNARY = {
     "math.absf": "fabs", "math.sqrt": "sqrt", "math.exp": "exp", "math.log": "log",
     "math.floor": "floor", "math.ceil": "ceil", "math.trunc": "trunc", "math.round": "round",
     "math.sin": "sin", "math.cos": "cos", "math.tanh": "tanh", "math.erf": "erf",
+    "math.roundeven": "rint",  # in the default rounding mode, nearest even: v_rndne_f32
 }
 
 
-_CUDA_MATH = ("erf", "tanh", "exp", "fabs")
+_CUDA_MATH = ("erf", "tanh", "exp", "fabs", "rint")
 
 
 @op_printer("math.fma", "vector.fma", pure=True)

@@ -23,6 +23,7 @@ from gemmc.dialects.gemm import type_name as gemm_type_name
 from gemmc.emit import harness_epilogue, harness_grouped, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
+from gemmc.emit.c_types import is_fp8 as is_fp8_type
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
 from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -92,6 +93,17 @@ class HarnessWriter:
         except (KeyError, AttributeError):
             raise emit_error(fn, f"--harness: {SPEC_ATTR} lacks integer a, b and c") from None
         ta, tb = "transpose_a" in d, "transpose_b" in d
+        c_elem = fn.args[c].type.element_type if c < len(fn.args) else None
+        if c_elem is not None and (gemm_type_name(c_elem) == "i8" or is_fp8_type(c_elem)):
+            # its C holds codes (FP8 bytes, requantized integers) the C++ reference does not decode yet
+            raise emit_error(fn, f"--harness does not check an {gemm_type_name(c_elem)} C yet (an output "
+                                 "conversion); gemmc run checks it")
+        lines = [x.data for x in d["epilogue"].data] if "epilogue" in d else []  # type: ignore[union-attr]
+        more = [w for w in ("gemm.output", "gemm.amax") if any(x.startswith(w + " ") for x in lines)]
+        if more:  # its C++ reference and buffers are C's alone
+            raise emit_error(fn, f"--harness checks C alone; the kernel also writes "
+                                 f"{' and '.join('other outputs' if w == 'gemm.output' else 'an amax' for w in more)} "
+                                 "(gemmc run checks them)")
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
         if da and dc and 3 in (len(da), len(dc)):

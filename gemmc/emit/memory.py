@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, VectorType
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 
 from gemmc.emit import fp4, fp6
@@ -25,7 +25,7 @@ from gemmc.emit.c_text import (
 from gemmc.emit.c_types import identity_layout, is_fp6, is_int4, is_sub_byte
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
-from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, GLOBAL_SPACE, LDS_SPACE, memory_space
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF, GLOBAL_SPACE, LDS_SPACE, memory_space
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.lds_access import known_multiple, row_multiple
 
@@ -67,8 +67,11 @@ def _print_assume_rows_aligned(p: FunctionPrinter, op: Operation) -> None:
 @op_printer("memref.atomic_rmw")
 def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
     value, mem, *indices = op.operands
-    if op.properties["kind"].value.data not in (ATOMIC_ADDF, ATOMIC_ADDI):  # type: ignore[union-attr]
-        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf and addi")
+    kind = op.properties["kind"].value.data  # type: ignore[union-attr]
+    if kind == ATOMIC_MAXIMUMF:
+        return _print_atomic_max(p, op)
+    if kind not in (ATOMIC_ADDF, ATOMIC_ADDI):
+        raise p.unsupported(op, "memref.atomic_rmw of a kind other than addf, addi and maximumf")
     address = f"&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text}"
     if p.emitter.arch.vendor == "nvidia":
         e = call("atomicAdd", Expr(address), p.value(value))
@@ -79,6 +82,25 @@ def _print_atomic_rmw(p: FunctionPrinter, op: Operation) -> None:
         p.define(op.results[0], e, pure=False)
     else:
         p.line(f"{e.text};")
+
+
+def _print_atomic_max(p: FunctionPrinter, op: Operation) -> None:
+    """An f32 atomic max of a magnitude (an amax output's): an unsigned integer atomic max of its
+    bits, which order non-negative floats (and NaN above inf) as their values do; so the value must
+    be math.absf's, and the element non-negative before (docs/language.md, "amax")."""
+    value, mem, *indices = op.operands
+    if not isinstance(value.type, Float32Type) or getattr(value.owner, "name", "") != "math.absf":
+        raise p.unsupported(op, "memref.atomic_rmw maximumf of anything but math.absf's f32 (the integer max of "
+                                "the bits orders non-negative floats only)")
+    address = Expr(f"reinterpret_cast<unsigned int*>(&{p.unpacked(mem, op).element([p.value(i) for i in indices]).text})")
+    bits = call("__builtin_bit_cast", Expr("unsigned int"), p.value(value))
+    if p.emitter.arch.vendor == "nvidia":
+        e = call("atomicMax", address, bits)
+    else:
+        e = call("__hip_atomic_fetch_max", address, bits, Expr("__ATOMIC_RELAXED"), Expr("__HIP_MEMORY_SCOPE_AGENT"))
+    if op.results[0].uses:
+        raise p.unsupported(op, "memref.atomic_rmw maximumf whose old value is used")
+    p.line(f"{e.text};")
 
 
 @op_printer("memref.alloc", "memref.alloca")

@@ -283,4 +283,24 @@ def fp8_to_f32_function(fmt: str) -> list[str]:
     ]
 
 
+def f32_to_fp8_name(fmt: str) -> str:
+    return f"gemmc_f32_to_{fmt}"
+
+
+def f32_to_fp8_function(fmt: str) -> list[str]:
+    """The device function that converts a float to one OCP FP8 byte of `fmt`: cvt's pair
+    conversion from two f32 (x in the low byte), nearest even; satfinite (PTX allows no other
+    mode) saturates beyond the largest finite value, NaN stays NaN."""
+    f = PTX_FP8[fmt]
+    return [
+        f"// cvt.rn.satfinite.{f}x2.f32: x as a {f} byte (the low byte of the pair)",
+        f"__device__ inline unsigned char {f32_to_fp8_name(fmt)}(float x)",
+        "{",
+        "    unsigned short h;",
+        f'    asm("cvt.rn.satfinite.{f}x2.f32 %0, %1, %2;" : "=h"(h) : "f"(x), "f"(x));',
+        "    return static_cast<unsigned char>(h & 0xff);",
+        "}",
+    ]
+
+
 READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc"})  # (cp.async writes shared memory only)

@@ -10,6 +10,8 @@ no batch but its groups' matrices (gemmc.frontend.grouping); a grouped product i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lark import Token
 
 from gemmc.frontend import grouping
@@ -71,3 +73,18 @@ class BatchChecker:
         if extra is None:
             return []
         return [self.b.k.tensors[o.name] for o in extra.operands if o.axes]
+
+
+def take_leading_dims(tensors: dict, grouped: bool, error) -> None:
+    """A 3-D tensor's leading dim: of a grouped product (`grouped by SIZES`), B's [G, K, N] keeps it
+    (gemmc.frontend.grouping checks it; a grouped product is not batched, so another 3-D operand
+    is an error in the parser's _matrix); otherwise it is a batch dim, moved to the tensor's `batch`
+    (BatchChecker checks them).  `error(token, message)` makes the located error."""
+    for key, t in list(tensors.items()):
+        if len(t.dims) != 3:
+            continue
+        what = "group" if grouped else "batch"
+        if t.lead_div is not None:
+            raise error(t.lead_div, f"the {what} dim '{t.dims[0]}' is a dim as declared, not divided")
+        if not grouped:
+            tensors[key] = replace(t, dims=t.dims[1:], divs=t.divs[1:], batch=t.dims[0])

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from gemmc.dialects.gemm import YieldOp
+from gemmc.dialects.gemm import AmaxOp, OutputOp, YieldOp
 
 
 @dataclass(frozen=True)
@@ -90,25 +90,80 @@ def blas_form(node: Node, output: str, is_scale: Callable[[Node], bool]) -> tupl
 ONE = Token("NUMBER", "1.0")
 
 # The functions, by name: their arity and what they compute (docs/language.md).
-FUNCTIONS = {"relu": 1, "gelu": 1, "gelu_tanh": 1, "silu": 1, "sigmoid": 1, "tanh": 1, "abs": 1, "clamp": 3}
+FUNCTIONS = {"relu": 1, "gelu": 1, "gelu_tanh": 1, "silu": 1, "sigmoid": 1, "tanh": 1, "abs": 1, "clamp": 3,
+             "saturate": 1}
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_CUBIC = 0.044715
 
 
+def _convert(v: SSAValue, t: Attribute):
+    """A float conversion between two float types (f16 <-> bf16 not needed: the epilogue's type is f32
+    or f16, and an output read back is rounded to its own type first)."""
+    return arith.TruncFOp(v, t) if v.type.bitwidth > t.bitwidth else arith.ExtFOp(v, t)
+
+
 class EpilogueEmitter:
     """Writes an expression as ops at the end of `block`: `leaf(node)` gives the value of a
-    product, name or number node in the accumulator type `acc`."""
+    product, name or number node in the epilogue's type `acc` (the accumulator type; f32 for an
+    integer product's requantization).  `saturation` is saturate's range, C's finite values
+    (None: C has no saturate); `result`, where it differs from `acc`, the integer type the value
+    is yielded in (rounded to nearest even, then converted: in range, saturate made it so)."""
 
-    def __init__(self, block: Block, acc: Attribute, leaf: Callable[[Node, Builder], SSAValue]):
+    def __init__(self, block: Block, acc: Attribute, leaf: Callable[[Node, Builder], SSAValue],
+                 saturation: tuple[float, float] | None = None, result: Attribute | None = None):
         self.b = Builder(InsertPoint.at_end(block))
         self.acc = acc
         self.leaf = leaf
+        self.saturation = saturation
+        self.result = result or acc
+        self.reads: dict[str, tuple] = {}  # outputs written before, by name: (value, its output's type)
 
     def finish(self, node: Node) -> None:
-        self.b.insert(YieldOp(self.value(node)))
+        self.b.insert(YieldOp(self.stored(node)))
+
+    def stored(self, node: Node) -> SSAValue:
+        """The expression's value as the store takes it (in the yield's type)."""
+        v = self.value(node)
+        if self.result != self.acc:  # requantization: the nearest integer, ties to even; in range
+            v = self._op(arith.FPToSIOp(self._op(xmath.RoundEvenOp(v)), self.result))
+        return v
+
+    def output(self, node: Node, name: str, element: Attribute) -> SSAValue:
+        """gemm.output of the expression (the next output's value); a later expression reading `name`
+        reads it rounded to the output's `element` type (its stored value), back in the epilogue's."""
+        v = self.stored(node)
+        self.b.insert(OutputOp(v))
+        self.remember(name, v, element)
+        return v
+
+    def remember(self, name: str, v: SSAValue, element: Attribute) -> None:
+        """A later expression reads output `name` as stored: v rounded to `element`, back in the
+        epilogue's type (an integer output, requantized, is not read back: the parser refuses it)."""
+        if v.type == self.acc:
+            self.reads[name] = (v, element)  # converted where first read (`_read`)
+
+    def _read(self, name: str) -> SSAValue:
+        v, element = self.reads[name]
+        if isinstance(v, tuple) or element is None:
+            return v
+        back = v if v.type == element else self._op(_convert(v, element))
+        if back.type != self.acc and back.type.bitwidth == self.acc.bitwidth:  # bf16 into f16: through f32
+            back = self._op(arith.ExtFOp(back, Float32Type()))
+        back = back if back.type == self.acc else self._op(_convert(back, self.acc))
+        self.reads[name] = (back, None)  # the one conversion, read again
+        return back
+
+    def amax(self, node: Node) -> None:
+        """gemm.amax of the expression's value, widened to f32 (the amax output's type)."""
+        v = self.value(node)
+        if v.type != Float32Type():
+            v = self._op(arith.ExtFOp(v, Float32Type()))
+        self.b.insert(AmaxOp(v))
 
     def value(self, node: Node) -> SSAValue:
+        if node.kind == "name" and str(node.token) in self.reads:
+            return self._read(str(node.token))
         if node.kind in ("product", "name", "number"):
             return self.leaf(node, self.b)
         args = [self.value(a) for a in node.args]
@@ -169,3 +224,8 @@ class EpilogueEmitter:
 
     def _clamp(self, x, lo, hi):  # min(max(x, lo), hi)
         return self._op(arith.MinimumfOp(self._op(arith.MaximumfOp(x, lo)), hi))
+
+    def _saturate(self, x):  # clamp to C's finite range: +-inf to +-max, NaN stays NaN (maximumf)
+        assert self.saturation is not None  # the checker allows saturate only where C has a range
+        lo, hi = (self.constant(v) for v in self.saturation)
+        return self._clamp(x, lo, hi)

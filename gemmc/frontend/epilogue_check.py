@@ -3,8 +3,9 @@
 A name in the expression is a scalar (of the accumulator type, as alpha is) or a broadcast
 operand matched to the output's dims by name: [M, N] element-wise, [M] one value a row,
 [N] one value a column (M and N as the output declares them).  Functions have fixed
-arities; clamp's bounds are scalars or numbers, lo <= hi.  An integer product takes no
-fused epilogue (its C is i32, computed exactly; requantization is not done yet).
+arities; clamp's bounds are scalars or numbers, lo <= hi.  saturate(x) is the outermost call,
+and the only way to an FP8 or i8 C (its finite range: docs/language.md, "Output conversion").
+An integer product takes an epilogue only to requantize to an i8 C, computed in f32.
 """
 
 from __future__ import annotations
@@ -13,10 +14,40 @@ from dataclasses import dataclass, field
 
 from lark import Token
 
-from gemmc.dialects.gemm import INT_ACC
+from gemmc.dialects.gemm import INT_ACC, is_fp8
+from gemmc.support.arith_semantics import fp8_dtypes
 from gemmc.frontend import epilogue as epi
 
 EPILOGUE_ELEMENT_TYPES = ("f32", "f16", "bf16")
+REQUANT_TYPE = "f32"  # an integer product's epilogue computes in f32 (the scales' type)
+REQUANT_OUTPUT = "i8"
+
+
+def needs_saturate(dtype: str) -> bool:
+    """An FP8 or i8 C: written only through saturate (an overflow would otherwise be NaN, inf or
+    undefined, and each format and target does it differently)."""
+    return is_fp8(dtype) or dtype == REQUANT_OUTPUT
+
+
+# The largest finite value of each float type saturate may clamp to or compute in.
+_LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
+
+
+def saturation_range(c_dtype: str, etype: str) -> tuple[float, float] | None:
+    """saturate's bounds for C's type, in the epilogue's type `etype`: C's finite range (i8's
+    -128 .. 127; FP8's +-largest from ml_dtypes' formats), no wider than `etype`'s own."""
+    if c_dtype == REQUANT_OUTPUT:
+        return -128.0, 127.0
+    if is_fp8(c_dtype):
+        import ml_dtypes  # (a second to import: only an FP8 C pays for it)
+
+        top = float(ml_dtypes.finfo(fp8_dtypes()[c_dtype]).max)
+    elif c_dtype in _LARGEST:
+        top = _LARGEST[c_dtype]
+    else:
+        return None
+    top = min(top, _LARGEST[etype])
+    return -top, top
 
 
 @dataclass
@@ -33,6 +64,19 @@ class Operand:
 class Epilogue:
     ast: epi.Node
     operands: list[Operand] = field(default_factory=list)
+    amax_ast: epi.Node | None = None  # the argument of `m = amax(...)`, an expression like ast
+    amax_name: str | None = None
+    more: list[MoreOutput] = field(default_factory=list)  # the outputs assigned after C, in order
+
+
+@dataclass
+class MoreOutput:
+    """An output assigned after C (`Y = gelu(C)`): its name, tensor and expression, which may read
+    the outputs assigned before it (their stored values)."""
+
+    token: Token
+    tensor: object  # the parser's _Tensor
+    ast: epi.Node
 
     def operand(self, name: str) -> Operand:
         return next(o for o in self.operands if o.name == name)
@@ -47,23 +91,52 @@ class EpilogueChecker:
         self.c = c
         self.c_tok = c_tok
 
-    def check(self, ast: epi.Node) -> Epilogue:
-        if self.k.acc == INT_ACC:
+    @property
+    def etype(self) -> str:
+        """The type the epilogue computes in: the accumulator's, f32 for an integer product's."""
+        return REQUANT_TYPE if self.k.acc == INT_ACC else self.k.acc
+
+    def check(self, ast: epi.Node, amax_ast: epi.Node | None = None, more: list[MoreOutput] = ()) -> Epilogue:
+        if self.k.acc == INT_ACC and self.c.dtype != REQUANT_OUTPUT:
             at = next(n.token for n in epi.walk(ast) if n.kind != "product")
             raise self.b.error(at, f"an integer product takes no fused epilogue (functions, vectors, other "
-                                   f"matrices) yet; its C is {INT_ACC}: C = A @ B or C = A @ B + C")
-        out = Epilogue(ast)
-        for node in epi.walk(ast):
-            if node.kind == "call":
-                self._call(node)
-            elif node.kind == "number":
-                self.b._scale(node.token)  # fits the accumulator type (a located error if not)
-            elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
-                out.operands.append(self._operand(node.token))
+                                   f"matrices) into its {self.c.dtype} C: C = A @ B or C = A @ B + C; an epilogue "
+                                   f"requantizes to an {REQUANT_OUTPUT} C: C = saturate(s * (A @ B))")
+        out = Epilogue(ast, amax_ast=amax_ast, more=list(more))
+        written = [str(self.c_tok)]  # the outputs a later expression reads (C's stored value, ...)
+        self._expression(out, ast, self.c_tok, self.c.dtype, ())
+        if amax_ast is not None:
+            self._expression(out, amax_ast, None, None, ())
+        for m in more:
+            self._expression(out, m.ast, m.token, m.tensor.dtype, tuple(written))
+            written.append(str(m.token))
         return out
 
-    def _call(self, node: epi.Node) -> None:
+    def _expression(self, out: Epilogue, ast: epi.Node, tok: Token | None, dtype, reads: tuple[str, ...]) -> None:
+        """One assigned expression (tok None: amax's argument); names in `reads` are outputs written
+        before it, the others operands."""
+        for node in epi.walk(ast):
+            if node.kind == "call":
+                self._call(node, node is ast and tok is not None, dtype)
+            elif node.kind == "number":
+                self.b._scale(node.token, self.etype)  # fits the epilogue's type (a located error if not)
+            elif node.kind == "name" and str(node.token) in reads:
+                continue
+            elif node.kind == "name" and str(node.token) not in {o.name for o in out.operands}:
+                out.operands.append(self._operand(node.token))
+        if tok is not None and needs_saturate(dtype) and not (ast.kind == "call" and str(ast.token) == "saturate"):
+            raise self.b.error(dtype, f"the output '{tok}' is {dtype}: its value is converted with saturation; "
+                                      f"write {tok} = saturate(...)")
+
+    def _call(self, node: epi.Node, outermost: bool, dtype=None) -> None:
         name = str(node.token)
+        dtype = dtype or self.c.dtype
+        if name == "amax":
+            raise self.b.error(node.token, "amax(x) is an output of its own: a second assignment 'm = amax(...)' "
+                                           "of a scalar 'm: f32'")
+        if name == "saturate" and not outermost:
+            raise self.b.error(node.token, f"saturate(x) converts the stored value to {dtype}'s range: "
+                                           f"it is the outermost call ({self.c_tok} = saturate(...))")
         arity = epi.FUNCTIONS.get(name)
         if arity is None:
             raise self.b.error(node.token, f"unknown function '{name}'; the functions are "
@@ -88,7 +161,7 @@ class EpilogueChecker:
     def _operand(self, tok: Token) -> Operand:
         name = str(tok)
         if name in self.k.scalars:
-            self.b._scale(tok)  # declared with the accumulator type
+            self.b._scale(tok, self.etype)  # declared with the epilogue's type
             return Operand(name, tok, "", self.k.scalars[name][1])
         if name not in self.k.tensors:
             what = "a dim" if name in self.k.dims else "not declared"

@@ -37,13 +37,14 @@ from xdsl.rewriter import InsertPoint
 from gemmc.target.arch import ARCHS, Arch
 from gemmc.support.diagnostics import GemmcError, location_in, usage_error
 from gemmc.dialects.gemm import (
-    ELEMENT_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES, OUTPUT_TYPES, SCALE_NAME,
-    MatmulOp, dims_attr, is_fp8, is_int, is_narrow_float,
+    AMAX_TYPE, ELEMENT_TYPES, INT4_TYPES, INT_ACC, INT_INPUT_TYPES, MX_BLOCK, MX_ELEMENT_NAMES, MX_NARROW_TYPES,
+    OUTPUT_TYPES, SCALE_NAME, MatmulOp, YieldOp, dims_attr, is_fp8, is_int, is_narrow_float,
 )
 from gemmc.support.ir_names import DIMS_ATTR, GROUP_SIZES_ATTR, UNSIGNED_ATTR
 from gemmc.frontend import epilogue as epi
-from gemmc.frontend.batch_check import BatchChecker
-from gemmc.frontend.epilogue_check import EpilogueChecker
+from gemmc.frontend import outputs
+from gemmc.frontend.batch_check import BatchChecker, take_leading_dims
+from gemmc.frontend.epilogue_check import REQUANT_OUTPUT, REQUANT_TYPE, EpilogueChecker, MoreOutput, saturation_range
 from gemmc.frontend import grouping
 
 _GRAMMAR = resources.files("gemmc.frontend").joinpath("gemm.lark").read_text()
@@ -76,6 +77,7 @@ _TERMINAL_WORDS = {
     "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'", "LPAR": "'('", "RPAR": "')'", "AT": "'@'", "KERNEL": "'kernel'", "DIM": "'dim'",
     "ACC": "'acc'", "SCALED": "'scaled'", "GROUPED": "'grouped'", "BY": "'by'", "SLASH": "'/'", "$END": "end of file", "<END-OF-FILE>": "end of file",
 }
+
 
 MAX_DIM = 2**31 - 1
 """Kernels index with 32-bit ints (docs/language.md): a dim, and a matrix's element
@@ -112,6 +114,8 @@ class _Kernel:
     acc: str = "f32"
     acc_token: Token | None = None  # where `acc` is declared (None: the default)
     assign: Tree | None = None
+    amax_assign: Tree | None = None  # `m = amax(...)`: a second output, the epilogue's amax
+    more: list[Tree] = field(default_factory=list)  # assignments of more outputs after C's (`Y = gelu(C)`)
 
 
 def parse_gemm(
@@ -213,6 +217,19 @@ class _Collector:
     def error(self, token: Token, message: str) -> GemmcError:
         return GemmcError(message, location_in(self.filename, self.text, token.line, token.column))
 
+    def _assign(self, k: _Kernel, stmt: Tree) -> None:
+        """The assignment of C, and at most one of an amax output (`m = amax(...)`)."""
+        expr = stmt.children[1]
+        is_amax = isinstance(expr, Tree) and expr.data == "call" and str(expr.children[0]) == "amax"
+        if is_amax and k.amax_assign is not None:
+            raise self.error(stmt.children[0], "a kernel has one amax output (m = amax(...))")
+        if is_amax:
+            k.amax_assign = stmt
+        elif k.assign is not None:
+            k.more.append(stmt)  # another output (gemmc.frontend.epilogue_check.MoreOutput)
+        else:
+            k.assign = stmt
+
     def collect(self, tree: Tree) -> _Kernel:
         (ktree,) = tree.children
         name, *stmts = ktree.children
@@ -220,9 +237,7 @@ class _Collector:
         declared: dict[str, Token] = {}
         for stmt in stmts:
             if stmt.data == "assign":
-                if k.assign is not None:
-                    raise self.error(stmt.children[0], "a kernel has exactly one assignment")
-                k.assign = stmt
+                self._assign(k, stmt)
                 continue
             if stmt.data == "acc_decl":
                 k.acc, k.acc_token = str(stmt.children[0]), stmt.children[0]
@@ -350,17 +365,24 @@ class _Builder:
         k = self.k
         c_tok, expr, *grouped = k.assign.children
         self.grouped_by = grouped[0].children[0] if grouped else None
-        self._leading_dims()
+        take_leading_dims(self.k.tensors, self.grouped_by is not None, self.error)
         c = self._matrix(c_tok)
         ast = epi.to_ast(expr)
+        amax_tok, amax_ast = outputs.amax(self, ast)
+        more = outputs.more_outputs(self, c, c_tok, ast)
         product = self._the_product(ast)
         self._integer_acc(product)
         a_use, b_use = self._product(product)
         sizes = grouping.check(self, self.grouped_by, a_use, b_use, c) if self.grouped_by is not None else None
-        blas = epi.blas_form(ast, str(c_tok), self._is_scale)
+        if sizes is not None and (amax_ast is not None or more or is_fp8(c.dtype)):
+            raise self.error(self.grouped_by, "a grouped product has one output C of f32, f16 or bf16 "
+                                              "(no more outputs, amax or FP8 C)")
+        blas = epi.blas_form(ast, str(c_tok), self._is_scale) if amax_ast is None and not more else None
         extra = None
+        self.fused = blas is None  # _check_types: an FP8 or i8 C needs the epilogue's saturate
         if blas is None:
-            extra = EpilogueChecker(self, c, c_tok).check(ast)
+            extra = EpilogueChecker(self, c, c_tok).check(ast, amax_ast, more)
+            extra.amax_name = str(amax_tok) if amax_tok is not None else None
             alpha_tok = beta_tok = None
         else:
             alpha_tok = self._scale_of(blas[0])
@@ -370,21 +392,8 @@ class _Builder:
         for use in (a_use, b_use, c):
             self._check_size(use.tensor if isinstance(use, _Use) else use)
         self._check_types(a_use, b_use, c)
+        self._check_more_types(more, c)
         return self._emit(a_use, b_use, c, alpha_tok, beta_tok, extra, sizes)
-
-    def _leading_dims(self) -> None:
-        """A 3-D tensor's leading dim: of a grouped product (`grouped by SIZES`), B's [G, K, N] keeps it
-        (gemmc.frontend.grouping checks it; a grouped product is not batched, so another 3-D operand
-        is an error in _matrix); otherwise it is a batch dim, moved to the tensor's `batch`
-        (gemmc.frontend.batch_check checks them)."""
-        for key, t in list(self.k.tensors.items()):
-            if len(t.dims) != 3:
-                continue
-            what = "group" if self.grouped_by is not None else "batch"
-            if t.lead_div is not None:
-                raise self.error(t.lead_div, f"the {what} dim '{t.dims[0]}' is a dim as declared, not divided")
-            if self.grouped_by is None:
-                self.k.tensors[key] = replace(t, dims=t.dims[1:], divs=t.divs[1:], batch=t.dims[0])
 
     def _the_product(self, ast: epi.Node) -> Tree:
         """The assignment's one product A @ B (a located error for none or two)."""
@@ -429,8 +438,8 @@ class _Builder:
         an integer product (the float checks then do not apply)."""
         a, b = a_use.tensor, b_use.tensor
         if not (is_int(a.dtype) or is_int(b.dtype)):
-            if c.dtype == INT_ACC:
-                raise self.error(c.dtype, f"the output '{c.name}' is {INT_ACC}, the output of i8 and u8 operands; "
+            if is_int(c.dtype):
+                raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}, the output of i8 and u8 operands; "
                                           f"'{a.name}' is {a.dtype}")
             return False
         for use, other in ((a_use, b_use), (b_use, a_use)):
@@ -442,8 +451,12 @@ class _Builder:
                 raise self.error(use.token, f"'{use.token}' is {t.dtype} but '{other.token}' is {other.tensor.dtype}: "
                                             f"an integer product takes {', '.join(INT_INPUT_TYPES[:-1])} or "
                                             f"{INT_INPUT_TYPES[-1]} operands only")
-        if c.dtype != INT_ACC:
-            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC}")
+        if c.dtype == REQUANT_OUTPUT and not self.fused:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: an integer product is requantized to it "
+                                      f"by an epilogue that saturates ({c.name} = saturate(s * (A @ B)))")
+        if c.dtype not in (INT_ACC, REQUANT_OUTPUT):
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an integer product's output is {INT_ACC} "
+                                      f"(or {REQUANT_OUTPUT}, requantized)")
         if (a.dtype in INT4_TYPES) != (b.dtype in INT4_TYPES):
             raise self.error(b_use.token, f"'{a.name}' is {a.dtype} but '{b_use.token}' is {b.dtype}: A and B are "
                                           f"both 8-bit (i8, u8) or both 4-bit (i4, u4)")
@@ -490,8 +503,11 @@ class _Builder:
             )
         if c.dtype not in OUTPUT_TYPES:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}; an output must be "
-                                      f"{', '.join(t for t in OUTPUT_TYPES if t != INT_ACC)} (FP8 outputs are not supported)")
-        for t in (a, b):
+                                      f"{', '.join(t for t in OUTPUT_TYPES if not is_int(t))}")
+        if is_fp8(c.dtype) and not self.fused:
+            raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: its value is converted with saturation; "
+                                      f"write {c.name} = saturate(...)")
+        for t in (a, b, c):
             if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
                                           f"{', '.join(self.arch.dtypes)}")
@@ -502,6 +518,18 @@ class _Builder:
                 if use.tensor.dtype in MX_NARROW_TYPES or use.tensor.dtype == SCALE_NAME:
                     raise self.error(use.token, f"'{use.token}' is {use.tensor.dtype}, a block-scaled format: write "
                                                 f"'{use.token} scaled S{use.token}' with its {SCALE_NAME} scales")
+
+    def _check_more_types(self, more: list[MoreOutput], c: _Tensor) -> None:
+        """Another output is a float type (an FP8 one of the arch) of a float product, i8 of an integer one."""
+        for m in more:
+            dtype = m.tensor.dtype
+            if self.k.acc == INT_ACC:
+                raise self.error(m.token, f"an integer product writes one output (C) yet; '{m.token}' is another")
+            if self.k.acc != INT_ACC and (is_int(dtype) or dtype not in OUTPUT_TYPES):
+                raise self.error(dtype, f"'{m.token}' is {dtype}; an output must be "
+                                        f"{', '.join(t for t in OUTPUT_TYPES if not is_int(t))}")
+            if self.arch is not None and is_narrow_float(dtype) and dtype not in self.arch.dtypes:
+                raise self.error(dtype, f"{self.arch.name} cannot do {dtype}; its types: {', '.join(self.arch.dtypes)}")
 
     def _check_scales(self, a_use: _Use, b_use: _Use) -> None:
         """A block-scaled product: both operands scaled, by E8M0 matrices of their operand's
@@ -570,24 +598,28 @@ class _Builder:
                                   "(a vector is an epilogue's operand: C = A @ B + b)")
         return t
 
-    def _scale(self, tok: Token) -> Token:
-        if self.k.acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
+    def _scale(self, tok: Token, acc: str | None = None) -> Token:
+        """A number or scalar in the type `acc` computes in: the accumulator's (alpha, beta, an
+        epilogue's), f32 in an integer product's requantizing epilogue."""
+        acc = acc or self.k.acc
+        if acc == INT_ACC and not (tok.type == "NUMBER" and float(tok) == 1.0):
             raise self.error(tok, f"an integer product takes no scale but 1 (it is computed in {INT_ACC}: "
                                   f"C = A @ B or C = A @ B + C)")
-        if self.k.acc == INT_ACC:
+        if acc == INT_ACC:
             return tok
-        if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[self.k.acc]:
-            raise self.error(tok, f"scale {tok} overflows the accumulator type {self.k.acc} "
-                                  f"(at most {_MAX_FINITE[self.k.acc]:g})")
-        if tok.type == "NUMBER" and 0 < abs(float(tok)) <= _MIN_NONZERO[self.k.acc] / 2:
-            self.warn(tok, f"scale {tok} rounds to 0 in the accumulator type {self.k.acc} "
-                           f"(its smallest nonzero value is {_MIN_NONZERO[self.k.acc]:.3g})")
+        if tok.type == "NUMBER" and not abs(float(tok)) <= _MAX_FINITE[acc]:
+            raise self.error(tok, f"scale {tok} overflows the accumulator type {acc} "
+                                  f"(at most {_MAX_FINITE[acc]:g})")
+        if tok.type == "NUMBER" and 0 < abs(float(tok)) <= _MIN_NONZERO[acc] / 2:
+            self.warn(tok, f"scale {tok} rounds to 0 in the accumulator type {acc} "
+                           f"(its smallest nonzero value is {_MIN_NONZERO[acc]:.3g})")
         if tok.type == "NAME":
             if str(tok) not in self.k.scalars:
-                raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {self.k.acc}'")
+                raise self.error(tok, f"'{tok}' is not a declared scalar; declare it as '{tok}: {acc}'")
             dtype = self.k.scalars[str(tok)][1]
-            if dtype != self.k.acc:
-                raise self.error(tok, f"scalar '{tok}' is {dtype} but the accumulator is {self.k.acc}")
+            if dtype != acc:
+                what = "the accumulator" if acc == self.k.acc else "an integer product's epilogue"
+                raise self.error(tok, f"scalar '{tok}' is {dtype} but {what} is {acc}")
         return tok
 
     def _check_shapes(self, a: _Use, b: _Use, c: _Tensor, c_tok: Token) -> None:
@@ -661,18 +693,27 @@ class _Builder:
         scalar_names = list(dict.fromkeys(str(s) for s in scalars))
         if extra is not None:  # the epilogue's tensors follow A, B, C (and scales); its scalars come last
             tensors += [t for t in (k.tensors[o.name] for o in extra.operands if o.axes) if t not in tensors]
+            tensors += [m.tensor for m in extra.more if m.tensor not in tensors]  # the other outputs
             scalar_names = [o.name for o in extra.operands if not o.axes]
-        arg_types = [self._memref(t) for t in tensors] + [acc_type] * len(scalar_names)
+        scalar_type = ELEMENT_TYPES[REQUANT_TYPE]() if extra is not None and k.acc == INT_ACC else acc_type
+        arg_types = [self._memref(t) for t in tensors] + [scalar_type] * len(scalar_names)
         arg_attrs = [DictionaryAttr({DIMS_ATTR: dims_attr(self._stored_dims(t)),
                                      **({UNSIGNED_ATTR: UnitAttr()} if t.dtype in ("u8", "u4") else {}),
                                      **({GROUP_SIZES_ATTR: UnitAttr()} if t is sizes else {})}) for t in tensors]
         arg_attrs += [DictionaryAttr({}) for _ in scalar_names]
+        amax_name = extra.amax_name if extra is not None else None
+        if amax_name is not None:  # the amax output, last: one f32 the kernel raises
+            arg_types.append(AMAX_TYPE)
+            arg_attrs.append(DictionaryAttr({}))
         block = Block(arg_types=arg_types)
         for arg, t in zip(block.args, tensors):
             arg.name_hint = str(t.name)
         first_scalar = len(tensors)  # A, B, C, [SA, SB], [sizes], the epilogue's tensors, then the scalars
         for arg, s in zip(block.args[first_scalar:], scalar_names):
             arg.name_hint = s
+        amax = block.args[-1] if amax_name is not None else None
+        if amax is not None:
+            amax.name_hint = amax_name
         builder = Builder(InsertPoint.at_end(block))
         values = dict(zip(scalar_names, block.args[first_scalar:]))
 
@@ -690,18 +731,21 @@ class _Builder:
         alpha_v, beta_v = scalar(alpha), scalar(beta)
         A, B, C = block.args[:3]
         SA, SB = block.args[3:5] if scales else (None, None)
-        epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type)
+        epilogue = self._epilogue(extra, block, tensors, first_scalar, scalar_names, acc_type, c.dtype)
         builder.insert(
             MatmulOp(A, B, C, acc_type, alpha_v, beta_v, a.stored_transpose(), b.stored_transpose(), SA, SB,
-                     a.tensor.dtype in ("u8", "u4"), b.tensor.dtype in ("u8", "u4"), *epilogue,
+                     a.tensor.dtype in ("u8", "u4"), b.tensor.dtype in ("u8", "u4"), *epilogue, amax=amax,
+                     outputs=[block.args[tensors.index(m.tensor)] for m in (extra.more if extra else ())],
                      group_sizes=block.args[tensors.index(sizes)] if sizes is not None else None)
         )
         builder.insert(func.ReturnOp())
         fn = func.FuncOp(str(k.name), (arg_types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
         return ModuleOp([fn])
 
-    def _epilogue(self, extra, block: Block, tensors: list, first_scalar: int, scalar_names: list, acc_type):
-        """(operands, axes, region) of gemm.matmul's fused epilogue; empty without one."""
+    def _epilogue(self, extra, block: Block, tensors: list, first_scalar: int, scalar_names: list, acc_type,
+                  c_dtype: str):
+        """(operands, axes, region) of gemm.matmul's fused epilogue; empty without one.  An integer
+        product's computes in f32: the sum converted (sitofp), the result rounded to an integer."""
         if extra is None:
             return (), (), None
         args = {str(t.name): block.args[i] for i, t in enumerate(tensors)}
@@ -715,14 +759,30 @@ class _Builder:
             arg.name_hint = f"{o.name}_e"
             elements[o.name] = arg
 
+        integer = self.k.acc == INT_ACC
+        etype = ELEMENT_TYPES[REQUANT_TYPE if integer else self.k.acc]()
+
         def leaf(node, b: Builder):
             if node.kind == "product":
-                return region_block.args[0]
+                s = region_block.args[0]
+                return b.insert(arith.SIToFPOp(s, etype)).result if integer else s
             if node.kind == "number":
-                return b.insert(arith.ConstantOp(FloatAttr(float(node.token), acc_type))).result
-            return _to_type(b, elements[str(node.token)], acc_type)
+                return b.insert(arith.ConstantOp(FloatAttr(float(node.token), etype))).result
+            return _to_type(b, elements[str(node.token)], etype)
 
-        epi.EpilogueEmitter(region_block, acc_type, leaf).finish(extra.ast)
+        saturation = saturation_range(c_dtype, REQUANT_TYPE if integer else self.k.acc)
+        emitter = epi.EpilogueEmitter(region_block, etype, leaf, saturation, acc_type)
+        if extra.amax_ast is not None:
+            emitter.amax(extra.amax_ast)
+        if not extra.more:
+            emitter.finish(extra.ast)
+            return values, [o.axes for o in operands], Region(region_block)
+        stored = emitter.stored(extra.ast)  # C's value, which the later outputs may read as stored
+        emitter.remember(str(self.k.assign.children[0]), stored, ELEMENT_TYPES[c_dtype]())
+        for m in extra.more:
+            emitter.saturation = saturation_range(m.tensor.dtype, REQUANT_TYPE if integer else self.k.acc)
+            emitter.output(m.ast, str(m.token), ELEMENT_TYPES[m.tensor.dtype]())
+        region_block.add_op(YieldOp(stored))
         return values, [o.axes for o in operands], Region(region_block)
 
 

@@ -43,7 +43,6 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from gemmc.target.arch import Arch, get_arch
-from gemmc.support.named_pipelines import pass_names
 from gemmc.support.diagnostics import GemmcError
 from gemmc.dialects.gemm import ELEMENT_TYPES, MX_NARROW_TYPES, SCALE_NAME, MatmulOp, type_name
 from gemmc.interp.accuracy import (
@@ -65,18 +64,17 @@ from gemmc.interp.accuracy import (
     sparsify,
     underflow,
 )
-from gemmc.interp import epilogue_ref, grouped
+from gemmc.interp import epilogue_ref, grouped, output_check
+from gemmc.interp.rounding import Rounding, fragment_rounding  # noqa: F401  (Rounding re-exported)
 from gemmc.interp.common import InterpError, element_type, is_float, np_dtype, round_to, value_name
 from gemmc.interp.host import host_interpreter
 from gemmc.interp.integer import IntegerResult, input_types, integer_runs, random_integers, unsigned_args
 from gemmc.interp.simt import LANE_BUDGET, ensure_impls
 from gemmc.interp.stats import Stats
-from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, GROUP_SIZES_ATTR, SCHEDULE_ATTR, SPEC_ATTR
+from gemmc.support.ir_names import ATOMIC_ADDF, DIMS_ATTR, SCHEDULE_ATTR, SPEC_ATTR
 from gemmc.transforms.matmul_spec import MatmulSpec, Scalar, spec_attr  # noqa: F401  (re-exported)
-from gemmc.transforms.matmul_spec import arg_index as _arg_index
-from gemmc.transforms.matmul_spec import scalar_of as _scalar_of
-from gemmc.transforms.matmul_spec import spec_from_attr as _spec_from_attr
-from gemmc.transforms.matmul_spec import spec_from_matmul as _spec_from_matmul
+from gemmc.transforms.matmul_spec import (arg_index as _arg_index, scalar_of as _scalar_of,
+                                          spec_from_attr as _spec_from_attr, spec_from_matmul as _spec_from_matmul)
 
 
 
@@ -201,11 +199,12 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
     rng = np.random.default_rng(seed)
     out = []
     unsigned = unsigned_args(func_op)
-    sizes = _group_sizes_arg(func_op)
+    sizes = grouped.sizes_arg(func_op)
     for arg, shape in zip(func_op.body.block.args, arg_shapes(func_op, dims)):
         t = arg.type
         if arg.index == sizes:  # a grouped product's: valid sizes of the groups, summing to M
-            out.append(grouped.random_sizes(rng, shape[0], _group_rows(func_op, dims)))
+            rows = arg_shapes(func_op, dims)[matmul_spec(func_op.parent_op(), func_op).c][0]  # M, C's rows
+            out.append(grouped.random_sizes(rng, shape[0], rows))
             continue
         if shape is not None and isinstance(t.element_type, IntegerType):  # i8, u8 (gemm.unsigned), i32
             out.append(random_integers(rng, t, shape, arg.index in unsigned))
@@ -227,18 +226,6 @@ def random_inputs(func_op: func.FuncOp, dims: dict[str, int], seed: int) -> list
         else:
             out.append(round_to(rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.5), t))
     return out
-
-
-def _group_sizes_arg(fn: func.FuncOp) -> int | None:
-    """The host argument holding a grouped product's sizes (gemm.group_sizes), if any."""
-    attrs = fn.arg_attrs.data if fn.arg_attrs is not None else []
-    return next((i for i, a in enumerate(attrs) if GROUP_SIZES_ATTR in a.data), None)
-
-
-def _group_rows(fn: func.FuncOp, dims: dict[str, int]) -> int:
-    """M, the rows of C the groups share."""
-    spec = matmul_spec(fn.parent_op(), fn)
-    return arg_shapes(fn, dims)[spec.c][0]
 
 
 def operands(spec: MatmulSpec, args: list, rounded_to: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -410,60 +397,8 @@ def tolerance(spec: MatmulSpec, k: int, rounded_to: str | None = None) -> float:
 
 
 # -- what the kernel rounds ----------------------------------------------------------------
-
-MATRIX_PASSES = ("matrix-cores", "mfma-lowering", "wmma-lowering")
-
-
-@dataclass(frozen=True)
-class Rounding:
-    """The kernel multiplies A and B rounded to `type`; `by` says who rounds them."""
-
-    type: str
-    by: str
-
-    def describe(self) -> str:
-        return f"inputs rounded to {self.type} by {self.by}"
-
-
-def fragment_rounding(module: ModuleOp, spec: MatmulSpec, arch: Arch) -> Rounding | None:
-    """Whether the kernel's matrix instructions take A and B in a narrower type than
-    declared: read from the operand types of amdgpu.mfma/wmma, or from the mnemonic of
-    gemmc's AMDGCN backend's v_mfma/v_wmma (whose operands are untyped registers)."""
-    fn = host_function(module)
-    declared = type_name(fn.args[spec.a].type.element_type)
-    narrowest, op_name = None, ""
-    for op in module.walk():
-        t = _fragment_type(op, arch)
-        if t is not None and UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[declared] and (
-                narrowest is None or UNIT_ROUNDOFF[t] > UNIT_ROUNDOFF[narrowest]):
-            narrowest, op_name = t, op.name
-    if narrowest is None:
-        return None
-    pass_name = _matrix_pass(module)
-    by = f"{pass_name}{{convert={narrowest}}}" if pass_name else f"the {narrowest} operands of {op_name}"
-    return Rounding(narrowest, by)
-
-
-def _fragment_type(op, arch: Arch) -> str | None:
-    if op.name in ("amdgpu.mfma", "amdgpu.wmma"):
-        t = type_name(element_type(op.operands[0].type))
-        return t if t in UNIT_ROUNDOFF else None
-    mnemonic = getattr(op, "MNEMONIC", "")
-    if op.name.startswith("amdgcn.") and mnemonic.startswith(("v_mfma", "v_wmma")):
-        from gemmc.target.amdgcn_isa import matrix_op_name
-
-        instr = next((i for i in arch.matrix_instrs if matrix_op_name(arch, i) == mnemonic), None)
-        return instr.in_type if instr is not None and instr.in_type in UNIT_ROUNDOFF else None
-    return None
-
-
-def _matrix_pass(module: ModuleOp) -> str | None:
-    """The last matrix-core pass of the pipeline the module records (gemmc.driver.pipeline)."""
-    recorded = module.attributes.get("gemmc.pipeline")
-    if not isinstance(recorded, StringAttr):
-        return None
-    names = pass_names(recorded.data)
-    return next((n for n in reversed(names) if n in MATRIX_PASSES), None)
+def _declared_type(module: ModuleOp, spec: MatmulSpec) -> str:
+    return type_name(host_function(module).args[spec.a].type.element_type)
 
 
 # -- checking ------------------------------------------------------------------------------
@@ -482,6 +417,9 @@ class CheckResult:
     exact: ExactResult | IntegerResult | None = None  # the run on small integers (an integer product: both runs)
     in_type: str = "f32"
     batches: int = 1  # a batched product's batch count (each batch's M, N, K is `shape`)
+    saturated: Comparison | None = None  # an FP8 or i8 C: the run that takes C past its largest value
+    amax: list = field(default_factory=list)  # an amax output's check in each run (output_check.AmaxCheck)
+    others: list = field(default_factory=list)  # (name, Comparison) of each other output, random inputs
     group_sizes: tuple[int, ...] | None = None  # a grouped product's sizes, as the runs made them
 
     def _size(self) -> str:
@@ -502,8 +440,13 @@ class CheckResult:
             lines.append(f"  {self.rounding.describe()}: max relative error {self.rounded.rel_err:.3g} against "
                          f"the rounded inputs{_against_bound(self.rounded)}; the error above is against the "
                          f"declared {self.in_type} program, its bound allowing for the rounding")
+        if self.saturated is not None:
+            lines.append(f"  operands scaled to saturate C: max relative error {self.saturated.rel_err:.3g}"
+                         f"{_against_bound(self.saturated)}")
         if self.exact is not None:
             lines.append("  " + self.exact.describe())
+        lines += [f"  output {name}: max relative error {c.rel_err:.3g}{_against_bound(c)}" for name, c in self.others]
+        lines += ["  " + a.describe() for a in self.amax]
         if self.group_sizes is not None:
             lines.append(f"  {len(self.group_sizes)} groups of {', '.join(map(str, self.group_sizes))} rows "
                          "(random sizes, one group empty)")
@@ -558,8 +501,19 @@ def compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict
     return result
 
 
+def _requant_check(fn, spec: MatmulSpec, dims: dict[str, int], seed: int, run: Runner) -> CheckResult:
+    args = random_inputs(fn, dims, seed)
+    stats = Stats()
+    r = output_check.requant_runs(fn, spec, args, random_inputs(fn, dims, seed), seed, run, stats)
+    in_type = " x ".join("u8" if u else "i8" for u in (spec.unsigned_a, spec.unsigned_b)) + " -> i8 (requantized)"
+    return CheckResult(r.declared.rel_err, 0.0, r.passed, stats, spec.mnk(args), r.declared, exact=r.exact,
+                       in_type=in_type, saturated=r.saturated, amax=r.amax)
+
+
 def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dict[str, int], arch: Arch,
                   seed: int, run: Runner) -> CheckResult:
+    if spec.integer and spec.epilogue:
+        return _requant_check(fn, spec, dims, seed, run)
     if spec.integer:
         return _integer_check(fn, spec, dims, seed, run)
     if spec.epilogue:
@@ -567,7 +521,7 @@ def _compare_runs(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: dic
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_types = tuple(type_name(fn.args[i].type.element_type) for i in (spec.a, spec.b))
     in_type = in_types[0] if in_types[0] == in_types[1] else " x ".join(in_types)
-    rounding = fragment_rounding(module, spec, arch)
+    rounding = fragment_rounding(module, _declared_type(module, spec), arch)
     rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
     m, n, k = spec.mnk(args)
@@ -593,20 +547,44 @@ def _epilogue_check(module: ModuleOp, fn: func.FuncOp, spec: MatmulSpec, dims: d
     integers (exact sums: a lost or misplaced term moves C by far more than the ops' rounding)."""
     c_type = type_name(fn.args[spec.c].type.element_type)
     in_type = type_name(fn.args[spec.a].type.element_type)
-    rounding = fragment_rounding(module, spec, arch)
+    rounding = fragment_rounding(module, _declared_type(module, spec), arch)
     rounded_to = rounding.type if rounding is not None else None
     args = random_inputs(fn, dims, seed)
     m, n, k = spec.mnk(args)
     pieces = _reduced_pieces(module, k)
     sum_bound = gamma_acc(spec.acc, k) + input_rounding(rounded_to)
-    declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run)
+    others = tuple(type_name(fn.args[i].type.element_type) for i in spec.outputs)
+    declared = _epilogue_run(spec, args, c_type, sum_bound, underflow(spec.acc, k), pieces, run, others=others)
     ex_args = random_inputs(fn, dims, seed)
     plan = _exact_epilogue_inputs(fn, spec, ex_args, seed, (in_type, c_type, rounded_to), k)
-    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()))
+    exact = _epilogue_run(spec, ex_args, c_type, 0.0, 0.0, pieces, lambda a, s: run(a, Stats()), "exact", others)
     exact_result = ExactResult(plan, exact.mismatches, m * n, exact.first, False, "C within the rounding of the epilogue")
-    passed = declared.comparison.passed and exact_result.passed
-    return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k),
-                       declared.comparison, rounding, None, exact_result, in_type)
+    saturated, runs = None, [declared, exact]
+    if output_check.is_converted(c_type):  # saturate's clamp exercised; C code for code where exact
+        top = output_check.largest(c_type)
+        p = output_check.power_for(fn, spec, args, output_check.saturating(top))
+        runs.append(_epilogue_run(spec, output_check.scaled(fn, spec, args, p), c_type, sum_bound,
+                                  underflow(spec.acc, k), pieces, lambda a, s: run(a, Stats()), "saturating"))
+        saturated = runs[-1].comparison
+        if output_check.exact_epilogue(spec):
+            exact_result = _codes(exact_result, exact, c_type)
+    amax = [r.amax for r in runs if r.amax is not None]
+    passed = declared.comparison.passed and exact_result.passed and (saturated is None or saturated.passed) and all(
+        a.passed for a in amax) and all(o.passed for o in declared.others)
+    others = [(value_name(fn.args[i]), o) for i, o in zip(spec.outputs, declared.others)]
+    return CheckResult(declared.comparison.rel_err, sum_bound, passed, declared.stats, (m, n, k), declared.comparison,
+                       rounding, None, exact_result, in_type, saturated=saturated, amax=amax, others=others)
+
+
+def _codes(result: ExactResult, run: "_EpilogueRun", c_type: str) -> ExactResult:
+    """The exact run of an FP8 C held code for code: the kernel's conversion of the exact value."""
+    differ = output_check.code_mismatches(c_type, run.got, run.value)
+    first = None
+    if differ.any():
+        i, j = (int(x) for x in np.argwhere(differ)[0])
+        first = (i, j, float(run.got[i, j]), float(run.value[i, j]))
+    return ExactResult(result.plan, int(differ.sum()), result.size, first, True,
+                       f"C code for code (the exact value rounded to {c_type}, ties to even)")
 
 
 @dataclass
@@ -615,12 +593,17 @@ class _EpilogueRun:
     stats: Stats
     mismatches: int
     first: tuple[int, int, float, float] | None
+    got: np.ndarray | None = None  # C as the kernel wrote it
+    value: np.ndarray | None = None  # the reference before C's rounding
+    amax: output_check.AmaxCheck | None = None
+    others: list = field(default_factory=list)  # the other outputs' Comparisons
 
 
 def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, floor: float, pieces: int,
-                  run: Runner) -> _EpilogueRun:
+                  run: Runner, name: str = "random", others: tuple[str, ...] = ()) -> _EpilogueRun:
     """Run on `args` and compare C element-wise with the epilogue's reference and bound; the sum's
-    own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums."""
+    own bound is sum_bound |A| |B| + floor, more where atomics add `pieces` partial sums; the other
+    outputs (of types `others`) likewise, each with its own rounding."""
     a, b = operands(spec, args)
     if spec.scale_a is not None and spec.scale_b is not None:
         a, b = scaled_operands(spec, args, a, b)
@@ -629,20 +612,26 @@ def _epilogue_run(spec: MatmulSpec, args: list, c_type: str, sum_bound: float, f
     if pieces > 1:  # each partial sum rounded to C and added into it (split-k's atomics, stream-k)
         e_sum = e_sum + (pieces + 1) * (UNIT_ROUNDOFF[c_type] + UNIT_ROUNDOFF[spec.acc]) * products
     epilogue_operands = epilogue_ref.operand_values(spec, args, products.shape)
-    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, epilogue_ref.Bounded(product(spec, args, a, b), e_sum),
-                                   epilogue_operands)
-    limit = result.e + UNIT_ROUNDOFF[c_type] * (np.abs(result.v) + result.e) + SMALLEST_NORMAL[c_type]
+    total = epilogue_ref.Bounded(product(spec, args, a, b), e_sum)
+    result = epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_operands)
+    amax = output_check.amax_expected(spec, args, e_sum, name)
+    wanted = [(spec.c, result, c_type)] + [
+        (i, epilogue_ref.evaluate(spec.epilogue, spec.acc, total, epilogue_operands, output=k), t)
+        for k, (i, t) in enumerate(zip(spec.outputs, others))]
     stats = Stats()
     run(args, stats)
-    got = args[spec.c].astype(np.float64)
-    t = Terms(result.v, np.abs(result.v), np.zeros_like(products))
-    comparison = compare(got, t, limit)
-    differ = ~(np.abs(got - result.v) <= limit)
-    first = None
-    if differ.any():
-        at = tuple(int(x) for x in np.argwhere(differ)[0])
-        first = (*position(at), float(got[at]), float(result.v[at]))
-    return _EpilogueRun(comparison, stats, int(differ.sum()), first)
+    comparisons, mismatches, first = [], 0, None
+    for i, want, t in wanted:
+        got = args[i].astype(np.float64)
+        limit = want.e + UNIT_ROUNDOFF[t] * (np.abs(want.v) + want.e) + SMALLEST_NORMAL[t]
+        comparisons.append(compare(got, Terms(want.v, np.abs(want.v), np.zeros_like(products)), limit))
+        differ = ~(np.abs(got - want.v) <= limit)
+        mismatches += int(differ.sum())
+        if differ.any() and first is None:
+            at = tuple(int(x) for x in np.argwhere(differ)[0])
+            first = (*position(at), float(got[at]), float(want.v[at]))
+    return _EpilogueRun(comparisons[0], stats, mismatches, first, args[spec.c].astype(np.float64), result.v,
+                        amax.after(args) if amax is not None else None, comparisons[1:])
 
 
 def _exact_epilogue_inputs(fn: func.FuncOp, spec: MatmulSpec, args: list, seed: int,
@@ -697,7 +686,7 @@ def _reduced_pieces(module: ModuleOp, k: int) -> int:
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
     if not any(op.name == "memref.atomic_rmw" and op.kind.value.data == ATOMIC_ADDF for op in module.walk()):
-        return 1  # (stream-k's fix-up counts in integers and sums its slots in order, as a workspace)
+        return 1  # (an amax output's max is not a sum; stream-k's fix-up counts in integers and sums its slots in order)
     schedules = [op.attributes.get(SCHEDULE_ATTR) for op in module.walk()]
     block_k = [s.data.get("block_k") for s in schedules if isinstance(s, DictionaryAttr)]
     smallest = min((b.value.data for b in block_k if isinstance(b, IntegerAttr)), default=1)

@@ -6,14 +6,20 @@ on float64 arrays of C's shape with the functions' exact definitions (erf, tanh,
 Beside each value runs a bound on the error of the kernel's value (running error analysis):
 
     the sum           gamma_acc |A| |B| (+ the fragments' rounding, + an atomic reduction's)
-    an operand        0 (its elements are the inputs); a conversion to a narrower type u_t |v|
-    a constant        u |c| (0.70710677f is 1/sqrt 2 rounded)
+    an operand        0 (its elements are the inputs)
+    a conversion to   v rounded to t; the bound how far the roundings of v - e_x and v + e_x lie
+    a narrower type t from it (round is monotone), 0 where both round alike
+    a constant        u |c| (0.70710677f is 1/sqrt 2 rounded); 0 for a value of the type (448.0)
     x + y, x - y      e_x + e_y + u |v|                 each op rounds once in its type (u)
     x y               |x| e_y + |y| e_x + e_x e_y + u |v|
     x / y             (e_x + |v| e_y) / (|y| - e_y) + u |v|
     max, min, -x, |x| the largest of the operands' bounds (1-Lipschitz; exact ops)
     tanh, erf         L e_x + ulps u |v|, L = 1 for tanh, 2 / sqrt(pi) for erf
     exp               |v| (exp(e_x) - 1) + ulps u |v|
+    sitofp            u |v| (an integer product's sum into f32: exact below 2^24)
+    roundeven         how far the nearest integers (ties to even) of v - e_x and v + e_x are from
+                      round(v): 0 where no half-integer lies within e_x, so exact sums round alike
+    fptosi            e_x (its argument is an integer already, in range: saturate clamped it)
 
 with every rounding also off by u * tiny absolutely (results in the subnormal range), and the
 stored value rounded to C's type: + u_C |v| + tiny_C.  `ulps` is the math library's accuracy
@@ -55,17 +61,31 @@ def operand_values(spec, args: list, shape: tuple[int, int]) -> list[np.ndarray]
     return out
 
 
-def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np.ndarray]) -> Bounded:
-    """The epilogue's value and error bound from the sum's (`total`) and the operands' values."""
+def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np.ndarray],
+             amax: bool = False, output: int | None = None) -> Bounded:
+    """The epilogue's value and error bound from the sum's (`total`) and the operands' values; with
+    `amax`, those of gemm.amax's argument (whose max |x| the amax output is) instead; with `output`
+    k, those of the k-th gemm.output's (the k-th other output's value)."""
+    outputs_seen = 0
     values: list[Bounded] = [total] + [Bounded(x, np.zeros_like(x)) for x in operands]
     tiny = lambda t: UNIT_ROUNDOFF[t] * SMALLEST_NORMAL[t]  # noqa: E731
     for line in lines:
         name, *words = line.split()
-        if name == "gemm.yield":
+        if name == "gemm.yield" and not amax and output is None:
             return values[int(words[0])]
-        if name == "arith.constant":
+        if name == "gemm.amax":  # (no result: the numbering goes on)
+            if amax:
+                return values[int(words[0])]
+            continue
+        if name == "gemm.output":
+            if output == outputs_seen:
+                return values[int(words[0])]
+            outputs_seen += 1
+            continue
+        if name == "arith.constant":  # rounded to acc, exactly where it is a value of acc (saturate's bounds)
             c = float(words[0])
-            values.append(Bounded(np.full(total.v.shape, c), np.full(total.v.shape, UNIT_ROUNDOFF[acc] * abs(c))))
+            e = 0.0 if _exact_in(c, acc) else UNIT_ROUNDOFF[acc] * abs(c)
+            values.append(Bounded(np.full(total.v.shape, c), np.full(total.v.shape, e)))
             continue
         t = words[-1] if name in ("arith.extf", "arith.truncf") else None
         xs = [values[int(w)] for w in (words[:-1] if t else words)]
@@ -78,6 +98,23 @@ def evaluate(lines: tuple[str, ...], acc: str, total: Bounded, operands: list[np
         e = np.where(np.isnan(e) | (np.abs(r.v) + e > LARGEST[t or acc]), np.inf, e)
         values.append(Bounded(r.v, e))
     raise ValueError("the epilogue has no gemm.yield")
+
+
+def _rounded(x: np.ndarray, t: str) -> np.ndarray:
+    """x rounded to the float type t (nearest, ties to even), in float64."""
+    from gemmc.dialects.gemm import ELEMENT_TYPES
+    from gemmc.interp.common import round_to
+
+    with np.errstate(all="ignore"):
+        return np.asarray(round_to(np.asarray(x, dtype=np.float64), ELEMENT_TYPES[t]()), dtype=np.float64)
+
+
+def _exact_in(c: float, t: str) -> bool:
+    """Whether the constant c is a value of the float type t (f32, f16, bf16)."""
+    from gemmc.support.arith_semantics import to_bf16
+
+    rounded = {"f32": np.float32, "f16": np.float16, "bf16": to_bf16}[t](c)
+    return bool(float(rounded) == c)
 
 
 def _op(name: str, xs: list[Bounded], u: float, t: str | None) -> Bounded:
@@ -101,10 +138,16 @@ def _op(name: str, xs: list[Bounded], u: float, t: str | None) -> Bounded:
         return Bounded(v, np.maximum(x.e, xs[1].e))
     if name in ("arith.negf", "math.absf"):
         return Bounded(-x.v if name == "arith.negf" else ax, x.e)
-    if name == "arith.extf":
+    if name in ("arith.extf", "arith.fptosi"):
         return x
-    if name == "arith.truncf":
+    if name == "arith.sitofp":
         return Bounded(x.v, x.e + u * ax)
+    if name == "math.roundeven":
+        v = np.rint(x.v)
+        return Bounded(v, np.maximum(np.abs(np.rint(x.v - x.e) - v), np.abs(np.rint(x.v + x.e) - v)))
+    if name == "arith.truncf":  # rounded: a later output reads C as stored (a kernel that does not FAILs)
+        v = _rounded(x.v, t)
+        return Bounded(v, np.maximum(np.abs(_rounded(x.v - x.e, t) - v), np.abs(_rounded(x.v + x.e, t) - v)))
     return _function(name, x, u)
 
 

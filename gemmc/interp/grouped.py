@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gemmc.support.ir_names import GROUP_SIZES_ATTR
+
 
 def random_sizes(rng: np.random.Generator, groups: int, rows: int) -> np.ndarray:
     """G sizes >= 0 summing to `rows`: G - 1 random cuts of [0, rows], and (G >= 2) one group
@@ -52,3 +54,19 @@ def product(a: np.ndarray, b: np.ndarray, sizes: np.ndarray) -> np.ndarray:
         if hi > lo:
             out[lo:hi] = a[lo:hi] @ b[g]
     return out
+
+
+def sizes_arg(fn) -> int | None:
+    """The host argument holding a grouped product's sizes (gemm.group_sizes), if any."""
+    attrs = fn.arg_attrs.data if fn.arg_attrs is not None else []
+    return next((i for i, a in enumerate(attrs) if GROUP_SIZES_ATTR in a.data), None)
+
+
+def b_shape(spec, args: list, k: int, n: int) -> tuple[int, ...]:
+    """op(B)'s shape: [K, N], or a grouped B's [G, K, N]."""
+    return (len(args[spec.group_sizes]), k, n) if spec.grouped else (k, n)
+
+
+def stored_b(spec, x: np.ndarray) -> np.ndarray:
+    """op(B) stored as B is."""
+    return np.ascontiguousarray(np.swapaxes(x, -1, -2) if spec.transpose_b else x)

@@ -33,10 +33,12 @@ from xdsl.ir import Operation, SSAValue
 from gemmc.dialects.gemm import AssumeRowsAlignedOp, FenceOp
 from gemmc.interp.common import InterpError, element_bytes, np_dtype, value_name, vector_width
 from gemmc.interp.state import KernelState
-from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, LDS_SPACE, memory_space
+from gemmc.interp.wgmma_async import AccRegs, PendingAcc
+from gemmc.support.ir_names import ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF, LDS_SPACE, memory_space
 from gemmc.target.resources import global_bytes, lane_bytes
 
 _NONE = -1
+_LOAD = object()  # _wgmma_access: a load, no value
 
 
 class Buffer:
@@ -53,6 +55,7 @@ class Buffer:
         self.elem_bytes = element_bytes(type)
         self.races: RaceTracker | None = None
         self.in_flight: np.ndarray | None = None  # LDS: cp.async writes not yet waited for, per element
+        self.wgmma = None  # what pending wgmma groups hold of it (gemmc.interp.wgmma_async)
         self.base = 0  # per-lane offset of the lane's instance (LDS, private)
         self.rows: np.ndarray | None = None  # private: data viewed as (size, L)
 
@@ -456,9 +459,12 @@ def _uniform_row(state: KernelState, op: Operation, buf: Buffer, indices, width:
 def load(state: KernelState, op: Operation, buf: Buffer, indices, width: int):
     """memref.load / vector.load: the value per lane, (L,) or (L, width)."""
     row = _uniform_row(state, op, buf, indices, width)
+    if row is None:
+        _check_bounds(state, op, buf, indices, width)
+    if buf.wgmma is not None and buf.kind == "private":
+        _wgmma_access(state, op, buf, indices, width)
     if row is not None:  # a copy: values never change after they are made
         return buf.rows[row].copy() if width == 1 else buf.rows[row : row + width].T.copy()
-    _check_bounds(state, op, buf, indices, width)
     _count(state, buf, width, store=False)
     if state.active_counts()[0] == 0:
         return np.zeros((state.lanes.count, width) if width > 1 else state.lanes.count, buf.data.dtype)
@@ -483,6 +489,8 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
         _count(state, buf, width, store=True)
     if state.active_counts()[0] == 0:
         return
+    if buf.wgmma is not None or (isinstance(value, PendingAcc) and buf.kind == "private"):
+        _wgmma_access(state, op, buf, indices, width, value)
     if row is not None:
         target = buf.rows[row] if width == 1 else buf.rows[row : row + width].T
         value = np.broadcast_to(np.asarray(value, dtype=buf.data.dtype), target.shape)
@@ -510,6 +518,25 @@ def store(state: KernelState, op: Operation, buf: Buffer, indices, value, width:
     buf.races.on_write(acc, buf.data[acc.addr], flat_value)
     buf.data[acc.addr] = flat_value
     buf.races.after_write(acc, buf.data, flat_value)
+
+
+def _wgmma_access(state: KernelState, op: Operation, buf: Buffer, indices, width: int, value=_LOAD) -> None:
+    """A load (value _NONE) or store of elements that a pending wgmma group may hold
+    (gemmc.interp.wgmma_async): its accumulators in private memory, the tiles it reads in LDS."""
+    lanes = np.flatnonzero(state.active_mask())
+    if lanes.size == 0:
+        return
+    flat = np.broadcast_to(_addresses(state, buf, indices, width), (state.lanes.count,) + ((width,) if width > 1 else ()))[lanes]
+    if buf.kind == "lds":
+        if value is not _LOAD:
+            buf.wgmma.check_write(state, op, buf, flat.reshape(-1), np.repeat(lanes, width))
+        return
+    if buf.wgmma is None:
+        buf.wgmma = AccRegs(value.tracker, buf.data.size)
+    if value is _LOAD:
+        buf.wgmma.on_load(state, op, buf, flat, lanes)
+    else:
+        buf.wgmma.on_store(state, op, buf, flat, lanes, value)
 
 
 def addresses(state: KernelState, op: Operation, buf: Buffer, indices, width: int) -> np.ndarray:
@@ -547,9 +574,10 @@ def write_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
     buf.races.after_write(acc, buf.data, values)
 
 
-def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -> np.ndarray:
+def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value, ufunc=np.add) -> np.ndarray:
     """memref.atomic_rmw addf / addi: every active lane adds its value, lanes that share an element
-    one after another (np.add.at rounds each add to the buffer's type, as the hardware does).
+    one after another (np.add.at rounds each add to the buffer's type, as the hardware does);
+    maximumf (`ufunc` np.maximum: a NaN wins, as the HIP's integer max of |x|'s bits makes it).
     Returns each lane's element before its own add (an integer counter's arrivals: the lanes that
     share an element see 0, 1, 2, ... added before them, in lane order); for floats, before the op's."""
     if buf.kind == "lds":
@@ -567,13 +595,13 @@ def atomic_add(state: KernelState, op: Operation, buf: Buffer, indices, value) -
     active = np.flatnonzero(state.active_mask())
     if state.order is not None:
         state.order.atomic(id(buf), addr, state.lanes.wg_start + state.lanes.wg[active])
-    if buf.data.dtype.kind in "iu":
+    if buf.data.dtype.kind in "iu" and ufunc is np.add:
         old = old.copy()
         for lane, a, v in zip(active.tolist(), addr.tolist(), value.tolist()):
             old[lane] = buf.data[a]
             buf.data[a] += v
         return old
-    np.add.at(buf.data, addr, value)
+    ufunc.at(buf.data, addr, value)
     return old
 
 
@@ -626,9 +654,11 @@ class MemoryFunctions(InterpreterFunctions):
     @impl(memref.AtomicRMWOp)
     def run_atomic_rmw(self, interp: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, buf, *indices = args
-        if op.kind.value.data not in (ATOMIC_ADDF, ATOMIC_ADDI):
-            raise InterpError(f"memref.atomic_rmw of kind {op.kind.value.data}: only addf (0) and addi (1) are supported")
-        return (atomic_add(self.state, op, buf, indices, value),)
+        kind = op.kind.value.data
+        if kind not in (ATOMIC_ADDF, ATOMIC_ADDI, ATOMIC_MAXIMUMF):
+            raise InterpError(f"memref.atomic_rmw of kind {kind}: only addf (0), addi (1) and maximumf (3) are "
+                              "supported")
+        return (atomic_add(self.state, op, buf, indices, value, np.maximum if kind == ATOMIC_MAXIMUMF else np.add),)
 
     @impl(FenceOp)
     def run_fence(self, interp: Interpreter, op: FenceOp, args: PythonValues):

@@ -29,10 +29,11 @@ buffers where the descriptors say the hardware reads them (gemmc.target.wgmma.el
 swizzle: a wrong stride or an unswizzled tile reads other elements), each element checked for a
 cp.async still in flight, multiplies in float64 and adds C, placing D by the instruction's lane
 layout (gemmc.target.wgmma.d_layout, through `wgmma_instr`), rounded once to f32.  The results are
-there at once: the fence, commit and wait ops do nothing here (the lowering waits for every group
-before the barrier that ends its K tile, so nothing reads D or overwrites a tile early on the GPU
-either; a wait the lowering dropped is not caught).  Not counted in the stats; the tiles' reads are
-not race-checked (they lie in the async proxy's order, after the K tile's barrier).
+computed at once, but the op is asynchronous on the GPU until nvgpu.wgmma_wait_group retires its
+group (committed by nvgpu.wgmma_commit_group), and gemmc.interp.wgmma_async holds the group to that:
+overwriting the tiles it reads (a store, a cp.async) before the group retires, or from another
+warpgroup before a barrier after the retiring wait, and reading its accumulators before the wait
+(except as the next wgmma's C) are errors.  The fence does nothing here.  Not counted in the stats.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from gemmc.interp.matrix import operand_map
 from gemmc.target import wgmma
 from gemmc.interp.common import InterpError
 from gemmc.interp.state import KernelState
+from gemmc.interp.wgmma_async import Tracker
 from gemmc.target.ldmatrix import LANES, ROWS, deliver
 
 ROW_BYTES = 16  # an ldmatrix row, a 16-byte cp.async: both need this alignment in shared memory
@@ -133,6 +135,8 @@ class NvgpuFunctions(InterpreterFunctions):
             dst.in_flight = np.zeros(dst.data.size, dtype=np.int32)
         flat = addr[lanes].reshape(-1)
         memory.check_landed(st, op, dst, flat, np.repeat(lanes, width), "overwrites")  # two copies into one element
+        if dst.wgmma is not None:  # the copy may land at once: no pending wgmma may read there
+            dst.wgmma.check_write(st, op, dst, flat, np.repeat(lanes, width))
         np.add.at(dst.in_flight, flat, 1)
         self._in_flight(st).copies.append(_Copies(op, dst, flat, value[lanes].reshape(-1), np.repeat(lanes, width),
                                                   np.full(flat.size, -1, dtype=np.int64)))
@@ -198,11 +202,18 @@ class WgmmaFunctions(InterpreterFunctions):
     """The warpgroup MMA ops inside kernels (module docstring)."""
 
     state: KernelState | None = None
+    _groups: Tracker | None = None
 
     def _st(self, op) -> KernelState:
         if self.state is None:
             raise InterpError(f"{op.name} outside a kernel")
         return self.state
+
+    def _tracker(self, st: KernelState) -> Tracker:
+        """The batch's wgmma groups (a new batch of workgroups starts with none)."""
+        if self._groups is None or self._groups.lanes is not st.lanes:
+            self._groups = Tracker(st.lanes)
+        return self._groups
 
     @impl(WgmmaDescOp)
     def run_desc(self, interp: Interpreter, op: WgmmaDescOp, args: PythonValues):
@@ -222,13 +233,14 @@ class WgmmaFunctions(InterpreterFunctions):
         c = np.asarray(c).reshape(groups, wgmma.WARPGROUP, -1)
         out = c.copy()
         m, n, k = op.shape
-        a_mat = _operand(st, op, da, groups, m, k, outer_rows=True)  # (G, m, k)
-        b_mat = _operand(st, op, db, groups, n, k, outer_rows=False)  # (G, k, n)
+        tracker = self._tracker(st)
+        a_mat = _operand(st, op, da, groups, m, k, outer_rows=True, tracker=tracker)  # (G, m, k)
+        b_mat = _operand(st, op, db, groups, n, k, outer_rows=False, tracker=tracker)  # (G, k, n)
         dm = operand_map(instr.d, 1, m, n)
         d_lane, d_item = dm.lane[0, 0], dm.item[0, 0]  # (m, n)
         acc = c[:, d_lane, d_item].astype(np.float64) + a_mat @ b_mat
         out[:, d_lane, d_item] = acc.astype(np.float32)
-        return (out.reshape(st.lanes.count, -1),)
+        return (tracker.result(out.reshape(st.lanes.count, -1)),)
 
     @impl(WgmmaFenceOp)
     def run_fence(self, interp: Interpreter, op, args: PythonValues):
@@ -237,16 +249,21 @@ class WgmmaFunctions(InterpreterFunctions):
 
     @impl(WgmmaCommitGroupOp)
     def run_commit(self, interp: Interpreter, op, args: PythonValues):
-        _whole_groups(self._st(op), op, wgmma.WARPGROUP)
+        st = self._st(op)
+        _whole_groups(st, op, wgmma.WARPGROUP)
+        self._tracker(st).commit(st.active_mask())
         return ()
 
     @impl(WgmmaWaitGroupOp)
     def run_wait_group(self, interp: Interpreter, op, args: PythonValues):
-        _whole_groups(self._st(op), op, wgmma.WARPGROUP)
+        st = self._st(op)
+        _whole_groups(st, op, wgmma.WARPGROUP)
+        self._tracker(st).wait(st, op.groups, st.active_mask())
         return ()
 
 
-def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int, outer_rows: bool) -> np.ndarray:
+def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int, outer_rows: bool,
+             tracker: Tracker) -> np.ndarray:
     """A (G, outer, k) or B (G, k, outer) of each warpgroup, read from shared memory as its descriptor says."""
     if not isinstance(d, Descriptor):
         raise InterpError(f"{op.name} takes descriptors made by nvgpu.wgmma_desc")
@@ -270,6 +287,7 @@ def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int
     if d.buf.in_flight is not None:
         lanes = np.repeat(np.arange(groups, dtype=np.int64) * wgmma.WARPGROUP, outer * k)
         memory.check_landed(st, op, d.buf, addr.reshape(-1), lanes, "reads")
+    tracker.issue_reads(st, op, d.buf, addr.reshape(groups, -1))
     values = d.buf.data[addr].astype(np.float64)
     return values if outer_rows else np.swapaxes(values, 1, 2)
 

@@ -175,6 +175,11 @@ class MathFunctions(_Counted):
         self.valu(op, 2)
         return (_fma(op, *args),)
 
+    @impl(math.RoundEvenOp)
+    def run_roundeven(self, interp: Interpreter, op, args: PythonValues):
+        self.valu(op, 0)
+        return (np.rint(args[0]),)  # halves to even, as v_rndne_f32
+
     @impl(math.AbsFOp)
     def run_absf(self, interp: Interpreter, op, args: PythonValues):
         self.valu(op)

@@ -89,6 +89,7 @@ ROLE_ATTR = "gemm.role"
 ROLE_K_LOOP = "k_loop"
 ROLE_COMPUTE = "compute"
 ROLE_EPILOGUE = "epilogue"
+ROLE_AMAX = "amax"  # an amax output's atomic max (gemm-to-kernel), carried with the epilogue
 ROLE_ACC_READ = "acc_read"
 ROLE_EPILOGUE_PAIRS = "epilogue_pairs"  # vectorize's branch of a pair of fragment items: scalar guards, or one vector store
 ROLE_PREFETCH = "prefetch"
@@ -108,5 +109,7 @@ UNROLL_ATTR = "gemmc.unroll"
 
 ATOMIC_ADDF = 0
 """memref.atomic_rmw's `kind` for a float add (MLIR's arith::AtomicRMWKind::addf)."""
+ATOMIC_MAXIMUMF = 3
+"""memref.atomic_rmw's `kind` for a float max (arith::AtomicRMWKind::maximumf): an amax output's."""
 ATOMIC_ADDI = 1
 """... for an integer add (addi): stream-k's per-tile counter of the workgroups that arrived."""

@@ -272,6 +272,7 @@ def _llvm_scalar() -> None:
         _sop(m, (S, SCC) if m in ("s_abs_i32", "s_bcnt1_i32_b32") else (S,), (SS,), "SOP1",
              gfx11={"s_ff1_i32_b32": "s_ctz_i32_b32", "s_flbit_i32_b32": "s_clz_i32_u32"}.get(m))
     _sop("s_brev_b32", (S,), (SS,), "SOP1")
+    _sop("s_ff1_i32_b64", (S,), (SS2,), "SOP1", gfx11="s_ctz_i32_b64")
     _sop("s_bcnt1_i32_b64", (S, SCC), (SS2,), "SOP1")  # the lanes of a mask (LLVM's atomic optimizer)
     _sop("s_not_b64", (S2, SCC), (SS2,), "SOP1")
     _sop("s_sext_i32_i16", (S,), (SS,), "SOP1")
@@ -420,7 +421,8 @@ def _llvm_memory() -> None:
         _add(m, Form("DS", (), (V, Slot("v", n), Slot("v", n)), mods=("offset0", "offset1"), gfx11=g11))
     # atomics: without `glc` (gfx12: th:TH_ATOMIC_RETURN) no result; the address, the data
     for m, n, g11 in (("global_atomic_add_f32", 1, None), ("global_atomic_add", 1, "global_atomic_add_u32"),
-                      ("global_atomic_cmpswap", 2, "global_atomic_cmpswap_b32")):
+                      ("global_atomic_cmpswap", 2, "global_atomic_cmpswap_b32"),
+                      ("global_atomic_umax", 1, "global_atomic_max_u32")):
         _add(m, Form("GLOBAL", (), (V2, Slot("v", n)), mods=("offset",), gfx11=g11))
         _add(f"{m}_saddr", Form("GLOBAL", (), (V, Slot("v", n), S2), mods=("offset",), gfx11=g11, asm=m))
         _add(f"{m}_rtn", Form("GLOBAL", (V,), (V2, Slot("v", n)), mods=("offset",), gfx11=g11, asm=m))
@@ -462,6 +464,9 @@ def _llvm_epilogue() -> None:
         _add(f"v_cmpx_{cc}_f32", Form("VOPC", (EXEC,), (VS, VS), suffix="_e32", mods=("neg", "abs")))
     # gfx950: two f32 to bf16 (round to nearest even), S0's in D's low half, S1's in the high
     _add("v_cvt_pk_bf16_f32", Form("VOP3", (V,), (VS, VS)))
+    # gfx942, gfx950, gfx12: two f32 to FP8 bytes of the arch's formats, into the word op_sel's D bit picks
+    for m in ("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"):
+        _add(m, Form("VOP3", (V,), (VS, VS), mods=("op_sel", "clamp")))
     # IEEE 754-2019 maximum / minimum (NaN in, NaN out): gfx950's three-operand forms, gfx12's
     for m in ("v_maximum_f32", "v_minimum_f32"):
         _add(m, Form("VOP3", (V,), (VS, VS), mods=VOP3_MODS))

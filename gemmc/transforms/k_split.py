@@ -23,7 +23,8 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from gemmc.transforms.contraction import role
 from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
-    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
+    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_AMAX, ROLE_ATTR, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, ROLE_K_LOOP,
+    ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
 )
 from gemmc.transforms.batch import batch_args, batch_split, is_batched, set_batch
@@ -103,6 +104,13 @@ class KSplit:
             return e
         return None
 
+    def whole_sums_only(self) -> bool:
+        """An amax output or an 8-bit C (a saturating epilogue's): stream-k's fix-up refuses them (with the
+        atomic reduction's error, located at the amax or the store) until it is checked with them."""
+        output = getattr(self, "output", None)
+        return any(_is_amax(op) for op in self.kernel.walk()) or (
+            output is not None and getattr(output.type.element_type, "bitwidth", 0) == 8)
+
     def run_fixup(self, fixup: Callable[[KSplit, list[Operation], SSAValue], None]) -> None:
         """Divide the K loop and hand its epilogue's stores, each of one accumulator value, to
         `fixup` (stream-k's last contributor), with the value that numbers the workgroup."""
@@ -144,7 +152,7 @@ class KSplit:
         """The kernel's stores to global memory: all in the epilogue, all to one argument."""
         stores = [op for op in self.kernel.walk() if isinstance(op, (memref.StoreOp, vector.StoreOp))
                   and memory_space(accessed_memref(op).type) == GLOBAL_SPACE]
-        stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp)]
+        stores += [op for op in self.kernel.walk() if isinstance(op, memref.AtomicRMWOp) and not _is_amax(op)]
         for op in stores:
             if isinstance(op, memref.AtomicRMWOp):
                 raise pass_error(self.name, op, "the kernel has atomics already")
@@ -161,10 +169,15 @@ class KSplit:
         return stores
 
     def _check_atomic(self, store: Operation) -> None:
+        amax = next((op for op in self.kernel.walk() if _is_amax(op)), None)
+        if amax is not None:  # max |x| of partial sums is not that of the sum
+            raise pass_error(self.name, amax, "reduce=atomic: an amax output needs each element's whole sum; "
+                                              "use reduce=workspace")
         element = self.output.type.element_type
         if str(element) not in ATOMIC_TYPES:
+            width = "8" if element.bitwidth == 8 else "16"  # FP8 (a saturating epilogue's C) or 16-bit
             raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
-                             "16-bit values round every partial sum; use reduce=workspace")
+                             f"{width}-bit values round every partial sum; use reduce=workspace")
         if in_pairs_vector(store):
             return  # (run() takes the pair's scalar stores instead, checked as the others)
         if isinstance(store, vector.StoreOp):
@@ -283,6 +296,11 @@ class KSplit:
             old_value = stored_value(store)
             Rewriter.replace_op(store, new)
             erase_if_dead(old_value)
+        for amax in [op for op in self.kernel.walk() if _is_amax(op)]:  # the reduce kernel's, of whole sums
+            magnitude = amax.operands[0]
+            amax.detach()
+            amax.erase()
+            erase_if_dead(magnitude)
         self._sum_partials(second, w_type)
         self._launch_with_workspace(second, w_type, grid, block)
 
@@ -343,6 +361,12 @@ def accessed_memref(op: Operation) -> SSAValue:
 
 def stored_value(op: Operation) -> SSAValue:
     return op.vector if isinstance(op, vector.StoreOp) else op.value
+
+
+def _is_amax(op: Operation) -> bool:
+    """An amax output's atomic max (gemm-to-kernel's), which goes with the epilogue, not an output store."""
+    role = op.attributes.get(ROLE_ATTR)
+    return isinstance(op, memref.AtomicRMWOp) and isinstance(role, StringAttr) and role.data == ROLE_AMAX
 
 
 def _in_epilogue(op: Operation) -> bool:

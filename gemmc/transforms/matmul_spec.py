@@ -55,6 +55,8 @@ class MatmulSpec:
     epilogue_args: tuple[int, ...] = ()
     epilogue_axes: tuple[str, ...] = ()
     epilogue: tuple[str, ...] = ()
+    amax: int | None = None  # the host argument of an amax output (the epilogue's gemm.amax)
+    outputs: tuple[int, ...] = ()  # the host arguments of the other outputs (the epilogue's gemm.output)
     # a grouped product: the host argument of its sizes (i32[G]); B is [G, K, N]
     group_sizes: int | None = None
 
@@ -106,6 +108,10 @@ def spec_attr(spec: MatmulSpec) -> DictionaryAttr:
         d["epilogue_args"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.epilogue_args])
         d["epilogue_axes"] = ArrayAttr([StringAttr(x) for x in spec.epilogue_axes])
         d["epilogue"] = ArrayAttr([StringAttr(x) for x in spec.epilogue])
+    if spec.amax is not None:
+        d["amax"] = IntegerAttr(spec.amax, i64)
+    if spec.outputs:
+        d["outputs"] = ArrayAttr([IntegerAttr(i, i64) for i in spec.outputs])
     if spec.group_sizes is not None:
         d["group_sizes"] = IntegerAttr(spec.group_sizes, i64)
     return DictionaryAttr(d)
@@ -132,6 +138,8 @@ def spec_from_attr(attr: DictionaryAttr) -> MatmulSpec:
         tuple(x.value.data for x in d["epilogue_args"].data) if "epilogue_args" in d else (),
         tuple(x.data for x in d["epilogue_axes"].data) if "epilogue_axes" in d else (),
         tuple(x.data for x in d["epilogue"].data) if "epilogue" in d else (),
+        d["amax"].value.data if "amax" in d else None,
+        tuple(x.value.data for x in d["outputs"].data) if "outputs" in d else (),
         d["group_sizes"].value.data if "group_sizes" in d else None,
     )
 
@@ -163,6 +171,8 @@ def spec_from_matmul(fn: func.FuncOp, op: MatmulOp) -> MatmulSpec:
         epilogue_args=tuple(arg_index(fn, v, "an epilogue operand") for v in op.epilogue_args),
         epilogue_axes=tuple(op.axes()),
         epilogue=epilogue_lines(op) if op.has_epilogue else (),
+        amax=arg_index(fn, op.amax, "the amax output") if op.amax is not None else None,
+        outputs=tuple(arg_index(fn, v, "an output") for v in op.outputs),
         group_sizes=arg_index(fn, op.group_sizes, "the group sizes") if op.group_sizes is not None else None,
     )
 

@@ -94,7 +94,7 @@ SOURCE = [
     _src('no-assignment', base_with("  C = A @ B\n", ""),
          "{src}:1:8: error: kernel 'k' has no assignment such as 'C = A @ B'", (1, 8)),
     _src('two-assignments', base_with("  C = A @ B\n", "  C = A @ B\n  C = A @ B\n"),
-         "{src}:7:3: error: a kernel has exactly one assignment", (7, 3)),
+         "{src}:7:3: error: 'C' is assigned already; each output is assigned once, apart from A and B", (7, 3)),
     _src('undeclared-scalar', base_with("A @ B", "alpha * A @ B"),
          "{src}:6:7: error: 'alpha' is not a declared scalar; declare it as 'alpha: f32'", (6, 7)),
     _src('scalar-wrong-type', base_with("C = A @ B", "alpha: f16\n  C = alpha * A @ B"),
@@ -149,8 +149,8 @@ SOURCE = [
     _src('fp8-with-f16', base_with("A: f32", "A: f8e4m3fn").replace("B: f32", "B: f16"),
          "{src}:6:11: error: A and B must have one element type: 'A' is f8e4m3fn, 'B' is f16", (6, 11)),
     _src('fp8-output', base_with("C: f32", "C: f8e4m3fnuz"),
-         "{src}:5:6: error: the output 'C' is f8e4m3fnuz; an output must be f32, f16, bf16 "
-         "(FP8 outputs are not supported)", (5, 6)),
+         "{src}:5:6: error: the output 'C' is f8e4m3fnuz: its value is converted with saturation; "
+         "write C = saturate(...)", (5, 6)),
     _src('fp8-acc', base_with("C = A", "acc f8e4m3fn\n  C = A"),
          "{src}:6:7: error: accumulator type must be f32, f16 or i32, not f8e4m3fn", (6, 7)),
 ]

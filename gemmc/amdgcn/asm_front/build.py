@@ -90,7 +90,8 @@ class Builder:
         if o.kind == "special":
             # wave32: VCC is VCC_LO alone, VCC_HI a scalar register like any other (LLVM spills
             # SGPRs into it); wave64's VCC_HI is the mask's high half, not read apart here
-            if o.value in ("exec_hi", "off") or (o.value == "vcc_hi" and self.arch.wave_size != 32):
+            if o.value == "off" or (o.value in ("vcc_hi", "exec_hi") and self.arch.wave_size != (
+                    32 if o.value == "vcc_hi" else 64)):
                 raise GemmcError(f"the operand '{o.value}' is not supported here", loc)
             return self.add(RegOp(SpecialRegType(str(o.value)))).results[0]
         if o.kind in ("v", "s", "a"):
@@ -229,6 +230,8 @@ def _fits(o: Operand, s: Slot) -> bool:
         want = k.split(":", 1)[1] if k.startswith("special:") else None
         if want is not None:
             return o.value == want
+        if o.value == "exec_hi":  # a source only: the mask's high half (v_mbcnt_hi_u32_b32's)
+            return k == "vs"
         return k in ("mask", "ss", "s", "vs") and (o.value in ("exec", "vcc", "null", "m0", "vcc_hi")
                                                    or str(o.value).startswith("ttmp"))
     ok = {"v": ("v", "vs", "va", "vac", "vs_noconst"), "s": ("s", "ss", "vs", "mask", "vs_noconst"),

@@ -266,6 +266,8 @@ def _atomic(S, op):
                 mem[word[k]] = (old[k:k + 1].view(np.float32) + data[0][k:k + 1].view(np.float32)).view(U32)[0]
             elif kind == "add":
                 mem[word[k]] = U32((int(old[k]) + int(data[0][k])) & 0xFFFFFFFF)
+            elif kind == "umax":  # (an amax output's: the bits of |x|)
+                mem[word[k]] = max(old[k], data[0][k])
             elif kind == "cmpswap":
                 if old[k] == data[1][k]:
                     mem[word[k]] = data[0][k]
@@ -333,5 +335,5 @@ def _scratch(S, op):
 
 
 BY_FORMAT = {"SMEM": _smem, "GLOBAL": _global, "DS": _ds, "SCRATCH": _scratch}
-BY_MNEMONIC = {f"global_atomic_{k}{r}{s}": _atomic for k in ("add_f32", "add", "cmpswap")
+BY_MNEMONIC = {f"global_atomic_{k}{r}{s}": _atomic for k in ("add_f32", "add", "cmpswap", "umax")
                for r in ("", "_rtn") for s in ("", "_saddr")}

@@ -244,6 +244,19 @@ def _logic64(S, op):
     return body
 
 
+def _ff1_64(S, op):
+    """s_ff1_i32_b64 (gfx11+: s_ctz_i32_b64): the lowest set bit of a 64-bit mask, -1 for 0 (LLVM's
+    atomic optimizer walks the active lanes with it)."""
+    src, d0 = op.srcs[0], op.dsts[0].type
+
+    def body(act, tgt):
+        a = S.rd_scalar64(src).astype(U64)
+        lo, hi = _ff1(a & M32), _ff1(a >> U64(32))
+        r = np.where(lo != M32, lo, np.where(hi != M32, hi + U64(32), M32))
+        S.wr_s(d0, [(r & M32).astype(U32)], act)
+    return body
+
+
 def _bcnt64(S, op):
     """s_bcnt1_i32_b64: D (32 bits) = the set bits of the 64-bit S0, SCC = D != 0."""
     src, d0 = _value_sources(op)[0], op.dsts[0].type
@@ -308,6 +321,7 @@ BY_MNEMONIC = {
     **dict.fromkeys(("s_addc_u32", "s_subb_u32"), _carry),
     **dict.fromkeys(("s_lshl_b64", "s_lshr_b64", "s_ashr_i64"), _shift64),
     **dict.fromkeys(("s_bitset1_b32", "s_bitset0_b32"), _bitset),
+    "s_ff1_i32_b64": _ff1_64,
     **dict.fromkeys(("s_addk_i32", "s_mulk_i32"), _sopk),
     **dict.fromkeys(_LOGIC64, _logic64),
     **dict.fromkeys(("s_mov_b64", "s_mov_b64_exec", "s_mov_b32_exec"), _mov64),

@@ -145,6 +145,8 @@ class WaveState:
                 return self.S[TTMP_FIRST + int(name[4:])].astype(U64)
             if name == "vcc_hi":  # wave32's spare scalar register (the front refuses it on wave64)
                 return self.S[VCC_HI].astype(U64)
+            if name == "exec_hi":  # wave64's lanes 32 .. 63, read as a source (v_mbcnt_hi_u32_b32's)
+                return self.exec_bits.copy() >> U64(32)
             return {"exec": self.exec_bits, "vcc": self.vcc}[name].copy()
         c = constant_of(v)
         assert c is not None

@@ -230,7 +230,37 @@ def _packed(S, op):
     return body
 
 
+# -- f32 to FP8 ---------------------------------------------------------------------------------
+
+
+def _cvt_pk_fp8(S, op):
+    """v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 (gfx942, gfx950, gfx12): S0 and S1 rounded to the arch's
+    E4M3 / E5M2 format (FNUZ on gfx942, OCP elsewhere; nearest even, not saturating without clamp:
+    ml_dtypes' conversion) into bytes 0 and 1 of the word op_sel's D bit picks (low or high 16
+    bits), the other word kept (CDNA3 ISA guide, VOP3)."""
+    from gemmc.support.arith_semantics import fp8_dtypes
+
+    srcs, d0, mods = list(op.srcs), op.dsts[0].type, op.mods
+    if mods.get("clamp") or mods.get("neg") or mods.get("abs"):
+        raise S.error(op, f"clamp, neg and abs on {op.MNEMONIC} are not supported")
+    fnuz = "f8e4m3fnuz" in S.arch.dtypes
+    fmt = ("f8e4m3" if "fp8" in op.MNEMONIC else "f8e5m2") + ("fnuz" if fnuz else ("fn" if "fp8" in op.MNEMONIC else ""))
+    dtype = fp8_dtypes()[fmt]
+    word = (mods.get("op_sel", 0) >> len(srcs)) & 1
+
+    def body(act, tgt):
+        a, b = (f32(np.broadcast_to(S.rd_v(x), (S.W, S.L))) for x in srcs)
+        with np.errstate(all="ignore"):
+            lo, hi = (x.astype(dtype).view(np.uint8).astype(U64) for x in (a, b))
+        shift = U64(16 * word)
+        old = u(S.V[d0.first])
+        out = (old & ~(U64(0xFFFF) << shift) & M32) | (((hi << U64(8)) | lo) << shift)
+        S.wr_v(d0, [out.astype(U32)], act)
+    return body
+
+
 BY_MNEMONIC = {
+    **dict.fromkeys(("v_cvt_pk_fp8_f32", "v_cvt_pk_bf8_f32"), _cvt_pk_fp8),
     **dict.fromkeys(("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32", "v_subb_co_u32",
                      "v_subbrev_co_u32"), _carry),
     "v_mov_b64": _mov64,
