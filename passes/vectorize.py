@@ -1,7 +1,9 @@
 """vectorize: the tutorial's step 5, global->LDS copies as 2- or 4-element vector loads.
 
-Expects: kernel IR with gemm.copy ops (lds-tiling's copies, before lower-copies).
-Produces: each chosen copy with `width` set, nothing else: lower-copies then loads
+Expects: kernel IR with gemm.copy ops (lds-tiling's copies, before lower-copies); after a matrix-core
+pass, its epilogue loop as gemmc.transforms.matrix_kernel.epilogue writes it.
+Produces: the matrix-core epilogue's stores by pairs where the layout pairs items (`stores`, below), and
+each chosen copy with `width` set: lower-copies then loads
 `width` consecutive elements of a stored row with one `vector.load`, and writes them to
 LDS with one `vector.store` when the LDS row runs the same way, or element by element
 when it does not (B^T after register tiling).
@@ -37,7 +39,11 @@ every vectorized copy into a transposed tile that is not peeled gets `blocks`: a
 width x width block, `width` vectors down the stored rows, and stores its columns as `width`
 vectors along the LDS rows, transposed in registers by shuffles, rather than width x width
 element stores; row-lanes then counts blocks along a row), operands (which copies to vectorize:
-`a`, `b` or both, `a,b`).  The tutorial's step 5 vectorizes A only: B's copy is stored
+`a`, `b` or both, `a,b`), stores (true, the default: a matrix-core kernel's epilogue stores C by pairs of
+items where its instruction's D layout puts items 2p and 2p + 1 of a lane at adjacent columns of one row,
+sm_90's mma.sync and wgmma: one 2-element vector store where both lie inside C and C's row length is even,
+the two scalar stores otherwise (gemmc/transforms/fragment_stores.py); AMD's MFMA / WMMA layouts put
+consecutive items down a column, and their epilogues stay as they are).  The tutorial's step 5 vectorizes A only: B's copy is stored
 transposed, and its four scalar LDS stores per vector cost more than the wide load saves
 (H200, 4096^3: 6.32 TFLOP/s with B vectorized, 6.65 without; benchmarks/h200/results.md).
 Diagnostics: no gemm.copy of a chosen operand (the copies are already lowered), a width
@@ -59,6 +65,7 @@ from gemmc.transforms.contraction import working_kernels, role
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.gemm import CopyOp
 from gemmc.support.ir_names import ROLE_LOAD_A, ROLE_LOAD_B
+from gemmc.transforms.fragment_stores import store_pairs
 from gemmc.transforms.lds_access import known_multiple, matrix_start_multiple, row_multiple
 
 MAX_VECTOR_BYTES = 16
@@ -76,9 +83,12 @@ class VectorizePass(ModulePass):
     peel_lanes: str = "columns"
     row_lanes: int = 0
     blocks: bool = False
+    stores: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in working_kernels(op, self.name):
+            if self.stores:
+                store_pairs(kernel, self.name, self.strict)
             if self.peel_lanes not in ("rows", "columns"):
                 raise pass_error(self.name, kernel, f"peel-lanes={self.peel_lanes}: expects rows or columns")
             for operand in self._operands(kernel):

@@ -91,6 +91,7 @@ ROLE_COMPUTE = "compute"
 ROLE_EPILOGUE = "epilogue"
 ROLE_AMAX = "amax"  # an amax output's atomic max (gemm-to-kernel), carried with the epilogue
 ROLE_ACC_READ = "acc_read"
+ROLE_EPILOGUE_PAIRS = "epilogue_pairs"  # vectorize's branch of a pair of fragment items: scalar guards, or one vector store
 ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
 ROLE_LOAD_A = "load_a"

@@ -23,10 +23,12 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from gemmc.transforms.contraction import role
 from gemmc.support.diagnostics import GemmcError, pass_error
 from gemmc.support.ir_names import (
-    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_AMAX, ROLE_ATTR, ROLE_EPILOGUE, ROLE_K_LOOP, ROLE_PROLOGUE, SCHEDULE_ATTR,
+    ARG_DIMS_ATTR, ATOMIC_ADDF, GLOBAL_SPACE, ROLE_ACC_READ, ROLE_AMAX, ROLE_ATTR, ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS, ROLE_K_LOOP,
+    ROLE_PROLOGUE, SCHEDULE_ATTR,
     memory_space,
 )
 from gemmc.transforms.batch import batch_args, batch_split, is_batched, set_batch
+from gemmc.transforms.fragment_stores import in_pairs_vector, scalar_pairs
 from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
 
 REDUCTIONS = ("atomic", "workspace")
@@ -74,6 +76,8 @@ class KSplit:
         self.launch, self.kernel, self.loop, self.divide = launch, kernel, loop, divide
 
     def run(self) -> None:
+        if self.reduce == "atomic":  # atomic adds are element by element: the scalar stores of each pair
+            scalar_pairs(self.kernel)
         stores = self._checked_stores()
         if self.reduce == "atomic":
             for store in stores:
@@ -174,6 +178,8 @@ class KSplit:
             width = "8" if element.bitwidth == 8 else "16"  # FP8 (a saturating epilogue's C) or 16-bit
             raise pass_error(self.name, store, f"reduce=atomic adds into C, which is {element}: atomic adds of "
                              f"{width}-bit values round every partial sum; use reduce=workspace")
+        if in_pairs_vector(store):
+            return  # (run() takes the pair's scalar stores instead, checked as the others)
         if isinstance(store, vector.StoreOp):
             raise pass_error(self.name, store, "reduce=atomic: the epilogue stores vectors, which have no atomic add; "
                              "use reduce=workspace")
@@ -365,7 +371,7 @@ def _is_amax(op: Operation) -> bool:
 
 def _in_epilogue(op: Operation) -> bool:
     while op is not None:
-        if role(op) == ROLE_EPILOGUE:
+        if role(op) in (ROLE_EPILOGUE, ROLE_EPILOGUE_PAIRS):
             return True
         op = op.parent_op()
     return False
