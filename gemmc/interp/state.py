@@ -129,6 +129,9 @@ class KernelState:
     intervals: np.ndarray | None = None  # barrier interval per workgroup of the batch
     order: Any = None  # gemmc.interp.ordering.WorkgroupOrder of a kernel that synchronises workgroups
     lds_bytes: dict[Operation, int] = field(default_factory=dict)
+    mbarriers: Any = None  # gemmc.interp.mbarrier.Mbarriers of the batch, once a kernel initialized one
+    wgmma_tracker: Any = None  # gemmc.interp.wgmma_async.Tracker of the batch (what an mbarrier arrive releases)
+    land_copies: Any = None  # lands the active lanes' cp.async copies (gemmc.interp.nvgpu; an mbarrier arrive's)
     _ops: dict[Operation, int] = field(default_factory=dict)
     _op_list: list[Operation] = field(default_factory=list)
     _active: tuple[int, int] | None = None
