@@ -25,6 +25,8 @@ consumers cannot block while they run.  Two pieces make the warp-specialized ker
   were stamped at issue.  Checked:
     - a wgmma read of an element that a cp.async wrote is an error unless the reading warpgroup acquired
       the arrive that published it (a consumer reading a slot whose full phase has not completed for it),
+    - a cp.async write of an element that an earlier cp.async wrote and no wgmma read since is an error
+      (a tile lost: the producer passed an empty wait the consumers had not completed),
     - a cp.async write of an element that a wgmma group read is an error unless the writing lane
       acquired a release of that warpgroup made after that group retired (a producer writing a slot whose
       empty phase has not completed), which replaces, in a kernel with mbarriers, the barrier-interval
@@ -92,12 +94,22 @@ class Mbarriers:
         self.known_wg = np.zeros((n, self.wpb), dtype=np.int64)  # retired groups of each warpgroup acquired
         self.stamps: dict[int, np.ndarray] = {}  # per LDS buffer: the epoch that publishes each element (0: none)
         self.reads: dict[int, np.ndarray] = {}  # per LDS buffer: (size, wpb) newest reading group + 1
+        self.unread: dict[int, np.ndarray] = {}  # per LDS buffer: written by a cp.async, read by no wgmma since
 
     # -- the hooks of cp.async and wgmma ---------------------------------------------------
 
-    def on_copy(self, buf, flat: np.ndarray, lanes: np.ndarray) -> None:
+    def on_copy(self, st, op, buf, flat: np.ndarray, lanes: np.ndarray) -> None:
         stamps = self.stamps.setdefault(id(buf), np.zeros(buf.data.size, dtype=np.int64))
+        unread = self.unread.setdefault(id(buf), np.zeros(buf.data.size, dtype=bool))
+        lost = unread[flat]
+        if lost.any():
+            i = int(np.argmax(lost))
+            raise InterpError(
+                f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))}, which a "
+                "cp.async wrote and no nvgpu.wgmma_mma_async has read yet: the tile there is lost (the producer "
+                "passed an empty-phase wait that the consumers had not completed)")
         stamps[flat] = self.epoch[lanes] + 1
+        unread[flat] = True
 
     def on_wgmma_read(self, st, op, buf, flat: np.ndarray, first: np.ndarray, seq: np.ndarray) -> None:
         """Warpgroups (first lanes `first`, one per element) read `flat` in their groups `seq`."""
@@ -111,6 +123,9 @@ class Mbarriers:
                     f"{op.name} by {st.where(int(first[i]))} reads {buf.name}{list(buf.unravel(int(flat[i])))}, which a "
                     "cp.async wrote, before the full phase that publishes it completed for this warpgroup (no "
                     "nvgpu.mbarrier_wait_parity acquired the producer's nvgpu.cp_async_mbarrier_arrive after the copy)")
+        unread = self.unread.get(id(buf))
+        if unread is not None:
+            unread[flat] = False
         reads = self.reads.setdefault(id(buf), np.zeros((buf.data.size, self.wpb), dtype=np.int64))
         np.maximum.at(reads, (flat, (first // WARPGROUP) % self.wpb), seq + 1)
 

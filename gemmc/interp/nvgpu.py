@@ -142,7 +142,7 @@ class NvgpuFunctions(InterpreterFunctions):
         if mb is not None:
             if dst.wgmma is None:
                 mb.check_write(st, op, dst, flat, np.repeat(lanes, width))
-            mb.on_copy(dst, flat, np.repeat(lanes, width))
+            mb.on_copy(st, op, dst, flat, np.repeat(lanes, width))
         np.add.at(dst.in_flight, flat, 1)
         self._in_flight(st).copies.append(_Copies(op, dst, flat, value[lanes].reshape(-1), np.repeat(lanes, width),
                                                   np.full(flat.size, -1, dtype=np.int64)))
