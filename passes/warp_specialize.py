@@ -200,6 +200,7 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     full.results[0].name_hint, empty.results[0].name_hint = "full", "empty"
     zero, one, f_c, w_c = _idx(0), _idx(1), _idx(slots), _idx(consumers)
     is_first = arith.CmpiOp(tid, zero.results[0], "eq")
+    is_first.results[0].name_hint = "is_first"
     inits: list[Operation] = []
     for s in range(slots):
         sc = _idx(s)
@@ -228,6 +229,7 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     slot = arith.RemUIOp(t, f_c.results[0])
     slot.results[0].name_hint = "slot"
     reuse = arith.CmpiOp(t, f_c.results[0], "uge")
+    reuse.results[0].name_hint = "reuse"
     rnd = arith.DivUIOp(t, f_c.results[0])
     prev = arith.SubiOp(rnd.results[0], one.results[0])
     two = _idx(2)
@@ -260,6 +262,7 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     _erase_unused(prefetch_cond)
     ct = body.args[0]
     cslot = arith.RemUIOp(ct, f_c.results[0])
+    cslot.results[0].name_hint = "full_slot"
     crnd = arith.DivUIOp(ct, f_c.results[0])
     ctwo = _idx(2)
     cpar = arith.RemUIOp(crnd.results[0], ctwo.results[0])
@@ -267,8 +270,10 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     Rewriter.insert_op([cslot, crnd, ctwo, cpar, MbarrierWaitParityOp(full_v, [cslot.results[0]], cpar.results[0])],
                        InsertPoint.at_start(body))
     had = arith.CmpiOp(ct, one.results[0], "uge")
+    had.results[0].name_hint = "has_prev"
     pt = arith.SubiOp(ct, one.results[0])
     pslot = arith.RemUIOp(pt.results[0], f_c.results[0])
+    pslot.results[0].name_hint = "empty_slot"
     release = scf.IfOp(had.results[0], [], [pt, pslot, MbarrierArriveOp(empty_v, [pslot.results[0]]), scf.YieldOp()])
     Rewriter.insert_op([had, release], InsertPoint.after(compute_end))
 
@@ -321,7 +326,9 @@ def _grow_block(module: ModuleOp, kernel: gpu.FuncOp, threads_y: int) -> None:
         c = _idx(threads_y)
         c.results[0].name_hint = "block_y"
         Rewriter.insert_op(c, InsertPoint.before(launch))
-        launch.operands[list(launch.operands).index(launch.blockSizeY)] = c.results[0]
+        old = launch.blockSizeY
+        launch.operands[list(launch.operands).index(old)] = c.results[0]
+        _erase_unused(old.owner)
 
 
 def _erase_unused(op) -> None:
