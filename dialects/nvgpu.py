@@ -43,6 +43,23 @@ wgmma_mma_async is one warpgroup's D[m x n] = A[m x k] @ B[k x n] + C, each thre
 accumulators in D's layout (gemmc.target.wgmma.d_layout); the registers are D's only once a
 wgmma_wait_group has waited for its group (wgmma_commit_group); wgmma_fence orders the warpgroup's
 register and shared-memory accesses before the mma that reads them.
+
+mbarriers (sm_90; warp-specialize's producer / consumer protocol, CUTLASS's PipelineAsync):
+
+    %full = memref.alloca() : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_init %full[%s] {count = 128 : i32} : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_arrive %empty[%s] : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_wait_parity %full[%s], %parity : memref<4xi64, 3 : i64>
+    nvgpu.cp_async_mbarrier_arrive %full[%s] : memref<4xi64, 3 : i64>
+    nvgpu.setmaxnreg {regCount = 40 : i32, action = "dec"}
+
+An mbarrier is one i64 of a shared-memory memref.  init sets the arrivals a phase expects; arrive
+(release) counts one per active thread, and the phase completes, the next beginning, when they are
+all in; wait_parity (acquire) blocks until the phase of that parity has completed -- the current
+phase if its parity matches, else the one before it, which has (so a fresh barrier passes a wait for
+parity 1 at once, as the PTX ISA's try_wait.parity does).  cp_async_mbarrier_arrive is
+cp.async.mbarrier.arrive.noinc: an arrival that fires once every cp.async the thread issued before it
+has landed, counted in init's count (.noinc).  setmaxnreg moves the warpgroup's register budget.
 """
 
 from __future__ import annotations

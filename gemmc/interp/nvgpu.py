@@ -34,6 +34,10 @@ group (committed by nvgpu.wgmma_commit_group), and gemmc.interp.wgmma_async hold
 overwriting the tiles it reads (a store, a cp.async) before the group retires, or from another
 warpgroup before a barrier after the retiring wait, and reading its accumulators before the wait
 (except as the next wgmma's C) are errors.  The fence does nothing here.  Not counted in the stats.
+A warpgroup masked off as a whole (warp-specialize's producer) sits the wgmma ops out.
+
+mbarriers and warp-specialize's roles: gemmc.interp.mbarrier (a cp.async lands at the thread's
+nvgpu.cp_async_mbarrier_arrive, or at a wait_group, whichever comes first).
 """
 
 from __future__ import annotations
