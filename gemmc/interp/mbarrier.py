@@ -224,8 +224,7 @@ def mbarriers(st: KernelState) -> Mbarriers:
 
 def active_mbarriers(st: KernelState) -> Mbarriers | None:
     """The batch's mbarrier model, where the kernel initialized an mbarrier."""
-    m = st.mbarriers
-    return m if m is not None and m.lanes is st.lanes else None
+    return st.active_mbarriers()
 
 
 @register_impls

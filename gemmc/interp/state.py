@@ -164,6 +164,11 @@ class KernelState:
         finally:
             self.mask, self._active = saved
 
+    def active_mbarriers(self):
+        """The batch's gemmc.interp.mbarrier.Mbarriers, where the kernel initialized an mbarrier, else None."""
+        m = self.mbarriers
+        return m if m is not None and m.lanes is self.lanes else None
+
     def active_mask(self) -> np.ndarray:
         """The mask as a bool array, even when every lane is active."""
         return np.ones(self.lanes.count, dtype=bool) if self.mask is None else self.mask

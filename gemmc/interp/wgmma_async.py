@@ -75,8 +75,7 @@ class Tracker:
         flat = addr.reshape(-1)
         np.add.at(buf.wgmma.pending, flat, 1)
         n = addr.shape[1]
-        from gemmc.interp.mbarrier import active_mbarriers
-        mb = active_mbarriers(st)
+        mb = st.active_mbarriers()
         if mb is not None:
             mb.on_wgmma_read(st, op, buf, flat, np.repeat(first, n), np.repeat(seq, n))
         self.reads.append((buf.wgmma, flat, np.repeat(first, n), np.repeat(seq, n), (op, buf)))
@@ -136,8 +135,7 @@ class SharedReads:
                 f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))} "
                 "while an nvgpu.wgmma_mma_async that reads it is in flight (its group is not retired: "
                 "nvgpu.wgmma_wait_group)")
-        from gemmc.interp.mbarrier import active_mbarriers
-        mb = active_mbarriers(st)
+        mb = st.active_mbarriers()
         if mb is not None:  # a kernel with mbarriers: their phases order the warpgroups, not barriers
             mb.check_write(st, op, buf, flat, lanes)
             return
