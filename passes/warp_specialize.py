@@ -63,7 +63,8 @@ rise to 232 (40 x 128 + 232 x 256 = 64512 <= 65536).
 
 Diagnostics, each naming the op: no wgmma-in-flight K loop (run wgmma-in-flight first), cp.async already
 placed (run before lower-copies), a K loop not from 0 in steps of 1, a block not 128 x W x 1, fewer
-than 2 slots, a kernel already warp-specialized.
+than 2 slots, a kernel already warp-specialized, a gpu.barrier after the K loop (an epilogue through LDS:
+the producer, gone by then, would not reach it).
 """
 
 from __future__ import annotations
@@ -286,6 +287,10 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     while cur is not None and not isinstance(cur, gpu.ReturnOp):
         moved.append(cur)
         cur = cur.next_op
+    synced = next((b for o in moved for b in o.walk() if isinstance(b, gpu.BarrierOp)), None)
+    if synced is not None:
+        raise pass_error(NAME, synced, "a gpu.barrier after the K loop: the producer warpgroup has left by then, so "
+                         "only the consumers would reach it; warp-specialize takes an epilogue without barriers")
     Rewriter.insert_op(is_prod, InsertPoint.before(loop))
     split = scf.IfOp(is_prod.results[0], [], [scf.YieldOp()], [scf.YieldOp()])
     Rewriter.insert_op(split, InsertPoint.before(loop))
