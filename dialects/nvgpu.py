@@ -43,6 +43,23 @@ wgmma_mma_async is one warpgroup's D[m x n] = A[m x k] @ B[k x n] + C, each thre
 accumulators in D's layout (gemmc.target.wgmma.d_layout); the registers are D's only once a
 wgmma_wait_group has waited for its group (wgmma_commit_group); wgmma_fence orders the warpgroup's
 register and shared-memory accesses before the mma that reads them.
+
+mbarriers (sm_90; warp-specialize's producer / consumer protocol, CUTLASS's PipelineAsync):
+
+    %full = memref.alloca() : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_init %full[%s] {count = 128 : i32} : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_arrive %empty[%s] : memref<4xi64, 3 : i64>
+    nvgpu.mbarrier_wait_parity %full[%s], %parity : memref<4xi64, 3 : i64>
+    nvgpu.cp_async_mbarrier_arrive %full[%s] : memref<4xi64, 3 : i64>
+    nvgpu.setmaxnreg {regCount = 40 : i32, action = "dec"}
+
+An mbarrier is one i64 of a shared-memory memref.  init sets the arrivals a phase expects; arrive
+(release) counts one per active thread, and the phase completes, the next beginning, when they are
+all in; wait_parity (acquire) blocks until the phase of that parity has completed -- the current
+phase if its parity matches, else the one before it, which has (so a fresh barrier passes a wait for
+parity 1 at once, as the PTX ISA's try_wait.parity does).  cp_async_mbarrier_arrive is
+cp.async.mbarrier.arrive.noinc: an arrival that fires once every cp.async the thread issued before it
+has landed, counted in init's count (.noinc).  setmaxnreg moves the warpgroup's register budget.
 """
 
 from __future__ import annotations
@@ -379,5 +396,121 @@ class WgmmaWaitGroupOp(IRDLOperation):
         _nvidia_only(self, "wgmma.wait_group")
 
 
+def _verify_mbarrier(op: Operation, bars: SSAValue, indices) -> None:
+    t = bars.type
+    if not isinstance(t, MemRefType) or memory_space(t) != LDS_SPACE or str(t.element_type) != "i64":
+        raise VerifyException(f"{op.name} takes an mbarrier array in shared memory (memref<... x i64, 3>); got {t}")
+    if len(indices) != len(t.get_shape()):
+        raise VerifyException(f"{op.name} has {len(indices)} indices for a rank-{len(t.get_shape())} mbarrier array")
+    _nvidia_only(op, "mbarrier")
+
+
+class _MbarrierOp(IRDLOperation):
+    bars = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$bars `[` $indices `]` attr-dict `:` type($bars)"
+
+    def verify_(self) -> None:
+        _verify_mbarrier(self, self.bars, self.indices)
+
+
+@irdl_op_definition
+class MbarrierInitOp(_MbarrierOp):
+    """mbarrier.init.shared::cta.b64: the mbarrier at bars[indices] starts in phase 0 expecting `count`
+    arrivals a phase (one thread inits it; the others see it after a gpu.barrier)."""
+
+    name = "nvgpu.mbarrier_init"
+    count = prop_def(IntegerAttr)
+
+    def __init__(self, bars: SSAValue, indices, count: int):
+        super().__init__(operands=[bars, list(indices)], properties={"count": IntegerAttr(count, i32)})
+
+    @property
+    def arrivals(self) -> int:
+        return self.count.value.data
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not 1 <= self.arrivals < (1 << 20):
+            raise VerifyException(f"an mbarrier expects 1 .. 2^20 - 1 arrivals a phase; count = {self.arrivals}")
+
+
+@irdl_op_definition
+class MbarrierArriveOp(_MbarrierOp):
+    """mbarrier.arrive.shared::cta.b64 (release, CTA scope): each active lane arrives once; the phase
+    completes when its pending count reaches zero, and the next one begins."""
+
+    name = "nvgpu.mbarrier_arrive"
+
+    def __init__(self, bars: SSAValue, indices):
+        super().__init__(operands=[bars, list(indices)])
+
+
+@irdl_op_definition
+class MbarrierWaitParityOp(IRDLOperation):
+    """Each active lane waits until the phase of parity `parity` (0 or 1) of the mbarrier has completed:
+    a loop around mbarrier.try_wait.parity.shared::cta.b64 (acquire, CTA scope).  As on the GPU, the
+    parity names the phase relative to the current one: the current phase if its parity matches
+    (wait for it), else the phase before it (done at once)."""
+
+    name = "nvgpu.mbarrier_wait_parity"
+
+    bars = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    parity = operand_def(IndexType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$bars `[` $indices `]` `,` $parity attr-dict `:` type($bars)"
+
+    def __init__(self, bars: SSAValue, indices, parity: SSAValue):
+        super().__init__(operands=[bars, list(indices), parity])
+
+    def verify_(self) -> None:
+        _verify_mbarrier(self, self.bars, self.indices)
+
+
+@irdl_op_definition
+class CpAsyncMbarrierArriveOp(_MbarrierOp):
+    """cp.async.mbarrier.arrive.noinc.shared::cta.b64: an arrival on the mbarrier that happens once every
+    cp.async the lane issued before it has landed; .noinc: the arrival counts against the phase's
+    expected count (mbarrier_init's count includes these lanes)."""
+
+    name = "nvgpu.cp_async_mbarrier_arrive"
+
+    def __init__(self, bars: SSAValue, indices):
+        super().__init__(operands=[bars, list(indices)])
+
+
+@irdl_op_definition
+class SetMaxNRegOp(IRDLOperation):
+    """setmaxnreg.{inc,dec}.sync.aligned.u32 regCount: the warpgroup's per-thread register budget
+    (24 .. 256, a multiple of 8).  Only a hint to the register allocator here: no semantics."""
+
+    name = "nvgpu.setmaxnreg"
+    regCount = prop_def(IntegerAttr)
+    action = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, count: int, action: str):
+        super().__init__(properties={"regCount": IntegerAttr(count, i32), "action": StringAttr(action)})
+
+    @property
+    def count(self) -> int:
+        return self.regCount.value.data
+
+    def verify_(self) -> None:
+        if self.action.data not in ("inc", "dec"):
+            raise VerifyException(f"setmaxnreg's action is inc or dec, not {self.action.data!r}")
+        if not (24 <= self.count <= 256 and self.count % 8 == 0):
+            raise VerifyException(f"setmaxnreg takes 24 .. 256 registers, a multiple of 8; got {self.count}")
+        _nvidia_only(self, "setmaxnreg")
+
+
 NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp,
-                          WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp], [])
+                          WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
+                          MbarrierInitOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
+                          SetMaxNRegOp], [])

@@ -128,14 +128,18 @@ _WGMMA = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k=64}},regi
 
 
 def wgmma_candidate(bm: int, bn: int, n: int, wm: int, wn: int, stages: int, in_flight: bool = False,
-                    slots: int | None = None) -> str:
+                    slots: int | None = None, warp_specialized: bool = False) -> str:
     """in_flight: wgmma-in-flight after pipeline (wait_group 1, one group in flight across K tiles; the
-    prefetch distance min(stages - 1, slots - 2)); slots: multi-buffer's factor (default: stages)."""
+    prefetch distance min(stages - 1, slots - 2)); slots: multi-buffer's factor (default: stages);
+    warp_specialized: then warp-specialize (a producer warpgroup of cp.async on mbarriers: 128 threads more)."""
     pipelined = ("double-buffer{stage=lds}," if stages == 2 and not in_flight
                  else f"multi-buffer{{factor={slots or stages}}},pipeline{{stages={stages}}},")
-    if in_flight:
+    if in_flight or warp_specialized:
         pipelined += "wgmma-in-flight,"
-    return _WGMMA.format(bm=bm, bn=bn, n=n, wm=wm, wn=wn, stages=pipelined, threads=wm * wn * 128)
+    if warp_specialized:
+        pipelined += "warp-specialize,"
+    return _WGMMA.format(bm=bm, bn=bn, n=n, wm=wm, wn=wn, stages=pipelined,
+                         threads=(wm * wn + warp_specialized) * 128)
 
 
 WGMMA_CANDIDATES = {
@@ -154,6 +158,12 @@ WGMMA_CANDIDATES = {
     "wgmma_128x128x64_wg11_s4_inflight": wgmma_candidate(128, 128, 128, 1, 1, 4, in_flight=True),
     # five slots (160 KiB): pipeline's three tiles ahead kept
     "wgmma_128x128x64_wg21_f5_s4_inflight": wgmma_candidate(128, 128, 128, 2, 1, 4, in_flight=True, slots=5),
+    # warp-specialized (warp-specialize): a producer warpgroup issues the cp.async, completing on the slot's
+    # "full" mbarrier; the wgmma warpgroups wait on it and release the slot on its "empty" one; no barrier
+    # in the K loop; setmaxnreg 40 / 232 with two consumer warpgroups
+    "wgmma_128x256x64_ws_s4": wgmma_candidate(128, 256, 256, 2, 1, 4, warp_specialized=True),
+    "wgmma_128x128x64_wg21_ws_s4": wgmma_candidate(128, 128, 128, 2, 1, 4, warp_specialized=True),
+    "wgmma_128x128x64_wg11_ws_s4": wgmma_candidate(128, 128, 128, 1, 1, 4, warp_specialized=True),
 }
 CANDIDATE_SIZES = (4096, 8192)
 # the candidates measured fastest at 4096^3 on an H100 (2026-12-07: three stages, 17-19% ahead of the

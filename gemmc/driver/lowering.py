@@ -67,6 +67,13 @@ def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False) -> N
 _MOVES = ("arith.constant", "arith.extf", "arith.truncf", "arith.bitcast", "arith.select")
 
 
+def _mbarriers(t, arch: Arch) -> bool:
+    """An array of mbarriers (i64 in shared memory: warp-specialize's), not data of the problem."""
+    from gemmc.support.ir_names import LDS_SPACE, memory_space
+
+    return arch.vendor == "nvidia" and str(t.element_type) == "i64" and memory_space(t) == LDS_SPACE
+
+
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
     """A dtype the arch cannot do is an error before any pass runs."""
     from xdsl.dialects.builtin import MemRefType, VectorType
@@ -90,14 +97,14 @@ def check_dtypes(module: ModuleOp, arch: Arch) -> None:
                 # kernel IR given as input: its arithmetic, not only its memrefs
                 raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
                                  f"(at '{op.name}'; it supports {', '.join(computes) if arithmetic else supported})")
-            if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes:
+            if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes and not _mbarriers(t, arch):
                 raise GemmcError(
                     f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
                     f"(it supports {', '.join(arch.dtypes)})"
                 )
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
-                if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes:
+                if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes and not _mbarriers(t, arch):
                     hint = ": the FNUZ FP8 formats and the MX formats need an AMD target" if arch.vendor != "amd" else ""
                     raise GemmcError(
                         f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "

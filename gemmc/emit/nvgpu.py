@@ -304,3 +304,76 @@ def f32_to_fp8_function(fmt: str) -> list[str]:
 
 
 READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc"})  # (cp.async writes shared memory only)
+
+
+# -- mbarriers and warp specialization (sm_90) ---------------------------------------------------
+#
+#     nvgpu.mbarrier_init %full[%s] {count = 128}  -> gemmc_mbarrier_init(&full[s], 128);
+#     nvgpu.mbarrier_arrive %empty[%s]            -> gemmc_mbarrier_arrive(&empty[s]);
+#     nvgpu.mbarrier_wait_parity %full[%s], %p    -> gemmc_mbarrier_wait_parity(&full[s], p);
+#     nvgpu.cp_async_mbarrier_arrive %full[%s]    -> gemmc_cp_async_mbarrier_arrive(&full[s]);
+#     nvgpu.setmaxnreg {regCount = 40, action = "dec"} -> setmaxnreg.dec.sync.aligned.u32 40;
+#
+# The mbarrier is a 64-bit word in shared memory, addressed as cp.async's destination is (the 32-bit
+# shared offset).  The wait spins on try_wait.parity (which itself suspends the thread for a
+# system-dependent time), as CUTLASS's ClusterBarrier::wait does; its labels sit in a { } scope so
+# that every inlined copy has its own.
+
+
+def _mbarrier_helper(p: FunctionPrinter, name: str, params: str, comment: str, body: list[str]) -> str:
+    return p.emitter.helper(name, [
+        f"// {comment}",
+        f"__device__ inline void {name}({params})",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
+        *body,
+        "}",
+    ], {})
+
+
+def _bar_ref(p: FunctionPrinter, op: Operation) -> Expr:
+    return Expr(f"&{p.unpacked(op.bars, op).element([p.value(i) for i in op.indices]).text}")
+
+
+@op_printer("nvgpu.mbarrier_init")
+def _print_mbarrier_init(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "mbarrier.init")
+    name = _mbarrier_helper(p, "gemmc_mbarrier_init", "void* bar, unsigned count",
+                            "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
+                            ['    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'])
+    p.line(f"{call(name, _bar_ref(p, op), Expr(str(op.arrivals))).text};")
+
+
+@op_printer("nvgpu.mbarrier_arrive")
+def _print_mbarrier_arrive(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "mbarrier.arrive")
+    name = _mbarrier_helper(p, "gemmc_mbarrier_arrive", "void* bar",
+                            "mbarrier.arrive (release, CTA scope): one arrival of this thread",
+                            ['    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(address) : "memory");'])
+    p.line(f"{call(name, _bar_ref(p, op)).text};")
+
+
+@op_printer("nvgpu.mbarrier_wait_parity")
+def _print_mbarrier_wait(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "mbarrier.try_wait.parity")
+    name = _mbarrier_helper(p, "gemmc_mbarrier_wait_parity", "void* bar, unsigned parity",
+                            "mbarrier.try_wait.parity (acquire, CTA scope) until the phase of this parity has completed",
+                            ['    asm volatile("{\\n.reg .pred done;\\nGEMMC_WAIT:\\n'
+                             'mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n'
+                             '@!done bra GEMMC_WAIT;\\n}\\n" :: "r"(address), "r"(parity) : "memory");'])
+    p.line(f"{call(name, _bar_ref(p, op), p.value(op.parity)).text};")
+
+
+@op_printer("nvgpu.cp_async_mbarrier_arrive")
+def _print_cp_async_arrive(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async.mbarrier.arrive")
+    name = _mbarrier_helper(p, "gemmc_cp_async_mbarrier_arrive", "void* bar",
+                            "cp.async.mbarrier.arrive.noinc: an arrival once this thread's earlier cp.async have landed",
+                            ['    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'])
+    p.line(f"{call(name, _bar_ref(p, op)).text};")
+
+
+@op_printer("nvgpu.setmaxnreg")
+def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "setmaxnreg")
+    p.line(f'asm volatile("setmaxnreg.{op.action.data}.sync.aligned.u32 {op.count};\\n" ::: "memory");')

@@ -34,6 +34,10 @@ group (committed by nvgpu.wgmma_commit_group), and gemmc.interp.wgmma_async hold
 overwriting the tiles it reads (a store, a cp.async) before the group retires, or from another
 warpgroup before a barrier after the retiring wait, and reading its accumulators before the wait
 (except as the next wgmma's C) are errors.  The fence does nothing here.  Not counted in the stats.
+A warpgroup masked off as a whole (warp-specialize's producer) sits the wgmma ops out.
+
+mbarriers and warp-specialize's roles: gemmc.interp.mbarrier (a cp.async lands at the thread's
+nvgpu.cp_async_mbarrier_arrive, or at a wait_group, whichever comes first).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from gemmc.interp.matrix import operand_map
 from gemmc.target import wgmma
 from gemmc.interp.common import InterpError
 from gemmc.interp.state import KernelState
+from gemmc.interp.mbarrier import active_mbarriers
 from gemmc.interp.wgmma_async import Tracker
 from gemmc.target.ldmatrix import LANES, ROWS, deliver
 
@@ -137,6 +142,11 @@ class NvgpuFunctions(InterpreterFunctions):
         memory.check_landed(st, op, dst, flat, np.repeat(lanes, width), "overwrites")  # two copies into one element
         if dst.wgmma is not None:  # the copy may land at once: no pending wgmma may read there
             dst.wgmma.check_write(st, op, dst, flat, np.repeat(lanes, width))
+        mb = active_mbarriers(st)
+        if mb is not None:
+            if dst.wgmma is None:
+                mb.check_write(st, op, dst, flat, np.repeat(lanes, width))
+            mb.on_copy(st, op, dst, flat, np.repeat(lanes, width))
         np.add.at(dst.in_flight, flat, 1)
         self._in_flight(st).copies.append(_Copies(op, dst, flat, value[lanes].reshape(-1), np.repeat(lanes, width),
                                                   np.full(flat.size, -1, dtype=np.int64)))
@@ -172,7 +182,22 @@ class NvgpuFunctions(InterpreterFunctions):
         """The batch's copies in flight (a new batch of workgroups starts with none)."""
         if self._flight is None or self._flight.lanes is not st.lanes:
             self._flight = _InFlight(st.lanes, np.zeros(st.lanes.count, dtype=np.int64))
+        st.land_copies = self._land
         return self._flight
+
+    def _land(self, st: KernelState, op, active: np.ndarray) -> None:
+        """Every copy of the active lanes lands now (cp.async.mbarrier.arrive: committed or not)."""
+        flight = self._in_flight(st)
+        keep = []
+        for c in flight.copies:
+            done = active[c.lanes]
+            if done.any():
+                np.subtract.at(c.buf.in_flight, c.addr[done], 1)
+                memory.write_landed(st, c.op, c.buf, c.addr[done], c.values[done], c.lanes[done])
+                c = _Copies(c.op, c.buf, c.addr[~done], c.values[~done], c.lanes[~done], c.group[~done])
+            if c.addr.size:
+                keep.append(c)
+        flight.copies = keep
 
 
 @dataclass(frozen=True)
@@ -213,6 +238,7 @@ class WgmmaFunctions(InterpreterFunctions):
         """The batch's wgmma groups (a new batch of workgroups starts with none)."""
         if self._groups is None or self._groups.lanes is not st.lanes:
             self._groups = Tracker(st.lanes)
+        st.wgmma_tracker = self._groups
         return self._groups
 
     @impl(WgmmaDescOp)
@@ -230,16 +256,19 @@ class WgmmaFunctions(InterpreterFunctions):
         da, db, c = args
         instr = wgmma_instr(st, op)
         groups = _whole_groups(st, op, wgmma.WARPGROUP)
+        sel = _active_groups(st, groups)
         c = np.asarray(c).reshape(groups, wgmma.WARPGROUP, -1)
         out = c.copy()
         m, n, k = op.shape
         tracker = self._tracker(st)
-        a_mat = _operand(st, op, da, groups, m, k, outer_rows=True, tracker=tracker)  # (G, m, k)
-        b_mat = _operand(st, op, db, groups, n, k, outer_rows=False, tracker=tracker)  # (G, k, n)
+        a_mat = _operand(st, op, da, groups, m, k, outer_rows=True, tracker=tracker, sel=sel)  # (G', m, k)
+        b_mat = _operand(st, op, db, groups, n, k, outer_rows=False, tracker=tracker, sel=sel)  # (G', k, n)
         dm = operand_map(instr.d, 1, m, n)
         d_lane, d_item = dm.lane[0, 0], dm.item[0, 0]  # (m, n)
-        acc = c[:, d_lane, d_item].astype(np.float64) + a_mat @ b_mat
-        out[:, d_lane, d_item] = acc.astype(np.float32)
+        acc = c[sel][:, d_lane, d_item].astype(np.float64) + a_mat @ b_mat
+        part = out[sel]
+        part[:, d_lane, d_item] = acc.astype(np.float32)
+        out[sel] = part
         return (tracker.result(out.reshape(st.lanes.count, -1)),)
 
     @impl(WgmmaFenceOp)
@@ -262,16 +291,27 @@ class WgmmaFunctions(InterpreterFunctions):
         return ()
 
 
+def _active_groups(st: KernelState, groups: int) -> np.ndarray:
+    """The warpgroups that run the op (all lanes active; _whole_groups refused partial ones)."""
+    if st.mask is None:
+        return np.arange(groups)
+    return np.flatnonzero(st.mask.reshape(groups, -1).all(axis=1))
+
+
 def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int, outer_rows: bool,
-             tracker: Tracker) -> np.ndarray:
-    """A (G, outer, k) or B (G, k, outer) of each warpgroup, read from shared memory as its descriptor says."""
+             tracker: Tracker, sel: np.ndarray | None = None) -> np.ndarray:
+    """A (G, outer, k) or B (G, k, outer) of each active warpgroup (`sel`), read from shared memory as its
+    descriptor says."""
     if not isinstance(d, Descriptor):
         raise InterpError(f"{op.name} takes descriptors made by nvgpu.wgmma_desc")
     if d.swizzle != wgmma.SWIZZLE_BYTES:
         raise InterpError(f"{op.name}: the interpreter reads the 128-byte swizzle alone, not {d.swizzle}")
-    start, base = d.start.reshape(groups, -1), d.base.reshape(groups, -1)
+    if sel is None:
+        sel = np.arange(groups)
+    start, base = d.start.reshape(groups, -1)[sel], d.base.reshape(groups, -1)[sel]
+    groups = sel.size
     if (start != start[:, :1]).any() or (base != base[:, :1]).any():
-        g = int(np.argmax((start != start[:, :1]).any(axis=1)))
+        g = int(sel[int(np.argmax((start != start[:, :1]).any(axis=1)))])
         raise InterpError(f"{op.name}: the lanes of warpgroup {g} pass different descriptors (each is one matrix)")
     o, kk = np.meshgrid(np.arange(outer), np.arange(k), indexing="ij")  # (outer, k)
     rel = wgmma.swizzle(start[:, :1, None] + wgmma.element_byte(d.major, o, kk, d.lbo, d.sbo, d.buf.elem_bytes))
@@ -282,12 +322,13 @@ def _operand(st: KernelState, op, d: Descriptor, groups: int, outer: int, k: int
     bad = (rel < 0) | (rel // d.buf.elem_bytes >= size)
     if bad.any():
         g, i, j = (int(x[0]) for x in np.nonzero(bad))
+        g = int(sel[g])
         raise InterpError(f"{op.name}: warpgroup {g} reads element ({i}, {j}) of its operand at byte {int(rel[g, i, j])} "
                           f"of {d.buf.name}, past its {size * d.buf.elem_bytes} bytes")
     if d.buf.in_flight is not None:
-        lanes = np.repeat(np.arange(groups, dtype=np.int64) * wgmma.WARPGROUP, outer * k)
+        lanes = np.repeat(sel.astype(np.int64) * wgmma.WARPGROUP, outer * k)
         memory.check_landed(st, op, d.buf, addr.reshape(-1), lanes, "reads")
-    tracker.issue_reads(st, op, d.buf, addr.reshape(groups, -1))
+    tracker.issue_reads(st, op, d.buf, addr.reshape(groups, -1), sel)
     values = d.buf.data[addr].astype(np.float64)
     return values if outer_rows else np.swapaxes(values, 1, 2)
 
@@ -300,7 +341,7 @@ def _whole_groups(st: KernelState, op, size: int) -> int:
     groups = ln.count // size
     if st.mask is not None:
         per = st.mask.reshape(groups, size)
-        if (per.any(axis=1) & ~per.all(axis=1)).any() or not per.all():
+        if (per.any(axis=1) & ~per.all(axis=1)).any() or not per.any():
             lane = int(np.argmax(~st.mask))
             raise InterpError(f"{op.name} in divergent control flow: {st.where(lane)} is masked off "
                               "(a warpgroup instruction runs on all 128 threads)")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import gpu, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -48,6 +48,7 @@ from gemmc.interp.ordering import WorkgroupOrder, synchronises
 from gemmc.interp.stats import Stats
 from gemmc.transforms.batch import batch_args, batch_split
 
+WARP_SPECIALIZED = StringAttr("warp_specialized")  # warp-specialize's split: the two roles run as coroutines
 LANE_BUDGET = 1 << 18
 """Lanes per batch: large enough that numpy's per-call overhead (~10 us) vanishes,
 small enough that a value (2 MiB of int64) stays in cache; measured on a 1024^3
@@ -150,6 +151,10 @@ class ScfFunctions(InterpreterFunctions):
             take_then, take_else = cond, ~cond
         else:
             take_then, take_else = st.mask & cond, st.mask & ~cond
+        if not op.results and op.attributes.get("gemm.role") == WARP_SPECIALIZED:
+            from gemmc.interp.mbarrier import run_roles
+            run_roles(interp, self, op, take_then, take_else)
+            return ()
         ran = {}
         for name, region, m in (("then", op.true_region, take_then), ("else", op.false_region, take_else)):
             if region.blocks and m.any():
@@ -289,11 +294,12 @@ def kernel_interpreter(module: ModuleOp, state: KernelState) -> Interpreter:
     from gemmc.interp.matrix import MatrixFunctions
     from gemmc.interp.memory import MemoryFunctions
     from gemmc.interp.nvgpu import NvgpuFunctions, WgmmaFunctions
+    from gemmc.interp.mbarrier import MbarrierFunctions
     from gemmc.interp.ops import ArithFunctions, MathFunctions, UbFunctions, VectorFunctions
 
     interp = SimtInterpreter(module)
     for cls in (ArithFunctions, MathFunctions, VectorFunctions, MemoryFunctions, ScfFunctions, GpuFunctions,
-                MatrixFunctions, NvgpuFunctions, WgmmaFunctions):
+                MatrixFunctions, NvgpuFunctions, WgmmaFunctions, MbarrierFunctions):
         interp.register_implementations(cls(state=state))
     interp.register_implementations(UbFunctions())
     return interp

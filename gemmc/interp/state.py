@@ -129,6 +129,9 @@ class KernelState:
     intervals: np.ndarray | None = None  # barrier interval per workgroup of the batch
     order: Any = None  # gemmc.interp.ordering.WorkgroupOrder of a kernel that synchronises workgroups
     lds_bytes: dict[Operation, int] = field(default_factory=dict)
+    mbarriers: Any = None  # gemmc.interp.mbarrier.Mbarriers of the batch, once a kernel initialized one
+    wgmma_tracker: Any = None  # gemmc.interp.wgmma_async.Tracker of the batch (what an mbarrier arrive releases)
+    land_copies: Any = None  # lands the active lanes' cp.async copies (gemmc.interp.nvgpu; an mbarrier arrive's)
     _ops: dict[Operation, int] = field(default_factory=dict)
     _op_list: list[Operation] = field(default_factory=list)
     _active: tuple[int, int] | None = None
@@ -160,6 +163,11 @@ class KernelState:
             yield
         finally:
             self.mask, self._active = saved
+
+    def active_mbarriers(self):
+        """The batch's gemmc.interp.mbarrier.Mbarriers, where the kernel initialized an mbarrier, else None."""
+        m = self.mbarriers
+        return m if m is not None and m.lanes is self.lanes else None
 
     def active_mask(self) -> np.ndarray:
         """The mask as a bool array, even when every lane is active."""

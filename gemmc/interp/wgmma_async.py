@@ -64,16 +64,20 @@ class Tracker:
 
     # -- issue, commit, wait -----------------------------------------------------------
 
-    def issue_reads(self, st, op, buf, addr: np.ndarray) -> None:
-        """Warpgroup g's mma reads buf's flat elements addr[g] (G, n) until its group retires."""
+    def issue_reads(self, st, op, buf, addr: np.ndarray, sel: np.ndarray | None = None) -> None:
+        """Warpgroup sel[g]'s mma reads buf's flat elements addr[g] (G, n) until its group retires."""
         groups = addr.shape[0]
-        first = np.arange(groups, dtype=np.int64) * WARPGROUP  # each warpgroup's first lane
+        ids = np.arange(groups, dtype=np.int64) if sel is None else sel.astype(np.int64)
+        first = ids * WARPGROUP  # each warpgroup's first lane
         seq = self.committed[first]
         if buf.wgmma is None:
             buf.wgmma = SharedReads(buf.data.size)
         flat = addr.reshape(-1)
         np.add.at(buf.wgmma.pending, flat, 1)
         n = addr.shape[1]
+        mb = st.active_mbarriers()
+        if mb is not None:
+            mb.on_wgmma_read(st, op, buf, flat, np.repeat(first, n), np.repeat(seq, n))
         self.reads.append((buf.wgmma, flat, np.repeat(first, n), np.repeat(seq, n), (op, buf)))
 
     def result(self, values: np.ndarray) -> PendingAcc:
@@ -131,6 +135,10 @@ class SharedReads:
                 f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))} "
                 "while an nvgpu.wgmma_mma_async that reads it is in flight (its group is not retired: "
                 "nvgpu.wgmma_wait_group)")
+        mb = st.active_mbarriers()
+        if mb is not None:  # a kernel with mbarriers: their phases order the warpgroups, not barriers
+            mb.check_write(st, op, buf, flat, lanes)
+            return
         mine = lanes // WARPGROUP
         same = self.retired_at[flat] == st.lane_interval()[lanes]
         other = same & ((self.hi[flat] != mine) | (self.lo[flat] != mine))

@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.arch import Arch
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32": 4,
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i32": 4, "i64": 8,
                  "i4": 1, "u4": 1,  # 4-bit integers: one a byte in LDS and registers, packed in global memory
                  "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1, "f8E4M3FN": 1, "f8E5M2": 1,
                  "f8e4m3fnuz": 1, "f8e5m2fnuz": 1, "f8e4m3fn": 1, "f8e5m2": 1,

@@ -14,6 +14,8 @@ stage's guard is false, so the counts stay in step):
         K loop:   if (has_next) { copies of tile t + d }; commit
                   compute tile t; wait d-1; barrier      (tile t + 1 landed)
 
+Copies in warp-specialize's producer loop (gemm.role = "ws_producer") get no group: the
+nvgpu.cp_async_mbarrier_arrive after them is what completes them, on the slot's full mbarrier.
 A copy elsewhere is a located error: there is no stage to count its group in.
 """
 
@@ -29,12 +31,15 @@ from gemmc.support.ir_names import ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
 from gemmc.transforms.contraction import role
 
 PASS = "lower-copies"
+ROLE_WS_PRODUCER = "ws_producer"  # passes/warp_specialize.py
 
 
 def place_waits(root: Operation) -> None:
     """Commit and wait for the cp.async copies under `root` (module docstring)."""
     stages: dict[int, Operation] = {}
     for copy in [op for op in root.walk() if isinstance(op, DeviceAsyncCopyOp)]:
+        if _producer(copy):
+            continue  # warp-specialize's producer: its nvgpu.cp_async_mbarrier_arrive completes them
         stage = _stage_of(copy)
         stages.setdefault(id(stage), stage)
     ends = {}
@@ -46,6 +51,15 @@ def place_waits(root: Operation) -> None:
         barrier, ahead = _waiting_barrier(end)
         if not isinstance(barrier.prev_op, DeviceAsyncWaitOp):
             Rewriter.insert_op(DeviceAsyncWaitOp(max(0, ahead - 1)), InsertPoint.before(barrier))
+
+
+def _producer(copy: Operation) -> bool:
+    parent = copy.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp) and role(parent) == ROLE_WS_PRODUCER:
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _stage_of(copy: Operation) -> Operation:

@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, VectorType, i64
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -135,6 +135,9 @@ def _word_unaligned(copy: CopyOp, per: int, unit: str = "a 4-byte word") -> str 
     return None
 
 
+COPY_THREADS_ATTR = "gemm.threads"  # the threads that share a copy, when not the whole workgroup
+
+
 class UnsizedWorkgroup(ValueError):
     """A gemm.copy whose kernel does not say how many threads share it."""
 
@@ -144,7 +147,11 @@ class UnsizedWorkgroup(ValueError):
 
 
 def workgroup_threads(op: Operation) -> int:
-    """Threads of the workgroup running `op`: its kernel's gpu.known_block_size."""
+    """Threads that share `op`: its gemm.threads (warp-specialize's producer warpgroup), else its
+    kernel's gpu.known_block_size."""
+    own = op.attributes.get(COPY_THREADS_ATTR)
+    if isinstance(own, IntegerAttr):
+        return own.value.data
     kernel = kernel_of(op)
     sizes = kernel.known_block_size if isinstance(kernel, gpu.FuncOp) else None
     if sizes is None:
