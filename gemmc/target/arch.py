@@ -236,6 +236,18 @@ class Arch:
     # i4 / u4 operands' fragment type on the matrix cores: "i4" RDNA's iu4 WMMAs (signedness flags);
     # "i8" CDNA, no int4 MFMA: unpacked to bytes (i4, u4 fit a signed byte) for its i8 MFMAs; "": no route
     int4_frags: str = ""
+    # Instruction issue, for the IR-level model's issue term (gemmc.cost.issue).  issue_per_clk:
+    # instructions a SIMD issues a cycle, of every type together (VALU, WMMA, SALU, LDS, VMEM, waits,
+    # hints, branches), where it has one issue port: RDNA3/4, one a cycle (RDNA3 ISA guide, "the SIMD
+    # issues one instruction per cycle"; LLVM's SISchedule.td: every AMDGPU SchedMachineModel has
+    # IssueWidth = 1, and its GFX11/GFX12 models count in cycles, where the SI/CDNA ones count
+    # 4-cycle passes).  0: no such port modelled (CDNA: a SIMD takes one instruction of each type a
+    # 4-cycle slot from different waves, the GCN/CDNA issue model, docs/cost-model.md; sm_90).
+    # matrix_on_valu: the matrix instructions run on the SIMD's VALU, so VALU instructions and WMMAs
+    # share one pipe (RDNA3: WMMA executes on the VALU's "AI accelerators"; RDNA3 ISA guide, WMMA; the
+    # ISA-level model's classes.py times them so); False: a matrix pipe of its own (CDNA's MFMA, XDL).
+    issue_per_clk: float = 0.0
+    matrix_on_valu: bool = False
 
     @property
     def lds_limit(self) -> int:
@@ -563,7 +575,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
+            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.
@@ -579,7 +591,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=64 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32,
+            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True,
         ),
         # NVIDIA H200 SXM (Hopper, sm_90): 132 SMs, 1980 MHz boost, 4.8 TB/s HBM3e, 67 TF FP32,
         # 989 TF dense FP16/BF16 tensor (NVIDIA H200 datasheet); 4 SM sub-partitions ("SIMDs") of
