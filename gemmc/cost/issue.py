@@ -8,6 +8,13 @@ There a WMMA occupies the VALU for its cycles, and every other VALU instruction 
 a cycle: the "issue" resource.  Both are what the ISA-level model (gemmc.amdgcn.timing) charges
 per instruction; this module gives the IR-level model the counts.
 
+Sources (the rates are the arch's, gemmc.target.arch's issue_per_clk and matrix_on_valu): the
+RDNA3 ISA guide (a SIMD issues one instruction a cycle; WMMA executes on the SIMD's VALU), LLVM's
+AMDGPU scheduling models (llvm/lib/Target/AMDGPU/SISchedule.td: every SISchedMachineModel has
+`IssueWidth = 1`; the GFX11/GFX12 models count in cycles, Write64Bit two), as the ISA-level model's
+gemmc.amdgcn.timing.classes reads them; the VALU costs are gemmc.target.amdgcn_isa.valu_timing,
+which both models use.
+
 The counts are clang's when the compiler's report is at hand (KernelResources.asm, the assembly
 of the same compile that gives the VGPRs): the K loop's instructions as clang lays them out,
 each of its blocks once (a loop's blocks are those LLVM's comments put in it: "in Loop:

@@ -236,18 +236,9 @@ class Arch:
     # i4 / u4 operands' fragment type on the matrix cores: "i4" RDNA's iu4 WMMAs (signedness flags);
     # "i8" CDNA, no int4 MFMA: unpacked to bytes (i4, u4 fit a signed byte) for its i8 MFMAs; "": no route
     int4_frags: str = ""
-    # Instruction issue, for the IR-level model's issue term (gemmc.cost.issue).  issue_per_clk:
-    # instructions a SIMD issues a cycle, of every type together (VALU, WMMA, SALU, LDS, VMEM, waits,
-    # hints, branches), where it has one issue port: RDNA3/4, one a cycle (RDNA3 ISA guide, "the SIMD
-    # issues one instruction per cycle"; LLVM's SISchedule.td: every AMDGPU SchedMachineModel has
-    # IssueWidth = 1, and its GFX11/GFX12 models count in cycles, where the SI/CDNA ones count
-    # 4-cycle passes).  0: no such port modelled (CDNA: a SIMD takes one instruction of each type a
-    # 4-cycle slot from different waves, the GCN/CDNA issue model, docs/cost-model.md; sm_90).
-    # matrix_on_valu: the matrix instructions run on the SIMD's VALU, so VALU instructions and WMMAs
-    # share one pipe (RDNA3: WMMA executes on the VALU's "AI accelerators"; RDNA3 ISA guide, WMMA; the
-    # ISA-level model's classes.py times them so); False: a matrix pipe of its own (CDNA's MFMA, XDL).
+    # instructions a SIMD issues a cycle, all types together; 0: not modelled (gemmc.cost.issue; RDNA3 ISA guide, SISchedule.td's IssueWidth = 1)
     issue_per_clk: float = 0.0
-    matrix_on_valu: bool = False
+    matrix_on_valu: bool = False  # the matrix instructions run on the SIMD's VALU (RDNA's WMMA: RDNA3 ISA guide)
 
     @property
     def lds_limit(self) -> int:
