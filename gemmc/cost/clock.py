@@ -22,7 +22,7 @@ from gemmc.target.arch import Arch
 # P ~ C V^2 f, and V rises with f along the chip's voltage-frequency curve: 1 would be a fixed
 # voltage, 3 a voltage proportional to f; 2 between them (assumption, docs/cost-model.md)
 POWER_EXPONENT = 2.0
-ENGINE_CLOCKED = ("valu", "matrix", "lds", "vmem", "l2", "latency")
+ENGINE_CLOCKED = ("valu", "matrix", "lds", "vmem", "issue", "l2", "latency")
 
 
 def at_clock(times: dict[str, float], slowdown: float) -> dict[str, float]:

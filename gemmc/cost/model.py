@@ -40,6 +40,7 @@ from xdsl.dialects import gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from gemmc.target.arch import Arch
+from gemmc.cost import issue
 from gemmc.cost.clock import at_clock, sustained_clock_mhz
 from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
 from gemmc.cost.counts import Access, Counts, count
@@ -51,7 +52,7 @@ from gemmc.target.resources import lane_bytes
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
-RESOURCES = ("valu", "matrix", "lds", "vmem", "l2", "dram", "latency")
+RESOURCES = ("valu", "matrix", "lds", "vmem", "issue", "l2", "dram", "latency")
 OVERLAP_P = 2.0  # resources overlap imperfectly: time = (sum of time_r ** p) ** (1 / p)
 
 
@@ -136,19 +137,31 @@ def predict_kernel(k: KernelIR, arch: Arch, resources=None) -> Prediction:
     c = count(k, arch)
     occ = occupancy(k, arch, c, resources)
     t = traffic(k, arch, c, occ)
-    return _combine(k, arch, c, occ, t)
+    return _combine(k, arch, c, occ, t, resources)
 
 
-def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic) -> Prediction:
+def _combine(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, t: Traffic, resources=None) -> Prediction:
     f = arch.clock_mhz * 1e6
     n_wg = max(1, k.grid.workgroups)
     wg_cu = -(-n_wg // arch.cu_count)
     pairable = _accumulators(k) >= 2
     per_wg = _per_workgroup_cycles(k, arch, c, occ, pairable)
-    times = {r: wg_cu * per_wg[r] / n_wg / f for r in ("valu", "matrix", "lds", "vmem")}
+    notes = []
+    if issue.applies(arch, c.matrix_instrs):  # RDNA: WMMA on the VALU, one issue port (gemmc.cost.issue)
+        valu_beside, issue_cycles, source = issue.issue_cycles(arch, c, resources, occ.waves_per_wg)
+        per_wg["matrix"] += (valu_beside + per_wg["valu"] * arch.simds_per_cu) / arch.simds_per_cu
+        per_wg["valu"] = 0.0
+        per_wg["issue"] = issue_cycles / arch.simds_per_cu
+        # one SIMD, two bounds of it: a WMMA holds the VALU for its cycles and leaves the issue port
+        # to other instructions, so they overlap; the larger is the SIMD's time, the other drops out
+        lesser = min(("matrix", "issue"), key=lambda r: per_wg[r])
+        notes.append(f"RDNA: WMMA and VALU share the VALU ({per_wg['matrix'] / max(per_wg['issue'], 1e-30):.2f}x "
+                     f"the issue port's one instruction a cycle); the SIMD is {'issue' if lesser == 'matrix' else 'VALU'}"
+                     f"-bound (counts: {source})")
+        per_wg[lesser] = 0.0
+    times = {r: wg_cu * per_wg[r] / n_wg / f for r in ("valu", "matrix", "lds", "vmem", "issue")}
     times["l2"] = (t.l2 + _spill_bytes(k, arch, occ)) / (arch.l2_bytes_per_clk * f)
     times["dram"] = t.dram / (arch.mem_bandwidth_gbs * 1e9)
-    notes = []
     if occ.workgroups_per_cu == 0:
         notes.append("a workgroup does not fit on a CU")
         times["latency"] = float("inf")
@@ -179,7 +192,7 @@ def _per_workgroup_cycles(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, pa
     lds = sum(a.issued * a.cycles for a in c.accesses if a.space == "lds")
     vmem = sum(a.issued * vmem_cycles(a, arch) for a in c.accesses if a.space == "global")
     vmem += spill_instrs(k, occ) * max(1.0, arch.wave_size * 4 / arch.l1_bytes_per_clk)
-    return {"valu": valu, "matrix": c.matrix_cycles / arch.simds_per_cu, "lds": lds, "vmem": vmem}
+    return {"valu": valu, "matrix": c.matrix_cycles / arch.simds_per_cu, "lds": lds, "vmem": vmem, "issue": 0.0}
 
 
 def vmem_cycles(a: Access, arch: Arch) -> float:
@@ -231,6 +244,7 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     own = {r: per_wg[r] / n_wg for r in ("lds", "vmem")}
     own["valu"] = per_wg["valu"] / n_wg * arch.simds_per_cu / simds_used
     own["matrix"] = per_wg["matrix"] / n_wg * arch.simds_per_cu / simds_used
+    own["issue"] = per_wg.get("issue", 0.0) / n_wg * arch.simds_per_cu / simds_used
     issue = max(own.values()) / max(1, iters)
     body = set(id(op) for op in loop.walk()) if loop is not None else set()
     barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0

@@ -87,7 +87,11 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = dict(BUILTIN_PASSES)
 # for either tile as it is (gemmc.driver.selection._full_grid).  (Since the model waits for a peeled
 # copy's vectors where they load, docs/cost-model.md "Peeled copies on AMD", the selection takes scalar
 # copies there on every AMD target: gfx950 128x128x32, 0.093 ms; the treatments below were chosen before,
-# and still serve sizes given at launch.)  An arch without an entry keeps the type-independent default.
+# and still serve sizes given at launch.)  RDNA's two were searched again when the model gained its issue
+# term (gemmc.cost.issue, 2026-12-07): gfx1100 now loads its copies 16 lanes a row (2.25 -> 2.22 ms at
+# 4096^3; ISA-level model 2.39 -> 2.18, at 4097x4095x1023 0.98 -> 0.90), gfx1201 stores B's tile without
+# 4x4 register blocks and takes scalar copies (1.57 -> 1.42 ms; ISA-level 1.61 -> 1.52, at 4097x4095x1023
+# the same 0.72 the selection's scalar copies had).  An arch without an entry keeps the type-independent default.
 MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx90a":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
@@ -96,9 +100,9 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx950":
         "gemm-to-kernel,lds-tiling{block-m=256 block-n=128 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1100":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 row-lanes=16 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 blocks=true peel-lanes=rows},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     # sm_90's tensor cores (mma.sync), issue #38: fragments by ldmatrix (A as stored, B[k][n] .trans), the
     # copies by cp.async (direct-to-lds; where a row is not a multiple of 16 bytes or dynamic, vector
     # copies), three stages in flight (multi-buffer + pipeline: 72 KiB, dynamic shared memory), rows

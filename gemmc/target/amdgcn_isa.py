@@ -12,6 +12,7 @@ barriers), and the inline constants an operand may be without a literal.
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 
@@ -555,6 +556,48 @@ BARRIERS = ("s_barrier", "s_barrier_signal", "s_barrier_wait")
 PLAIN_VALU_FORMATS = ("VOP1", "VOP2", "VOP3", "VOPC")  # vector ALU but the matrix instructions
 VALU_FORMATS = (*PLAIN_VALU_FORMATS, "VOP3P")  # what LLVM's isVALU covers (MFMA, WMMA too)
 SALU_FORMATS = ("SOP1", "SOP2", "SOPK", "SOPC")
+
+# -- VALU timing (LLVM's SISchedule.td; gemmc.amdgcn.timing.classes has the table and the sources) ------
+
+_TRANS = re.compile(r"v_(rcp|rsq|sqrt|exp|log|sin|cos|rcp_iflag)_(f32|f16|legacy)")
+_INT_MUL = re.compile(r"v_(mul_lo_u32|mul_hi_u32|mul_hi_i32|mad_u64_u32|mad_i64_i32|mul_lo_i32|mad_u32_u24_e64_x)")
+_DOUBLE = re.compile(r"_f64")
+_WIDE = re.compile(r"v_(lshlrev_b64|lshrrev_b64|ashrrev_i64|lshl_add_u64|mov_b64|lshl_b64|lshr_b64|ashr_i64)")
+_CVT = re.compile(r"v_cvt_")
+
+
+def issue_cadence(arch) -> int:
+    """Cycles between two issues of one wave: 4 on wave64 CDNA (a SIMD's issue slot comes every
+    4 cycles), 1 on RDNA."""
+    return 4 if arch.wave_size == 64 and arch.simd_lanes == 16 else 1
+
+
+def valu_timing(arch, mnemonic: str) -> tuple[int, int, int]:
+    """(pipe busy, wave busy, result latency) in cycles of a (non-matrix) VALU instruction on arch:
+    SISchedule.td's write classes (Write32Bit, WriteTrans32, WriteIntMul, Write64Bit, WriteDouble,
+    WriteFloatCvt), its SI/CDNA 4-cycle units or its GFX11 cycles."""
+    m = mnemonic
+    if issue_cadence(arch) == 4:  # CDNA: a unit is 4 cycles; results are readable when the instruction is done
+        dp_full = arch.family in ("CDNA2", "CDNA3", "CDNA4")  # SIDPFullSpeedModel / SIDPGFX940FullSpeedModel
+        units = 1
+        if _TRANS.match(m) or _CVT.match(m):
+            units = 4
+        elif _INT_MUL.match(m) or _DOUBLE.search(m):
+            units = 1 if dp_full else 4
+        elif _WIDE.match(m):
+            units = 1 if dp_full else 2
+        busy = 4 * units * (arch.wave_size // 64)
+        return busy, busy, busy
+    if _TRANS.match(m):
+        return 1, 1, 10
+    if _INT_MUL.match(m):
+        return 4, 4, 8
+    if _DOUBLE.search(m):
+        return 16, 16, 38
+    if _WIDE.match(m):
+        return 2, 2, 6
+    return 1, 1, 5
+
 
 # -- inline constants -------------------------------------------------------------------------------
 

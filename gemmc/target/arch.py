@@ -236,6 +236,9 @@ class Arch:
     # i4 / u4 operands' fragment type on the matrix cores: "i4" RDNA's iu4 WMMAs (signedness flags);
     # "i8" CDNA, no int4 MFMA: unpacked to bytes (i4, u4 fit a signed byte) for its i8 MFMAs; "": no route
     int4_frags: str = ""
+    # instructions a SIMD issues a cycle, all types together; 0: not modelled (gemmc.cost.issue; RDNA3 ISA guide, SISchedule.td's IssueWidth = 1)
+    issue_per_clk: float = 0.0
+    matrix_on_valu: bool = False  # the matrix instructions run on the SIMD's VALU (RDNA's WMMA: RDNA3 ISA guide)
 
     @property
     def lds_limit(self) -> int:
@@ -563,7 +566,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
+            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.
@@ -579,7 +582,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 64 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=64 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32,
+            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True,
         ),
         # NVIDIA H200 SXM (Hopper, sm_90): 132 SMs, 1980 MHz boost, 4.8 TB/s HBM3e, 67 TF FP32,
         # 989 TF dense FP16/BF16 tensor (NVIDIA H200 datasheet); 4 SM sub-partitions ("SIMDs") of

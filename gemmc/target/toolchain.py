@@ -40,7 +40,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gemmc.target.arch import Arch, get_arch
@@ -320,6 +320,9 @@ class KernelResources:
     vgpr_spill: int = 0
     sgpr_spill: int = 0
     dynamic_stack: bool = False
+    # the assembly clang wrote in the same compile (all the source's kernels): the IR-level model's
+    # issue term counts the K loop's instructions in it (gemmc.cost.issue)
+    asm: str = field(default="", compare=False, repr=False)
 
 
 _REMARK = re.compile(r"remark:\s+([A-Za-z][A-Za-z ]*?(?: \[[^\]]*\])?):\s*(\S+)\s*\[-Rpass-analysis=kernel-resource-usage\]")
@@ -373,10 +376,12 @@ def _cached_report(hip_source: str, arch_name: str, tc: Toolchain) -> tuple[Kern
     with tempfile.TemporaryDirectory(prefix="gemmc-") as tmp:
         src = Path(tmp) / "kernel.hip"
         src.write_text(hip_source)
+        asm = Path(tmp) / "kernel.s"
         cmd = [tc.clang, *device_flags(target, tc), "-S", "-Rpass-analysis=kernel-resource-usage",
-               str(src), "-o", os.devnull]
+               str(src), "-o", str(asm)]
         proc = run_tool(cmd, tc, target, tmp)
-    kernels = parse_resource_remarks(proc.stderr, arch_name)
+        text = asm.read_text() if asm.exists() else ""
+    kernels = [replace(k, asm=text) for k in parse_resource_remarks(proc.stderr, arch_name)]
     if not kernels:
         raise toolchain_error(f"{Path(tc.clang).name} printed no kernel-resource-usage remarks for {arch_name}")
     return tuple(kernels)

@@ -36,14 +36,13 @@ same accumulator as SrcC issues back to back (its pipe serializes them).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from gemmc.amdgcn.interp.matrix_ops import matrix_instr
 from gemmc.amdgcn.interp.memory_ops import access_bytes
 from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
 from gemmc.dialects.amdgcn.registers import AGPRType, VGPRType
-from gemmc.target.amdgcn_isa import BARRIERS, SALU_FORMATS
+from gemmc.target.amdgcn_isa import BARRIERS, SALU_FORMATS, issue_cadence, valu_timing
 from gemmc.target.arch import Arch, get_gcn_isa
 
 SMEM_LATENCY = 20  # SISchedule.td WriteSMEM: 5 units (GFX11: 20 cycles); a cached scalar load
@@ -53,13 +52,6 @@ HINTS = ("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio"
          "s_set_inst_prefetch_distance", "s_waitcnt_expcnt", "s_wait_expcnt", "buffer_gl0_inv", "buffer_gl1_inv",
          "buffer_wbl2", "buffer_inv", "global_inv", "global_wb", "global_wbinv", "buffer_wbinvl1_vol",
          "buffer_wbinvl1")
-
-_TRANS = re.compile(r"v_(rcp|rsq|sqrt|exp|log|sin|cos|rcp_iflag)_(f32|f16|legacy)")
-_INT_MUL = re.compile(r"v_(mul_lo_u32|mul_hi_u32|mul_hi_i32|mad_u64_u32|mad_i64_i32|mul_lo_i32|mad_u32_u24_e64_x)")
-_DOUBLE = re.compile(r"_f64")
-_WIDE = re.compile(r"v_(lshlrev_b64|lshrrev_b64|ashrrev_i64|lshl_add_u64|mov_b64|lshl_b64|lshr_b64|ashr_i64)")
-_CVT = re.compile(r"v_cvt_")
-
 
 @dataclass(frozen=True)
 class InstrClass:
@@ -86,9 +78,8 @@ class InstrClass:
 
 
 def cadence(arch: Arch) -> int:
-    """Cycles between two issues of one wave: 4 on wave64 CDNA (a SIMD's issue slot comes every
-    4 cycles), 1 on RDNA."""
-    return 4 if arch.wave_size == 64 and arch.simd_lanes == 16 else 1
+    """Cycles between two issues of one wave: 4 on wave64 CDNA, 1 on RDNA (gemmc.target.amdgcn_isa)."""
+    return issue_cadence(arch)
 
 
 def _regs(values) -> tuple:
@@ -103,28 +94,9 @@ def _regs(values) -> tuple:
 
 
 def _valu(arch: Arch, m: str) -> tuple[int, int, int]:
-    """(pipe busy, wave busy, result latency) of a VALU instruction (SISchedule.td, above)."""
-    c = cadence(arch)
-    dp_full = arch.family in ("CDNA2", "CDNA3", "CDNA4")  # SIDPFullSpeedModel / SIDPGFX940FullSpeedModel
-    if c == 4:  # CDNA: a unit is 4 cycles; results are readable when the instruction is done
-        units = 1
-        if _TRANS.match(m) or _CVT.match(m):
-            units = 4
-        elif _INT_MUL.match(m) or _DOUBLE.search(m):
-            units = 1 if dp_full else 4
-        elif _WIDE.match(m):
-            units = 1 if dp_full else 2
-        busy = 4 * units * (arch.wave_size // 64)
-        return busy, busy, busy
-    if _TRANS.match(m):
-        return 1, 1, 10
-    if _INT_MUL.match(m):
-        return 4, 4, 8
-    if _DOUBLE.search(m):
-        return 16, 16, 38
-    if _WIDE.match(m):
-        return 2, 2, 6
-    return 1, 1, 5
+    """(pipe busy, wave busy, result latency) of a VALU instruction (SISchedule.td, above; the rule
+    is gemmc.target.amdgcn_isa.valu_timing, which the IR-level model's issue term reads too)."""
+    return valu_timing(arch, m)
 
 
 def _wait_counts(op: GcnInstruction, arch: Arch) -> tuple:
