@@ -206,28 +206,24 @@ class DeviceAsyncCopyOp(IRDLOperation):
         _nvidia_only(self, "cp.async")
 
 
-@irdl_op_definition
-class DeviceAsyncCreateGroupOp(IRDLOperation):
-    """cp.async.commit_group: the lane's cp.async copies issued since its last commit become one group."""
+class _NoOperands(IRDLOperation):
+    """An NVIDIA instruction of no operands (PTX: its name in the diagnostics)."""
 
-    name = "nvgpu.device_async_create_group"
     assembly_format = "attr-dict"
+    PTX: ClassVar[str] = ""
 
     def verify_(self) -> None:
-        _nvidia_only(self, "cp.async.commit_group")
+        _nvidia_only(self, self.PTX)
 
 
-@irdl_op_definition
-class DeviceAsyncWaitOp(IRDLOperation):
-    """cp.async.wait_group N: the lane waits until at most numGroups of its groups are in flight
-    (the older ones have landed in shared memory; other lanes see them after a barrier)."""
-
-    name = "nvgpu.device_async_wait"
+class _WaitGroup(IRDLOperation):
+    """A wait until at most numGroups of the issuer's committed groups are in flight."""
 
     numGroups = prop_def(IntegerAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict"
+    PTX: ClassVar[str] = ""
 
     def __init__(self, groups: int):
         super().__init__(properties={"numGroups": IntegerAttr(groups, i32)})
@@ -239,7 +235,24 @@ class DeviceAsyncWaitOp(IRDLOperation):
     def verify_(self) -> None:
         if self.groups < 0:
             raise VerifyException(f"numGroups = {self.groups} must be 0 or more")
-        _nvidia_only(self, "cp.async.wait_group")
+        _nvidia_only(self, self.PTX)
+
+
+@irdl_op_definition
+class DeviceAsyncCreateGroupOp(_NoOperands):
+    """cp.async.commit_group: the lane's cp.async copies issued since its last commit become one group."""
+
+    name = "nvgpu.device_async_create_group"
+    PTX: ClassVar[str] = "cp.async.commit_group"
+
+
+@irdl_op_definition
+class DeviceAsyncWaitOp(_WaitGroup):
+    """cp.async.wait_group N: the lane waits until at most numGroups of its groups are in flight
+    (the older ones have landed in shared memory; other lanes see them after a barrier)."""
+
+    name = "nvgpu.device_async_wait"
+    PTX: ClassVar[str] = "cp.async.wait_group"
 
 
 @irdl_op_definition
@@ -347,16 +360,8 @@ class WgmmaMmaAsyncOp(IRDLOperation):
         _nvidia_only(self, "wgmma.mma_async")
 
 
-class _WgmmaSync(IRDLOperation):
-    assembly_format = "attr-dict"
-    PTX: ClassVar[str] = ""
-
-    def verify_(self) -> None:
-        _nvidia_only(self, self.PTX)
-
-
 @irdl_op_definition
-class WgmmaFenceOp(_WgmmaSync):
+class WgmmaFenceOp(_NoOperands):
     """wgmma.fence.sync.aligned: the warpgroup's prior register and shared-memory accesses are ordered
     before the wgmma.mma_async that follow."""
 
@@ -365,7 +370,7 @@ class WgmmaFenceOp(_WgmmaSync):
 
 
 @irdl_op_definition
-class WgmmaCommitGroupOp(_WgmmaSync):
+class WgmmaCommitGroupOp(_NoOperands):
     """wgmma.commit_group.sync.aligned: the warpgroup's wgmma.mma_async since its last commit become one group."""
 
     name = "nvgpu.wgmma_commit_group"
@@ -373,27 +378,11 @@ class WgmmaCommitGroupOp(_WgmmaSync):
 
 
 @irdl_op_definition
-class WgmmaWaitGroupOp(IRDLOperation):
+class WgmmaWaitGroupOp(_WaitGroup):
     """wgmma.wait_group.sync.aligned N: at most numGroups of the warpgroup's groups stay in flight."""
 
     name = "nvgpu.wgmma_wait_group"
-
-    numGroups = prop_def(IntegerAttr)
-
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict"
-
-    def __init__(self, groups: int):
-        super().__init__(properties={"numGroups": IntegerAttr(groups, i32)})
-
-    @property
-    def groups(self) -> int:
-        return self.numGroups.value.data
-
-    def verify_(self) -> None:
-        if self.groups < 0:
-            raise VerifyException(f"numGroups = {self.groups} must be 0 or more")
-        _nvidia_only(self, "wgmma.wait_group")
+    PTX: ClassVar[str] = "wgmma.wait_group"
 
 
 def _verify_mbarrier(op: Operation, bars: SSAValue, indices) -> None:

@@ -158,18 +158,6 @@ def async_copy_function(size: int) -> list[str]:
     ]
 
 
-@op_printer("nvgpu.device_async_create_group")
-def _print_commit(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "cp.async.commit_group")
-    p.line('asm volatile("cp.async.commit_group;\\n" ::: "memory");')
-
-
-@op_printer("nvgpu.device_async_wait")
-def _print_wait(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "cp.async.wait_group")
-    p.line(f'asm volatile("cp.async.wait_group {op.groups};\\n" ::: "memory");')
-
-
 # -- wgmma (sm_90a) ------------------------------------------------------------------------
 
 
@@ -234,22 +222,23 @@ def wgmma_function(name: str, instr, c_t: str, trans: tuple[bool, bool]) -> list
     ]
 
 
-@op_printer("nvgpu.wgmma_fence")
-def _print_wgmma_fence(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "wgmma.fence")
-    p.line('asm volatile("fence.proxy.async.shared::cta;\\n" "wgmma.fence.sync.aligned;\\n" ::: "memory");')
+# The ops printed as one asm statement of fixed instructions ({groups}: a wait's numGroups); each
+# op's PTX class attribute names it in the diagnostic
+_SYNC_ASM = {
+    "nvgpu.device_async_create_group": ["cp.async.commit_group;"],
+    "nvgpu.device_async_wait": ["cp.async.wait_group {groups};"],
+    "nvgpu.wgmma_fence": ["fence.proxy.async.shared::cta;", "wgmma.fence.sync.aligned;"],
+    "nvgpu.wgmma_commit_group": ["wgmma.commit_group.sync.aligned;"],
+    "nvgpu.wgmma_wait_group": ["wgmma.wait_group.sync.aligned {groups};"],
+}
 
 
-@op_printer("nvgpu.wgmma_commit_group")
-def _print_wgmma_commit(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "wgmma.commit_group")
-    p.line('asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");')
-
-
-@op_printer("nvgpu.wgmma_wait_group")
-def _print_wgmma_wait(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "wgmma.wait_group")
-    p.line(f'asm volatile("wgmma.wait_group.sync.aligned {op.groups};\\n" ::: "memory");')
+@op_printer(*_SYNC_ASM)
+def _print_sync_asm(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, op.PTX)
+    groups = getattr(op, "groups", None)
+    text = " ".join(f'"{line.format(groups=groups)}\\n"' for line in _SYNC_ASM[op.name])
+    p.line(f'asm volatile({text} ::: "memory");')
 
 
 def _check_nvidia(p: FunctionPrinter, op: Operation, what: str) -> None:
