@@ -78,12 +78,11 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IndexType,
     IntegerAttr,
-    MemRefType,
     ModuleOp,
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -101,6 +100,7 @@ from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
 from gemmc.transforms.contraction import role, set_role
 from gemmc.transforms.copy_lowering import COPY_THREADS_ATTR
+from gemmc.transforms.k_split import erase_if_dead
 from gemmc.transforms.kernel_builder import constant_value
 from gemmc.transforms.lds_access import written_memref
 
@@ -195,7 +195,6 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     at = InsertPoint.before(prologue_end)
 
     # mbarriers, initialized by thread 0, visible after a barrier
-    bar_t = MemRefType(i64, [slots], memory_space=IntegerAttr(LDS_SPACE, i64))
     full, empty = memref.AllocaOp.get(i64, shape=[slots], memory_space=IntegerAttr(LDS_SPACE, i64)), \
         memref.AllocaOp.get(i64, shape=[slots], memory_space=IntegerAttr(LDS_SPACE, i64))
     full.results[0].name_hint, empty.results[0].name_hint = "full", "empty"
@@ -210,10 +209,10 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     init_if = scf.IfOp(is_first.results[0], [], [*inits, scf.YieldOp()])
     Rewriter.insert_op([full, empty, zero, one, f_c, w_c, is_first, init_if], at)
     for stage in stages:
-        cond = stage.cond.owner
+        cond = stage.cond
         stage.detach()
         stage.erase()
-        _erase_unused(cond)
+        erase_if_dead(cond)
     # prologue_end stays: the barrier that publishes the mbarriers' initialization
     full_v, empty_v = full.results[0], empty.results[0]
 
@@ -255,12 +254,12 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
 
     # the consumers: wait for the tile, release the previous one after its group retired
     compute_end = prefetch.prev_op
-    prefetch_cond = prefetch.cond.owner
+    prefetch_cond = prefetch.cond
     prefetch.detach()
     prefetch.erase()
     barrier.detach()
     barrier.erase()
-    _erase_unused(prefetch_cond)
+    erase_if_dead(prefetch_cond)
     ct = body.args[0]
     cslot = arith.RemUIOp(ct, f_c.results[0])
     cslot.results[0].name_hint = "full_slot"
@@ -279,7 +278,6 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     Rewriter.insert_op([had, release], InsertPoint.after(compute_end))
 
     # the split: ty >= W produces, the rest consume and write C
-    parent = loop.parent_block()
     is_prod = arith.CmpiOp(ty, w_c.results[0], "uge")
     is_prod.results[0].name_hint = "is_producer"
     moved = []
@@ -333,14 +331,4 @@ def _grow_block(module: ModuleOp, kernel: gpu.FuncOp, threads_y: int) -> None:
         Rewriter.insert_op(c, InsertPoint.before(launch))
         old = launch.blockSizeY
         launch.operands[list(launch.operands).index(old)] = c.results[0]
-        _erase_unused(old.owner)
-
-
-def _erase_unused(op) -> None:
-    if not isinstance(op, Operation) or any(r.uses for r in op.results) or not op.name.startswith("arith."):
-        return
-    producers = [v.owner for v in op.operands]
-    op.detach()
-    op.erase()
-    for p in producers:
-        _erase_unused(p)
+        erase_if_dead(old)

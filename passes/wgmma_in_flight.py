@@ -71,6 +71,7 @@ from gemmc.dialects.nvgpu import (
 from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
 from gemmc.transforms.contraction import role
+from gemmc.transforms.k_split import erase_if_dead
 from gemmc.transforms.kernel_builder import constant_value
 from gemmc.transforms.lds_access import written_memref
 
@@ -137,7 +138,7 @@ def keep_in_flight(loop: scf.ForOp, distance: int = 0, check_slots: bool = True)
     if new != d:
         at = InsertPoint.before(nxt.owner)
         nxt.replace_all_uses_with(_ahead(at, loop, new, nxt.name_hint))
-        _erase_unused(nxt.owner)
+        erase_if_dead(nxt)
     prefetch.detach()
     Rewriter.insert_op(prefetch, InsertPoint.after(compute))
     Rewriter.replace_op(wait, WgmmaWaitGroupOp(1))
@@ -215,18 +216,7 @@ def _ahead(at: InsertPoint, loop: scf.ForOp, times: int, name: str | None) -> SS
 
 
 def _erase_guarded(stage: scf.IfOp) -> None:
-    cond = stage.cond.owner
+    cond = stage.cond
     stage.detach()
     stage.erase()
-    _erase_unused(cond)
-
-
-def _erase_unused(op) -> None:
-    """Erase op, and then its operands' arith producers, while nothing uses them."""
-    if not isinstance(op, Operation) or any(r.uses for r in op.results) or not (op.name.startswith("arith.")):
-        return
-    producers = [v.owner for v in op.operands]
-    op.detach()
-    op.erase()
-    for p in producers:
-        _erase_unused(p)
+    erase_if_dead(cond)
