@@ -35,7 +35,7 @@ OTHER_PASS = {"mfma": "wmma-lowering", "wmma": "mfma-lowering", "mma": "matrix-c
 # 256 threads on AMD; sm_90: 4 warps of 64x64 (128x128 tiles), 32 mma.sync a k-step each, the
 # warp tile of CUTLASS's and cuBLAS's mma.sync kernels (Ampere-style)
 # wgmma: two warpgroups along m (a 128-row block tile of 64-row instructions)
-DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2), "mma": (2, 2), "wgmma": (2, 1)}
+DEFAULT_WAVES = {"mfma": (2, 2), "wmma": (4, 2), "mma": (2, 2), "wgmma": wgmma.WARPGROUPS}
 MAX_LDS_READ_BYTES = 16  # ds_read_b128, the widest LDS read of every target
 
 

@@ -103,16 +103,21 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=2},vectorize{width=4 row-lanes=16 blocks=true peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     "gfx1201":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
-    # sm_90's tensor cores (mma.sync), issue #38: fragments by ldmatrix (A as stored, B[k][n] .trans), the
-    # copies by cp.async (direct-to-lds; where a row is not a multiple of 16 bytes or dynamic, vector
-    # copies), three stages in flight (multi-buffer + pipeline: 72 KiB, dynamic shared memory), rows
-    # XOR-swizzled over the bank line (conflict-free ldmatrix and cp.async, analyze-lds-banks), 8 warps of
-    # 64x64 (128x256 tiles).  Chosen by measurement (benchmarks/h200/README.md, an H100, 2026-12-07): the
-    # two-stage version the cost model had picked ran 248 TFLOP/s at 4096^3; this one 306 (+23%), and it
-    # was faster at every shape of the suite the default runs (8192^3 3.33 ms against 3.97, 4097x4095x1023
-    # 0.72 against 0.76); the model predicts the two alike (0.69 ms), so it could not have chosen it.
+    # sm_90's tensor cores, issue #38: Hopper's warpgroup MMA (wgmma, sm_90a: gemmc.target.wgmma), two warpgroups of
+    # m64n256k16 in 128x256 tiles, K tiles of 64 in the 128-byte swizzle read by descriptors, cp.async into 4
+    # slots with 4 stages (dynamic shared memory), one wgmma group kept in flight across K tiles
+    # (wgmma-in-flight), C stored in pairs (vectorize's default).  Measured on an H100 (benchmarks/h200/README.md,
+    # 2026-12-07, raw/matrix_pairs_ws.jsonl) as a fixed pipeline: 398 TFLOP/s at f16 4096^3 (56% of cuBLAS)
+    # against 338 (47%) for the mma.sync default before it (NAMED_PIPELINES["mma-sync-128x256"]), and faster
+    # than that default's per-shape selection at 11 of the suite's 17 f16 shapes (1.05-1.42x), slower at
+    # the 5 where the selection took smaller tiles, split-k or stream-k (0.03-0.65x), and the odd shape's
+    # half K tile.  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
+    # 64x128 in one warpgroup of m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer,
+    # wgmma-in-flight after pipeline) and takes a K tile under 64 or a side of 224, which wgmma cannot, from
+    # the mma.sync pipeline (tile_variant).  Those wgmma variants are NOT measured yet: only predicted by the
+    # cost model, whose sm_90 matrix kernels are known to be off (the README), and interpreter-checked.
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=3},pipeline{stages=3},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
 
 
@@ -199,6 +204,17 @@ F32_DEFAULTS: dict[str, str] = {
     "gfx1201":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8 lds-layout=k-major unroll=true},vectorize{width=4 row-lanes=8 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
 }
+
+
+# What the selection builds a variant from where the default's warpgroup MMA cannot take its tile (K tiles
+# under 64, a side of 224: gemmc.driver.variants.tile_variant): the arch's 16-bit mma.sync pipeline.
+MMA_SYNC_16BIT: dict[str, str] = {"sm_90": NAMED_PIPELINES["mma-sync-128x256"]}
+
+
+def variant_fallback(arch: Arch, base: str) -> str | None:
+    """The pipeline a variant of `base` falls back on where base's warpgroup MMA cannot take the variant's
+    tile (MMA_SYNC_16BIT); None for a base without wgmma."""
+    return MMA_SYNC_16BIT.get(arch.name) if "instr=wgmma_" in base else None
 
 
 def matrix_defaults(in_type: str | None) -> dict[str, str]:

@@ -38,13 +38,14 @@ from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import type_name
 from gemmc.driver.dispatch import dispatch
 from gemmc.driver.lowering import lower_with
-from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default
+from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default, variant_fallback
 from gemmc.interp.check import arg_shapes, host_function, matmul_spec
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.driver.variants import (
-    SMALL_TILES, WIDTH, Choice, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles, with_unpeeled,
+    SMALL_TILES, WIDTH, Choice, tile_variant, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles,
+    with_unpeeled,
 )
 
 SPLITS = (2, 4, 8, 16, 32)
@@ -159,16 +160,18 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
     if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
         first, p = _with_compiler_registers(first, p, arch)
     base, first, p, treated, peeled = _misaligned_treatment(module, arch, base, first, p)
-    choice = _select_from(module, arch, base, first, p, treated)
+    choice = _select_from(module, arch, base, first, p, treated, variant_fallback(arch, base))
     if peeled is not None:  # the peeled default the scalar copies replaced, among the candidates
         choice.predicted = {peeled.label: peeled.time_s, **choice.predicted}
         choice.pipelines = {peeled.label: peeled.pipeline, **choice.pipelines}
     return choice
 
 
-def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, treated: str) -> Choice:
+def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, treated: str,
+                 fallback: str | None) -> Choice:
     """_select_for's choice once the default (`base`, its candidate `first` and prediction `p`)
-    is settled; `treated`: a note on its misaligned rows' copies for the reason."""
+    is settled; `treated`: a note on its misaligned rows' copies for the reason; `fallback`: what a
+    tile the default's warpgroup MMA cannot take is built from (variants.tile_variant), or None."""
     slots = arch.cu_count * max(1, p.occ.workgroups_per_cu)  # workgroups the GPU runs at once
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}{treated}"
@@ -176,17 +179,17 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
         return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
                       pipelines={first.label: base})
     if workgroups >= slots and not _misaligned_rows(module, WIDTH):
-        return _quantized_grid(module, arch, base, first, p.kernel.problem, grid)
+        return _quantized_grid(module, arch, base, first, p.kernel.problem, grid, fallback)
     if workgroups >= slots:
-        return _full_grid(module, arch, base, first, p.kernel.schedule.block_k, grid)
+        return _full_grid(module, arch, base, first, p.kernel.schedule.block_k, grid, fallback)
     tiles = [(first, p)]
     k_tiles = -(-p.kernel.problem.k // p.kernel.schedule.block_k)
     # a K loop too short to split is latency-bound whatever the tile: only the last (64x64) is
     # tried, which keeps every small compile (the tests' 67x45x37) from lowering three more
     for t in (SMALL_TILES if k_tiles >= MIN_TILES_PER_SPLIT else SMALL_TILES[-1:]):
-        small = with_tiles(base, *t)
-        if small != base:
-            tiles.append(_predicted(module, arch, tiles_label(*t), small))
+        variant = tile_variant(base, fallback, *t)
+        if variant is not None and variant[0] != base:
+            tiles.append(_predicted(module, arch, _labelled(tiles_label(*t), variant[1]), variant[0]))
     tiles = [(c, pt) for c, pt in tiles if c is not None]
     candidates = [c for c, _ in tiles]
     atomic = p.kernel.problem.out_type in ATOMIC_TYPES  # else partial sums through a workspace
@@ -204,8 +207,14 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
-    candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem)
+    candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem,
+                                                                                   fallback)
     return _fastest(candidates, base, f"{grid}, but no other candidate is predicted faster", grid)
+
+
+def _labelled(label: str, note: str) -> str:
+    """A candidate's label with tile_variant's note on the instruction it was built with, if any."""
+    return f"{label} ({note})" if note else label
 
 
 def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) -> Choice:
@@ -248,16 +257,18 @@ def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candi
     return spec, c, q, note, first
 
 
-def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str) -> Choice:
+def _quantized_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, problem, grid: str,
+                    fallback: str | None) -> Choice:
     """A grid that fills the GPU: the default and its seven-block tiles (_seven_block_candidates);
     the fastest prediction wins."""
-    candidates = [first, *_seven_block_candidates(module, arch, base, problem)]
+    candidates = [first, *_seven_block_candidates(module, arch, base, problem, fallback)]
     kept = f"{grid}: the default pipeline" if len(candidates) == 1 else \
         f"{grid}, but no other tile is predicted faster: the default pipeline"
     return _fastest(candidates, base, kept, grid)
 
 
-def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) -> list[_Candidate]:
+def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem, fallback: str | None = None
+                            ) -> list[_Candidate]:
     """Where the default's tile has a side of 256 and C has a tile for every CU: the tiles with that
     side 224 (seven blocks of 32, in either orientation: seven_block_tiles) that leave less of the
     CUs' last round of workgroups idle (tile_fill) and have no LDS bank conflict, predicted with
@@ -266,7 +277,8 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
     at 4096^3: 512 tiles of 128x256 on 304 CUs fill 84% of their two rounds, 608 of 224x128 or
     128x224 96%: 0.093 ms against 0.088 and, B's 28 blocks a row copied by 32 lanes, 0.087; its
     16-bit default: 0.181 ms, stream-k 0.173, 224x128 with rows of 56 blocks by 64 lanes 0.169; at
-    8192^3 both fill 96%.)"""
+    8192^3 both fill 96%.)  A side of 224 is no warpgroup MMA's: with a wgmma default, `fallback`'s
+    (tile_variant)."""
     bm, bn = _tile(base)
     sevens = seven_block_tiles(bm, bn)
     if not sevens or tile_count(problem.m, problem.n, bm, bn) < arch.cu_count:
@@ -276,7 +288,10 @@ def _seven_block_candidates(module: ModuleOp, arch: Arch, base: str, problem) ->
     for tm, tn in sevens:
         if tile_fill(problem.m, problem.n, tm, tn, arch.cu_count) <= own:
             continue
-        spec, tiles = with_tiles(base, tm, tn), f"{tm}x{tn} tiles"
+        variant = tile_variant(base, fallback, tm, tn)
+        if variant is None:
+            continue
+        spec, tiles = variant[0], _labelled(f"{tm}x{tn} tiles", variant[1])
         padded = with_padded_rows(spec)
         for label, variant in [(tiles, spec)] + ([(f"{tiles}, rows padded", padded)] if padded != spec else []):
             candidate, p = _predicted(module, arch, label, variant, compiler=None)
@@ -313,7 +328,8 @@ def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
     return -(-m // block_m) * -(-n // block_n)
 
 
-def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str) -> Choice:
+def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block_k: int, grid: str,
+               fallback: str | None = None) -> Choice:
     """A grid that fills the GPU, where A's or B's rows are not a multiple of the vector width
     (copies peel a misaligned head and tail off every row): the default, with half and a quarter
     of its K tile (not below 8), with a tile side over 128 halved (_halved_tile, with each K tile),
@@ -324,16 +340,22 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
     4097x4095x1023 is 0.157 ms with clang's 256 VGPRs, its half K tile 0.065 with 248).  (On the
     H200, 3001x2999x1537 with B transposed ran 1.35 ms with 16-deep K tiles and 1.02 ms with 8;
     aligned shapes were 0-4% slower with 8, benchmarks/h200/raw/block_k.jsonl, so the variants are
-    not tried where no row is misaligned.)"""
+    not tried where no row is misaligned.)  K tiles a warpgroup MMA cannot take (under 64) are
+    `fallback`'s (tile_variant)."""
+    bm, bn = _tile(base)
+    halves = [k for k in (block_k // 2, block_k // 4) if k >= 8 and block_k % k == 0]  # (the H200's 16 -> 8 alone)
+    half = _halved_tile(base)
+    tiles = [((bm, bn), "")] + ([(half[1], f"{half[0]}, ")] if half is not None else [])
     variants = {}
-    for k in (block_k // 2, block_k // 4):  # (not below 8: the H200's 16 -> 8 alone)
-        if k >= 8 and block_k % k == 0:
-            variants[f"block-k={k}"] = re.sub(r"block-k=\d+", f"block-k={k}", base)
-    halved = _halved_tile(base)
-    if halved is not None:
-        tiles, spec = halved
-        variants.update({f"{tiles}, {label}": _halved_tile(v)[1] for label, v in variants.items()})
-        variants[tiles] = spec
+    for (tm, tn), prefix in tiles:
+        for k in halves:
+            variant = tile_variant(base, fallback, tm, tn, block_k=k)
+            if variant is not None:
+                variants[_labelled(f"{prefix}block-k={k}", variant[1])] = variant[0]
+    if half is not None:
+        variant = tile_variant(base, fallback, *half[1])
+        if variant is not None:
+            variants[_labelled(half[0], variant[1])] = variant[0]
     if arch.unpeeled_candidates:
         for label, spec in [("default", base), *variants.items()]:
             if with_unpeeled(spec) != spec:
@@ -347,16 +369,16 @@ def _full_grid(module: ModuleOp, arch: Arch, base: str, first: _Candidate, block
                     "pipeline", f"{grid}, rows misaligned")
 
 
-def _halved_tile(spec: str) -> tuple[str, str] | None:
+def _halved_tile(spec: str) -> tuple[str, tuple[int, int]] | None:
     """A workgroup tile with a side over 128 (the 16-bit and FP8 defaults' 256) halved there, as
-    (label, spec); None for other tiles.  Peeled copies' lane masks and element loads need
+    (label, (block-m, block-n)); None for other tiles.  Peeled copies' lane masks and element loads need
     registers that a 256-wide tile does not leave (gfx942's FP8 default, 128x256x32, at
     4097x4095x1023: 256 VGPRs and AGPR spills, 0.130 ms; 128x128x16 with scalar copies, 0.096)."""
     bm, bn = _tile(spec)
     if max(bm, bn) <= 128:
         return None
     half = (bm // 2, bn) if bm >= bn else (bm, bn // 2)
-    return f"{half[0]}x{half[1]} tiles", with_tiles(spec, *half)
+    return f"{half[0]}x{half[1]} tiles", half
 
 
 def _misaligned_rows(module: ModuleOp, width: int) -> bool:

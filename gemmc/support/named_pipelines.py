@@ -33,6 +33,15 @@ NAMED_PIPELINES: dict[str, str] = {
                             "register-tiling{thread-m=8 thread-n=8},matrix-cores{waves-m=4 waves-n=2},"
                             "vectorize{width=8 blocks=true},double-buffer{stage=lds},lower-copies,pad-lds{pad=8},"
                             "launch-bounds{max-threads=256}",
+    # sm_90's 16-bit default on warp-level mma.sync until wgmma's took its place (gemmc.driver.pipeline
+    # MATRIX_16BIT_DEFAULTS): ldmatrix fragments, cp.async at 3 stages, 8 warps of 64x64 in 128x256 tiles;
+    # 338 TFLOP/s at f16 4096^3 on an H100, 47% of cuBLAS (benchmarks/h200/README.md).  The selection builds
+    # a variant from it where wgmma cannot take the tile (gemmc.driver.variants.tile_variant); the
+    # benchmarks time it beside the default (benchmarks/h200/matrix.py gen --wgmma-default)
+    "mma-sync-128x256": "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=32},register-tiling{thread-m=8 thread-n=8},"
+                        "matrix-cores{waves-m=2 waves-n=4},ldmatrix,vectorize{width=8},direct-to-lds{fallback=true},"
+                        "multi-buffer{factor=3},pipeline{stages=3},lower-copies,swizzle-lds{strict=false rows=0},"
+                        "launch-bounds{max-threads=256}",
     # sm_90a's warpgroup MMA (wgmma, gemmc/target/wgmma.py) for f16 / bf16 into f32: two warpgroups of 64x256,
     # K tiles of 64 in the 128-byte swizzle, cp.async at 3 stages (144 KiB of dynamic shared memory; ptxas:
     # 180 registers, no spills); benchmarks/h200/matrix.py's cand_wgmma_128x256x64_wg21_s3, not yet timed

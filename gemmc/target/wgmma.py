@@ -44,10 +44,12 @@ from gemmc.target.layouts import Layout, Term
 WARPGROUP = 128  # threads of a warpgroup
 M, K = 64, 16
 WGMMA_N = (64, 128, 256)
+WARPGROUPS = (2, 1)  # matrix-cores' warpgroups (m, n) where a wgmma pipeline names none: a 128-row block tile
 TYPES = ("f16", "bf16")
 # the PTX target a kernel with wgmma needs: sm_90's arch-specific features (nvcc -arch=sm_90a)
 PTX_TARGET = {"sm_90": "sm_90a"}
 SWIZZLE_BYTES = 128  # the swizzle gemmc lays tiles out in
+ROW_ELEMENTS = SWIZZLE_BYTES // 2  # 16-bit elements of a swizzled row: K tiles are a multiple of it
 SWIZZLE_MODE = {0: 0, 128: 1, 64: 2, 32: 3}  # descriptor bits 62-63
 ATOM_ROWS = 8  # rows of an atom; SBO, the step between 8-row groups
 ATOM_BYTES = ATOM_ROWS * SWIZZLE_BYTES
