@@ -4,7 +4,7 @@ direct-to-lds + lower-copies.
 * the ldmatrix table is the PTX ISA's (spot checks of its figure, with and without .trans) and
   mma.sync's A and B fragments are 8x8 matrices of it, read as stored or transposed;
 * the interpreter against numpy at odd shapes (hypothesis): ldmatrix alone, with cp.async at 2, 3
-  and 4 stages (past 48 KiB too), the default, both 16-bit types, A column-major and B transposed;
+  and 4 stages (past 48 KiB too), the mma.sync default (mma-sync-128x256), both 16-bit types, A column-major and B transposed;
 * planted bugs FAIL: a fragment swap in the lowering's addresses, one in the interpreter's table,
   a missing or too lenient cp.async.wait_group, a wait after its barrier;
 * bank conflicts: none for ldmatrix and cp.async with the default's swizzle or a 16-byte pad,
@@ -26,7 +26,7 @@ import gemmc
 from gemmc.cost.counts import count
 from gemmc.cost.kernel import read_kernel
 from gemmc.dialects.nvgpu import DeviceAsyncWaitOp, LdMatrixOp
-from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS
+from gemmc.support.named_pipelines import NAMED_PIPELINES
 from gemmc.interp.common import InterpError
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import get_arch, get_matrix_instr
@@ -48,7 +48,7 @@ PIPELINES = {
                                          "lower-copies,pad-lds{pad=8}",
     "cp.async x4 dynamic": TILED.format(bk=64) + "direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},"
                                                 "lower-copies,pad-lds{pad=8}",  # 72 KiB: dynamic shared memory
-    "default": MATRIX_16BIT_DEFAULTS["sm_90"],
+    "default": NAMED_PIPELINES["mma-sync-128x256"],  # (sm_90's mma.sync default before wgmma's)
 }
 
 

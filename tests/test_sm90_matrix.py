@@ -3,7 +3,7 @@
 * the layouts are the PTX ISA's fragment tables (`gemmc layout --arch sm_90`): spot checks of its
   figures for A, B and C/D, every element held once;
 * the interpreter's nvgpu.mma_sync against numpy (layout-driven, as amdgpu.mfma / wmma);
-* the 16-bit default pipeline (MATRIX_16BIT_DEFAULTS["sm_90"]) and its per-shape variants (split-k,
+* the 16-bit default pipeline (MATRIX_16BIT_DEFAULTS["sm_90"], wgmma since it took mma.sync's place) and its per-shape variants (split-k,
   stream-k, smaller tiles, dynamic sizes) PASS the interpreter's float64 check at odd shapes;
 * a planted fragment swap (A's rows r + 8 and k + 8 runs exchanged in the element-wise fragment loads
   of mma-sync-elementwise, sm_90's first default) FAILs;
@@ -69,10 +69,11 @@ def test_interpreter_multiplies_by_the_layouts(name):
                                     ("f16", {"M": 64, "N": 64, "K": 2000}), ("bf16", {"M": 33, "N": 200, "K": 300})])
 def test_default_pipeline_passes_at_odd_shapes(t, dims):
     """`gemmc compile --arch sm_90`'s choice (the 16-bit default, or split-k / stream-k / smaller tiles
-    where the grid leaves SMs idle) on the tensor cores, checked against float64."""
+    where the grid leaves SMs idle, all on the default's warpgroup MMA) on the tensor cores, checked
+    against float64."""
     module = gemmc.parse(source(t), defines=dims)
     gemmc.lower(module, None, SM90)
-    assert "nvgpu.mma_sync" in gemmc.print_ir(module)
+    assert "nvgpu.wgmma_mma_async" in gemmc.print_ir(module)
     r = gemmc.check(module, SM90, {})
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
@@ -122,7 +123,7 @@ def test_hip_builds_with_nvcc():
     module = gemmc.parse(source("bf16"), defines={"M": 4096, "N": 4096, "K": 4096})
     gemmc.lower(module, None, SM90)
     hip = gemmc.emit(module, SM90, "hip")
-    assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in compile_cuda(hip, SM90, "asm")
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in compile_cuda(hip, SM90, "asm")
     (kernel,) = resource_report(hip, SM90)
     assert kernel.vgpr_spill == 0 and kernel.scratch_bytes == 0
 

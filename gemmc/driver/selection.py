@@ -115,12 +115,15 @@ def fallbacks(arch: Arch) -> list[tuple[str, str]]:
             ("the naive kernel (step1)", NAMED_PIPELINES["step1"])]
 
 
-def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None) -> Choice:
+def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None = None,
+                    default: str | None = None) -> Choice:
     """The pipeline for this problem: a selection table's entry for it (gemmc tune --shapes
     writes them), else the cost model's choice among the candidates.  Where a pass refuses the
     default for this program, the first of `fallbacks` that lowers it, and why (`Choice.reason`,
-    the module's `gemmc.selected`): the default is total over legal programs."""
-    base, typed = base_pipeline(module, arch)
+    the module's `gemmc.selected`): the default is total over legal programs.  `default`: the
+    pipeline whose variants are weighed, in place of the arch's for the program's types (the
+    benchmarks time sm_90's mma.sync default's selection beside its wgmma default's)."""
+    base, typed = (default, "") if default is not None else base_pipeline(module, arch)
     try:
         choice = _select_for(module, arch, base, table)
     except GemmcError as refused:

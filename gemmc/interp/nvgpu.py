@@ -269,6 +269,8 @@ class WgmmaFunctions(InterpreterFunctions):
         part = out[sel]
         part[:, d_lane, d_item] = acc.astype(np.float32)
         out[sel] = part
+        st.stats.matrix_instrs += len(sel) * (wgmma.WARPGROUP // st.arch.wave_size)  # per warp, as the cost model counts
+        st.stats.flops += len(sel) * 2 * m * n * k
         return (tracker.result(out.reshape(st.lanes.count, -1)),)
 
     @impl(WgmmaFenceOp)

@@ -31,7 +31,7 @@ class Stats:
     valu_instrs: int = 0  # float VALU instructions (arith float ops, math.fma, conversions), per wave
     valu_int_instrs: int = 0  # integer ops on per-lane values (address arithmetic), per wave
     flops: int = 0  # float operations, per active lane and vector element; an fma counts 2
-    matrix_instrs: int = 0  # MFMA/WMMA per wave: for the matrix-core lowerings to fill in
+    matrix_instrs: int = 0  # MFMA/WMMA/mma.sync/wgmma per wave (warp): for the matrix-core lowerings to fill in
 
     def add(self, other: Stats) -> None:
         """Accumulate another run's counts into this one."""
