@@ -7,6 +7,8 @@
     python3 benchmarks/h200/matrix.py ptxas .h200/matrix        # here (nvcc, no GPU): registers, shared memory
                                                                  # and spills of each kernel, into manifest.json
     python3 benchmarks/h200/matrix.py collect benchmarks/h200/raw   # here: matrix.md and matrix.json
+    python3 benchmarks/h200/matrix.py defaults .h200/defaults    # here: sm_90's 16-bit default (wgmma) selected at
+                                                                 # DEFAULT_SHAPES beside the mma.sync default's selection
 
 The FP32 suite's shapes (shapes.py) with f16 and bf16 inputs, f32 accumulation and an f32 C.  Programs
 (each gemmc.driver.bench's: C checked against cublasGemmEx in the same input type accumulating in f32,
@@ -181,11 +183,32 @@ def source(t: str, m: int, n: int, k: int, ta: bool, tb: bool, ab: bool, dynamic
     return text.replace(f"B: {a}[", f"B: {b}[").replace(f"kernel {a}gemm", f"kernel fp8_{t}_gemm")
 
 
-def gen(out: Path, only: str = "") -> None:
+def _write(out: Path, manifest: dict, name: str, t: str, variant: str, module, dims: dict, why: str = "") -> None:
+    """A lowered module's benchmark program (gemmc.driver.bench: checked against cuBLAS, timed) and its
+    kernel alone (for `ptxas`) into `out`, and its manifest entry."""
     import gemmc
     from gemmc.cost.model import predict
     from gemmc.driver.bench import bench_source
     from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
+    from gemmc.target.arch import get_arch
+
+    sm90 = get_arch("sm_90")
+    f = out / f"mx_{t}_{name}_{variant}.cu"
+    f.write_text(bench_source(module, sm90, dims, repeats=20))
+    (out / "kernels").mkdir(exist_ok=True)
+    (out / "kernels" / f.name).write_text(gemmc.emit(module, sm90, "hip"))
+    entry = {"shape": name, "type": t, "variant": variant, "file": f.name,
+             "pipeline": module.attributes[PIPELINE_ATTR].data,
+             "predicted_ms": predict(module, sm90, dims).time_s * 1e3}
+    if why or SELECTED_ATTR in module.attributes:
+        entry["why"] = why or module.attributes[SELECTED_ATTR].data
+    manifest["programs"].append(entry)
+    print(f.name, flush=True)
+
+
+def gen(out: Path, only: str = "") -> None:
+    import gemmc
+    from gemmc.support.ir_names import PIPELINE_ATTR
     from gemmc.target.arch import get_arch
 
     sm90 = get_arch("sm_90")
@@ -194,21 +217,11 @@ def gen(out: Path, only: str = "") -> None:
                       "fp8_types": dict(FP8_TYPES), "programs": [], "sanitizer": []}
 
     def program(name: str, t: str, shape: tuple, variant: str, pipeline: str | None, dynamic: bool = False) -> None:
-        f = out / f"mx_{t}_{name}_{variant}.cu"
-        if only not in f.name:
+        if only not in f"mx_{t}_{name}_{variant}.cu":
             return
         dims = dict(zip("MNK", shape[:3])) if dynamic else {}
         module = gemmc.lower(gemmc.parse(source(t, *shape, dynamic=dynamic), f"{name}.gemm"), pipeline, sm90)
-        f.write_text(bench_source(module, sm90, dims, repeats=20))
-        (out / "kernels").mkdir(exist_ok=True)
-        (out / "kernels" / f.name).write_text(gemmc.emit(module, sm90, "hip"))
-        entry = {"shape": name, "type": t, "variant": variant, "file": f.name,
-                 "pipeline": module.attributes[PIPELINE_ATTR].data,
-                 "predicted_ms": predict(module, sm90, dims).time_s * 1e3}
-        if SELECTED_ATTR in module.attributes:
-            entry["why"] = module.attributes[SELECTED_ATTR].data
-        manifest["programs"].append(entry)
-        print(f.name, flush=True)
+        _write(out, manifest, name, t, variant, module, dims)
 
     for t in TYPES:
         for name, shape in SHAPES.items():
@@ -239,6 +252,35 @@ def gen(out: Path, only: str = "") -> None:
                                               "pipeline": module.attributes[PIPELINE_ATTR].data})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"{len(manifest['programs'])} benchmarks, {len(manifest['sanitizer'])} sanitizer programs in {out}")
+
+
+# sm_90's 16-bit default (MATRIX_16BIT_DEFAULTS["sm_90"]: wgmma + wgmma-in-flight + pair stores) selected per
+# shape, beside the selection around the mma.sync default it replaced (NAMED_PIPELINES["mma-sync-128x256"]), at
+# the suite's 17 shapes in f16 and at 4096^3 / 8192^3 in bf16: one device call times both (`defaults`)
+DEFAULT_SHAPES = {"f16": tuple(SHAPES), "bf16": ("sq4096", "sq8192")}
+
+
+def defaults(out: Path) -> None:
+    """Per shape of DEFAULT_SHAPES two programs: `selected` (what `gemmc compile --arch sm_90` runs: the wgmma
+    default's selection) and `mma_sync_selected` (gemmc.driver.selection around the mma.sync default), each
+    with its pipeline and the selection's reason in manifest.json; matrix.sh builds and times them."""
+    import gemmc
+    from gemmc.driver.selection import select_pipeline
+    from gemmc.support.named_pipelines import NAMED_PIPELINES
+    from gemmc.target.arch import get_arch
+
+    sm90 = get_arch("sm_90")
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
+    for t, names in DEFAULT_SHAPES.items():
+        for name in names:
+            text = source(t, *SHAPES[name])
+            _write(out, manifest, name, t, "selected", gemmc.lower(gemmc.parse(text, f"{name}.gemm"), None, sm90), {})
+            choice = select_pipeline(gemmc.parse(text), sm90, default=NAMED_PIPELINES["mma-sync-128x256"])
+            module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), choice.pipeline, sm90)
+            _write(out, manifest, name, t, "mma_sync_selected", module, {}, choice.reason)
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    print(f"{len(manifest['programs'])} benchmarks in {out}")
 
 
 def ptxas(src: Path, jobs: str = "2") -> None:
@@ -275,7 +317,8 @@ def collect(raw: Path) -> None:
     bench = raw / "matrix.jsonl"  # absent until a GPU call has run the benchmarks (the table says so)
     runs = {(r["type"], r["shape"], r["variant"]): r.get("result")
             for r in map(json.loads, bench.read_text().splitlines() if bench.exists() else []) if r}
-    peers = {(r["type"], r["shape"]): r for r in map(json.loads, (raw / "matrix_peers.jsonl").read_text().splitlines())
+    peer_file = raw / "matrix_peers.jsonl"  # absent where matrix.sh ran with SKIP_PEERS=1
+    peers = {(r["type"], r["shape"]): r for r in map(json.loads, peer_file.read_text().splitlines() if peer_file.exists() else [])
              if r and "type" in r}
     rows = []
     for p in manifest["programs"]:
@@ -373,4 +416,4 @@ def _markdown(rows: list[dict], summary: dict, log: str) -> str:
 
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], Path(sys.argv[2])
-    {"gen": gen, "ptxas": ptxas, "collect": collect}[cmd](arg, *sys.argv[3:])
+    {"gen": gen, "defaults": defaults, "ptxas": ptxas, "collect": collect}[cmd](arg, *sys.argv[3:])
