@@ -261,24 +261,36 @@ DEFAULT_SHAPES = {"f16": tuple(SHAPES), "bf16": ("sq4096", "sq8192")}
 
 
 def defaults(out: Path) -> None:
-    """Per shape of DEFAULT_SHAPES two programs: `selected` (what `gemmc compile --arch sm_90` runs: the wgmma
-    default's selection) and `mma_sync_selected` (gemmc.driver.selection around the mma.sync default), each
-    with its pipeline and the selection's reason in manifest.json; matrix.sh builds and times them."""
+    """Per shape of DEFAULT_SHAPES: `selected` (what `gemmc compile --arch sm_90` runs: the wgmma default's
+    selection) and `mma_sync_selected` (gemmc.driver.selection around the mma.sync default); where the
+    wgmma selection took another pipeline than the mma.sync one's pick built on wgmma (the candidate of the
+    same label), that one too (`wgmma_analogue`), and where it took no wgmma default, the default alone
+    (`wgmma_default`): one device call times them all.  Each manifest entry has its pipeline and why."""
     import gemmc
+    from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS
     from gemmc.driver.selection import select_pipeline
     from gemmc.support.named_pipelines import NAMED_PIPELINES
     from gemmc.target.arch import get_arch
 
     sm90 = get_arch("sm_90")
+    default = MATRIX_16BIT_DEFAULTS["sm_90"]
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
     for t, names in DEFAULT_SHAPES.items():
         for name in names:
             text = source(t, *SHAPES[name])
-            _write(out, manifest, name, t, "selected", gemmc.lower(gemmc.parse(text, f"{name}.gemm"), None, sm90), {})
-            choice = select_pipeline(gemmc.parse(text), sm90, default=NAMED_PIPELINES["mma-sync-128x256"])
-            module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), choice.pipeline, sm90)
-            _write(out, manifest, name, t, "mma_sync_selected", module, {}, choice.reason)
+            new = select_pipeline(gemmc.parse(text), sm90)
+            old = select_pipeline(gemmc.parse(text), sm90, default=NAMED_PIPELINES["mma-sync-128x256"])
+            rows = {"selected": (new.pipeline, new.reason), "mma_sync_selected": (old.pipeline, old.reason)}
+            label = next((k for k, v in old.pipelines.items() if v == old.pipeline), "default")
+            analogue = new.pipelines.get(label, "")
+            if analogue and analogue not in (new.pipeline, old.pipeline):
+                rows["wgmma_analogue"] = (analogue, f"the wgmma selection's candidate '{label}' (the mma.sync one's pick)")
+            if new.pipeline != default and analogue != default:
+                rows["wgmma_default"] = (default, "the 16-bit default alone")
+            for variant, (pipeline, why) in rows.items():
+                module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), pipeline, sm90)
+                _write(out, manifest, name, t, variant, module, {}, why)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"{len(manifest['programs'])} benchmarks in {out}")
 
