@@ -129,11 +129,11 @@ def test_result_line_is_json_with_the_batches_and_the_groups():
 ])
 def test_bench_programs_build(tmp_path, text, sizes):
     """Host and device code through nvcc (cuBLAS's header a compile-only stand-in: no cuBLAS here)."""
-    from gemmc.target.cuda import find_nvcc
+    from gemmc.target.cuda import find_nvcc, target_flags, uses_wgmma
 
     src = tmp_path / "bench.cu"
     src.write_text(bench_source(lowered(text), SM90, {}, group_sizes=sizes))
-    r = subprocess.run([find_nvcc(), "-O0", "-arch=sm_90", "-std=c++17", f"-I{STUB}", "-x", "cu", "-c", str(src),
+    r = subprocess.run([find_nvcc(), "-O0", *target_flags(SM90, uses_wgmma(src.read_text())), "-std=c++17", f"-I{STUB}", "-x", "cu", "-c", str(src),
                         "-o", str(tmp_path / "bench.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
 

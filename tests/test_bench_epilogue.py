@@ -70,11 +70,11 @@ def test_bench_refuses_converted_and_more_outputs_with_one_line(text, what):
                     reason="no nvcc")
 def test_bench_program_with_an_epilogue_builds(tmp_path):
     """Host and device code through nvcc (cuBLAS's header a compile-only stand-in: no cuBLAS here)."""
-    from gemmc.target.cuda import find_nvcc
+    from gemmc.target.cuda import find_nvcc, target_flags, uses_wgmma
 
     src = tmp_path / "bench.cu"
     src.write_text(bench_source(lowered(program("silu(X @ W + b) * s", extra="  b: bf16[N]\n  s: f32\n")), SM90, {}))
-    r = subprocess.run([find_nvcc(), "-O0", "-arch=sm_90", "-std=c++17", f"-I{STUB}", "-x", "cu", "-c", str(src),
+    r = subprocess.run([find_nvcc(), "-O0", *target_flags(SM90, uses_wgmma(src.read_text())), "-std=c++17", f"-I{STUB}", "-x", "cu", "-c", str(src),
                         "-o", str(tmp_path / "bench.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
 

@@ -68,7 +68,9 @@ def device(src: Path, out: Path) -> None:
 
     def build(p):
         exe = Path("/tmp") / p["file"].replace(".cu", "")
-        r = subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-std=c++17", "-x", "cu", str(src / p["file"]), "-o", str(exe),
+        # wgmma (sm_90's 16-bit default) needs the arch-specific target alone (gemmc.target.cuda.target_flags)
+        arch = ["-arch=compute_90a", "-code=sm_90a"] if "wgmma.mma_async" in (src / p["file"]).read_text() else ["-arch=sm_90"]
+        r = subprocess.run(["nvcc", "-O3", *arch, "-std=c++17", "-x", "cu", str(src / p["file"]), "-o", str(exe),
                             "-lcublas"], capture_output=True, text=True)
         return p, exe, r
 
