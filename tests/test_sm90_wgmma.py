@@ -225,6 +225,6 @@ def test_header_build_line_names_sm_90a_for_wgmma():
                 "matrix-cores{instr=wgmma_m64n128k16 waves-m=2 waves-n=1},vectorize{width=8},"
                 "direct-to-lds{fallback=true},lower-copies,swizzle-lds{mode=sw128}")
     wg = g.emit(g.lower(g.parse(text), pipeline, "sm_90"), "sm_90", "hip")
-    plain = g.emit(g.lower(g.parse(text), None, "sm_90"), "sm_90", "hip")
+    plain = g.emit(g.lower(g.parse(text), "mma-sync-128x256", "sm_90"), "sm_90", "hip")  # (mma.sync: no wgmma)
     assert "// Build: nvcc -O3 -arch=compute_90a -code=sm_90a " in wg
     assert "// Build: nvcc -O3 -arch=sm_90 " in plain
