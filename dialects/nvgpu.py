@@ -110,7 +110,7 @@ from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.arch import ELEMENT_BITS, INTEGER_DTYPES
 from gemmc.target.ldmatrix import per_register
 from gemmc.target.resources import ELEMENT_BYTES
-from gemmc.target import wgmma
+from gemmc.target import tma, wgmma
 
 ASYNC_COPY_BYTES = (4, 8, 16)  # cp.async's cp-size (16 with .cg, the L2 only; 4 and 8 with .ca)
 
@@ -541,8 +541,6 @@ class MbarrierArriveExpectTxOp(_MbarrierOp):
             raise VerifyException(f"an mbarrier's transaction count is 1 .. 2^20 - 1 bytes; txBytes = {self.tx}")
 
 
-TMA_BOX_MAX = 256  # cuTensorMapEncodeTiled: each box dimension 1 .. 256 elements
-TMA_SWIZZLES = (0, wgmma.SWIZZLE_BYTES)  # gemmc's: none, or wgmma's 128-byte swizzle
 
 
 @irdl_op_definition
@@ -597,13 +595,13 @@ class TmaLoadOp(IRDLOperation):
             raise VerifyException(f"source and destination elements differ ({src.element_type}, {dst.element_type})")
         _verify_mbarrier(self, self.bars, self.barIndices)
         box = list(self.box.get_values())
-        if len(box) != 2 or not all(1 <= b <= TMA_BOX_MAX for b in box):
-            raise VerifyException(f"box = {box}: expected two sizes of 1 .. {TMA_BOX_MAX} elements (rows, columns)")
+        if len(box) != 2 or not all(1 <= b <= tma.BOX_MAX for b in box):
+            raise VerifyException(f"box = {box}: expected two sizes of 1 .. {tma.BOX_MAX} elements (rows, columns)")
         row_bytes = box[1] * ELEMENT_BYTES.get(str(dst.element_type), 0)
-        if row_bytes % 16:
+        if row_bytes % tma.STRIDE_BYTES:
             raise VerifyException(f"a box row of {row_bytes} bytes: TMA's inner box dimension is a multiple of 16 bytes")
-        if self.swizzle_bytes not in TMA_SWIZZLES:
-            raise VerifyException(f"swizzle = {self.swizzle_bytes}: expected one of {list(TMA_SWIZZLES)} bytes")
+        if self.swizzle_bytes not in tma.SWIZZLES:
+            raise VerifyException(f"swizzle = {self.swizzle_bytes}: expected one of {list(tma.SWIZZLES)} bytes")
         if self.swizzle_bytes and row_bytes != self.swizzle_bytes:
             raise VerifyException(f"the {self.swizzle_bytes}-byte swizzle takes box rows of {self.swizzle_bytes} bytes, "
                                   f"not {row_bytes}")

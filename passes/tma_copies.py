@@ -78,20 +78,18 @@ from gemmc.dialects.nvgpu import (
     MbarrierArriveExpectTxOp,
     MbarrierInitOp,
     MbarrierWaitParityOp,
-    TMA_BOX_MAX,
     TmaLoadOp,
     WgmmaDescOp,
 )
 from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
-from gemmc.target import wgmma
+from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import role
 from gemmc.transforms.kernel_builder import constant_value
 from gemmc.transforms.lds_access import matrix_start_multiple, row_multiple
 
 NAME = "tma-copies"
-TMA_STRIDE_BYTES = 16  # cuTensorMapEncodeTiled: global strides a multiple of 16 bytes
 
 
 @dataclass(frozen=True)
@@ -204,9 +202,9 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if any(d < 0 for d in shape):
         raise pass_error(NAME, c, f"%{name} has a dynamic shape ({src.type}): tma-copies takes static shapes")
     eb = ELEMENT_BYTES.get(str(src.type.element_type), 0)
-    if (row_multiple(src) * eb) % TMA_STRIDE_BYTES:
+    if (row_multiple(src) * eb) % tma.STRIDE_BYTES:
         raise pass_error(NAME, c, f"%{name}'s rows are {shape[-1]} x {eb} bytes, not a multiple of "
-                         f"{TMA_STRIDE_BYTES}: a tensor map's global stride must be")
+                         f"{tma.STRIDE_BYTES}: a tensor map's global stride must be")
     for bound, size, what in ((c.rows, shape[0], "rows"), (c.cols, shape[1], "columns")):
         if constant_value(bound) != size:
             raise pass_error(NAME, c, f"the copy's bound of {what} is not %{name}'s {size}: TMA's zero fill is at "
@@ -219,9 +217,9 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if not any(isinstance(u.operation, WgmmaDescOp) for u in dst.uses):
         raise pass_error(NAME, c, f"%{dst.name_hint or 'tile'} is not read by wgmma descriptors: TMA writes the "
                          "128-byte swizzle, which only wgmma's tiles are laid out in (swizzle-lds{mode=sw128})")
-    if eb != 2 or (cols * eb) % wgmma.SWIZZLE_BYTES or r % wgmma.ATOM_ROWS or r > TMA_BOX_MAX:
+    if eb != 2 or (cols * eb) % wgmma.SWIZZLE_BYTES or r % wgmma.ATOM_ROWS or r > tma.BOX_MAX:
         raise pass_error(NAME, c, f"a {r}x{cols} tile of {eb}-byte elements: TMA's 128-byte swizzle boxes take 16-bit "
-                         f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {TMA_BOX_MAX} rows a multiple of 8")
+                         f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {tma.BOX_MAX} rows a multiple of 8")
 
 
 def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue) -> None:

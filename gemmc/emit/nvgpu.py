@@ -42,6 +42,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from gemmc.dialects.amdgpu import lanes_of
+from gemmc.emit import tensor_maps
 from gemmc.emit.c_text import MUL, Expr, call
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
@@ -230,6 +231,7 @@ _SYNC_ASM = {
     "nvgpu.wgmma_fence": ["fence.proxy.async.shared::cta;", "wgmma.fence.sync.aligned;"],
     "nvgpu.wgmma_commit_group": ["wgmma.commit_group.sync.aligned;"],
     "nvgpu.wgmma_wait_group": ["wgmma.wait_group.sync.aligned {groups};"],
+    "nvgpu.fence_proxy_async": ["fence.proxy.async.shared::cta;"],
 }
 
 
@@ -366,3 +368,51 @@ def _print_cp_async_arrive(p: FunctionPrinter, op: Operation) -> None:
 def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
     _check_nvidia(p, op, "setmaxnreg")
     p.line(f'asm volatile("setmaxnreg.{op.action.data}.sync.aligned.u32 {op.count};\\n" ::: "memory");')
+
+
+# -- TMA (sm_90) -----------------------------------------------------------------------------------
+#
+#     nvgpu.mbarrier_arrive_expect_tx %full[%s] {txBytes = 32768} -> gemmc_mbarrier_arrive_expect_tx(&full[s], 32768);
+#     nvgpu.tma_load %A[%r, %c], %tile_a[%s, %i, %j], %full[%s] {box = [128, 64], swizzle = 128}
+#         -> gemmc_tma_load_2d(&tile_a[s][i][j], &A_map, c, r, &full[s]);
+#
+# The box's coordinates go innermost first (column, row), as the tensor map's dims do; the map is the
+# kernel's __grid_constant__ parameter (gemmc.emit.tensor_maps), addressed generically ("l"), as
+# CUTLASS's SM90_TMA_LOAD does.
+
+
+@op_printer("nvgpu.mbarrier_arrive_expect_tx")
+def _print_arrive_expect_tx(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "mbarrier.arrive.expect_tx")
+    name = _mbarrier_helper(p, "gemmc_mbarrier_arrive_expect_tx", "void* bar, unsigned bytes",
+                            "mbarrier.arrive.expect_tx: the phase also waits for `bytes` of transactions; one arrival",
+                            ['    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.expect_tx.shared::cta.b64 state, '
+                             '[%0], %1;\\n}\\n" :: "r"(address), "r"(bytes) : "memory");'])
+    p.line(f"{call(name, _bar_ref(p, op), Expr(str(op.tx))).text};")
+
+
+@op_printer("nvgpu.tma_load")
+def _print_tma_load(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async.bulk.tensor")
+    name = p.emitter.helper("gemmc_tma_load_2d", tma_load_function(), {})
+    dst = p.unpacked(op.dst, op).element([p.value(i) for i in op.dstIndices])
+    bar = p.unpacked(op.bars, op).element([p.value(i) for i in op.barIndices])
+    row, col = (p.value(i) for i in op.srcIndices)
+    tmap = Expr(f"&{tensor_maps.map_name(p, op)}")
+    p.line(f"{call(name, Expr(f'&{dst.text}'), tmap, col, row, Expr(f'&{bar.text}')).text};")
+
+
+def tma_load_function() -> list[str]:
+    ptx = ("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+           "[%0], [%1, {%2, %3}], [%4];")
+    return [
+        "// TMA: the tensor map's box at (col, row) into shared memory at dst, zeros past the matrix's edge,",
+        "// completing its bytes on the mbarrier",
+        "__device__ inline void gemmc_tma_load_2d(void* dst, const CUtensorMap* map, int col, int row, void* bar)",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));",
+        "    const unsigned barrier = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
+        f'    asm volatile("{ptx}\\n" :: "r"(address), "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), '
+        '"r"(row), "r"(barrier) : "memory");',
+        "}",
+    ]

@@ -29,9 +29,8 @@ from gemmc.interp import memory
 from gemmc.interp.common import InterpError
 from gemmc.interp.mbarrier import active_mbarriers
 from gemmc.interp.state import KernelState
-from gemmc.target import wgmma
+from gemmc.target import tma, wgmma
 
-TMA_SMEM_ALIGN = 128  # a box's shared-memory start without swizzle; with the 128-byte swizzle, its atom
 
 
 @register_impls
@@ -71,7 +70,7 @@ class TmaFunctions(InterpreterFunctions):
                bar_at: int) -> None:
         box_r, box_c = op.box_shape
         eb = dst.elem_bytes
-        align = wgmma.ATOM_BYTES if op.swizzle_bytes else TMA_SMEM_ALIGN
+        align = wgmma.ATOM_BYTES if op.swizzle_bytes else tma.SMEM_ALIGN
         if (rel * eb) % align:
             raise InterpError(f"misaligned {op.name} of {dst.name} by {st.where(lane)}: its box starts at byte "
                               f"{rel * eb}, not a multiple of {align}")
