@@ -144,7 +144,7 @@ class Mbarriers:
                 f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))}, which "
                 f"warpgroup {w} of its workgroup read with nvgpu.wgmma_mma_async, before the empty phase that releases "
                 "it completed for this thread (no nvgpu.mbarrier_wait_parity acquired an nvgpu.mbarrier_arrive of that "
-                "warpgroup made after the group retired)")
+                "warpgroup made after the group retired), nor does a gpu.barrier since the group's retiring wait")
 
     # -- the ops -------------------------------------------------------------------------------
 
