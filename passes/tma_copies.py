@@ -52,6 +52,14 @@ interpreter checks this: gemmc.interp.wgmma_async).  The mbarriers need no "empt
 reason.  fence_proxy_async orders the mbarriers' init (generic proxy) before the TMA's complete_tx
 (async proxy); the barrier after it publishes the init to the other threads.
 
+After warp-specialize (whose producer loop, gemm.role = "ws_producer", issues each tile's copies by its
+128 threads and arrives on full[slot] with cp.async.mbarrier.arrive.noinc): the copies become the first
+producer thread's expect_tx and boxes on full[slot], the noinc arrive goes, and full's mbarriers expect one
+arrival a phase (the expect_tx) instead of 128; a fence_proxy_async follows their init.  The empty
+mbarriers keep ordering slot reuse exactly as warp-specialize argues: the leader is one of the producer
+threads that waited for the slot's empty phase before issuing, so its boxes start after every consumer
+warpgroup released the slot.
+
 Diagnostics, each naming the op: no pipelined K loop, copies already lowered (run before lower-copies),
 a K loop not from 0 in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
@@ -73,6 +81,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.dialects.gemm import CopyOp
 from gemmc.dialects.nvgpu import (
+    CpAsyncMbarrierArriveOp,
     DeviceAsyncCopyOp,
     FenceProxyAsyncOp,
     MbarrierArriveExpectTxOp,
@@ -82,7 +91,7 @@ from gemmc.dialects.nvgpu import (
     WgmmaDescOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE, ROLE_WS_PRODUCER
 from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import role
@@ -101,11 +110,14 @@ class TmaCopiesPass(ModulePass):
         if done is not None:
             raise pass_error(NAME, done, "this kernel already has TMA copies")
         loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and _prefetch(o)]
-        if not loops:
-            raise pass_error(NAME, op, "found no pipelined K loop (a prefetch scf.if inside it); run multi-buffer "
-                             "and pipeline first")
+        producers = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_WS_PRODUCER]
+        if not loops and not producers:
+            raise pass_error(NAME, op, "found no pipelined K loop (a prefetch scf.if inside it) and no "
+                             "warp-specialized producer; run multi-buffer and pipeline first")
         for loop in loops:
             rewrite(loop)
+        for loop in producers:
+            rewrite_producer(loop)
 
 
 def _prefetch(loop: scf.ForOp) -> scf.IfOp | None:
@@ -247,3 +259,34 @@ def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue) -> None:
     for c in copies:
         c.detach()
         c.erase()
+
+
+def rewrite_producer(loop: scf.ForOp) -> None:
+    """warp-specialize's producer loop: its 128 threads' copies and noinc arrive on full[slot] become the
+    first producer thread's expect_tx and TMA boxes on full[slot], whose phases then expect one arrival."""
+    body = loop.body.block
+    copies = [o for o in body.ops if isinstance(o, CopyOp)]
+    arrive = next((o for o in body.ops if isinstance(o, CpAsyncMbarrierArriveOp)), None)
+    if not copies or arrive is None or arrive.prev_op is not copies[-1]:
+        raise pass_error(NAME, loop, "expects warp-specialize's producer loop: the tile's gemm.copy ops, then "
+                         "nvgpu.cp_async_mbarrier_arrive on the slot's full mbarrier")
+    tid = copies[0].tid
+    for c in copies:
+        _check_copy(c, tid)
+    full = arrive.bars
+    inits = [u.operation for u in full.uses if isinstance(u.operation, MbarrierInitOp)]
+    if not inits:
+        raise pass_error(NAME, arrive, "found no nvgpu.mbarrier_init of the full mbarriers")
+    zero = _idx(0)
+    leader = arith.CmpiOp(tid, zero.results[0], "eq")
+    leader.results[0].name_hint = "tma_leader"
+    Rewriter.insert_op([zero, leader], InsertPoint.before(copies[0]))
+    _to_tma(copies, full, leader.results[0])
+    arrive.detach()
+    arrive.erase()
+    block = inits[-1].parent_block()
+    for init in inits:  # one arrival a phase now: the leader's expect_tx
+        Rewriter.replace_op(init, MbarrierInitOp(full, list(init.indices), 1))
+    if not any(isinstance(o, FenceProxyAsyncOp) for o in block.ops):  # the inits seen by the async proxy
+        last = [o for o in block.ops if isinstance(o, MbarrierInitOp)][-1]
+        Rewriter.insert_op(FenceProxyAsyncOp(), InsertPoint.after(last))

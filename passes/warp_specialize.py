@@ -97,7 +97,7 @@ from gemmc.dialects.nvgpu import (
     WgmmaWaitGroupOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE, ROLE_WS_PRODUCER
 from gemmc.transforms.contraction import role, set_role
 from gemmc.transforms.copy_lowering import COPY_THREADS_ATTR
 from gemmc.transforms.k_split import erase_if_dead
@@ -107,7 +107,7 @@ from gemmc.transforms.lds_access import written_memref
 NAME = "warp-specialize"
 WARPGROUP = 128
 ROLE_WS = "warp_specialized"
-ROLE_PRODUCER = "ws_producer"
+ROLE_PRODUCER = ROLE_WS_PRODUCER
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 

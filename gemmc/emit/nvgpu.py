@@ -35,6 +35,10 @@ scale-d predicate true (D = A B + D), imm-scale-a / -b 1, imm-trans-a / -b the o
 The fence first orders the tiles' writes (cp.async and stores, the generic proxy) before the async
 proxy that wgmma reads shared memory through (fence.proxy.async), then the warpgroup's registers.
 Every wgmma statement is asm volatile (issued in order with the others; commit and wait clobber memory).
+
+TMA (sm_90): nvgpu.tma_load -> gemmc_tma_load_2d(&tile[..], &A_map, col, row, &full[s]) (its tensor map a
+kernel parameter: gemmc.emit.tensor_maps), nvgpu.mbarrier_arrive_expect_tx -> gemmc_mbarrier_arrive_expect_tx,
+nvgpu.fence_proxy_async -> fence.proxy.async.shared::cta.
 """
 
 from __future__ import annotations

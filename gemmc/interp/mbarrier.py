@@ -33,6 +33,13 @@ consumers cannot block while they run.  Two pieces make the warp-specialized ker
       rule of gemmc.interp.wgmma_async,
     - an arrive past the expected count, a wait or arrive on an mbarrier never initialized, an init of one
       in use.
+
+* TMA's transactions (gemmc.interp.tma): nvgpu.mbarrier_arrive_expect_tx adds its bytes to the phase's
+  transaction count and arrives; a phase completes when its arrivals and its bytes are all in.  A TMA box
+  is held here in flight (`on_box`) and lands, completing its bytes, when a wait on its mbarrier finds the
+  phase incomplete (`_land_boxes`: the latest moment the GPU may land it, so a wait that passes without it,
+  on the wrong parity or after an arrive without expect_tx, leaves the tile in flight for the wgmma to
+  trip on); bytes beyond what the phase expects are an error (no expect_tx armed them).
 """
 
 from __future__ import annotations
