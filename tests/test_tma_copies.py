@@ -6,7 +6,8 @@
 * planted bugs FAIL in the interpreter (gemmc.interp.tma, gemmc.interp.mbarrier): a box left
   unswizzled, no expect_tx (none at all, or a plain arrive in its place), the wait's parity flipped,
   a slot overwritten while another warpgroup's wgmma may read it (the K loop's barrier removed);
-* nvcc (no GPU): the 128x256x64 candidate builds for sm_90a, its harness and gemmc bench's program too.
+* warp-specialize's producer with TMA: against numpy, and a flipped empty parity FAILS;
+* nvcc (no GPU): the 128x256x64 candidates (with and without warp-specialize) build for sm_90a without spills.
 """
 
 from __future__ import annotations
@@ -149,15 +150,50 @@ def test_planted_slot_overwritten_while_read_fails():
         planted(edit, ALIGNED)
 
 
+# -- warp-specialize's producer with TMA ----------------------------------------------------------
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 140), n=_ROWS8, k=st.integers(1, 80).map(lambda x: 8 * x), tile=st.sampled_from(TILES))
+def test_warp_specialized_producer_vs_numpy(m, n, k, tile):
+    r = check(f"{head(tile)},warp-specialize,tma-copies,{_TAIL}", {"M": m, "N": n, "K": k})
+    assert r.passed, r.summary()
+
+
+def test_planted_producer_empty_parity_fails():
+    """The producer passes its empty wait at once (parity flipped) and runs a round ahead: its leader arms
+    the slot's full mbarrier again while the phase of the slot's last tile is still pending."""
+    def edit(m):
+        prod = next(o for o in m.walk() if isinstance(o, scf.ForOp) and "gemm.role" in o.attributes
+                    and o.attributes["gemm.role"].data == "ws_producer")
+        wait = next(o for o in prod.walk() if isinstance(o, MbarrierWaitParityOp))
+        one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+        x = arith.XOrIOp(wait.parity, one.results[0])
+        Rewriter.insert_op([one, x], InsertPoint.before(wait))
+        wait.operands[len(wait.operands) - 1] = x.results[0]
+
+    good = gemmc.lower(gemmc.parse(source(), defines=ALIGNED), f"{head()},warp-specialize,tma-copies,{_TAIL}", SM90)
+    assert gemmc.check(good, SM90, {}).passed
+    m = gemmc.lower(gemmc.parse(source(), defines=ALIGNED), f"{head()},warp-specialize,tma-copies,{_TAIL}", SM90,
+                    finalize=False)
+    edit(m)
+    with pytest.raises(InterpError, match="more arrivals on %full.* than its phase expects"):
+        gemmc.check(m, SM90, {})
+
+
 # -- nvcc -----------------------------------------------------------------------------------
 
 TMA_CANDIDATE = WGMMA_CANDIDATES["wgmma_128x256x64_wg21_s4_inflight"].replace(
     "wgmma-in-flight,", "wgmma-in-flight,tma-copies,")
 
 
+WS_TMA_CANDIDATE = WGMMA_CANDIDATES["wgmma_128x256x64_ws_s4_tma"]
+
+
 @pytest.mark.skipif(NVCC is None, reason="needs nvcc (the CUDA toolkit; no GPU)")
-def test_candidate_builds_without_spills():
-    m = gemmc.lower(gemmc.parse(source(), defines={"M": 4096, "N": 4096, "K": 4096}), TMA_CANDIDATE, SM90)
+@pytest.mark.parametrize("p", [TMA_CANDIDATE, WS_TMA_CANDIDATE], ids=["in-flight", "warp-specialized"])
+def test_candidate_builds_without_spills(p):
+    m = gemmc.lower(gemmc.parse(source(), defines={"M": 4096, "N": 4096, "K": 4096}), p, SM90)
     hip = gemmc.emit(m, SM90, "hip")
     assert "cp.async.bulk.tensor.2d" in hip and "cp.async.cg" not in hip
     out = ptxas_v(hip)

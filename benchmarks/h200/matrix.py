@@ -174,6 +174,9 @@ WGMMA_CANDIDATES = {
     "wgmma_128x256x64_wg21_s4_inflight_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, in_flight=True, tma=True),
     "wgmma_128x256x64_wg21_s4_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, tma=True),
     "wgmma_128x128x64_wg21_s4_inflight_tma": wgmma_candidate(128, 128, 128, 2, 1, 4, in_flight=True, tma=True),
+    # warp-specialized with a TMA producer: the producer warpgroup's first thread issues the boxes after the
+    # slot's empty wait, on full (one arrival: its expect_tx)
+    "wgmma_128x256x64_ws_s4_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, warp_specialized=True, tma=True),
 }
 CANDIDATE_SIZES = (4096, 8192)
 # the candidates measured fastest at 4096^3 on an H100 (2026-12-07: three stages, 17-19% ahead of the
