@@ -91,10 +91,10 @@ from gemmc.dialects.nvgpu import (
     WgmmaDescOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE, ROLE_WS_PRODUCER
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
 from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
-from gemmc.transforms.contraction import role
+from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
 from gemmc.transforms.kernel_builder import constant_value
 from gemmc.transforms.lds_access import matrix_start_multiple, row_multiple
 
@@ -109,7 +109,7 @@ class TmaCopiesPass(ModulePass):
         done = next((o for o in op.walk() if isinstance(o, TmaLoadOp)), None)
         if done is not None:
             raise pass_error(NAME, done, "this kernel already has TMA copies")
-        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and _prefetch(o)]
+        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and prefetch_stage(o)]
         producers = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_WS_PRODUCER]
         if not loops and not producers:
             raise pass_error(NAME, op, "found no pipelined K loop (a prefetch scf.if inside it) and no "
@@ -118,10 +118,6 @@ class TmaCopiesPass(ModulePass):
             rewrite(loop)
         for loop in producers:
             rewrite_producer(loop)
-
-
-def _prefetch(loop: scf.ForOp) -> scf.IfOp | None:
-    return next((o for o in loop.body.block.ops if isinstance(o, scf.IfOp) and role(o) == ROLE_PREFETCH), None)
 
 
 def _idx(v: int) -> arith.ConstantOp:
@@ -133,13 +129,7 @@ def _stages(loop: scf.ForOp) -> list[scf.IfOp]:
     end = loop.prev_op
     if not isinstance(end, gpu.BarrierOp):
         raise pass_error(NAME, loop, "expects the gpu.barrier that ends the prologue right before the K loop")
-    stages = []
-    cur = end.prev_op
-    while cur is not None and (not cur.regions or role(cur) == ROLE_PROLOGUE):
-        if role(cur) == ROLE_PROLOGUE:
-            stages.append(cur)
-        cur = cur.prev_op
-    return stages[::-1]
+    return prologue_stages(end)
 
 
 def rewrite(loop: scf.ForOp) -> None:
@@ -150,7 +140,7 @@ def rewrite(loop: scf.ForOp) -> None:
         raise pass_error(NAME, loop, "expects a K loop from 0 in steps of 1 (over tile numbers)")
     if not isinstance(loop.body.block.last_op.prev_op, gpu.BarrierOp):
         raise pass_error(NAME, loop, "expects the K loop's gpu.barrier at its end (the slot-reuse order it keeps)")
-    stages = [*_stages(loop), _prefetch(loop)]
+    stages = [*_stages(loop), prefetch_stage(loop)]
     copies = [[o for o in s.walk() if isinstance(o, CopyOp)] for s in stages]
     for stage, cs in zip(stages, copies):
         if not cs:
