@@ -298,7 +298,7 @@ def f32_to_fp8_function(fmt: str) -> list[str]:
     ]
 
 
-READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc"})  # (cp.async writes shared memory only)
+READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc", "nvgpu.tma_load"})  # (cp.async, TMA write shared memory only)
 
 
 # -- mbarriers and warp specialization (sm_90) ---------------------------------------------------
@@ -330,42 +330,54 @@ def _bar_ref(p: FunctionPrinter, op: Operation) -> Expr:
     return Expr(f"&{p.unpacked(op.bars, op).element([p.value(i) for i in op.indices]).text}")
 
 
-@op_printer("nvgpu.mbarrier_init")
-def _print_mbarrier_init(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.init")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_init", "void* bar, unsigned count",
-                            "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
-                            ['    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op), Expr(str(op.arrivals))).text};")
+# op -> (PTX named in the diagnostic, helper, its second parameter or "", comment, asm statement); the
+# second argument: init's count, wait's parity, expect_tx's bytes (_MBARRIER_ARG)
+_MBARRIER_ASM = {
+    "nvgpu.mbarrier_init": (
+        "mbarrier.init", "gemmc_mbarrier_init", "unsigned count",
+        "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
+        'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'),
+    "nvgpu.mbarrier_arrive": (
+        "mbarrier.arrive", "gemmc_mbarrier_arrive", "",
+        "mbarrier.arrive (release, CTA scope): one arrival of this thread",
+        'asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(address) : "memory");'),
+    "nvgpu.mbarrier_wait_parity": (
+        "mbarrier.try_wait.parity", "gemmc_mbarrier_wait_parity", "unsigned parity",
+        "mbarrier.try_wait.parity (acquire, CTA scope) until the phase of this parity has completed",
+        'asm volatile("{\\n.reg .pred done;\\nGEMMC_WAIT:\\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n'
+        '@!done bra GEMMC_WAIT;\\n}\\n" :: "r"(address), "r"(parity) : "memory");'),
+    "nvgpu.cp_async_mbarrier_arrive": (
+        "cp.async.mbarrier.arrive", "gemmc_cp_async_mbarrier_arrive", "",
+        "cp.async.mbarrier.arrive.noinc: an arrival once this thread's earlier cp.async have landed",
+        'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'),
+    "nvgpu.mbarrier_arrive_expect_tx": (
+        "mbarrier.arrive.expect_tx", "gemmc_mbarrier_arrive_expect_tx", "unsigned bytes",
+        "mbarrier.arrive.expect_tx: the phase also waits for `bytes` of transactions; one arrival",
+        'asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\\n}\\n" '
+        ':: "r"(address), "r"(bytes) : "memory");'),
+}
+_MBARRIER_ARG = {
+    "nvgpu.mbarrier_init": lambda p, op: Expr(str(op.arrivals)),
+    "nvgpu.mbarrier_wait_parity": lambda p, op: p.value(op.parity),
+    "nvgpu.mbarrier_arrive_expect_tx": lambda p, op: Expr(str(op.tx)),
+}
 
 
-@op_printer("nvgpu.mbarrier_arrive")
-def _print_mbarrier_arrive(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.arrive")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_arrive", "void* bar",
-                            "mbarrier.arrive (release, CTA scope): one arrival of this thread",
-                            ['    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(address) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op)).text};")
-
-
-@op_printer("nvgpu.mbarrier_wait_parity")
-def _print_mbarrier_wait(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.try_wait.parity")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_wait_parity", "void* bar, unsigned parity",
-                            "mbarrier.try_wait.parity (acquire, CTA scope) until the phase of this parity has completed",
-                            ['    asm volatile("{\\n.reg .pred done;\\nGEMMC_WAIT:\\n'
-                             'mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n'
-                             '@!done bra GEMMC_WAIT;\\n}\\n" :: "r"(address), "r"(parity) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op), p.value(op.parity)).text};")
-
-
-@op_printer("nvgpu.cp_async_mbarrier_arrive")
-def _print_cp_async_arrive(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "cp.async.mbarrier.arrive")
-    name = _mbarrier_helper(p, "gemmc_cp_async_mbarrier_arrive", "void* bar",
-                            "cp.async.mbarrier.arrive.noinc: an arrival once this thread's earlier cp.async have landed",
-                            ['    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op)).text};")
+@op_printer(*_MBARRIER_ASM)
+def _print_mbarrier(p: FunctionPrinter, op: Operation) -> None:
+    what, name, param, comment, asm = _MBARRIER_ASM[op.name]
+    _check_nvidia(p, op, what)
+    p.emitter.helper(name, [
+        f"// {comment}",
+        f"__device__ inline void {name}(void* bar{', ' + param if param else ''})",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
+        f"    {asm}",
+        "}",
+    ], {})
+    bar = Expr(f"&{p.unpacked(op.bars, op).element([p.value(i) for i in op.indices]).text}")
+    args = [bar] + ([_MBARRIER_ARG[op.name](p, op)] if op.name in _MBARRIER_ARG else [])
+    p.line(f"{call(name, *args).text};")
 
 
 @op_printer("nvgpu.setmaxnreg")
@@ -383,16 +395,6 @@ def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
 # The box's coordinates go innermost first (column, row), as the tensor map's dims do; the map is the
 # kernel's __grid_constant__ parameter (gemmc.emit.tensor_maps), addressed generically ("l"), as
 # CUTLASS's SM90_TMA_LOAD does.
-
-
-@op_printer("nvgpu.mbarrier_arrive_expect_tx")
-def _print_arrive_expect_tx(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.arrive.expect_tx")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_arrive_expect_tx", "void* bar, unsigned bytes",
-                            "mbarrier.arrive.expect_tx: the phase also waits for `bytes` of transactions; one arrival",
-                            ['    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.expect_tx.shared::cta.b64 state, '
-                             '[%0], %1;\\n}\\n" :: "r"(address), "r"(bytes) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op), Expr(str(op.tx))).text};")
 
 
 @op_printer("nvgpu.tma_load")
