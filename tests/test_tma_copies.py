@@ -4,7 +4,7 @@
   than the stages, f16 and bf16, one and two warpgroups, with and without wgmma-in-flight, A column-major
   and B transposed): the partial tiles' boxes are zero-filled by TMA, with no masking in the kernel;
 * planted bugs FAIL in the interpreter (gemmc.interp.tma, gemmc.interp.mbarrier): a box left
-  unswizzled, no expect_tx (none at all, or a plain arrive in its place), the wait's parity flipped,
+  unswizzled, no expect_tx (none at all, or a plain arrive in its place), the wait's parity flipped or the wait gone,
   a slot overwritten while another warpgroup's wgmma may read it (the K loop's barrier removed);
 * warp-specialize's producer with TMA: against numpy, and a flipped empty parity FAILS;
 * nvcc (no GPU): the 128x256x64 candidates (with and without warp-specialize) build for sm_90a without spills.
@@ -131,6 +131,17 @@ def test_planted_wrong_parity_fails():
         x = arith.XOrIOp(wait.parity, one.results[0])
         Rewriter.insert_op([one, x], InsertPoint.before(wait))
         wait.operands[len(wait.operands) - 1] = x.results[0]
+
+    with pytest.raises(InterpError, match="while a TMA box into it is in flight"):
+        planted(edit, ALIGNED)
+
+
+def test_planted_wait_removed_fails():
+    """No wait in the K loop: the boxes never land before the wgmma reads them."""
+    def edit(m):
+        wait = next(o for o in _k_loop(m).walk() if isinstance(o, MbarrierWaitParityOp))
+        wait.detach()
+        wait.erase()
 
     with pytest.raises(InterpError, match="while a TMA box into it is in flight"):
         planted(edit, ALIGNED)
