@@ -44,11 +44,12 @@ landed), so the wait for parity (t / F) mod 2 at the top of iteration t returns 
 slot, and not earlier: the phase before it has the other parity and the one after it is not armed
 until tile t + F is issued, which happens after this wait (below).  Slot reuse keeps the barriers the
 cp.async kernel had: the TMA writing tile u = t + d into slot u mod F is issued where the copies were,
-by a thread that passed the gpu.barrier ending iteration t - 1; every reader of that slot's previous
-tile u - F <= t - 1 ... was a wgmma group that its warpgroup retired (wgmma_wait_group 0, or 1 after
-wgmma-in-flight, whose distance d <= F - 2 puts u - F <= t - 2, retired by the wait of iteration t - 1)
-before that barrier, so no read of the slot is in flight when the box starts to land (the
-interpreter checks this: gemmc.interp.wgmma_async).  The mbarriers need no "empty" side for the same
+by a thread that passed the gpu.barrier ending iteration t - 1.  The slot's previous tile u - F was read
+only by wgmma groups that every warpgroup retired before that barrier: with pipeline's prefetch before
+the compute (d = F - 1), u - F = t - 1, whose groups wait_group 0 retired in iteration t - 1; after
+wgmma-in-flight (prefetch after the compute's wait_group 1, d <= F - 2), u - F <= t - 2, whose groups
+the wait_group 1 of iteration t - 1 retired.  So no read of the slot is in flight when the box starts
+to land (the interpreter checks this: gemmc.interp.wgmma_async).  The mbarriers need no "empty" side for the same
 reason.  fence_proxy_async orders the mbarriers' init (generic proxy) before the TMA's complete_tx
 (async proxy); the barrier after it publishes the init to the other threads.
 
