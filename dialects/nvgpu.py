@@ -60,13 +60,34 @@ phase if its parity matches, else the one before it, which has (so a fresh barri
 parity 1 at once, as the PTX ISA's try_wait.parity does).  cp_async_mbarrier_arrive is
 cp.async.mbarrier.arrive.noinc: an arrival that fires once every cp.async the thread issued before it
 has landed, counted in init's count (.noinc).  setmaxnreg moves the warpgroup's register budget.
+
+TMA (sm_90; passes/tma_copies.py):
+
+    nvgpu.mbarrier_arrive_expect_tx %full[%s] {txBytes = 32768 : i32} : memref<4xi64, 3 : i64>
+    nvgpu.tma_load %A[%row, %col], %tile_a[%s, %r, %c], %full[%s] {box = array<i64: 128, 64>, swizzle = 0 : i32}
+        : memref<4096x4096xf16>, memref<4x128x64xf16, 3 : i64>, memref<4xi64, 3 : i64>
+    nvgpu.fence_proxy_async
+
+mbarrier_arrive_expect_tx is mbarrier.arrive.expect_tx: the phase also waits for txBytes more bytes of
+transactions, and this is one arrival.  tma_load is cp.async.bulk.tensor.2d ... mbarrier::complete_tx::bytes:
+one thread copies the box[0] x box[1] elements of the row-major global matrix `src` at (row, col) into
+shared memory from the indexed element on, box row after box row (box[1] x element bytes each, densely),
+elements past the matrix's edge as zeros (TMA's out-of-bounds fill), then completes box bytes of the
+mbarrier's transactions.  With swizzle = 128 the shared byte address of every 16-byte chunk has its bits 4-6
+XORed with bits 7-9 (CU_TENSOR_MAP_SWIZZLE_128B, wgmma's 128-byte swizzle: box rows of exactly 128 bytes,
+a 1024-byte aligned tile).  The tensor map (CUtensorMap) is not an SSA value here: it is a function of
+`src` (its shape, row-major strides) and of the op's box and swizzle, and the HIP printer makes it a
+`const __grid_constant__ CUtensorMap` parameter of the kernel, which the launcher encodes from the host
+memref it passes for `src` (gemmc.emit.tensor_maps); so `src` must be an argument of the kernel.
+fence_proxy_async is fence.proxy.async.shared::cta (the mbarriers' initialization, a generic-proxy
+write, made visible to the async proxy TMA completes them through).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, VectorType, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, VectorType, i32, i64
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -89,7 +110,7 @@ from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.arch import ELEMENT_BITS, INTEGER_DTYPES
 from gemmc.target.ldmatrix import per_register
 from gemmc.target.resources import ELEMENT_BYTES
-from gemmc.target import wgmma
+from gemmc.target import tma, wgmma
 
 ASYNC_COPY_BYTES = (4, 8, 16)  # cp.async's cp-size (16 with .cg, the L2 only; 4 and 8 with .ca)
 
@@ -499,7 +520,104 @@ class SetMaxNRegOp(IRDLOperation):
         _nvidia_only(self, "setmaxnreg")
 
 
+@irdl_op_definition
+class MbarrierArriveExpectTxOp(_MbarrierOp):
+    """mbarrier.arrive.expect_tx.shared::cta.b64: the phase also expects txBytes bytes of transactions
+    (a TMA's complete_tx), then this lane arrives once."""
+
+    name = "nvgpu.mbarrier_arrive_expect_tx"
+    txBytes = prop_def(IntegerAttr)
+
+    def __init__(self, bars: SSAValue, indices, tx_bytes: int):
+        super().__init__(operands=[bars, list(indices)], properties={"txBytes": IntegerAttr(tx_bytes, i32)})
+
+    @property
+    def tx(self) -> int:
+        return self.txBytes.value.data
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not 0 < self.tx < (1 << 20):
+            raise VerifyException(f"an mbarrier's transaction count is 1 .. 2^20 - 1 bytes; txBytes = {self.tx}")
+
+
+
+
+@irdl_op_definition
+class TmaLoadOp(IRDLOperation):
+    """cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: one lane's TMA copy
+    of a box of the global matrix `src` at (row, col) into shared memory at the indexed element, zeros
+    past the matrix's edge, completing the box's bytes on the mbarrier at bars[barIndices] (module
+    docstring)."""
+
+    name = "nvgpu.tma_load"
+
+    src = operand_def(MemRefType)
+    srcIndices = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dstIndices = var_operand_def(IndexType)
+    bars = operand_def(MemRefType)
+    barIndices = var_operand_def(IndexType)
+    box = prop_def(DenseArrayBase)
+    swizzle = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$src `[` $srcIndices `]` `,` $dst `[` $dstIndices `]` `,` $bars `[` $barIndices `]` attr-dict `:` "
+        "type($src) `,` type($dst) `,` type($bars)"
+    )
+
+    def __init__(self, src: SSAValue, src_indices, dst: SSAValue, dst_indices, bars: SSAValue, bar_indices,
+                 box: tuple[int, int], swizzle: int = 0):
+        super().__init__(
+            operands=[src, list(src_indices), dst, list(dst_indices), bars, list(bar_indices)],
+            properties={"box": DenseArrayBase.from_list(i64, list(box)), "swizzle": IntegerAttr(swizzle, i32)},
+        )
+
+    @property
+    def box_shape(self) -> tuple[int, int]:
+        rows, cols = (int(v) for v in self.box.get_values())
+        return rows, cols
+
+    @property
+    def swizzle_bytes(self) -> int:
+        return self.swizzle.value.data
+
+    def box_bytes(self) -> int:
+        rows, cols = self.box_shape
+        return rows * cols * ELEMENT_BYTES.get(str(self.dst.type.element_type), 0)
+
+    def verify_(self) -> None:
+        src, dst = verify_global_to_lds(self, "shared memory")
+        if src.get_num_dims() != 2:
+            raise VerifyException(f"gemmc's TMA copies boxes of a rank-2 matrix; the source is {src}")
+        if src.element_type != dst.element_type:
+            raise VerifyException(f"source and destination elements differ ({src.element_type}, {dst.element_type})")
+        _verify_mbarrier(self, self.bars, self.barIndices)
+        box = list(self.box.get_values())
+        if len(box) != 2 or not all(1 <= b <= tma.BOX_MAX for b in box):
+            raise VerifyException(f"box = {box}: expected two sizes of 1 .. {tma.BOX_MAX} elements (rows, columns)")
+        row_bytes = box[1] * ELEMENT_BYTES.get(str(dst.element_type), 0)
+        if row_bytes % tma.STRIDE_BYTES:
+            raise VerifyException(f"a box row of {row_bytes} bytes: TMA's inner box dimension is a multiple of 16 bytes")
+        if self.swizzle_bytes not in tma.SWIZZLES:
+            raise VerifyException(f"swizzle = {self.swizzle_bytes}: expected one of {list(tma.SWIZZLES)} bytes")
+        if self.swizzle_bytes and row_bytes != self.swizzle_bytes:
+            raise VerifyException(f"the {self.swizzle_bytes}-byte swizzle takes box rows of {self.swizzle_bytes} bytes, "
+                                  f"not {row_bytes}")
+        _nvidia_only(self, "cp.async.bulk.tensor")
+
+
+@irdl_op_definition
+class FenceProxyAsyncOp(_NoOperands):
+    """fence.proxy.async.shared::cta: the thread's shared-memory writes (an mbarrier's init) are ordered
+    before the async proxy's accesses (TMA) that follow."""
+
+    name = "nvgpu.fence_proxy_async"
+    PTX: ClassVar[str] = "fence.proxy.async"
+
+
 NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp,
                           WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
                           MbarrierInitOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
-                          SetMaxNRegOp], [])
+                          SetMaxNRegOp, MbarrierArriveExpectTxOp, TmaLoadOp, FenceProxyAsyncOp], [])

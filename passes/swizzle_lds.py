@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -131,6 +131,9 @@ class SwizzleLdsPass(ModulePass):
         v = wgmma.CHUNK_BYTES // eb
         found = accesses(alloc, self.name)
         for a in found:
+            if a.whole_box:
+                self._check_box(a, rows, eb, name)
+                continue
             self._check(a, v, name)
             if isinstance(a.op, WgmmaDescOp):
                 major, lbo, sbo, swz = a.op.fields
@@ -141,6 +144,25 @@ class SwizzleLdsPass(ModulePass):
                                      f"(LBO {want[0]}, SBO {want[1]})")
         for a in found:
             set_indices(a, [*a.indices[:-2], *_sw128_indices(a, rows, cols, eb)])
+            if a.whole_box:  # the box's rows land in the swizzle at its panel's place (TMA's SWIZZLE_128B)
+                a.op.properties["swizzle"] = IntegerAttr(wgmma.SWIZZLE_BYTES, i32)
+
+    def _check_box(self, a: Access, rows: int, eb: int, name: str) -> None:
+        """A TMA box lands in the 128-byte swizzle at its start's physical place only if it is one panel's
+        rows: 128-byte box rows, starting at a panel's column and an atom's row, within the tile's rows."""
+        box_rows, box_cols = a.op.box_shape
+        per_row = wgmma.SWIZZLE_BYTES // eb
+        why = ""
+        if box_cols != per_row:
+            why = f"its box rows are {box_cols * eb} bytes, not the swizzle's {wgmma.SWIZZLE_BYTES}"
+        elif known_multiple(a.indices[-1]) % per_row:
+            why = f"its column is not provably a multiple of {per_row} (a panel's start)"
+        elif known_multiple(a.indices[-2]) % wgmma.ATOM_ROWS or box_rows > rows:
+            why = f"its rows are not provably whole atoms of {wgmma.ATOM_ROWS} within the tile's {rows}"
+        elif a.op.swizzle_bytes:
+            why = "it is already swizzled"
+        if why:
+            raise pass_error(self.name, a.op, f"this TMA box into %{name} cannot land in the 128-byte swizzle: {why}")
 
     def _folded_rows(self, rows: int) -> int:
         """The rows whose lines the key tells apart digit by digit: all of them with fold=true;

@@ -97,8 +97,8 @@ from gemmc.dialects.nvgpu import (
     WgmmaWaitGroupOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
-from gemmc.transforms.contraction import role, set_role
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
+from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role, set_role
 from gemmc.transforms.copy_lowering import COPY_THREADS_ATTR
 from gemmc.transforms.k_split import erase_if_dead
 from gemmc.transforms.kernel_builder import constant_value
@@ -107,7 +107,7 @@ from gemmc.transforms.lds_access import written_memref
 NAME = "warp-specialize"
 WARPGROUP = 128
 ROLE_WS = "warp_specialized"
-ROLE_PRODUCER = "ws_producer"
+ROLE_PRODUCER = ROLE_WS_PRODUCER
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
@@ -120,7 +120,7 @@ class WarpSpecializePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(role(o) == ROLE_WS for o in op.walk()):
             raise pass_error(NAME, next(o for o in op.walk() if role(o) == ROLE_WS), "this kernel is already warp-specialized")
-        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and _prefetch(o) is not None]
+        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and prefetch_stage(o) is not None]
         if not loops:
             raise pass_error(NAME, op, "found no pipelined K loop (a prefetch scf.if inside it); run pipeline and "
                              "wgmma-in-flight first")
@@ -128,16 +128,12 @@ class WarpSpecializePass(ModulePass):
             specialize(op, loop, self.maxnreg)
 
 
-def _prefetch(loop: scf.ForOp) -> scf.IfOp | None:
-    return next((o for o in loop.body.block.ops if isinstance(o, scf.IfOp) and role(o) == ROLE_PREFETCH), None)
-
-
 def _idx(v: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(v, IndexType()))
 
 
 def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
-    prefetch = _prefetch(loop)
+    prefetch = prefetch_stage(loop)
     kernel = loop.parent_op()
     while kernel is not None and not isinstance(kernel, gpu.FuncOp):
         kernel = kernel.parent_op()
@@ -186,12 +182,7 @@ def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:
     if not isinstance(cur, gpu.BarrierOp):
         raise pass_error(NAME, loop, "expects the gpu.barrier that ends the prologue right before the K loop")
     prologue_end = cur
-    stages = []
-    cur = cur.prev_op
-    while cur is not None and (not cur.regions or role(cur) == ROLE_PROLOGUE):
-        if role(cur) == ROLE_PROLOGUE:
-            stages.append(cur)
-        cur = cur.prev_op
+    stages = prologue_stages(prologue_end)
     at = InsertPoint.before(prologue_end)
 
     # mbarriers, initialized by thread 0, visible after a barrier

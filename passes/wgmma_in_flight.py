@@ -69,8 +69,8 @@ from gemmc.dialects.nvgpu import (
     WgmmaWaitGroupOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import ROLE_K_LOOP, ROLE_PREFETCH, ROLE_PROLOGUE
-from gemmc.transforms.contraction import role
+from gemmc.support.ir_names import ROLE_K_LOOP
+from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
 from gemmc.transforms.k_split import erase_if_dead
 from gemmc.transforms.kernel_builder import constant_value
 from gemmc.transforms.lds_access import written_memref
@@ -87,7 +87,7 @@ class WgmmaInFlightPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.distance < 0:
             raise pass_error(self.name, op, f"distance={self.distance} must be 0 (as many as the slots allow) or more")
-        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and _prefetch(o) is not None]
+        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and prefetch_stage(o) is not None]
         if not loops:
             raise pass_error(self.name, op, "found no pipelined K loop (a prefetch scf.if inside it); run pipeline first")
         for loop in loops:
@@ -97,7 +97,7 @@ class WgmmaInFlightPass(ModulePass):
 def keep_in_flight(loop: scf.ForOp, distance: int = 0, check_slots: bool = True) -> int:
     """Rewrite one pipelined wgmma K loop (module docstring); the prefetch distance it leaves.
     check_slots=False skips the F >= d' + 2 check: only for tests that plant the unsafe distance."""
-    prefetch = _prefetch(loop)
+    prefetch = prefetch_stage(loop)
     waits = [o for o in loop.walk() if isinstance(o, WgmmaWaitGroupOp)]
     if not waits or not any(isinstance(o, WgmmaMmaAsyncOp) for o in loop.walk()):
         raise pass_error(NAME, loop, "the pipelined K loop issues no wgmma (nvgpu.wgmma_mma_async with a "
@@ -120,7 +120,7 @@ def keep_in_flight(loop: scf.ForOp, distance: int = 0, check_slots: bool = True)
         raise pass_error(NAME, loop, "expects the pipelined K loop as pipeline leaves it: prefetch, compute, "
                          "gpu.barrier")
     d, nxt = _distance(loop, prefetch)
-    prologue = _prologue(loop)
+    prologue = prologue_stages(loop)
     if len(prologue) != d:
         raise pass_error(NAME, loop, f"the prefetch runs {d} tiles ahead but {len(prologue)} prologue stages "
                          "precede the loop")
@@ -144,10 +144,6 @@ def keep_in_flight(loop: scf.ForOp, distance: int = 0, check_slots: bool = True)
     Rewriter.replace_op(wait, WgmmaWaitGroupOp(1))
     Rewriter.insert_op(WgmmaWaitGroupOp(0), InsertPoint.after(loop))
     return new
-
-
-def _prefetch(loop: scf.ForOp) -> scf.IfOp | None:
-    return next((o for o in loop.body.block.ops if isinstance(o, scf.IfOp) and role(o) == ROLE_PREFETCH), None)
 
 
 def _top_level(op: Operation, block) -> Operation:
@@ -182,16 +178,6 @@ def _distance(loop: scf.ForOp, prefetch: scf.IfOp) -> tuple[int, SSAValue]:
         raise pass_error(NAME, prefetch, "cannot read how many tiles the prefetch runs ahead (its guard is not "
                          "`iv + d * step < ub`, as pipeline writes it)")
     return d, nxt
-
-
-def _prologue(loop: scf.ForOp) -> list[scf.IfOp]:
-    """The prologue's guarded stages before the loop, first first."""
-    stages, cur = [], loop.prev_op
-    while cur is not None and (not cur.regions or role(cur) == ROLE_PROLOGUE):
-        if role(cur) == ROLE_PROLOGUE:
-            stages.append(cur)
-        cur = cur.prev_op
-    return stages[::-1]
 
 
 def _slots(prefetch: scf.IfOp) -> int:

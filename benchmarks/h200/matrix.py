@@ -130,16 +130,19 @@ _WGMMA = "gemm-to-kernel,lds-tiling{{block-m={bm} block-n={bn} block-k=64}},regi
 
 
 def wgmma_candidate(bm: int, bn: int, n: int, wm: int, wn: int, stages: int, in_flight: bool = False,
-                    slots: int | None = None, warp_specialized: bool = False) -> str:
+                    slots: int | None = None, warp_specialized: bool = False, tma: bool = False) -> str:
     """in_flight: wgmma-in-flight after pipeline (wait_group 1, one group in flight across K tiles; the
     prefetch distance min(stages - 1, slots - 2)); slots: multi-buffer's factor (default: stages);
-    warp_specialized: then warp-specialize (a producer warpgroup of cp.async on mbarriers: 128 threads more)."""
-    pipelined = ("double-buffer{stage=lds}," if stages == 2 and not in_flight
+    warp_specialized: then warp-specialize (a producer warpgroup of cp.async on mbarriers: 128 threads more);
+    tma: then tma-copies (thread 0 issues each stage's tiles as TMA boxes on the slot's mbarrier)."""
+    pipelined = ("double-buffer{stage=lds}," if stages == 2 and not in_flight and not tma
                  else f"multi-buffer{{factor={slots or stages}}},pipeline{{stages={stages}}},")
     if in_flight or warp_specialized:
         pipelined += "wgmma-in-flight,"
     if warp_specialized:
         pipelined += "warp-specialize,"
+    if tma:
+        pipelined += "tma-copies,"
     return _WGMMA.format(bm=bm, bn=bn, n=n, wm=wm, wn=wn, stages=pipelined,
                          threads=(wm * wn + warp_specialized) * 128)
 
@@ -166,6 +169,16 @@ WGMMA_CANDIDATES = {
     "wgmma_128x256x64_ws_s4": wgmma_candidate(128, 256, 256, 2, 1, 4, warp_specialized=True),
     "wgmma_128x128x64_wg21_ws_s4": wgmma_candidate(128, 128, 128, 2, 1, 4, warp_specialized=True),
     "wgmma_128x128x64_wg11_ws_s4": wgmma_candidate(128, 128, 128, 1, 1, 4, warp_specialized=True),
+    # TMA (tma-copies): thread 0 issues each stage's A box and B's 128-byte panels, completing on the slot's
+    # mbarrier (expect_tx); every thread waits on its phase; the K loop's barrier stays (slot reuse).  Rows
+    # must be a multiple of 16 bytes (the tensor map's stride): gemmc bench's suite shapes that are not are
+    # refused at tma-copies
+    "wgmma_128x256x64_wg21_s4_inflight_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, in_flight=True, tma=True),
+    "wgmma_128x256x64_wg21_s4_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, tma=True),
+    "wgmma_128x128x64_wg21_s4_inflight_tma": wgmma_candidate(128, 128, 128, 2, 1, 4, in_flight=True, tma=True),
+    # warp-specialized with a TMA producer: the producer warpgroup's first thread issues the boxes after the
+    # slot's empty wait, on full (one arrival: its expect_tx)
+    "wgmma_128x256x64_ws_s4_tma": wgmma_candidate(128, 256, 256, 2, 1, 4, warp_specialized=True, tma=True),
 }
 CANDIDATE_SIZES = (4096, 8192)
 # the candidates measured fastest at 4096^3 on an H100 (2026-12-07: three stages, 17-19% ahead of the

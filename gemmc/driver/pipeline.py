@@ -45,6 +45,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "pipeline": _lazy("pipeline_loop", "PipelinePass"),
     "wgmma-in-flight": _lazy("wgmma_in_flight", "WgmmaInFlightPass"),
     "warp-specialize": _lazy("warp_specialize", "WarpSpecializePass"),
+    "tma-copies": _lazy("tma_copies", "TmaCopiesPass"),
     "split-k": _lazy("split_k", "SplitKPass"),
     "stream-k": _lazy("stream_k", "StreamKPass"),
     "assume-aligned": _lazy("assume_aligned", "AssumeAlignedPass"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
+from gemmc.emit import tensor_maps
 from gemmc.emit.c_text import ARG, INDENT, REL, Expr, call, cast, wrap_call
 from gemmc.emit.function_printer import FunctionPrinter, op_printer
 from gemmc.emit.ir_access import launch_operands
@@ -97,6 +98,8 @@ def _print_launch(p: FunctionPrinter, op: Operation) -> None:
             args.append(p.memref(v, op).base.text)
         elif q.kind == "scalar":
             args.append(p.value(operands[q.arg]).text)  # type: ignore[index]
+        elif q.kind == "tensormap":
+            args.append(tensor_maps.encode_at_launch(p, op, q, operands[q.arg]))  # type: ignore[index]
         else:
             (i, axis) = next(k for k, d in kinfo.dims.items() if d == q.name)
             host = p.memref(operands[i], op)

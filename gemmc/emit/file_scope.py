@@ -21,13 +21,15 @@ from gemmc.emit.ir_access import emit_error
 
 @dataclass
 class Param:
-    kind: str  # "memref" | "dim" | "scalar"
+    kind: str  # "memref" | "dim" | "scalar" | "tensormap"
     name: str
     decl: str  # the parameter declaration text
     arg: int | None = None  # block argument index (memref, scalar)
     dim: str | None = None  # the dim's name in the IR, the user's (dim); `name` is its C name
     type: Attribute | None = None
     unsigned: bool = False  # a memref of i8 that holds unsigned integers (u8): uint8_t
+    box: tuple[int, int] | None = None  # a tensor map's box (rows, columns) (gemmc.emit.tensor_maps)
+    swizzle: int = 0  # and its swizzle in bytes
 
 
 @dataclass
@@ -60,6 +62,7 @@ class FileScope:
         self.arch = arch
         self.typedefs: dict[str, str] = {}
         self.helpers: dict[str, list[str]] = {}  # device functions some printers call (gemmc.emit.fp4)
+        self.host_helpers: dict[str, list[str]] = {}  # host functions the launchers call (gemmc.emit.tensor_maps)
         self.used_types: set[str] = set()
         self.kernels: dict[tuple[str, str], KernelInfo] = {}
         self.global_names = Namer()

@@ -142,6 +142,8 @@ class HipEmitter(FileScope):
                     "#ifdef GEMMC_HOST_CODE"]
             if self.harness:
                 out += HarnessWriter.includes()
+            for name in sorted(self.host_helpers):
+                out += ["", *self.host_helpers[name]]
             out += host_text
             out += harness_text
             out += ["", "#endif // GEMMC_HOST_CODE"]
@@ -173,6 +175,8 @@ class HipEmitter(FileScope):
         if set(FIXED_WIDTH_INTS) & self.used_types:
             out += ["", "// The integer product's fixed-width integers, as <stdint.h> defines them."]
             out += FIXED_WIDTH_TYPEDEFS
+        if any(q.kind == "tensormap" for k in self.kernels.values() for q in k.params):
+            out += ["", "#include <cuda.h>  // CUtensorMap: TMA's tensor-map kernel parameters (gemmc.emit.tensor_maps)"]
         if self.typedefs:
             out += ["", "// Vector types (clang ext_vector_type), as HIP's own headers define them."]
             out += [self.typedefs[k] for k in sorted(self.typedefs)]

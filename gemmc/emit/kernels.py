@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gemmc.target.arch import Arch
 # The op printers: each module enters its own into FunctionPrinter's table when imported.
-from gemmc.emit import amdgpu, arith, control, memory  # noqa: F401
+from gemmc.emit import amdgpu, arith, control, memory, tensor_maps  # noqa: F401
 from gemmc.emit.c_text import Expr, MemrefView, Namer, signature
 from gemmc.emit.c_types import UINT_C, identity_layout, is_int4, scalar_ctype
 from gemmc.emit.file_scope import FileScope, KernelInfo, Param
@@ -69,7 +69,9 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
             scalar_params.append(Param("scalar", name, decl, arg=arg.index, type=t))
             p.values[arg] = Expr(name)
     dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
-    info.params = memref_params + dim_params + scalar_params
+    map_params = tensor_maps.kernel_params(fn, names)
+    p.tensor_maps = {(q.arg, q.box, q.swizzle): q.name for q in map_params}
+    info.params = memref_params + dim_params + scalar_params + map_params
 
     _batch_offsets(p, fn, names)
     if scope.arch.vendor == "nvidia" and lds_bytes(fn) > scope.arch.lds_bytes:

@@ -35,6 +35,10 @@ scale-d predicate true (D = A B + D), imm-scale-a / -b 1, imm-trans-a / -b the o
 The fence first orders the tiles' writes (cp.async and stores, the generic proxy) before the async
 proxy that wgmma reads shared memory through (fence.proxy.async), then the warpgroup's registers.
 Every wgmma statement is asm volatile (issued in order with the others; commit and wait clobber memory).
+
+TMA (sm_90): nvgpu.tma_load -> gemmc_tma_load_2d(&tile[..], &A_map, col, row, &full[s]) (its tensor map a
+kernel parameter: gemmc.emit.tensor_maps), nvgpu.mbarrier_arrive_expect_tx -> gemmc_mbarrier_arrive_expect_tx,
+nvgpu.fence_proxy_async -> fence.proxy.async.shared::cta.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from gemmc.dialects.amdgpu import lanes_of
+from gemmc.emit import tensor_maps
 from gemmc.emit.c_text import MUL, Expr, call
 from gemmc.emit.function_printer import READ_ONLY_USERS, FunctionPrinter, op_printer
 from gemmc.emit.ir_access import emit_error
@@ -230,6 +235,7 @@ _SYNC_ASM = {
     "nvgpu.wgmma_fence": ["fence.proxy.async.shared::cta;", "wgmma.fence.sync.aligned;"],
     "nvgpu.wgmma_commit_group": ["wgmma.commit_group.sync.aligned;"],
     "nvgpu.wgmma_wait_group": ["wgmma.wait_group.sync.aligned {groups};"],
+    "nvgpu.fence_proxy_async": ["fence.proxy.async.shared::cta;"],
 }
 
 
@@ -292,7 +298,7 @@ def f32_to_fp8_function(fmt: str) -> list[str]:
     ]
 
 
-READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc"})  # (cp.async writes shared memory only)
+READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmma_desc", "nvgpu.tma_load"})  # (cp.async, TMA write shared memory only)
 
 
 # -- mbarriers and warp specialization (sm_90) ---------------------------------------------------
@@ -324,45 +330,95 @@ def _bar_ref(p: FunctionPrinter, op: Operation) -> Expr:
     return Expr(f"&{p.unpacked(op.bars, op).element([p.value(i) for i in op.indices]).text}")
 
 
-@op_printer("nvgpu.mbarrier_init")
-def _print_mbarrier_init(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.init")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_init", "void* bar, unsigned count",
-                            "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
-                            ['    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op), Expr(str(op.arrivals))).text};")
+# op -> (PTX named in the diagnostic, helper, its second parameter or "", comment, asm statement); the
+# second argument: init's count, wait's parity, expect_tx's bytes (_MBARRIER_ARG)
+_MBARRIER_ASM = {
+    "nvgpu.mbarrier_init": (
+        "mbarrier.init", "gemmc_mbarrier_init", "unsigned count",
+        "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
+        'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'),
+    "nvgpu.mbarrier_arrive": (
+        "mbarrier.arrive", "gemmc_mbarrier_arrive", "",
+        "mbarrier.arrive (release, CTA scope): one arrival of this thread",
+        'asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(address) : "memory");'),
+    "nvgpu.mbarrier_wait_parity": (
+        "mbarrier.try_wait.parity", "gemmc_mbarrier_wait_parity", "unsigned parity",
+        "mbarrier.try_wait.parity (acquire, CTA scope) until the phase of this parity has completed",
+        'asm volatile("{\\n.reg .pred done;\\nGEMMC_WAIT:\\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n'
+        '@!done bra GEMMC_WAIT;\\n}\\n" :: "r"(address), "r"(parity) : "memory");'),
+    "nvgpu.cp_async_mbarrier_arrive": (
+        "cp.async.mbarrier.arrive", "gemmc_cp_async_mbarrier_arrive", "",
+        "cp.async.mbarrier.arrive.noinc: an arrival once this thread's earlier cp.async have landed",
+        'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'),
+    "nvgpu.mbarrier_arrive_expect_tx": (
+        "mbarrier.arrive.expect_tx", "gemmc_mbarrier_arrive_expect_tx", "unsigned bytes",
+        "mbarrier.arrive.expect_tx: the phase also waits for `bytes` of transactions; one arrival",
+        'asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\\n}\\n" '
+        ':: "r"(address), "r"(bytes) : "memory");'),
+}
+_MBARRIER_ARG = {
+    "nvgpu.mbarrier_init": lambda p, op: Expr(str(op.arrivals)),
+    "nvgpu.mbarrier_wait_parity": lambda p, op: p.value(op.parity),
+    "nvgpu.mbarrier_arrive_expect_tx": lambda p, op: Expr(str(op.tx)),
+}
 
 
-@op_printer("nvgpu.mbarrier_arrive")
-def _print_mbarrier_arrive(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.arrive")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_arrive", "void* bar",
-                            "mbarrier.arrive (release, CTA scope): one arrival of this thread",
-                            ['    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(address) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op)).text};")
-
-
-@op_printer("nvgpu.mbarrier_wait_parity")
-def _print_mbarrier_wait(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "mbarrier.try_wait.parity")
-    name = _mbarrier_helper(p, "gemmc_mbarrier_wait_parity", "void* bar, unsigned parity",
-                            "mbarrier.try_wait.parity (acquire, CTA scope) until the phase of this parity has completed",
-                            ['    asm volatile("{\\n.reg .pred done;\\nGEMMC_WAIT:\\n'
-                             'mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n'
-                             '@!done bra GEMMC_WAIT;\\n}\\n" :: "r"(address), "r"(parity) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op), p.value(op.parity)).text};")
-
-
-@op_printer("nvgpu.cp_async_mbarrier_arrive")
-def _print_cp_async_arrive(p: FunctionPrinter, op: Operation) -> None:
-    _check_nvidia(p, op, "cp.async.mbarrier.arrive")
-    name = _mbarrier_helper(p, "gemmc_cp_async_mbarrier_arrive", "void* bar",
-                            "cp.async.mbarrier.arrive.noinc: an arrival once this thread's earlier cp.async have landed",
-                            ['    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'])
-    p.line(f"{call(name, _bar_ref(p, op)).text};")
+@op_printer(*_MBARRIER_ASM)
+def _print_mbarrier(p: FunctionPrinter, op: Operation) -> None:
+    what, name, param, comment, asm = _MBARRIER_ASM[op.name]
+    _check_nvidia(p, op, what)
+    p.emitter.helper(name, [
+        f"// {comment}",
+        f"__device__ inline void {name}(void* bar{', ' + param if param else ''})",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
+        f"    {asm}",
+        "}",
+    ], {})
+    bar = Expr(f"&{p.unpacked(op.bars, op).element([p.value(i) for i in op.indices]).text}")
+    args = [bar] + ([_MBARRIER_ARG[op.name](p, op)] if op.name in _MBARRIER_ARG else [])
+    p.line(f"{call(name, *args).text};")
 
 
 @op_printer("nvgpu.setmaxnreg")
 def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
     _check_nvidia(p, op, "setmaxnreg")
     p.line(f'asm volatile("setmaxnreg.{op.action.data}.sync.aligned.u32 {op.count};\\n" ::: "memory");')
+
+
+# -- TMA (sm_90) -----------------------------------------------------------------------------------
+#
+#     nvgpu.mbarrier_arrive_expect_tx %full[%s] {txBytes = 32768} -> gemmc_mbarrier_arrive_expect_tx(&full[s], 32768);
+#     nvgpu.tma_load %A[%r, %c], %tile_a[%s, %i, %j], %full[%s] {box = [128, 64], swizzle = 128}
+#         -> gemmc_tma_load_2d(&tile_a[s][i][j], &A_map, c, r, &full[s]);
+#
+# The box's coordinates go innermost first (column, row), as the tensor map's dims do; the map is the
+# kernel's __grid_constant__ parameter (gemmc.emit.tensor_maps), addressed generically ("l"), as
+# CUTLASS's SM90_TMA_LOAD does.
+
+
+@op_printer("nvgpu.tma_load")
+def _print_tma_load(p: FunctionPrinter, op: Operation) -> None:
+    _check_nvidia(p, op, "cp.async.bulk.tensor")
+    name = p.emitter.helper("gemmc_tma_load_2d", tma_load_function(), {})
+    dst = p.unpacked(op.dst, op).element([p.value(i) for i in op.dstIndices])
+    bar = p.unpacked(op.bars, op).element([p.value(i) for i in op.barIndices])
+    row, col = (p.value(i) for i in op.srcIndices)
+    tmap = Expr(f"&{tensor_maps.map_name(p, op)}")
+    p.line(f"{call(name, Expr(f'&{dst.text}'), tmap, col, row, Expr(f'&{bar.text}')).text};")
+
+
+def tma_load_function() -> list[str]:
+    ptx = ("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+           "[%0], [%1, {%2, %3}], [%4];")
+    return [
+        "// TMA: the tensor map's box at (col, row) into shared memory at dst, zeros past the matrix's edge,",
+        "// completing its bytes on the mbarrier",
+        "__device__ inline void gemmc_tma_load_2d(void* dst, const CUtensorMap* map, int col, int row, void* bar)",
+        "{",
+        "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));",
+        "    const unsigned barrier = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
+        f'    asm volatile("{ptx}\\n" :: "r"(address), "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), '
+        '"r"(row), "r"(barrier) : "memory");',
+        "}",
+    ]

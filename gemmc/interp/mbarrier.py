@@ -33,6 +33,13 @@ consumers cannot block while they run.  Two pieces make the warp-specialized ker
       rule of gemmc.interp.wgmma_async,
     - an arrive past the expected count, a wait or arrive on an mbarrier never initialized, an init of one
       in use.
+
+* TMA's transactions (gemmc.interp.tma): nvgpu.mbarrier_arrive_expect_tx adds its bytes to the phase's
+  transaction count and arrives; a phase completes when its arrivals and its bytes are all in.  A TMA box
+  is held here in flight (`on_box`) and lands, completing its bytes, when a wait on its mbarrier finds the
+  phase incomplete (`_land_boxes`: the latest moment the GPU may land it, so a wait that passes without it,
+  on the wrong parity or after an arrive without expect_tx, leaves the tile in flight for the wgmma to
+  trip on); bytes beyond what the phase expects are an error (no expect_tx armed them).
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from dataclasses import dataclass
 
 from gemmc.dialects.nvgpu import (
     CpAsyncMbarrierArriveOp,
+    FenceProxyAsyncOp,
+    MbarrierArriveExpectTxOp,
     MbarrierArriveOp,
     MbarrierInitOp,
     MbarrierWaitParityOp,
@@ -75,6 +84,7 @@ class _Bars:
         self.expected = np.zeros(size, dtype=np.int64)
         self.pending = np.zeros(size, dtype=np.int64)
         self.phase = np.zeros(size, dtype=np.int64)  # completed phases
+        self.tx = np.zeros(size, dtype=np.int64)  # this phase: transaction bytes expected and not completed
         self.rel_wg = np.full((size, wpb), NONE, dtype=np.int64)  # this phase: min retired groups released
         self.rel_cp = np.full(size, NONE, dtype=np.int64)  # this phase: min cp.async epoch released
         self.snap_wg = np.zeros((size, wpb), dtype=np.int64)  # the last completed phase's releases
@@ -95,6 +105,7 @@ class Mbarriers:
         self.stamps: dict[int, np.ndarray] = {}  # per LDS buffer: the epoch that publishes each element (0: none)
         self.reads: dict[int, np.ndarray] = {}  # per LDS buffer: (size, wpb) newest reading group + 1
         self.unread: dict[int, np.ndarray] = {}  # per LDS buffer: written by a cp.async, read by no wgmma since
+        self.boxes: list[_Box] = []  # TMA boxes issued and not landed (gemmc.interp.tma)
 
     # -- the hooks of cp.async and wgmma ---------------------------------------------------
 
@@ -140,7 +151,7 @@ class Mbarriers:
                 f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))}, which "
                 f"warpgroup {w} of its workgroup read with nvgpu.wgmma_mma_async, before the empty phase that releases "
                 "it completed for this thread (no nvgpu.mbarrier_wait_parity acquired an nvgpu.mbarrier_arrive of that "
-                "warpgroup made after the group retired)")
+                "warpgroup made after the group retired), nor does a gpu.barrier since the group's retiring wait")
 
     # -- the ops -------------------------------------------------------------------------------
 
@@ -152,13 +163,14 @@ class Mbarriers:
 
     def init(self, st, op, buf, addr: np.ndarray, count: int) -> None:
         b = self._bars(buf)
-        busy = b.init[addr] & (b.pending[addr] != b.expected[addr])
+        busy = b.init[addr] & ((b.pending[addr] != b.expected[addr]) | (b.tx[addr] != 0))
         if busy.any():
             raise InterpError(f"{op.name} by {st.where(int(np.argmax(busy)))}: the mbarrier is in use (arrivals pending)")
         b.init[addr] = True
         b.expected[addr] = count
         b.pending[addr] = count
         b.phase[addr] = 0
+        b.tx[addr] = 0
         b.rel_wg[addr] = NONE
         b.rel_cp[addr] = NONE
 
@@ -169,13 +181,17 @@ class Mbarriers:
             raise InterpError(f"{op.name} by {st.where(int(lanes[i]))} on {buf.name}{list(buf.unravel(int(addr[i])))}, "
                               "an mbarrier no nvgpu.mbarrier_init initialized")
 
-    def arrive(self, st, op, buf, addr: np.ndarray, lanes: np.ndarray, retired: np.ndarray | None) -> None:
+    def arrive(self, st, op, buf, addr: np.ndarray, lanes: np.ndarray, retired: np.ndarray | None,
+               tx: int = 0) -> None:
         """The active `lanes` arrive at addr (per lane); `retired` (per lane) what a warpgroup releases,
-        None for a cp.async arrival (the lanes' epochs)."""
+        None for a cp.async arrival (the lanes' epochs); tx > 0: an expect_tx arrival, which releases
+        nothing (the phase's TMA boxes publish their tiles by completing it)."""
         b = self._bars(buf)
         self._check_init(st, op, buf, b, addr, lanes)
         np.subtract.at(b.pending, addr, 1)
-        if retired is not None:
+        if tx:
+            np.add.at(b.tx, addr, tx)
+        elif retired is not None:
             np.minimum.at(b.rel_wg, (addr, (lanes // WARPGROUP) % self.wpb), retired)
         else:
             self.epoch[lanes] += 1
@@ -186,7 +202,11 @@ class Mbarriers:
             raise InterpError(f"{op.name} by {st.where(int(lanes[i]))}: more arrivals on "
                               f"{buf.name}{list(buf.unravel(int(addr[i])))} than its phase expects "
                               f"({int(b.expected[addr[i]])})")
-        done = np.unique(addr[b.pending[addr] == 0])
+        self._complete(b, addr)
+
+    def _complete(self, b: _Bars, addr: np.ndarray) -> None:
+        """The phases at addr whose arrivals and transaction bytes are all in complete; the next begins."""
+        done = np.unique(addr[(b.pending[addr] == 0) & (b.tx[addr] == 0)])
         if done.size:
             b.phase[done] += 1
             b.pending[done] = b.expected[done]
@@ -202,6 +222,9 @@ class Mbarriers:
         if bad_p.any():
             raise InterpError(f"{op.name} by {st.where(int(lanes[int(np.argmax(bad_p))]))}: parity "
                               f"{int(parity[int(np.argmax(bad_p))])} is not 0 or 1")
+        blocked = (b.phase[addr] & 1) == parity
+        if blocked.any():  # the latest the GPU may land a phase's TMA boxes: when a wait needs them
+            self._land_boxes(st, buf, b, np.unique(addr[blocked]))
         phase = b.phase[addr]
         blocked = (phase & 1) == parity
         if blocked.any():
@@ -214,6 +237,55 @@ class Mbarriers:
             la, ad = lanes[had], addr[had]
             self.known_cp[la] = np.maximum(self.known_cp[la], b.snap_cp[ad])
             self.known_wg[la] = np.maximum(self.known_wg[la], b.snap_wg[ad])
+
+
+    # -- TMA (gemmc.interp.tma) ---------------------------------------------------------------
+
+    def on_box(self, st, op, bars, bar_addr: int, lane: int, dst, flat: np.ndarray, values: np.ndarray,
+               nbytes: int) -> None:
+        """A TMA box issued by `lane` into dst's `flat` elements, completing `nbytes` on bars[bar_addr]."""
+        b = self._bars(bars)
+        self._check_init(st, op, bars, b, np.array([bar_addr]), np.array([lane]))
+        if dst.in_flight is None:
+            dst.in_flight = np.zeros(dst.data.size, dtype=np.int32)
+        if dst.tma_flight is None:
+            dst.tma_flight = np.zeros(dst.data.size, dtype=np.int32)
+        np.add.at(dst.in_flight, flat, 1)
+        np.add.at(dst.tma_flight, flat, 1)
+        self.boxes.append(_Box(op, bars, bar_addr, lane, dst, flat, values, nbytes))
+
+    def _land_boxes(self, st, bars, b: _Bars, addrs: np.ndarray) -> None:
+        """Every box in flight on bars[addrs] lands and completes its bytes (then its phase may complete)."""
+        keep = []
+        for box in self.boxes:
+            if box.bars is not bars or box.bar_addr not in addrs:
+                keep.append(box)
+                continue
+            lanes = np.full(box.flat.size, box.lane, dtype=np.int64)
+            np.subtract.at(box.dst.in_flight, box.flat, 1)
+            np.subtract.at(box.dst.tma_flight, box.flat, 1)
+            memory.write_landed(st, box.op, box.dst, box.flat, box.values, lanes)
+            b.tx[box.bar_addr] -= box.nbytes
+            if b.tx[box.bar_addr] < 0:
+                raise InterpError(f"{box.op.name} by {st.where(box.lane)}: its {box.nbytes} bytes complete more "
+                                  f"transactions on {bars.name}{list(bars.unravel(box.bar_addr))} than the phase "
+                                  "expects (no nvgpu.mbarrier_arrive_expect_tx armed them)")
+        self.boxes = keep
+        self._complete(b, addrs)
+
+
+@dataclass
+class _Box:
+    """A TMA box in flight: its op, mbarrier, issuing lane, destination elements and values, bytes."""
+
+    op: object
+    bars: object
+    bar_addr: int
+    lane: int
+    dst: object
+    flat: np.ndarray
+    values: np.ndarray
+    nbytes: int
 
 
 def mbarriers(st: KernelState) -> Mbarriers:
@@ -284,9 +356,21 @@ class MbarrierFunctions(InterpreterFunctions):
             mbarriers(st).wait(st, op, buf, addr, lanes, parity)
         return ()
 
+    @impl(MbarrierArriveExpectTxOp)
+    def run_arrive_expect_tx(self, interp: Interpreter, op: MbarrierArriveExpectTxOp, args: PythonValues):
+        st = self._st(op)
+        buf, addr, lanes = self._where(st, op, args)
+        if lanes.size:
+            mbarriers(st).arrive(st, op, buf, addr, lanes, None, tx=op.tx)
+        return ()
+
     @impl(SetMaxNRegOp)
     def run_setmaxnreg(self, interp: Interpreter, op: SetMaxNRegOp, args: PythonValues):
         return ()
+
+    @impl(FenceProxyAsyncOp)
+    def run_fence_proxy(self, interp: Interpreter, op: FenceProxyAsyncOp, args: PythonValues):
+        return ()  # the interpreter has one proxy
 
 
 # -- the two roles -------------------------------------------------------------------------------

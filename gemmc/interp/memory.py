@@ -55,6 +55,7 @@ class Buffer:
         self.elem_bytes = element_bytes(type)
         self.races: RaceTracker | None = None
         self.in_flight: np.ndarray | None = None  # LDS: cp.async writes not yet waited for, per element
+        self.tma_flight: np.ndarray | None = None  # LDS: of those, TMA boxes' (also counted in in_flight)
         self.wgmma = None  # what pending wgmma groups hold of it (gemmc.interp.wgmma_async)
         self.base = 0  # per-lane offset of the lane's instance (LDS, private)
         self.rows: np.ndarray | None = None  # private: data viewed as (size, L)
@@ -555,6 +556,10 @@ def check_landed(state: KernelState, op: Operation, buf: Buffer, addr: np.ndarra
         return
     i = int(np.argmax(pending))
     lane = i if lanes is None else int(lanes[i])
+    if buf.tma_flight is not None and buf.tma_flight[addr[i]] > 0:
+        raise InterpError(
+            f"{op.name} by {state.where(lane)} {verb} {buf.name}{list(buf.unravel(int(addr[i])))} while a TMA box "
+            "into it is in flight (no nvgpu.mbarrier_wait_parity has waited for the mbarrier phase it completes)")
     raise InterpError(
         f"{op.name} by {state.where(lane)} {verb} {buf.name}{list(buf.unravel(int(addr[i])))} while a cp.async "
         "into it is in flight (no nvgpu.device_async_wait has waited for its group, cp.async.wait_group)"

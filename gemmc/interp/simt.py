@@ -295,11 +295,12 @@ def kernel_interpreter(module: ModuleOp, state: KernelState) -> Interpreter:
     from gemmc.interp.memory import MemoryFunctions
     from gemmc.interp.nvgpu import NvgpuFunctions, WgmmaFunctions
     from gemmc.interp.mbarrier import MbarrierFunctions
+    from gemmc.interp.tma import TmaFunctions
     from gemmc.interp.ops import ArithFunctions, MathFunctions, UbFunctions, VectorFunctions
 
     interp = SimtInterpreter(module)
     for cls in (ArithFunctions, MathFunctions, VectorFunctions, MemoryFunctions, ScfFunctions, GpuFunctions,
-                MatrixFunctions, NvgpuFunctions, WgmmaFunctions, MbarrierFunctions):
+                MatrixFunctions, NvgpuFunctions, WgmmaFunctions, MbarrierFunctions, TmaFunctions):
         interp.register_implementations(cls(state=state))
     interp.register_implementations(UbFunctions())
     return interp

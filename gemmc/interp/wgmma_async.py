@@ -135,13 +135,15 @@ class SharedReads:
                 f"{op.name} by {st.where(int(lanes[i]))} overwrites {buf.name}{list(buf.unravel(int(flat[i])))} "
                 "while an nvgpu.wgmma_mma_async that reads it is in flight (its group is not retired: "
                 "nvgpu.wgmma_wait_group)")
-        mb = st.active_mbarriers()
-        if mb is not None:  # a kernel with mbarriers: their phases order the warpgroups, not barriers
-            mb.check_write(st, op, buf, flat, lanes)
-            return
         mine = lanes // WARPGROUP
         same = self.retired_at[flat] == st.lane_interval()[lanes]
         other = same & ((self.hi[flat] != mine) | (self.lo[flat] != mine))
+        mb = st.active_mbarriers()
+        if mb is not None and other.any():
+            # a kernel with mbarriers: a write no barrier orders after the reads' retirement (every one in
+            # a warp-specialized loop, which has none) must be ordered by their phases
+            mb.check_write(st, op, buf, flat, lanes)
+            return
         if other.any():
             i = int(np.argmax(other))
             wg = int(self.hi[flat[i]] if self.hi[flat[i]] != mine[i] else self.lo[flat[i]])

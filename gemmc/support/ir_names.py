@@ -94,6 +94,7 @@ ROLE_ACC_READ = "acc_read"
 ROLE_EPILOGUE_PAIRS = "epilogue_pairs"  # vectorize's branch of a pair of fragment items: scalar guards, or one vector store
 ROLE_PREFETCH = "prefetch"
 ROLE_PROLOGUE = "prologue"
+ROLE_WS_PRODUCER = "ws_producer"  # warp-specialize's producer loop (tma-copies gives it TMA boxes)
 ROLE_LOAD_A = "load_a"
 ROLE_LOAD_B = "load_b"
 ROLE_GROUP = "group"  # a grouped kernel's search for the workgroup's group and rows

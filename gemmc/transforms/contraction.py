@@ -30,6 +30,8 @@ from gemmc.support.ir_names import (
     ROLE_LOAD_B,
     ROLE_LOAD_SA,
     ROLE_LOAD_SB,
+    ROLE_PREFETCH,
+    ROLE_PROLOGUE,
     LDS_SPACE,
     SCHEDULE_ATTR,
     TRANSPOSED_ATTR,
@@ -84,6 +86,22 @@ def role(op: Operation) -> str | None:
 
 def set_role(op: Operation, name: str) -> None:
     op.attributes[ROLE_ATTR] = StringAttr(name)
+
+
+def prefetch_stage(loop: scf.ForOp) -> scf.IfOp | None:
+    """The pipelined K loop's prefetch (its scf.if with gemm.role = "prefetch"), or None."""
+    return next((o for o in loop.body.block.ops if isinstance(o, scf.IfOp) and role(o) == ROLE_PREFETCH), None)
+
+
+def prologue_stages(before: Operation) -> list[scf.IfOp]:
+    """The pipeline's prologue stages (scf.if, gemm.role = "prologue") right before `before`, first first:
+    walking back over ops without regions and those stages, up to any other op with regions."""
+    stages, cur = [], before.prev_op
+    while cur is not None and (not cur.regions or role(cur) == ROLE_PROLOGUE):
+        if role(cur) == ROLE_PROLOGUE:
+            stages.append(cur)
+        cur = cur.prev_op
+    return stages[::-1]
 
 
 def find_role(root: Operation, name: str) -> Operation | None:

@@ -4,7 +4,7 @@ pad-lds, swizzle-lds and multi-buffer change where an allocation's elements live
 must then rewrite every access to it, and refuse an allocation whose uses it cannot
 see through.  This module finds those accesses (memref.load/store, vector.load/store,
 amdgpu.gather_to_lds and gemm.copy as their destination, nvgpu.ldmatrix's rows and
-nvgpu.device_async_copy's destination, nvgpu.wgmma_desc's start), replaces their indices op by op, and proves
+nvgpu.device_async_copy's destination, nvgpu.tma_load's box start, nvgpu.wgmma_desc's start), replaces their indices op by op, and proves
 what the rewrites need to know about an index: a multiple it is known to be.
 """
 
@@ -21,7 +21,7 @@ from xdsl.rewriter import Rewriter
 from gemmc.support.diagnostics import pass_error
 from gemmc.dialects.amdgpu import GatherToLDSOp
 from gemmc.dialects.gemm import CopyOp
-from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp, WgmmaDescOp
+from gemmc.dialects.nvgpu import DeviceAsyncCopyOp, LdMatrixOp, TmaLoadOp, WgmmaDescOp
 from gemmc.support.ir_names import LDS_SPACE, memory_space
 from gemmc.target.ldmatrix import ROW_BYTES
 from gemmc.target.module_arch import arch_of
@@ -44,6 +44,11 @@ class Access:
     @property
     def whole_tile(self) -> bool:
         return isinstance(self.op, CopyOp)
+
+    @property
+    def whole_box(self) -> bool:
+        """nvgpu.tma_load: a box written densely from its start (swizzled as its op says)."""
+        return isinstance(self.op, TmaLoadOp)
 
     @property
     def wave_contiguous(self) -> bool:
@@ -104,6 +109,8 @@ def _access(op: Operation, operand: int) -> Access | None:
         return Access(op, list(op.indices), ROW_BYTES // ELEMENT_BYTES[str(op.srcMemref.type.element_type)], False)
     if isinstance(op, DeviceAsyncCopyOp) and op.dst is op.operands[operand]:
         return Access(op, list(op.dstIndices), op.elements, True)
+    if isinstance(op, TmaLoadOp) and op.dst is op.operands[operand]:  # where its box starts (whole_box)
+        return Access(op, list(op.dstIndices), 1, True)
     if isinstance(op, WgmmaDescOp):  # where a wgmma operand starts (its layout is the descriptor's)
         return Access(op, list(op.indices), 1, False)
     if isinstance(op, CopyOp) and op.dst is op.operands[operand]:
@@ -119,7 +126,7 @@ def written_memref(op: Operation) -> SSAValue | None:
         return op.memref
     if isinstance(op, vector.StoreOp):
         return op.base
-    if isinstance(op, GatherToLDSOp | CopyOp | DeviceAsyncCopyOp):
+    if isinstance(op, GatherToLDSOp | CopyOp | DeviceAsyncCopyOp | TmaLoadOp):
         return op.dst
     return None
 
@@ -150,6 +157,9 @@ def set_indices(access: Access, indices: list[SSAValue]) -> None:
         new = WgmmaDescOp(op.srcMemref, indices, *op.fields)
     elif isinstance(op, DeviceAsyncCopyOp):
         new = DeviceAsyncCopyOp(op.src, list(op.srcIndices), op.dst, indices, op.elements, op.srcElements)
+    elif isinstance(op, TmaLoadOp):
+        new = TmaLoadOp(op.src, list(op.srcIndices), op.dst, indices, op.bars, list(op.barIndices), op.box_shape,
+                        op.swizzle_bytes)
     else:
         assert isinstance(op, GatherToLDSOp)
         new = GatherToLDSOp(op.src, list(op.srcIndices), op.dst, indices, op.transferType)

@@ -1,0 +1,283 @@
+"""tma-copies: a pipelined wgmma kernel's tile copies as TMA boxes, one thread's, on mbarriers (sm_90a).
+
+After multi-buffer and pipeline (and optionally wgmma-in-flight) every thread of the block issues its
+part of each stage's tile copies (gemm.copy, cp.async after lower-copies) and the K loop waits for them
+with cp.async.wait_group and a gpu.barrier.  This pass gives each stage's copies to one thread (tid 0)
+as Hopper's tensor memory accelerator does them: per operand tile one TMA box per 128-byte panel
+(nvgpu.tma_load), all completing on the stage's slot's mbarrier, whose transaction bytes that thread
+arms first (nvgpu.mbarrier_arrive_expect_tx); the K loop waits on that mbarrier's phase instead.
+
+Expects (before lower-copies; the copies are still gemm.copy):
+
+    prologue stages P(0) .. P(d - 1)                                     (scf.if, gemm.role = "prologue")
+    gpu.barrier
+    for t = 0 to n step 1 {                                               (gemm.role = "k_loop")
+        ... P(t + d) in an scf.if (gemm.role = "prefetch"), before or after the compute ...
+        gpu.barrier
+    }
+
+each stage's gemm.copy ops writing slot s of LDS tiles of F slots (multi-buffer's leading dimension),
+by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that only wgmma descriptors
+read (swizzle-lds{mode=sw128} lays them out as TMA's 128-byte swizzle writes them), 16-bit elements,
+C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources static rank-2 kernel arguments
+(not batched) whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled
+refuses others), the copies' bounds the sources' shapes.
+Produces:
+
+    full: memref<F x i64, 3>
+    if (tid == 0) { mbarrier_init full[s] {count = 1}  (s < F);  fence_proxy_async }
+    gpu.barrier
+    P(i): if (tid == 0) { mbarrier_arrive_expect_tx full[slot] {txBytes = the stage's box bytes}
+                          tma_load src[o0, o1 + 64 p], tile[slot, 0, 64 p], full[slot] {box = [R, 64]}  (p < C / 64) }
+    for t {  mbarrier_wait_parity full[t mod F], (t / F) mod 2;  ... as before ... }
+
+The boxes' swizzle is 0 here; swizzle-lds{mode=sw128}, which must follow (after lower-copies) as for the
+cp.async kernel, moves each box's start to its panel's place and sets swizzle = 128: TMA's
+CU_TENSOR_MAP_SWIZZLE_128B of a 128-byte-row box at a 1024-aligned panel is wgmma's layout
+(gemmc.target.wgmma.physical_byte).  Elements past the matrix's edge are zeros (the tensor map's
+out-of-bounds fill), so a partial tile needs no masking: the box is issued whole and counts its whole
+bytes.
+
+Why it is safe.  Tile u goes to slot u mod F and is phase u / F of full[u mod F] (one expect_tx
+arrival, count 1, plus its boxes' bytes: the phase completes exactly when every box of tile u has
+landed), so the wait for parity (t / F) mod 2 at the top of iteration t returns once tile t is in its
+slot, and not earlier: the phase before it has the other parity and the one after it is not armed
+until tile t + F is issued, which happens after this wait (below).  Slot reuse keeps the barriers the
+cp.async kernel had: the TMA writing tile u = t + d into slot u mod F is issued where the copies were,
+by a thread that passed the gpu.barrier ending iteration t - 1.  The slot's previous tile u - F was read
+only by wgmma groups that every warpgroup retired before that barrier: with pipeline's prefetch before
+the compute (d = F - 1), u - F = t - 1, whose groups wait_group 0 retired in iteration t - 1; after
+wgmma-in-flight (prefetch after the compute's wait_group 1, d <= F - 2), u - F <= t - 2, whose groups
+the wait_group 1 of iteration t - 1 retired.  So no read of the slot is in flight when the box starts
+to land (the interpreter checks this: gemmc.interp.wgmma_async).  The mbarriers need no "empty" side for the same
+reason.  fence_proxy_async orders the mbarriers' init (generic proxy) before the TMA's complete_tx
+(async proxy); the barrier after it publishes the init to the other threads.
+
+After warp-specialize (whose producer loop, gemm.role = "ws_producer", issues each tile's copies by its
+128 threads and arrives on full[slot] with cp.async.mbarrier.arrive.noinc): the copies become the first
+producer thread's expect_tx and boxes on full[slot], the noinc arrive goes, and full's mbarriers expect one
+arrival a phase (the expect_tx) instead of 128; a fence_proxy_async follows their init.  The empty
+mbarriers keep ordering slot reuse exactly as warp-specialize argues: the leader is one of the producer
+threads that waited for the slot's empty phase before issuing, so its boxes start after every consumer
+warpgroup released the slot.
+
+Diagnostics, each naming the op: no pipelined K loop, copies already lowered (run before lower-copies),
+a K loop not from 0 in steps of 1, a stage whose copies are not by one thread id or to one slot, a
+transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
+layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
+a grouped, batched or dynamic source, rows not a multiple of 16 bytes, bounds that are not the
+source's shape, a kernel that already has TMA copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from gemmc.dialects.gemm import CopyOp
+from gemmc.dialects.nvgpu import (
+    CpAsyncMbarrierArriveOp,
+    DeviceAsyncCopyOp,
+    FenceProxyAsyncOp,
+    MbarrierArriveExpectTxOp,
+    MbarrierInitOp,
+    MbarrierWaitParityOp,
+    TmaLoadOp,
+    WgmmaDescOp,
+)
+from gemmc.support.diagnostics import pass_error
+from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
+from gemmc.target import tma, wgmma
+from gemmc.target.resources import ELEMENT_BYTES
+from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
+from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.lds_access import matrix_start_multiple, row_multiple
+
+NAME = "tma-copies"
+
+
+@dataclass(frozen=True)
+class TmaCopiesPass(ModulePass):
+    name = NAME
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        done = next((o for o in op.walk() if isinstance(o, TmaLoadOp)), None)
+        if done is not None:
+            raise pass_error(NAME, done, "this kernel already has TMA copies")
+        loops = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_K_LOOP and prefetch_stage(o)]
+        producers = [o for o in op.walk() if isinstance(o, scf.ForOp) and role(o) == ROLE_WS_PRODUCER]
+        if not loops and not producers:
+            raise pass_error(NAME, op, "found no pipelined K loop (a prefetch scf.if inside it) and no "
+                             "warp-specialized producer; run multi-buffer and pipeline first")
+        for loop in loops:
+            rewrite(loop)
+        for loop in producers:
+            rewrite_producer(loop)
+
+
+def _idx(v: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(v, IndexType()))
+
+
+def _stages(loop: scf.ForOp) -> list[scf.IfOp]:
+    """The prologue's stages before the K loop (and the barrier that ends them), in order."""
+    end = loop.prev_op
+    if not isinstance(end, gpu.BarrierOp):
+        raise pass_error(NAME, loop, "expects the gpu.barrier that ends the prologue right before the K loop")
+    return prologue_stages(end)
+
+
+def rewrite(loop: scf.ForOp) -> None:
+    placed = next((o for o in loop.walk() if isinstance(o, DeviceAsyncCopyOp)), None)
+    if placed is not None:
+        raise pass_error(NAME, placed, "the K loop's cp.async are already placed; run tma-copies before lower-copies")
+    if constant_value(loop.lb) != 0 or constant_value(loop.step) != 1:
+        raise pass_error(NAME, loop, "expects a K loop from 0 in steps of 1 (over tile numbers)")
+    if not isinstance(loop.body.block.last_op.prev_op, gpu.BarrierOp):
+        raise pass_error(NAME, loop, "expects the K loop's gpu.barrier at its end (the slot-reuse order it keeps)")
+    stages = [*_stages(loop), prefetch_stage(loop)]
+    copies = [[o for o in s.walk() if isinstance(o, CopyOp)] for s in stages]
+    for stage, cs in zip(stages, copies):
+        if not cs:
+            raise pass_error(NAME, stage, "a pipeline stage without gemm.copy ops")
+    all_copies = [c for cs in copies for c in cs]
+    tid = all_copies[0].tid
+    slots = set()
+    for c in all_copies:
+        _check_copy(c, tid)
+        slots.add(c.dst.type.get_shape()[0])
+    if len(slots) != 1:
+        raise pass_error(NAME, loop, f"the stages' tiles have different slot counts {sorted(slots)}; expects one "
+                         "multi-buffer factor")
+    (f,) = slots
+
+    # the mbarriers, one a slot, initialized by the leader before the prologue
+    first = stages[0]
+    full = memref.AllocaOp.get(i64, shape=[f], memory_space=IntegerAttr(LDS_SPACE, i64))
+    full.results[0].name_hint = "full"
+    zero = _idx(0)
+    leader = arith.CmpiOp(tid, zero.results[0], "eq")
+    leader.results[0].name_hint = "tma_leader"
+    inits: list[Operation] = []
+    for s in range(f):
+        sc = _idx(s)
+        inits += [sc, MbarrierInitOp(full.results[0], [sc.results[0]], 1)]
+    init_if = scf.IfOp(leader.results[0], [], [*inits, FenceProxyAsyncOp(), scf.YieldOp()])
+    Rewriter.insert_op([full, zero, leader, init_if, gpu.BarrierOp()], InsertPoint.before(first))
+
+    for cs in copies:
+        _to_tma(cs, full.results[0], leader.results[0])
+
+    # the consumers' wait for tile t
+    t = loop.body.block.args[0]
+    fc, two = _idx(f), _idx(2)
+    slot = arith.RemUIOp(t, fc.results[0])
+    slot.results[0].name_hint = "full_slot"
+    rnd = arith.DivUIOp(t, fc.results[0])
+    par = arith.RemUIOp(rnd.results[0], two.results[0])
+    par.results[0].name_hint = "full_parity"
+    Rewriter.insert_op([fc, two, slot, rnd, par, MbarrierWaitParityOp(full.results[0], [slot.results[0]], par.results[0])],
+                       InsertPoint.at_start(loop.body.block))
+
+
+def _check_copy(c: CopyOp, tid: SSAValue) -> None:
+    if c.tid is not tid:
+        raise pass_error(NAME, c, "expects every stage's gemm.copy by one thread id")
+    if c.transpose is not None:
+        raise pass_error(NAME, c, "a transposing copy: TMA copies a box as it is stored, so a tile stored the other "
+                         "way than the operand cannot be one (matrix-cores keeps wgmma tiles as stored: run it so)")
+    if c.group is not None:
+        raise pass_error(NAME, c, "a grouped operand's copy (a rank-3 source): gemmc's tensor maps are rank 2")
+    src, dst = c.src, c.dst
+    name = src.name_hint or "source"
+    if not isinstance(src, BlockArgument):
+        raise pass_error(NAME, c, f"%{name} is not an argument of the kernel: its tensor map is made by the launcher")
+    if matrix_start_multiple(src) != 0:
+        raise pass_error(NAME, c, f"%{name} is a batched operand: its matrices are moved by the batch, which a tensor "
+                         "map of one matrix does not follow")
+    shape = src.type.get_shape()
+    if any(d < 0 for d in shape):
+        raise pass_error(NAME, c, f"%{name} has a dynamic shape ({src.type}): tma-copies takes static shapes")
+    eb = ELEMENT_BYTES.get(str(src.type.element_type), 0)
+    if (row_multiple(src) * eb) % tma.STRIDE_BYTES:
+        raise pass_error(NAME, c, f"%{name}'s rows are {shape[-1]} x {eb} bytes, not a multiple of "
+                         f"{tma.STRIDE_BYTES}: a tensor map's global stride must be")
+    for bound, size, what in ((c.rows, shape[0], "rows"), (c.cols, shape[1], "columns")):
+        if constant_value(bound) != size:
+            raise pass_error(NAME, c, f"the copy's bound of {what} is not %{name}'s {size}: TMA's zero fill is at "
+                             "the matrix's edge")
+    r, cols = c.tile
+    if list(dst.type.get_shape()[-2:]) != [r, cols]:
+        raise pass_error(NAME, c, f"a {r}x{cols} copy into a {dst.type} tile: a TMA box fills a whole tile")
+    if len(c.indices) != 1:
+        raise pass_error(NAME, c, "expects a tile with one leading index, its slot (multi-buffer)")
+    if not any(isinstance(u.operation, WgmmaDescOp) for u in dst.uses):
+        raise pass_error(NAME, c, f"%{dst.name_hint or 'tile'} is not read by wgmma descriptors: TMA writes the "
+                         "128-byte swizzle, which only wgmma's tiles are laid out in (swizzle-lds{mode=sw128})")
+    if eb != 2 or (cols * eb) % wgmma.SWIZZLE_BYTES or r % wgmma.ATOM_ROWS or r > tma.BOX_MAX:
+        raise pass_error(NAME, c, f"a {r}x{cols} tile of {eb}-byte elements: TMA's 128-byte swizzle boxes take 16-bit "
+                         f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {tma.BOX_MAX} rows a multiple of 8")
+
+
+def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue) -> None:
+    """One stage's copies as the leader's expect_tx and TMA boxes, in place of the copies."""
+    slot = copies[0].indices[0]
+    if any(c.indices[0] is not slot for c in copies):
+        raise pass_error(NAME, copies[0], "expects one stage's copies into one slot")
+    ops: list[Operation] = []
+    total = 0
+    for c in copies:
+        r, cols = c.tile
+        per = wgmma.SWIZZLE_BYTES // ELEMENT_BYTES[str(c.src.type.element_type)]
+        for p in range(cols // per):
+            at = _idx(p * per)
+            col = arith.AddiOp(c.o1, at.results[0])
+            zero = _idx(0)
+            load = TmaLoadOp(c.src, [c.o0, col.results[0]], c.dst, [slot, zero.results[0], at.results[0]],
+                             full, [slot], (r, per))
+            if "gemm.role" in c.attributes:
+                load.attributes["gemm.role"] = c.attributes["gemm.role"]
+            ops += [at, col, zero, load]
+            total += load.box_bytes()
+    issue = scf.IfOp(leader, [], [MbarrierArriveExpectTxOp(full, [slot], total), *ops, scf.YieldOp()])
+    Rewriter.insert_op(issue, InsertPoint.before(copies[0]))
+    for c in copies:
+        c.detach()
+        c.erase()
+
+
+def rewrite_producer(loop: scf.ForOp) -> None:
+    """warp-specialize's producer loop: its 128 threads' copies and noinc arrive on full[slot] become the
+    first producer thread's expect_tx and TMA boxes on full[slot], whose phases then expect one arrival."""
+    body = loop.body.block
+    copies = [o for o in body.ops if isinstance(o, CopyOp)]
+    arrive = next((o for o in body.ops if isinstance(o, CpAsyncMbarrierArriveOp)), None)
+    if not copies or arrive is None or arrive.prev_op is not copies[-1]:
+        raise pass_error(NAME, loop, "expects warp-specialize's producer loop: the tile's gemm.copy ops, then "
+                         "nvgpu.cp_async_mbarrier_arrive on the slot's full mbarrier")
+    tid = copies[0].tid
+    for c in copies:
+        _check_copy(c, tid)
+    full = arrive.bars
+    inits = [u.operation for u in full.uses if isinstance(u.operation, MbarrierInitOp)]
+    if not inits:
+        raise pass_error(NAME, arrive, "found no nvgpu.mbarrier_init of the full mbarriers")
+    zero = _idx(0)
+    leader = arith.CmpiOp(tid, zero.results[0], "eq")
+    leader.results[0].name_hint = "tma_leader"
+    Rewriter.insert_op([zero, leader], InsertPoint.before(copies[0]))
+    _to_tma(copies, full, leader.results[0])
+    arrive.detach()
+    arrive.erase()
+    block = inits[-1].parent_block()
+    for init in inits:  # one arrival a phase now: the leader's expect_tx
+        Rewriter.replace_op(init, MbarrierInitOp(full, list(init.indices), 1))
+    if not any(isinstance(o, FenceProxyAsyncOp) for o in block.ops):  # the inits seen by the async proxy
+        last = [o for o in block.ops if isinstance(o, MbarrierInitOp)][-1]
+        Rewriter.insert_op(FenceProxyAsyncOp(), InsertPoint.after(last))
