@@ -115,8 +115,13 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # half K tile.  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
     # 64x128 in one warpgroup of m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer,
     # wgmma-in-flight after pipeline) and takes a K tile under 64 or a side of 224, which wgmma cannot, from
-    # the mma.sync pipeline (tile_variant).  Those wgmma variants are NOT measured yet: only predicted by the
-    # cost model, whose sm_90 matrix kernels are known to be off (the README), and interpreter-checked.
+    # the mma.sync pipeline (tile_variant).  At the suite it takes the wgmma analogue of the mma.sync pick
+    # where the fixed pipeline lost (deep_k: split-k 2 where mma.sync's was stream-k, predicted within 1%),
+    # keeps the mma.sync half K tile at 4097x4095x1023 and halves the tile at 3001x2999x1537 (the model
+    # estimates the 128x256 one spilling; ptxas does not).  Those wgmma variants are NOT measured yet: only
+    # predicted by the cost model, whose sm_90 matrix kernels are known to be off (benchmarks/h200/README.md),
+    # interpreter-checked and built by nvcc; `benchmarks/h200/matrix.py defaults` writes the programs that
+    # time them beside the mma.sync selection in one device call.
     "sm_90":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
