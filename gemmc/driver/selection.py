@@ -44,9 +44,9 @@ from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
 from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.driver.variants import (
-    SMALL_TILES, WIDTH, Choice, tile_variant, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_tiles,
-    with_unpeeled,
+    SMALL_TILES, WIDTH, Choice, tile_variant, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_unpeeled,
 )
+from gemmc.driver.variants import with_tiles  # noqa: F401  (re-exported: the selection's rewrites, tests/test_selection.py)
 
 SPLITS = (2, 4, 8, 16, 32)
 SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once
@@ -210,8 +210,8 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
             label = f"{tile.label}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
             candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
-    candidates = [c for c in candidates if c is not None] + _seven_block_candidates(module, arch, base, p.kernel.problem,
-                                                                                   fallback)
+    sevens = _seven_block_candidates(module, arch, base, p.kernel.problem, fallback)
+    candidates = [c for c in candidates if c is not None] + sevens
     return _fastest(candidates, base, f"{grid}, but no other candidate is predicted faster", grid)
 
 
