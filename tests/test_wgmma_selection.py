@@ -6,7 +6,7 @@
 * the selection builds every variant kind from the wgmma default and each lowers (smaller tiles,
   split-k, stream-k, the halved tile), falls back on mma.sync explicitly where wgmma cannot (K tiles
   under 64, sides of 224), and the dispatch's idle-grid variant for dynamic sizes is wgmma's;
-* the interpreter against numpy (hypothesis, odd shapes): the new variant kinds, split-k (atomic and
+* the interpreter against numpy (hypothesis, odd shapes; the halved tile with alpha, beta and B^T): the new variant kinds, split-k (atomic and
   through a workspace) and stream-k composed with multi-buffer, pipeline and wgmma-in-flight;
 * planted: the instruction's N left at 256 in a 128-wide tile is refused by matrix-cores at its kernel,
   and a split-k wgmma kernel that drops a split's sum FAILs.
@@ -164,6 +164,15 @@ def test_k_division_with_wgmma_in_flight_passes_at_an_odd_shape(kind, c):
     module = gemmc.lower(gemmc.parse(problem(70, 131, 333, "f16", c)), spec, SM90)
     assert "numGroups = 1" in gemmc.print_ir(module)  # (wgmma-in-flight's wait_group 1)
     r = gemmc.check(module, SM90, {})
+    assert r.passed and r.stats.matrix_instrs > 0, r.summary()
+
+
+def test_the_halved_tile_passes_where_the_selection_takes_it():
+    """3001x2999x1537's choice in small (B transposed, alpha and beta, misaligned rows): 128x128 in two
+    warpgroups of m64n128."""
+    src = ("kernel g { dim M = 130, N = 131, K = 97  A: f16[M, K]  B: f16[N, K]  C: f32[M, N]  acc f32  alpha: f32  "
+           "beta: f32  C = alpha * A @ B.T + beta * C }")
+    r = gemmc.check(gemmc.lower(gemmc.parse(src), with_tiles(DEFAULT, 128, 128), SM90), SM90, {})
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
