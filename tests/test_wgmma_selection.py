@@ -6,10 +6,11 @@
 * the selection builds every variant kind from the wgmma default and each lowers (smaller tiles,
   split-k, stream-k, the halved tile), falls back on mma.sync explicitly where wgmma cannot (K tiles
   under 64, sides of 224), and the dispatch's idle-grid variant for dynamic sizes is wgmma's;
-* the interpreter against numpy (hypothesis, odd shapes; the halved tile with alpha, beta and B^T): the new variant kinds, split-k (atomic and
-  through a workspace) and stream-k composed with multi-buffer, pipeline and wgmma-in-flight;
+* the interpreter against numpy (hypothesis, odd shapes): the new variant kinds, split-k (atomic and
+  through a workspace) and stream-k composed with multi-buffer, pipeline and wgmma-in-flight; the
+  halved tile with alpha, beta and B transposed;
 * planted: the instruction's N left at 256 in a 128-wide tile is refused by matrix-cores at its kernel,
-  and a split-k wgmma kernel that drops a split's sum FAILs.
+  and a split-k wgmma kernel whose splits are combined by a maximum instead of a sum FAILs.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def test_the_halved_tile_passes_where_the_selection_takes_it():
     assert r.passed and r.stats.matrix_instrs > 0, r.summary()
 
 
-def test_a_split_that_drops_its_sum_fails():
+def test_splits_not_summed_fail():
     """Planted: split-k's atomic adds of the splits' sums into C made atomic maxima: FAIL."""
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import IntegerAttr, i64
