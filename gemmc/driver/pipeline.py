@@ -110,9 +110,9 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # (wgmma-in-flight), C stored in pairs (vectorize's default).  Measured on an H100 (benchmarks/h200/README.md,
     # 2026-12-07, raw/matrix_pairs_ws.jsonl) as a fixed pipeline: 398 TFLOP/s at f16 4096^3 (56% of cuBLAS)
     # against 338 (47%) for the mma.sync default before it (NAMED_PIPELINES["mma-sync-128x256"]), and faster
-    # than that default's per-shape selection at 11 of the suite's 17 f16 shapes (1.05-1.42x), slower at
-    # the 5 where the selection took smaller tiles, split-k or stream-k (0.03-0.65x), and the odd shape's
-    # half K tile.  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
+    # than that default's per-shape selection at 12 of the suite's 17 f16 shapes in that file (1.05-1.42x; both
+    # odd shapes among them; the README says 11 and lists 12), slower at the 5 where the selection took smaller
+    # tiles, split-k or stream-k (0.03-0.65x).  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
     # 64x128 in one warpgroup of m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer,
     # wgmma-in-flight after pipeline) and takes a K tile under 64 or a side of 224, which wgmma cannot, from
     # the mma.sync pipeline (tile_variant).  At the suite it takes the wgmma analogue of the mma.sync pick
