@@ -34,9 +34,10 @@ one VALU-type instruction a SIMD a slot, MFMAs included; the matrix pipe then ru
 VALU work issues in its shadow), and an LDS instruction holds its SIMD pair's LDS port for
 lds_port_cycles (its "Local data share": the SIMDs reach the LDS in pairs, one instruction of a
 pair at a time, 64 B/clk each way, each lane's 4-byte address in beside a store's data: a wave64
-store of 4 B a lane 8 cycles, of 16 B 20).  CDNA's MFMA results need no scoreboard here: LLVM's GCNHazardRecognizer puts the wait
-states the hardware does not interlock (s_nop) into the code, and a dependent MFMA reading the
-same accumulator as SrcC issues back to back (its pipe serializes them).
+store of 4 B a lane 8 cycles, of 16 B 20).  CDNA's MFMA results need no scoreboard here: LLVM's
+GCNHazardRecognizer puts the wait states the hardware does not interlock (s_nop) into the code,
+and a dependent MFMA reading the same accumulator as SrcC issues back to back (its pipe
+serializes them).
 """
 
 from __future__ import annotations
