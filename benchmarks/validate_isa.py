@@ -328,6 +328,54 @@ FITTED: dict[str, list[str]] = {
 }
 
 
+# What the gfx942 rows' error is sensitive to, among the ISA-level model's unpublished figures for
+# MI300X (docs/cost-model.md, "What the documented CDNA mechanisms leave"): each change alone, the
+# gau-nernst rows timed again with it.  None of them is made in the model; the table says how far
+# each would move the rows, so that a published figure can settle it.
+SENSITIVITY = (("`mem_latency_cycles` 500 → 1000", "arch", "mem_latency_cycles", 1000),
+               ("`lds_latency_cycles` 64 → 300", "arch", "lds_latency_cycles", 300),
+               ("`POWER_EXPONENT` 2 → 3", "clock", "POWER_EXPONENT", 3.0))
+
+
+def sensitivity(kernels: list) -> list[dict]:
+    """Per SENSITIVITY change, each gfx942 kernel's ratio with that change alone."""
+    import dataclasses
+
+    import gemmc.cost.clock as clock
+    from gemmc.target import arch as arch_module
+
+    gau = [(k, assembly(k, d)) for k, d in kernels if k.arch == "gfx942"]
+    out = []
+    for label, where, name, value in SENSITIVITY:
+        saved = arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT
+        try:
+            if where == "arch":
+                arch_module.ARCHS["gfx942"] = dataclasses.replace(saved[0], **{name: value})
+            else:
+                clock.POWER_EXPONENT = value
+            ratios = {k.key: k.measured_ms / (time_kernel(k, text).time_s * 1e3) for k, text in gau}
+        finally:
+            arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT = saved
+        out.append({"change": label, "ratios": ratios})
+    return out
+
+
+def sensitivity_lines(rows: list[dict], sens: list[dict]) -> list[str]:
+    """The sensitivity table under the gfx942 one, with each row's clock now."""
+    rs = [r for r in rows if r["arch"] == "gfx942"]
+    if not sens or not rs:
+        return []
+    head = ["What the rows' error is sensitive to (docs/cost-model.md, \"What the documented CDNA mechanisms "
+            "leave\"): ratio with one unpublished figure changed, the change not made in the model.", "",
+            "| change (not made) | " + " | ".join(r["kernel"] for r in rs) + " |",
+            "|---|" + "---|" * len(rs),
+            "| none (the model now) | " + " | ".join(f"{r['ratio']:.2f}" for r in rs) + " |"]
+    body = ["| " + x["change"] + " | " + " | ".join(f"{x['ratios'][r['key']]:.2f}" if r["key"] in x["ratios"]
+                                                   else "—" for r in rs) + " |" for x in sens]
+    clocks = ", ".join(f"{r['kernel']} {r['clock_mhz']:.0f}" for r in rs)
+    return head + body + ["", f"The model's clock for them now (MHz): {clocks}.", ""]
+
+
 def row(k: Kernel, repo: pathlib.Path, with_check: bool) -> dict:
     t0 = time.time()
     text = assembly(k, repo)
@@ -368,11 +416,11 @@ INTRO = ("each kernel's own code run by gemmc's interpreter (C checked against n
          "benchmarks/validate_model.py's closest gemmc pipeline (not the same kernel), beside it.")
 
 
-def markdown(rows: list[dict], prov: dict) -> str:
+def markdown(rows: list[dict], prov: dict, sens: list | None = None) -> str:
     """benchmarks/isa_validation.md: the tables with their provenance and checks."""
     lines = ["# The ISA-level model on the published kernels' own code", "",
              f"Written by `{COMMAND}` (issue #35, deliverable 3): {INTRO}", "", provenance_line(prov), ""]
-    return "\n".join(lines + tables(rows, "##", checks=True)) + "\n"
+    return "\n".join(lines + tables(rows, "##", checks=True, sens=sens)) + "\n"
 
 
 def provenance_line(prov: dict) -> str:
@@ -388,7 +436,7 @@ def _row_line(r: dict) -> str:
             f"{r['resident']} ({r['resident_limiter']}){mode} | {ir} | {', '.join(in_sample(r['key'])) or 'out of sample'} |")
 
 
-def tables(rows: list[dict], h: str, checks: bool = False) -> list[str]:
+def tables(rows: list[dict], h: str, checks: bool = False, sens: list | None = None) -> list[str]:
     """Per arch: the table, the rows within 1.25×, both orders (and the numpy checks)."""
     lines = []
     for arch, title, cite in (("gfx1100", "RX 7900 XTX (gfx1100), FP32 4096³ — seb-v/fp32_sgemm_amd",
@@ -411,16 +459,18 @@ def tables(rows: list[dict], h: str, checks: bool = False) -> list[str]:
         done = [f"{r['key']}: {r['check']}" for r in rs if "check" in r]
         if checks and done:
             lines += ["Checks against numpy before timing: " + "; ".join(done) + ".", ""]
+        if arch == "gfx942":
+            lines += sensitivity_lines(rs, sens or [])
     return lines
 
 
-def doc_section(rows: list[dict], prov: dict) -> str:
+def doc_section(rows: list[dict], prov: dict, sens: list | None = None) -> str:
     """docs/cost-model.md's generated ISA-level section (the tables of benchmarks/isa_validation.md)."""
     lines = [f"Written by `{COMMAND}` from benchmarks/isa_validation.json; tests/test_isa_validation.py "
              f"checks that it is what the script renders from that file (CI: no mirrors needed) and, where the "
              f"mirrors are, that the file's predictions are what the model predicts now.  {INTRO[0].upper()}{INTRO[1:]}", "",
              provenance_line(prov), ""]
-    return "\n".join(lines + tables(rows, "####")) + "\n"
+    return "\n".join(lines + tables(rows, "####", sens=sens)) + "\n"
 
 
 def splice(doc: str, body: str) -> str:
@@ -463,16 +513,19 @@ def _run(kernels: list, with_check: bool) -> list[dict]:
     return rows
 
 
-def write(rows: list[dict], prov: dict) -> None:
+def write(rows: list[dict], prov: dict, sens: list | None = None) -> None:
     """benchmarks/isa_validation.json and .md, and docs/cost-model.md's section; rows of keys
     not run this time are kept from the file (a run with --only updates its rows)."""
-    old = json.loads(JSON.read_text())["rows"] if JSON.exists() else []
+    saved = json.loads(JSON.read_text()) if JSON.exists() else {}
+    old = saved.get("rows", [])
+    sens = sens if sens is not None else saved.get("sensitivity", [])
     new = {r["key"]: r for r in rows}
     order = [k.key for k in _sebv_kernels() + _gau_kernels()]
     merged = sorted({**{r["key"]: r for r in old}, **new}.values(), key=lambda r: order.index(r["key"]))
-    JSON.write_text(json.dumps({"provenance": prov, "fitted": FITTED, "rows": merged}, indent=1) + "\n")
-    MD.write_text(markdown(merged, prov))
-    DOC.write_text(splice(DOC.read_text(), doc_section(merged, prov)))
+    JSON.write_text(json.dumps({"provenance": prov, "fitted": FITTED, "rows": merged, "sensitivity": sens}, indent=1)
+                    + "\n")
+    MD.write_text(markdown(merged, prov, sens))
+    DOC.write_text(splice(DOC.read_text(), doc_section(merged, prov, sens)))
 
 
 def check_doc() -> int:
@@ -480,8 +533,9 @@ def check_doc() -> int:
     renders from benchmarks/isa_validation.json with its FITTED now (no mirrors needed)."""
     data = json.loads(JSON.read_text())
     stale = [p.name for p, want in
-             ((MD, markdown(data["rows"], data["provenance"])),
-              (DOC, splice(DOC.read_text(), doc_section(data["rows"], data["provenance"])))) if p.read_text() != want]
+             ((MD, markdown(data["rows"], data["provenance"], data.get("sensitivity"))),
+              (DOC, splice(DOC.read_text(), doc_section(data["rows"], data["provenance"], data.get("sensitivity")))))
+             if p.read_text() != want]
     if stale or data.get("fitted") != FITTED:
         print(f"validate_isa: {', '.join(stale) or 'the FITTED of isa_validation.json'} not what the script renders; "
               f"regenerate with `{COMMAND}`", file=sys.stderr)
@@ -525,7 +579,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check_rows:
         return check_rows(rows)
     if args.write:
-        write(rows, provenance(dirs))
+        gau = [(k, d) for k, d in kernels if k.arch == "gfx942"]
+        # the sensitivity needs every gfx942 row; a run of fewer keeps the file's
+        write(rows, provenance(dirs), sensitivity(gau) if len(gau) == len(_gau_kernels()) else None)
     else:
         print(markdown(rows, provenance(dirs)))
     return 0

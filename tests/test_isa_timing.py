@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gemmc.amdgcn.timing import sim as sim_module
-from gemmc.amdgcn.timing.classes import InstrClass
+from gemmc.amdgcn.timing.classes import InstrClass, lds_port_cycles
 from gemmc.amdgcn.timing.loops import remaining_trips
 from gemmc.amdgcn.timing.sim import SimWave, simulate
 from gemmc.cost.banks import wave_cycles
@@ -102,8 +102,43 @@ def test_a_32_way_lds_bank_conflict_costs_32_times():
     runs = {stride: run(classes, [wave(classes, [0, 1, 2], cost=[_lds_cycles(stride), 0, 0])])
             for stride in (4, 128)}  # consecutive words; every lane in one bank
     assert _lds_cycles(4) == 2 and _lds_cycles(128) == 64  # wave64, 32 banks: two groups of 32 lanes
-    assert runs[128].lds_port == 32 * runs[4].lds_port
-    assert runs[128].cycles - runs[4].cycles == 64 - 2  # the wait for the data waits that much longer
+    # conflict-free, the SIMD pair's port is the slower part: 64 lanes x 4 B back at 64 B/clk
+    assert runs[4].lds_port == 4 and runs[128].lds_port == 64
+    assert runs[128].cycles - runs[4].cycles == 64 - 4  # the wait for the data waits that much longer
+
+
+def test_lds_port_cycles_are_rocprofilers_examples():
+    """rocprofiler-compute's LDS model: a wave64 store of 4 B a lane takes 8 cycles, of 16 B 20
+    (each lane's address goes in beside its data); a read's data comes back at 64 B/clk."""
+    assert lds_port_cycles(CDNA, 4, store=True) == (8, 0)
+    assert lds_port_cycles(CDNA, 16, store=True) == (20, 0)
+    assert lds_port_cycles(CDNA, 16, store=False) == (4, 16)  # ds_read_b128
+    assert lds_port_cycles(CDNA, 16, store=False) == lds_port_cycles(CDNA, 8 + 8, store=False)  # ds_read2_b64
+    assert lds_port_cycles(RDNA, 16, store=False) == (0, 0)  # no pair ports modelled there
+
+
+def _b128_reads(simds: tuple[int, int]):
+    read = InstrClass("lds", "lds", 4, 4, 0, "lds", bytes_per_lane=16, mnemonic="ds_read_b128")
+    classes = [read, wait(lds=0), END]
+    waves = [wave(classes, [0] * 8 + [1, 2], simd=s, cost=[8.0] * 8 + [0, 0]) for s in simds]
+    return run(classes, waves)
+
+
+def test_two_simds_of_one_pair_share_its_lds_port():
+    """SIMDs 0 and 1 reach the LDS through one port, 0 and 2 through two: sixteen conflict-free
+    ds_read_b128 (8 bank cycles each, 16 on a port) take twice the port time on one pair."""
+    one, two = _b128_reads((0, 1)), _b128_reads((0, 2))
+    assert one.lds_port == 2 * 8 * 16 and two.lds_port == 8 * 16
+    assert one.cycles - two.cycles == pytest.approx(8 * 16, abs=8)
+
+
+def test_cdna_issues_an_mfma_and_a_valu_of_one_simd_in_different_slots():
+    """MFMAs are issued as VALU instructions: a VALU of another wave on the SIMD waits a slot."""
+    classes = [mfma(16), valu(), END]
+    r = run(classes, [wave(classes, [0, 2]), wave(classes, [1, 2])])
+    assert r.wave_end[1] == 8  # its VALU at 4 (the MFMA took slot 0), done issuing at 8
+    apart = run(classes, [wave(classes, [0, 2]), wave(classes, [1, 2], simd=1)])
+    assert apart.wave_end[1] == 4  # another SIMD's VALU issues at 0
 
 
 def test_barrier_waits_for_the_slowest_wave():

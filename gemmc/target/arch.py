@@ -228,9 +228,9 @@ class Arch:
     # phase, conflict-free when no bank is asked for two words in it); () where none is published:
     # consecutive lanes, as for every other access.  32-bank CDNA: AMD's Composable Kernel docs,
     # "Understanding AMD GPU LDS and Bank Conflicts" (ROCm/composable_kernel, docs/conceptual/ck_tile/
-    # hardware/lds_bank_conflicts.rst): 0:3+20:23, 4:7+16:19, 8:11+28:31, 12:15+24:27 and the same
-    # 32 lanes on (ds_write_b128: consecutive groups of 8)
+    # hardware/lds_bank_conflicts.rst): 0:3+20:23, 4:7+16:19, 8:11+28:31, 12:15+24:27, the same 32 on
     lds_read_b128_lanes: tuple[int, ...] = ()
+    lds_pair_port_bytes: int = 0  # B/clk each way of a SIMD pair's LDS port (CDNA; docs/arch.md); 0: banks alone
     # element bits ldmatrix .trans transposes (sm_90: .b16 alone; its .b8 forms are sm_100a / sm_120a's)
     ldmatrix_trans_bits: tuple[int, ...] = ()
     # i4 / u4 operands' fragment type on the matrix cores: "i4" RDNA's iu4 WMMAs (signedness flags);
@@ -513,7 +513,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
-            lds_read_b128_lanes=_b128_read_lanes(),
+            lds_read_b128_lanes=_b128_read_lanes(), lds_pair_port_bytes=64,
         ),
         # AMD Instinct MI300X data sheet (304 CUs, 2100 MHz, 5.3 TB/s, 81.7 TF FP32
         # vector, 1307.4 TF FP16 dense); CDNA3 ISA guide (unified 512-entry VGPR/AGPR file).
@@ -531,7 +531,7 @@ ARCHS: dict[str, Arch] = {
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
             l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
-            achievable_matrix=_MI300X_ACHIEVABLE, lds_read_b128_lanes=_b128_read_lanes(),
+            achievable_matrix=_MI300X_ACHIEVABLE, lds_read_b128_lanes=_b128_read_lanes(), lds_pair_port_bytes=64,
         ),
         # AMD Instinct MI355X data sheet (256 CUs, 2400 MHz, 8 TB/s, 157.3 TF FP32
         # vector, 2516 TF FP16 dense); CDNA4 ISA guide (160 KiB LDS, 64 banks).

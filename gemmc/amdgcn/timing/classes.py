@@ -29,9 +29,15 @@ guide): one instruction a cycle per SIMD, a VALU one cycle, v_dual_* one issue o
 second op of a pair costs nothing here), and a VALU result readable after the GFX11 latency
 (5 cycles: what s_delay_alu tells the hardware to wait for).  WMMA runs on the SIMD's VALU
 (RDNA3 whitepaper: "AI accelerators" inside the SIMD), so it occupies the VALU pipe for its
-cycles.  CDNA's MFMA results need no scoreboard here: LLVM's GCNHazardRecognizer puts the wait
-states the hardware does not interlock (s_nop) into the code, and a dependent MFMA reading the
-same accumulator as SrcC issues back to back (its pipe serializes them).
+cycles.  On CDNA an MFMA is issued as a VALU instruction (ROCm Compute Profiler's "Scheduler":
+one VALU-type instruction a SIMD a slot, MFMAs included; the matrix pipe then runs it while other
+VALU work issues in its shadow), and an LDS instruction holds its SIMD pair's LDS port for
+lds_port_cycles (its "Local data share": the SIMDs reach the LDS in pairs, one instruction of a
+pair at a time, 64 B/clk each way, each lane's 4-byte address in beside a store's data: a wave64
+store of 4 B a lane 8 cycles, of 16 B 20).  CDNA's MFMA results need no scoreboard here: LLVM's
+GCNHazardRecognizer puts the wait states the hardware does not interlock (s_nop) into the code,
+and a dependent MFMA reading the same accumulator as SrcC issues back to back (its pipe
+serializes them).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from gemmc.target.amdgcn_isa import BARRIERS, SALU_FORMATS, issue_cadence, valu_
 from gemmc.target.arch import Arch, get_gcn_isa
 
 SMEM_LATENCY = 20  # SISchedule.td WriteSMEM: 5 units (GFX11: 20 cycles); a cached scalar load
+LDS_ADDRESS_BYTES = 4  # what each lane sends the LDS beside its data (rocprofiler-compute, Arch.lds_pair_port_bytes)
 BRANCH_TAKEN = 32  # SISchedule.td WriteBranch: 8 units (GFX11: 32 cycles); the refetch of a taken branch
 # hints that issue and do nothing else (gemmc.amdgcn.interp.control runs them as nothing)
 HINTS = ("s_clause", "s_delay_alu", "s_sendmsg", "s_waitcnt_depctr", "s_setprio", "s_sleep", "s_wait_alu",
@@ -97,6 +104,18 @@ def _valu(arch: Arch, m: str) -> tuple[int, int, int]:
     """(pipe busy, wave busy, result latency) of a VALU instruction (SISchedule.td, above; the rule
     is gemmc.target.amdgcn_isa.valu_timing, which the IR-level model's issue term reads too)."""
     return valu_timing(arch, m)
+
+
+def lds_port_cycles(arch: Arch, nbytes: int, store: bool) -> tuple[float, float]:
+    """(in, out) cycles a wave's LDS instruction of `nbytes` a lane holds its SIMD pair's LDS port
+    (Arch.lds_pair_port_bytes each way; (0, 0) where the arch has no such ports): in, every lane's
+    4-byte address and a store's data; out, a read's data (a whole wave: the loops timed here run
+    every lane)."""
+    per = arch.lds_pair_port_bytes
+    if not per:
+        return 0.0, 0.0
+    lanes = arch.wave_size
+    return lanes * (LDS_ADDRESS_BYTES + (nbytes if store else 0)) / per, 0.0 if store else lanes * nbytes / per
 
 
 def _wait_counts(op: GcnInstruction, arch: Arch) -> tuple:
@@ -151,7 +170,9 @@ def classify(op: GcnInstruction, arch: Arch, prev: GcnInstruction | None = None)
     if f == "SMEM":
         return InstrClass("smem", "salu", c, c, SMEM_LATENCY, "sm", writes=(), mnemonic=m)
     if f == "DS":
-        return InstrClass("lds", "lds", c, c, 0, "lds", reads=reads, bytes_per_lane=access_bytes(op), mnemonic=m)
+        n = access_bytes(op)
+        return InstrClass("lds", "lds", c, c, 0, "lds", reads=reads, bytes_per_lane=n, mnemonic=m,
+                          extra={"store": not op.dsts})
     if f in ("GLOBAL", "SCRATCH") or m.startswith("buffer_"):
         store = not op.dsts or "store" in m
         counter = "vs" if store and get_gcn_isa(arch).stores_in_vscnt else "vm"

@@ -9,7 +9,9 @@ when (classes.py has the numbers and their sources)
 * the registers it reads are written (RDNA: a VALU result after its latency);
 * the pipe it needs on its SIMD is free (VALU: 4 cycles a wave64 instruction on CDNA, 1 on
   RDNA; the matrix pipe: the MFMA's cycles; SALU, LDS and VMEM issue one a slot) and, on RDNA,
-  the SIMD's one issue port;
+  the SIMD's one issue port; on CDNA an MFMA is issued as a VALU instruction, so an MFMA and a
+  VALU instruction never issue in the same slot of a SIMD (ROCm Compute Profiler, "Scheduler":
+  "On CDNA accelerators with MFMA instructions, these are issued via the VALU");
 * the wave itself may issue (one instruction a 4-cycle slot on CDNA, a cycle on RDNA; an
   s_nop n holds it n + 1 slots; a taken branch BRANCH_TAKEN cycles);
 * at s_barrier, every live wave of its workgroup has arrived (then BARRIER_CYCLES later).
@@ -17,7 +19,11 @@ when (classes.py has the numbers and their sources)
 The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU, a workgroup's
 accesses on the half its allocation is in: resident.lds_half), for the instruction's cycles
 from its lanes' addresses (bank conflicts included; conflict-free it moves
-arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  Global accesses go through
+arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  On CDNA the banks are
+reached through one port per SIMD pair (arch.lds_pair_port_bytes, classes.lds_port_cycles): a
+pair sends one instruction's addresses (and a store's data) in at a time and takes a read's data
+back, 64 B/clk each way, so a wave64 ds_read_b128 holds its pair's port 16 cycles (the banks 8)
+and a ds_write_b128 20.  Global accesses go through
 the CU's vector memory path at max(bytes / l1_bytes_per_clk, cache lines, 1) cycles each (the
 IR-level model's VMEM cost, docs/cost-model.md) and complete their latency later (the SimWave's,
 latency.py's rule by where the lines hit; without one mem_latency_cycles).
@@ -34,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gemmc.amdgcn.timing.classes import BRANCH_TAKEN, InstrClass, cadence
+from gemmc.amdgcn.timing.classes import BRANCH_TAKEN, InstrClass, cadence, lds_port_cycles
 from gemmc.cost.model import BARRIER_CYCLES
 from gemmc.target.arch import Arch, get_gcn_isa
 
@@ -99,8 +105,12 @@ class _Sim:
         self.busy = np.zeros((n_simds, len(PIPES)))
         self.idle = np.zeros((n_simds, len(IDLE)))
         self.last = np.zeros(n_simds)  # the end of the latest pipe activity per SIMD
+        self.vslot = np.zeros(n_simds)  # CDNA: when the SIMD's VALU issue (VALU or MFMA) is next free
         self.lds_free, self.vm_free = [0.0] * ports, [0.0] * ports
         self.lds_busy, self.vm_busy = [0.0] * ports, [0.0] * ports
+        pairs = max(1, n_simds // 2) if arch.lds_pair_port_bytes else 0  # CDNA's SIMD pairs' LDS ports
+        self.pair_free = np.zeros((pairs, 2))  # (in, out) of each pair's port
+        self.pair_busy = np.zeros((pairs, 2))
         self.live: dict[int, int] = {}
         for w in self.ws:
             self.live[w.wg] = self.live.get(w.wg, 0) + 1
@@ -122,9 +132,14 @@ class _Sim:
             self._step(t, self.ws[i])
         pend = max([max(q[-1] if q else 0.0 for q in w.comp.values()) for w in self.ws] + [0.0])
         T = max(float(self.end_t.max(initial=0.0)), float(self.free.max(initial=0.0)), max(self.lds_free),
+                float(self.pair_free.max(initial=0.0)),
                 max(self.vm_free), pend)
-        return SimResult(T, self.busy, self.idle, max(self.lds_busy), max(self.vm_busy),
+        return SimResult(T, self.busy, self.idle, self._lds_load(), max(self.vm_busy),
                          [w.mark_t for w in self.ws], self.snapshots, self.end_t)
+
+    def _lds_load(self) -> float:
+        """Busy cycles of the busiest part of the LDS: its banks' port, or a SIMD pair's port either way."""
+        return max(max(self.lds_busy), float(self.pair_busy.max(initial=0.0)))
 
     def _push(self, t: float, w: _Wave, why: str | None = None) -> None:
         if why is not None:
@@ -141,7 +156,7 @@ class _Sim:
             w.mark_t.append(t)
             w.mark_i += 1
             if w.w == 0:
-                self.snapshots.append((t, self.busy.copy(), self.idle.copy(), max(self.lds_busy), max(self.vm_busy)))
+                self.snapshots.append((t, self.busy.copy(), self.idle.copy(), self._lds_load(), max(self.vm_busy)))
         pc = int(sw.pcs[w.pos])
         c = self.cls[pc]
         if c.dual_second:  # the second op of a VOPD pair issued with the first
@@ -163,6 +178,8 @@ class _Sim:
         s = w.simd
         k = PIPES.index(c.pipe) if c.pipe else -1
         port = self.free[s, -1] if self.rdna else 0.0  # (RDNA: one instruction a cycle per SIMD)
+        if not self.rdna and c.kind in ("matrix", "valu"):  # CDNA: MFMAs are issued as VALU instructions
+            port = self.vslot[s]
         ready = max(self.free[s, k] if k >= 0 else 0.0, port)
         if ready > t:
             self._push(ready, w, w.why if w.why != "issue" else "issue")
@@ -199,6 +216,8 @@ class _Sim:
             self.last[s] = max(self.last[s], t + c.busy)
         if self.rdna:
             self.free[s, -1] = t + 1
+        elif c.kind in ("matrix", "valu"):
+            self.vslot[s] = t + self.c
         self.busy[s, -1] += self.c
         if c.counter:
             lat = float(sw.latency[w.pos]) if sw.latency is not None else float(self.arch.mem_latency_cycles)
@@ -219,12 +238,7 @@ class _Sim:
         """A memory access: its time on the CU's LDS or VMEM port and its completion."""
         a = self.arch
         if c.counter == "lds":
-            port = self.sw[w.w].lds_port
-            p = int(np.argmin(self.lds_free)) if port is None else port
-            start = max(t, self.lds_free[p])
-            self.lds_free[p] = start + cost
-            self.lds_busy[p] += cost
-            done = start + cost + a.lds_latency_cycles
+            done = self._lds(t, w, c, cost) + a.lds_latency_cycles
         elif c.counter == "sm":
             done = t + c.latency
         else:
@@ -236,6 +250,29 @@ class _Sim:
             done = start + cyc + latency
         q = w.comp[c.counter]
         q.append(max(done, q[-1]) if q else done)  # in order: a count covers the oldest first
+
+    def _lds(self, t: float, w: _Wave, c: InstrClass, cost: float) -> float:
+        """When an LDS access's data is through: its SIMD pair's port takes the addresses (and a
+        store's data) in, the banks serve it for `cost` cycles (its conflicts), the port sends a
+        read's data back; each in turn, each one instruction at a time (arch.lds_pair_port_bytes;
+        without pair ports the banks alone)."""
+        port = self.sw[w.w].lds_port
+        p = int(np.argmin(self.lds_free)) if port is None else port
+        start = t
+        if len(self.pair_free):
+            q = min(w.simd // 2, len(self.pair_free) - 1)
+            cin, cout = lds_port_cycles(self.arch, c.bytes_per_lane, bool(c.extra.get("store")))
+            start = max(t, self.pair_free[q, 0])
+            self.pair_free[q, 0] = start + cin
+            self.pair_busy[q] += (cin, cout)
+        start = max(start, self.lds_free[p])
+        self.lds_free[p] = start + cost
+        self.lds_busy[p] += cost
+        if not len(self.pair_free):
+            return start + cost
+        back = max(start, self.pair_free[q, 1])
+        self.pair_free[q, 1] = back + cout
+        return max(start + cost, back + cout)
 
     def _arrive(self, t: float, w: _Wave) -> None:
         """w at a barrier: parked until every live wave of its workgroup is there."""
