@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gemmc.support.diagnostics import usage_error
+from gemmc.target.latencies import measured
 from gemmc.target.layouts import WMMA_GFX11, WMMA_GFX12, Layout, Term, wmma_gfx12_iu4
 
 
@@ -184,8 +185,8 @@ class Arch:
     llc_bytes: int = 0  # last-level (Infinity Cache / MALL) capacity behind the L2; 0 if none
     lds_latency_cycles: int = 64  # LDS load-to-use latency (model assumption, docs/cost-model.md)
     mem_latency_cycles: int = 500  # global load-to-use latency from L2/memory (model assumption)
-    # measured vector-load latency (ns) by where it hits: (vL1/L0, L2, MALL, memory), 0: none found (docs/arch.md)
-    load_latency_ns: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    load_latency_ns: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # measured (latencies.py), 0: none
+    lds_latency_measured: float = 0.0  # measured LDS load-to-use cycles (latencies.py), 0: none; ISA-level only
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
     lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
     # shared memory a block may use beyond lds_bytes by opting in (CUDA's dynamic shared memory, which
@@ -511,7 +512,7 @@ ARCHS: dict[str, Arch] = {
             matrix_instrs=_GFX90A_MFMA, int4_frags="i8",
             # cost model (docs/arch.md): 16 KiB vL1D at 64 B/clk; 8 MiB L2, 32 channels x 128 B/clk; no MALL
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=16 * 1024, l1_bytes_per_clk=64,
-            l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, load_latency_ns=(0, 0, 0, 320.0),  # MI210 memory
+            l2_bytes_per_clk=32 * 128, llc_bytes=0, fp32_dual=2, **measured("gfx90a"),
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
             lds_read_b128_lanes=_b128_read_lanes(), lds_pair_port_bytes=64,
         ),
@@ -526,10 +527,9 @@ ARCHS: dict[str, Arch] = {
             fp32_vector_tflops=81.7, fp16_matrix_tflops=1307.4,
             matrix_instrs=_GFX942_MFMA, int4_frags="i8", global_load_lds_bytes=(1, 2, 4),
             dtypes=("f32", "f16", "bf16") + FNUZ_FP8,  # CDNA3 ISA guide: FP8/BF8 are AMD's FNUZ formats
-            # cost model (docs/arch.md): 32 KiB vL1D at 64 B/clk; 8 XCDs x 16 L2 channels x 128 B/clk;
-            # 256 MiB Infinity Cache (rocminfo: L1 32 KB, L2 4096 KB, L3 262144 KB)
+            # cost model (docs/arch.md): 32 KiB vL1D, 64 B/clk; 8 XCDs x 16 L2 channels x 128 B/clk; 256 MiB MALL (rocminfo)
             simd_lanes=16, vgpr_file_per_lane=512, l1_bytes=32 * 1024, l1_bytes_per_clk=64,
-            l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2,
+            l2_bytes_per_clk=8 * 16 * 128, llc_bytes=256 * 2**20, fp32_dual=2, **measured("gfx942"),
             transposed_copy_column_first=True,  # LDS-bound: conflict-free stores (see the field)
             achievable_matrix=_MI300X_ACHIEVABLE, lds_read_b128_lanes=_b128_read_lanes(), lds_pair_port_bytes=64,
         ),
@@ -566,7 +566,7 @@ ARCHS: dict[str, Arch] = {
             # 32 KiB L0 per CU, 96 MiB Infinity Cache; L0/L2 bandwidths are estimates
             simd_lanes=32, vgpr_file_per_lane=1536, l1_bytes=32 * 1024, l1_bytes_per_clk=128,
             l2_bytes_per_clk=16 * 128, llc_bytes=96 * 2**20, cus_per_wgp=2, fp32_dual=2,
-            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True, load_latency_ns=(0, 0, 150.3, 0),  # Infinity Cache (docs/arch.md)
+            max_workgroups_per_cu=32, issue_per_clk=1.0, matrix_on_valu=True, **measured("gfx1100"),
         ),
         # AMD Radeon RX 9070 XT specifications (64 CUs, 2970 MHz boost, 644.6 GB/s,
         # 48.7 TF FP32, 194.7 TF FP16 dense WMMA); RDNA4 ISA guide.

@@ -9,9 +9,11 @@ that an earlier instruction of the traced sample, any wave, already touched):
   the launch reads fits in it (`arch.llc_bytes`), else it comes from memory (`[MEMORY]`);
 
 and a load's latency is the mean over its lines.  The figures are published measurements in ns
-(gemmc.target.arch, docs/arch.md), converted to cycles at `arch.clock_mhz`; a level without one
+(gemmc.target.latencies, docs/arch.md), converted to cycles at `arch.clock_mhz`; a level without one
 keeps `arch.mem_latency_cycles` (the model's assumption), so an arch with no figures times every
-load as before.  Stores keep `mem_latency_cycles`.  Nothing here is fitted.
+load as before.  Stores keep `mem_latency_cycles`.  An LDS access's data is back
+`lds_cycles(arch)` after the port served it: the measured LDS latency where there is one, else
+`arch.lds_latency_cycles`.  Nothing here is fitted.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ VL1, L2, MALL, MEMORY = range(4)  # the levels of Arch.load_latency_ns
 def ns_cycles(ns: float, arch: Arch) -> float:
     """ns at arch's clock in cycles; a missing figure (0) is mem_latency_cycles."""
     return ns * arch.clock_mhz / 1e3 if ns > 0 else float(arch.mem_latency_cycles)
+
+
+def lds_cycles(arch: Arch) -> float:
+    """LDS load-to-use cycles: the measured figure (Arch.lds_latency_measured), else the assumption."""
+    return arch.lds_latency_measured if arch.lds_latency_measured > 0 else float(arch.lds_latency_cycles)
 
 
 def miss_cycles(arch: Arch, read_bytes: float) -> float:

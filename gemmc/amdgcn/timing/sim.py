@@ -19,7 +19,7 @@ when (classes.py has the numbers and their sources)
 The CU's LDS serves one instruction at a time per port (RDNA's WGP: one per CU, a workgroup's
 accesses on the half its allocation is in: resident.lds_half), for the instruction's cycles
 from its lanes' addresses (bank conflicts included; conflict-free it moves
-arch.lds_bytes_per_clk); its data is back lds_latency_cycles later.  On CDNA the banks are
+arch.lds_bytes_per_clk); its data is back latency.lds_cycles later (measured, else lds_latency_cycles).  On CDNA the banks are
 reached through one port per SIMD pair (arch.lds_pair_port_bytes, classes.lds_port_cycles): a
 pair sends one instruction's addresses (and a store's data) in at a time and takes a read's data
 back, 64 B/clk each way, so a wave64 ds_read_b128 holds its pair's port 16 cycles (the banks 8)
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gemmc.amdgcn.timing.classes import BRANCH_TAKEN, InstrClass, cadence, lds_port_cycles
+from gemmc.amdgcn.timing.latency import lds_cycles
 from gemmc.cost.model import BARRIER_CYCLES
 from gemmc.target.arch import Arch, get_gcn_isa
 
@@ -238,7 +239,7 @@ class _Sim:
         """A memory access: its time on the CU's LDS or VMEM port and its completion."""
         a = self.arch
         if c.counter == "lds":
-            done = self._lds(t, w, c, cost) + a.lds_latency_cycles
+            done = self._lds(t, w, c, cost) + lds_cycles(a)
         elif c.counter == "sm":
             done = t + c.latency
         else:
