@@ -255,6 +255,25 @@ def test_the_simulator_completes_a_load_at_its_own_latency():
     assert run(classes, [w]).cycles == port + 123.0 + 4 + 4
 
 
+def test_measured_latencies_are_the_sources_cycles_and_the_lds_wait_uses_them():
+    """gemmc.target.latencies keeps mt4g's cycles as ns at the report's clock: back at clock_mhz they
+    are the cycles measured; an LDS read's wait takes the measured LDS latency, else the assumption."""
+    from dataclasses import replace
+
+    from gemmc.amdgcn.timing.latency import lds_cycles, load_cycles
+
+    assert load_cycles(1.0, CDNA, 2**20) == pytest.approx(287.545, abs=0.01)  # mt4g MI300X L2 hit
+    assert load_cycles(0.0, CDNA, 2 * CDNA.llc_bytes) == pytest.approx(899.658, abs=0.01)  # memory
+    assert load_cycles(1.0, get_arch("gfx90a"), 2**20) == pytest.approx(302.149, abs=0.01)  # MI210 L2
+    assert lds_cycles(CDNA) == 51.294 and lds_cycles(get_arch("gfx90a")) == 49.945
+    assumed = replace(CDNA, lds_latency_measured=0.0)
+    assert lds_cycles(assumed) == assumed.lds_latency_cycles == 64 and lds_cycles(RDNA) == 64
+    classes = [lds_read(), wait(lds=0), END]
+    seq = [wave(classes, [0, 1, 2], cost=[256.0, 0, 0])]
+    measured, before = run(classes, seq), run(classes, seq, assumed)
+    assert before.cycles - measured.cycles == pytest.approx(64 - 51.294)
+
+
 def test_wgp_mode_workgroups_share_the_lds_half_their_allocations_are_in():
     """resident.lds_half: in WGP mode allocations are packed from 0 in 64 KB halves (gfx1100's
     lds_bytes), so 8 KB workgroups 0-7 are in half 0 and the 9th in half 1; 40000 B ones: 0, 0, 1;
