@@ -376,7 +376,7 @@ def test_module_entry_point(tmp_path):
 # -- running the harness ------------------------------------------------------------------------
 #
 # No AMD GPU here, so the harness runs on the CPU: a stand-in for <hip/hip_runtime.h> runs
-# each launch block by block, one std::thread per GPU thread with a std::barrier for
+# each launch block by block, one fiber (ucontext) per GPU thread with a barrier for
 # __syncthreads(), and the test rewrites `k<<<grid, block, shared, stream>>>(args)` into a
 # call of that launcher.  This runs the emitted kernels, the launcher's grid arithmetic and
 # the harness's reference check for real; a broken kernel must make the harness fail.
@@ -384,14 +384,13 @@ def test_module_entry_point(tmp_path):
 CPU_HIP_RUNTIME = r"""
 #pragma once
 #include <algorithm>
-#include <barrier>
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <vector>
+#include <ucontext.h>
 #define __global__
 #define __device__
 #define __host__
@@ -404,8 +403,25 @@ struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
 };
-inline thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
-inline thread_local std::barrier<>* gemmc_block_barrier;
+inline dim3 threadIdx, blockIdx, blockDim, gridDim;
+// GPU threads are fibers (ucontext) on one OS thread, switched at barriers: a barrier phase
+// costs a few user-level switches per thread, where an OS thread each cost futex waits and
+// scheduler round trips (most of a run's time on two cores).
+struct gemmc_barrier;
+inline struct gemmc_fiber* gemmc_current_fiber;
+inline ucontext_t gemmc_scheduler;
+inline void gemmc_yield();
+struct gemmc_barrier {
+    explicit gemmc_barrier(unsigned n) : n(n) {}
+    void arrive_and_wait() {
+        const unsigned long g = gen;
+        if (++count == n) { count = 0; ++gen; return; }
+        while (gen == g) gemmc_yield();
+    }
+    unsigned n, count = 0;
+    unsigned long gen = 0;
+};
+inline gemmc_barrier* gemmc_block_barrier;
 inline void __syncthreads() { gemmc_block_barrier->arrive_and_wait(); }
 enum hipError_t { hipSuccess = 0 };
 enum hipMemcpyKind { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };
@@ -434,32 +450,73 @@ extern "C" __bf16 __truncsfbf2(float x) {
 // Split-K's atomic adds (clang's __hip_atomic_fetch_add on the host too): the scope HIP names.
 #define __HIP_MEMORY_SCOPE_AGENT 3
 // A wave's lanes: wave-wide builtins (tests/cpu_matrix.py's MFMA and WMMA) meet at its barrier.
-inline thread_local std::barrier<>* gemmc_wave_barrier;
-inline thread_local unsigned gemmc_wave, gemmc_lane;
+inline gemmc_barrier* gemmc_wave_barrier;
+inline unsigned gemmc_wave, gemmc_lane;
+// a fiber's view of the GPU thread it runs, put back in the globals above when it resumes
+struct gemmc_fiber {
+    ucontext_t ctx;
+    std::unique_ptr<char[]> stack;
+    dim3 tid, bid;
+    unsigned wave, lane;
+    gemmc_barrier* wb;
+    bool done;
+    void (*body)(gemmc_fiber*, void*);
+    void* env;
+};
+inline void gemmc_resume(gemmc_fiber* f) {
+    gemmc_current_fiber = f;
+    threadIdx = f->tid; blockIdx = f->bid; gemmc_wave = f->wave; gemmc_lane = f->lane; gemmc_wave_barrier = f->wb;
+    swapcontext(&gemmc_scheduler, &f->ctx);
+}
+inline void gemmc_yield() {
+    gemmc_fiber* f = gemmc_current_fiber;
+    f->bid = blockIdx;
+    swapcontext(&f->ctx, &gemmc_scheduler);
+}
+inline void gemmc_fiber_main() {
+    gemmc_fiber* f = gemmc_current_fiber;
+    f->body(f, f->env);
+    f->done = true;  // returns to gemmc_scheduler (uc_link)
+}
 template <class... P, class... A>
 void gemmc_cpu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t, hipStream_t, A... args) {
-    // One thread per GPU thread of a block; they step through the blocks together, with a
+    // One fiber per GPU thread of a block; they step through the blocks together, with a
     // barrier between blocks so that no block sees the last one's __shared__ data in use.
     const unsigned n = block.x * block.y * block.z;
-    std::barrier<> bar(n);
-    std::vector<std::unique_ptr<std::barrier<>>> waves;
+    gemmc_barrier bar(n);
+    std::vector<std::unique_ptr<gemmc_barrier>> waves;
     for (unsigned w = 0; w * warpSize < n; ++w)
-        waves.push_back(std::make_unique<std::barrier<>>(std::min<unsigned>(warpSize, n - w * warpSize)));
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < n; ++t)
-        threads.emplace_back([&, t] {
-            gemmc_block_barrier = &bar; gridDim = grid; blockDim = block;
-            gemmc_wave = t / warpSize; gemmc_lane = t % warpSize; gemmc_wave_barrier = waves[gemmc_wave].get();
-            threadIdx = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
-            for (unsigned bz = 0; bz < grid.z; ++bz)
-                for (unsigned by = 0; by < grid.y; ++by)
-                    for (unsigned bx = 0; bx < grid.x; ++bx) {
-                        blockIdx = dim3(bx, by, bz);
-                        kernel(args...);
-                        bar.arrive_and_wait();
-                    }
-        });
-    for (auto& th : threads) th.join();
+        waves.push_back(std::make_unique<gemmc_barrier>(std::min<unsigned>(warpSize, n - w * warpSize)));
+    gemmc_block_barrier = &bar; gridDim = grid; blockDim = block;
+    auto run = [&](gemmc_fiber*) {
+        for (unsigned bz = 0; bz < grid.z; ++bz)
+            for (unsigned by = 0; by < grid.y; ++by)
+                for (unsigned bx = 0; bx < grid.x; ++bx) {
+                    blockIdx = dim3(bx, by, bz);
+                    kernel(args...);
+                    bar.arrive_and_wait();
+                }
+    };
+    using Run = decltype(run);
+    const size_t stack_size = 1 << 20;  // untouched pages are never allocated
+    std::vector<gemmc_fiber> fibers(n);
+    for (unsigned t = 0; t < n; ++t) {
+        gemmc_fiber& f = fibers[t];
+        f.tid = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
+        f.bid = dim3(0, 0, 0); f.wave = t / warpSize; f.lane = t % warpSize; f.wb = waves[f.wave].get();
+        f.done = false; f.env = &run;
+        f.body = [](gemmc_fiber* self, void* env) { (*static_cast<Run*>(env))(self); };
+        f.stack.reset(new char[stack_size]);
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = f.stack.get(); f.ctx.uc_stack.ss_size = stack_size; f.ctx.uc_link = &gemmc_scheduler;
+        makecontext(&f.ctx, gemmc_fiber_main, 0);
+    }
+    for (unsigned live = n; live;)
+        for (gemmc_fiber& f : fibers)
+            if (!f.done) {
+                gemmc_resume(&f);
+                live -= f.done;
+            }
 }
 """
 

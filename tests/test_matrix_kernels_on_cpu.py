@@ -1,7 +1,7 @@
 """The default kernels of every AMD target and input type, emitted as HIP, run with their
 `--harness` on the CPU and PASS its float64 check; a planted bug makes it FAIL.
 
-No AMD GPU here: test_emit_hip.run_on_cpu runs the file with a thread per GPU thread (waves of
+No AMD GPU here: test_emit_hip.run_on_cpu runs the file with a fiber per GPU thread (waves of
 the arch's size), and tests/cpu_matrix.py stands in for the MFMA and WMMA builtins from
 gemmc.driver.layout's lane tables.  What runs
 is the kernels as gemmc prints them (fragment loads, swizzled LDS, register double buffering,
