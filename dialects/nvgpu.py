@@ -541,8 +541,6 @@ class MbarrierArriveExpectTxOp(_MbarrierOp):
             raise VerifyException(f"an mbarrier's transaction count is 1 .. 2^20 - 1 bytes; txBytes = {self.tx}")
 
 
-
-
 @irdl_op_definition
 class TmaLoadOp(IRDLOperation):
     """cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: one lane's TMA copy
