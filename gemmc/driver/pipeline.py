@@ -111,17 +111,19 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # 2026-12-07, raw/matrix_pairs_ws.jsonl) as a fixed pipeline: 398 TFLOP/s at f16 4096^3 (56% of cuBLAS)
     # against 338 (47%) for the mma.sync default before it (NAMED_PIPELINES["mma-sync-128x256"]), and faster
     # than that default's per-shape selection at 12 of the suite's 17 f16 shapes in that file (1.05-1.42x; both
-    # odd shapes among them; the README says 11 and lists 12), slower at the 5 where the selection took smaller
+    # odd shapes among them), slower at the 5 where the selection took smaller
     # tiles, split-k or stream-k (0.03-0.65x).  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
     # 64x128 in one warpgroup of m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer,
     # wgmma-in-flight after pipeline) and takes a K tile under 64 or a side of 224, which wgmma cannot, from
     # the mma.sync pipeline (tile_variant).  At the suite it takes the wgmma analogue of the mma.sync pick
     # where the fixed pipeline lost (deep_k: split-k 2 where mma.sync's was stream-k, predicted within 1%),
     # keeps the mma.sync half K tile at 4097x4095x1023 and halves the tile at 3001x2999x1537 (the model
-    # estimates the 128x256 one spilling; ptxas does not).  Those wgmma variants are NOT measured yet: only
-    # predicted by the cost model, whose sm_90 matrix kernels are known to be off (benchmarks/h200/README.md),
-    # interpreter-checked and built by nvcc; `benchmarks/h200/matrix.py defaults` writes the programs that
-    # time them beside the mma.sync selection in one device call.
+    # estimates the 128x256 one spilling; ptxas does not).  Measured with its selection (`benchmarks/h200/matrix.py
+    # defaults`, raw/matrix_defaults_wgmma.jsonl, an H100, 2026-12-07) against the mma.sync default's: geometric
+    # mean over the 17 f16 shapes 62% of cuBLAS against 53%, faster at 15 (1.04-1.41x), the same pipeline at
+    # 4097x4095x1023, 3% slower at 3001x2999x1537 (where the 128x256 wgmma tile the model rejected ran 7% faster
+    # than the mma.sync pick).  TMA copies (tma-copies) would add more (95% of cuBLAS at 4096^3) but refuse
+    # misaligned rows, dynamic sizes and split-k's K loops, so they are not in it yet.
     "sm_90":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
