@@ -121,8 +121,8 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # estimates the 128x256 one spilling; ptxas does not).  Measured with its selection (`benchmarks/h200/matrix.py
     # defaults`, raw/matrix_defaults_wgmma.jsonl, an H100, 2026-12-07) against the mma.sync default's: geometric
     # mean over the 17 f16 shapes 62% of cuBLAS against 53%, faster at 15 (1.04-1.41x), the same pipeline at
-    # 4097x4095x1023, 3% slower at 3001x2999x1537 (where the 128x256 wgmma tile the model rejected ran 7% faster
-    # than the mma.sync pick).  TMA copies (tma-copies) would add more (95% of cuBLAS at 4096^3) but refuse
+    # 4097x4095x1023, 3% slower at 3001x2999x1537 (where the 128x256 wgmma tile the model rejected ran 1.229 ms,
+    # the mma.sync pick 1.285, the selection's 128x128 wgmma 1.323).  TMA copies (tma-copies) would add more (95% of cuBLAS at 4096^3) but refuse
     # misaligned rows, dynamic sizes and split-k's K loops, so they are not in it yet.
     "sm_90":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
