@@ -75,7 +75,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -96,7 +96,7 @@ from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
 from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
-from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.kernel_builder import constant_value, index_constant as _idx
 from gemmc.transforms.lds_access import matrix_start_multiple, row_multiple
 
 NAME = "tma-copies"
@@ -121,8 +121,12 @@ class TmaCopiesPass(ModulePass):
             rewrite_producer(loop)
 
 
-def _idx(v: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(v, IndexType()))
+def _leader(tid: SSAValue) -> tuple[list[Operation], SSAValue]:
+    """The ops computing whether this thread is the one that issues the TMA (thread 0), and that flag."""
+    zero = _idx(0)
+    leader = arith.CmpiOp(tid, zero.results[0], "eq")
+    leader.results[0].name_hint = "tma_leader"
+    return [zero, leader], leader.results[0]
 
 
 def _stages(loop: scf.ForOp) -> list[scf.IfOp]:
@@ -161,18 +165,16 @@ def rewrite(loop: scf.ForOp) -> None:
     first = stages[0]
     full = memref.AllocaOp.get(i64, shape=[f], memory_space=IntegerAttr(LDS_SPACE, i64))
     full.results[0].name_hint = "full"
-    zero = _idx(0)
-    leader = arith.CmpiOp(tid, zero.results[0], "eq")
-    leader.results[0].name_hint = "tma_leader"
+    flag_ops, leader = _leader(tid)
     inits: list[Operation] = []
     for s in range(f):
         sc = _idx(s)
         inits += [sc, MbarrierInitOp(full.results[0], [sc.results[0]], 1)]
-    init_if = scf.IfOp(leader.results[0], [], [*inits, FenceProxyAsyncOp(), scf.YieldOp()])
-    Rewriter.insert_op([full, zero, leader, init_if, gpu.BarrierOp()], InsertPoint.before(first))
+    init_if = scf.IfOp(leader, [], [*inits, FenceProxyAsyncOp(), scf.YieldOp()])
+    Rewriter.insert_op([full, *flag_ops, init_if, gpu.BarrierOp()], InsertPoint.before(first))
 
     for cs in copies:
-        _to_tma(cs, full.results[0], leader.results[0])
+        _to_tma(cs, full.results[0], leader)
 
     # the consumers' wait for tile t
     t = loop.body.block.args[0]
@@ -268,11 +270,9 @@ def rewrite_producer(loop: scf.ForOp) -> None:
     inits = [u.operation for u in full.uses if isinstance(u.operation, MbarrierInitOp)]
     if not inits:
         raise pass_error(NAME, arrive, "found no nvgpu.mbarrier_init of the full mbarriers")
-    zero = _idx(0)
-    leader = arith.CmpiOp(tid, zero.results[0], "eq")
-    leader.results[0].name_hint = "tma_leader"
-    Rewriter.insert_op([zero, leader], InsertPoint.before(copies[0]))
-    _to_tma(copies, full, leader.results[0])
+    flag_ops, leader = _leader(tid)
+    Rewriter.insert_op(flag_ops, InsertPoint.before(copies[0]))
+    _to_tma(copies, full, leader)
     arrive.detach()
     arrive.erase()
     block = inits[-1].parent_block()

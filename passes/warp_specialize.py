@@ -101,7 +101,7 @@ from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role, set_role
 from gemmc.transforms.copy_lowering import COPY_THREADS_ATTR
 from gemmc.transforms.k_split import erase_if_dead
-from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.kernel_builder import constant_value, index_constant as _idx
 from gemmc.transforms.lds_access import written_memref
 
 NAME = "warp-specialize"
@@ -126,10 +126,6 @@ class WarpSpecializePass(ModulePass):
                              "wgmma-in-flight first")
         for loop in loops:
             specialize(op, loop, self.maxnreg)
-
-
-def _idx(v: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(v, IndexType()))
 
 
 def specialize(module: ModuleOp, loop: scf.ForOp, maxnreg: bool = True) -> None:

@@ -16,7 +16,8 @@ import pytest
 
 import gemmc
 from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS, MATRIX_FP8_DEFAULTS
-from gemmc.driver.selection import with_padded_rows, with_tiles
+from gemmc.driver.selection import with_padded_rows
+from gemmc.driver.variants import with_tiles
 
 import cpu_matrix
 from benchmark_scripts import load

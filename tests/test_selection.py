@@ -12,8 +12,9 @@ from gemmc.target.toolchain import have_toolchain
 from gemmc.target.arch import get_arch
 from gemmc.support.ir_names import PIPELINE_ATTR, SELECTED_ATTR
 from gemmc.driver.pipeline import default_pipeline
-from gemmc.driver.selection import (select_pipeline, seven_block_tiles, tile_fill, with_padded_rows, with_split_k, with_tiles,
+from gemmc.driver.selection import (select_pipeline, seven_block_tiles, tile_fill, with_padded_rows, with_split_k,
                              with_unpeeled)
+from gemmc.driver.variants import with_tiles
 
 
 def problem(m: int, n: int, k: int, dtype: str = "f32") -> str:

@@ -46,7 +46,6 @@ from gemmc.transforms.k_split import ATOMIC_TYPES
 from gemmc.driver.variants import (
     SMALL_TILES, WIDTH, Choice, tile_variant, tiles_label, with_padded_rows, with_split_k, with_stream_k, with_unpeeled,
 )
-from gemmc.driver.variants import with_tiles  # noqa: F401  (re-exported: the selection's rewrites, tests/test_selection.py)
 
 SPLITS = (2, 4, 8, 16, 32)
 SPLIT_FILL = 2  # splits stop once the grid is this many times what the GPU runs at once

@@ -32,7 +32,6 @@ from gemmc.interp.state import KernelState
 from gemmc.target import tma, wgmma
 
 
-
 @register_impls
 @dataclass
 class TmaFunctions(InterpreterFunctions):

@@ -232,6 +232,11 @@ def _function_order(ops: set[Operation]) -> Callable[[Operation], int]:
     return order.__getitem__
 
 
+def index_constant(v: int) -> arith.ConstantOp:
+    """An arith.constant of index type (not yet inserted)."""
+    return arith.ConstantOp(IntegerAttr(v, IndexType()))
+
+
 def constant_value(v: SSAValue) -> int | None:
     """The value of an index constant, None for anything else."""
     op = v.owner
