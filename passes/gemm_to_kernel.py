@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, math, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr, DenseArrayBase, DictionaryAttr, Float32Type, IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
+    ArrayAttr, DenseArrayBase, DictionaryAttr, Float32Type, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
     UnitAttr, i64,
 )
 from xdsl.ir import Block, Region, SSAValue
@@ -57,7 +57,7 @@ from gemmc.support.ir_names import (
 )
 from gemmc.transforms.batch import matrix_type, set_batch
 from gemmc.transforms import grouping
-from gemmc.transforms.kernel_builder import KernelBuilder
+from gemmc.transforms.kernel_builder import KernelBuilder, index_constant
 from gemmc.transforms.matmul_spec import spec_attr, spec_from_matmul
 from gemmc.target.module_arch import target_of
 
@@ -285,7 +285,7 @@ def _amax(kb: KernelBuilder, value: SSAValue, amax: SSAValue) -> None:
     workgroups (the HIP prints it as an integer atomic max of the bits, which orders
     non-negative floats as their values: hence the absf right before it, and amax[0] >= 0)."""
     magnitude = kb.op(math.AbsFOp(value), "magnitude")
-    zero = kb.op(arith.ConstantOp(IntegerAttr(0, IndexType())))  # in the epilogue: the passes move it along
+    zero = kb.op(index_constant(0))  # in the epilogue: the passes move it along
     op = memref.AtomicRMWOp.build(operands=[magnitude, amax, [zero]], result_types=[value.type],
                                   properties={"kind": IntegerAttr(ATOMIC_MAXIMUMF, i64)})
     op.attributes[ROLE_ATTR] = StringAttr(ROLE_AMAX)

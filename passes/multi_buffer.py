@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.support.diagnostics import pass_error
-from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.kernel_builder import constant_value, index_constant
 from gemmc.transforms.lds_access import accesses, check_lds_fits, kernel_of, retype_alloc, select_allocs, set_indices
 from gemmc.target.module_arch import target_of
 
@@ -118,7 +118,7 @@ def _slot_index(loop: scf.ForOp, factor: int) -> SSAValue:
         iv = emit(arith.SubiOp(iv, loop.lb))
     if constant_value(loop.step) != 1:
         iv = emit(arith.DivUIOp(iv, loop.step))
-    f = emit(arith.ConstantOp(IntegerAttr(factor, IndexType())))
+    f = emit(index_constant(factor))
     slot = emit(arith.RemUIOp(iv, f))
     slot.name_hint = "slot"
     Rewriter.insert_op(ops, InsertPoint.at_start(loop.body.block))

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -44,7 +44,7 @@ from xdsl.traits import is_side_effect_free
 
 from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import LDS_SPACE, ROLE_ATTR, ROLE_PREFETCH, ROLE_PROLOGUE, memory_space
-from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.kernel_builder import constant_value, index_constant
 from gemmc.transforms.lds_access import ALLOC_OPS, accesses, written_memref
 
 
@@ -202,7 +202,7 @@ def _folded(op: Operation) -> Operation | None:
     value = fold(a, b) if a is not None and b is not None else None
     if value is None:
         return None
-    const = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    const = index_constant(value)
     const.result.name_hint = op.results[0].name_hint
     return const
 
@@ -214,12 +214,12 @@ def _offset(at: InsertPoint, base: SSAValue, step: SSAValue, times: int, name: s
     b, s = constant_value(base), constant_value(step)
     ops: list[Operation] = []
     if b is not None and s is not None:
-        ops.append(arith.ConstantOp(IntegerAttr(b + times * s, IndexType())))
+        ops.append(index_constant(b + times * s))
     elif s is not None:
-        ops.append(arith.ConstantOp(IntegerAttr(times * s, IndexType())))
+        ops.append(index_constant(times * s))
         ops.append(arith.AddiOp(base, ops[-1].results[0]))
     else:
-        ops.append(arith.ConstantOp(IntegerAttr(times, IndexType())))
+        ops.append(index_constant(times))
         ops.append(arith.MuliOp(step, ops[-1].results[0]))
         ops.append(arith.AddiOp(base, ops[-1].results[0]))
     ops[-1].results[0].name_hint = name

@@ -49,12 +49,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gemmc.support.diagnostics import GemmcError, pass_error
+from gemmc.transforms.kernel_builder import index_constant
 from gemmc.transforms.lds_access import Access, accesses, known_multiple, select_allocs, set_indices
 from gemmc.target.resources import device_bytes
 from gemmc.target.module_arch import target_of
@@ -208,7 +209,7 @@ class _Ops:
         return o.results[0]
 
     def const(self, n: int) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+        return self.emit(index_constant(n))
 
 
 def _folded(ops: _Ops, line: SSAValue, k: int, lines: int) -> SSAValue:

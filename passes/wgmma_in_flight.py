@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -72,7 +72,7 @@ from gemmc.support.diagnostics import pass_error
 from gemmc.support.ir_names import ROLE_K_LOOP
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
 from gemmc.transforms.k_split import erase_if_dead
-from gemmc.transforms.kernel_builder import constant_value
+from gemmc.transforms.kernel_builder import constant_value, index_constant
 from gemmc.transforms.lds_access import written_memref
 
 NAME = "wgmma-in-flight"
@@ -192,7 +192,7 @@ def _ahead(at: InsertPoint, loop: scf.ForOp, times: int, name: str | None) -> SS
     """iv + times * step."""
     iv, step = loop.body.block.args[0], loop.step
     s = constant_value(step)
-    ops: list[Operation] = [arith.ConstantOp(IntegerAttr(times * s if s is not None else times, IndexType()))]
+    ops: list[Operation] = [index_constant(times * s if s is not None else times)]
     if s is None:
         ops.append(arith.MuliOp(step, ops[-1].results[0]))
     ops.append(arith.AddiOp(iv, ops[-1].results[0]))

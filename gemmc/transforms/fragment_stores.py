@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, IntegerAttr, VectorType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -46,7 +46,7 @@ from gemmc.target.arch import Layout, get_matrix_instr
 from gemmc.target import wgmma
 from gemmc.target.module_arch import arch_of
 from gemmc.transforms.contraction import role, set_role
-from gemmc.transforms.kernel_builder import KernelBuilder, constant_value
+from gemmc.transforms.kernel_builder import KernelBuilder, constant_value, index_constant
 from gemmc.transforms.lds_access import known_multiple, row_multiple
 from gemmc.transforms.schedule import Schedule
 
@@ -153,7 +153,7 @@ def _rewrite(loop: scf.ForOp, guard: scf.IfOp) -> tuple[Operation, str] | None:
         return loop, "the epilogue loop holds more than the index arithmetic and its guard"
     # g steps by 2 from here on: c must then be even (each pair's first column)
     one = loop.step
-    two = arith.ConstantOp(IntegerAttr(PAIR, IndexType()))
+    two = index_constant(PAIR)
     Rewriter.insert_op(two, InsertPoint.before(loop))
     loop.operands[2] = two.result
     if known_multiple(c) % PAIR:

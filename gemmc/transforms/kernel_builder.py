@@ -50,7 +50,7 @@ class KernelBuilder:
     def index(self, value: int, name: str | None = None) -> SSAValue:
         if name is None and value in self.constants:
             return self.constants[value]
-        v = self.op(arith.ConstantOp(IntegerAttr(value, IndexType())), name)
+        v = self.op(index_constant(value), name)
         if name is None:
             self.constants[value] = v
         return v
