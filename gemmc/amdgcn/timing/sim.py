@@ -11,7 +11,10 @@ when (classes.py has the numbers and their sources)
   RDNA; the matrix pipe: the MFMA's cycles; SALU, LDS and VMEM issue one a slot) and, on RDNA,
   the SIMD's one issue port; on CDNA an MFMA is issued as a VALU instruction, so an MFMA and a
   VALU instruction never issue in the same slot of a SIMD (ROCm Compute Profiler, "Scheduler":
-  "On CDNA accelerators with MFMA instructions, these are issued via the VALU");
+  "On CDNA accelerators with MFMA instructions, these are issued via the VALU"), and on CDNA3/4
+  a VALU instruction waits out the hold of the SIMD's last MFMA (classes.py, valu_after_mfma);
+* of the waves that may issue at one time, the one that issued least recently goes first (an
+  assumption; see the heap's comment);
 * the wave itself may issue (one instruction a 4-cycle slot on CDNA, a cycle on RDNA; an
   s_nop n holds it n + 1 slots; a taken branch BRANCH_TAKEN cycles);
 * at s_barrier, every live wave of its workgroup has arrived (then BARRIER_CYCLES later).
@@ -107,6 +110,7 @@ class _Sim:
         self.idle = np.zeros((n_simds, len(IDLE)))
         self.last = np.zeros(n_simds)  # the end of the latest pipe activity per SIMD
         self.vslot = np.zeros(n_simds)  # CDNA: when the SIMD's VALU issue (VALU or MFMA) is next free
+        self.vhold = np.zeros((n_simds, 2))  # CDNA3/4: when the last MFMA lets a VALU, a packed F32 one issue
         self.lds_free, self.vm_free = [0.0] * ports, [0.0] * ports
         self.lds_busy, self.vm_busy = [0.0] * ports, [0.0] * ports
         pairs = max(1, n_simds // 2) if arch.lds_pair_port_bytes else 0  # CDNA's SIMD pairs' LDS ports
@@ -121,7 +125,9 @@ class _Sim:
         self.snapshots: list = []
         # (time, last issue, order pushed, wave): of the waves ready at one time the one that
         # issued least recently goes first, so a pipe freed goes to the wave that waited longest
-        # and waves sharing a pipe take turns (no wave starves the others)
+        # and waves sharing a pipe take turns (no wave starves the others; an assumption: the
+        # ISA's priority is {s_setprio, wave age}, the age's direction unstated, and oldest-first
+        # makes every validated row more optimistic: docs/cost-model.md)
         self.heap = [(0.0, -1.0, w.w, w.w) for w in self.ws]
         self.seq = len(self.ws)
         heapq.heapify(self.heap)
@@ -181,6 +187,8 @@ class _Sim:
         port = self.free[s, -1] if self.rdna else 0.0  # (RDNA: one instruction a cycle per SIMD)
         if not self.rdna and c.kind in ("matrix", "valu"):  # CDNA: MFMAs are issued as VALU instructions
             port = self.vslot[s]
+            if c.kind == "valu":  # behind an MFMA (classes: valu_after_mfma)
+                port = max(port, self.vhold[s, 1 if c.extra.get("packed") else 0])
         ready = max(self.free[s, k] if k >= 0 else 0.0, port)
         if ready > t:
             self._push(ready, w, w.why if w.why != "issue" else "issue")
@@ -219,6 +227,8 @@ class _Sim:
             self.free[s, -1] = t + 1
         elif c.kind in ("matrix", "valu"):
             self.vslot[s] = t + self.c
+            if c.kind == "matrix":
+                self.vhold[s] = (t + c.extra.get("valu_hold", self.c), t + c.extra.get("packed_hold", self.c))
         self.busy[s, -1] += self.c
         if c.counter:
             lat = float(sw.latency[w.pos]) if sw.latency is not None else float(self.arch.mem_latency_cycles)
