@@ -14,7 +14,7 @@ when (classes.py has the numbers and their sources)
   "On CDNA accelerators with MFMA instructions, these are issued via the VALU"), and on CDNA3/4
   a VALU instruction waits out the hold of the SIMD's last MFMA (classes.py, valu_after_mfma);
 * of the waves that may issue at one time, the one that issued least recently goes first (an
-  assumption; see the heap's comment);
+  assumption; OLDEST_FIRST: the oldest, the ISA's wave age);
 * the wave itself may issue (one instruction a 4-cycle slot on CDNA, a cycle on RDNA; an
   s_nop n holds it n + 1 slots; a taken branch BRANCH_TAKEN cycles);
 * at s_barrier, every live wave of its workgroup has arrived (then BARRIER_CYCLES later).
@@ -48,6 +48,12 @@ from gemmc.amdgcn.timing.latency import lds_cycles
 from gemmc.cost.model import BARRIER_CYCLES
 from gemmc.target.arch import Arch, get_gcn_isa
 
+# Which of the waves ready at one time issues first: False, the one that issued least recently
+# (an assumption: waves sharing a pipe take turns); True, the oldest (the ISA's wave priority is
+# {s_setprio, wave age}, the age's direction unstated; LLVM's AMDGPUSetWavePriority raises a
+# wave's priority "to allow younger waves to issue").  Oldest-first makes every validated row
+# more optimistic (benchmarks/validate_isa.py's sensitivity table), so it is not the model's.
+OLDEST_FIRST = False
 PIPES = ("matrix", "valu", "salu", "lds", "vmem", "issue")  # issue: a wave's slots (cadence per instruction)
 IDLE = ("wait vmem", "wait lds", "barrier", "dependency", "nop/branch", "issue")
 
@@ -125,10 +131,10 @@ class _Sim:
         self.snapshots: list = []
         # (time, last issue, order pushed, wave): of the waves ready at one time the one that
         # issued least recently goes first, so a pipe freed goes to the wave that waited longest
-        # and waves sharing a pipe take turns (no wave starves the others; an assumption: the
-        # ISA's priority is {s_setprio, wave age}, the age's direction unstated, and oldest-first
-        # makes every validated row more optimistic: docs/cost-model.md)
-        self.heap = [(0.0, -1.0, w.w, w.w) for w in self.ws]
+        # and waves sharing a pipe take turns (no wave starves the others); OLDEST_FIRST: (time,
+        # age) instead, a wave's index its age (the sample's waves are created in order)
+        self.oldest = OLDEST_FIRST
+        self.heap = [(0.0, w.w if self.oldest else -1.0, w.w, w.w) for w in self.ws]
         self.seq = len(self.ws)
         heapq.heapify(self.heap)
 
@@ -152,7 +158,7 @@ class _Sim:
         if why is not None:
             w.why = why
         self.seq += 1
-        heapq.heappush(self.heap, (t, w.last, self.seq, w.w))
+        heapq.heappush(self.heap, (t, w.w if self.oldest else w.last, self.seq, w.w))
 
     def _step(self, t: float, w: _Wave) -> None:
         sw = self.sw[w.w]
