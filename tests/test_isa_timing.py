@@ -162,6 +162,27 @@ def test_a_valu_behind_an_sgemm_mfma_waits_its_hold_and_the_next_mfma_does_not()
     two = run(classes, [wave(classes, [0, 0, 2])])
     assert two.cycles == 32  # the second MFMA waits for the matrix pipe only
 
+
+@needs_clang
+@pytest.mark.parametrize("example, arch, hold", [("sgemm.gemm", "gfx942", None), ("hgemm.gemm", "gfx942", 4),
+                                                 ("hgemm.gemm", "gfx90a", 4)])
+def test_clangs_mfmas_get_the_traced_valu_hold(example, arch, hold):
+    """classify reads each MFMA's passes and A / B registers: gfx942's f32 MFMAs hold VALU for
+    NumPasses + 2 slots, its f16 ones (8-byte sources) one slot; gfx90a none past the next slot."""
+    import gemmc
+    from gemmc.amdgcn.timing.classes import classify
+    from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
+    from gemmc.driver.asm_level import asm_kernels
+
+    module = gemmc.parse_file(f"examples/{example}", defines={"M": 64, "N": 64, "K": 64})
+    gemmc.lower(module, None, arch)
+    ops = [op for k in asm_kernels(module, arch)[1].values() for op in k.walk()
+           if isinstance(op, GcnInstruction) and is_matrix(op)]
+    assert ops
+    for op in ops:
+        c = classify(op, get_arch(arch), None)
+        assert c.extra["valu_hold"] == (hold if hold is not None else c.busy + 8), op.MNEMONIC
+
 def test_barrier_waits_for_the_slowest_wave():
     classes = [valu(), BARRIER, END]
     slow = wave(classes, [0] * 30 + [1, 0, 2], simd=0)
