@@ -334,29 +334,38 @@ FITTED: dict[str, list[str]] = {
 # each would move the rows, so that a published figure can settle it.  The L2, memory and LDS
 # latencies are measured (gemmc.target.latencies); `mem_latency_cycles` is what a MALL hit (the
 # rows' first touches: their 64 MiB fit in it) and a store take.
+# The third: every first touch an L2 hit, the most that the XCD's other CUs fetching a line first
+# could give (its 38 CUs run the neighbouring workgroups of the grid's round at once and share its
+# L2; the model times a line the traced sample had not touched as a MALL hit).  The fourth: the
+# simulator's wave arbitration (gemmc.amdgcn.timing.sim.OLDEST_FIRST), a rule no source settles.
 SENSITIVITY = (("`mem_latency_cycles` (MALL hit, store) 500 → 1000", "arch", "mem_latency_cycles", 1000),
-               ("`POWER_EXPONENT` 2 → 3", "clock", "POWER_EXPONENT", 3.0))
+               ("`POWER_EXPONENT` 2 → 3", "clock", "POWER_EXPONENT", 3.0),
+               ("every first touch an L2 hit (the XCD's other CUs fetched it)", "arch", "load_latency_ns",
+                lambda a: (a.load_latency_ns[0], a.load_latency_ns[1], a.load_latency_ns[1], a.load_latency_ns[3])),
+               ("the oldest ready wave issues first (`sim.OLDEST_FIRST`)", "sim", "OLDEST_FIRST", True))
 
 
 def sensitivity(kernels: list) -> list[dict]:
     """Per SENSITIVITY change, each gfx942 kernel's ratio with that change alone."""
     import dataclasses
 
+    import gemmc.amdgcn.timing.sim as sim
     import gemmc.cost.clock as clock
     from gemmc.target import arch as arch_module
 
     gau = [(k, assembly(k, d)) for k, d in kernels if k.arch == "gfx942"]
     out = []
     for label, where, name, value in SENSITIVITY:
-        saved = arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT
+        saved = arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT, sim.OLDEST_FIRST
         try:
             if where == "arch":
-                arch_module.ARCHS["gfx942"] = dataclasses.replace(saved[0], **{name: value})
+                v = value(saved[0]) if callable(value) else value
+                arch_module.ARCHS["gfx942"] = dataclasses.replace(saved[0], **{name: v})
             else:
-                clock.POWER_EXPONENT = value
+                setattr(clock if where == "clock" else sim, name, value)
             ratios = {k.key: k.measured_ms / (time_kernel(k, text).time_s * 1e3) for k, text in gau}
         finally:
-            arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT = saved
+            arch_module.ARCHS["gfx942"], clock.POWER_EXPONENT, sim.OLDEST_FIRST = saved
         out.append({"change": label, "ratios": ratios})
     return out
 
@@ -367,7 +376,7 @@ def sensitivity_lines(rows: list[dict], sens: list[dict]) -> list[str]:
     if not sens or not rs:
         return []
     head = ["What the rows' error is sensitive to (docs/cost-model.md, \"What the documented CDNA mechanisms "
-            "leave\"): ratio with one unpublished figure changed, the change not made in the model.", "",
+            "leave\"): ratio with one unpublished figure or unsettled rule changed, the change not made in the model.", "",
             "| change (not made) | " + " | ".join(r["kernel"] for r in rs) + " |",
             "|---|" + "---|" * len(rs),
             "| none (the model now) | " + " | ".join(f"{r['ratio']:.2f}" for r in rs) + " |"]

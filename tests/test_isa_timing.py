@@ -15,6 +15,7 @@ from gemmc.amdgcn.timing.loops import remaining_trips
 from gemmc.amdgcn.timing.sim import SimWave, simulate
 from gemmc.cost.banks import wave_cycles
 from gemmc.cost.model import BARRIER_CYCLES
+from gemmc.target.amdgcn_isa import valu_after_mfma
 from gemmc.target.arch import get_arch
 from gemmc.target.toolchain import have_toolchain
 
@@ -140,6 +141,47 @@ def test_cdna_issues_an_mfma_and_a_valu_of_one_simd_in_different_slots():
     apart = run(classes, [wave(classes, [0, 2]), wave(classes, [1, 2], simd=1)])
     assert apart.wave_end[1] == 4  # another SIMD's VALU issues at 0
 
+
+
+@pytest.mark.parametrize("arch, in_type, cycles, src, expect", [
+    ("gfx942", "f16", 16, 8, (1, 6)),  # v_mfma_f32_16x16x16_f16: 4 passes, 8-byte A / B
+    ("gfx950", "f16", 16, 16, (2, 7)),  # v_mfma_f32_16x16x32_f16, an XDL2x (16-byte A): one slot more
+    ("gfx942", "f32", 64, 4, (18, 18)),  # SGEMM (v_mfma_f32_32x32x2_f32, 16 passes): NumPasses + 2
+    ("gfx90a", "f32", 64, 4, (1, 1)),  # no measurement for CDNA2: the next slot
+])
+def test_valu_after_mfma_is_the_traced_rule(arch, in_type, cycles, src, expect):
+    assert valu_after_mfma(get_arch(arch), in_type, cycles, src) == expect
+
+
+def test_a_valu_behind_an_sgemm_mfma_waits_its_hold_and_the_next_mfma_does_not():
+    """An MFMA's VALU hold (classes: valu_after_mfma) delays a VALU of any wave of its SIMD, not an MFMA."""
+    held = InstrClass("matrix", "matrix", 16, 4, mnemonic="v_mfma", extra={"valu_hold": 24, "packed_hold": 24})
+    classes = [held, valu(), END]
+    r = run(classes, [wave(classes, [0, 2]), wave(classes, [1, 2])])
+    assert r.wave_end[1] == 28  # its VALU at 24, done issuing at 28 (without the hold: 8)
+    two = run(classes, [wave(classes, [0, 0, 2])])
+    assert two.cycles == 32  # the second MFMA waits for the matrix pipe only
+
+
+@needs_clang
+@pytest.mark.parametrize("example, arch, hold", [("sgemm.gemm", "gfx942", None), ("hgemm.gemm", "gfx942", 4),
+                                                 ("hgemm.gemm", "gfx90a", 4)])
+def test_clangs_mfmas_get_the_traced_valu_hold(example, arch, hold):
+    """classify reads each MFMA's passes and A / B registers: gfx942's f32 MFMAs hold VALU for
+    NumPasses + 2 slots, its f16 ones (8-byte sources) one slot; gfx90a none past the next slot."""
+    import gemmc
+    from gemmc.amdgcn.timing.classes import classify
+    from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
+    from gemmc.driver.asm_level import asm_kernels
+
+    module = gemmc.parse_file(f"examples/{example}", defines={"M": 64, "N": 64, "K": 64})
+    gemmc.lower(module, None, arch)
+    ops = [op for k in asm_kernels(module, arch)[1].values() for op in k.walk()
+           if isinstance(op, GcnInstruction) and is_matrix(op)]
+    assert ops
+    for op in ops:
+        c = classify(op, get_arch(arch), None)
+        assert c.extra["valu_hold"] == (hold if hold is not None else c.busy + 8), op.MNEMONIC
 
 def test_barrier_waits_for_the_slowest_wave():
     classes = [valu(), BARRIER, END]

@@ -599,6 +599,36 @@ def valu_timing(arch, mnemonic: str) -> tuple[int, int, int]:
     return 1, 1, 5
 
 
+# -- VALU issue behind an MFMA (CDNA3, CDNA4) ------------------------------------------------------
+# Measured by AMD with ATT thread traces on MI308X (gfx942, the peak-TOPS limiter on, as MI300X
+# runs) and MI350X (gfx950) for every MFMA family (LLVM pull request #233721, "[AMDGPU] Add MFMA
+# VALU and packed-VALU issue cycle helpers", getVALUIssueCycle / getPackedVALUIssueCycle), in
+# 4-clock issue slots counted from the MFMA's issue:
+#   an XDL MFMA (16-bit, FP8, XF32 inputs) holds VALU off until slot 1 + (widest A/B source in
+#   bytes a lane) / 16; packed F32 (v_pk_{add,fma,mul}_f32, v_pk_mov_b32) and DOT until
+#   NumPasses + 2 (+ 1 when A is 16 bytes or more); an SGEMM or DGEMM MFMA (f32, f64 inputs)
+#   holds every VALU until NumPasses + 2.
+VALU_AFTER_MFMA_FAMILIES = ("CDNA3", "CDNA4")
+_PACKED_F32 = re.compile(r"v_(pk_(add|fma|mul)_f32|pk_mov_b32|dot)")
+
+
+def is_packed_f32(mnemonic: str) -> bool:
+    """Whether a VALU instruction issues behind an MFMA as packed F32 / DOT does (above)."""
+    return bool(_PACKED_F32.match(mnemonic))
+
+
+def valu_after_mfma(arch, in_type: str, cycles: int, src_bytes: int) -> tuple[int, int]:
+    """(VALU, packed F32 / DOT) issue slots after an MFMA of `in_type` inputs, `cycles` long, whose
+    widest A/B source is `src_bytes` a lane, before which its SIMD issues no such instruction (the
+    measured rule above); elsewhere (1, 1): the next slot."""
+    if arch.family not in VALU_AFTER_MFMA_FAMILIES:
+        return 1, 1
+    passes = cycles // 4
+    if in_type in ("f32", "f64"):
+        return passes + 2, passes + 2
+    return 1 + src_bytes // 16, passes + 2 + (src_bytes >= 16)
+
+
 # -- inline constants -------------------------------------------------------------------------------
 
 INLINE_FLOATS = {0.5: "0.5", -0.5: "-0.5", 1.0: "1.0", -1.0: "-1.0", 2.0: "2.0", -2.0: "-2.0", 4.0: "4.0", -4.0: "-4.0"}

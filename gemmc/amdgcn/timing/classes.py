@@ -31,7 +31,10 @@ second op of a pair costs nothing here), and a VALU result readable after the GF
 (RDNA3 whitepaper: "AI accelerators" inside the SIMD), so it occupies the VALU pipe for its
 cycles.  On CDNA an MFMA is issued as a VALU instruction (ROCm Compute Profiler's "Scheduler":
 one VALU-type instruction a SIMD a slot, MFMAs included; the matrix pipe then runs it while other
-VALU work issues in its shadow), and an LDS instruction holds its SIMD pair's LDS port for
+VALU work issues in its shadow) and, on CDNA3 and CDNA4, holds the SIMD's VALU issue for the slots
+AMD's thread traces show (gemmc.target.amdgcn_isa.valu_after_mfma: an XDL MFMA with 8-byte sources
+one slot, 16-byte ones two; packed F32 and DOT, and any VALU behind an f32 MFMA, NumPasses + 2;
+read here as a hold on the SIMD, not on the wave: an assumption), and an LDS instruction holds its SIMD pair's LDS port for
 lds_port_cycles (its "Local data share": the SIMDs reach the LDS in pairs, one instruction of a
 pair at a time, 64 B/clk each way, each lane's 4-byte address in beside a store's data: a wave64
 store of 4 B a lane 8 cycles, of 16 B 20).  CDNA's MFMA results need no scoreboard here: LLVM's
@@ -48,7 +51,8 @@ from gemmc.amdgcn.interp.matrix_ops import matrix_instr
 from gemmc.amdgcn.interp.memory_ops import access_bytes
 from gemmc.dialects.amdgcn.instructions import GcnInstruction, is_matrix
 from gemmc.dialects.amdgcn.registers import AGPRType, VGPRType
-from gemmc.target.amdgcn_isa import BARRIERS, SALU_FORMATS, issue_cadence, valu_timing
+from gemmc.target.amdgcn_isa import (BARRIERS, SALU_FORMATS, is_packed_f32, issue_cadence, valu_after_mfma,
+                                     valu_timing)
 from gemmc.target.arch import Arch, get_gcn_isa
 
 SMEM_LATENCY = 20  # SISchedule.td WriteSMEM: 5 units (GFX11: 20 cycles); a cached scalar load
@@ -150,8 +154,11 @@ def classify(op: GcnInstruction, arch: Arch, prev: GcnInstruction | None = None)
     if is_matrix(op):
         mi = matrix_instr(arch, op)
         on_valu = mi.kind == "wmma"  # RDNA: WMMA runs on the SIMD's VALU
+        src = max(4 * (b - a) for a, b in reads[:2]) if reads else 0  # A's and B's bytes a lane
+        hold = valu_after_mfma(arch, mi.in_type, mi.cycles, src)
         return InstrClass("matrix", "valu" if on_valu else "matrix", mi.cycles, c, mi.cycles if on_valu else 0,
-                          reads=reads, writes=writes, mnemonic=m, extra={"flops": mi.flops})
+                          reads=reads, writes=writes, mnemonic=m,
+                          extra={"flops": mi.flops, "valu_hold": hold[0] * c, "packed_hold": hold[1] * c})
     if m == "s_nop":
         return InstrClass("nop", "", 0, (op.mods.get("imm", 0) + 1) * c, mnemonic=m)
     if m == "v_nop":
@@ -183,7 +190,8 @@ def classify(op: GcnInstruction, arch: Arch, prev: GcnInstruction | None = None)
     busy, wave_busy, lat = _valu(arch, m)
     dual = (prev is not None and c == 1 and prev.attributes.get("loc") is not None
             and prev.attributes.get("loc") == op.attributes.get("loc") and prev.MNEMONIC.startswith("v_"))
-    return InstrClass("valu", "valu", busy, wave_busy, lat, reads=reads, writes=writes, dual_second=dual, mnemonic=m)
+    return InstrClass("valu", "valu", busy, wave_busy, lat, reads=reads, writes=writes, dual_second=dual, mnemonic=m,
+                      extra={"packed": is_packed_f32(m)})
 
 
 def classify_program(prog: list, arch: Arch) -> list[InstrClass]:

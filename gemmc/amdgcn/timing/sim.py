@@ -11,7 +11,10 @@ when (classes.py has the numbers and their sources)
   RDNA; the matrix pipe: the MFMA's cycles; SALU, LDS and VMEM issue one a slot) and, on RDNA,
   the SIMD's one issue port; on CDNA an MFMA is issued as a VALU instruction, so an MFMA and a
   VALU instruction never issue in the same slot of a SIMD (ROCm Compute Profiler, "Scheduler":
-  "On CDNA accelerators with MFMA instructions, these are issued via the VALU");
+  "On CDNA accelerators with MFMA instructions, these are issued via the VALU"), and on CDNA3/4
+  a VALU instruction waits out the hold of the SIMD's last MFMA (classes.py, valu_after_mfma);
+* of the waves that may issue at one time, the one that issued least recently goes first (an
+  assumption; OLDEST_FIRST: the oldest, the ISA's wave age);
 * the wave itself may issue (one instruction a 4-cycle slot on CDNA, a cycle on RDNA; an
   s_nop n holds it n + 1 slots; a taken branch BRANCH_TAKEN cycles);
 * at s_barrier, every live wave of its workgroup has arrived (then BARRIER_CYCLES later).
@@ -45,6 +48,12 @@ from gemmc.amdgcn.timing.latency import lds_cycles
 from gemmc.cost.model import BARRIER_CYCLES
 from gemmc.target.arch import Arch, get_gcn_isa
 
+# Which of the waves ready at one time issues first: False, the one that issued least recently
+# (an assumption: waves sharing a pipe take turns); True, the oldest (the ISA's wave priority is
+# {s_setprio, wave age}, the age's direction unstated; LLVM's AMDGPUSetWavePriority raises a
+# wave's priority "to allow younger waves to issue").  Oldest-first makes every validated row
+# more optimistic (benchmarks/validate_isa.py's sensitivity table), so it is not the model's.
+OLDEST_FIRST = False
 PIPES = ("matrix", "valu", "salu", "lds", "vmem", "issue")  # issue: a wave's slots (cadence per instruction)
 IDLE = ("wait vmem", "wait lds", "barrier", "dependency", "nop/branch", "issue")
 
@@ -107,6 +116,7 @@ class _Sim:
         self.idle = np.zeros((n_simds, len(IDLE)))
         self.last = np.zeros(n_simds)  # the end of the latest pipe activity per SIMD
         self.vslot = np.zeros(n_simds)  # CDNA: when the SIMD's VALU issue (VALU or MFMA) is next free
+        self.vhold = np.zeros((n_simds, 2))  # CDNA3/4: when the last MFMA lets a VALU, a packed F32 one issue
         self.lds_free, self.vm_free = [0.0] * ports, [0.0] * ports
         self.lds_busy, self.vm_busy = [0.0] * ports, [0.0] * ports
         pairs = max(1, n_simds // 2) if arch.lds_pair_port_bytes else 0  # CDNA's SIMD pairs' LDS ports
@@ -121,8 +131,10 @@ class _Sim:
         self.snapshots: list = []
         # (time, last issue, order pushed, wave): of the waves ready at one time the one that
         # issued least recently goes first, so a pipe freed goes to the wave that waited longest
-        # and waves sharing a pipe take turns (no wave starves the others)
-        self.heap = [(0.0, -1.0, w.w, w.w) for w in self.ws]
+        # and waves sharing a pipe take turns (no wave starves the others); OLDEST_FIRST: (time,
+        # age) instead, a wave's index its age (the sample's waves are created in order)
+        self.oldest = OLDEST_FIRST
+        self.heap = [(0.0, w.w if self.oldest else -1.0, w.w, w.w) for w in self.ws]
         self.seq = len(self.ws)
         heapq.heapify(self.heap)
 
@@ -146,7 +158,7 @@ class _Sim:
         if why is not None:
             w.why = why
         self.seq += 1
-        heapq.heappush(self.heap, (t, w.last, self.seq, w.w))
+        heapq.heappush(self.heap, (t, w.w if self.oldest else w.last, self.seq, w.w))
 
     def _step(self, t: float, w: _Wave) -> None:
         sw = self.sw[w.w]
@@ -181,6 +193,8 @@ class _Sim:
         port = self.free[s, -1] if self.rdna else 0.0  # (RDNA: one instruction a cycle per SIMD)
         if not self.rdna and c.kind in ("matrix", "valu"):  # CDNA: MFMAs are issued as VALU instructions
             port = self.vslot[s]
+            if c.kind == "valu":  # behind an MFMA (classes: valu_after_mfma)
+                port = max(port, self.vhold[s, 1 if c.extra.get("packed") else 0])
         ready = max(self.free[s, k] if k >= 0 else 0.0, port)
         if ready > t:
             self._push(ready, w, w.why if w.why != "issue" else "issue")
@@ -219,6 +233,8 @@ class _Sim:
             self.free[s, -1] = t + 1
         elif c.kind in ("matrix", "valu"):
             self.vslot[s] = t + self.c
+            if c.kind == "matrix":
+                self.vhold[s] = (t + c.extra.get("valu_hold", self.c), t + c.extra.get("packed_hold", self.c))
         self.busy[s, -1] += self.c
         if c.counter:
             lat = float(sw.latency[w.pos]) if sw.latency is not None else float(self.arch.mem_latency_cycles)
