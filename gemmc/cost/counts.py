@@ -313,14 +313,17 @@ class _Context:
         return element_offsets(self.k, ev or self.ev, a.op)
 
     def analyze_box(self, a: Access) -> None:
-        """A TMA box (nvgpu.tma_load): the cache lines its rows touch, each row of the box's columns at the
-        issuing lane's origin plus a row of the source; L2 reads whole lines, as for any other load."""
+        """A TMA box (nvgpu.tma_load): the cache lines its rows take from L2, each row of the box's columns at
+        the issuing lane's origin plus a row of the source, counted in the L2's sectors (Arch.l2_sector_bytes,
+        32 bytes on sm_90; a line where it has none) as lines' worth: the TMA unit asks the L2 for the box's
+        bytes, past the L1, so a row that starts mid-line takes its sectors, not two whole lines."""
         rows, cols = a.op.box_shape
         addr = self.addresses(a)
         row_elems = self.k.dim_of(a.op.operands[0], 1)
-        line, row_bytes = self.arch.cache_line_bytes, cols * a.elem_bytes
+        line, row_bytes = self.arch.l2_sector_bytes or self.arch.cache_line_bytes, cols * a.elem_bytes
+        to_lines = line / self.arch.cache_line_bytes
         if addr is None or row_elems is None:
-            a.lines = rows * -(-row_bytes // line)
+            a.lines = rows * -(-row_bytes // line) * to_lines
             return
         live = self.mask(a.op)
         if live is not None:
@@ -328,7 +331,7 @@ class _Context:
             addr = addr[live] if live.any() else addr
         origins = np.asarray(addr).ravel()
         start = (np.unique(origins)[:, None] + np.arange(rows)[None, :] * row_elems) * a.elem_bytes
-        a.lines = float(np.mean(((start + row_bytes - 1) // line - start // line + 1).sum(axis=1)))
+        a.lines = float(np.mean(((start + row_bytes - 1) // line - start // line + 1).sum(axis=1))) * to_lines
 
     def analyze(self, a: Access) -> None:
         addr = self.addresses(a)
