@@ -7,8 +7,9 @@
     python3 benchmarks/h200/matrix.py ptxas .h200/matrix        # here (nvcc, no GPU): registers, shared memory
                                                                  # and spills of each kernel, into manifest.json
     python3 benchmarks/h200/matrix.py collect benchmarks/h200/raw   # here: matrix.md and matrix.json
-    python3 benchmarks/h200/matrix.py defaults .h200/defaults    # here: sm_90's 16-bit default (wgmma) selected at
-                                                                 # DEFAULT_SHAPES beside the mma.sync default's selection
+    python3 benchmarks/h200/matrix.py defaults .h200/defaults    # here: sm_90's 16-bit default (wgmma, TMA) selected at
+                                                                 # DEFAULT_SHAPES beside the selections without TMA
+                                                                 # and around the mma.sync default
 
 The FP32 suite's shapes (shapes.py) with f16 and bf16 inputs, f32 accumulation and an f32 C.  Programs
 (each gemmc.driver.bench's: C checked against cublasGemmEx in the same input type accumulating in f32,
@@ -267,45 +268,45 @@ def gen(out: Path, only: str = "") -> None:
     print(f"{len(manifest['programs'])} benchmarks, {len(manifest['sanitizer'])} sanitizer programs in {out}")
 
 
-# sm_90's 16-bit default (MATRIX_16BIT_DEFAULTS["sm_90"]: wgmma + wgmma-in-flight + pair stores) selected per
-# shape, beside the selection around the mma.sync default it replaced (NAMED_PIPELINES["mma-sync-128x256"]), at
-# the suite's 17 shapes in f16 and at 4096^3 / 8192^3 in bf16: one device call times both (`defaults`)
+# sm_90's 16-bit default (MATRIX_16BIT_DEFAULTS["sm_90"]: wgmma + wgmma-in-flight + TMA where tma-copies takes the
+# candidate + pair stores) selected per shape, beside the selection around the same default without TMA
+# (NAMED_PIPELINES["wgmma-cp-async-128x256"], the default before) and around the mma.sync default before that
+# (NAMED_PIPELINES["mma-sync-128x256"]), at the suite's 17 shapes in f16 and at 4096^3 / 8192^3 in bf16: one
+# device call times all three (`defaults`)
 DEFAULT_SHAPES = {"f16": tuple(SHAPES), "bf16": ("sq4096", "sq8192")}
+SELECTIONS = {"selected": None, "selected_no_tma": "wgmma-cp-async-128x256", "mma_sync_selected": "mma-sync-128x256"}
 
 
 def defaults(out: Path) -> None:
-    """Per shape of DEFAULT_SHAPES: `selected` (what `gemmc compile --arch sm_90` runs: the wgmma default's
-    selection) and `mma_sync_selected` (gemmc.driver.selection around the mma.sync default); where the
-    wgmma selection took another pipeline than the mma.sync one's pick built on wgmma (the candidate of the
-    same label), that one too (`wgmma_analogue`), and where it took no wgmma default, the default alone
-    (`wgmma_default`): one device call times them all.  Each manifest entry has its pipeline and why."""
+    """Per shape of DEFAULT_SHAPES, each of SELECTIONS: `selected` (what `gemmc compile --arch sm_90` runs: the
+    default's selection, TMA where tma-copies takes a candidate), `selected_no_tma` (gemmc.driver.selection
+    around the default without TMA) and `mma_sync_selected` (around the mma.sync default).  A selection that
+    took a pipeline an earlier one of the shape took is not written again: its manifest entry under
+    "same_as" names the program that times it.  Each program's manifest entry has its pipeline and why."""
     import gemmc
-    from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS
     from gemmc.driver.selection import select_pipeline
     from gemmc.support.named_pipelines import NAMED_PIPELINES
     from gemmc.target.arch import get_arch
 
     sm90 = get_arch("sm_90")
-    default = MATRIX_16BIT_DEFAULTS["sm_90"]
     out.mkdir(parents=True, exist_ok=True)
-    manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": []}
+    manifest: dict = {"shapes": {n: s for n, s in SHAPES.items()}, "programs": [], "sanitizer": [], "same_as": []}
     for t, names in DEFAULT_SHAPES.items():
         for name in names:
             text = source(t, *SHAPES[name])
-            new = select_pipeline(gemmc.parse(text), sm90)
-            old = select_pipeline(gemmc.parse(text), sm90, default=NAMED_PIPELINES["mma-sync-128x256"])
-            rows = {"selected": (new.pipeline, new.reason), "mma_sync_selected": (old.pipeline, old.reason)}
-            label = next((k for k, v in old.pipelines.items() if v == old.pipeline), "default")
-            analogue = new.pipelines.get(label, "")
-            if analogue and analogue not in (new.pipeline, old.pipeline):
-                rows["wgmma_analogue"] = (analogue, f"the wgmma selection's candidate '{label}' (the mma.sync one's pick)")
-            if new.pipeline != default and analogue != default:
-                rows["wgmma_default"] = (default, "the 16-bit default alone")
-            for variant, (pipeline, why) in rows.items():
-                module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), pipeline, sm90)
-                _write(out, manifest, name, t, variant, module, {}, why)
+            written: dict[str, str] = {}  # pipeline -> the variant that times it
+            for variant, default in SELECTIONS.items():
+                choice = select_pipeline(gemmc.parse(text), sm90, default=NAMED_PIPELINES.get(default))
+                if choice.pipeline in written:
+                    manifest["same_as"].append({"shape": name, "type": t, "variant": variant,
+                                                "same_as": written[choice.pipeline], "why": choice.reason})
+                    continue
+                written[choice.pipeline] = variant
+                module = gemmc.lower(gemmc.parse(text, f"{name}.gemm"), choice.pipeline, sm90)
+                _write(out, manifest, name, t, variant, module, {}, choice.reason)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    print(f"{len(manifest['programs'])} benchmarks in {out}")
+    print(f"{len(manifest['programs'])} benchmarks in {out} ({len(manifest['same_as'])} selections the same as "
+          "another of their shape)")
 
 
 def ptxas(src: Path, jobs: str = "2") -> None:

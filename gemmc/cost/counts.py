@@ -33,7 +33,8 @@ from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
 DS_READ2_MAX_BYTES = 255 * 4  # ds_read2_b32 reaches two dwords up to 255 dwords apart
 GATHER_TO_LDS = "amdgpu.gather_to_lds"  # global_load_lds: a global load whose data lands in LDS
 ASYNC_COPY = "nvgpu.device_async_copy"  # cp.async (sm_90): likewise, each lane's 16 bytes where it says
-TO_LDS = (GATHER_TO_LDS, ASYNC_COPY)
+TMA_LOAD = "nvgpu.tma_load"  # one thread's TMA box (sm_90a): L2 to shared memory by the SM's TMA unit
+TO_LDS = (GATHER_TO_LDS, ASYNC_COPY, TMA_LOAD)
 LDMATRIX = "nvgpu.ldmatrix"  # each lane reads one 16-byte row of a warp's 8x8 matrices: an LDS vector load
 UNROLL_LIMIT = 64  # loops up to this trip count are taken as fully unrolled by the compiler
 
@@ -177,12 +178,13 @@ def _count_op(ctx: _Context, c: Counts, op: Operation) -> None:
         a = Access(op, space, store, width, eb, role=_role(op), arg=_arg_index(ctx.k, op))
         a.instrs, a.lanes = ctx.executions(op)
         if a.instrs > 0:
-            ctx.analyze(a)
+            ctx.analyze_box(a) if op.name == TMA_LOAD else ctx.analyze(a)
         c.accesses.append(a)
         if op.name in TO_LDS:  # its LDS side, counted as conflict-free (gather: lane k writes slot k)
             w = Access(op, "lds", True, a.width, a.elem_bytes, a.instrs, a.lanes, role=a.role)
+            lanes = 1 if op.name == TMA_LOAD else ctx.arch.wave_size  # a box is one lane's
             w.cycles = w.ideal_cycles = w.ir_cycles = w.ir_ideal = max(
-                1.0, ctx.arch.wave_size * a.width * a.elem_bytes / ctx.arch.lds_bytes_per_clk)
+                1.0, lanes * a.width * a.elem_bytes / ctx.arch.lds_bytes_per_clk)
             c.accesses.append(w)
         kind = f"{space}_{'store' if store else 'load'}"
         setattr(c, f"{kind}_instrs", getattr(c, f"{kind}_instrs") + a.instrs)
@@ -309,6 +311,27 @@ class _Context:
     def addresses(self, a: Access, ev: LaneEvaluator | None = None) -> np.ndarray | None:
         """Element offset of each lane's access, shape (ny, nx, T, iterations...)."""
         return element_offsets(self.k, ev or self.ev, a.op)
+
+    def analyze_box(self, a: Access) -> None:
+        """A TMA box (nvgpu.tma_load): the cache lines its rows take from L2, each row of the box's columns at
+        the issuing lane's origin plus a row of the source, counted in the L2's sectors (Arch.l2_sector_bytes,
+        32 bytes on sm_90; a line where it has none) as lines' worth: the TMA unit asks the L2 for the box's
+        bytes, past the L1, so a row that starts mid-line takes its sectors, not two whole lines."""
+        rows, cols = a.op.box_shape
+        addr = self.addresses(a)
+        row_elems = self.k.dim_of(a.op.operands[0], 1)
+        line, row_bytes = self.arch.l2_sector_bytes or self.arch.cache_line_bytes, cols * a.elem_bytes
+        to_lines = line / self.arch.cache_line_bytes
+        if addr is None or row_elems is None:
+            a.lines = rows * -(-row_bytes // line) * to_lines
+            return
+        live = self.mask(a.op)
+        if live is not None:
+            addr, live = np.broadcast_arrays(addr, live)
+            addr = addr[live] if live.any() else addr
+        origins = np.asarray(addr).ravel()
+        start = (np.unique(origins)[:, None] + np.arange(rows)[None, :] * row_elems) * a.elem_bytes
+        a.lines = float(np.mean(((start + row_bytes - 1) // line - start // line + 1).sum(axis=1))) * to_lines
 
     def analyze(self, a: Access) -> None:
         addr = self.addresses(a)
@@ -471,6 +494,9 @@ def _access_of(op: Operation) -> tuple[str, bool, int, float] | None:
         return "global", False, max(1, _transfer_bytes(op) // eb), eb
     if op.name == ASYNC_COPY:
         return "global", False, op.elements, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 4)
+    if op.name == TMA_LOAD:  # the box's elements, all the issuing lane's (the interpreter counts it so)
+        rows, cols = op.box_shape
+        return "global", False, rows * cols, ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 4)
     if op.name == LDMATRIX:
         eb = ELEMENT_BYTES.get(str(op.operands[0].type.element_type), 2)
         return "lds", False, 16 // eb, eb  # one 16-byte row a lane

@@ -43,7 +43,7 @@ from gemmc.target.arch import Arch
 from gemmc.cost import issue
 from gemmc.cost.clock import at_clock, sustained_clock_mhz
 from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
-from gemmc.cost.counts import Access, Counts, count
+from gemmc.cost.counts import TMA_LOAD, Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
@@ -197,9 +197,15 @@ def _per_workgroup_cycles(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, pa
 
 def vmem_cycles(a: Access, arch: Arch) -> float:
     """CU cycles of one global wave instruction: data at the L1's bytes per clock, one
-    tag lookup per cache line."""
+    tag lookup per cache line.  A TMA box (nvgpu.tma_load) is one instruction of one thread: its
+    bytes move through the SM's TMA unit, not the load/store pipeline this term times (they are
+    in the L2 and DRAM terms, and in LDS's as shared-memory writes), so it issues in one cycle where
+    cp.async spends one instruction per warp for every 16 bytes a lane copies, each with its
+    address and bounds computed by the threads (the 4096^3 128x256 wgmma kernel: 12 per thread a K tile)."""
     if a.instrs == 0:
         return 0.0
+    if a.op.name == TMA_LOAD:
+        return 1.0
     lanes = a.lanes / a.instrs
     width = lane_bytes(a.width, a.elem_bytes) * (a.merge if a.contiguous else 1)
     return max(1.0, lanes * width / arch.l1_bytes_per_clk, a.lines)

@@ -8,7 +8,9 @@ VGPRs come from the compiler's resource-usage report when one is given (gemmc.ta
 accumulator and fragment register tiles (private memrefs), the prefetched tile elements
 a double-buffered kernel holds, and a fixed base, weighed by gemmc.target.resources.vgprs (fitted
 to clang-22's VGPR counts over 108 schedules on gfx942, mean relative error 22 %,
-docs/cost-model.md; the tiling passes' check uses the same function's floor).  The compiler
+docs/cost-model.md; the tiling passes' check uses the same function's floor); a warpgroup-MMA
+kernel (sm_90a) from its accumulators and its copies (gemmc.target.resources.wgmma_vgprs, checked
+against ptxas).  The compiler
 also caps VGPRs: without launch bounds it assumes 1024-thread workgroups, which on a
 512-register SIMD leaves 128 VGPRs, and spills what does not fit.
 
@@ -32,7 +34,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr
 from gemmc.target import resources
 from gemmc.target.resources import residency_limits
 from gemmc.target.arch import Arch
-from gemmc.cost.counts import Counts
+from gemmc.cost.counts import ASYNC_COPY, TO_LDS, Counts
 from gemmc.cost.kernel import KernelIR
 from gemmc.support.ir_names import (
     FLAT_WORK_GROUP_SIZE_ATTR,
@@ -47,6 +49,7 @@ from gemmc.support.ir_names import (
 )
 
 DEFAULT_FLAT_WORKGROUP = 1024  # what clang assumes without launch bounds
+WGMMA = "nvgpu.wgmma_mma_async"  # sm_90a's warpgroup MMA: its kernels' registers by _wgmma_vgprs
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
                       if isinstance(op, memref.AllocaOp) and _space(op.memref.type) == PRIVATE_SPACE),
                      reverse=True)
     acc = private[0] if private else 1
+    if any(op.name == WGMMA for op in k.kernel.walk()):
+        return _wgmma_vgprs(k, counts, acc)
     frags = sum(private[1:])
     staging = 0.0
     if any(a.role == ROLE_PREFETCH for a in counts.accesses):
@@ -110,6 +115,18 @@ def estimate_vgprs(k: KernelIR, counts: Counts) -> int:
         tiles = _k_iterations(k)
         staging = lanes / threads / max(1, tiles)
     return resources.vgprs(acc, frags, staging)
+
+
+def _wgmma_vgprs(k: KernelIR, counts: Counts, acc: int) -> int:
+    """A warpgroup-MMA kernel's registers (gemmc.target.resources.wgmma_vgprs): its accumulators (the
+    largest private buffer), and per thread and K tile its cp.async (each an address) and the words its
+    copies load into registers before their shared-memory stores; a TMA box takes neither (one thread's
+    instruction on a tensor map: no per-thread address math, nothing through registers)."""
+    per_tile = max(1, k.grid.workgroups * k.grid.threads) * max(1, _k_iterations(k))
+    loads = [a for a in counts.accesses if a.space == "global" and not a.store and a.role in (ROLE_LOAD_A, ROLE_LOAD_B)]
+    async_copies = sum(a.lanes for a in loads if a.op.name == ASYNC_COPY) / per_tile
+    staged = sum(a.bytes for a in loads if a.op.name not in TO_LDS) / 4 / per_tile
+    return resources.wgmma_vgprs(acc, async_copies, staged)
 
 
 def occupancy(k: KernelIR, arch: Arch, counts: Counts, resources=None) -> Occupancy:

@@ -22,6 +22,8 @@
   last-level cache (L2 + Infinity Cache): the hit fraction is capacity / B bytes
   (clamped to [0, 1]); the same for A when a band is narrower than a row of tiles.
   DRAM traffic of an operand never exceeds its L2 traffic.
+A TMA box (sm_90a's nvgpu.tma_load) is read from L2 line by line into shared memory by the SM's TMA unit,
+past the L1: its lines count whole, with no reuse window.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType
 
 from gemmc.target.arch import Arch
-from gemmc.cost.counts import Access, Counts, touched_lines, element_offsets
+from gemmc.cost.counts import TMA_LOAD, Access, Counts, touched_lines, element_offsets
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import loops_of
 from gemmc.cost.occupancy import Occupancy
@@ -60,7 +62,9 @@ def traffic(k: KernelIR, arch: Arch, counts: Counts, occ: Occupancy) -> Traffic:
     t.requested = sum(a.bytes for a in loads)
     by_loop: dict[object, list[Access]] = {}
     for a in loads:
-        if not a.store:
+        if a.op.name == TMA_LOAD:  # the TMA unit reads L2 into shared memory: no L1 in between to reuse lines
+            _add(t.l2_by_arg, a.arg, a.issued * a.lines * arch.cache_line_bytes)
+        elif not a.store:
             loops = loops_of(a.op, k.kernel)
             by_loop.setdefault(loops[-1] if loops else None, []).append(a)
     for loop, group in by_loop.items():

@@ -68,7 +68,8 @@ def lower(
         choice = _select(module, target, selection)
         if choice.lowered is not None and finalize and after_each is None:
             return _adopt(module, choice.lowered)  # what the selection lowered already
-        pipeline = choice.pipeline if choice.runnable else base_pipeline(module, target)[0]
+        # a dispatch between variants (not runnable as one pipeline): its default, as the selection lowered it
+        pipeline = choice.pipeline if choice.runnable else choice.pipelines.get("default", base_pipeline(module, target)[0])
     return run_spec(module, pipeline, target, after_each, finalize, verify_each)
 
 

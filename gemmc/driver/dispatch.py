@@ -107,7 +107,7 @@ def dispatch(module: ModuleOp, arch: Arch, default: str):
                                   aligned and f"aligned rows: {aligned_spec}",
                                   idle_aligned and f"idle grid, aligned rows: {idle_aligned_spec}") if x)
     base.attributes[PIPELINE_ATTR] = StringAttr(spec)
-    return Choice(spec, reason, {}, base, runnable=False)
+    return Choice(spec, reason, {}, base, runnable=False, pipelines={"default": default})
 
 
 def lower_copy(module: ModuleOp, spec: str, arch: Arch) -> ModuleOp | None:

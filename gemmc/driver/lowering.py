@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from gemmc.driver.pipeline import parse_pipeline_spec, run_pipeline
+from gemmc.driver.pipeline import OPTIONAL_PASSES, parse_pipeline_spec, run_pipeline, without_pass
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
@@ -35,6 +35,35 @@ def lower_with(
     target = as_arch(arch)
     check_dtypes(module, target)
     return run_spec(module, pipeline, target, after_each, finalize, verify_each)
+
+
+def lower_dropping(module: ModuleOp, spec: str, arch: Arch | str, after_each=None, finalize: bool = True,
+                   verify_each: bool = False) -> tuple[ModuleOp, str, str]:
+    """`module` (left as it is) lowered with `spec` on a copy, as lower_with does, and where the first pass of
+    OPTIONAL_PASSES in `spec` refuses the program (its located pass error, from running it on the IR the
+    passes before it made), lowered without that pass: (the lowered module, the pipeline it ran, the
+    refusal's message or "").  The passes before the optional one run once; any other error is raised."""
+    target = as_arch(arch)
+    name = next((n for n in OPTIONAL_PASSES if without_pass(spec, n) != spec), None)
+    if name is None:
+        return lower_with(module.clone(), spec, target, after_each, finalize, verify_each), spec, ""
+    head, rest = _split_before(spec, name)
+    before = lower_with(module.clone(), head, target, after_each, False, verify_each)
+    try:
+        out, ran, refusal = run_spec(before.clone(), rest, target, after_each, finalize, verify_each), spec, ""
+    except GemmcError as e:
+        if not e.message.startswith(f"{name}: "):
+            raise
+        ran, refusal = without_pass(spec, name), e.message
+        out = run_spec(before, without_pass(rest, name), target, after_each, finalize, verify_each)
+    out.attributes[PIPELINE_ATTR] = StringAttr(ran)
+    return out, ran, refusal
+
+
+def _split_before(spec: str, name: str) -> tuple[str, str]:
+    """`spec` as the passes before its pass `name` and the rest (from `name` on)."""
+    i = spec.index(name) if spec.startswith(name) else spec.index("," + name) + 1
+    return spec[:i].rstrip(","), spec[i:]
 
 
 def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finalize: bool = True,

@@ -105,28 +105,31 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     "gfx1201":
         "gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=16},register-tiling{thread-m=8 thread-n=8},matrix-cores{frag-read=0},vectorize{width=4 row-lanes=16 peel=false},double-buffer{stage=registers},lower-copies,swizzle-lds{strict=false rows=0},launch-bounds{max-threads=256}",
     # sm_90's tensor cores, issue #38: Hopper's warpgroup MMA (wgmma, sm_90a: gemmc.target.wgmma), two warpgroups of
-    # m64n256k16 in 128x256 tiles, K tiles of 64 in the 128-byte swizzle read by descriptors, cp.async into 4
-    # slots with 4 stages (dynamic shared memory), one wgmma group kept in flight across K tiles
-    # (wgmma-in-flight), C stored in pairs (vectorize's default).  Measured on an H100 (benchmarks/h200/README.md,
-    # 2026-12-07, raw/matrix_pairs_ws.jsonl) as a fixed pipeline: 398 TFLOP/s at f16 4096^3 (56% of cuBLAS)
-    # against 338 (47%) for the mma.sync default before it (NAMED_PIPELINES["mma-sync-128x256"]), and faster
-    # than that default's per-shape selection at 12 of the suite's 17 f16 shapes in that file (1.05-1.42x; both
-    # odd shapes among them), slower at the 5 where the selection took smaller
-    # tiles, split-k or stream-k (0.03-0.65x).  The selection now builds those variants with wgmma (gemmc.driver.variants.with_tiles:
-    # 64x128 in one warpgroup of m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer,
-    # wgmma-in-flight after pipeline) and takes a K tile under 64 or a side of 224, which wgmma cannot, from
-    # the mma.sync pipeline (tile_variant).  At the suite it takes the wgmma analogue of the mma.sync pick
-    # where the fixed pipeline lost (deep_k: split-k 2 where mma.sync's was stream-k, predicted within 1%),
-    # keeps the mma.sync half K tile at 4097x4095x1023 and halves the tile at 3001x2999x1537 (the model
-    # estimates the 128x256 one spilling; ptxas does not).  Measured with its selection (`benchmarks/h200/matrix.py
-    # defaults`, raw/matrix_defaults_wgmma.jsonl, an H100, 2026-12-07) against the mma.sync default's: geometric
-    # mean over the 17 f16 shapes 62% of cuBLAS against 53%, faster at 15 (1.04-1.41x), the same pipeline at
-    # 4097x4095x1023, 3% slower at 3001x2999x1537 (where the 128x256 wgmma tile the model rejected ran 1.229 ms,
-    # the mma.sync pick 1.285, the selection's 128x128 wgmma 1.323).  TMA copies (tma-copies) would add more (95% of cuBLAS at 4096^3) but refuse
-    # misaligned rows, dynamic sizes and split-k's K loops, so they are not in it yet.
+    # m64n256k16 in 128x256 tiles, K tiles of 64 in the 128-byte swizzle read by descriptors, 4 slots with 4 stages
+    # (dynamic shared memory), one wgmma group kept in flight across K tiles (wgmma-in-flight), the tiles copied
+    # by TMA boxes (tma-copies: one thread's, completing on mbarriers) where tma-copies takes the program, else by
+    # cp.async (OPTIONAL_PASSES: the selection runs it and drops it where it refuses), C stored in pairs
+    # (vectorize's default).  Measured on an H100 as fixed pipelines (benchmarks/h200/raw/matrix_tma.jsonl,
+    # 2026-12-07): with TMA 0.210 ms at f16 4096^3 (95% of cuBLAS) and 1.601 ms at 8192^3 (98%); without
+    # (NAMED_PIPELINES["wgmma-cp-async-128x256"], the default before) 0.350 and 2.632 ms; the mma.sync default
+    # before that (NAMED_PIPELINES["mma-sync-128x256"]) 338 TFLOP/s at 4096^3 (47%, raw/matrix_pairs_ws.jsonl).
+    # The cp.async default's per-shape selection (raw/matrix_defaults_wgmma.jsonl, an H100, 2026-12-07): geometric
+    # mean over the suite's 17 f16 shapes 62% of cuBLAS against the mma.sync default's selection's 53%.  The
+    # selection builds its variants with wgmma (gemmc.driver.variants.with_tiles: 64x128 in one warpgroup of
+    # m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer, wgmma-in-flight and tma-copies after
+    # pipeline), takes a K tile under 64 or a side of 224, which wgmma cannot, from the mma.sync pipeline
+    # (tile_variant), and runs each wgmma candidate without TMA where tma-copies refuses it (rows not a multiple
+    # of 16 bytes, as at 4097x4095x1023 and 3001x2999x1537; dynamic sizes; split-k's and stream-k's K loops),
+    # its label saying so.  The selection with TMA is not measured yet.
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,tma-copies,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
+
+# Passes a default pipeline holds where the program lets them: where one refuses a candidate (its located
+# pass error, raised by running it on the candidate's IR), the selection and the dispatch lower that
+# candidate without it and say why (gemmc.driver.lowering.lower_dropping).  tma-copies: TMA's tensor maps
+# take static, unbatched rank-2 sources whose rows are a multiple of 16 bytes, and whole K loops.
+OPTIONAL_PASSES = ("tma-copies",)
 
 
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search
@@ -223,6 +226,23 @@ def variant_fallback(arch: Arch, base: str) -> str | None:
     """The pipeline a variant of `base` falls back on where base's warpgroup MMA cannot take the variant's
     tile (MMA_SYNC_16BIT); None for a base without wgmma."""
     return MMA_SYNC_16BIT.get(arch.name) if "instr=wgmma_" in base else None
+
+
+def without_pass(spec: str, name: str) -> str:
+    """`spec` without its pass `name` (and that pass's options); `spec` itself where it has none."""
+    kept = [p for p in _top_level_passes(spec) if p.split("{", 1)[0].strip() != name]
+    return ",".join(kept) if len(kept) != len(_top_level_passes(spec)) else spec
+
+
+def _top_level_passes(spec: str) -> list[str]:
+    """A pipeline's text split at its top-level commas (an option's braces kept whole)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(spec):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            parts.append(spec[start:i])
+            start = i + 1
+    return parts + [spec[start:]]
 
 
 def matrix_defaults(in_type: str | None) -> dict[str, str]:

@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import type_name
 from gemmc.driver.dispatch import dispatch
-from gemmc.driver.lowering import lower_with
+from gemmc.driver.lowering import lower_dropping, lower_with
 from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default, variant_fallback
 from gemmc.interp.check import arg_shapes, host_function, matmul_spec
 from gemmc.support.diagnostics import GemmcError
@@ -58,6 +58,9 @@ class _Candidate:
     pipeline: str
     module: ModuleOp
     time_s: float
+    dropped: str = ""  # why an optional pass of its pipeline was dropped (lowering.lower_dropping), or ""
+    asked: str = ""  # the pipeline it was built from (`pipeline` with the optional passes): its variants' base
+    name: str = ""  # the label without the dropped pass's note: its variants' labels start with it
 
 
 def problem_key(module: ModuleOp) -> str | None:
@@ -150,9 +153,13 @@ def _fall_back(module: ModuleOp, arch: Arch, base: str, refused) -> Choice:
 def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] | None) -> Choice:
     """select_pipeline's choice with `base` the default; a pass's refusal of it raised."""
     if _has_dynamic_dims(module):
-        return dispatch(module, arch, base) or Choice(
+        lowered, base, dropped = lower_dropping(module, base, arch)  # (tma-copies refuses dynamic sources)
+        why = f" (without {dropped})" if dropped else ""
+        choice = dispatch(module, arch, base) or Choice(
             base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline",
-            lowered=lower_with(module.clone(), base, arch))
+            lowered=lowered)
+        choice.reason += why
+        return choice
     key = problem_key(module)
     if table and key in table:
         return Choice(table[key], f"the selection table's entry for {key}")
@@ -178,8 +185,8 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
     workgroups = p.kernel.grid.workgroups
     grid = f"{workgroups} workgroups for {arch.cu_count} CUs x {max(1, p.occ.workgroups_per_cu):g}{treated}"
     if p.kernel.schedule is None:
-        return Choice(base, f"{grid}: the default pipeline", {first.label: first.time_s}, first.module,
-                      pipelines={first.label: base})
+        return Choice(first.pipeline, _with_dropped(f"{grid}: the default pipeline", first),
+                      {first.label: first.time_s}, first.module, pipelines={first.label: first.pipeline})
     if workgroups >= slots and not _misaligned_rows(module, WIDTH):
         return _quantized_grid(module, arch, base, first, p.kernel.problem, grid, fallback)
     if workgroups >= slots:
@@ -199,16 +206,16 @@ def _select_from(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p, 
         k_tiles = -(-pt.kernel.problem.k // pt.kernel.schedule.block_k)
         wgs = pt.kernel.grid.workgroups
         for f in _split_factors(wgs, k_tiles, slots):
-            label = f"{tile.label}, split-k{{factor={f}}}"
-            spec = with_split_k(tile.pipeline, f, "atomic" if atomic else "workspace")
+            label = f"{tile.name}, split-k{{factor={f}}}"
+            spec = with_split_k(tile.asked, f, "atomic" if atomic else "workspace")
             split = _predicted(module, arch, label, spec)[0]
             if split is None and atomic:  # an epilogue the atomics cannot split (relu, a bias): a workspace
-                split = _predicted(module, arch, label, with_split_k(tile.pipeline, f, "workspace"))[0]
+                split = _predicted(module, arch, label, with_split_k(tile.asked, f, "workspace"))[0]
             candidates.append(split)
         if k_tiles >= MIN_TILES_PER_SPLIT:  # shared tiles added atomically into C, or finished by their last walker
-            label = f"{tile.label}, stream-k"
+            label = f"{tile.name}, stream-k"
             persistent = int(arch.cu_count * max(1, pt.occ.workgroups_per_cu))
-            candidates.append(_predicted(module, arch, label, with_stream_k(tile.pipeline, persistent))[0])
+            candidates.append(_predicted(module, arch, label, with_stream_k(tile.asked, persistent))[0])
     sevens = _seven_block_candidates(module, arch, base, p.kernel.problem, fallback)
     candidates = [c for c in candidates if c is not None] + sevens
     return _fastest(candidates, base, f"{grid}, but no other candidate is predicted faster", grid)
@@ -227,10 +234,15 @@ def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) ->
     predicted = {c.label: c.time_s for c in candidates}
     pipelines = {c.label: c.pipeline for c in candidates}
     if best is first:
-        return Choice(base, kept, predicted, first.module, pipelines=pipelines)
+        return Choice(first.pipeline, _with_dropped(kept, first), predicted, first.module, pipelines=pipelines)
     reason = (f"{prefix}: {best.label} predicted {best.time_s * 1e3:.3g} ms "
               f"against {first.time_s * 1e3:.3g} ms for the default")
-    return Choice(best.pipeline, reason, predicted, best.module, pipelines=pipelines)
+    return Choice(best.pipeline, _with_dropped(reason, first), predicted, best.module, pipelines=pipelines)
+
+
+def _with_dropped(reason: str, c: _Candidate) -> str:
+    """`reason`, which names the default `c`, with the optional pass it runs without and why."""
+    return f"{reason} (without {c.dropped})" if c.dropped else reason
 
 
 def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
@@ -406,7 +418,7 @@ def _with_compiler_registers(c: _Candidate, p, arch: Arch):
         p = predict_module(c.module, arch)
     except GemmcError:
         return c, p
-    return _Candidate(c.label, c.pipeline, c.module, p.time_s), p
+    return _Candidate(c.label, c.pipeline, c.module, p.time_s, c.dropped, c.asked, c.name), p
 
 
 def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler: bool | None = False):
@@ -414,7 +426,7 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
     compiler's registers where `compiler` is None and there is a toolchain); (None, None)
     for a variant a pass refuses (the default's refusal is the user's error, raised)."""
     try:
-        lowered = lower_with(module.clone(), pipeline, arch)
+        lowered, ran, dropped = lower_dropping(module, pipeline, arch)
     except GemmcError:
         if label == "default":
             raise
@@ -423,7 +435,16 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
         p = predict_module(lowered, arch, None, compiler)
     except GemmcError:  # a kernel the model cannot read is no candidate, and never a compile error
         return None, None
-    return _Candidate(label, pipeline, lowered, p.time_s), p
+    return _Candidate(_dropped_label(label, dropped), ran, lowered, p.time_s, dropped, pipeline, label), p
+
+
+def _dropped_label(label: str, dropped: str) -> str:
+    """A candidate's label, with the optional pass its pipeline runs without and why (tma-copies' refusal:
+    "default (no tma-copies: %A's rows are ...)")."""
+    if not dropped:
+        return label
+    name, _, why = dropped.partition(": ")
+    return f"{label} (no {name}: {why})"
 
 
 def _has_dynamic_dims(module: ModuleOp) -> bool:

@@ -49,6 +49,14 @@ NAMED_PIPELINES: dict[str, str] = {
                      "matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},"
                      "direct-to-lds{fallback=true},multi-buffer{factor=3},pipeline{stages=3},lower-copies,"
                      "swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
+    # sm_90's 16-bit default until TMA's copies joined it (gemmc.driver.pipeline MATRIX_16BIT_DEFAULTS): the same
+    # wgmma kernel with cp.async into 4 slots and one group in flight; 0.350 ms at f16 4096^3 on an H100, 56% of
+    # cuBLAS (benchmarks/h200/raw/matrix_tma.jsonl).  benchmarks/h200/matrix.py defaults times its selection
+    # beside the default's
+    "wgmma-cp-async-128x256": "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},"
+                              "matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},"
+                              "direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,"
+                              "lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
 
 

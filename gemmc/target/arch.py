@@ -189,9 +189,8 @@ class Arch:
     lds_latency_measured: float = 0.0  # measured LDS load-to-use cycles (latencies.py), 0: none; ISA-level only
     cus_per_wgp: int = 1  # CUs a workgroup may span: 2 on RDNA in WGP mode (HIP's default), sharing LDS
     lds_per_cu: int = 0  # LDS (shared memory) per CU or WGP for occupancy; 0: lds_bytes x cus_per_wgp
-    # shared memory a block may use beyond lds_bytes by opting in (CUDA's dynamic shared memory, which
-    # gemmc prints where a kernel's tiles exceed the static limit); 0: lds_bytes is the limit
-    lds_optin_bytes: int = 0
+    lds_optin_bytes: int = 0  # shared memory beyond lds_bytes by opting in (CUDA's dynamic shared memory); 0: none
+    l2_sector_bytes: int = 0  # the L2's read granule where finer than a line (NVIDIA: 32-byte sectors); 0: a line
     max_workgroups_per_cu: int = 16  # per CU (WGP): LLVM's barrier limit 16 (32 in WGP mode); CUDA 32
     l1_reuse: bool = False  # the L1 keeps global lines for other waves and later iterations (NVIDIA's
     # L1 caches global loads); AMD's vector L1 is modelled as streaming (docs/cost-model.md)
@@ -605,7 +604,7 @@ ARCHS: dict[str, Arch] = {
             l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
-            lds_optin_bytes=227 * 1024,  # a block's dynamic shared memory, opted in (compute capability 9.0)
+            lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster

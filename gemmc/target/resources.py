@@ -99,6 +99,26 @@ def vgprs(acc: int, fragments: float, staging: float, fitted: bool = True) -> in
 
 
 
+# sm_90a's warpgroup MMA kernels (nvcc's ptxas, not clang: the fitted weights above do not apply).  wgmma's
+# accumulators live in registers, one f32 a register (a 64 x N tile over a warpgroup's 128 threads: N / 2), its
+# fragments in shared memory (read by descriptors: no fragment registers), so a kernel holds its accumulators,
+# what every kernel keeps (WGMMA_BASE_VGPRS: ids, descriptors, loop state, the epilogue's addresses), a 64-bit
+# source address for each 16-byte cp.async a thread issues a K tile, and the 32-bit words of the values its
+# copies load into registers before storing them to shared memory (peeled copies of misaligned rows).
+# WGMMA_BASE_VGPRS is ptxas's count (nvcc 13.0, sm_90a) less the accumulators for the TMA kernels, which have
+# neither copy term: 154 - 128 (128x256 tiles), 90 - 64 (128x128, and 64x128), 58 - 32 (64x64).  tests/test_wgmma_vgprs.py
+# compares the estimate with ptxas's counts.
+WGMMA_BASE_VGPRS = 26
+ADDRESS_VGPRS = 2  # a 64-bit global address
+
+
+def wgmma_vgprs(acc: int, async_copies: float, staged_words: float) -> int:
+    """Registers a thread of a warpgroup-MMA kernel (sm_90a) holds: `acc` f32 accumulators, `async_copies`
+    cp.async a K tile (an address each), `staged_words` 32-bit words loaded into registers on their way to
+    shared memory."""
+    return int(round(WGMMA_BASE_VGPRS + acc + ADDRESS_VGPRS * async_copies + staged_words))
+
+
 SGPRS_PER_SIMD = 800  # wave64 CDNA: CDNA3 ISA guide; LLVM AMDGPUBaseInfo getTotalNumSGPRs for gfx9
 
 
