@@ -448,6 +448,18 @@ class MbarrierInitOp(_MbarrierOp):
 
 
 @irdl_op_definition
+class MbarrierInvalOp(_MbarrierOp):
+    """mbarrier.inval.shared::cta.b64: the mbarrier at bars[indices] is no longer one (no arrivals or
+    transactions may be pending); PTX leaves an mbarrier.init of a valid mbarrier undefined, so a kernel
+    that initializes one again (a K loop inside a loop) invalidates it first."""
+
+    name = "nvgpu.mbarrier_inval"
+
+    def __init__(self, bars: SSAValue, indices):
+        super().__init__(operands=[bars, list(indices)])
+
+
+@irdl_op_definition
 class MbarrierArriveOp(_MbarrierOp):
     """mbarrier.arrive.shared::cta.b64 (release, CTA scope): each active lane arrives once; the phase
     completes when its pending count reaches zero, and the next one begins."""
@@ -617,5 +629,5 @@ class FenceProxyAsyncOp(_NoOperands):
 
 NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp,
                           WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
-                          MbarrierInitOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
+                          MbarrierInitOp, MbarrierInvalOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
                           SetMaxNRegOp, MbarrierArriveExpectTxOp, TmaLoadOp, FenceProxyAsyncOp], [])

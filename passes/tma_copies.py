@@ -11,10 +11,13 @@ Expects (before lower-copies; the copies are still gemm.copy):
 
     prologue stages P(0) .. P(d - 1)                                     (scf.if, gemm.role = "prologue")
     gpu.barrier
-    for t = 0 to n step 1 {                                               (gemm.role = "k_loop")
+    for t = lo to hi step 1 {                                             (gemm.role = "k_loop")
         ... P(t + d) in an scf.if (gemm.role = "prefetch"), before or after the compute ...
         gpu.barrier
     }
+
+over any range of tile numbers (lo = 0 for one workgroup's whole K; split-k's z-slice and stream-k's
+part of a tile start elsewhere), tile t in slot (t - lo) mod F as multi-buffer puts it;
 
 each stage's gemm.copy ops writing slot s of LDS tiles of F slots (multi-buffer's leading dimension),
 by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that only wgmma descriptors
@@ -24,12 +27,14 @@ C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources static rank
 refuses others), the copies' bounds the sources' shapes.
 Produces:
 
-    full: memref<F x i64, 3>
+    full: memref<F x i64, 3>                                 (in the kernel's entry block, outside any loop)
+    ...
     if (tid == 0) { mbarrier_init full[s] {count = 1}  (s < F);  fence_proxy_async }
     gpu.barrier
     P(i): if (tid == 0) { mbarrier_arrive_expect_tx full[slot] {txBytes = the stage's box bytes}
                           tma_load src[o0, o1 + 64 p], tile[slot, 0, 64 p], full[slot] {box = [R, 64]}  (p < C / 64) }
-    for t {  mbarrier_wait_parity full[t mod F], (t / F) mod 2;  ... as before ... }
+    for t {  i = t - lo;  mbarrier_wait_parity full[i mod F], (i / F) mod 2;  ... as before ... }
+    if (tid == 0) { mbarrier_inval full[s]  (s < F) }                     (only where the K loop is in a loop)
 
 The boxes' swizzle is 0 here; swizzle-lds{mode=sw128}, which must follow (after lower-copies) as for the
 cp.async kernel, moves each box's start to its panel's place and sets swizzle = 128: TMA's
@@ -38,11 +43,22 @@ CU_TENSOR_MAP_SWIZZLE_128B of a 128-byte-row box at a 1024-aligned panel is wgmm
 out-of-bounds fill), so a partial tile needs no masking: the box is issued whole and counts its whole
 bytes.
 
-Why it is safe.  Tile u goes to slot u mod F and is phase u / F of full[u mod F] (one expect_tx
-arrival, count 1, plus its boxes' bytes: the phase completes exactly when every box of tile u has
-landed), so the wait for parity (t / F) mod 2 at the top of iteration t returns once tile t is in its
-slot, and not earlier: the phase before it has the other parity and the one after it is not armed
-until tile t + F is issued, which happens after this wait (below).  Slot reuse keeps the barriers the
+Why it is safe.  The mbarriers are initialized (phase 0) right before this K loop's prologue, and only
+this loop's tiles arm them.  Tile u, the loop's iteration j = u - lo, goes to slot j mod F (multi-buffer's
+slot), and the tiles into that slot are the iterations j mod F, j mod F + F, ... in issue order, each
+completing one phase (one expect_tx arrival, count 1, plus its boxes' bytes: the phase completes exactly
+when every box of the tile has landed); so tile u is phase j / F of full[j mod F].  The wait for parity
+(i / F) mod 2, i = t - lo, at the top of iteration t returns once tile t is in its slot, and not earlier:
+the phase before it has the other parity and the one after it is not armed until tile t + F is issued,
+which happens after this wait (below).  The tile number t itself names neither: t mod F is the slot only
+where lo is a multiple of F, and (t / F) mod 2 the parity only where lo is a multiple of 2F (split-k's
+slice bz starts at bz x ceil(tiles / factor); stream-k's K loops start wherever a workgroup's share
+does).  A K loop inside another loop (stream-k's loop over a workgroup's tiles) initializes the
+mbarriers again before its next run, which PTX leaves undefined for a valid mbarrier: the leader
+invalidates them after the loop, when every phase it armed has completed (each tile issued, u < hi, was
+waited for by iteration u) and every thread has passed its last wait (the barrier ending the last
+iteration; a loop of no iterations issued no tile); the next init's barrier then orders the new
+tile's boxes after every warpgroup's wgmma_wait_group 0 of the previous one.  Slot reuse keeps the barriers the
 cp.async kernel had: the TMA writing tile u = t + d into slot u mod F is issued where the copies were,
 by a thread that passed the gpu.barrier ending iteration t - 1.  The slot's previous tile u - F was read
 only by wgmma groups that every warpgroup retired before that barrier: with pipeline's prefetch before
@@ -62,7 +78,7 @@ threads that waited for the slot's empty phase before issuing, so its boxes star
 warpgroup released the slot.
 
 Diagnostics, each naming the op: no pipelined K loop, copies already lowered (run before lower-copies),
-a K loop not from 0 in steps of 1, a stage whose copies are not by one thread id or to one slot, a
+a K loop not in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
 a grouped, batched or dynamic source, rows not a multiple of 16 bytes, bounds that are not the
@@ -87,6 +103,7 @@ from gemmc.dialects.nvgpu import (
     FenceProxyAsyncOp,
     MbarrierArriveExpectTxOp,
     MbarrierInitOp,
+    MbarrierInvalOp,
     MbarrierWaitParityOp,
     TmaLoadOp,
     WgmmaDescOp,
@@ -141,8 +158,8 @@ def rewrite(loop: scf.ForOp) -> None:
     placed = next((o for o in loop.walk() if isinstance(o, DeviceAsyncCopyOp)), None)
     if placed is not None:
         raise pass_error(NAME, placed, "the K loop's cp.async are already placed; run tma-copies before lower-copies")
-    if constant_value(loop.lb) != 0 or constant_value(loop.step) != 1:
-        raise pass_error(NAME, loop, "expects a K loop from 0 in steps of 1 (over tile numbers)")
+    if constant_value(loop.step) != 1:
+        raise pass_error(NAME, loop, "expects a K loop in steps of 1 (over tile numbers)")
     if not isinstance(loop.body.block.last_op.prev_op, gpu.BarrierOp):
         raise pass_error(NAME, loop, "expects the K loop's gpu.barrier at its end (the slot-reuse order it keeps)")
     stages = [*_stages(loop), prefetch_stage(loop)]
@@ -161,31 +178,65 @@ def rewrite(loop: scf.ForOp) -> None:
                          "multi-buffer factor")
     (f,) = slots
 
-    # the mbarriers, one a slot, initialized by the leader before the prologue
+    # the mbarriers, one a slot, allocated in the kernel's entry block (outside any loop: one allocation,
+    # as __shared__ is), initialized by the leader before the prologue
     first = stages[0]
     full = memref.AllocaOp.get(i64, shape=[f], memory_space=IntegerAttr(LDS_SPACE, i64))
     full.results[0].name_hint = "full"
+    Rewriter.insert_op(full, InsertPoint.before(_in_entry_block(first)))
+    bars = full.results[0]
     flag_ops, leader = _leader(tid)
-    inits: list[Operation] = []
-    for s in range(f):
-        sc = _idx(s)
-        inits += [sc, MbarrierInitOp(full.results[0], [sc.results[0]], 1)]
-    init_if = scf.IfOp(leader, [], [*inits, FenceProxyAsyncOp(), scf.YieldOp()])
-    Rewriter.insert_op([full, *flag_ops, init_if, gpu.BarrierOp()], InsertPoint.before(first))
+    init_if = scf.IfOp(leader, [], [*_each_slot(f, lambda i: MbarrierInitOp(bars, [i], 1)), FenceProxyAsyncOp(),
+                                    scf.YieldOp()])
+    Rewriter.insert_op([*flag_ops, init_if, gpu.BarrierOp()], InsertPoint.before(first))
+    if _in_loop(loop):  # the init runs again: PTX leaves an init of a valid mbarrier undefined
+        inval = scf.IfOp(leader, [], [*_each_slot(f, lambda i: MbarrierInvalOp(bars, [i])), scf.YieldOp()])
+        Rewriter.insert_op(inval, InsertPoint.after(loop))
 
     for cs in copies:
-        _to_tma(cs, full.results[0], leader)
+        _to_tma(cs, bars, leader)
+    Rewriter.insert_op(_wait(loop, bars, f), InsertPoint.at_start(loop.body.block))
 
-    # the consumers' wait for tile t
-    t = loop.body.block.args[0]
+
+def _wait(loop: scf.ForOp, full: SSAValue, f: int) -> list[Operation]:
+    """The consumers' wait at the top of iteration t for tile t: iteration i = t - lo of the loop, so
+    slot i mod F, parity (i / F) mod 2 (module docstring)."""
+    i = arith.SubiOp(loop.body.block.args[0], loop.lb)
+    i.results[0].name_hint = "k_iter"
     fc, two = _idx(f), _idx(2)
-    slot = arith.RemUIOp(t, fc.results[0])
+    slot = arith.RemUIOp(i.results[0], fc.results[0])
     slot.results[0].name_hint = "full_slot"
-    rnd = arith.DivUIOp(t, fc.results[0])
+    rnd = arith.DivUIOp(i.results[0], fc.results[0])
     par = arith.RemUIOp(rnd.results[0], two.results[0])
     par.results[0].name_hint = "full_parity"
-    Rewriter.insert_op([fc, two, slot, rnd, par, MbarrierWaitParityOp(full.results[0], [slot.results[0]], par.results[0])],
-                       InsertPoint.at_start(loop.body.block))
+    return [i, fc, two, slot, rnd, par, MbarrierWaitParityOp(full, [slot.results[0]], par.results[0])]
+
+
+def _each_slot(f: int, make) -> list[Operation]:
+    ops: list[Operation] = []
+    for s in range(f):
+        sc = _idx(s)
+        ops += [sc, make(sc.results[0])]
+    return ops
+
+
+def _in_entry_block(op: Operation) -> Operation:
+    """The op of its gpu.func's entry block that is or holds `op`."""
+    while not isinstance(op.parent_op(), gpu.FuncOp):
+        if op.parent_op() is None:
+            raise pass_error(NAME, op, "expects the K loop inside a gpu.func")
+        op = op.parent_op()
+    return op
+
+
+def _in_loop(loop: scf.ForOp) -> bool:
+    """Whether the K loop runs more than once a kernel (stream-k's loop over its tiles holds it)."""
+    op = loop.parent_op()
+    while op is not None and not isinstance(op, gpu.FuncOp):
+        if isinstance(op, scf.ForOp | scf.WhileOp):
+            return True
+        op = op.parent_op()
+    return False
 
 
 def _check_copy(c: CopyOp, tid: SSAValue) -> None:

@@ -304,6 +304,7 @@ READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmm
 # -- mbarriers and warp specialization (sm_90) ---------------------------------------------------
 #
 #     nvgpu.mbarrier_init %full[%s] {count = 128}  -> gemmc_mbarrier_init(&full[s], 128);
+#     nvgpu.mbarrier_inval %full[%s]              -> gemmc_mbarrier_inval(&full[s]);
 #     nvgpu.mbarrier_arrive %empty[%s]            -> gemmc_mbarrier_arrive(&empty[s]);
 #     nvgpu.mbarrier_wait_parity %full[%s], %p    -> gemmc_mbarrier_wait_parity(&full[s], p);
 #     nvgpu.cp_async_mbarrier_arrive %full[%s]    -> gemmc_cp_async_mbarrier_arrive(&full[s]);
@@ -337,6 +338,10 @@ _MBARRIER_ASM = {
         "mbarrier.init", "gemmc_mbarrier_init", "unsigned count",
         "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
         'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'),
+    "nvgpu.mbarrier_inval": (
+        "mbarrier.inval", "gemmc_mbarrier_inval", "",
+        "mbarrier.inval: the mbarrier is no longer one (before an mbarrier.init of it again)",
+        'asm volatile("mbarrier.inval.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'),
     "nvgpu.mbarrier_arrive": (
         "mbarrier.arrive", "gemmc_mbarrier_arrive", "",
         "mbarrier.arrive (release, CTA scope): one arrival of this thread",
