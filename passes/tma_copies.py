@@ -23,8 +23,13 @@ each stage's gemm.copy ops writing slot s of LDS tiles of F slots (multi-buffer'
 by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that only wgmma descriptors
 read (swizzle-lds{mode=sw128} lays them out as TMA's 128-byte swizzle writes them), 16-bit elements,
 C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources static rank-2 kernel arguments
-(not batched) whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled
-refuses others), the copies' bounds the sources' shapes.
+whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the
+copies' bounds the sources' shapes.  A batched kernel's (gemmc.transforms.batch: gemm.batch_args) batched
+argument is one matrix of the host's [Bt, rows, cols] memref, batch block_id.z / gemm.batch_split: its
+boxes get that batch as their outermost coordinate, through a rank-3 tensor map of the host's memref
+(box depth 1; its matrix stride, rows x the row's bytes, is a multiple of 16 bytes with the row's), which
+starts at the host memref's first matrix whatever the kernel does to the argument's pointer; a broadcast
+operand (not batched) keeps its rank-2 map.
 Produces:
 
     full: memref<F x i64, 3>                                 (in the kernel's entry block, outside any loop)
@@ -32,7 +37,8 @@ Produces:
     if (tid == 0) { mbarrier_init full[s] {count = 1}  (s < F);  fence_proxy_async }
     gpu.barrier
     P(i): if (tid == 0) { mbarrier_arrive_expect_tx full[slot] {txBytes = the stage's box bytes}
-                          tma_load src[o0, o1 + 64 p], tile[slot, 0, 64 p], full[slot] {box = [R, 64]}  (p < C / 64) }
+                          tma_load src[o0, o1 + 64 p], tile[slot, 0, 64 p], full[slot] {box = [R, 64]}  (p < C / 64)
+                          (a batched src: src[tma_batch, o0, o1 + 64 p], tma_batch = block_id.z / batch_split) }
     for t {  i = t - lo;  mbarrier_wait_parity full[i mod F], (i / F) mod 2;  ... as before ... }
     if (tid == 0) { mbarrier_inval full[s]  (s < F) }                     (only where the K loop is in a loop)
 
@@ -81,7 +87,7 @@ Diagnostics, each naming the op: no pipelined K loop, copies already lowered (ru
 a K loop not in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
-a grouped, batched or dynamic source, rows not a multiple of 16 bytes, bounds that are not the
+a grouped or dynamic source, rows not a multiple of 16 bytes, bounds that are not the
 source's shape, a kernel that already has TMA copies.
 """
 
@@ -114,7 +120,8 @@ from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
 from gemmc.transforms.kernel_builder import constant_value, index_constant as _idx
-from gemmc.transforms.lds_access import matrix_start_multiple, row_multiple
+from gemmc.transforms.batch import batch_args, batch_split
+from gemmc.transforms.lds_access import row_multiple
 
 NAME = "tma-copies"
 
@@ -186,6 +193,7 @@ def rewrite(loop: scf.ForOp) -> None:
     Rewriter.insert_op(full, InsertPoint.before(_in_entry_block(first)))
     bars = full.results[0]
     flag_ops, leader = _leader(tid)
+    flag_ops += (batch_ops := _batch(loop))[0]
     init_if = scf.IfOp(leader, [], [*_each_slot(f, lambda i: MbarrierInitOp(bars, [i], 1)), FenceProxyAsyncOp(),
                                     scf.YieldOp()])
     Rewriter.insert_op([*flag_ops, init_if, gpu.BarrierOp()], InsertPoint.before(first))
@@ -194,7 +202,7 @@ def rewrite(loop: scf.ForOp) -> None:
         Rewriter.insert_op(inval, InsertPoint.after(loop))
 
     for cs in copies:
-        _to_tma(cs, bars, leader)
+        _to_tma(cs, bars, leader, batch_ops[1])
     Rewriter.insert_op(_wait(loop, bars, f), InsertPoint.at_start(loop.body.block))
 
 
@@ -210,6 +218,10 @@ def _wait(loop: scf.ForOp, full: SSAValue, f: int) -> list[Operation]:
     par = arith.RemUIOp(rnd.results[0], two.results[0])
     par.results[0].name_hint = "full_parity"
     return [i, fc, two, slot, rnd, par, MbarrierWaitParityOp(full, [slot.results[0]], par.results[0])]
+
+
+def _is_batched(src: SSAValue) -> bool:
+    return isinstance(src, BlockArgument) and src.index in batch_args(src.block.parent_op())
 
 
 def _each_slot(f: int, make) -> list[Operation]:
@@ -251,9 +263,6 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     name = src.name_hint or "source"
     if not isinstance(src, BlockArgument):
         raise pass_error(NAME, c, f"%{name} is not an argument of the kernel: its tensor map is made by the launcher")
-    if matrix_start_multiple(src) != 0:
-        raise pass_error(NAME, c, f"%{name} is a batched operand: its matrices are moved by the batch, which a tensor "
-                         "map of one matrix does not follow")
     shape = src.type.get_shape()
     if any(d < 0 for d in shape):
         raise pass_error(NAME, c, f"%{name} has a dynamic shape ({src.type}): tma-copies takes static shapes")
@@ -278,8 +287,26 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
                          f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {tma.BOX_MAX} rows a multiple of 8")
 
 
-def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue) -> None:
-    """One stage's copies as the leader's expect_tx and TMA boxes, in place of the copies."""
+def _batch(loop: scf.ForOp) -> tuple[list[Operation], SSAValue | None]:
+    """In a batched kernel (gemmc.transforms.batch), the ops computing the workgroup's batch,
+    block_id.z / batch_split, and that value: a batched argument's boxes' batch coordinate."""
+    kernel = _in_entry_block(loop).parent_op()
+    if not batch_args(kernel):
+        return [], None
+    z = gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum("z")))
+    split = batch_split(kernel)
+    if split == 1:
+        z.results[0].name_hint = "tma_batch"
+        return [z], z.results[0]
+    sc = _idx(split)
+    b = arith.DivUIOp(z.results[0], sc.results[0])
+    b.results[0].name_hint = "tma_batch"
+    return [z, sc, b], b.results[0]
+
+
+def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue, batch: SSAValue | None) -> None:
+    """One stage's copies as the leader's expect_tx and TMA boxes, in place of the copies; a batched
+    argument's boxes at the workgroup's `batch` of its host memref."""
     slot = copies[0].indices[0]
     if any(c.indices[0] is not slot for c in copies):
         raise pass_error(NAME, copies[0], "expects one stage's copies into one slot")
@@ -292,7 +319,8 @@ def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue) -> None:
             at = _idx(p * per)
             col = arith.AddiOp(c.o1, at.results[0])
             zero = _idx(0)
-            load = TmaLoadOp(c.src, [c.o0, col.results[0]], c.dst, [slot, zero.results[0], at.results[0]],
+            at_batch = [batch] if _is_batched(c.src) else []
+            load = TmaLoadOp(c.src, [*at_batch, c.o0, col.results[0]], c.dst, [slot, zero.results[0], at.results[0]],
                              full, [slot], (r, per))
             if "gemm.role" in c.attributes:
                 load.attributes["gemm.role"] = c.attributes["gemm.role"]
@@ -322,8 +350,9 @@ def rewrite_producer(loop: scf.ForOp) -> None:
     if not inits:
         raise pass_error(NAME, arrive, "found no nvgpu.mbarrier_init of the full mbarriers")
     flag_ops, leader = _leader(tid)
-    Rewriter.insert_op(flag_ops, InsertPoint.before(copies[0]))
-    _to_tma(copies, full, leader)
+    batch_ops, batch = _batch(loop)
+    Rewriter.insert_op([*flag_ops, *batch_ops], InsertPoint.before(copies[0]))
+    _to_tma(copies, full, leader, batch)
     arrive.detach()
     arrive.erase()
     block = inits[-1].parent_block()
