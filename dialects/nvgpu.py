@@ -83,7 +83,8 @@ kernel's argument (gemmc.transforms.batch: one matrix of the host's [Bt, rows, c
 three coordinates, %A[%batch, %row, %col]: cp.async.bulk.tensor.3d through a rank-3 map of the host's
 memref (box depth 1), the batch coordinate naming the matrix (the map starts at the host memref's first
 matrix, wherever the kernel moved the argument's pointer); with two, any source is read through a rank-2
-map from the host memref's start.
+map from the host memref's start.  A rank-3 source (a grouped product's B [G, K, N]) takes three, its
+leading index first.
 fence_proxy_async is fence.proxy.async.shared::cta (the mbarriers' initialization, a generic-proxy
 write, made visible to the async proxy TMA completes them through).
 """
@@ -608,9 +609,11 @@ class TmaLoadOp(IRDLOperation):
         return rows * cols * ELEMENT_BYTES.get(str(self.dst.type.element_type), 0)
 
     def verify_(self) -> None:
-        if self.src.type.get_num_dims() != 2:
-            raise VerifyException(f"gemmc's TMA copies boxes of a rank-2 matrix; the source is {self.src.type}")
-        src, dst = verify_global_to_lds(self, "shared memory", leading=(0, 1))  # (batch,) row, col
+        rank = self.src.type.get_num_dims()
+        if rank not in (2, 3):
+            raise VerifyException(f"gemmc's TMA copies boxes of a matrix or of one of a rank-3 memref's; the source "
+                                  f"is {self.src.type}")
+        src, dst = verify_global_to_lds(self, "shared memory", leading=(0, 1) if rank == 2 else (0,))  # (batch,) row, col
         if src.element_type != dst.element_type:
             raise VerifyException(f"source and destination elements differ ({src.element_type}, {dst.element_type})")
         _verify_mbarrier(self, self.bars, self.barIndices)

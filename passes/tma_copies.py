@@ -29,7 +29,20 @@ argument is one matrix of the host's [Bt, rows, cols] memref, batch block_id.z /
 boxes get that batch as their outermost coordinate, through a rank-3 tensor map of the host's memref
 (box depth 1; its matrix stride, rows x the row's bytes, is a multiple of 16 bytes with the row's), which
 starts at the host memref's first matrix whatever the kernel does to the argument's pointer; a broadcast
-operand (not batched) keeps its rank-2 map.
+operand (not batched) keeps its rank-2 map.  A rank-3 source (a grouped product's B [G, K, N], copied at
+its leading index `group`) likewise, the group as the batch coordinate.
+
+A grouped product's A copy (gemmc.transforms.grouping) is bounded by the group's end row, %group_end,
+not by A's rows: its box, from the group's first row, may run past %group_end into the next group's
+rows, which TMA reads where the copy would have zeros (TMA's zero fill is at the matrix's edge only).
+That is harmless exactly where no store uses those rows: a row of D = A @ B depends on the same row of
+A alone (wgmma's D row i sums A row i against B), so the tile's rows past %group_end reach only D's
+rows past it, and the kernel stores D's row r at C's row r.  So a copy whose row bound is not its
+source's rows is taken only for A (gemm.role = "load_a"), and only where every global write of the
+kernel (a store, pair store or atomic of C, ...) is proven by its scf.if guards to be at a row index
+r < that bound (gemmc.transforms.guards: the grouped epilogue's `r < %group_end`, or the pair path's
+else of `r >= %group_end or ...`); else refused, at the write that is not, with the reason (a write to
+a buffer not of C's rows, such as split-k's workspace, too).
 Produces:
 
     full: memref<F x i64, 3>                                 (in the kernel's entry block, outside any loop)
@@ -87,7 +100,8 @@ Diagnostics, each naming the op: no pipelined K loop, copies already lowered (ru
 a K loop not in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
-a grouped or dynamic source, rows not a multiple of 16 bytes, bounds that are not the
+a dynamic source, rows not a multiple of 16 bytes, a copy
+bounded short of its source's rows that is not A's or whose kernel has a store not masked to the bound, bounds that are not the
 source's shape, a kernel that already has TMA copies.
 """
 
@@ -96,8 +110,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects import arith, gpu, memref, scf, vector
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -115,12 +129,13 @@ from gemmc.dialects.nvgpu import (
     WgmmaDescOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, ROLE_K_LOOP, ROLE_WS_PRODUCER
+from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_K_LOOP, ROLE_LOAD_A, ROLE_WS_PRODUCER, memory_space
 from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
 from gemmc.transforms.kernel_builder import constant_value, index_constant as _idx
 from gemmc.transforms.batch import batch_args, batch_split
+from gemmc.transforms.guards import proven_less
 from gemmc.transforms.lds_access import row_multiple
 
 NAME = "tma-copies"
@@ -257,8 +272,6 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if c.transpose is not None:
         raise pass_error(NAME, c, "a transposing copy: TMA copies a box as it is stored, so a tile stored the other "
                          "way than the operand cannot be one (matrix-cores keeps wgmma tiles as stored: run it so)")
-    if c.group is not None:
-        raise pass_error(NAME, c, "a grouped operand's copy (a rank-3 source): gemmc's tensor maps are rank 2")
     src, dst = c.src, c.dst
     name = src.name_hint or "source"
     if not isinstance(src, BlockArgument):
@@ -270,10 +283,11 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if (row_multiple(src) * eb) % tma.STRIDE_BYTES:
         raise pass_error(NAME, c, f"%{name}'s rows are {shape[-1]} x {eb} bytes, not a multiple of "
                          f"{tma.STRIDE_BYTES}: a tensor map's global stride must be")
-    for bound, size, what in ((c.rows, shape[0], "rows"), (c.cols, shape[1], "columns")):
-        if constant_value(bound) != size:
-            raise pass_error(NAME, c, f"the copy's bound of {what} is not %{name}'s {size}: TMA's zero fill is at "
-                             "the matrix's edge")
+    if constant_value(c.cols) != shape[-1]:
+        raise pass_error(NAME, c, f"the copy's bound of columns is not %{name}'s {shape[-1]}: TMA's zero fill is at "
+                         "the matrix's edge")
+    if constant_value(c.rows) != shape[-2]:
+        _check_rows_masked(c, name, shape[-2])
     r, cols = c.tile
     if list(dst.type.get_shape()[-2:]) != [r, cols]:
         raise pass_error(NAME, c, f"a {r}x{cols} copy into a {dst.type} tile: a TMA box fills a whole tile")
@@ -285,6 +299,48 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if eb != 2 or (cols * eb) % wgmma.SWIZZLE_BYTES or r % wgmma.ATOM_ROWS or r > tma.BOX_MAX:
         raise pass_error(NAME, c, f"a {r}x{cols} tile of {eb}-byte elements: TMA's 128-byte swizzle boxes take 16-bit "
                          f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {tma.BOX_MAX} rows a multiple of 8")
+
+
+def _check_rows_masked(c: CopyOp, name: str, rows: int) -> None:
+    """A's copy bounded by rows `c.rows` short of its matrix's (a grouped kernel's group end): its box
+    reads A's rows past that bound, harmless only where every global store of the kernel is masked to
+    rows < the bound (module docstring); refused, at the store that is not, otherwise."""
+    bound = c.rows.name_hint or "bound"
+    if role(c) != ROLE_LOAD_A:
+        raise pass_error(NAME, c, f"the copy's bound of rows (%{bound}) is not %{name}'s {rows}: TMA's zero fill is "
+                         "at the matrix's edge, and only A's rows past the bound may be read (where C's stores mask them)")
+    kernel = _in_entry_block(c).parent_op()
+    for w in kernel.walk():
+        target = _written(w)
+        if target is None:
+            continue
+        what = f"{w.name} to %{target.name_hint or 'a global buffer'}"
+        if target.type.get_num_dims() != 2:
+            raise pass_error(NAME, w, f"{what} (not a matrix: its rows are not A's): A's TMA box reads past "
+                             f"%{bound}, which only stores masked to rows < %{bound} make harmless")
+        if not proven_less(w, _indices(w)[0], c.rows):
+            raise pass_error(NAME, w, f"{what} is not masked to rows < %{bound} by its scf.if guards: A's TMA box "
+                             f"reads the rows past %{bound} (the next group's), which only such a mask makes harmless")
+
+
+_GLOBAL_READS = (memref.LoadOp, vector.LoadOp, CopyOp, memref.DimOp)
+
+
+def _written(op: Operation) -> SSAValue | None:
+    """The global memref `op` may write (a kernel's store, atomic, ...), None for a read or none."""
+    if isinstance(op, _GLOBAL_READS):
+        return None
+    for v in op.operands:
+        t = v.type
+        if isinstance(t, MemRefType) and memory_space(t) not in (LDS_SPACE, PRIVATE_SPACE):
+            return v
+    return None
+
+
+def _indices(op: Operation) -> list[SSAValue]:
+    if not hasattr(op, "indices"):
+        raise pass_error(NAME, op, f"{op.name} writes global memory at no indices tma-copies can read")
+    return list(op.indices)
 
 
 def _batch(loop: scf.ForOp) -> tuple[list[Operation], SSAValue | None]:
@@ -319,7 +375,7 @@ def _to_tma(copies: list[CopyOp], full: SSAValue, leader: SSAValue, batch: SSAVa
             at = _idx(p * per)
             col = arith.AddiOp(c.o1, at.results[0])
             zero = _idx(0)
-            at_batch = [batch] if _is_batched(c.src) else []
+            at_batch = [c.group] if c.group is not None else [batch] if _is_batched(c.src) else []
             load = TmaLoadOp(c.src, [*at_batch, c.o0, col.results[0]], c.dst, [slot, zero.results[0], at.results[0]],
                              full, [slot], (r, per))
             if "gemm.role" in c.attributes:

@@ -4,7 +4,7 @@ Each active lane issues its own box (gemmc's kernels guard the op by one thread)
 read from global memory through the tensor map, which the launcher encodes from the host's memref (its
 start, whatever the kernel does to its pointer): element (i, j) of the box at (row, col) is
 src[row + i][col + j] of the host array's first matrix, and with a batch coordinate b of its matrix b (a
-batched argument's [Bt, rows, cols] array: gemmc.transforms.batch), zero where that is past the
+batched argument's [Bt, rows, cols] array: gemmc.transforms.batch; a rank-3 source's src[b]), zero where that is past the
 matrix's shape or b past Bt (the tensor map's dims, with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE's zero
 fill): a box of the wrong batch reads another matrix, and the check against numpy fails; it goes to the shared byte start + (i x box columns + j) x element bytes from the buffer
 instance's start, whose 16-byte chunk bits 4-6 are XORed with bits 7-9 when the op's swizzle is 128
@@ -82,9 +82,10 @@ class TmaFunctions(InterpreterFunctions):
                               f"{rel * eb}, not a multiple of {align}")
         i, j = np.meshgrid(np.arange(box_r), np.arange(box_c), indexing="ij")
         gr, gc = row + i, col + j
-        inside = (gr < src.shape[0]) & (gc < src.shape[1]) & (gr >= 0) & (gc >= 0) & (0 <= b < src.data.size // src.size)
+        rows, cols = src.shape[-2:]  # of each matrix: a batched argument's, a rank-3 source's
+        inside = (gr < rows) & (gc < cols) & (gr >= 0) & (gc >= 0) & (0 <= b < src.data.size // (rows * cols))
         values = np.zeros(i.shape, dtype=dst.data.dtype)
-        values[inside] = src.data[b * src.size + gr[inside] * src.shape[1] + gc[inside]]
+        values[inside] = src.data[b * rows * cols + gr[inside] * cols + gc[inside]]
         byte = rel * eb + (i * box_c + j) * eb
         if op.swizzle_bytes:
             byte = wgmma.swizzle(byte)
