@@ -22,9 +22,14 @@ part of a tile start elsewhere), tile t in slot (t - lo) mod F as multi-buffer p
 each stage's gemm.copy ops writing slot s of LDS tiles of F slots (multi-buffer's leading dimension),
 by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that only wgmma descriptors
 read (swizzle-lds{mode=sw128} lays them out as TMA's 128-byte swizzle writes them), 16-bit elements,
-C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources static rank-2 kernel arguments
-whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the
-copies' bounds the sources' shapes.  A batched kernel's (gemmc.transforms.batch: gemm.batch_args) batched
+C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources rank-2 kernel arguments whose rows
+are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the copies'
+bounds the sources' sizes.  Sizes may be dynamic: the launcher encodes each map with the host memref's
+runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
+kernel argument's axis that gemm.arg_dims names as the source's (C's dim 0 bounding A's rows: both
+"M"); a dynamic row length must be proven a multiple of 16 bytes by gemm.assume_rows_aligned
+(assume-aligned{multiple=8} for 16-bit rows, which the launch checks: the dispatch runs that twin only
+where the rows are, the interpreter refuses a launch that breaks it), else refused.  A batched kernel's (gemmc.transforms.batch: gemm.batch_args) batched
 argument is one matrix of the host's [Bt, rows, cols] memref, batch block_id.z / gemm.batch_split: its
 boxes get that batch as their outermost coordinate, through a rank-3 tensor map of the host's memref
 (box depth 1; its matrix stride, rows x the row's bytes, is a multiple of 16 bytes with the row's), which
@@ -100,9 +105,9 @@ Diagnostics, each naming the op: no pipelined K loop, copies already lowered (ru
 a K loop not in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
-a dynamic source, rows not a multiple of 16 bytes, a copy
-bounded short of its source's rows that is not A's or whose kernel has a store not masked to the bound, bounds that are not the
-source's shape, a kernel that already has TMA copies.
+source rows not a multiple of 16 bytes (or, dynamic, not proven one), a bound of columns that is not
+the source's, a bound of rows short of the source's on a copy that is not A's or in a kernel with a
+global write not masked to it (named at that write), a kernel that already has TMA copies.
 """
 
 from __future__ import annotations
@@ -111,12 +116,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gemmc.dialects.gemm import CopyOp
+from gemmc.dialects.gemm import AssumeRowsAlignedOp, CopyOp
 from gemmc.dialects.nvgpu import (
     CpAsyncMbarrierArriveOp,
     DeviceAsyncCopyOp,
@@ -129,7 +134,7 @@ from gemmc.dialects.nvgpu import (
     WgmmaDescOp,
 )
 from gemmc.support.diagnostics import pass_error
-from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_K_LOOP, ROLE_LOAD_A, ROLE_WS_PRODUCER, memory_space
+from gemmc.support.ir_names import ARG_DIMS_ATTR, LDS_SPACE, PRIVATE_SPACE, ROLE_K_LOOP, ROLE_LOAD_A, ROLE_WS_PRODUCER, memory_space
 from gemmc.target import tma, wgmma
 from gemmc.target.resources import ELEMENT_BYTES
 from gemmc.transforms.contraction import prefetch_stage, prologue_stages, role
@@ -277,17 +282,20 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
     if not isinstance(src, BlockArgument):
         raise pass_error(NAME, c, f"%{name} is not an argument of the kernel: its tensor map is made by the launcher")
     shape = src.type.get_shape()
-    if any(d < 0 for d in shape):
-        raise pass_error(NAME, c, f"%{name} has a dynamic shape ({src.type}): tma-copies takes static shapes")
     eb = ELEMENT_BYTES.get(str(src.type.element_type), 0)
     if (row_multiple(src) * eb) % tma.STRIDE_BYTES:
+        if shape[-1] < 0:
+            fix = (f"run assume-aligned{{multiple={tma.STRIDE_BYTES // max(eb, 1)}}} (the launch must check it)"
+                   if len(shape) == 2 else "assume-aligned takes 2-D matrices only")
+            raise pass_error(NAME, c, f"%{name}'s rows are of a dynamic length not known to be a multiple of "
+                             f"{tma.STRIDE_BYTES} bytes (a tensor map's global stride must be): {fix}")
         raise pass_error(NAME, c, f"%{name}'s rows are {shape[-1]} x {eb} bytes, not a multiple of "
                          f"{tma.STRIDE_BYTES}: a tensor map's global stride must be")
-    if constant_value(c.cols) != shape[-1]:
-        raise pass_error(NAME, c, f"the copy's bound of columns is not %{name}'s {shape[-1]}: TMA's zero fill is at "
-                         "the matrix's edge")
-    if constant_value(c.rows) != shape[-2]:
-        _check_rows_masked(c, name, shape[-2])
+    if not _is_size(c.cols, src, -1):
+        raise pass_error(NAME, c, f"the copy's bound of columns is not %{name}'s {_size_text(shape[-1])}: TMA's zero "
+                         "fill is at the matrix's edge")
+    if not _is_size(c.rows, src, -2):
+        _check_rows_masked(c, name, _size_text(shape[-2]))
     r, cols = c.tile
     if list(dst.type.get_shape()[-2:]) != [r, cols]:
         raise pass_error(NAME, c, f"a {r}x{cols} copy into a {dst.type} tile: a TMA box fills a whole tile")
@@ -301,7 +309,42 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
                          f"rows of a multiple of {wgmma.SWIZZLE_BYTES} bytes and 8 .. {tma.BOX_MAX} rows a multiple of 8")
 
 
-def _check_rows_masked(c: CopyOp, name: str, rows: int) -> None:
+def _is_size(bound: SSAValue, src: BlockArgument, axis: int) -> bool:
+    """Whether `bound` is src's size along `axis` (of its matrix, from the end): the constant where it is
+    static, else a memref.dim of a kernel argument's axis that gemm.arg_dims names as src's (the same
+    dim of the program: the launcher encodes the map with src's size, the copy bounds at this one)."""
+    size = src.type.get_shape()[axis]
+    if size >= 0:
+        return constant_value(bound) == size
+    dim = bound.owner
+    if not isinstance(dim, memref.DimOp) or not isinstance(dim.source, BlockArgument):
+        return False
+    at = constant_value(dim.index)
+    other = dim.source
+    if at is None or other.block is not src.block:
+        return False
+    if other is src:
+        return at == src.type.get_num_dims() + axis
+    names = _dim_names(src.block.parent_op())
+    mine, theirs = names.get(src.index, []), names.get(other.index, [])
+    return len(mine) >= -axis and 0 <= at < len(theirs) and theirs[at] == mine[axis]
+
+
+def _dim_names(kernel: Operation) -> dict[int, list[str]]:
+    """The program's dim names of each kernel argument's axes (gemm.arg_dims; a batched argument's have
+    the batch first, so an axis counted from the end names the matrix's)."""
+    attr = kernel.attributes.get(ARG_DIMS_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return {}
+    return {i: [d.data for d in e.data if isinstance(d, StringAttr)] for i, e in enumerate(attr.data)
+            if isinstance(e, ArrayAttr)}
+
+
+def _size_text(n: int) -> str:
+    return str(n) if n >= 0 else "dynamic size"
+
+
+def _check_rows_masked(c: CopyOp, name: str, rows: str) -> None:
     """A's copy bounded by rows `c.rows` short of its matrix's (a grouped kernel's group end): its box
     reads A's rows past that bound, harmless only where every global store of the kernel is masked to
     rows < the bound (module docstring); refused, at the store that is not, otherwise."""
@@ -323,7 +366,7 @@ def _check_rows_masked(c: CopyOp, name: str, rows: int) -> None:
                              f"reads the rows past %{bound} (the next group's), which only such a mask makes harmless")
 
 
-_GLOBAL_READS = (memref.LoadOp, vector.LoadOp, CopyOp, memref.DimOp)
+_GLOBAL_READS = (memref.LoadOp, vector.LoadOp, CopyOp, memref.DimOp, AssumeRowsAlignedOp)  # the rest may write
 
 
 def _written(op: Operation) -> SSAValue | None:
