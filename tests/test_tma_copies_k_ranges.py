@@ -40,6 +40,7 @@ def with_tma(spec: str) -> str:
     return spec if "tma-copies" in spec else spec.replace("wgmma-in-flight,", "wgmma-in-flight,tma-copies,")
 
 
+DEFAULT_TMA = with_tma(MATRIX_16BIT_DEFAULTS["sm_90"])  # sm_90's default with tma-copies
 _VARIANT = with_tiles(MATRIX_16BIT_DEFAULTS["sm_90"], 64, 128, 4, 8)
 DEEP_K = with_tma(with_split_k(_VARIANT, 2, "atomic"))  # the selection's choice for deep_k (1024 x 1024 x 8192)
 DEEPER_K = with_tma(with_stream_k(_VARIANT, 264))  # and for deeper_k (128 x 128 x 65536)
@@ -143,7 +144,12 @@ def test_planted_missing_inval_fails():
 @pytest.mark.parametrize("p, dims", [(DEEP_K, {"M": 1024, "N": 1024, "K": 8192}),
                                      (DEEPER_K, {"M": 128, "N": 128, "K": 65536})], ids=["deep_k", "deeper_k"])
 def test_variant_builds(p, dims):
-    hip = gemmc.emit(gemmc.lower(gemmc.parse(source(), defines=dims), p, SM90), SM90, "hip")
-    assert "cp.async.bulk.tensor.2d" in hip and "cp.async.cg" not in hip
+    builds_with_tma(gemmc.lower(gemmc.parse(source(), defines=dims), p, SM90), ["cp.async.bulk.tensor.2d"])
+
+
+def builds_with_tma(module, needles: list[str]) -> None:
+    """The module's HIP has each of `needles` and no cp.async, and builds for sm_90a without spills."""
+    hip = gemmc.emit(module, SM90, "hip")
+    assert all(n in hip for n in needles) and "cp.async.cg" not in hip
     out = ptxas_v(hip)
     assert "0 bytes spill stores, 0 bytes spill loads" in out, out
