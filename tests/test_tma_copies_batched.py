@@ -55,7 +55,7 @@ def test_batched_vs_numpy(bt, m, n, k, b, t, split):
     assert r.passed, r.summary()
 
 
-@pytest.mark.parametrize("b", B_FORMS, ids=["b-batched", "b-shared", "bt-batched", "bt-shared"])
+@pytest.mark.parametrize("b", B_FORMS[1:3], ids=["b-shared", "bt-batched"])
 def test_batched_split_k_vs_numpy(b):
     r = gemmc.check(lowered(SPLIT2, DIMS, b), SM90, {})
     assert r.passed, r.summary()
