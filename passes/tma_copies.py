@@ -22,16 +22,18 @@ part of a tile start elsewhere), tile t in slot (t - lo) mod F as multi-buffer p
 each stage's gemm.copy ops writing slot s of LDS tiles of F slots (multi-buffer's leading dimension),
 by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that only wgmma descriptors
 read (swizzle-lds{mode=sw128} lays them out as TMA's 128-byte swizzle writes them), 16-bit elements,
-C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources rank-2 kernel arguments whose rows
-are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the copies'
+C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources kernel arguments (rank 2; a grouped
+B rank 3, below) whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the copies'
 bounds the sources' sizes.  Sizes may be dynamic: the launcher encodes each map with the host memref's
 runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
 kernel argument's axis that gemm.arg_dims names as the source's (C's dim 0 bounding A's rows: both
 "M"); a dynamic row length must be proven a multiple of 16 bytes by gemm.assume_rows_aligned
 (assume-aligned{multiple=8} for 16-bit rows, which the launch checks: the dispatch runs that twin only
-where the rows are, the interpreter refuses a launch that breaks it), else refused.  A batched kernel's (gemmc.transforms.batch: gemm.batch_args) batched
-argument is one matrix of the host's [Bt, rows, cols] memref, batch block_id.z / gemm.batch_split: its
-boxes get that batch as their outermost coordinate, through a rank-3 tensor map of the host's memref
+where the rows are, the interpreter refuses a launch that breaks it), else refused.
+
+A batched kernel's (gemmc.transforms.batch: gemm.batch_args) batched argument is one matrix of the
+host's [Bt, rows, cols] memref, batch block_id.z / gemm.batch_split: its boxes get that batch as their
+outermost coordinate, through a rank-3 tensor map of the host's memref
 (box depth 1; its matrix stride, rows x the row's bytes, is a multiple of 16 bytes with the row's), which
 starts at the host memref's first matrix whatever the kernel does to the argument's pointer; a broadcast
 operand (not batched) keeps its rank-2 map.  A rank-3 source (a grouped product's B [G, K, N], copied at
