@@ -2,7 +2,7 @@
 map of the host's [Bt, rows, cols] memref, at the workgroup's batch block_id.z / batch_split.
 
 * the interpreter against numpy (hypothesis: Bt, odd M, N and K a multiple of 8, A and B batched or B
-  shared, B transposed, with and without split-k, whose z holds batch and slice);
+  shared, B transposed, with and without split-k, whose z holds batch and slice; warp-specialize's producer);
 * planted bugs FAIL: the batch coordinate block_id.z (split-k's slice not divided out), 0, or gone (a
   batched argument's boxes through a map of its first matrix);
 * the launcher refuses a batched argument's map without the batch coordinate;
@@ -58,6 +58,14 @@ def test_batched_vs_numpy(bt, m, n, k, b, t, split):
 @pytest.mark.parametrize("b", B_FORMS[1:3], ids=["b-shared", "bt-batched"])
 def test_batched_split_k_vs_numpy(b):
     r = gemmc.check(lowered(SPLIT2, DIMS, b), SM90, {})
+    assert r.passed, r.summary()
+
+
+def test_warp_specialized_batched_vs_numpy():
+    """warp-specialize's producer with TMA: its leader's boxes at the workgroup's batch too."""
+    p = (f"{_HEAD.replace('waves-m=1', 'waves-m=2').replace('block-m=64', 'block-m=128')}multi-buffer{{factor=4}},"
+         "pipeline{stages=4},wgmma-in-flight,warp-specialize,tma-copies,lower-copies,swizzle-lds{mode=sw128}")
+    r = gemmc.check(lowered(p, DIMS), SM90, {})
     assert r.passed, r.summary()
 
 
