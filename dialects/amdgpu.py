@@ -399,13 +399,14 @@ def lds_slot_bytes(transfer: int) -> int:
     return 4 if transfer <= 4 else 16
 
 
-def verify_global_to_lds(op: Operation, lds: str) -> tuple[MemRefType, MemRefType]:
+def verify_global_to_lds(op: Operation, lds: str, leading: tuple[int, ...] = (0,)) -> tuple[MemRefType, MemRefType]:
     """The source and destination types of a copy from global memory to LDS (amdgpu.gather_to_lds,
     nvgpu.device_async_copy: `src`, `srcIndices`, `dst`, `dstIndices`), checked; `lds` names LDS
-    in the messages (NVIDIA's "shared memory")."""
+    in the messages (NVIDIA's "shared memory"); `leading`: the source indices there may be beyond
+    one per dimension (nvgpu.tma_load's batch coordinate)."""
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-    if len(op.srcIndices) != src.get_num_dims() or len(op.dstIndices) != dst.get_num_dims():
+    if len(op.srcIndices) - src.get_num_dims() not in leading or len(op.dstIndices) != dst.get_num_dims():
         raise VerifyException("expected one index per dimension of the source and of the destination")
     if memory_space(dst) != LDS_SPACE:
         raise VerifyException(f"the destination must be {lds} (memory space {LDS_SPACE}), got {dst}")

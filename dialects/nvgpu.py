@@ -78,7 +78,13 @@ XORed with bits 7-9 (CU_TENSOR_MAP_SWIZZLE_128B, wgmma's 128-byte swizzle: box r
 a 1024-byte aligned tile).  The tensor map (CUtensorMap) is not an SSA value here: it is a function of
 `src` (its shape, row-major strides) and of the op's box and swizzle, and the HIP printer makes it a
 `const __grid_constant__ CUtensorMap` parameter of the kernel, which the launcher encodes from the host
-memref it passes for `src` (gemmc.emit.tensor_maps); so `src` must be an argument of the kernel.
+memref it passes for `src` (gemmc.emit.tensor_maps); so `src` must be an argument of the kernel.  A batched
+kernel's argument (gemmc.transforms.batch: one matrix of the host's [Bt, rows, cols] memref) is read with
+three coordinates, %A[%batch, %row, %col]: cp.async.bulk.tensor.3d through a rank-3 map of the host's
+memref (box depth 1), the batch coordinate naming the matrix (the map starts at the host memref's first
+matrix, wherever the kernel moved the argument's pointer); with two, any source is read through a rank-2
+map from the host memref's start.  A rank-3 source (a grouped product's B [G, K, N]) takes three, its
+leading index first.
 fence_proxy_async is fence.proxy.async.shared::cta (the mbarriers' initialization, a generic-proxy
 write, made visible to the async proxy TMA completes them through).
 """
@@ -448,6 +454,18 @@ class MbarrierInitOp(_MbarrierOp):
 
 
 @irdl_op_definition
+class MbarrierInvalOp(_MbarrierOp):
+    """mbarrier.inval.shared::cta.b64: the mbarrier at bars[indices] is no longer one (no arrivals or
+    transactions may be pending); PTX leaves an mbarrier.init of a valid mbarrier undefined, so a kernel
+    that initializes one again (a K loop inside a loop) invalidates it first."""
+
+    name = "nvgpu.mbarrier_inval"
+
+    def __init__(self, bars: SSAValue, indices):
+        super().__init__(operands=[bars, list(indices)])
+
+
+@irdl_op_definition
 class MbarrierArriveOp(_MbarrierOp):
     """mbarrier.arrive.shared::cta.b64 (release, CTA scope): each active lane arrives once; the phase
     completes when its pending count reaches zero, and the next one begins."""
@@ -543,10 +561,10 @@ class MbarrierArriveExpectTxOp(_MbarrierOp):
 
 @irdl_op_definition
 class TmaLoadOp(IRDLOperation):
-    """cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: one lane's TMA copy
-    of a box of the global matrix `src` at (row, col) into shared memory at the indexed element, zeros
-    past the matrix's edge, completing the box's bytes on the mbarrier at bars[barIndices] (module
-    docstring)."""
+    """cp.async.bulk.tensor.{2,3}d.shared::cluster.global.mbarrier::complete_tx::bytes: one lane's TMA copy
+    of a box of the global matrix `src` at (row, col) (of a batched argument's matrix `batch`: [batch, row,
+    col]) into shared memory at the indexed element, zeros past the matrix's edge, completing the box's
+    bytes on the mbarrier at bars[barIndices] (module docstring)."""
 
     name = "nvgpu.tma_load"
 
@@ -581,14 +599,21 @@ class TmaLoadOp(IRDLOperation):
     def swizzle_bytes(self) -> int:
         return self.swizzle.value.data
 
+    @property
+    def map_rank(self) -> int:
+        """The tensor map's dims: 2, or 3 with a batch coordinate first."""
+        return len(self.srcIndices)
+
     def box_bytes(self) -> int:
         rows, cols = self.box_shape
         return rows * cols * ELEMENT_BYTES.get(str(self.dst.type.element_type), 0)
 
     def verify_(self) -> None:
-        src, dst = verify_global_to_lds(self, "shared memory")
-        if src.get_num_dims() != 2:
-            raise VerifyException(f"gemmc's TMA copies boxes of a rank-2 matrix; the source is {src}")
+        rank = self.src.type.get_num_dims()
+        if rank not in (2, 3):
+            raise VerifyException(f"gemmc's TMA copies boxes of a matrix or of one of a rank-3 memref's; the source "
+                                  f"is {self.src.type}")
+        src, dst = verify_global_to_lds(self, "shared memory", leading=(0, 1) if rank == 2 else (0,))  # (batch,) row, col
         if src.element_type != dst.element_type:
             raise VerifyException(f"source and destination elements differ ({src.element_type}, {dst.element_type})")
         _verify_mbarrier(self, self.bars, self.barIndices)
@@ -617,5 +642,5 @@ class FenceProxyAsyncOp(_NoOperands):
 
 NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp,
                           WgmmaDescOp, WgmmaMmaAsyncOp, WgmmaFenceOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
-                          MbarrierInitOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
+                          MbarrierInitOp, MbarrierInvalOp, MbarrierArriveOp, MbarrierWaitParityOp, CpAsyncMbarrierArriveOp,
                           SetMaxNRegOp, MbarrierArriveExpectTxOp, TmaLoadOp, FenceProxyAsyncOp], [])

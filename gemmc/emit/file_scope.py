@@ -30,6 +30,7 @@ class Param:
     unsigned: bool = False  # a memref of i8 that holds unsigned integers (u8): uint8_t
     box: tuple[int, int] | None = None  # a tensor map's box (rows, columns) (gemmc.emit.tensor_maps)
     swizzle: int = 0  # and its swizzle in bytes
+    rank: int = 2  # and its dims: 3 for a batched argument's map of the host's [Bt, rows, cols] memref
 
 
 @dataclass

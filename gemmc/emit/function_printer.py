@@ -72,7 +72,7 @@ class FunctionPrinter:
         self.lines: list[str] = []
         self.values: dict[SSAValue, Expr] = {}
         self.memrefs: dict[SSAValue, MemrefView] = {}
-        self.tensor_maps: dict[tuple, str] = {}  # (argument, box, swizzle) -> its CUtensorMap parameter
+        self.tensor_maps: dict[tuple, str] = {}  # (argument, box, swizzle, rank) -> its CUtensorMap parameter
         self.dynamic_shared: int | None = None  # LDS as views of dynamic shared memory: the bytes so far
         self.has_vector_memory_ops = any(  # (ldmatrix and cp.async address 16-byte rows of shared memory)
             o.name in ("vector.load", "vector.store", "nvgpu.ldmatrix", "nvgpu.device_async_copy")

@@ -70,7 +70,7 @@ def print_kernel(scope: FileScope, gm: Operation, fn: Operation, cname: str) -> 
             p.values[arg] = Expr(name)
     dim_params = [Param("dim", c, f"int {c}", dim=d) for d, c in c_dims.items()]
     map_params = tensor_maps.kernel_params(fn, names)
-    p.tensor_maps = {(q.arg, q.box, q.swizzle): q.name for q in map_params}
+    p.tensor_maps = {tensor_maps.param_key(q): q.name for q in map_params}
     info.params = memref_params + dim_params + scalar_params + map_params
 
     _batch_offsets(p, fn, names)

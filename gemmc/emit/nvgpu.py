@@ -304,6 +304,7 @@ READ_ONLY_USERS.update({"nvgpu.ldmatrix", "nvgpu.device_async_copy", "nvgpu.wgmm
 # -- mbarriers and warp specialization (sm_90) ---------------------------------------------------
 #
 #     nvgpu.mbarrier_init %full[%s] {count = 128}  -> gemmc_mbarrier_init(&full[s], 128);
+#     nvgpu.mbarrier_inval %full[%s]              -> gemmc_mbarrier_inval(&full[s]);
 #     nvgpu.mbarrier_arrive %empty[%s]            -> gemmc_mbarrier_arrive(&empty[s]);
 #     nvgpu.mbarrier_wait_parity %full[%s], %p    -> gemmc_mbarrier_wait_parity(&full[s], p);
 #     nvgpu.cp_async_mbarrier_arrive %full[%s]    -> gemmc_cp_async_mbarrier_arrive(&full[s]);
@@ -337,6 +338,10 @@ _MBARRIER_ASM = {
         "mbarrier.init", "gemmc_mbarrier_init", "unsigned count",
         "mbarrier.init: the mbarrier starts in phase 0, expecting `count` arrivals a phase",
         'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(address), "r"(count) : "memory");'),
+    "nvgpu.mbarrier_inval": (
+        "mbarrier.inval", "gemmc_mbarrier_inval", "",
+        "mbarrier.inval: the mbarrier is no longer one (before an mbarrier.init of it again)",
+        'asm volatile("mbarrier.inval.shared::cta.b64 [%0];\\n" :: "r"(address) : "memory");'),
     "nvgpu.mbarrier_arrive": (
         "mbarrier.arrive", "gemmc_mbarrier_arrive", "",
         "mbarrier.arrive (release, CTA scope): one arrival of this thread",
@@ -391,8 +396,10 @@ def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
 #     nvgpu.mbarrier_arrive_expect_tx %full[%s] {txBytes = 32768} -> gemmc_mbarrier_arrive_expect_tx(&full[s], 32768);
 #     nvgpu.tma_load %A[%r, %c], %tile_a[%s, %i, %j], %full[%s] {box = [128, 64], swizzle = 128}
 #         -> gemmc_tma_load_2d(&tile_a[s][i][j], &A_map, c, r, &full[s]);
+#     nvgpu.tma_load %A[%b, %r, %c], ...   (a batched argument's matrix b)
+#         -> gemmc_tma_load_3d(&tile_a[s][i][j], &A_map, c, r, b, &full[s]);
 #
-# The box's coordinates go innermost first (column, row), as the tensor map's dims do; the map is the
+# The box's coordinates go innermost first (column, row, batch), as the tensor map's dims do; the map is the
 # kernel's __grid_constant__ parameter (gemmc.emit.tensor_maps), addressed generically ("l"), as
 # CUTLASS's SM90_TMA_LOAD does.
 
@@ -400,25 +407,30 @@ def _print_setmaxnreg(p: FunctionPrinter, op: Operation) -> None:
 @op_printer("nvgpu.tma_load")
 def _print_tma_load(p: FunctionPrinter, op: Operation) -> None:
     _check_nvidia(p, op, "cp.async.bulk.tensor")
-    name = p.emitter.helper("gemmc_tma_load_2d", tma_load_function(), {})
+    rank = op.map_rank
+    name = p.emitter.helper(f"gemmc_tma_load_{rank}d", tma_load_function(rank), {})
     dst = p.unpacked(op.dst, op).element([p.value(i) for i in op.dstIndices])
     bar = p.unpacked(op.bars, op).element([p.value(i) for i in op.barIndices])
-    row, col = (p.value(i) for i in op.srcIndices)
+    coords = [p.value(i) for i in reversed(op.srcIndices)]  # innermost first
     tmap = Expr(f"&{tensor_maps.map_name(p, op)}")
-    p.line(f"{call(name, Expr(f'&{dst.text}'), tmap, col, row, Expr(f'&{bar.text}')).text};")
+    p.line(f"{call(name, Expr(f'&{dst.text}'), tmap, *coords, Expr(f'&{bar.text}')).text};")
 
 
-def tma_load_function() -> list[str]:
-    ptx = ("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-           "[%0], [%1, {%2, %3}], [%4];")
+def tma_load_function(rank: int = 2) -> list[str]:
+    names = ["col", "row", "batch"][:rank]
+    regs = ", ".join(f"%{2 + i}" for i in range(rank))
+    ptx = (f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+           f"[%0], [%1, {{{regs}}}], [%{2 + rank}];")
     return [
-        "// TMA: the tensor map's box at (col, row) into shared memory at dst, zeros past the matrix's edge,",
+        f"// TMA: the tensor map's box at ({', '.join(names)}) into shared memory at dst, zeros past the matrix's "
+        "edge,",
         "// completing its bytes on the mbarrier",
-        "__device__ inline void gemmc_tma_load_2d(void* dst, const CUtensorMap* map, int col, int row, void* bar)",
+        f"__device__ inline void gemmc_tma_load_{rank}d(void* dst, const CUtensorMap* map, "
+        f"{', '.join(f'int {n}' for n in names)}, void* bar)",
         "{",
         "    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));",
         "    const unsigned barrier = static_cast<unsigned>(__cvta_generic_to_shared(bar));",
-        f'    asm volatile("{ptx}\\n" :: "r"(address), "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), '
-        '"r"(row), "r"(barrier) : "memory");',
+        f'    asm volatile("{ptx}\\n" :: "r"(address), "l"(reinterpret_cast<unsigned long long>(map)), '
+        f'{", ".join(f"{chr(34)}r{chr(34)}({n})" for n in names)}, "r"(barrier) : "memory");',
         "}",
     ]

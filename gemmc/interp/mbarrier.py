@@ -31,7 +31,8 @@ consumers cannot block while they run.  Two pieces make the warp-specialized ker
       acquired a release of that warpgroup made after that group retired (a producer writing a slot whose
       empty phase has not completed), which replaces, in a kernel with mbarriers, the barrier-interval
       rule of gemmc.interp.wgmma_async,
-    - an arrive past the expected count, a wait or arrive on an mbarrier never initialized, an init of one
+    - an arrive past the expected count, a wait or arrive on an mbarrier never initialized (or
+      invalidated), an init of a valid one (PTX: undefined; nvgpu.mbarrier_inval first), an inval of one
       in use.
 
 * TMA's transactions (gemmc.interp.tma): nvgpu.mbarrier_arrive_expect_tx adds its bytes to the phase's
@@ -57,6 +58,7 @@ from gemmc.dialects.nvgpu import (
     MbarrierArriveExpectTxOp,
     MbarrierArriveOp,
     MbarrierInitOp,
+    MbarrierInvalOp,
     MbarrierWaitParityOp,
     SetMaxNRegOp,
 )
@@ -161,11 +163,13 @@ class Mbarriers:
             b = self.bars[id(buf)] = _Bars(buf.data.size, self.wpb)
         return b
 
-    def init(self, st, op, buf, addr: np.ndarray, count: int) -> None:
+    def init(self, st, op, buf, addr: np.ndarray, lanes: np.ndarray, count: int) -> None:
         b = self._bars(buf)
-        busy = b.init[addr] & ((b.pending[addr] != b.expected[addr]) | (b.tx[addr] != 0))
-        if busy.any():
-            raise InterpError(f"{op.name} by {st.where(int(np.argmax(busy)))}: the mbarrier is in use (arrivals pending)")
+        valid = b.init[addr]
+        if valid.any():  # PTX: undefined on a valid mbarrier (in use or not)
+            i = int(np.argmax(valid))
+            raise InterpError(f"{op.name} by {st.where(int(lanes[i]))} on {buf.name}{list(buf.unravel(int(addr[i])))}, "
+                              "a valid mbarrier: nvgpu.mbarrier_inval it first")
         b.init[addr] = True
         b.expected[addr] = count
         b.pending[addr] = count
@@ -173,6 +177,18 @@ class Mbarriers:
         b.tx[addr] = 0
         b.rel_wg[addr] = NONE
         b.rel_cp[addr] = NONE
+
+    def inval(self, st, op, buf, addr: np.ndarray, lanes: np.ndarray) -> None:
+        """The mbarriers at addr stop being ones; none may have arrivals or transaction bytes pending."""
+        b = self._bars(buf)
+        self._check_init(st, op, buf, b, addr, lanes)
+        busy = (b.pending[addr] != b.expected[addr]) | (b.tx[addr] != 0) | \
+            np.isin(addr, [x.bar_addr for x in self.boxes if x.bars is buf])
+        if busy.any():
+            i = int(np.argmax(busy))
+            raise InterpError(f"{op.name} by {st.where(int(lanes[i]))} on {buf.name}{list(buf.unravel(int(addr[i])))}: "
+                              "the mbarrier is in use (arrivals or TMA bytes pending)")
+        b.init[addr] = False
 
     def _check_init(self, st, op, buf, b: _Bars, addr: np.ndarray, lanes: np.ndarray) -> None:
         bad = ~b.init[addr]
@@ -322,7 +338,15 @@ class MbarrierFunctions(InterpreterFunctions):
         st = self._st(op)
         buf, addr, lanes = self._where(st, op, args)
         if lanes.size:
-            mbarriers(st).init(st, op, buf, addr, op.arrivals)
+            mbarriers(st).init(st, op, buf, addr, lanes, op.arrivals)
+        return ()
+
+    @impl(MbarrierInvalOp)
+    def run_inval(self, interp: Interpreter, op: MbarrierInvalOp, args: PythonValues):
+        st = self._st(op)
+        buf, addr, lanes = self._where(st, op, args)
+        if lanes.size:
+            mbarriers(st).inval(st, op, buf, addr, lanes)
         return ()
 
     @impl(MbarrierArriveOp)

@@ -1,9 +1,12 @@
 """TMA's tile loads (nvgpu.tma_load, sm_90) in the SIMT interpreter.
 
 Each active lane issues its own box (gemmc's kernels guard the op by one thread).  At issue the box is
-read from global memory: element (i, j) of the box at (row, col) is src[row + i][col + j], zero where
-that is past the matrix's shape (the tensor map's dims, with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE's zero
-fill); it goes to the shared byte start + (i x box columns + j) x element bytes from the buffer
+read from global memory through the tensor map, which the launcher encodes from the host's memref (its
+start, whatever the kernel does to its pointer): element (i, j) of the box at (row, col) is
+src[row + i][col + j] of the host array's first matrix, and with a batch coordinate b of its matrix b (a
+batched argument's [Bt, rows, cols] array: gemmc.transforms.batch; a rank-3 source's src[b]), zero where that is past the
+matrix's shape or b past Bt (the tensor map's dims, with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE's zero
+fill): a box of the wrong batch reads another matrix, and the check against numpy fails; it goes to the shared byte start + (i x box columns + j) x element bytes from the buffer
 instance's start, whose 16-byte chunk bits 4-6 are XORed with bits 7-9 when the op's swizzle is 128
 (gemmc.target.wgmma.swizzle: gemmc prints such tiles 1024-byte aligned, so the instance-relative
 address has the shared address's bits).  The start must be 128-byte aligned (1024 with the swizzle).
@@ -59,14 +62,18 @@ class TmaFunctions(InterpreterFunctions):
         start = np.broadcast_to(memory.addresses(st, op, dst, dst_idx, 1), (count,))
         bar_at = np.broadcast_to(memory.addresses(st, op, bars, bar_idx, 1), (count,))
         base = np.broadcast_to(np.asarray(dst.base, dtype=np.int64), (count,))
-        rows, cols = (np.broadcast_to(np.asarray(v, dtype=np.int64), (count,)) for v in src_idx)
+        coords = [np.broadcast_to(np.asarray(v, dtype=np.int64), (count,)) for v in src_idx]
+        if len(coords) == 2:  # the host array's first matrix (a batched argument's too)
+            coords.insert(0, np.zeros(count, dtype=np.int64))
+        batch, rows, cols = coords
         for lane in lanes:
-            self._issue(st, op, mb, src, dst, bars, int(lane), int(rows[lane]), int(cols[lane]),
+            self._issue(st, op, mb, src, dst, bars, int(lane), (int(batch[lane]), int(rows[lane]), int(cols[lane])),
                         int(start[lane] - base[lane]), int(base[lane]), int(bar_at[lane]))
         return ()
 
-    def _issue(self, st, op: TmaLoadOp, mb, src, dst, bars, lane: int, row: int, col: int, rel: int, base: int,
+    def _issue(self, st, op: TmaLoadOp, mb, src, dst, bars, lane: int, at: tuple[int, int, int], rel: int, base: int,
                bar_at: int) -> None:
+        b, row, col = at
         box_r, box_c = op.box_shape
         eb = dst.elem_bytes
         align = wgmma.ATOM_BYTES if op.swizzle_bytes else tma.SMEM_ALIGN
@@ -75,9 +82,10 @@ class TmaFunctions(InterpreterFunctions):
                               f"{rel * eb}, not a multiple of {align}")
         i, j = np.meshgrid(np.arange(box_r), np.arange(box_c), indexing="ij")
         gr, gc = row + i, col + j
-        inside = (gr < src.shape[0]) & (gc < src.shape[1]) & (gr >= 0) & (gc >= 0)
+        rows, cols = src.shape[-2:]  # of each matrix: a batched argument's, a rank-3 source's
+        inside = (gr < rows) & (gc < cols) & (gr >= 0) & (gc >= 0) & (0 <= b < src.data.size // (rows * cols))
         values = np.zeros(i.shape, dtype=dst.data.dtype)
-        values[inside] = src.data[src.base + gr[inside] * src.shape[1] + gc[inside]]
+        values[inside] = src.data[b * rows * cols + gr[inside] * cols + gc[inside]]
         byte = rel * eb + (i * box_c + j) * eb
         if op.swizzle_bytes:
             byte = wgmma.swizzle(byte)

@@ -1,7 +1,8 @@
 // RUN: %gemmc opt %S/../warp-specialize/Inputs/in-flight-f4.mlir --arch sm_90 -p 'tma-copies' | filecheck %s
 
-// One "full" mbarrier a slot (four slots), each expecting one arrival (the leader's expect_tx), initialized
-// by thread 0 before the prologue, fenced for the async proxy, published by a barrier.
+// One "full" mbarrier a slot (four slots), allocated before the prologue, each
+// expecting one arrival (the leader's expect_tx), initialized by thread 0 before the prologue, fenced for
+// the async proxy, published by a barrier.
 
 // CHECK-LABEL: "gpu.func"()
 // CHECK:         %full = memref.alloca() : memref<4xi64, 3 : i64>
