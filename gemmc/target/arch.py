@@ -26,6 +26,7 @@ INTEGER_DTYPES = ("i8", "u8", "i4", "u4", "i32")
 ELEMENT_BITS.update({"i8": 8, "u8": 8, "i4": 4, "u4": 4, "i32": 32})
 FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
 OCP_FP8 = ("f8e4m3fn", "f8e5m2")
+FP8_FORMATS = FNUZ_FP8 + OCP_FP8
 # gfx950's block-scaled (OCP MX) element formats, by the format code that selects each in the
 # f8f6f4 MFMAs' cbsz (A) and blgp (B) fields (LLVM's AMDGPU::MFMAScaleFormats / the clang
 # builtins' format table, /work/shared/seed-reference/mfma-ref/f32-16x16x128-f8f6f4-scale.rst):
@@ -240,6 +241,23 @@ class Arch:
     # instructions a SIMD issues a cycle, all types together; 0: not modelled (gemmc.cost.issue; RDNA3 ISA guide, SISchedule.td's IssueWidth = 1)
     issue_per_clk: float = 0.0
     matrix_on_valu: bool = False  # the matrix instructions run on the SIMD's VALU (RDNA's WMMA: RDNA3 ISA guide)
+    # An FP8 *output* is an f32 value rounded and packed into a byte, which any target can do with
+    # integer VALU ops (gemmc/emit/fp8_soft.py); only FP8 *operands* need the matrix unit's formats
+    # (`dtypes`).  True: every FP8 format may be C's, converted by the arch's own instruction where
+    # `dtypes` has it (v_cvt_pk_fp8_f32 / _bf8_f32), else in software.  sm_90: False (its FNUZ
+    # outputs are not built with nvcc here).
+    software_fp8_outputs: bool = True
+
+    @property
+    def output_dtypes(self) -> tuple[str, ...]:
+        """The float formats C (and any other output) may be stored in: `dtypes`, and every FP8
+        format where the arch converts those it lacks in software."""
+        soft = tuple(f for f in FP8_FORMATS if f not in self.dtypes) if self.software_fp8_outputs else ()
+        return self.dtypes + soft
+
+    def converts_in_hardware(self, fmt: str) -> bool:
+        """Whether f32 -> `fmt` is one of the arch's own conversion instructions (else software)."""
+        return fmt in self.dtypes
 
     @property
     def lds_limit(self) -> int:
@@ -607,6 +625,7 @@ ARCHS: dict[str, Arch] = {
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
             lds_optin_bytes=227 * 1024,  # a block's dynamic shared memory, opted in (compute capability 9.0)
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
+            software_fp8_outputs=False,
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
