@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, Intege
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.dialects.gemm import type_name as gemm_type_name
-from gemmc.emit import harness_epilogue, harness_grouped, host_formats
+from gemmc.emit import harness_epilogue, harness_grouped, harness_output, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
 from gemmc.emit.c_types import is_fp8 as is_fp8_type
@@ -309,6 +309,15 @@ class HarnessWriter:
 
         def c_value(code: str) -> str:
             return host_formats.to_double(c_format, code) if c_format else f"gemmc_to_double({code})"
+
+        largest = float(np.nanmax(np.where(np.isfinite(host_formats.values(c_format)), host_formats.values(c_format),
+                                           np.nan))) if c_format else 127.0 if integer_c else None
+        operands = self._epilogue_operands(g, l, by_arg, v, N)
+        epilogue = None if operands is None else harness_output.Epilogue(
+            v, product, K, g.epilogue, operands, g.acc, g.integer, names.fresh,
+            harness_epilogue.Output(f"gemmc_{c_format}_round", largest) if c_format else None, (g.acc_eps, out_eps))
+        spread = next((q.name for q in scal for arg, ax in zip(g.epilogue_args, g.epilogue_axes)
+                       if q.arg == arg and not ax), None) if largest is not None and epilogue is not None else None
         hC, dC, sizeC = v["h_" + C.name], v["d_" + C.name], v["size_" + C.name]
         I = INDENT
         w: list[str] = []
@@ -394,7 +403,7 @@ class HarnessWriter:
                 w[-1:] = harness_grouped.fill_sizes(h, shape_of(q)[0], M, v["gen"], v["x"])
             elif g.integer and nibbles(q):  # every 4-bit code
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<int>(0, 15)({v['gen']}));")
-            elif g.integer:  # uniform over the element type's whole range
+            elif g.integer and isinstance(q.type.element_type, IntegerType):  # uniform over the type's whole range
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
                    f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
             else:
@@ -410,6 +419,8 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness cannot tell what the scalar argument {q.name} is")
             ln(f"{I}{scalar_ctype(q.type)} {q.name};")
             ln(f"{I}gemmc_set({q.name}, {value}f);")
+        if spread is not None:
+            w.extend(epilogue.spread_lines(spread, largest, M, N))
         ln("")
         ln(f"{I}// Device buffers.")
         for q in mem:
@@ -462,15 +473,15 @@ class HarnessWriter:
         if G is not None:
             w.extend(harness_grouped.group_base(v["group_base"], v["h_" + G.name], shape_of(G)[0], i,
                                                 f"static_cast<size_t>({K}) * {N}"))
-        output = harness_epilogue.Output(f"gemmc_{c_format}_round", float(np.nanmax(host_formats.values(c_format)[
-            np.isfinite(host_formats.values(c_format))]))) if c_format else None
-        if g.integer and g.epilogue:
-            w.extend(self._requant_check(v, product, c_at, K, g, self._epilogue_operands(g, l, by_arg, v, N)))
+        element = c_value(f"{v['result']}[{c_at}]")
+        if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
+            w.extend(epilogue.value_lines())
+            ln(f"{I*2}const double {v['got']} = {element};")
+            ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
         elif g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:
-            w.extend(self._float_check(v, product, hC, c_at, K, (g.epilogue, g.acc),
-                                       self._epilogue_operands(g, l, by_arg, v, N), output, c_value))
+            w.extend(self._float_check(v, product, hC, c_at, K))
         ln(f"{I}}};")
         w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g", c_value, g.amax is not None))
         return w
@@ -490,21 +501,6 @@ class HarnessWriter:
             f"{I*2}return static_cast<double>({v['result']}[{c_at}]) == {v['expected']};",
         ]
 
-    def _requant_check(self, v: dict[str, str], product: str, c_at: str, K: str, g: Gemm,
-                       epilogue: list[str] | None) -> list[str]:
-        """An i8 C requantized from the exact i32 sum (wrapped as the kernel's): the epilogue in f32
-        (eps 2^-23 for each op, the sum exact), whose roundeven and fptosi the bound follows (an
-        integer: exact unless the f32 value's error crosses a rounding point, then one code)."""
-        I, k, wrapped = INDENT, v["k"], self.names.fresh("wrapped")
-        w = [f"{I*2}long long {v['sum']} = 0;",
-             f"{I*2}for (int {k} = 0; {k} < {K}; ++{k})",
-             f"{I*3}{v['sum']} += {product};",
-             f"{I*2}const double {wrapped} = static_cast<int32_t>(static_cast<uint32_t>({v['sum']}));"]
-        w.extend(harness_epilogue.check_lines(g.epilogue, epilogue or [], {**v, "sum": wrapped}, K, I * 2,
-                                              self.names.fresh, "f32", exact_sum=True))
-        w.append(f"{I*2}return std::fabs(gemmc_to_double({v['result']}[{c_at}]) - {v['expected']}) <= {v['bound']};")
-        return w
-
     @staticmethod
     def _epilogue_operands(g: Gemm, l, by_arg: dict, v: dict[str, str], N: str) -> list[str] | None:
         """C++ doubles of each epilogue operand's element at (i, j); None without an epilogue."""
@@ -521,11 +517,8 @@ class HarnessWriter:
             out.append(f"gemmc_to_double({v['h_' + q.name]}[{index}])")  # f32, f16 or bf16
         return out
 
-    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str,
-                     lines: tuple[tuple[str, ...], str] = ((), "f32"), epilogue: list[str] | None = None,
-                     output: harness_epilogue.Output | None = None, c_value=None) -> list[str]:
-        """C[i][j] in float64 and the bound on a correct kernel's error (`output`: an FP8 C's
-        rounding; `c_value`: C++ of a C element's value)."""
+    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
+        """C[i][j] in float64 and the bound on a correct kernel's error."""
         w: list[str] = []
         ln, I, k = w.append, INDENT, v["k"]
         ln(f"{I*2}double {v['sum']} = 0.0, {v['magnitude']} = 0.0;")
@@ -535,12 +528,6 @@ class HarnessWriter:
         ln(f"{I*3}{v['sum']} += {v['p']};")
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")
-        if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
-            w.extend(harness_epilogue.check_lines(lines[0], epilogue, v, K, I * 2, self.names.fresh, lines[1], output))
-            element = f"{v['result']}[{c_at}]"
-            ln(f"{I*2}const double {v['got']} = {c_value(element)};")
-            ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
-            return w
         ln(f"{I*2}const double {v['c0']} = gemmc_to_double({hC}[{c_at}]);")
         ln(f"{I*2}{v['expected']} = {v['alpha_ref']} * {v['sum']} + {v['beta_ref']} * {v['c0']};")
         ln(f"{I*2}{v['bound']} = 2.0 * {v['eps_out']} * std::fabs({v['expected']})")
@@ -598,7 +585,7 @@ class HarnessWriter:
         ln(f"{I*3}             {pi}, {pj}, {v['expected']}, {v['got']}, {v['bound']});")
         ln(f"{I}}}")
         if amax:
-            w.extend(self._amax_verdict(v, M, N))
+            w.extend(harness_output.amax_verdict(v, M, N))
         ln("")
         ln(f"{I}const double {v['flops']} = 2.0 * {M} * static_cast<double>({N}) * {K};")
         ln(f'{I}std::printf("Checked     : %zu elements of C, max |error| %.3g: %s\\n", {v["points"]}.size(),')
@@ -613,21 +600,6 @@ class HarnessWriter:
         ln(f"{I}return {v['mismatches']} ? EXIT_FAILURE : EXIT_SUCCESS;")
         ln("}")
         return w
-
-
-    @staticmethod
-    def _amax_verdict(v: dict[str, str], M: str, N: str) -> list[str]:
-        """The amax output against max |x| over the checked elements, within the largest of their
-        bounds: equal when every element was checked, else at least the sample's (one-sided)."""
-        I, got, ref, bound = INDENT, v["amax_got"], v["amax_ref"], v["amax_bound"]
-        every = f"{v['points']}.size() == static_cast<size_t>({M}) * {N}"
-        ok = v["amax_ok"]
-        return [f"{I}const bool {ok} = {every} ? std::fabs({got} - {ref}) <= {bound}",
-                f"{I}    : {got} >= {ref} - {bound};",
-                f"{I}if (!{ok})",
-                f"{I*2}++{v['mismatches']};",
-                f'{I}std::printf("Checked     : amax %.9g, expected %s%.9g (bound %.3g): %s\\n", {got},',
-                f'{I}            {every} ? "" : "at least ", {ref}, {bound}, {ok} ? "PASSED" : "FAILED");']
 
 
 _HOST_CONVERSIONS = {

@@ -24,12 +24,13 @@ _LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.389531389251
 
 def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], k: str, indent: str,
                 fresh: Callable[[str], str], acc: str = "f32", output: Output | None = None,
-                exact_sum: bool = False) -> list[str]:
+                exact_sum: bool = False, pre_saturate: str | None = None) -> list[str]:
     """`expected` and `bound` of C[i][j]: `operands` are C++ double expressions of each epilogue
     operand's element at (i, j); v names the harness's locals (sum, magnitude, eps_acc, eps_out,
     expected, bound; amax_x and amax_e, the gemm.amax argument's value and bound, where the
     epilogue has one), `k` the K dim, `fresh` makes local names that take no user's.  `output`:
-    an FP8 C, the stored value rounded to it; `exact_sum`: an integer product's (no error)."""
+    an FP8 C, the stored value rounded to it; `exact_sum`: an integer product's (no error);
+    `pre_saturate`: a local set to the value saturate clamps (the first maximumf's operand)."""
     eps = v["eps_acc"]
     e0 = fresh("sum_error")
     sum_error = "0.0" if exact_sum else f"{eps} * (std::sqrt(static_cast<double>({k})) + 2.0) * {v['magnitude']}"
@@ -55,6 +56,9 @@ def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], 
             out.append(f"{v['amax_x']} = {names[r]};")
             out.append(f"{v['amax_e']} = {errs[r]};")
             continue
+        if op == "arith.maximumf" and pre_saturate:
+            out.append(f"{pre_saturate} = {names[int(words[0])]};")
+            pre_saturate = None
         value, err = _op(op, words, names, errs, eps)
         largest = _LARGEST.get(words[-1] if op in ("arith.extf", "arith.truncf") else acc, _LARGEST["f32"])
         r, f = fresh("value"), fresh("error")
