@@ -4,6 +4,7 @@ the random fill and the packing of FP6 / FP4 rows, written into the harness as C
     format_of(t)                 the .gemm name of a narrow element type, or None
     helpers(name)                C++: the format's value table and its to-double and fill functions
     fill(name, out, gen, dist)   C++: the statement that fills byte `out` from generator `gen`
+    rounding(name)               C++: gemmc_<name>_round(double), the nearest value (an FP8 C's reference)
     to_double(name, code)        C++: the value of `code` as a double
     values(name)                 numpy: each code's value; c_literal(v): a double as a C literal
     PACK_HELPERS                 C++: rows of FP4 / FP6 codes packed as global memory holds them
