@@ -396,10 +396,11 @@ def test_example_builds_with_no_scratch(name, arch):
 
 
 @pytest.mark.skipif(not have_toolchain(), reason="needs clang with the AMDGPU backend")
-@pytest.mark.parametrize("arch", ["gfx942", "gfx950", "gfx1201"])
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950", "gfx1100", "gfx1201"])
 def test_fp8_amax_example_runs_in_the_amdgcn_interpreter(arch, tmp_path, capsys):
     """--level asm: clang's atomic optimizer (a wave's max by s_ff1 / v_readlane, one umax a wave); on
-    gfx942 the OCP e4m3 C's conversion in software (gemmc/emit/fp8_soft.py) as clang compiles it."""
+    gfx942 and gfx1100 the OCP e4m3 C's conversion in software (gemmc/emit/fp8_soft.py) as clang
+    compiles it."""
     from gemmc.driver.cli import main
 
     src = tmp_path / "fp8_amax.gemm"

@@ -66,7 +66,8 @@ def soft_fp8_name(fmt: str) -> str:
 
 
 def soft_fp8_function(fmt: str) -> list[str]:
-    """The device function `unsigned char gemmc_f32_to_<fmt>(float x)` (module docstring)."""
+    """The device function `unsigned char gemmc_f32_to_<fmt>(float x)` (module docstring).  Its
+    values stay 32-bit to the end: a select of bytes becomes v_cndmask_b16 on gfx11 (true16)."""
     f = fp8_format(fmt)
     m, emin = f.mantissa_bits, f.min_exponent
     return [
@@ -74,10 +75,7 @@ def soft_fp8_function(fmt: str) -> list[str]:
         "// the format's subnormals, overflow and NaN codes as arith.truncf (gemmc/emit/fp8_soft.py)",
         f"__device__ inline unsigned char {soft_fp8_name(fmt)}(float x)",
         "{",
-        "    const unsigned u = __builtin_bit_cast(unsigned, x), a = u & 0x7fffffffu;",
-        "    const bool neg = u >> 31;",
-        "    if (a > 0x7f800000u)",
-        f"        return neg ? {f.nan[1]:#04x} : {f.nan[0]:#04x};  // NaN",
+        "    const unsigned u = __builtin_bit_cast(unsigned, x), a = u & 0x7fffffffu, sign = u >> 24 & 0x80u;",
         f"    const int e = (int)(a >> 23) - 127, ex = e > {emin} ? e : {emin};  // ex - {m}: the quantum's exponent",
         f"    const int shift = ex - {m} - (e - 23);  // significand bits below the quantum: >= {23 - m}",
         "    const unsigned sig = (a & 0x7fffffu) | 0x800000u;",
@@ -87,10 +85,18 @@ def soft_fp8_function(fmt: str) -> list[str]:
         "        r = (sig >> shift) + (rest > half || (rest == half && ((sig >> shift) & 1u)));",
         "    }",
         f"    const unsigned code = ((unsigned)(ex - ({emin})) << {m}) + r;",
-        f"    if (code > {f.max_code:#04x}u)",
-        f"        return neg ? {f.overflow[1]:#04x} : {f.overflow[0]:#04x};  // beyond the largest finite value",
-        "    if (code == 0)",
-        f"        return neg ? {f.neg_zero:#04x} : 0x00;",
-        "    return (unsigned char)(code | (neg ? 0x80u : 0u));",
+        f"    const unsigned out = a > 0x7f800000u ? {_signed(f.nan)}  // NaN",
+        f"        : code > {f.max_code:#04x}u ? {_signed(f.overflow)}  // beyond the largest finite value",
+        f"        : code == 0 ? {_signed((0, f.neg_zero))} : (code | sign);",
+        "    return (unsigned char)out;",
         "}",
     ]
+
+
+def _signed(codes: tuple[int, int]) -> str:
+    """C of the code (+, -): `sign | c` where the format keeps the sign, else the one code."""
+    pos, neg = codes
+    if neg == pos:
+        return f"{pos:#04x}u"
+    assert neg == pos | 0x80, codes
+    return f"(sign | {pos:#04x}u)" if pos else "sign"
