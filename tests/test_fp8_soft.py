@@ -173,3 +173,32 @@ def test_hardware_where_the_arch_has_the_format_else_software(arch, hardware, so
     assert f"gemmc_f32_to_{software}(x)" in hip
     if hardware is not None:
         assert f"gemmc_f32_to_{hardware}(" not in hip and "__builtin_amdgcn_cvt_pk_" in hip
+
+
+@pytest.mark.parametrize("arch,c,software", [("gfx942", "f8e4m3fn", True), ("gfx942", "f8e4m3fnuz", False),
+                                            ("gfx90a", "f8e5m2", True)])
+def test_interpreter_and_cost_model_count_the_software_conversion(arch, c, software):
+    """A software conversion is SOFT_FP8_VALU_INSTRS VALU instructions (clang's), the hardware's one,
+    in the interpreter's count and the cost model's alike."""
+    import gemmc
+    from gemmc.cost.counts import count
+    from gemmc.cost.kernel import read_kernel
+    from gemmc.support.arith_semantics import SOFT_FP8_VALU_INSTRS
+
+    source = f"""kernel q {{
+  dim M = 16, N = 16, K = 8
+  A: bf16[M, K]
+  B: bf16[K, N]
+  C: {c}[M, N]
+  C = saturate(A @ B)
+}}
+"""
+    counts = []
+    for program in (source, source.replace(f"C: {c}", "C: f32")):  # the f32 C: no conversion
+        module = gemmc.lower(gemmc.parse(program), "step1", arch)
+        counted = count(read_kernel(module, {}), get_arch(arch)).stats_dict()
+        ran = gemmc.check(module, arch).stats.as_dict()
+        assert counted["valu_instrs"] == ran["valu_instrs"]
+        counts.append(ran["valu_instrs"])
+    waves = 16 * 16 // get_arch(arch).wave_size
+    assert counts[0] - counts[1] == waves * (SOFT_FP8_VALU_INSTRS if software else 1)
