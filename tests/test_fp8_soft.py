@@ -202,3 +202,14 @@ def test_interpreter_and_cost_model_count_the_software_conversion(arch, c, softw
         counts.append(ran["valu_instrs"])
     waves = 16 * 16 // get_arch(arch).wave_size
     assert counts[0] - counts[1] == waves * (SOFT_FP8_VALU_INSTRS if software else 1)
+
+
+def test_own_backend_refuses_the_conversion_at_its_op():
+    """gemmc's own AMDGCN backend has no FP8 conversion, in hardware or software: a located refusal."""
+    import gemmc
+    from gemmc.support.diagnostics import GemmcError
+
+    text = kernel_ir(BLOCK, saturate=False)
+    with pytest.raises(GemmcError, match=r"truncf to f8E4M3FNUZ is not selected \(no f32 -> FP8 conversion: neither "
+                                         r"v_cvt_pk_fp8_f32 nor the HIP's software rounding.*at 'arith.truncf' in @conv"):
+        gemmc.lower(parse_ir(text), "unroll-loops,promote-private,lower-to-amdgcn", "gfx90a")
