@@ -85,11 +85,6 @@ def _fp8(example: Path) -> bool:
     return "f8e" in example.read_text()
 
 
-def _converted(example: Path) -> bool:
-    """An output conversion (FP8 or i8 C): --harness does not check one yet (gemmc run does)."""
-    return "saturate(" in example.read_text()
-
-
 def _fp8_arch(example: Path) -> str:
     """gfx942 for AMD's FNUZ formats, else gfx950 for the OCP ones: read from the declared types."""
     module = gemmc.parse_file(str(example))
@@ -101,18 +96,16 @@ def _fp8_arch(example: Path) -> str:
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if not _fp8(e)], ids=lambda p: p.stem)
 def test_examples_host_side_compiles(toolchain, example, arch, tmp_path):
     """What `gemmc compile EXAMPLE --harness` writes (default pipeline) builds for the host; a batched
-    example's launcher alone (--harness has no batched product yet), as is an output conversion's."""
-    harness = not (_batched(example) or _converted(example))
-    _assert_host_compiles(toolchain, example.read_text(), arch, None, tmp_path, harness=harness)
+    example's launcher alone (--harness has no batched product yet)."""
+    _assert_host_compiles(toolchain, example.read_text(), arch, None, tmp_path, harness=not _batched(example))
 
 
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if _fp8(e)], ids=lambda p: p.stem)
 def test_fp8_examples_host_side_compiles(toolchain, example, tmp_path):
     """FP8, MXFP8, MXFP6 and MXFP4 examples on their arch (gfx942's FNUZ formats, else gfx950's
-    OCP ones): the launcher and the harness, which fills FP8, FP6, FP4 and E8M0 matrices, build (the
-    launcher alone for an FP8 output, which --harness does not check yet)."""
-    _assert_host_compiles(toolchain, example.read_text(), _fp8_arch(example), None, tmp_path,
-                          harness=not _converted(example))
+    OCP ones): the launcher and the harness, which fills FP8, FP6, FP4 and E8M0 matrices (and checks
+    an FP8 C), build."""
+    _assert_host_compiles(toolchain, example.read_text(), _fp8_arch(example), None, tmp_path)
 
 
 def odd_program(names: tuple[str, ...], kernel: str) -> str:
@@ -210,3 +203,51 @@ def test_stream_k_fixup_host_side_compiles(toolchain, tmp_path):
     hipFreeAsync, and the counters' zeroing launch before the persistent one build for the host."""
     text = (ROOT / "examples" / "linear.gemm").read_text()
     _assert_host_compiles(toolchain, text, "gfx942", "step3,stream-k{workgroups=7}", tmp_path)
+
+
+# -- the output conversions' harnesses, run on the CPU (test_emit_hip.run_on_cpu) -------------------
+
+CONVERTED = ["fp8_amax", "int8_requant"]
+SMALL = {"M": 40, "N": 72, "K": 48}  # every element of C checked, and the amax both ways
+
+
+def _converted_harness(name: str, arch: str, pipeline: str | None) -> str:
+    module = gemmc.parse((ROOT / "examples" / f"{name}.gemm").read_text(), f"{name}.gemm", SMALL)
+    return gemmc.emit(gemmc.lower(module, pipeline, arch), arch, "hip", harness=True)
+
+
+def _run_harness(toolchain, source: str, arch: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    import cpu_matrix
+    from test_emit_hip import run_on_cpu
+
+    if toolchain.kind != "llvm":
+        pytest.skip("the CPU run uses plain clang++ for the host")
+    return run_on_cpu(toolchain, source, [], tmp_path, cpu_matrix.builtins(arch, source))
+
+
+@pytest.mark.parametrize("name,arch", [("fp8_amax", "gfx942"), ("int8_requant", "gfx90a")])
+def test_converted_examples_harness_passes_on_cpu(toolchain, name, arch, tmp_path):
+    """The default kernel (gfx942's MFMAs with fp8_amax's OCP e4m3 C in software; gfx90a's for the
+    i8 one) against the harness's float64 reference: C code for code within the bound, the amax,
+    the scale spreading C over the format's range."""
+    proc = _run_harness(toolchain, _converted_harness(name, arch, None), arch, tmp_path)
+    assert proc.returncode == 0 and "Checked     : 2880 elements of C" in proc.stdout, proc.stdout + proc.stderr
+    assert "(C spread over its range)" in proc.stdout
+    assert ("Checked     : amax" in proc.stdout) == (name == "fp8_amax")
+
+
+PLANTED = [
+    ("fp8_amax", "a wrong scale", "s * (sum + b_e)", "2.0f * s * (sum + b_e)"),
+    ("fp8_amax", "a missing saturate", "-448.0f), 448.0f)", "-1.0e30f), 1.0e30f)"),
+    ("fp8_amax", "amax of the scaled value", "__builtin_fabsf(sum + b_e)", "__builtin_fabsf(s * (sum + b_e))"),
+    ("int8_requant", "a scale on the wrong axis", "s_w[col]", "s_w[row]"),
+    ("int8_requant", "a missing saturate", "-128.0f), 127.0f)", "-1.0e30f), 1.0e30f)"),
+]
+
+
+@pytest.mark.parametrize("name,bug,old,new", PLANTED, ids=[f"{n}: {b}" for n, b, _, _ in PLANTED])
+def test_converted_harness_fails_a_planted_bug(toolchain, name, bug, old, new, tmp_path):
+    from test_harness_formats import _assert_fails, _planted
+
+    source = _planted(_converted_harness(name, "gfx942", "step1"), old, new)
+    _assert_fails(_run_harness(toolchain, source, "gfx942", tmp_path))

@@ -26,6 +26,7 @@ from gemmc.target.arch import Arch
 from gemmc.cost import banks
 from gemmc.cost.kernel import KernelIR
 from gemmc.cost.lanes import LaneEvaluator, loops_of
+from gemmc.interp.common import valu_instrs
 from gemmc.support.arith_semantics import MATH_VALU_INSTRS
 from gemmc.support.ir_names import LDS_SPACE, PRIVATE_SPACE, ROLE_ATTR, ROLE_FIXUP, memory_space
 from gemmc.target.resources import ELEMENT_BYTES, global_bytes, lane_bytes
@@ -198,7 +199,7 @@ def _count_op(ctx: _Context, c: Counts, op: Operation) -> None:
     fpl = valu_flops_per_lane(op)
     if fpl is not None:
         instrs, lanes = ctx.executions(op)
-        instrs *= MATH_VALU_INSTRS.get(type(op), 1)  # a fused epilogue's exp, tanh, erf: their expansions
+        instrs *= valu_instrs(op, ctx.arch)  # exp, tanh, erf, a software FP8 conversion: their expansions
         w = _vector_width(op.results[0].type) if op.results else 1
         c.valu_instrs += instrs
         c.valu_slots += instrs * w

@@ -104,38 +104,54 @@ def _mbarriers(t, arch: Arch) -> bool:
 
 
 def check_dtypes(module: ModuleOp, arch: Arch) -> None:
-    """A dtype the arch cannot do is an error before any pass runs."""
+    """A dtype the arch cannot do is an error before any pass runs.  An output may be of any
+    format the arch converts to (Arch.output_dtypes: an FP8 format it lacks, in software); the
+    product's operands, and any value other than an arith.truncf's, need one it has."""
     from xdsl.dialects.builtin import MemRefType, VectorType
 
     from gemmc.dialects.gemm import ELEMENT_TYPES, MatmulOp, type_name
 
-    supported = ", ".join(arch.dtypes)
-    # integers (i8, u8, i32) are every target's: its integer VALU ops load, widen and multiply-add them
     computes = (arch.compute_dtypes or arch.dtypes) + INTEGER_DTYPES
     dtypes = arch.dtypes + INTEGER_DTYPES
     for op in module.walk():
-        if isinstance(op, MatmulOp) and type_name(op.acc_type) not in computes:
-            raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
-                             f"(it supports {', '.join(arch.compute_dtypes or arch.dtypes)}); use 'acc f32'")
+        if isinstance(op, MatmulOp):
+            _check_matmul(op, arch, computes)
         for v in op.results:
             t = v.type
             scalar = t.element_type if isinstance(t, VectorType) else t
+            name = type_name(scalar)
             arithmetic = op.name.startswith(("arith.", "math.")) and op.name not in _MOVES
-            if type_name(scalar) in ELEMENT_TYPES and (type_name(scalar) not in dtypes or (
-                    arithmetic and type_name(scalar) not in computes)):
+            converted = op.name == "arith.truncf" and name in arch.output_dtypes
+            if name in ELEMENT_TYPES and ((name not in dtypes and not converted) or (arithmetic and name not in computes)):
                 # kernel IR given as input: its arithmetic, not only its memrefs
-                raise GemmcError(f"{arch.name} cannot do {type_name(scalar)} arithmetic "
-                                 f"(at '{op.name}'; it supports {', '.join(computes) if arithmetic else supported})")
-            if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes and not _mbarriers(t, arch):
-                raise GemmcError(
-                    f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
-                    f"(it supports {', '.join(arch.dtypes)})"
-                )
+                raise GemmcError(f"{arch.name} cannot do {name} arithmetic "
+                                 f"(at '{op.name}'; it supports {', '.join(computes if arithmetic else arch.dtypes)})")
+            if isinstance(t, MemRefType):
+                _check_buffer(t, arch, hint=False)
         if op.name == "func.func":
             for t in op.function_type.inputs.data:
-                if isinstance(t, MemRefType) and type_name(t.element_type) not in dtypes and not _mbarriers(t, arch):
-                    hint = ": the FNUZ FP8 formats and the MX formats need an AMD target" if arch.vendor != "amd" else ""
-                    raise GemmcError(
-                        f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
-                        f"(it supports {', '.join(arch.dtypes)}){hint}"
-                    )
+                if isinstance(t, MemRefType):
+                    _check_buffer(t, arch, hint=True)
+
+
+def _check_matmul(op, arch: Arch, computes: tuple[str, ...]) -> None:
+    """The accumulator is a type the arch computes in; A and B are of formats it has."""
+    from gemmc.dialects.gemm import type_name
+
+    if type_name(op.acc_type) not in computes:
+        raise GemmcError(f"{arch.name} cannot accumulate in {type_name(op.acc_type)} "
+                         f"(it supports {', '.join(arch.compute_dtypes or arch.dtypes)}); use 'acc f32'")
+    for operand in (op.a, op.b):
+        name = type_name(operand.type.element_type)
+        if name not in arch.dtypes + INTEGER_DTYPES:
+            raise GemmcError(f"{arch.name} cannot do {name} operands (it supports {', '.join(arch.dtypes)})")
+
+
+def _check_buffer(t, arch: Arch, hint: bool) -> None:
+    """A memref's element type is one the arch has, or an output format it converts to."""
+    from gemmc.dialects.gemm import type_name
+
+    if type_name(t.element_type) not in arch.output_dtypes + INTEGER_DTYPES and not _mbarriers(t, arch):
+        why = ": the FNUZ FP8 formats and the MX formats need an AMD target" if hint and arch.vendor != "amd" else ""
+        raise GemmcError(f"{arch.name} cannot do {type_name(t.element_type)} in gemmc's output "
+                         f"(it supports {', '.join(arch.dtypes)}){why}")

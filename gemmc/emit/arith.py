@@ -304,16 +304,24 @@ def _float_to_fp8_scalar(p: FunctionPrinter, op: Operation, x: SSAValue, e: Expr
     """One float (f32, or a 16-bit float widened to it exactly) to its FP8 byte, nearest even: AMD's
     v_cvt_pk_fp8_f32 / _bf8_f32 (the low byte of the word it writes; not saturating: a fused
     epilogue's saturate has clamped the value to the format's range), sm_90's cvt.rn.satfinite
-    (which saturates too, a no-op on the clamped value; NaN stays NaN)."""
+    (which saturates too, a no-op on the clamped value; NaN stays NaN); a format the arch has no
+    instruction for, gemmc/emit/fp8_soft.py's device function (an output's: Arch.output_dtypes)."""
+    from gemmc.dialects.gemm import type_name as gemm_type_name
+
     to = op.results[0].type
+    fmt = gemm_type_name(to)
+    arch = p.emitter.arch
+    if not arch.converts_in_hardware(fmt) and fmt in arch.output_dtypes:  # no instruction: integer VALU ops
+        from gemmc.emit.fp8_soft import soft_fp8_function, soft_fp8_name
+
+        return call(p.emitter.helper(soft_fp8_name(fmt), soft_fp8_function(fmt), {}),
+                    e if isinstance(x.type, Float32Type) else cast("float", e))
     _check_fp8_conversion(p, op, to)
     if not isinstance(x.type, Float32Type):
         e = cast("float", e)
-    if p.emitter.arch.vendor == "nvidia":
-        from gemmc.dialects.gemm import type_name as gemm_type_name
+    if arch.vendor == "nvidia":
         from gemmc.emit.nvgpu import f32_to_fp8_function, f32_to_fp8_name
 
-        fmt = gemm_type_name(to)
         return call(p.emitter.helper(f32_to_fp8_name(fmt), f32_to_fp8_function(fmt), {}), e)
     return cast("unsigned char", call(_F32_TO_FP8[type(to)], e, Expr("0.0f"), Expr("0"), Expr("false")))
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from gemmc.dialects.gemm import type_name as gemm_type_name
-from gemmc.emit import harness_epilogue, harness_grouped, host_formats
+from gemmc.emit import harness_epilogue, harness_grouped, harness_output, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
 from gemmc.emit.c_types import is_fp8 as is_fp8_type
@@ -59,6 +61,7 @@ class Gemm:
     epilogue_axes: tuple[str, ...] = ()
     acc: str = "f32"  # the accumulator's type, which bounds the epilogue's values
     group_sizes: int | None = None  # a grouped product: the host argument of its sizes (B [G, K, N])
+    amax: int | None = None  # the host argument the kernel raises to max |x| of the epilogue's gemm.amax x
 
 
 class HarnessWriter:
@@ -93,16 +96,9 @@ class HarnessWriter:
         except (KeyError, AttributeError):
             raise emit_error(fn, f"--harness: {SPEC_ATTR} lacks integer a, b and c") from None
         ta, tb = "transpose_a" in d, "transpose_b" in d
-        c_elem = fn.args[c].type.element_type if c < len(fn.args) else None
-        if c_elem is not None and (gemm_type_name(c_elem) == "i8" or is_fp8_type(c_elem)):
-            # its C holds codes (FP8 bytes, requantized integers) the C++ reference does not decode yet
-            raise emit_error(fn, f"--harness does not check an {gemm_type_name(c_elem)} C yet (an output "
-                                 "conversion); gemmc run checks it")
         lines = [x.data for x in d["epilogue"].data] if "epilogue" in d else []  # type: ignore[union-attr]
-        more = [w for w in ("gemm.output", "gemm.amax") if any(x.startswith(w + " ") for x in lines)]
-        if more:  # its C++ reference and buffers are C's alone
-            raise emit_error(fn, f"--harness checks C alone; the kernel also writes "
-                                 f"{' and '.join('other outputs' if w == 'gemm.output' else 'an amax' for w in more)} "
+        if any(x.startswith("gemm.output ") for x in lines):  # its C++ reference and buffers are C's (and amax's)
+            raise emit_error(fn, "--harness checks C and an amax; the kernel also writes other outputs "
                                  "(gemmc run checks them)")
         hd = self.l.host_dims
         da, dc = hd[a] if a < len(hd) else None, hd[c] if c < len(hd) else None
@@ -142,7 +138,8 @@ class HarnessWriter:
         gemm = Gemm(a, b, c, m, n, k, ta, tb, alpha, beta, eps, scales[0], scales[1], scales[2] or 32,
                     isinstance(d.get("acc_type"), IntegerType), epilogue, extra, axes,
                     gemm_type_name(d["acc_type"]) if "acc_type" in d else "f32",
-                    d["group_sizes"].value.data if "group_sizes" in d else None)  # type: ignore[union-attr]
+                    d["group_sizes"].value.data if "group_sizes" in d else None,  # type: ignore[union-attr]
+                    d["amax"].value.data if "amax" in d else None)  # type: ignore[union-attr]
         return gemm, values
 
     def _from_kernel(self) -> tuple[Gemm, dict[int, str]]:
@@ -251,6 +248,8 @@ class HarnessWriter:
             "alpha_ref", "beta_ref", "eps_out", "eps_acc", "check", "i", "j", "k", "sum",
             "magnitude", "p", "c0", "expected", "bound", "got", "points", "row", "col", "s",
             "mismatches", "max_error", "point", "ok", "flops")}
+        if g.amax is not None:
+            v.update({x: names.fresh(x) for x in ("amax_x", "amax_e", "amax_ref", "amax_bound", "amax_got", "amax_ok")})
         for q in mem:
             for prefix in ("h", "d", "size", "p"):
                 v[f"{prefix}_{q.name}"] = names.fresh(f"{prefix}_{q.name}")
@@ -304,7 +303,21 @@ class HarnessWriter:
             sb_at = at(SB, j, sb_cols, kb) if g.transpose_b else at(SB, kb, sb_cols, j)
             product = f"{value(A, a_at)} * {value(SA, sa_at)}\n{INDENT * 4}* {value(B, b_at)} * {value(SB, sb_at)}"
         c_at = f"static_cast<size_t>({i}) * {N} + {j}"
-        out_eps = float_eps(C.type.element_type) or 2.0**-23  # type: ignore[union-attr]
+        c_format = formats[C.arg]  # an FP8 C's: its codes' values, the reference rounded to them
+        integer_c = gemm_type_name(C.type.element_type) == "i8"  # type: ignore[union-attr]
+        out_eps = 0.0 if integer_c else float_eps(C.type.element_type) or 2.0**-23  # type: ignore[union-attr]
+
+        def c_value(code: str) -> str:
+            return host_formats.to_double(c_format, code) if c_format else f"gemmc_to_double({code})"
+
+        largest = float(np.nanmax(np.where(np.isfinite(host_formats.values(c_format)), host_formats.values(c_format),
+                                           np.nan))) if c_format else 127.0 if integer_c else None
+        operands = self._epilogue_operands(g, l, by_arg, v, N)
+        epilogue = None if operands is None else harness_output.Epilogue(
+            v, product, K, g.epilogue, operands, g.acc, g.integer, names.fresh,
+            harness_epilogue.Output(f"gemmc_{c_format}_round", largest) if c_format else None, (g.acc_eps, out_eps))
+        spread = next((q.name for q in scal for arg, ax in zip(g.epilogue_args, g.epilogue_axes)
+                       if q.arg == arg and not ax), None) if largest is not None and epilogue is not None else None
         hC, dC, sizeC = v["h_" + C.name], v["d_" + C.name], v["size_" + C.name]
         I = INDENT
         w: list[str] = []
@@ -327,6 +340,8 @@ class HarnessWriter:
         w.extend(_host_conversions(used))
         for name in dict.fromkeys(f for f in formats.values() if f):
             w.extend(host_formats.helpers(name))
+        if c_format:
+            w.extend(host_formats.rounding(c_format))
         if any(f in host_formats.PACKED_BITS for f in formats.values()) or any(is_int4(q.type.element_type)
                                                                               for q in mem):  # type: ignore[union-attr]
             w.extend(host_formats.PACK_HELPERS)
@@ -388,7 +403,7 @@ class HarnessWriter:
                 w[-1:] = harness_grouped.fill_sizes(h, shape_of(q)[0], M, v["gen"], v["x"])
             elif g.integer and nibbles(q):  # every 4-bit code
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<int>(0, 15)({v['gen']}));")
-            elif g.integer:  # uniform over the element type's whole range
+            elif g.integer and isinstance(q.type.element_type, IntegerType):  # uniform over the type's whole range
                 ln(f"{I*2}{v['x']} = static_cast<{elem(q)}>(std::uniform_int_distribution<long long>("
                    f"std::numeric_limits<{elem(q)}>::min(), std::numeric_limits<{elem(q)}>::max())({v['gen']}));")
             else:
@@ -404,6 +419,8 @@ class HarnessWriter:
                 raise emit_error(fn, f"--harness cannot tell what the scalar argument {q.name} is")
             ln(f"{I}{scalar_ctype(q.type)} {q.name};")
             ln(f"{I}gemmc_set({q.name}, {value}f);")
+        if spread is not None:
+            w.extend(epilogue.spread_lines(spread, largest, M, N))
         ln("")
         ln(f"{I}// Device buffers.")
         for q in mem:
@@ -434,10 +451,19 @@ class HarnessWriter:
         ln("")
         ln(f"{I}// One more launch on the original C, for the check.")
         ln(f"{I}GEMMC_CHECK(hipMemcpy({dC}, {hC}.data(), sizeof({elem(C)}) * {sizeC}, hipMemcpyHostToDevice));")
+        X = by_arg[g.amax] if g.amax is not None else None
+        if X is not None:  # the kernel raises it (atomic max): from 0, as the caller must
+            ln(f"{I}{v['h_' + X.name]}[0] = 0.0f;")
+            ln(f"{I}GEMMC_CHECK(hipMemcpy({v['d_' + X.name]}, {v['h_' + X.name]}.data(), sizeof(float), "
+               "hipMemcpyHostToDevice));")
         ln(f"{I}{v['launch']}();")
         ln(f"{I}GEMMC_CHECK(hipDeviceSynchronize());")
         ln(f"{I}std::vector<{elem(C)}> {v['result']}({sizeC});")
         ln(f"{I}GEMMC_CHECK(hipMemcpy({v['result']}.data(), {dC}, sizeof({elem(C)}) * {sizeC}, hipMemcpyDeviceToHost));")
+        if X is not None:
+            ln(f"{I}float {v['amax_got']} = 0.0f;")
+            ln(f"{I}GEMMC_CHECK(hipMemcpy(&{v['amax_got']}, {v['d_' + X.name]}, sizeof(float), hipMemcpyDeviceToHost));")
+            ln(f"{I}double {v['amax_x']} = 0.0, {v['amax_e']} = 0.0; // the check's gemm.amax argument at (i, j)")
         ln("")
         ln(f"{I}// The float64 reference for C[i][j], and a bound on the error of a correct kernel:")
         ln(f"{I}// rounding of the output, plus accumulation error that grows like sqrt(K).")
@@ -447,13 +473,17 @@ class HarnessWriter:
         if G is not None:
             w.extend(harness_grouped.group_base(v["group_base"], v["h_" + G.name], shape_of(G)[0], i,
                                                 f"static_cast<size_t>({K}) * {N}"))
-        if g.integer:
+        element = c_value(f"{v['result']}[{c_at}]")
+        if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
+            w.extend(epilogue.value_lines())
+            ln(f"{I*2}const double {v['got']} = {element};")
+            ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
+        elif g.integer:
             w.extend(self._integer_check(v, product, hC, c_at, K))
         else:
-            w.extend(self._float_check(v, product, hC, c_at, K, (g.epilogue, g.acc),
-                                            self._epilogue_operands(g, l, by_arg, v, N)))
+            w.extend(self._float_check(v, product, hC, c_at, K))
         ln(f"{I}}};")
-        w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g"))
+        w.extend(self._check_points(v, M, N, K, mem, "%.0f" if g.integer else "%.6g", c_value, g.amax is not None))
         return w
 
     def _integer_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
@@ -487,8 +517,7 @@ class HarnessWriter:
             out.append(f"gemmc_to_double({v['h_' + q.name]}[{index}])")  # f32, f16 or bf16
         return out
 
-    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str,
-                     lines: tuple[tuple[str, ...], str] = ((), "f32"), epilogue: list[str] | None = None) -> list[str]:
+    def _float_check(self, v: dict[str, str], product: str, hC: str, c_at: str, K: str) -> list[str]:
         """C[i][j] in float64 and the bound on a correct kernel's error."""
         w: list[str] = []
         ln, I, k = w.append, INDENT, v["k"]
@@ -499,11 +528,6 @@ class HarnessWriter:
         ln(f"{I*3}{v['sum']} += {v['p']};")
         ln(f"{I*3}{v['magnitude']} += std::fabs({v['p']});")
         ln(f"{I*2}}}")
-        if epilogue is not None:  # the epilogue's ops in double, a bound carried through them
-            w.extend(harness_epilogue.check_lines(lines[0], epilogue, v, K, I * 2, self.names.fresh, lines[1]))
-            ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[{c_at}]);")
-            ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
-            return w
         ln(f"{I*2}const double {v['c0']} = gemmc_to_double({hC}[{c_at}]);")
         ln(f"{I*2}{v['expected']} = {v['alpha_ref']} * {v['sum']} + {v['beta_ref']} * {v['c0']};")
         ln(f"{I*2}{v['bound']} = 2.0 * {v['eps_out']} * std::fabs({v['expected']})")
@@ -513,8 +537,10 @@ class HarnessWriter:
         ln(f"{I*2}return std::fabs({v['got']} - {v['expected']}) <= {v['bound']};")
         return w
 
-    def _check_points(self, v: dict[str, str], M: str, N: str, K: str, mem: list[Param], fmt: str) -> list[str]:
-        """Checks the chosen elements of C, prints the verdict and the time, frees the buffers."""
+    def _check_points(self, v: dict[str, str], M: str, N: str, K: str, mem: list[Param], fmt: str,
+                      c_value, amax: bool = False) -> list[str]:
+        """Checks the chosen elements of C (and the amax output), prints the verdict and the time,
+        frees the buffers."""
         w: list[str] = []
         ln, I, i, j = w.append, INDENT, v["i"], v["j"]
         ln("")
@@ -541,17 +567,25 @@ class HarnessWriter:
         ln(f"{I}}}")
         ln(f"{I}long long {v['mismatches']} = 0;")
         ln(f"{I}double {v['max_error']} = 0.0;")
+        if amax:
+            ln(f"{I}double {v['amax_ref']} = 0.0, {v['amax_bound']} = 0.0;")
         ln(f"{I}for (const auto& {v['point']} : {v['points']})")
         ln(f"{I}{{")
         pi, pj = f"{v['point']}.first", f"{v['point']}.second"
         ln(f"{I*2}double {v['expected']} = 0.0, {v['bound']} = 0.0;")
         ln(f"{I*2}const bool {v['ok']} = {v['check']}({pi}, {pj}, {v['expected']}, {v['bound']});")
-        ln(f"{I*2}const double {v['got']} = gemmc_to_double({v['result']}[static_cast<size_t>({pi}) * {N} + {pj}]);")
+        element = f"{v['result']}[static_cast<size_t>({pi}) * {N} + {pj}]"
+        ln(f"{I*2}const double {v['got']} = {c_value(element)};")
+        if amax:
+            ln(f"{I*2}{v['amax_ref']} = std::fmax({v['amax_ref']}, std::fabs({v['amax_x']}));")
+            ln(f"{I*2}{v['amax_bound']} = std::fmax({v['amax_bound']}, {v['amax_e']});")
         ln(f"{I*2}{v['max_error']} = std::fmax({v['max_error']}, std::fabs({v['got']} - {v['expected']}));")
         ln(f"{I*2}if (!{v['ok']} && {v['mismatches']}++ < 10)")
         ln(f'{I*3}std::fprintf(stderr, "Mismatch at C[%d][%d]: expected {fmt}, got {fmt} (bound %.3g)\\n",')
         ln(f"{I*3}             {pi}, {pj}, {v['expected']}, {v['got']}, {v['bound']});")
         ln(f"{I}}}")
+        if amax:
+            w.extend(harness_output.amax_verdict(v, M, N))
         ln("")
         ln(f"{I}const double {v['flops']} = 2.0 * {M} * static_cast<double>({N}) * {K};")
         ln(f'{I}std::printf("Checked     : %zu elements of C, max |error| %.3g: %s\\n", {v["points"]}.size(),')

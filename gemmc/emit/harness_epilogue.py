@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from gemmc.support.arith_semantics import LIBM_ULPS
 
@@ -22,13 +23,18 @@ _LARGEST = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.389531389251
 
 
 def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], k: str, indent: str,
-                fresh: Callable[[str], str], acc: str = "f32") -> list[str]:
+                fresh: Callable[[str], str], acc: str = "f32", output: Output | None = None,
+                exact_sum: bool = False, pre_saturate: str | None = None) -> list[str]:
     """`expected` and `bound` of C[i][j]: `operands` are C++ double expressions of each epilogue
     operand's element at (i, j); v names the harness's locals (sum, magnitude, eps_acc, eps_out,
-    expected, bound), `k` the K dim, `fresh` makes local names that take no user's."""
+    expected, bound; amax_x and amax_e, the gemm.amax argument's value and bound, where the
+    epilogue has one), `k` the K dim, `fresh` makes local names that take no user's.  `output`:
+    an FP8 C, the stored value rounded to it; `exact_sum`: an integer product's (no error);
+    `pre_saturate`: a local set to the value saturate clamps (the first maximumf's operand)."""
     eps = v["eps_acc"]
     e0 = fresh("sum_error")
-    out = [f"const double {e0} = {eps} * (std::sqrt(static_cast<double>({k})) + 2.0) * {v['magnitude']};"]
+    sum_error = "0.0" if exact_sum else f"{eps} * (std::sqrt(static_cast<double>({k})) + 2.0) * {v['magnitude']}"
+    out = [f"const double {e0} = {sum_error};"]
     names = [v["sum"]]
     errs = [e0]
     for x in operands:
@@ -40,10 +46,19 @@ def check_lines(lines: tuple[str, ...], operands: list[str], v: dict[str, str], 
         op, *words = line.split()
         if op == "gemm.yield":
             r = int(words[0])
-            out.append(f"{v['expected']} = {names[r]};")
-            out.append(f"{v['bound']} = {errs[r]} + {v['eps_out']} * (std::fabs({names[r]}) + {errs[r]})"
-                       " + std::numeric_limits<float>::min();")
+            out += output.yield_lines(names[r], errs[r], v, fresh) if output else [
+                f"{v['expected']} = {names[r]};",
+                f"{v['bound']} = {errs[r]} + {v['eps_out']} * (std::fabs({names[r]}) + {errs[r]})"
+                " + std::numeric_limits<float>::min();"]
             return [indent + s for s in out]
+        if op == "gemm.amax":  # an output of its own, no value of the epilogue's
+            r = int(words[0])
+            out.append(f"{v['amax_x']} = {names[r]};")
+            out.append(f"{v['amax_e']} = {errs[r]};")
+            continue
+        if op == "arith.maximumf" and pre_saturate:
+            out.append(f"{pre_saturate} = {names[int(words[0])]};")
+            pre_saturate = None
         value, err = _op(op, words, names, errs, eps)
         largest = _LARGEST.get(words[-1] if op in ("arith.extf", "arith.truncf") else acc, _LARGEST["f32"])
         r, f = fresh("value"), fresh("error")
@@ -83,6 +98,11 @@ def _op(op: str, words: list[str], names: list[str], errs: list[str], eps: str) 
         fn = "std::fmax" if op == "arith.maximumf" else "std::fmin"
         return f"(std::isnan({x}) || std::isnan({xs[1]}) ? {x} + {xs[1]} : {fn}({x}, {xs[1]}))", \
             f"std::fmax({ex}, {es[1]})"
+    if op == "arith.sitofp":  # an i32 sum to f32: exact below 2^24
+        return x, f"{ex} + {eps} * std::fabs({x})"
+    if op in ("math.roundeven", "arith.fptosi"):  # monotone: x's rounding, within those of x +- ex
+        fn = "std::nearbyint" if op == "math.roundeven" else "std::trunc"  # (nearbyint: ties to even)
+        return f"{fn}({x})", f"std::fmax({fn}({x} + {ex}) - {fn}({x}), {fn}({x}) - {fn}({x} - {ex}))"
     if op == "arith.negf":
         return f"-{x}", ex
     if op == "math.absf":
@@ -95,3 +115,27 @@ def _op(op: str, words: list[str], names: list[str], errs: list[str], eps: str) 
     if op == "math.exp":
         return f"std::exp({x})", f"std::exp({x}) * (std::expm1({ex}) + {libm})"
     raise ValueError(f"the harness has no reference for the epilogue's '{op}'")
+
+
+@dataclass(frozen=True)
+class Output:
+    """An FP8 C: the store rounds the saturated value to the format (`round`: the C++ function of
+    gemmc.emit.host_formats.rounding).  The kernel's value lies within the bound of the reference's,
+    and within the format's range (saturate clamps exactly), so a correct C is the rounding of some
+    value in that interval: between the roundings of its ends, which rounding keeps in order.  A
+    bound of 0 (every op exact) allows the reference's code alone."""
+
+    round: str
+    largest: float
+
+    def yield_lines(self, x: str, e: str, v: dict[str, str], fresh: Callable[[str], str]) -> list[str]:
+        lo, hi = fresh("low"), fresh("high")
+        top = repr(self.largest)
+
+        def rounded(end: str) -> str:
+            return f"{self.round}(std::fmin(std::fmax({end}, -{top}), {top}))"
+
+        return [f"{v['expected']} = {self.round}({x});",
+                f"const double {lo} = {rounded(f'{x} - {e}')}, {hi} = {rounded(f'{x} + {e}')};",
+                f"{v['bound']} = std::isnan({e}) ? std::numeric_limits<double>::infinity()"
+                f" : std::fmax({hi} - {v['expected']}, {v['expected']} - {lo});"]

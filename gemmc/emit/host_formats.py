@@ -4,6 +4,7 @@ the random fill and the packing of FP6 / FP4 rows, written into the harness as C
     format_of(t)                 the .gemm name of a narrow element type, or None
     helpers(name)                C++: the format's value table and its to-double and fill functions
     fill(name, out, gen, dist)   C++: the statement that fills byte `out` from generator `gen`
+    rounding(name)               C++: gemmc_<name>_round(double), the nearest value (an FP8 C's reference)
     to_double(name, code)        C++: the value of `code` as a double
     values(name)                 numpy: each code's value; c_literal(v): a double as a C literal
     PACK_HELPERS                 C++: rows of FP4 / FP6 codes packed as global memory holds them
@@ -76,23 +77,43 @@ def helpers(name: str) -> list[str]:
     if name == SCALE_NAME:
         return out
     codes = _fill_codes(name, table)
-    out += [f"// The codes a fill picks from, by value; a float is rounded to the nearest (ties to even).",
-            f"static const unsigned char gemmc_{name}_by_value[{len(codes)}] = {{",
+    out += ["// The codes a fill picks from, by value; a float is rounded to the nearest (ties to even).",
+            *_nearest(name, "by_value", codes, f"inline void gemmc_{name}_set(unsigned char& out, float x)",
+                      "    out = {nearest};")]
+    return out
+
+
+def rounding(name: str) -> list[str]:
+    """C++: gemmc_<name>_round(double x), the value of `name` nearest to x (ties to the even code)
+    over its whole finite range (one beyond it: the largest), as arith.truncf rounds a value that
+    saturate has clamped: the reference of an FP8 C."""
+    table = values(name)
+    finite = sorted((c for c in range(len(table)) if np.isfinite(table[c]) and not (table[c] == 0 and c != 0)),
+                    key=lambda c: table[c])
+    return ["", f"// {name}: a double rounded to the nearest of its finite values, ties to the even code.",
+            *_nearest(name, "finite", finite, f"inline double gemmc_{name}_round(double x)",
+                      f"    return gemmc_{name}_value[{{nearest}}];")]
+
+
+def _nearest(name: str, table: str, codes: list[int], signature: str, result: str) -> list[str]:
+    """A function that finds the code of `codes` (sorted by value) nearest to x, ties to the even
+    code, by bisection; `result` is its last statement, of `{nearest}`."""
+    nearest = "below < above || (below == above && v[lo] % 2 == 0) ? v[lo] : v[hi]"
+    return [f"static const unsigned char gemmc_{name}_{table}[{len(codes)}] = {{",
             *(f"    {', '.join(str(c) for c in codes[i : i + 16])}," for i in range(0, len(codes), 16)),
             "};",
-            f"inline void gemmc_{name}_set(unsigned char& out, float x)",
+            signature,
             "{",
-            f"    const unsigned char* const v = gemmc_{name}_by_value;",
+            f"    const unsigned char* const v = gemmc_{name}_{table};",
             f"    int lo = 0, hi = {len(codes) - 1};",
-            f"    while (hi - lo > 1) // the last code at or below x, and the next",
+            "    while (hi - lo > 1) // the last code at or below x, and the next",
             "    {",
             "        const int mid = (lo + hi) / 2;",
             f"        (gemmc_{name}_value[v[mid]] <= x ? lo : hi) = mid;",
             "    }",
             f"    const double below = x - gemmc_{name}_value[v[lo]], above = gemmc_{name}_value[v[hi]] - x;",
-            "    out = below < above || (below == above && v[lo] % 2 == 0) ? v[lo] : v[hi];",
+            result.format(nearest=f"({nearest})" if "return" in result else nearest),
             "}"]
-    return out
 
 
 def fill(name: str, out: str, gen: str, dist: str) -> str:

@@ -481,7 +481,7 @@ class _Builder:
 
     def _check_types(self, a_use: _Use, b_use: _Use, c: _Tensor) -> None:
         """A and B share a type, or are two FP8 formats (fp8 x bf8), or two MX element formats
-        with scales; C is not FP8; with an arch, every narrow format is one it has."""
+        with scales; with an arch, A's and B's narrow formats are ones it has, C's one it converts to."""
         a, b = a_use.tensor, b_use.tensor
         scaled = a_use.scale is not None or b_use.scale is not None
         mixed_ok = (is_fp8(a.dtype) and is_fp8(b.dtype)) or (
@@ -507,8 +507,9 @@ class _Builder:
         if is_fp8(c.dtype) and not self.fused:
             raise self.error(c.dtype, f"the output '{c.name}' is {c.dtype}: its value is converted with saturation; "
                                       f"write {c.name} = saturate(...)")
-        for t in (a, b, c):
-            if self.arch is not None and is_narrow_float(t.dtype) and t.dtype not in self.arch.dtypes:
+        for t in (a, b, c) if self.arch is not None else ():  # C: converted to, in software if need be
+            allowed = self.arch.output_dtypes if t is c else self.arch.dtypes
+            if is_narrow_float(t.dtype) and t.dtype not in allowed:
                 raise self.error(t.dtype, f"{self.arch.name} cannot do {t.dtype}; its types: "
                                           f"{', '.join(self.arch.dtypes)}")
         if scaled:
@@ -528,7 +529,7 @@ class _Builder:
             if self.k.acc != INT_ACC and (is_int(dtype) or dtype not in OUTPUT_TYPES):
                 raise self.error(dtype, f"'{m.token}' is {dtype}; an output must be "
                                         f"{', '.join(t for t in OUTPUT_TYPES if not is_int(t))}")
-            if self.arch is not None and is_narrow_float(dtype) and dtype not in self.arch.dtypes:
+            if self.arch is not None and is_narrow_float(dtype) and dtype not in self.arch.output_dtypes:
                 raise self.error(dtype, f"{self.arch.name} cannot do {dtype}; its types: {', '.join(self.arch.dtypes)}")
 
     def _check_scales(self, a_use: _Use, b_use: _Use) -> None:

@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from gemmc.support.arith_semantics import to_bf16, to_fp8
+from gemmc.support.arith_semantics import MATH_VALU_INSTRS, SOFT_FP8_VALU_INSTRS, to_bf16, to_fp8
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.resources import device_bytes
 
@@ -174,3 +174,14 @@ def enclosing_symbol(op: Operation) -> str:
             return f"@{sym.data}"
         p = p.parent_op()
     return ""
+
+
+def valu_instrs(op: Operation, arch) -> int:
+    """VALU instructions a wave issues for `op` on `arch` (the interpreter's count and the cost
+    model's): an expansion's (MATH_VALU_INSTRS), an FP8 conversion the arch does in software, else 1."""
+    if op.name == "arith.truncf" and arch is not None:
+        t = op.results[0].type
+        fmt = fp8_format(t.element_type if isinstance(t, VectorType) else t)
+        if fmt is not None and not arch.converts_in_hardware(fmt):
+            return SOFT_FP8_VALU_INSTRS
+    return MATH_VALU_INSTRS.get(type(op), 1)

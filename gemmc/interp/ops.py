@@ -35,7 +35,9 @@ from gemmc.support.arith_semantics import (
 from gemmc.support.arith_semantics import scalar as _scalar
 from gemmc.support.arith_semantics import signed as _s
 from gemmc.support.arith_semantics import unsigned as _u
-from gemmc.interp.common import InterpError, is_vector, np_dtype, round_to, vector_width, wrap, wrapped_width
+from gemmc.interp.common import (
+    InterpError, is_vector, np_dtype, round_to, valu_instrs, vector_width, wrap, wrapped_width,
+)
 from gemmc.interp.state import KernelState, lane_where
 
 
@@ -92,7 +94,7 @@ class ArithFunctions(_Counted):
 
     @impl(arith.TruncFOp)
     def run_truncf(self, interp: Interpreter, op: arith.TruncFOp, args: PythonValues):
-        self.valu(op, 0)
+        self.valu(op, 0, valu_instrs(op, self.state.arch if self.state is not None else None))
         return (round_to(args[0], op.result.type),)
 
     @impl(arith.SIToFPOp)

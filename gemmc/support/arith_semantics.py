@@ -125,6 +125,12 @@ clang-22 writes them for gfx942 (step-1 kernels of `gelu`, `tanh`, `sigmoid`: 46
 VALU instructions than the plain product, both branches counted; here one branch's worth).  The
 interpreter and the cost model count them alike."""
 
+SOFT_FP8_VALU_INSTRS = 27
+"""VALU instructions of an f32 -> FP8 conversion in software (gemmc/emit/fp8_soft.py: an output format
+the arch has no instruction for), where the hardware's v_cvt_pk_fp8_f32 is one: clang-22's step-1
+kernel of examples/fp8_amax.gemm for gfx942 has 88 VALU instructions with C f8e4m3fn (software) and
+62 with f8e4m3fnuz (hardware), both branches of the rounding counted (gemmc.interp.common.valu_instrs)."""
+
 CMPI = {
     "eq": np.equal, "ne": np.not_equal,
     "slt": np.less, "sle": np.less_equal, "sgt": np.greater, "sge": np.greater_equal,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from gemmc.support.diagnostics import usage_error
 from gemmc.target.latencies import measured
-from gemmc.target.layouts import WMMA_GFX11, WMMA_GFX12, Layout, Term, wmma_gfx12_iu4
+from gemmc.target.layouts import WMMA_GFX11, WMMA_GFX12, Layout, Term, mfma_layouts, wmma_gfx12_iu4
 
 
 # Bits of an element type, by its .gemm name (FP8: AMD's FNUZ formats on gfx942, OCP's on
@@ -26,6 +26,7 @@ INTEGER_DTYPES = ("i8", "u8", "i4", "u4", "i32")
 ELEMENT_BITS.update({"i8": 8, "u8": 8, "i4": 4, "u4": 4, "i32": 32})
 FNUZ_FP8 = ("f8e4m3fnuz", "f8e5m2fnuz")
 OCP_FP8 = ("f8e4m3fn", "f8e5m2")
+FP8_FORMATS = FNUZ_FP8 + OCP_FP8
 # gfx950's block-scaled (OCP MX) element formats, by the format code that selects each in the
 # f8f6f4 MFMAs' cbsz (A) and blgp (B) fields (LLVM's AMDGPU::MFMAScaleFormats / the clang
 # builtins' format table, /work/shared/seed-reference/mfma-ref/f32-16x16x128-f8f6f4-scale.rst):
@@ -239,6 +240,19 @@ class Arch:
     # instructions a SIMD issues a cycle, all types together; 0: not modelled (gemmc.cost.issue; RDNA3 ISA guide, SISchedule.td's IssueWidth = 1)
     issue_per_clk: float = 0.0
     matrix_on_valu: bool = False  # the matrix instructions run on the SIMD's VALU (RDNA's WMMA: RDNA3 ISA guide)
+    # An FP8 output is an f32 value rounded to a byte, which integer VALU ops do on any target
+    # (gemmc/emit/fp8_soft.py, where `dtypes` lacks the format); FP8 operands need the matrix
+    # unit's formats (`dtypes`).  sm_90: False (its FNUZ outputs are not built with nvcc here).
+    software_fp8_outputs: bool = True
+
+    @property
+    def output_dtypes(self) -> tuple[str, ...]:
+        """The formats an output may be stored in: `dtypes`, and the FP8 ones it converts to in software."""
+        return self.dtypes + tuple(f for f in FP8_FORMATS if f not in self.dtypes and self.software_fp8_outputs)
+
+    def converts_in_hardware(self, fmt: str) -> bool:
+        """Whether f32 -> `fmt` is an instruction of the arch (else software, for an output)."""
+        return fmt in self.dtypes
 
     @property
     def lds_limit(self) -> int:
@@ -276,27 +290,9 @@ def _b128_read_lanes() -> tuple[int, ...]:
     return tuple(half + [32 + i for i in half])
 
 
-def _mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
-    """CDNA3 ISA guide 7.1 (and the MFMA builtins reference): a single-block MFMA.
-    A: lane i + m * (k // kp) holds k % kp as item (kp = m * k / 64 packed k's per lane);
-    B likewise with column j; D: lanes n * g + j (g = 0 .. 64/n - 1) hold rows
-    4g .. 4g+3 of each band of 4 * 64/n rows, one register per row."""
-    kp = m * k // wave
-    groups = wave // n
-    regs = m * n // wave
-    d_row = (Term("lane", div=n, scale=4), Term("item", mod=4))
-    if regs > 4:
-        d_row = (Term("item", div=4, scale=4 * groups),) + d_row
-    return dict(
-        a=Layout(wave, kp, row=(Term("lane", mod=m),), col=(Term("lane", div=m, scale=kp), Term("item"))),
-        b=Layout(wave, kp, row=(Term("lane", div=n, scale=kp), Term("item")), col=(Term("lane", mod=n),)),
-        d=Layout(wave, regs, row=d_row, col=(Term("lane", mod=n),)),
-    )
-
-
 def _mfma(mn: str, m, n, k, t, cycles, builtin: str) -> MatrixInstr:
     return MatrixInstr(mn, m, n, k, t, "f32", cycles, kind="mfma",
-                       builtin=f"__builtin_amdgcn_{builtin}", **_mfma_layouts(m, n, k))
+                       builtin=f"__builtin_amdgcn_{builtin}", **mfma_layouts(m, n, k))
 
 
 def _wmma(mn: str, t: str, cycles: int, builtin: str, layouts: dict, out: str = "f32", **extra) -> MatrixInstr:
@@ -367,7 +363,7 @@ def _f8f6f4_mfmas() -> tuple[MatrixInstr, ...]:
     use yet: gemmc lowers these instructions for the interpreter and HIP only)."""
     out = []
     for m, k, cycles in ((16, 128, 32), (32, 64, 64)):
-        lay = _mfma_layouts(m, m, k)
+        lay = mfma_layouts(m, m, k)
         for scaled in (False, True):
             name = f"mfma_{'scale_' if scaled else ''}f32_{m}x{m}x{k}_f8f6f4"
             extra = {}
@@ -385,7 +381,7 @@ def _int(mn: str, m: int, k: int, cycles: int, builtin: str = "", kind: str = "m
          in_type: str = "i8", **extra) -> MatrixInstr:
     """An integer matrix instruction: i8 (or i4) A and B, i32 C/D (wrapping, as the builtins' i32 adds)."""
     return MatrixInstr(mn, m, m, k, in_type, "i32", cycles, kind=kind, builtin=f"__builtin_amdgcn_{builtin or mn[2:]}",
-                       **(lay or _mfma_layouts(m, m, k)), **extra)
+                       **(lay or mfma_layouts(m, m, k)), **extra)
 
 
 # CDNA's i8 MFMAs multiply signed bytes (no signedness operand; a u8 operand is refused, matrix_lowering).
@@ -606,6 +602,7 @@ ARCHS: dict[str, Arch] = {
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
             lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
+            software_fp8_outputs=False,
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")

@@ -86,3 +86,21 @@ def wmma_gfx12_iu4(k: int) -> dict:
         b=Layout(32, k // 2, row=ks, col=(Term("lane", mod=16),)),
         d=WMMA_GFX12["d"],
     )
+
+
+def mfma_layouts(m: int, n: int, k: int, wave: int = 64) -> dict:
+    """CDNA3 ISA guide 7.1 (and the MFMA builtins reference): a single-block MFMA.
+    A: lane i + m * (k // kp) holds k % kp as item (kp = m * k / 64 packed k's per lane);
+    B likewise with column j; D: lanes n * g + j (g = 0 .. 64/n - 1) hold rows
+    4g .. 4g+3 of each band of 4 * 64/n rows, one register per row."""
+    kp = m * k // wave
+    groups = wave // n
+    regs = m * n // wave
+    d_row = (Term("lane", div=n, scale=4), Term("item", mod=4))
+    if regs > 4:
+        d_row = (Term("item", div=4, scale=4 * groups),) + d_row
+    return dict(
+        a=Layout(wave, kp, row=(Term("lane", mod=m),), col=(Term("lane", div=m, scale=kp), Term("item"))),
+        b=Layout(wave, kp, row=(Term("lane", div=n, scale=kp), Term("item")), col=(Term("lane", mod=n),)),
+        d=Layout(wave, regs, row=d_row, col=(Term("lane", mod=n),)),
+    )

@@ -48,7 +48,8 @@ class FloatOps(RegisterRanges):
         arith.truncf rounds."""
         src, t = self.env.get(op.input), op.result.type
         if fp8_name(t) is not None:
-            raise self.error(op, f"truncf to {t} is not selected (no f32 -> FP8 conversion: v_cvt_pk_fp8_f32); "
+            raise self.error(op, f"truncf to {t} is not selected (no f32 -> FP8 conversion: neither "
+                                 "v_cvt_pk_fp8_f32 nor the HIP's software rounding, gemmc/emit/fp8_soft.py); "
                                  "FP8 fragments are read from FP8 buffers")
         if isinstance(src, F) and isinstance(t, (Float16Type, BFloat16Type)):
             self.env[op.result] = self._round_to_half(src, t)
