@@ -11,6 +11,7 @@ Errors are raised as `gemmc.GemmcError`; its `render()` is what the CLI prints.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -134,8 +135,6 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
     """Interpret on random inputs and compare with a float64 numpy reference.  `level="asm"`:
     run the AMDGCN assembly that LLVM (clang) makes of the module's HIP instead of its IR
     (gemmc.amdgcn.asm_front; the module is lowered already)."""
-    from gemmc.dialects.amdgcn.kernel import GcnModuleOp
-
     if level == "asm":
         from gemmc.driver.asm_level import check_asm
 
@@ -143,7 +142,7 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
     if level != "ir":
         raise GemmcError(f"unknown level '{level}'; expected ir or asm", code=2)
 
-    if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own AMDGCN backend's program
+    if _holds_gcn_program(module):
         from gemmc.amdgcn.interp import check as gcn_check
 
         return gcn_check(module, as_arch(arch), dims or {}, seed)
@@ -153,6 +152,14 @@ def check(module: ModuleOp, arch: Arch | str = "gfx942", dims: dict[str, int] | 
         return _check(module, dims or {}, as_arch(arch), seed=seed)
     except MemoryError as e:
         raise GemmcError(f"not enough memory to interpret this size ({e}); choose smaller sizes with -D") from None
+
+
+def _holds_gcn_program(module: ModuleOp) -> bool:
+    """Whether the module holds gemmc's own AMDGCN backend's program (an amdgcn.module).  Its op
+    class is imported by whatever made or parsed one, so a process that never imported it holds
+    none: the HIP path's `gemmc run` then does not load the AMDGCN dialect and its tables."""
+    kernel = sys.modules.get("gemmc.dialects.amdgcn.kernel")
+    return kernel is not None and any(isinstance(op, kernel.GcnModuleOp) for op in module.walk())
 
 
 def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = False) -> str | bytes:
@@ -181,9 +188,7 @@ def emit(module: ModuleOp, arch: Arch | str, kind: str = "hip", harness: bool = 
 
 
 def resource_report(module: ModuleOp, arch: Arch | str) -> str:
-    from gemmc.dialects.amdgcn.kernel import GcnModuleOp
-
-    if any(isinstance(op, GcnModuleOp) for op in module.walk()):  # gemmc's own backend: its own counts
+    if _holds_gcn_program(module):  # gemmc's own backend: its own counts
         from gemmc.amdgcn import report
 
         return report(module)

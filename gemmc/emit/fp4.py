@@ -26,8 +26,6 @@ each lane's 32 elements in 4 VGPRs, element e at bits 4e (gemmc.driver.layout: g
 
 from __future__ import annotations
 
-import numpy as np
-
 from gemmc.support.bitfields import pack_fields
 
 FORMAT_CODE = 4  # cbsz / blgp of FP4 E2M1 in the f8f6f4 MFMAs (gemmc.target.arch.F8F6F4_FORMATS)
@@ -44,6 +42,7 @@ def row_bytes_c(n: str) -> str:
 
 def pack(codes: np.ndarray) -> np.ndarray:
     """Rows (the last axis) of 4-bit codes (uint8 0..15) as packed rows of row_bytes bytes."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     codes = np.asarray(codes)
     if codes.dtype != np.uint8 or (codes > 15).any():
         raise ValueError("FP4 codes are uint8 values 0..15 (ml_dtypes.float4_e2m1fn viewed as uint8)")
@@ -52,6 +51,7 @@ def pack(codes: np.ndarray) -> np.ndarray:
 
 def unpack(packed: np.ndarray, n: int) -> np.ndarray:
     """Rows of n codes from packed rows, by `nibble`'s arithmetic."""
+    import numpy as np
     col = np.arange(n)
     return (packed[..., col >> 1] >> (col & 1) * 4) & 15
 
@@ -93,6 +93,7 @@ OPERAND_HELPER_TYPES = {"v32uchar": ("unsigned char", 32), "v8uint": ("unsigned"
 
 def operand_words(codes: np.ndarray) -> np.ndarray:
     """OPERAND_HELPER's arithmetic in numpy: 32 codes -> 4 little-endian 32-bit words."""
+    import numpy as np
     w = np.asarray(codes, np.uint8).view("<u4").astype(np.uint32)
     x = w | w >> 4
     h = (x & 0xFF) | (x >> 8 & 0xFF00)

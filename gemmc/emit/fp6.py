@@ -29,8 +29,6 @@ into the next VGPR where 6e % 32 > 26), i.e. the same bit stream as a row in glo
 
 from __future__ import annotations
 
-import numpy as np
-
 from gemmc.support.bitfields import pack_fields
 
 FORMAT_CODES = {"f6e2m3fn": 2, "f6e3m2fn": 3}  # cbsz / blgp (gemmc.target.arch.F8F6F4_FORMATS)
@@ -47,6 +45,7 @@ def row_bytes_c(n: str) -> str:
 
 def pack(codes: np.ndarray) -> np.ndarray:
     """Rows (the last axis) of 6-bit codes (uint8 0..63) as packed rows of row_bytes bytes."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     codes = np.asarray(codes)
     if codes.dtype != np.uint8 or (codes > 63).any():
         raise ValueError("FP6 codes are uint8 values 0..63 (ml_dtypes.float6_e2m3fn / e3m2fn viewed as uint8)")
@@ -55,6 +54,7 @@ def pack(codes: np.ndarray) -> np.ndarray:
 
 def unpack(packed: np.ndarray, n: int) -> np.ndarray:
     """Rows of n codes from packed rows, by `field`'s arithmetic (the two bytes it reads)."""
+    import numpy as np
     col = np.arange(n)
     first = col * 3 >> 2
     lo = packed[..., first].astype(np.int64)
@@ -120,6 +120,7 @@ OPERAND_HELPER_TYPES = {"v32uchar": ("unsigned char", 32), "v8uint": ("unsigned"
 def operand_words(codes: np.ndarray) -> np.ndarray:
     """OPERAND_HELPER's arithmetic in numpy: 32 codes -> 6 little-endian 32-bit words (the
     builtin's last two, zero, left out)."""
+    import numpy as np
     w = np.asarray(codes, np.uint8).view("<u4").astype(np.uint64)
     t = (w & 0x3F) | (w >> 2 & 0xFC0) | (w >> 4 & 0x3F000) | (w >> 6 & 0xFC0000)
     lo, hi = t[[0, 1, 2, 4, 5, 6]], t[[1, 2, 3, 5, 6, 7]]

@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gemmc.support.arith_semantics import LIBM_ULPS
 
 # machine epsilon (2u) of a conversion's result type, for arith.truncf
 MACHINE_EPS = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
@@ -107,6 +106,8 @@ def _op(op: str, words: list[str], names: list[str], errs: list[str], eps: str) 
         return f"-{x}", ex
     if op == "math.absf":
         return f"std::fabs({x})", ex
+    from gemmc.support.arith_semantics import LIBM_ULPS  # here: that module imports numpy
+
     libm = f"{LIBM_ULPS} * {eps}"
     if op == "math.tanh":
         return f"std::tanh({x})", f"{ex} + {libm} * std::fabs(std::tanh({x}))"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from xdsl.ir import Attribute
 
 from gemmc.target.arch import ELEMENT_BITS
@@ -40,6 +39,7 @@ def format_of(t: Attribute) -> str | None:
 
 def values(name: str) -> np.ndarray:
     """Each code's value (float64), by ml_dtypes."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     from gemmc.support.arith_semantics import fp8_dtypes
 
     codes = np.arange(2 ** ELEMENT_BITS[name], dtype=np.uint8)
@@ -58,6 +58,7 @@ def c_literal(v: float) -> str:
 def _fill_codes(name: str, values: np.ndarray) -> list[int]:
     """The codes a fill may pick, by value: FP8's in [-1, 1], FP6's and FP4's every finite one
     (one zero: the fill rounds to the nearest, and -0 and +0 are the same distance away)."""
+    import numpy as np
     finite = [c for c in range(len(values)) if np.isfinite(values[c]) and not (values[c] == 0 and c != 0)]
     if name in FP8_TYPES:
         finite = [c for c in finite if abs(values[c]) <= 1.0]
@@ -118,6 +119,7 @@ def _nearest(name: str, table: str, codes: list[int], signature: str, result: st
 
 def fill(name: str, out: str, gen: str, dist: str) -> str:
     """C++: fill byte `out` with a random code of format `name` (`dist`: uniform in [-1, 1])."""
+    import numpy as np
     if name == SCALE_NAME:
         lo, hi = SCALE_EXPONENTS
         return f"{out} = static_cast<unsigned char>(127 + std::uniform_int_distribution<int>({lo}, {hi})({gen}));"

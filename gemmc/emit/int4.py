@@ -15,8 +15,6 @@ so the helper packs the codes back exactly as a global row holds them.
 
 from __future__ import annotations
 
-import numpy as np
-
 from gemmc.emit import fp4
 
 

@@ -13,7 +13,7 @@ erff and tanhf.
 
 from __future__ import annotations
 
-import numpy as np
+import struct
 
 # erf(x) = x + x Q(x^2) for |x| < 1 (Q fitted to erf(x) / x - 1), highest power first
 ERF_SMALL = (1.0728608685894869e-06, -1.3962456250737887e-05, 0.0001196476659970358, -0.0008543294970877469,
@@ -32,7 +32,9 @@ TANH_ONE = 9.0  # 1 - tanh(9) = 3e-8 < 2^-25
 
 
 def _lit(c: float) -> str:
-    return f"{float(np.float32(c))!r}f"
+    # f32's nearest (ties to even) by struct, not numpy: these helpers' text is built when the
+    # module is imported, by every HIP emission, and numpy would double a compile's start-up
+    return f"{struct.unpack('<f', struct.pack('<f', c))[0]!r}f"
 
 
 def _horner(name: str, var: str, cs: tuple[float, ...], indent: str) -> list[str]:
@@ -67,15 +69,18 @@ HELPERS = {"math.erf": ("gemmc_erf", ERF_HELPER), "math.tanh": ("gemmc_tanh", TA
 
 
 def _f32(x) -> np.ndarray:
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     return np.asarray(x, dtype=np.float64).astype(np.float32)
 
 
 def _fma(a, b, c) -> np.ndarray:
     """One rounding to f32 (float64 holds an f32 product exactly)."""
+    import numpy as np
     return _f32(np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64))
 
 
 def _poly(cs: tuple[float, ...], v: np.ndarray) -> np.ndarray:
+    import numpy as np
     r = np.full(v.shape, np.float32(cs[0]), dtype=np.float32)
     for c in cs[1:]:
         r = _fma(r, v, np.float32(c))
@@ -84,6 +89,7 @@ def _poly(cs: tuple[float, ...], v: np.ndarray) -> np.ndarray:
 
 def emulate(name: str, x: np.ndarray) -> np.ndarray:
     """The helper's result in float32 arithmetic, step for step (exp correctly rounded)."""
+    import numpy as np
     x = _f32(x)
     t = np.abs(x)
     s = _f32(x.astype(np.float64) * x)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from lark import Token
 
 from gemmc.dialects.gemm import INT_ACC, is_fp8
-from gemmc.support.arith_semantics import fp8_dtypes
 from gemmc.frontend import epilogue as epi
 
 EPILOGUE_ELEMENT_TYPES = ("f32", "f16", "bf16")
@@ -40,6 +39,8 @@ def saturation_range(c_dtype: str, etype: str) -> tuple[float, float] | None:
         return -128.0, 127.0
     if is_fp8(c_dtype):
         import ml_dtypes  # (a second to import: only an FP8 C pays for it)
+
+        from gemmc.support.arith_semantics import fp8_dtypes  # numpy: likewise
 
         top = float(ml_dtypes.finfo(fp8_dtypes()[c_dtype]).max)
     elif c_dtype in _LARGEST:

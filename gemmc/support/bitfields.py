@@ -9,7 +9,6 @@ n*e of the registers read as one little-endian stream).
 
 from __future__ import annotations
 
-import numpy as np
 
 
 def row_bytes(n: int, bits: int) -> int:
@@ -19,6 +18,7 @@ def row_bytes(n: int, bits: int) -> int:
 
 def pack_fields(codes: np.ndarray, bits: int) -> np.ndarray:
     """Rows (the last axis) of codes (uint8 below 2**bits) as packed rows of row_bytes bytes."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     codes = np.asarray(codes, np.uint8)
     n = codes.shape[-1]
     stream = (codes[..., None] >> np.arange(bits, dtype=np.uint8)) & 1  # (..., n, bits): bit i of code j
@@ -28,6 +28,7 @@ def pack_fields(codes: np.ndarray, bits: int) -> np.ndarray:
 
 def unpack_fields(packed: np.ndarray, bits: int, n: int) -> np.ndarray:
     """Rows of n codes (uint8) from packed rows (uint8, the last axis at least row_bytes long)."""
+    import numpy as np
     stream = np.unpackbits(np.asarray(packed, np.uint8), axis=-1, bitorder="little")[..., :n * bits]
     fields = stream.reshape(*stream.shape[:-1], n, bits)
     return (fields << np.arange(bits, dtype=np.uint8)).sum(axis=-1, dtype=np.uint8)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from gemmc.target.arch import Layout
 
@@ -67,6 +66,7 @@ def deliver(rows: np.ndarray, trans: bool) -> np.ndarray:
     were read (row i of matrix q from lane 8q + i's address; E = 8 16-bit or 16 8-bit elements);
     the result (W, 32, E / 4 * T) is each lane's registers, register q's elements at
     q E / 4 .. (q + 1) E / 4 - 1.  .trans (E = 8 only) reads the matrices column by column."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     per_reg = rows.shape[-1] // 4
     assert not trans or per_reg == 2, "ldmatrix .trans moves 16-bit elements"
     lane = np.arange(LANES)[:, None]
@@ -89,6 +89,7 @@ class Pieces:
 def stored(layout: Layout, k_is_col: bool, k_contiguous: bool) -> tuple[np.ndarray, np.ndarray]:
     """(stored row, stored col) of every (lane, item) of an operand layout (A: k_is_col, B not),
     the tile's rows running along k (k_contiguous) or along the other dimension."""
+    import numpy as np
     lanes = np.arange(layout.lanes)[:, None]
     items = np.arange(layout.items)[None, :]
     _, row, col = (np.broadcast_to(x, (layout.lanes, layout.items)) for x in layout.at(lanes, items))
@@ -102,6 +103,7 @@ def decompose(layout: Layout, k_is_col: bool, k_contiguous: bool, bits: int = 16
     way, or why there are none: a 32-lane layout of 32-bit registers whose every register is one
     8-row matrix as ldmatrix delivers it, all of them in one transpose (`transposes`: whether the
     arch's ldmatrix transposes elements of `bits`), each starting on a 16-byte row."""
+    import numpy as np
     per_reg = per_register(bits)
     if layout.lanes != LANES or layout.items % per_reg:
         return f"its fragment is {layout.items} items on {layout.lanes} lanes, not 32-bit registers of {bits}-bit elements"

@@ -33,7 +33,6 @@ A warpgroup MMA (sm_90a's wgmma, Schedule.instr wgmma_*) has its own setup and c
 
 from __future__ import annotations
 
-import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, MemRefType, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, SSAValue
@@ -124,6 +123,7 @@ def frag_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[tuple[int, int
     """k_runs where a lane's runs may lie on several rows of A (columns of B): (r, ((other, k), ..))
     when items q*r .. q*r + r - 1 are consecutive k's of one row, `other` rows (columns) and `k`
     k's after item 0's, the same for every lane (sm_90's mma.sync A: runs of 2 on rows 0 and 8)."""
+    import numpy as np  # in the function: lit's `gemmc opt` / `compile` runs never reach it
     lanes = np.arange(layout.lanes)[:, None]
     items = np.arange(layout.items)[None, :]
     shape = (layout.lanes, layout.items)
@@ -147,6 +147,7 @@ def frag_runs(layout: Layout, k_is_col: bool) -> tuple[int, tuple[tuple[int, int
 def runs_start_aligned(layout: Layout, k_is_col: bool, r: int) -> bool:
     """Every lane's runs of consecutive k's start at a multiple of their length r, as k_pack's
     interleaving of instructions' k's needs (gemmc.transforms.matrix_kernel._fragments)."""
+    import numpy as np
     lanes = np.arange(layout.lanes)[:, None]
     items = np.arange(0, layout.items, r)[None, :]
     shape = (layout.lanes, items.shape[1])
