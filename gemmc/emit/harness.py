@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -25,7 +23,6 @@ from gemmc.dialects.gemm import type_name as gemm_type_name
 from gemmc.emit import harness_epilogue, harness_grouped, harness_output, host_formats
 from gemmc.emit.c_text import INDENT, Expr, Namer, macro
 from gemmc.emit.c_types import float_eps, is_int4, scalar_ctype
-from gemmc.emit.c_types import is_fp8 as is_fp8_type
 from gemmc.emit.file_scope import FileScope, LauncherInfo, Param
 from gemmc.emit.ir_access import emit_error, launch_operands, walk_block
 from gemmc.support.ir_names import PRIVATE_SPACE, SPEC_ATTR, memory_space
@@ -310,8 +307,7 @@ class HarnessWriter:
         def c_value(code: str) -> str:
             return host_formats.to_double(c_format, code) if c_format else f"gemmc_to_double({code})"
 
-        largest = float(np.nanmax(np.where(np.isfinite(host_formats.values(c_format)), host_formats.values(c_format),
-                                           np.nan))) if c_format else 127.0 if integer_c else None
+        largest = host_formats.largest(c_format) if c_format else 127.0 if integer_c else None
         operands = self._epilogue_operands(g, l, by_arg, v, N)
         epilogue = None if operands is None else harness_output.Epilogue(
             v, product, K, g.epilogue, operands, g.acc, g.integer, names.fresh,

@@ -46,6 +46,14 @@ def values(name: str) -> np.ndarray:
     return codes.view(fp8_dtypes()[name]).astype(np.float64)
 
 
+def largest(name: str) -> float:
+    """The largest finite value of the FP8 format `name`."""
+    import numpy as np
+
+    table = values(name)
+    return float(table[np.isfinite(table)].max())
+
+
 def c_literal(v: float) -> str:
     """A double as an exact C literal (hexadecimal; NAN, INFINITY from <cmath>)."""
     if math.isnan(v):
@@ -88,6 +96,8 @@ def rounding(name: str) -> list[str]:
     """C++: gemmc_<name>_round(double x), the value of `name` nearest to x (ties to the even code)
     over its whole finite range (one beyond it: the largest), as arith.truncf rounds a value that
     saturate has clamped: the reference of an FP8 C."""
+    import numpy as np
+
     table = values(name)
     finite = sorted((c for c in range(len(table)) if np.isfinite(table[c]) and not (table[c] == 0 and c != 0)),
                     key=lambda c: table[c])
