@@ -14,7 +14,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from gemmc.driver.pipeline import OPTIONAL_PASSES, parse_pipeline_spec, run_pipeline, without_pass
+from gemmc.driver.pipeline import (OPTIONAL_PASSES, parse_pipeline_spec, pass_name, run_pipeline, top_level_passes,
+                                   without_pass)
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
@@ -62,8 +63,9 @@ def lower_dropping(module: ModuleOp, spec: str, arch: Arch | str, after_each=Non
 
 def _split_before(spec: str, name: str) -> tuple[str, str]:
     """`spec` as the passes before its pass `name` and the rest (from `name` on)."""
-    i = spec.index(name) if spec.startswith(name) else spec.index("," + name) + 1
-    return spec[:i].rstrip(","), spec[i:]
+    passes = top_level_passes(spec)
+    i = next(i for i, p in enumerate(passes) if pass_name(p) == name)
+    return ",".join(passes[:i]), ",".join(passes[i:])
 
 
 def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finalize: bool = True,

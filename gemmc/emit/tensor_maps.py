@@ -19,8 +19,9 @@ bytes, the box (columns, rows), element strides 1, no interleave, the swizzle, L
 and the zero out-of-bounds fill.  A batched kernel argument's loads with a batch coordinate (three) read
 through gemmc_tensor_map_3d's map of the host's [Bt, rows, cols] memref: dims (columns, rows, Bt), strides
 (the row's bytes, the matrix's bytes), box (columns, rows, 1); a batched argument read with two
-coordinates is refused here (its map would be of the first matrix only).  The map is encoded at every launch (host work of a microsecond or so,
-no device synchronization); the harness and gemmc bench call the launcher, so they pass maps too.
+coordinates is refused here (its map would be of the first matrix only).  The map is encoded at every
+launch (host work of a microsecond or so, no device synchronization); the harness and gemmc bench call the
+launcher, so they pass maps too.
 """
 
 from __future__ import annotations
