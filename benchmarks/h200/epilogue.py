@@ -62,9 +62,16 @@ def gen(out: Path) -> None:
 
 
 def device(src: Path, out: Path) -> None:
+    device_run(src, out, "epilogue")
+    (out / "epilogue_peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in torch_rows()))
+
+
+def device_run(src: Path, out: Path, name: str) -> None:
+    """Build and run the `gemmc bench` programs of src's manifest: out/{name}.jsonl, out/{name}_manifest.json
+    (fp32_copies.py's device step too)."""
     out.mkdir(parents=True, exist_ok=True)
     manifest = json.loads((src / "manifest.json").read_text())
-    (out / "epilogue_manifest.json").write_text(json.dumps(manifest, indent=1))
+    (out / f"{name}_manifest.json").write_text(json.dumps(manifest, indent=1))
 
     def build(p):
         exe = Path("/tmp") / p["file"].replace(".cu", "")
@@ -87,8 +94,7 @@ def device(src: Path, out: Path) -> None:
                 row["stderr"] = run.stderr[-400:]
             rows.append(row)
             print(json.dumps(row)[:300], flush=True)
-    (out / "epilogue.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (out / "epilogue_peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in torch_rows()))
+    (out / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
 def torch_rows() -> list[dict]:
