@@ -9,7 +9,7 @@ epilogue.md measured gemmc's fused kernel at 3.075 ms against PyTorch's 2.763, t
 gap (3.087 ms, 87% of cuBLAS's 2.68).  sm_90's FP32 default (`tuned-h200`) stages each next K tile through
 registers (double-buffer{stage=registers}); these candidates keep its tile and fragment layout and copy with
 cp.async instead (direct-to-lds, multi-buffer and pipeline at 2-4 stages, as the 16-bit default does), at
-K tiles of 8, 16 and 32, and at the wider tiles.  Each program is `gemmc bench`'s: C checked against cuBLAS
+K tiles of 8, 16 and 32, at the wider tiles, and with 128 threads of 8x16 / 16x8.  Each program is `gemmc bench`'s: C checked against cuBLAS
 SGEMM (pedantic FP32) at sampled elements, then timed beside it (median of CUDA-event repeats, inputs rotated).
 """
 
@@ -47,6 +47,11 @@ CANDIDATES = {
     "cp3_128x256": pipeline(128, 256, 16, 8, 16, 3),
     "cp3_256x128": pipeline(256, 128, 16, 16, 8, 3),
     "cp3_128x64": pipeline(128, 64, 16, 8, 4, 3),
+    # 128 threads of 8x16 or 16x8 (cuBLAS's SIMT kernels' shape: 128x128x8 tiles of four warps, three stages)
+    "t128_8x16": pipeline(128, 128, 8, 8, 16, None),
+    "t128_16x8": pipeline(128, 128, 8, 16, 8, None),
+    "cp3_t128_8x16": pipeline(128, 128, 8, 8, 16, 3),
+    "cp3_t128_16x8_bk16": pipeline(128, 128, 16, 16, 8, 3),
 }
 
 
