@@ -46,6 +46,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wgmma-in-flight": _lazy("wgmma_in_flight", "WgmmaInFlightPass"),
     "warp-specialize": _lazy("warp_specialize", "WarpSpecializePass"),
     "tma-copies": _lazy("tma_copies", "TmaCopiesPass"),
+    "pack-operands": _lazy("pack_operands", "PackOperandsPass"),
     "split-k": _lazy("split_k", "SplitKPass"),
     "stream-k": _lazy("stream_k", "StreamKPass"),
     "assume-aligned": _lazy("assume_aligned", "AssumeAlignedPass"),
@@ -123,7 +124,7 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # its label saying so.  The selection's picks with TMA at the 14 suite programs tma-copies takes: f16 geometric
     # mean 97.5% of cuBLAS against 69.8% without (benchmarks/h200/matrix_tma_selection.md, an H100, 2026-12-07).
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,tma-copies,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,pack-operands,tma-copies,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
 
 # Passes a default pipeline holds where the program lets them: where one refuses a candidate (its located
@@ -131,7 +132,13 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
 # candidate without it and say why (gemmc.driver.lowering.lower_dropping).  tma-copies: TMA's tensor maps
 # take sources whose rows are a multiple of 16 bytes (a dynamic row length only where assume-aligned proves it),
 # and a grouped X only where every store is masked to its group (passes/tma_copies.py says the rest).
-OPTIONAL_PASSES = ("tma-copies",)
+OPTIONAL_PASSES = ("tma-copies", "pack-operands")
+# An optional pass there only for a later one (pass -> the pass it prepares): lower_dropping leaves it out where
+# that pass refuses.  pack-operands gives A's and B's misaligned rows zero-padded copies whose rows TMA takes; it
+# changes nothing where they are aligned (lower_dropping then leaves it out of the pipeline it ran, which stays
+# byte for byte the pipeline before it), and a candidate tma-copies refuses anyway (a transposing copy, ...)
+# is not made to pay for the copies.
+PREPARES = {"pack-operands": "tma-copies"}
 
 
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search

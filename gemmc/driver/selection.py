@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import type_name
 from gemmc.driver.dispatch import dispatch
-from gemmc.driver.lowering import lower_dropping, lower_with
+from gemmc.driver.lowering import lower_dropping, lower_with, refusals
 from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default, variant_fallback
 from gemmc.interp.check import arg_shapes, host_function, matmul_spec
 from gemmc.support.diagnostics import GemmcError
@@ -154,7 +154,7 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
     """select_pipeline's choice with `base` the default; a pass's refusal of it raised."""
     if _has_dynamic_dims(module):
         lowered, base, dropped = lower_dropping(module, base, arch)  # (tma-copies refuses dynamic sources)
-        why = f" (without {dropped})" if dropped else ""
+        why = " (" + "; ".join(f"without {name}: {w}" for name, w in refusals(dropped)) + ")" if dropped else ""
         choice = dispatch(module, arch, base) or Choice(
             base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline",
             lowered=lowered)
@@ -241,8 +241,10 @@ def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) ->
 
 
 def _with_dropped(reason: str, c: _Candidate) -> str:
-    """`reason`, which names the default `c`, with the optional pass it runs without and why."""
-    return f"{reason} (without {c.dropped})" if c.dropped else reason
+    """`reason`, which names the default `c`, with the optional passes it runs without and why."""
+    if not c.dropped:
+        return reason
+    return f"{reason} (" + "; ".join(f"without {name}: {why}" for name, why in refusals(c.dropped)) + ")"
 
 
 def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
@@ -439,12 +441,11 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
 
 
 def _dropped_label(label: str, dropped: str) -> str:
-    """A candidate's label, with the optional pass its pipeline runs without and why (tma-copies' refusal:
-    "default (no tma-copies: %A's rows are ...)")."""
+    """A candidate's label, with the optional passes its pipeline runs without and why (tma-copies' refusal:
+    "default (no tma-copies: a transposing copy ...)")."""
     if not dropped:
         return label
-    name, _, why = dropped.partition(": ")
-    return f"{label} (no {name}: {why})"
+    return f"{label} (" + "; ".join(f"no {name}: {why}" for name, why in refusals(dropped)) + ")"
 
 
 def _has_dynamic_dims(module: ModuleOp) -> bool:
