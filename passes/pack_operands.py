@@ -106,12 +106,14 @@ class PackOperandsPass(ModulePass):
             raise pass_error(NAME, launch, f"%{which}'s row length is dynamic: pack-operands pads static row lengths "
                              "only (the kernel reads a dynamic one from its buffer's type, which padding changes)")
         elem = str(host_t.element_type)
+        size = global_bytes(elem)
+        aligned = row % self.multiple == 0 if self.multiple else (row * size) % tma.STRIDE_BYTES == 0
+        if aligned:  # (`multiple` elements, or by default 16 bytes)
+            return
         if elem in PACKED_GLOBAL_BYTES:
             raise pass_error(NAME, launch, f"%{which}'s {elem} elements are packed below a byte in global memory: "
-                             "a padded row would split a byte")
-        multiple = self.multiple or max(1, tma.STRIDE_BYTES // int(global_bytes(elem)))
-        if row % multiple == 0:
-            return
+                             "pack-operands does not pad their rows (a padded row would split a byte)")
+        multiple = self.multiple or max(1, tma.STRIDE_BYTES // int(size))
         arg = kernel.body.block.args[pos]
         if not isinstance(arg.type, MemRefType) or arg.type.get_shape()[-1] != row:
             raise pass_error(NAME, launch, f"the kernel's argument {pos} ({arg.type}) does not have %{which}'s rows "
