@@ -36,6 +36,7 @@ import gemmc
 from gemmc.cost.counts import count
 from gemmc.cost.kernel import main_kernel, read_kernels
 from gemmc.cost.model import predict, predict_kernel
+from gemmc.driver.bench import bench_source
 from gemmc.driver.lowering import lower_dropping, lower_with
 from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS, without_pass
 from gemmc.interp.common import InterpError
@@ -324,7 +325,7 @@ def _nvcc(hip: str) -> None:
 @pytest.mark.parametrize("name", sorted(ODD_PROGRAMS))
 def test_the_odd_suite_programs_build_with_nvcc(name):
     """The H200 suite's odd shapes as `gemmc compile --arch sm_90` builds them: packed, TMA, nvcc compile-only;
-    and the --harness program of the first."""
+    and the first's --harness program and gemmc bench's program."""
     module = gemmc.lower(gemmc.parse(ODD_PROGRAMS[name]), None, SM90)
     assert "pack-operands,tma-copies" in module.attributes["gemmc.pipeline"].data
     hip = gemmc.emit(module, SM90, "hip")
@@ -332,6 +333,7 @@ def test_the_odd_suite_programs_build_with_nvcc(name):
     _nvcc(hip)
     if name == "odd_f16":
         _nvcc(gemmc.emit(module, SM90, "hip", harness=True))
+        _nvcc(bench_source(module, SM90, {}))  # gemmc bench's program (benchmarks/h200/matrix.py writes these)
 
 
 def test_harness_of_a_packed_kernel_runs_on_the_cpu(toolchain, tmp_path):
