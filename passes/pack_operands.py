@@ -17,7 +17,7 @@ row length (the stored last dim: B's K where B is stored [N, K]) not a multiple 
     %A_packed = memref.alloc() : memref<R x Lp>                  (Lp = L rounded up to the multiple;
                                                                    a batched or grouped operand keeps its
                                                                    leading dim, dynamic ones by memref.dim)
-    gpu.launch_func @<kernel>_pack_a blocks ceil(R x Lp / 256) threads 256 args(%A, %A_packed)
+    gpu.launch_func @<kernel>_pack_a blocks ceil(R x Lp / 64) threads 64 args(%A, %A_packed)
     gpu.launch_func @<kernel> ... args(..., %A_packed, ...)      (in place of %A)
     memref.dealloc %A_packed
 
@@ -76,7 +76,8 @@ from gemmc.transforms.matmul_spec import spec_from_attr
 from gemmc.transforms.packing import is_pack_kernel, set_zero_padded
 
 NAME = "pack-operands"
-BLOCK = 256  # threads of a copy kernel's workgroup, one element each
+BLOCK = 64  # threads of a copy kernel's workgroup, one element each: as few as stream-k's flags kernel, so that
+# a launch-bounds after the pass (which bounds every kernel of the module) takes it with the smallest GEMM tile's
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from gemmc.cost.model import predict, predict_kernel
 from gemmc.driver.bench import bench_source
 from gemmc.driver.lowering import lower_dropping, lower_with
 from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS, without_pass
+from gemmc.driver.variants import with_tiles
 from gemmc.interp.common import InterpError
 from gemmc.passes.pack_operands import PackOperandsPass
 from gemmc.support.context import make_context
@@ -153,6 +154,17 @@ PROGRAMS = {
                "  Y: f32[M, N]  acc f32  Y = X @ W grouped by sizes }",
     "dynamic_rows": "kernel dm { dim M, N = 29, K = 19  A: f16[M, K]  B: f16[K, N]  C: f32[M, N]  acc f32  C = A @ B }",
 }
+
+
+def test_the_one_warpgroup_variant_packs_too():
+    """64x64 tiles (one warpgroup, launch-bounds{max-threads=128}, which bounds every kernel of the module): the
+    copy kernels' 64 threads are within it, the variant packs, copies by TMA and passes."""
+    spec = with_tiles(DEFAULT, 64, 64, 4, 4)
+    assert "launch-bounds{max-threads=128}" in spec
+    module, ran, why = lower_dropping(gemmc.parse(problem(70, 45, 37)), spec, SM90)
+    assert ran == spec and not why and len(packs(module)) == 2
+    r = gemmc.check(module, SM90, {})
+    assert r.passed, r.summary()
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: ^bb0(%A: memref<37x19xf16>, %A_packed: memref<37x24xf16>):
 // CHECK-NEXT:    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
-// CHECK-NEXT:    %[[B:[0-9]+]] = arith.constant 256 : index
+// CHECK-NEXT:    %[[B:[0-9]+]] = arith.constant 64 : index
 // CHECK-NEXT:    %[[X:[0-9]+]] = arith.muli %bx, %[[B]] : index
 // CHECK-NEXT:    %tx = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
 // CHECK-NEXT:    %i = arith.addi %[[X]], %tx : index
@@ -26,7 +26,7 @@
 // CHECK-NEXT:      memref.store %packed, %A_packed[%row, %col] : memref<37x24xf16>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    "gpu.return"() : () -> ()
-// CHECK-NEXT:  }) {sym_name = "odd_pack_a", gpu.known_block_size = array<i32: 256, 1, 1>, gemm.role = "pack", gemm.arg_dims = {{\[}}["M", "K"], ["M", "K_padded"]]}
+// CHECK-NEXT:  }) {sym_name = "odd_pack_a", gpu.known_block_size = array<i32: 64, 1, 1>, gemm.role = "pack", gemm.arg_dims = {{\[}}["M", "K"], ["M", "K_padded"]]}
 
 // CHECK-LABEL: ^bb0(%B: memref<19x29xf16>, %B_packed: memref<19x32xf16>):
 // CHECK:         %packed = arith.select %in_row, %element, %{{[0-9]+}} : f16
