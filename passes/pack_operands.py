@@ -98,9 +98,11 @@ class PackOperandsPass(ModulePass):
                     if operand is value:
                         self._pack(launch, kernel, pos, value, which, packed)
 
-    def _pack(self, launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp, pos: int, value: BlockArgument, which: str,
+    def _pack(self, launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp, pos: int, value: BlockArgument, role: str,
               packed: dict[SSAValue, SSAValue]) -> None:
-        """Argument `pos` of `kernel`, the host's `value` (A or B), given a padded buffer if its rows are misaligned."""
+        """Argument `pos` of `kernel`, the host's `value` (A or B: `role`), given a padded buffer if its rows are
+        misaligned."""
+        which = value.name_hint or role  # (the program's name for it: a grouped product's X, W)
         host_t = value.type
         row = host_t.get_shape()[-1]
         if row < 0:
@@ -122,7 +124,7 @@ class PackOperandsPass(ModulePass):
         _check_uses(arg, which)
         padded = math.ceil(row / multiple) * multiple
         if value not in packed:
-            packed[value] = _copy_on_host(launch, kernel, value, which, padded)
+            packed[value] = _copy_on_host(launch, kernel, value, which, role, padded)
         _use_buffer(launch, pos, value, packed[value])
         _retype_argument(kernel, arg, padded, row)
 
@@ -169,7 +171,7 @@ def _padded_type(t: MemRefType, padded: int) -> MemRefType:
     return MemRefType(t.element_type, [*t.get_shape()[:-1], padded], t.layout, t.memory_space)
 
 
-def _copy_on_host(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp, value: BlockArgument, which: str,
+def _copy_on_host(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp, value: BlockArgument, which: str, role: str,
                   padded: int) -> SSAValue:
     """Before the launch: the padded buffer's allocation and the copy kernel's launch; the buffer."""
     t = value.type
@@ -181,7 +183,7 @@ def _copy_on_host(launch: gpu.LaunchFuncOp, kernel: gpu.FuncOp, value: BlockArgu
     static = dst_t.has_static_shape()
     grid = (kb.index(-(-math.prod(dst_t.get_shape()) // BLOCK)) if static
             else kb.ceildiv(_elements(kb, buf), block, "pack_blocks"))
-    copier = _copy_kernel(kernel, which, t, dst_t, _host_dims(value))
+    copier = _copy_kernel(kernel, which, role, t, dst_t, _host_dims(value))
     one = kb.index(1)
     kb.b.insert(gpu.LaunchFuncOp(symbol_ref(launch, copier), [grid, one, one], [block, one, one],
                                  kernelOperands=[value, buf]))
@@ -198,10 +200,10 @@ def _host_dims(value: BlockArgument) -> list[str] | None:
     return [n.data for n in names.data] if isinstance(names, ArrayAttr) else None
 
 
-def _copy_kernel(kernel: gpu.FuncOp, which: str, src_t: MemRefType, dst_t: MemRefType,
+def _copy_kernel(kernel: gpu.FuncOp, which: str, role: str, src_t: MemRefType, dst_t: MemRefType,
                  dims: list[str] | None) -> gpu.FuncOp:
     """@<kernel>_pack_<a|b>(src, dst): thread i writes dst's element i (row-major), src's where it has one, else 0."""
-    name = fresh_symbol(kernel, f"{kernel.sym_name.data}_pack_{which.lower()}")
+    name = fresh_symbol(kernel, f"{kernel.sym_name.data}_pack_{role.lower()}")
     fn = gpu.FuncOp(name, ([src_t, dst_t], []), kernel=True, known_block_size=[BLOCK, 1, 1])
     fn.attributes[ROLE_ATTR] = StringAttr(ROLE_PACK)
     if dims is not None and len(dims) == src_t.get_num_dims():
