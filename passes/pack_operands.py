@@ -27,9 +27,12 @@ row length (the stored last dim: B's K where B is stored [N, K]) not a multiple 
   * the GEMM kernel's argument gets the padded type, its uses their operand, nothing else: its indices
     are those it had, and its bounds and masks stay the program's sizes, which are values of the IR
     (gemm-to-kernel's constants), not the argument's type.  The pass checks that: every use of the
-    argument in the kernel is a memref.load, a vector.load, a gemm.copy's source (each at explicit
-    indices, under the kernel's own guards) or a memref.dim of a leading axis (a batch or the rows,
-    which keep their size); any other use, a memref.dim of the row length above all, is refused;
+    argument in the kernel is a memref.load or a gemm.copy's source (each at explicit indices, under the
+    kernel's own guards; a copy's vectors, if not peeled or direct, whose width divides the padded row, so
+    that they stay aligned: lower-copies peels and proves the others again on the padded type) or a
+    memref.dim of a leading axis (a batch or the rows, which keep their size); any other use is refused:
+    a memref.dim of the row length above all, and lower-copies' vector loads and cp.async, whose
+    alignment was proven on the unpadded rows;
   * `gemm.zero_padded` on the GEMM kernel records argument i's program row length L
     (gemmc.transforms.packing): past L its rows hold zeros, so a read past the bound that stops at the
     buffer's end sees the zeros a bounded copy would fill in (tma-copies' boxes, whose tensor map is the
@@ -47,8 +50,8 @@ taken (the buffer is allocated with the host's memref.dim, the copy kernel reads
 
 Diagnostics (each at its op): multiple < 0, no launched kernel with a K loop, a host function without
 gemm.matmul_spec, a dynamic row length, an element type packed below a byte (FP4, FP6, i4: a padded
-row would cut a byte), a kernel argument whose row length is not the host's, a use of the argument
-other than those above.
+row would cut a byte), a kernel argument whose row length is not the host's, a copy whose vectors the
+padded row would misalign, a use of the argument other than those above.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, vector
+from xdsl.dialects import arith, func, gpu, memref
 from xdsl.dialects.builtin import (
     ArrayAttr, DictionaryAttr, FloatAttr, FunctionType, IntegerAttr, IntegerType, MemRefType, ModuleOp, StringAttr,
 )
@@ -121,8 +124,8 @@ class PackOperandsPass(ModulePass):
         if not isinstance(arg.type, MemRefType) or arg.type.get_shape()[-1] != row:
             raise pass_error(NAME, launch, f"the kernel's argument {pos} ({arg.type}) does not have %{which}'s rows "
                              f"of {row} elements")
-        _check_uses(arg, which)
         padded = math.ceil(row / multiple) * multiple
+        _check_uses(arg, which, padded)
         if value not in packed:
             packed[value] = _copy_on_host(launch, kernel, value, which, role, padded)
         _use_buffer(launch, pos, value, packed[value])
@@ -148,13 +151,20 @@ def _operands(host: func.FuncOp, launch: gpu.LaunchFuncOp) -> list[tuple[str, in
     return [("A", spec.a), ("B", spec.b)]
 
 
-def _check_uses(arg: BlockArgument, which: str) -> None:
-    """Every use of the kernel's argument reads it at explicit indices, or the size of a leading axis:
-    what a padded buffer leaves as it was (module docstring)."""
+def _check_uses(arg: BlockArgument, which: str, padded: int) -> None:
+    """Every use of the kernel's argument reads it element by element at explicit indices, through a copy whose
+    vectors stay aligned in the padded rows, or asks the size of a leading axis: what a padded buffer leaves as it
+    was (module docstring)."""
     last = arg.type.get_num_dims() - 1
     for use in list(arg.uses):
         op = use.operation
-        if isinstance(op, (memref.LoadOp, vector.LoadOp)) or (isinstance(op, CopyOp) and op.src is arg):
+        if isinstance(op, memref.LoadOp):
+            continue
+        if isinstance(op, CopyOp) and op.src is arg:
+            width = op.width.value.data
+            if op.peel is None and op.direct is None and padded % width:
+                raise pass_error(NAME, op, f"the copy of %{which} loads vectors of {width}, proven aligned on its rows; "
+                                 f"padded to {padded} they would not be (pad to a multiple of {width})")
             continue
         if isinstance(op, memref.DimOp):
             axis = constant_value(op.index)
@@ -163,8 +173,8 @@ def _check_uses(arg: BlockArgument, which: str) -> None:
             raise pass_error(NAME, op, f"the kernel reads %{which}'s row length from its buffer (memref.dim), "
                              "which the padded buffer would change")
         raise pass_error(NAME, op, f"%{which} is used by '{op.name}': pack-operands takes a kernel that reads it by "
-                         "memref.load, vector.load or gemm.copy at explicit indices, or memref.dim of a leading axis "
-                         "(run it before tma-copies and lower-copies)")
+                         "memref.load or gemm.copy at explicit indices, or memref.dim of a leading axis (a vector "
+                         "load's alignment was proven on the rows unpadded: run it before lower-copies)")
 
 
 def _padded_type(t: MemRefType, padded: int) -> MemRefType:
