@@ -163,8 +163,8 @@ def _check_uses(arg: BlockArgument, which: str, padded: int) -> None:
         if isinstance(op, CopyOp) and op.src is arg:
             width = op.width.value.data
             if op.peel is None and op.direct is None and padded % width:
-                raise pass_error(NAME, op, f"the copy of %{which} loads vectors of {width}, proven aligned on its rows; "
-                                 f"padded to {padded} they would not be (pad to a multiple of {width})")
+                raise pass_error(NAME, op, f"the copy of %{which} loads vectors of {width}, proven aligned on its "
+                                 f"rows; padded to {padded} they would not be (pad to a multiple of {width})")
             continue
         if isinstance(op, memref.DimOp):
             axis = constant_value(op.index)

@@ -26,8 +26,8 @@ C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources kernel argu
 B rank 3, below) whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the copies'
 bounds the sources' sizes, or for the columns of a source pack-operands padded (gemm.zero_padded: rows of
 the program's n elements, then zeros to the buffer's aligned row length) n: the box then reads the pad's
-zeros up to the buffer's edge, where the copy would fill zeros in, and TMA's own zeros past it.  Sizes may be dynamic: the launcher encodes each map with the host memref's
-runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
+zeros up to the buffer's edge, where the copy would fill zeros in, and TMA's own zeros past it.
+Sizes may be dynamic: the launcher encodes each map with the host memref's runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
 kernel argument's axis that gemm.arg_dims names as the source's (C's dim 0 bounding A's rows: both
 "M"); a dynamic row length must be proven a multiple of 16 bytes by gemm.assume_rows_aligned
 (assume-aligned{multiple=8} for 16-bit rows, which the launch checks: the dispatch runs that twin only
@@ -110,8 +110,9 @@ a K loop not in steps of 1, a stage whose copies are not by one thread id or to 
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
 source rows not a multiple of 16 bytes (or, dynamic, not proven one; pack-operands pads static ones), a bound
-of columns that is not the source's (nor its zero-padded rows' program length), a bound of rows short of the source's on a copy that is not A's or in a kernel with a
-global write not masked to it (named at that write), a kernel that already has TMA copies.
+of columns that is not the source's (nor its zero-padded rows' program length), a bound of rows short of the
+source's on a copy that is not A's or in a kernel with a global write not masked to it (named at that write),
+a kernel that already has TMA copies.
 """
 
 from __future__ import annotations

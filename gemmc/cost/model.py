@@ -130,8 +130,8 @@ def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, re
     if allocs:  # split-k's and stream-k's workspaces, pack-operands' padded operands
         p.time_s += len(allocs) * arch.workspace_alloc_us * 1e-6
         packed = sum(packed_source(op.results[0]) is not None for op in allocs)
-        what = "the workspace" if not packed else \
-            f"{packed} padded operand{'s' if packed > 1 else ''}" + (" and the workspace" if packed < len(allocs) else "")
+        what = "the workspace" if not packed else f"{packed} padded operand{'s' if packed > 1 else ''}" + (
+            " and the workspace" if packed < len(allocs) else "")
         p.notes.append(f"+ {len(allocs) * arch.workspace_alloc_us:g} us allocating {what}")
     return p
 

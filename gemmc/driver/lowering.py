@@ -15,7 +15,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from gemmc.driver.pipeline import OPTIONAL_PASSES, PREPARES, parse_pipeline_spec, pass_name, run_pipeline, top_level_passes
+from gemmc.driver.pipeline import (OPTIONAL_PASSES, PREPARES, parse_pipeline_spec, pass_name, run_pipeline,
+                                   top_level_passes)
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
