@@ -3,9 +3,11 @@
 * nothing misaligned: the module is left as it was, op for op;
 * the interpreter against numpy (hypothesis; its checks compare with the program in float64): pack-operands
   alone after gemm-to-kernel at odd shapes (f16, bf16, f32, FP8; A column-major, B transposed; `multiple`),
-  the packed operands counted; sm_90's 16-bit default as the selection runs it at odd shapes (each wgmma
-  candidate packs A and B and copies them by TMA boxes); pack-operands early (right after gemm-to-kernel) in
+  the packed operands counted; sm_90's 16-bit default as the selection lowers it at odd shapes (A and B packed,
+  copied by TMA boxes), and what the selection runs there; pack-operands early (right after gemm-to-kernel) in
   sm_90's and gfx942's defaults; batched, broadcast, grouped and dynamic-row programs through the default;
+* the selection weighs the packed default against the default unpacked (cp.async): a small problem keeps the
+  unpacked one, the suite's odd shapes the packed one;
 * planted bugs FAIL: the pad left unwritten (the interpreter's host allocation holds NaN, as device memory holds
   garbage), the pad filled with a finite value other than zero (B transposed: A's and B's pads meet in the
   product), rows written at the source's stride (out of bounds), the copy kernels' launches removed (the buffers
@@ -39,6 +41,7 @@ from gemmc.cost.model import predict, predict_kernel
 from gemmc.driver.bench import bench_source
 from gemmc.driver.lowering import lower_dropping, lower_with
 from gemmc.driver.pipeline import MATRIX_16BIT_DEFAULTS, without_pass
+from gemmc.driver.selection import select_pipeline
 from gemmc.driver.variants import with_tiles
 from gemmc.interp.common import InterpError
 from gemmc.passes.pack_operands import PackOperandsPass
@@ -110,18 +113,37 @@ def test_pack_operands_alone_matches_numpy(m, n, k, t, ta, tb, multiple):
 _ODD = st.integers(1, 150)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(m=_ODD, n=_ODD, k=_ODD, t=st.sampled_from(["f16", "bf16"]), ta=st.booleans(), tb=st.booleans())
 def test_the_sm90_default_at_odd_shapes_matches_numpy(m, n, k, t, ta, tb):
-    """What `gemmc compile --arch sm_90` runs: every wgmma candidate packs what is misaligned and copies by TMA."""
-    module = gemmc.lower(gemmc.parse(problem(m, n, k, t, ta, tb)), None, SM90)
-    ran = module.attributes["gemmc.pipeline"].data
-    if "instr=wgmma_" in ran:
-        assert "tma-copies" in ran and any(op.name == "nvgpu.tma_load" for op in module.walk()), ran
-        expected = misaligned(stored_rows(m, n, k, ta, tb), t)
-        assert len(packs(module)) == expected and ("pack-operands" in ran) == bool(expected), ran
+    """sm_90's 16-bit default as the selection lowers it (lower_dropping): what is misaligned is packed, and
+    every copy of A and B is a TMA box."""
+    module, ran, why = lower_dropping(gemmc.parse(problem(m, n, k, t, ta, tb)), DEFAULT, SM90)
+    assert not why and "tma-copies" in ran and any(op.name == "nvgpu.tma_load" for op in module.walk()), ran
+    expected = misaligned(stored_rows(m, n, k, ta, tb), t)
+    assert len(packs(module)) == expected and ("pack-operands" in ran) == bool(expected), ran
     r = gemmc.check(module, SM90, {})
-    assert r.passed, (ran, r.summary())
+    assert r.passed, r.summary()
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=_ODD, n=_ODD, k=_ODD, t=st.sampled_from(["f16", "bf16"]), tb=st.booleans())
+def test_what_the_selection_runs_at_odd_shapes_matches_numpy(m, n, k, t, tb):
+    """`gemmc compile --arch sm_90`: packed or not, as the model weighs it (below), the program's result."""
+    module = gemmc.lower(gemmc.parse(problem(m, n, k, t, tb=tb)), None, SM90)
+    r = gemmc.check(module, SM90, {})
+    assert r.passed, (module.attributes["gemmc.pipeline"].data, r.summary())
+
+
+def test_the_selection_weighs_the_copies():
+    """At 70x45x37 the packed default's copies, launches and allocations (some 0.09 ms) outweigh the one
+    workgroup's GEMM: the default without them (cp.async) takes its place, and the reason says so; at the
+    suite's 4097x4095x1023 the packed one is kept (tests below build it)."""
+    choice = select_pipeline(gemmc.parse(problem(70, 45, 37)), SM90)
+    packed, unpacked = choice.pipelines["default"], choice.pipelines["unpacked (cp.async)"]
+    assert "pack-operands,tma-copies" in packed and "pack-operands" not in unpacked and "tma-copies" not in unpacked
+    assert choice.predicted["default"] > choice.predicted["unpacked (cp.async)"] + 2 * SM90.workspace_alloc_us * 1e-6
+    assert "(A, B not packed for TMA, predicted " in choice.reason and "pack-operands" not in choice.pipeline
 
 
 EARLY = DEFAULT.replace(",pack-operands", "").replace("gemm-to-kernel,", "gemm-to-kernel,pack-operands,")
@@ -172,9 +194,8 @@ def test_other_programs_through_the_sm90_default(name):
     """Batched (both operands, or A alone with B broadcast), grouped (B [G, K, N]) and rows given at launch:
     packed, copied by TMA, checked."""
     dims = {"M": 41} if name == "dynamic_rows" else {}
-    module = gemmc.lower(gemmc.parse(PROGRAMS[name]), None, SM90)
-    ran = module.attributes["gemmc.pipeline"].data
-    assert "pack-operands,tma-copies" in ran and len(packs(module)) == 2, ran
+    module, ran, why = lower_dropping(gemmc.parse(PROGRAMS[name]), DEFAULT, SM90)
+    assert "pack-operands,tma-copies" in ran and not why and len(packs(module)) == 2, ran
     r = gemmc.check(module, SM90, dims)
     assert r.passed, r.summary()
 

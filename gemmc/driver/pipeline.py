@@ -140,7 +140,8 @@ OPTIONAL_PASSES = ("tma-copies", "pack-operands")
 # that pass refuses.  pack-operands gives A's and B's misaligned rows zero-padded copies whose rows TMA takes; it
 # changes nothing where they are aligned (lower_dropping then leaves it out of the pipeline it ran, which stays
 # byte for byte the pipeline before it), and a candidate tma-copies refuses anyway (a transposing copy, ...)
-# is not made to pay for the copies.
+# is not made to pay for the copies.  Where it packs, the selection weighs the default against the default without
+# it and tma-copies (gemmc.driver.selection._packing_treatment): the copies and allocations are in the prediction.
 PREPARES = {"pack-operands": "tma-copies"}
 
 
