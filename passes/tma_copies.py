@@ -24,8 +24,10 @@ by one thread id, not transposed, whole tiles ([R][C] = the copy's extents) that
 read (swizzle-lds{mode=sw128} lays them out as TMA's 128-byte swizzle writes them), 16-bit elements,
 C a multiple of 64 (one 128-byte panel a box), R <= 256; the sources kernel arguments (rank 2; a grouped
 B rank 3, below) whose rows are a multiple of 16 bytes (TMA's global stride; cuTensorMapEncodeTiled refuses others), the copies'
-bounds the sources' sizes.  Sizes may be dynamic: the launcher encodes each map with the host memref's
-runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
+bounds the sources' sizes, or for the columns of a source pack-operands padded (gemm.zero_padded: rows of
+the program's n elements, then zeros to the buffer's aligned row length) n: the box then reads the pad's
+zeros up to the buffer's edge, where the copy would fill zeros in, and TMA's own zeros past it.
+Sizes may be dynamic: the launcher encodes each map with the host memref's runtime sizes at every launch, so a copy's bound is the source's size where it is a memref.dim of a
 kernel argument's axis that gemm.arg_dims names as the source's (C's dim 0 bounding A's rows: both
 "M"); a dynamic row length must be proven a multiple of 16 bytes by gemm.assume_rows_aligned
 (assume-aligned{multiple=8} for 16-bit rows, which the launch checks: the dispatch runs that twin only
@@ -107,9 +109,10 @@ Diagnostics, each naming the op: no pipelined K loop, copies already lowered (ru
 a K loop not in steps of 1, a stage whose copies are not by one thread id or to one slot, a
 transposing copy (TMA copies a box as stored), a tile that is not whole or not read by wgmma (the TMA's
 layout is the 128-byte swizzle's alone), a row that is not a multiple of 128 bytes or rows over 256,
-source rows not a multiple of 16 bytes (or, dynamic, not proven one), a bound of columns that is not
-the source's, a bound of rows short of the source's on a copy that is not A's or in a kernel with a
-global write not masked to it (named at that write), a kernel that already has TMA copies.
+source rows not a multiple of 16 bytes (or, dynamic, not proven one; pack-operands pads static ones), a bound
+of columns that is not the source's (nor its zero-padded rows' program length), a bound of rows short of the
+source's on a copy that is not A's or in a kernel with a global write not masked to it (named at that write),
+a kernel that already has TMA copies.
 """
 
 from __future__ import annotations
@@ -144,6 +147,7 @@ from gemmc.transforms.kernel_builder import constant_value, index_constant as _i
 from gemmc.transforms.batch import batch_args, batch_split
 from gemmc.transforms.guards import proven_less
 from gemmc.transforms.lds_access import row_multiple
+from gemmc.transforms.packing import zero_padded
 
 NAME = "tma-copies"
 
@@ -293,7 +297,7 @@ def _check_copy(c: CopyOp, tid: SSAValue) -> None:
                              f"{tma.STRIDE_BYTES} bytes (a tensor map's global stride must be): {fix}")
         raise pass_error(NAME, c, f"%{name}'s rows are {shape[-1]} x {eb} bytes, not a multiple of "
                          f"{tma.STRIDE_BYTES}: a tensor map's global stride must be")
-    if not _is_size(c.cols, src, -1):
+    if not _is_size(c.cols, src, -1) and not _zeros_past(c.cols, src):
         raise pass_error(NAME, c, f"the copy's bound of columns is not %{name}'s {_size_text(shape[-1])}: TMA's zero "
                          "fill is at the matrix's edge")
     if not _is_size(c.rows, src, -2):
@@ -330,6 +334,13 @@ def _is_size(bound: SSAValue, src: BlockArgument, axis: int) -> bool:
     names = _dim_names(src.block.parent_op())
     mine, theirs = names.get(src.index, []), names.get(other.index, [])
     return len(mine) >= -axis and 0 <= at < len(theirs) and theirs[at] == mine[axis]
+
+
+def _zeros_past(bound: SSAValue, src: BlockArgument) -> bool:
+    """Whether `src` is zero-padded past `bound` columns (pack-operands' gemm.zero_padded): its box reads the
+    pad's zeros where the copy would fill zeros in."""
+    cols = zero_padded(src.block.parent_op()).get(src.index)
+    return cols is not None and constant_value(bound) == cols
 
 
 def _dim_names(kernel: Operation) -> dict[int, list[str]]:

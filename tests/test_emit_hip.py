@@ -433,6 +433,10 @@ inline const char* hipGetErrorString(hipError_t) { return "no error"; }
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int) { std::strcpy(p->name, "CPU"); return hipSuccess; }
 template <class T> hipError_t hipMalloc(T** p, size_t n) { *p = static_cast<T*>(std::aligned_alloc(64, (n + 63) / 64 * 64)); return hipSuccess; }
 inline hipError_t hipFree(void* p) { std::free(p); return hipSuccess; }
+// a launcher's own buffers (split-k's workspace, pack-operands' padded operands): filled with 0xff bytes (NaN
+// in every float format), as device memory holds what was there before, so a read of what no kernel wrote shows
+template <class T> hipError_t hipMallocAsync(T** p, size_t n, hipStream_t) { hipMalloc(p, n); std::memset(*p, 0xff, n); return hipSuccess; }
+inline hipError_t hipFreeAsync(void* p, hipStream_t) { return hipFree(p); }
 inline hipError_t hipMemcpy(void* d, const void* s, size_t n, hipMemcpyKind) { std::memcpy(d, s, n); return hipSuccess; }
 inline hipError_t hipDeviceSynchronize() { return hipSuccess; }
 inline hipError_t hipEventCreate(hipEvent_t* e) { *e = new std::chrono::steady_clock::time_point(); return hipSuccess; }

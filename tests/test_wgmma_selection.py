@@ -33,8 +33,8 @@ from gemmc.target.arch import get_arch
 
 SM90 = get_arch("sm_90")
 DEFAULT = MATRIX_16BIT_DEFAULTS["sm_90"]
-# the default with cp.async, as the selection runs a candidate tma-copies refuses (odd rows, split-k, stream-k)
-CP_ASYNC = without_pass(DEFAULT, "tma-copies")
+# the default with cp.async, as the selection runs a candidate tma-copies refuses (dynamic sizes; no packing then)
+CP_ASYNC = without_pass(without_pass(DEFAULT, "pack-operands"), "tma-copies")
 MMA_SYNC = NAMED_PIPELINES["mma-sync-128x256"]
 
 

@@ -269,17 +269,19 @@ def gen(out: Path, only: str = "") -> None:
 
 
 # sm_90's 16-bit default (MATRIX_16BIT_DEFAULTS["sm_90"]: wgmma + wgmma-in-flight + TMA where tma-copies takes the
-# candidate + pair stores) selected per shape, beside the selection around the same default without TMA
-# (NAMED_PIPELINES["wgmma-cp-async-128x256"], the default before) and around the mma.sync default before that
-# (NAMED_PIPELINES["mma-sync-128x256"]), at the suite's 17 shapes in f16 and at 4096^3 / 8192^3 in bf16: one
-# device call times all three (`defaults`)
-DEFAULT_SHAPES = {"f16": tuple(SHAPES), "bf16": ("sq4096", "sq8192")}
+# candidate, misaligned rows packed for it by pack-operands, + pair stores) selected per shape, beside the selection
+# around the same default without TMA (NAMED_PIPELINES["wgmma-cp-async-128x256"], the default before; no packing)
+# and around the mma.sync default before that (NAMED_PIPELINES["mma-sync-128x256"]), at the suite's 17 shapes in
+# f16 and in bf16 at 4096^3 / 8192^3 and the two shapes whose rows pack-operands pads (odd, odd_nt_alpha_beta):
+# one device call times all three (`defaults`)
+DEFAULT_SHAPES = {"f16": tuple(SHAPES), "bf16": ("sq4096", "sq8192", "odd", "odd_nt_alpha_beta")}
 SELECTIONS = {"selected": None, "selected_no_tma": "wgmma-cp-async-128x256", "mma_sync_selected": "mma-sync-128x256"}
 
 
 def defaults(out: Path) -> None:
     """Per shape of DEFAULT_SHAPES, each of SELECTIONS: `selected` (what `gemmc compile --arch sm_90` runs: the
-    default's selection, TMA where tma-copies takes a candidate), `selected_no_tma` (gemmc.driver.selection
+    default's selection, TMA where tma-copies takes a candidate, A and B copied into zero-padded buffers first
+    where their rows are not a multiple of 16 bytes: pack-operands), `selected_no_tma` (gemmc.driver.selection
     around the default without TMA) and `mma_sync_selected` (around the mma.sync default).  A selection that
     took a pipeline an earlier one of the shape took is not written again: its manifest entry under
     "same_as" names the program that times it.  Each program's manifest entry has its pipeline and why."""

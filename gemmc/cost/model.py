@@ -49,6 +49,7 @@ from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
 from gemmc.support.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
 from gemmc.target.resources import lane_bytes
+from gemmc.transforms.packing import packed_source
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
@@ -125,10 +126,13 @@ def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, re
             p.time_s += extra.time_s + arch.launch_gap_us * 1e-6
             p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound, "
                            f"+ {arch.launch_gap_us:g} us between launches")
-    allocs = sum(isinstance(op, memref.AllocOp) for op in main.host.walk())
-    if allocs:  # split-k's workspace
-        p.time_s += allocs * arch.workspace_alloc_us * 1e-6
-        p.notes.append(f"+ {allocs * arch.workspace_alloc_us:g} us allocating the workspace")
+    allocs = [op for op in main.host.walk() if isinstance(op, memref.AllocOp)]
+    if allocs:  # split-k's and stream-k's workspaces, pack-operands' padded operands
+        p.time_s += len(allocs) * arch.workspace_alloc_us * 1e-6
+        packed = sum(packed_source(op.results[0]) is not None for op in allocs)
+        what = "the workspace" if not packed else f"{packed} padded operand{'s' if packed > 1 else ''}" + (
+            " and the workspace" if packed < len(allocs) else "")
+        p.notes.append(f"+ {len(allocs) * arch.workspace_alloc_us:g} us allocating {what}")
     return p
 
 

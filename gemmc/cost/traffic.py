@@ -206,14 +206,17 @@ def _operand_dram(k: KernelIR, arg: int, cache: int, l2: float) -> float:
 
 
 def _spec_args(k: KernelIR) -> dict[int, str]:
-    """Kernel argument index -> 'a', 'b', 'c', through the launch's operands."""
+    """Kernel argument index -> 'a', 'b', 'c', through the launch's operands (an operand's zero-padded
+    copy, pack-operands', is that operand: its reads of the program's elements are the operand's)."""
     from gemmc.interp.check import matmul_spec
+    from gemmc.transforms.packing import packed_source
     from xdsl.ir import BlockArgument
 
     spec = matmul_spec(k.module, k.host)
     host_to_name = {spec.a: "a", spec.b: "b", spec.c: "c"}
     out = {}
     for i, v in enumerate(k.launch.kernelOperands):
+        v = packed_source(v) or v
         if isinstance(v, BlockArgument) and v.index in host_to_name:
             out[i] = host_to_name[v.index]
     return out

@@ -8,14 +8,15 @@ selection, the dispatch, explain, tune and gemmc's own backend name theirs and c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from gemmc.driver.pipeline import (OPTIONAL_PASSES, parse_pipeline_spec, pass_name, run_pipeline, top_level_passes,
-                                   without_pass)
+from gemmc.driver.pipeline import (OPTIONAL_PASSES, PREPARES, parse_pipeline_spec, pass_name, run_pipeline,
+                                   top_level_passes)
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
@@ -40,32 +41,82 @@ def lower_with(
 
 def lower_dropping(module: ModuleOp, spec: str, arch: Arch | str, after_each=None, finalize: bool = True,
                    verify_each: bool = False) -> tuple[ModuleOp, str, str]:
-    """`module` (left as it is) lowered with `spec` on a copy, as lower_with does, and where the first pass of
-    OPTIONAL_PASSES in `spec` refuses the program (its located pass error, from running it on the IR the
-    passes before it made), lowered without that pass: (the lowered module, the pipeline it ran, the
-    refusal's message or "").  The passes before the optional one run once; any other error is raised."""
+    """`module` (left as it is) lowered with `spec` on a copy, as lower_with does, where each pass of
+    OPTIONAL_PASSES in `spec` runs if it takes the IR the passes before it made: (the lowered module, the
+    pipeline it ran, why it runs without some, or "").  An optional pass that refuses (its located pass
+    error) is left out, and so is a pass that prepares it (PREPARES: pack-operands for tma-copies) with it;
+    a preparing pass that leaves the IR as it was is left out of the pipeline it ran (it made no part of the
+    IR: the pipeline without it makes the same).  The reason lists the refusals, the prepared pass's first
+    ("tma-copies: ...; pack-operands: ..."); any other error is raised."""
     target = as_arch(arch)
-    name = next((n for n in OPTIONAL_PASSES if without_pass(spec, n) != spec), None)
-    if name is None:
+    passes = top_level_passes(spec) if spec.strip() else []
+    optional = [i for i, p in enumerate(passes) if pass_name(p) in OPTIONAL_PASSES]
+    if not optional:
         return lower_with(module.clone(), spec, target, after_each, finalize, verify_each), spec, ""
-    head, rest = _split_before(spec, name)
-    before = lower_with(module.clone(), head, target, after_each, False, verify_each)
-    try:
-        out, ran, refusal = run_spec(before.clone(), rest, target, after_each, finalize, verify_each), spec, ""
-    except GemmcError as e:
-        if not e.message.startswith(f"{name}: "):
-            raise
-        ran, refusal = without_pass(spec, name), e.message
-        out = run_spec(before, without_pass(rest, name), target, after_each, finalize, verify_each)
+    run = _Dropping(passes, target, after_each, verify_each)
+    head = lower_with(module.clone(), ",".join(passes[:optional[0]]), target, after_each, False, verify_each)
+    out = run.from_pass(head, optional[0])
+    if finalize:
+        lower_tile_ops(out, after_each, verify_each)
+    ran = ",".join(p for p, kept in zip(passes, run.kept) if kept)
     out.attributes[PIPELINE_ATTR] = StringAttr(ran)
-    return out, ran, refusal
+    return out, ran, "; ".join(sorted(run.refusals.values(), key=lambda m: m.split(": ")[0] in PREPARES))
 
 
-def _split_before(spec: str, name: str) -> tuple[str, str]:
-    """`spec` as the passes before its pass `name` and the rest (from `name` on)."""
-    passes = top_level_passes(spec)
-    i = next(i for i, p in enumerate(passes) if pass_name(p) == name)
-    return ",".join(passes[:i]), ",".join(passes[i:])
+def refusals(dropped: str) -> list[tuple[str, str]]:
+    """lower_dropping's reason as (pass name, why) pairs, in its order."""
+    if not dropped:
+        return []
+    names = "|".join(re.escape(n) for n in OPTIONAL_PASSES)
+    return [tuple(part.split(": ", 1)) for part in re.split(rf"; (?=(?:{names}): )", dropped)]
+
+
+class _Dropping:
+    """lower_dropping's walk through a pipeline's passes, from the first optional one on."""
+
+    def __init__(self, passes: list[str], target: Arch, after_each, verify_each: bool):
+        self.passes, self.target, self.after_each, self.verify_each = passes, target, after_each, verify_each
+        self.kept = [True] * len(passes)
+        self.refusals: dict[str, str] = {}  # pass name -> its first refusal
+        self.before: dict[int, ModuleOp] = {}  # a preparing pass that ran -> the IR before it
+
+    def from_pass(self, module: ModuleOp, i: int) -> ModuleOp:
+        """The passes from `i` on (those kept) run on `module`, an optional one on a copy first."""
+        while i < len(self.passes):
+            j = next((x for x in range(i, len(self.passes)) if self.kept[x]
+                      and pass_name(self.passes[x]) in OPTIONAL_PASSES), len(self.passes))
+            self._run(module, [p for p, kept in zip(self.passes[i:j], self.kept[i:j]) if kept])
+            if j == len(self.passes):
+                return module
+            name = pass_name(self.passes[j])
+            trial = module.clone()
+            try:
+                self._run(trial, [self.passes[j]])
+            except GemmcError as e:
+                if not e.message.startswith(f"{name}: "):
+                    raise
+                self.refusals.setdefault(name, e.message)
+                self.kept[j] = False
+                prepared = [x for x in self.before if self.kept[x] and PREPARES[pass_name(self.passes[x])] == name]
+                if prepared:  # what prepared the refused pass goes with it: the IR before it, without it
+                    x = prepared[0]
+                    self.kept[x] = False
+                    module, i = self.before[x], x + 1
+                else:
+                    i = j + 1
+                continue
+            if name in PREPARES and trial.body.is_structurally_equivalent(module.body):
+                self.kept[j] = False  # it changed nothing: no part of the pipeline that made the IR
+            elif name in PREPARES:
+                self.before[j], module = module, trial
+            else:
+                module = trial
+            i = j + 1
+        return module
+
+    def _run(self, module: ModuleOp, passes: list[str]) -> None:
+        if passes:
+            run_spec(module, ",".join(passes), self.target, self.after_each, False, self.verify_each)
 
 
 def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finalize: bool = True,

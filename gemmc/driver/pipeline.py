@@ -46,6 +46,7 @@ BUILTIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "wgmma-in-flight": _lazy("wgmma_in_flight", "WgmmaInFlightPass"),
     "warp-specialize": _lazy("warp_specialize", "WarpSpecializePass"),
     "tma-copies": _lazy("tma_copies", "TmaCopiesPass"),
+    "pack-operands": _lazy("pack_operands", "PackOperandsPass"),
     "split-k": _lazy("split_k", "SplitKPass"),
     "stream-k": _lazy("stream_k", "StreamKPass"),
     "assume-aligned": _lazy("assume_aligned", "AssumeAlignedPass"),
@@ -118,20 +119,30 @@ MATRIX_16BIT_DEFAULTS: dict[str, str] = {
     # selection builds its variants with wgmma (gemmc.driver.variants.with_tiles: 64x128 in one warpgroup of
     # m64n128, 64x64 of m64n64; split-k and stream-k before multi-buffer, wgmma-in-flight and tma-copies after
     # pipeline), takes a K tile under 64 or a side of 224, which wgmma cannot, from the mma.sync pipeline
-    # (tile_variant), and runs each wgmma candidate without TMA where tma-copies refuses it (rows not a multiple
-    # of 16 bytes, as at 4097x4095x1023 and 3001x2999x1537; dynamic sizes without assume-aligned),
-    # its label saying so.  The selection's picks with TMA at the 14 suite programs tma-copies takes: f16 geometric
+    # (tile_variant), and runs each wgmma candidate without TMA where tma-copies refuses it (dynamic sizes without
+    # assume-aligned), its label saying so.  Static rows not a multiple of 16 bytes (4097x4095x1023,
+    # 3001x2999x1537 with B [N, K]), which tma-copies refuses, pack-operands first copies into zero-padded buffers
+    # (PREPARES below; before it those shapes ran without TMA, 0.792 and 1.229 ms, 32% and 26% of cuBLAS, against
+    # ~93% where TMA runs: benchmarks/h200/README.md; the packed default is not timed yet).  The selection's picks with TMA at the 14 suite programs tma-copies takes: f16 geometric
     # mean 97.5% of cuBLAS against 69.8% without (benchmarks/h200/matrix_tma_selection.md, an H100, 2026-12-07).
     "sm_90":
-        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,tma-copies,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
+        "gemm-to-kernel,lds-tiling{block-m=128 block-n=256 block-k=64},register-tiling{thread-m=8 thread-n=8},matrix-cores{instr=wgmma_m64n256k16 waves-m=2 waves-n=1},vectorize{width=8},direct-to-lds{fallback=true},multi-buffer{factor=4},pipeline{stages=4},wgmma-in-flight,pack-operands,tma-copies,lower-copies,swizzle-lds{mode=sw128},launch-bounds{max-threads=256}",
 }
 
 # Passes a default pipeline holds where the program lets them: where one refuses a candidate (its located
 # pass error, raised by running it on the candidate's IR), the selection and the dispatch lower that
 # candidate without it and say why (gemmc.driver.lowering.lower_dropping).  tma-copies: TMA's tensor maps
-# take sources whose rows are a multiple of 16 bytes (a dynamic row length only where assume-aligned proves it),
-# and a grouped X only where every store is masked to its group (passes/tma_copies.py says the rest).
-OPTIONAL_PASSES = ("tma-copies",)
+# take sources whose rows are a multiple of 16 bytes (a dynamic row length only where assume-aligned proves it,
+# a static one where pack-operands padded it), and a grouped X only where every store is masked to its group
+# (passes/tma_copies.py says the rest).  pack-operands: refuses a dynamic row length (passes/pack_operands.py).
+OPTIONAL_PASSES = ("tma-copies", "pack-operands")
+# An optional pass there only for a later one (pass -> the pass it prepares): lower_dropping leaves it out where
+# that pass refuses.  pack-operands gives A's and B's misaligned rows zero-padded copies whose rows TMA takes; it
+# changes nothing where they are aligned (lower_dropping then leaves it out of the pipeline it ran, which stays
+# byte for byte the pipeline before it), and a candidate tma-copies refuses anyway (a transposing copy, ...)
+# is not made to pay for the copies.  Where it packs, the selection weighs the default against the default without
+# it and tma-copies (gemmc.driver.selection._packing_treatment): the copies and allocations are in the prediction.
+PREPARES = {"pack-operands": "tma-copies"}
 
 
 # The FP8 matrix-core defaults (either operand format of the arch, A and B alike): the same search

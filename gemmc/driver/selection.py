@@ -6,7 +6,9 @@
 Analytical, like hipBLASLt's Origami selector: no kernel runs.  The arch's default pipeline
 (gemmc.driver.pipeline.default_pipeline) is lowered and predicted for the problem's sizes.  Where A's
 or B's rows are misaligned and the arch weighs scalar copies (Arch.unpeeled_candidates), the default
-with scalar copies takes its place if predicted faster (_misaligned_treatment), before the rest.  When its
+with scalar copies takes its place if predicted faster (_misaligned_treatment), before the rest; where the
+default packed them for TMA (sm_90's pack-operands), so does the default without the packing and TMA
+(_packing_treatment).  When its
 grid leaves workgroup slots idle (fewer workgroups than CUs x the workgroups a CU holds, so each
 workgroup's K loop is the whole time), the candidates are that pipeline and its variants with
 smaller tiles (SMALL_TILES), each alone, with `split-k{factor=S}` (the two largest S that keep the grid
@@ -37,8 +39,9 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import type_name
 from gemmc.driver.dispatch import dispatch
-from gemmc.driver.lowering import lower_dropping, lower_with
-from gemmc.driver.pipeline import NAMED_PIPELINES, default_pipeline, typed_default, variant_fallback
+from gemmc.driver.lowering import lower_dropping, lower_with, refusals
+from gemmc.driver.pipeline import (NAMED_PIPELINES, default_pipeline, pass_name, top_level_passes, typed_default,
+                                   variant_fallback, without_pass)
 from gemmc.interp.check import arg_shapes, host_function, matmul_spec
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
@@ -154,7 +157,7 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
     """select_pipeline's choice with `base` the default; a pass's refusal of it raised."""
     if _has_dynamic_dims(module):
         lowered, base, dropped = lower_dropping(module, base, arch)  # (tma-copies refuses dynamic sources)
-        why = f" (without {dropped})" if dropped else ""
+        why = " (" + "; ".join(f"without {name}: {w}" for name, w in refusals(dropped)) + ")" if dropped else ""
         choice = dispatch(module, arch, base) or Choice(
             base, "the problem's sizes are dynamic and no variant applies: the arch's default pipeline",
             lowered=lowered)
@@ -169,10 +172,12 @@ def _select_for(module: ModuleOp, arch: Arch, base: str, table: dict[str, str] |
     if p.kernel.grid.workgroups >= arch.cu_count:  # occupancy decides the path: the compiler's registers
         first, p = _with_compiler_registers(first, p, arch)
     base, first, p, treated, peeled = _misaligned_treatment(module, arch, base, first, p)
-    choice = _select_from(module, arch, base, first, p, treated, variant_fallback(arch, base))
-    if peeled is not None:  # the peeled default the scalar copies replaced, among the candidates
-        choice.predicted = {peeled.label: peeled.time_s, **choice.predicted}
-        choice.pipelines = {peeled.label: peeled.pipeline, **choice.pipelines}
+    base, first, p, packing, weighed = _packing_treatment(module, arch, base, first, p)
+    choice = _select_from(module, arch, base, first, p, treated + packing, variant_fallback(arch, base))
+    for other in (weighed, peeled):  # the defaults weighed against the one kept, among the candidates
+        if other is not None:
+            choice.predicted = {other.label: other.time_s, **choice.predicted}
+            choice.pipelines = {other.label: other.pipeline, **choice.pipelines}
     return choice
 
 
@@ -241,8 +246,10 @@ def _fastest(candidates: list[_Candidate], base: str, kept: str, prefix: str) ->
 
 
 def _with_dropped(reason: str, c: _Candidate) -> str:
-    """`reason`, which names the default `c`, with the optional pass it runs without and why."""
-    return f"{reason} (without {c.dropped})" if c.dropped else reason
+    """`reason`, which names the default `c`, with the optional passes it runs without and why."""
+    if not c.dropped:
+        return reason
+    return f"{reason} (" + "; ".join(f"without {name}: {why}" for name, why in refusals(c.dropped)) + ")"
 
 
 def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
@@ -268,6 +275,28 @@ def _misaligned_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candi
         return base, first, p, "", None
     note = (f" (rows misaligned: scalar copies predicted {c.time_s * 1e3:.3g} ms against "
             f"{first.time_s * 1e3:.3g} ms peeled)")
+    return spec, c, q, note, first
+
+
+def _packing_treatment(module: ModuleOp, arch: Arch, base: str, first: _Candidate, p):
+    """Where the default copies A or B into zero-padded buffers for TMA (pack-operands ran: rows not a multiple
+    of 16 bytes), the default without them (and so without TMA: cp.async) is weighed too, and takes its place,
+    before any grid decision, where it is predicted faster: the copy kernels, their launches and the buffers'
+    allocations are in the packed default's time (gemmc.cost.model.predict), which a small problem does not win
+    back.  Returns (base, its candidate, its prediction, a note for the reason, the other default or None)."""
+    if "pack-operands" not in {pass_name(x) for x in top_level_passes(first.pipeline)}:
+        return base, first, p, "", None
+    spec = without_pass(without_pass(base, "pack-operands"), "tma-copies")
+    c, q = _predicted(module, arch, "unpacked (cp.async)", spec)
+    if c is None:
+        return base, first, p, "", None
+    if q.kernel.grid.workgroups >= arch.cu_count:
+        c, q = _with_compiler_registers(c, q, arch)
+    packed, unpacked = first.time_s * 1e3, c.time_s * 1e3
+    if c.time_s >= first.time_s:
+        note = f" (A, B packed for TMA, predicted {packed:.3g} ms against {unpacked:.3g} ms unpacked)"
+        return base, first, p, note, c
+    note = f" (A, B not packed for TMA, predicted {unpacked:.3g} ms against {packed:.3g} ms packed)"
     return spec, c, q, note, first
 
 
@@ -439,12 +468,11 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
 
 
 def _dropped_label(label: str, dropped: str) -> str:
-    """A candidate's label, with the optional pass its pipeline runs without and why (tma-copies' refusal:
-    "default (no tma-copies: %A's rows are ...)")."""
+    """A candidate's label, with the optional passes its pipeline runs without and why (tma-copies' refusal:
+    "default (no tma-copies: a transposing copy ...)")."""
     if not dropped:
         return label
-    name, _, why = dropped.partition(": ")
-    return f"{label} (no {name}: {why})"
+    return f"{label} (" + "; ".join(f"no {name}: {why}" for name, why in refusals(dropped)) + ")"
 
 
 def _has_dynamic_dims(module: ModuleOp) -> bool:

@@ -63,6 +63,10 @@ is, to a workgroup, the matrix of its batch in the host's memref of one rank mor
 BATCH_SPLIT_ATTR = "gemm.batch_split"
 """On a batched gpu.func: how many workgroups along the grid's z share one batch (split-k's factor;
 1 when absent): the batch of block_id.z is block_id.z / batch_split."""
+ZERO_PADDED_ATTR = "gemm.zero_padded"
+"""On gpu.func: the arguments pack-operands gave zero-padded rows, [{arg = i, cols = n}, ...]: argument i's
+stored rows are longer than the program's n elements, and elements n and on of every row are zeros
+(passes/pack_operands.py); tma-copies takes a copy bounded at n columns of it (a box reads those zeros)."""
 SPEC_ATTR = "gemm.matmul_spec"
 """On the host func.func: the gemm.matmul a lowering replaced (gemmc.transforms.matmul_spec)."""
 SCHEDULE_ATTR = "gemm.schedule"
@@ -100,6 +104,7 @@ ROLE_LOAD_B = "load_b"
 ROLE_GROUP = "group"  # a grouped kernel's search for the workgroup's group and rows
 ROLE_LOAD_SA = "load_sa"  # a block-scaled kernel's loads of the E8M0 scales of A and B
 ROLE_LOAD_SB = "load_sb"
+ROLE_PACK = "pack"  # on a gpu.func: pack-operands' copy of an operand into its zero-padded buffer
 ROLE_FIXUP = "fixup"  # stream-k's fix-up: the branch the tile's last contributor takes (the epilogue of the sum)
 TRANSPOSED_ATTR = "gemm.transposed"
 """On a load of a tile stored transposed in LDS (its indices are swapped)."""
