@@ -25,7 +25,8 @@ f is the boost clock unless the kernel's matrix work draws more power than the c
 
 The critical path of a workgroup, per iteration of its K loop: the exposed latencies
 (a global load used in the same iteration: mem_latency / loads in flight; a prefetched
-one: what the iteration's own work does not cover; on AMD, each guarded load whose value its
+one, cp.async and TMA copies in the prefetch stage included: what the prefetch distance's
+iterations of the loop's own work do not cover; on AMD, each guarded load whose value its
 own branch reads, a peeled copy's vector, one mem_latency after another: clang waits for it
 there, _waited_in_place; the first LDS read after a barrier
 and the LDS writes before it: lds_latency each) plus the workgroup's own issue time
@@ -43,12 +44,13 @@ from gemmc.target.arch import Arch
 from gemmc.cost import issue
 from gemmc.cost.clock import at_clock, sustained_clock_mhz
 from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
-from gemmc.cost.counts import TMA_LOAD, Access, Counts, count
+from gemmc.cost.counts import TMA_LOAD, TO_LDS, Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
 from gemmc.support.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
 from gemmc.target.resources import lane_bytes
+from gemmc.transforms.contraction import prologue_stages
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
 UNROLL_LOADS = 8  # iterations whose global loads a wave issues back to back (clang unrolls by 8)
@@ -259,11 +261,11 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     waited = sum(a.issued for a in loads if _waited_in_place(a)) if arch.vendor == "amd" else 0.0
     if waited:  # each waited for right after it is issued: their latencies follow one another
         exposed += arch.mem_latency_cycles * waited / (n_wg * max(1, occ.waves_per_wg) * max(1, iters))
-    if any(not _overlapped(a, loop) for a in loads):
+    if any(not _overlapped(a, loop, arch) for a in loads):
         in_flight = UNROLL_LOADS if barriers == 0 else 1
         exposed += arch.mem_latency_cycles / in_flight
-    elif loads:
-        exposed += max(0.0, arch.mem_latency_cycles - issue)
+    elif loads:  # prefetched d tiles ahead: d iterations of the loop's own work cover the latency (sm_90)
+        exposed += max(0.0, arch.mem_latency_cycles - prefetch_distance(loop, arch) * issue)
     lds = [a for a in c.accesses if a.space == "lds" and a.instrs > 0 and id(a.op) in body]
     exposed += arch.lds_latency_cycles * (any(not a.store for a in lds) + any(a.store for a in lds))
     exposed += BARRIER_CYCLES * barriers
@@ -284,12 +286,41 @@ def _waited_in_place(a) -> bool:
                for r in a.op.results for use in r.uses)
 
 
-def _overlapped(a, loop) -> bool:
+def prefetch_distance(loop, arch: Arch) -> int:
+    """Tiles the K loop's prefetch runs ahead on sm_90: the pipeline's prologue stages before the loop
+    (pipeline{stages=S}: S - 1; wgmma-in-flight's d'; double-buffer: 1), at least 1.  AMD targets keep
+    1 (their validated rows were predicted so; no AMD measurement of deeper pipelines to check it)."""
+    if loop is None or arch.vendor != "nvidia":
+        return 1
+    return max(1, len(prologue_stages(loop)))
+
+
+def _in_prefetch(op, loop) -> bool:
+    """Whether op is the K loop's prefetch or inside it (its scf.if has gemm.role = "prefetch"; the copies
+    lower-copies, direct-to-lds and tma-copies write there keep their own load_a / load_b role)."""
+    p = op
+    while p is not None and p is not loop:
+        if p.attributes.get(ROLE_ATTR) == StringAttr(ROLE_PREFETCH):
+            return True
+        p = p.parent_op()
+    return False
+
+
+def _overlapped(a, loop, arch: Arch) -> bool:
     """A global load whose latency the iteration's compute covers: a prefetch (double
-    buffering through LDS), or a load whose value is first used after the compute loop
-    of the same iteration (double buffering through registers)."""
-    if a.role == ROLE_PREFETCH:
+    buffering through LDS; on sm_90 cp.async and TMA copies issued in the prefetch stage, which
+    complete asynchronously: PTX ISA, cp.async and cp.async.bulk.tensor), or a load whose
+    value is first used after the compute loop of the same iteration (double buffering through
+    registers).  A load the prefetch stage itself waits for (AMD: _waited_in_place) is exposed
+    there whatever its stage."""
+    if a.role == ROLE_PREFETCH or (arch.vendor == "nvidia" and a.op.name in TO_LDS and _in_prefetch(a.op, loop)):
         return True
+    return _staged_in_registers(a, loop)
+
+
+def _staged_in_registers(a, loop) -> bool:
+    """A global load of the K loop whose value is first used after the loop's compute (double buffering
+    through registers)."""
     body = list(loop.body.block.ops)
     compute = [i for i, op in enumerate(body) if op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_COMPUTE)]
     if not compute:
