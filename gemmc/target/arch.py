@@ -597,7 +597,10 @@ ARCHS: dict[str, Arch] = {
             fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16") + OCP_FP8, vendor="nvidia",
             matrix_instrs=_SM90_MMA,
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
-            l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
+            # L2 to SMs 9.8 TB/s: te42kyfo/gpu-benches' gpu-l2-cache on an H200 (the same GH100 SMs, clock and
+            # 50 MiB L2 as the H100 SXM), 9.7-9.9 TB/s over 10-40 MB data sets (gpu-l2-cache/h200.txt); its H100
+            # PCIe run's 6.9 TB/s x 132/114 SMs x 1980/1755 MHz gives 9.0 (was 5.5: unsourced)
+            l2_bytes_per_clk=9800 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
             lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
