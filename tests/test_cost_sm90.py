@@ -29,6 +29,9 @@ SYNC_COPIES = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=32},re
                "matrix-cores{waves-m=4 waves-n=2},ldmatrix,vectorize{width=8},double-buffer{stage=lds},lower-copies,"
                "pad-lds{pad=8},launch-bounds{max-threads=256}")
 
+FP32_LDS_STAGE = ("gemm-to-kernel,lds-tiling{block-m=128 block-n=128 block-k=8},register-tiling{thread-m=8 thread-n=8 "
+                  "lds-layout=k-major unroll=true},vectorize{width=4},double-buffer{stage=lds},launch-bounds{max-threads=256}")
+
 
 def _source(m: int, n: int, k: int, t: str = "f16") -> str:
     acc = "  acc f32" if t != "f32" else ""
@@ -79,3 +82,33 @@ def test_sm90_l2_bandwidth_is_the_measured_one():
     assert SM90.l2_bytes_per_clk * SM90.clock_mhz * 1e6 == pytest.approx(9.8e12, rel=0.01)
     p = model.predict(_lower(TMA, 8192, 8192, 8192), SM90)
     assert p.times["l2"] < 1.60e-3 < p.time_s < 1.5 * 1.60e-3
+
+
+def test_a_peeled_copys_loads_are_waited_for_where_nvcc_waits():
+    """At 4097x4095x1023 the peeled copies' loads (the interior vector, its elements extracted in its branch; the
+    head and tail elements, stored under a branch of their own) wait in place on sm_90; an aligned copy's guarded
+    loads (`if (in_bounds) v = load; else v = 0; store v`, predicated by nvcc) do not, nor do loads staged in
+    registers across the compute (FP32's double-buffer{stage=registers}), nor an FP32 double-buffer{stage=lds}
+    kernel's, whose stores stand under the prefetch stage's guard that holds the loads too (it moved that
+    kernel in the H200 table 35% -> 91% slow, validate_model.py).  AMD keeps its rule (the first kind only)."""
+    loop, loads = _loop_loads(_lower(CP_ASYNC, 4097, 4095, 1023))
+    waited = [a for a in loads if model._waited_in_place(a, SM90, loop)]
+    assert {a.width for a in waited} == {1, 8}  # the interior's 8-element vectors and the edges' elements
+    amd = dataclasses.replace(SM90, vendor="amd")
+    assert {a.width for a in loads if model._waited_in_place(a, amd, loop)} == {8}
+    loop, loads = _loop_loads(_lower(SYNC_COPIES, 4096, 4096, 4096))
+    assert loads and not any(model._waited_in_place(a, SM90, loop) for a in loads)
+    loop, loads = _loop_loads(gemmc.lower(gemmc.parse(_source(4097, 4095, 1023, "f32")), "tuned-h200", SM90))
+    assert loads and not any(model._waited_in_place(a, SM90, loop) for a in loads)
+    # the prefetch stage's guard around load and store alike is no branch of the store's own
+    loop, loads = _loop_loads(_lower(FP32_LDS_STAGE, 4096, 4096, 4096, "f32"))
+    assert loads and not any(model._waited_in_place(a, SM90, loop) for a in loads)
+
+
+def test_waiting_in_place_moves_the_misaligned_kernel(monkeypatch):
+    """The 4097x4095x1023 wgmma cp.async kernel measured 0.79 ms (raw/matrix_pairs_ws.jsonl), 6.7x the aligned
+    4104x4088x1032's 0.118: with its peeled loads waited for it is predicted within 2x, without them 4x fast."""
+    module = _lower(CP_ASYNC, 4097, 4095, 1023)
+    assert model.predict(module, SM90).time_s > 0.79e-3 / 2
+    monkeypatch.setattr(model, "_waited_in_place", lambda a, arch, loop=None: False)
+    assert model.predict(module, SM90).time_s < 0.79e-3 / 3

@@ -26,9 +26,9 @@ f is the boost clock unless the kernel's matrix work draws more power than the c
 The critical path of a workgroup, per iteration of its K loop: the exposed latencies
 (a global load used in the same iteration: mem_latency / loads in flight; a prefetched
 one, cp.async and TMA copies in the prefetch stage included: what the prefetch distance's
-iterations of the loop's own work do not cover; on AMD, each guarded load whose value its
-own branch reads, a peeled copy's vector, one mem_latency after another: clang waits for it
-there, _waited_in_place; the first LDS read after a barrier
+iterations of the loop's own work do not cover; each guarded load whose value its own branch
+reads, a peeled copy's vector, one mem_latency after another: clang (AMD) and nvcc (sm_90) wait
+for it there, _waited_in_place; the first LDS read after a barrier
 and the LDS writes before it: lds_latency each) plus the workgroup's own issue time
 (the largest of its VALU, LDS and VMEM cycles) plus BARRIER_CYCLES per barrier.
 """
@@ -258,7 +258,7 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0
     loads = [a for a in c.accesses if a.space == "global" and not a.store and a.instrs > 0 and id(a.op) in body]
     exposed = 0.0
-    waited = sum(a.issued for a in loads if _waited_in_place(a)) if arch.vendor == "amd" else 0.0
+    waited = sum(a.issued for a in loads if _waited_in_place(a, arch, loop))
     if waited:  # each waited for right after it is issued: their latencies follow one another
         exposed += arch.mem_latency_cycles * waited / (n_wg * max(1, occ.waves_per_wg) * max(1, iters))
     if any(not _overlapped(a, loop, arch) for a in loads):
@@ -272,18 +272,50 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     return iters * (issue + exposed) + arch.mem_latency_cycles
 
 
-def _waited_in_place(a) -> bool:
+def _waited_in_place(a, arch: Arch, k_loop_op=None) -> bool:
     """A guarded global load whose value an op of its own branch reads: a peeled copy's interior
     vector, its elements extracted in the branch that loads it (copy_lowering._vector_or_elements).
     clang extracts an element by a shift of the loaded register there, and LLVM's SIInsertWaitcnts
     puts an `s_waitcnt vmcnt(0)` before it: the load's latency is exposed where it is issued,
-    whatever prefetching meant to hide it (docs/cost-model.md, "Peeled copies on AMD").  Counted on
-    AMD targets (the rule is LLVM's AMDGPU backend's; nvcc's code for sm_90 was not read)."""
+    whatever prefetching meant to hide it (docs/cost-model.md, "Peeled copies on AMD").
+
+    nvcc 13 on sm_90 (docs/cost-model.md, "Peeled copies on sm_90"; nvdisasm of its SASS): in the
+    4097x4095x1023 wgmma kernel's peeled copies it keeps the branches whole (BSSY / BSYNC), so each
+    copy's LDG is followed by what takes its value, the PRMTs and STS.U16s of the elements extracted in
+    its branch or the STS of a head or tail element guarded by a branch of its own (an scf.if around the
+    store that does not hold the load), which wait on its
+    scoreboard before the next copy's LDG issues; where a guarded load's value goes unguarded into its
+    store (an aligned copy: `if (in_bounds) v = load; else v = 0; store v`), it predicates the loads and
+    issues them together (the 4096^3 two-slot ldmatrix kernel: four @P LDG.E.128, then the STS.128s).
+    A load whose value is first used after the K loop's compute (double-buffer{stage=registers}) is
+    not waited for there."""
     if not isinstance(a.op.parent_op(), scf.IfOp):
         return False
     block = a.op.parent_block()
-    return any(use.operation.parent_block() is block and not isinstance(use.operation, scf.YieldOp)
-               for r in a.op.results for use in r.uses)
+    own = any(use.operation.parent_block() is block and not isinstance(use.operation, scf.YieldOp)
+              for r in a.op.results for use in r.uses)
+    if arch.vendor != "nvidia":
+        return own
+    if k_loop_op is not None and _staged_in_registers(a, k_loop_op):
+        return False
+    loop, outer = _innermost_loop(a.op), _ancestors(a.op)
+    return own or any(_innermost_loop(u) is loop and isinstance(u.parent_op(), scf.IfOp)
+                      and u.parent_op() not in outer for u in _uses(a.op))
+
+
+def _ancestors(op) -> list:
+    out, p = [], op.parent_op()
+    while p is not None:
+        out.append(p)
+        p = p.parent_op()
+    return out
+
+
+def _innermost_loop(op) -> scf.ForOp | None:
+    p = op.parent_op()
+    while p is not None and not isinstance(p, scf.ForOp):
+        p = p.parent_op()
+    return p
 
 
 def prefetch_distance(loop, arch: Arch) -> int:
@@ -311,7 +343,7 @@ def _overlapped(a, loop, arch: Arch) -> bool:
     buffering through LDS; on sm_90 cp.async and TMA copies issued in the prefetch stage, which
     complete asynchronously: PTX ISA, cp.async and cp.async.bulk.tensor), or a load whose
     value is first used after the compute loop of the same iteration (double buffering through
-    registers).  A load the prefetch stage itself waits for (AMD: _waited_in_place) is exposed
+    registers).  A load the prefetch stage itself waits for (_waited_in_place) is exposed
     there whatever its stage."""
     if a.role == ROLE_PREFETCH or (arch.vendor == "nvidia" and a.op.name in TO_LDS and _in_prefetch(a.op, loop)):
         return True
