@@ -6,6 +6,8 @@ mechanism is taken out (the monkeypatched variants), and the AMD targets keep th
 from __future__ import annotations
 
 import dataclasses
+import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,21 @@ def test_waiting_in_place_moves_the_misaligned_kernel(monkeypatch):
     assert model.predict(module, SM90).time_s > 0.79e-3 / 2
     monkeypatch.setattr(model, "_waited_in_place", lambda a, arch, loop=None: False)
     assert model.predict(module, SM90).time_s < 0.79e-3 / 3
+
+
+def test_a_launch_costs_launch_us_on_sm90_alone():
+    module = _lower(TMA, 512, 512, 512)
+    p = model.predict(module, SM90)
+    q = model.predict(module, dataclasses.replace(SM90, launch_us=0.0))
+    assert p.time_s - q.time_s == pytest.approx(SM90.launch_us * 1e-6)
+    assert all(get_arch(a).launch_us == 0.0 for a in ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"))
+
+
+def test_launch_us_is_the_fit_on_its_in_sample_rows():
+    """Arch.launch_us (sm_90) is fitted: the median over its in-sample rows (benchmarks/h200/model_rows.py
+    IN_SAMPLE) of measured - predicted without it, to 0.1 us; model_rows.json marks those rows."""
+    rows = json.loads((ROOT / "benchmarks/h200/model_rows.json").read_text())["rows"]
+    fitted = [r for r in rows if "Arch.launch_us" in r["fitted"]]
+    assert len(fitted) == 3
+    residuals = [r["measured_ms"] * 1e3 - (r["predicted_ms"] * 1e3 - SM90.launch_us) for r in fitted]
+    assert SM90.launch_us == pytest.approx(round(statistics.median(residuals), 1), abs=0.051)

@@ -127,6 +127,9 @@ def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, re
             p.time_s += extra.time_s + arch.launch_gap_us * 1e-6
             p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound, "
                            f"+ {arch.launch_gap_us:g} us between launches")
+    if arch.launch_us:  # the time measured around the launch before the kernel runs (Arch.launch_us)
+        p.time_s += arch.launch_us * 1e-6
+        p.notes.append(f"+ {arch.launch_us:g} us launching (the launcher's host work and the launch)")
     allocs = sum(isinstance(op, memref.AllocOp) for op in main.host.walk())
     if allocs:  # split-k's workspace
         p.time_s += allocs * arch.workspace_alloc_us * 1e-6

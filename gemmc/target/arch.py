@@ -203,6 +203,10 @@ class Arch:
     # much (H200, measured 2026-12-02: 41-51 us, benchmarks/h200/shapes.md; AMD: assumed the same)
     launch_gap_us: float = 4.0
     workspace_alloc_us: float = 40.0
+    # a GEMM's first launch as gemmc bench times it (CUDA events around the launcher: its host work, a TMA
+    # kernel's tensor maps and the shared-memory opt-in, and the launch) before its kernel runs: sm_90,
+    # fitted (docs/cost-model.md, "Every measured sm_90 row"); 0: not modelled (AMD)
+    launch_us: float = 0.0
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
     split_default_tile: bool = True  # gemmc.driver.selection also splits (split-k, stream-k) the default
     # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
@@ -606,6 +610,9 @@ ARCHS: dict[str, Arch] = {
             lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
             software_fp8_outputs=False,
+            launch_us=7.7,  # fitted: the median of measured - predicted over the three smallest programs timed
+            # (benchmarks/h200/raw/batched.jsonl's chk_*: 3-45 workgroups, under 2 us of kernel; H100), IN_SAMPLE of
+            # benchmarks/h200/model_rows.py
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
