@@ -20,6 +20,9 @@ T(l2) = L2 bytes / (L2 bytes per clk x f), T(dram) = DRAM bytes / bandwidth, and
 
     time = combine(times);  bound = the argmax.
 
+An arch with `launch_us` (sm_90) adds it to the first launch: the time the benchmark's events measure
+around a launch before its kernel runs.
+
 f is the boost clock unless the kernel's matrix work draws more power than the chip sustains
 (gemmc.cost.clock): then every time but DRAM's is taken at the lower clock it runs at.
 
