@@ -6,7 +6,8 @@ Reads benchmarks/h200/matrix.json (matrix.py collect: each program's time as mea
 `gemmc explain --arch sm_90` predicted it for the same pipeline when gen.py wrote it), prints the
 ratio predicted / measured per case, the Spearman rank correlation (all cases, and the candidates
 at each size, which is what choosing a default asks of the model) and the ratio range, and writes
-model_vs_h200_matrix.json.
+model_vs_h200_matrix.json.  These are the predictions of the model of gen time; benchmarks/h200/model_rows.py
+predicts every measured row of raw/ (these and the later runs') with today's model.
 """
 
 from __future__ import annotations

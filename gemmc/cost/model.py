@@ -20,14 +20,18 @@ T(l2) = L2 bytes / (L2 bytes per clk x f), T(dram) = DRAM bytes / bandwidth, and
 
     time = combine(times);  bound = the argmax.
 
+An arch with `launch_us` (sm_90) adds it to the first launch: the time the benchmark's events measure
+around a launch before its kernel runs.
+
 f is the boost clock unless the kernel's matrix work draws more power than the chip sustains
 (gemmc.cost.clock): then every time but DRAM's is taken at the lower clock it runs at.
 
 The critical path of a workgroup, per iteration of its K loop: the exposed latencies
 (a global load used in the same iteration: mem_latency / loads in flight; a prefetched
-one: what the iteration's own work does not cover; on AMD, each guarded load whose value its
-own branch reads, a peeled copy's vector, one mem_latency after another: clang waits for it
-there, _waited_in_place; the first LDS read after a barrier
+one, cp.async and TMA copies in the prefetch stage included: what the prefetch distance's
+iterations of the loop's own work do not cover; each guarded load whose value its own branch
+reads, a peeled copy's vector, one mem_latency after another: clang (AMD) and nvcc (sm_90) wait
+for it there, _waited_in_place; the first LDS read after a barrier
 and the LDS writes before it: lds_latency each) plus the workgroup's own issue time
 (the largest of its VALU, LDS and VMEM cycles) plus BARRIER_CYCLES per barrier.
 """
@@ -43,12 +47,13 @@ from gemmc.target.arch import Arch
 from gemmc.cost import issue
 from gemmc.cost.clock import at_clock, sustained_clock_mhz
 from gemmc.cost.peaks import matrix_peak_tflops, vector_peak_tflops
-from gemmc.cost.counts import TMA_LOAD, Access, Counts, count
+from gemmc.cost.counts import TMA_LOAD, TO_LDS, Access, Counts, count
 from gemmc.cost.kernel import KernelIR, main_kernel, read_kernels
 from gemmc.cost.occupancy import Occupancy, occupancy
 from gemmc.cost.traffic import Traffic, traffic
 from gemmc.support.ir_names import ROLE_ATTR, ROLE_COMPUTE, ROLE_K_LOOP, ROLE_PREFETCH
 from gemmc.target.resources import lane_bytes
+from gemmc.transforms.contraction import prologue_stages
 from gemmc.transforms.packing import packed_source
 
 BARRIER_CYCLES = 32  # one s_barrier round trip once every wave has arrived (assumption)
@@ -126,6 +131,9 @@ def predict(module: ModuleOp, arch: Arch, dims: dict[str, int] | None = None, re
             p.time_s += extra.time_s + arch.launch_gap_us * 1e-6
             p.notes.append(f"+ @{k.name}: {extra.time_s * 1e6:.3g} us, {extra.bound}-bound, "
                            f"+ {arch.launch_gap_us:g} us between launches")
+    if arch.launch_us:  # the time measured around the launch before the kernel runs (Arch.launch_us)
+        p.time_s += arch.launch_us * 1e-6
+        p.notes.append(f"+ {arch.launch_us:g} us launching (the launcher's host work and the launch)")
     allocs = [op for op in main.host.walk() if isinstance(op, memref.AllocOp)]
     if allocs:  # split-k's and stream-k's workspaces, pack-operands' padded operands
         p.time_s += len(allocs) * arch.workspace_alloc_us * 1e-6
@@ -260,40 +268,101 @@ def _critical_path(k: KernelIR, arch: Arch, c: Counts, occ: Occupancy, per_wg: d
     barriers = sum(1 for op in loop.walk() if isinstance(op, gpu.BarrierOp)) if loop is not None else 0
     loads = [a for a in c.accesses if a.space == "global" and not a.store and a.instrs > 0 and id(a.op) in body]
     exposed = 0.0
-    waited = sum(a.issued for a in loads if _waited_in_place(a)) if arch.vendor == "amd" else 0.0
+    waited = sum(a.issued for a in loads if _waited_in_place(a, arch, loop))
     if waited:  # each waited for right after it is issued: their latencies follow one another
         exposed += arch.mem_latency_cycles * waited / (n_wg * max(1, occ.waves_per_wg) * max(1, iters))
-    if any(not _overlapped(a, loop) for a in loads):
+    if any(not _overlapped(a, loop, arch) for a in loads):
         in_flight = UNROLL_LOADS if barriers == 0 else 1
         exposed += arch.mem_latency_cycles / in_flight
-    elif loads:
-        exposed += max(0.0, arch.mem_latency_cycles - issue)
+    elif loads:  # prefetched d tiles ahead: d iterations of the loop's own work cover the latency (sm_90)
+        exposed += max(0.0, arch.mem_latency_cycles - prefetch_distance(loop, arch) * issue)
     lds = [a for a in c.accesses if a.space == "lds" and a.instrs > 0 and id(a.op) in body]
     exposed += arch.lds_latency_cycles * (any(not a.store for a in lds) + any(a.store for a in lds))
     exposed += BARRIER_CYCLES * barriers
     return iters * (issue + exposed) + arch.mem_latency_cycles
 
 
-def _waited_in_place(a) -> bool:
+def _waited_in_place(a, arch: Arch, k_loop_op=None) -> bool:
     """A guarded global load whose value an op of its own branch reads: a peeled copy's interior
     vector, its elements extracted in the branch that loads it (copy_lowering._vector_or_elements).
     clang extracts an element by a shift of the loaded register there, and LLVM's SIInsertWaitcnts
     puts an `s_waitcnt vmcnt(0)` before it: the load's latency is exposed where it is issued,
-    whatever prefetching meant to hide it (docs/cost-model.md, "Peeled copies on AMD").  Counted on
-    AMD targets (the rule is LLVM's AMDGPU backend's; nvcc's code for sm_90 was not read)."""
+    whatever prefetching meant to hide it (docs/cost-model.md, "Peeled copies on AMD").
+
+    nvcc 13 on sm_90 (docs/cost-model.md, "Peeled copies on sm_90"; nvdisasm of its SASS): in the
+    4097x4095x1023 wgmma kernel's peeled copies it keeps the branches whole (BSSY / BSYNC), so each
+    copy's LDG is followed by what takes its value, the PRMTs and STS.U16s of the elements extracted in
+    its branch or the STS of a head or tail element guarded by a branch of its own (an scf.if around the
+    store that does not hold the load), which wait on its
+    scoreboard before the next copy's LDG issues; where a guarded load's value goes unguarded into its
+    store (an aligned copy: `if (in_bounds) v = load; else v = 0; store v`), it predicates the loads and
+    issues them together (the 4096^3 two-slot ldmatrix kernel: four @P LDG.E.128, then the STS.128s).
+    A load whose value is first used after the K loop's compute (double-buffer{stage=registers}) is
+    not waited for there."""
     if not isinstance(a.op.parent_op(), scf.IfOp):
         return False
     block = a.op.parent_block()
-    return any(use.operation.parent_block() is block and not isinstance(use.operation, scf.YieldOp)
-               for r in a.op.results for use in r.uses)
+    own = any(use.operation.parent_block() is block and not isinstance(use.operation, scf.YieldOp)
+              for r in a.op.results for use in r.uses)
+    if arch.vendor != "nvidia":
+        return own
+    if k_loop_op is not None and _staged_in_registers(a, k_loop_op):
+        return False
+    loop, outer = _innermost_loop(a.op), _ancestors(a.op)
+    return own or any(_innermost_loop(u) is loop and isinstance(u.parent_op(), scf.IfOp)
+                      and u.parent_op() not in outer for u in _uses(a.op))
 
 
-def _overlapped(a, loop) -> bool:
+def _ancestors(op) -> list:
+    out, p = [], op.parent_op()
+    while p is not None:
+        out.append(p)
+        p = p.parent_op()
+    return out
+
+
+def _innermost_loop(op) -> scf.ForOp | None:
+    p = op.parent_op()
+    while p is not None and not isinstance(p, scf.ForOp):
+        p = p.parent_op()
+    return p
+
+
+def prefetch_distance(loop, arch: Arch) -> int:
+    """Tiles the K loop's prefetch runs ahead on sm_90: the pipeline's prologue stages before the loop
+    (pipeline{stages=S}: S - 1; wgmma-in-flight's d'; double-buffer: 1), at least 1.  AMD targets keep
+    1 (their validated rows were predicted so; no AMD measurement of deeper pipelines to check it)."""
+    if loop is None or arch.vendor != "nvidia":
+        return 1
+    return max(1, len(prologue_stages(loop)))
+
+
+def _in_prefetch(op, loop) -> bool:
+    """Whether op is the K loop's prefetch or inside it (its scf.if has gemm.role = "prefetch"; the copies
+    lower-copies, direct-to-lds and tma-copies write there keep their own load_a / load_b role)."""
+    p = op
+    while p is not None and p is not loop:
+        if p.attributes.get(ROLE_ATTR) == StringAttr(ROLE_PREFETCH):
+            return True
+        p = p.parent_op()
+    return False
+
+
+def _overlapped(a, loop, arch: Arch) -> bool:
     """A global load whose latency the iteration's compute covers: a prefetch (double
-    buffering through LDS), or a load whose value is first used after the compute loop
-    of the same iteration (double buffering through registers)."""
-    if a.role == ROLE_PREFETCH:
+    buffering through LDS; on sm_90 cp.async and TMA copies issued in the prefetch stage, which
+    complete asynchronously: PTX ISA, cp.async and cp.async.bulk.tensor), or a load whose
+    value is first used after the compute loop of the same iteration (double buffering through
+    registers).  A load the prefetch stage itself waits for (_waited_in_place) is exposed
+    there whatever its stage."""
+    if a.role == ROLE_PREFETCH or (arch.vendor == "nvidia" and a.op.name in TO_LDS and _in_prefetch(a.op, loop)):
         return True
+    return _staged_in_registers(a, loop)
+
+
+def _staged_in_registers(a, loop) -> bool:
+    """A global load of the K loop whose value is first used after the loop's compute (double buffering
+    through registers)."""
     body = list(loop.body.block.ops)
     compute = [i for i, op in enumerate(body) if op.attributes.get(ROLE_ATTR) == StringAttr(ROLE_COMPUTE)]
     if not compute:

@@ -203,6 +203,8 @@ class Arch:
     # much (H200, measured 2026-12-02: 41-51 us, benchmarks/h200/shapes.md; AMD: assumed the same)
     launch_gap_us: float = 4.0
     workspace_alloc_us: float = 40.0
+    launch_us: float = 0.0  # what gemmc bench's events time around a launch before its kernel runs (host work,
+    # the launch); sm_90: fitted (docs/cost-model.md, "Every measured sm_90 row"); 0: not modelled (AMD)
     naive_k_unroll: int = 0  # gemm-to-kernel's default unroll count for the K loop; 0: the compiler's
     split_default_tile: bool = True  # gemmc.driver.selection also splits (split-k, stream-k) the default
     # pipeline's own workgroup tile, not only the smaller tiles it tries for an underfilled grid
@@ -597,12 +599,14 @@ ARCHS: dict[str, Arch] = {
             fp32_vector_tflops=66.9, fp16_matrix_tflops=989.4, dtypes=("f32", "f16", "bf16") + OCP_FP8, vendor="nvidia",
             matrix_instrs=_SM90_MMA,
             simd_lanes=32, vgpr_file_per_lane=512, l1_bytes=256 * 1024, l1_bytes_per_clk=128,
-            l2_bytes_per_clk=5500 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
+            # L2 9.8 TB/s: te42kyfo/gpu-benches gpu-l2-cache/h200.txt (the H100 SXM's GH100), 9.7-9.9 over 10-40 MB
+            l2_bytes_per_clk=9800 * 1000 // 1980, lds_latency_cycles=30, mem_latency_cycles=600,
             lds_per_cu=228 * 1024, max_workgroups_per_cu=32, l1_reuse=True,  # cost model: SM shared
             # memory, blocks per SM; global loads are cached in L1 (CUDA guide, compute capability 9.0)
             lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
             software_fp8_outputs=False,
+            launch_us=7.7,  # fitted: median of measured - predicted, raw/batched.jsonl's chk_* (model_rows.py)
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
