@@ -40,7 +40,8 @@ import numpy as np  # noqa: E402
 RAW = HERE / "raw"
 JSON = HERE / "model_rows.json"
 BASELINE = HERE / "model_rows_baseline.json"  # the rows as the model before this table's changes predicted them
-# the summary and a few rows after each model change, in turn (written at each change's commit; the last is now's)
+# every row's prediction after each model change, in turn (from model_rows.json at each change's commit; the last
+# is now's), and the rows the doc shows of them
 STEPS = HERE / "model_rows_steps.json"
 STEP_GROUPS = ("mma.sync", "wgmma", "wgmma+TMA", "misaligned", "FP8", "small grid")
 TABLE = HERE / "model_rows.md"
@@ -216,10 +217,18 @@ def _f(x: float, p: int = 2) -> str:
     return "-" if x != x else f"{x:.{p}f}"
 
 
+def with_predictions(rows: list[dict], predicted: dict[str, float]) -> list[dict]:
+    """`rows` (today's: group, fitted) with another model's predictions (key -> ms) where it has them."""
+    return [dict(r, predicted_ms=predicted[r["key"]], ratio=predicted[r["key"]] / r["measured_ms"])
+            for r in rows if r["key"] in predicted]
+
+
 def render_doc(data: dict, baseline: dict) -> str:
     """docs/cost-model.md's generated section: per mechanism, now and before the model changes of this
-    table (the baseline: the same rows predicted by the model of the ruler's first commit)."""
-    now, before = data["summary"], baseline["summary"]
+    table (the baseline: the same rows predicted by the model of the ruler's first commit, counted over the
+    same out-of-sample rows as now)."""
+    now = data["summary"]
+    before = summary(with_predictions(data["rows"], {r["key"]: r["predicted_ms"] for r in baseline["rows"]}))
     lines = [f"Rows: every timed program of benchmarks/h200/raw/ whose manifest gives its pipeline ({len(data['rows'])}; "
              f"{sum(1 for r in data['rows'] if r['type'] != 'f32')} on the tensor cores, H100 80GB HBM3; "
              f"{sum(1 for r in data['rows'] if r['type'] == 'f32')} FP32 FMA kernels, H200), each lowered again "
@@ -264,16 +273,17 @@ def _render_steps(data: dict) -> list[str]:
              "| change | source | " + " | ".join(STEP_GROUPS) + " | all tensor-core rows |",
              "|---|---|" + "---|" * (len(STEP_GROUPS) + 1)]
     for st in steps:
-        g, tc = st["summary"]["groups"], st["summary"]["tensor_cores"]
+        s = summary(with_predictions(data["rows"], st["predicted"]))
+        g, tc = s["groups"], s["tensor_cores"]
         lines.append(f"| {st['change']} | {st['source'] or '-'} | " + " | ".join(_f(g[x]["geomean"]) for x in STEP_GROUPS)
                      + f" | {_f(tc['geomean'])}, {_f(tc['min'])} .. {_f(tc['max'])} ({_f(tc['spearman'], 3)}) |")
-    keys = list(steps[0]["examples"])
+    keys = steps[0]["examples"]
     lines += ["", "Some rows predicted after each change (ms):", "",
               "| change | " + " | ".join(f"{rows[k]['type']} {rows[k]['shape']} {rows[k]['variant']} (measured "
                                          f"{rows[k]['measured_ms']:.4f})" for k in keys) + " |",
               "|---|" + "---|" * len(keys)]
     for st in steps:
-        lines.append(f"| {st['change'].split('.')[0]} | " + " | ".join(f"{st['examples'][k]:.4f}" for k in keys) + " |")
+        lines.append(f"| {st['change'].split('.')[0]} | " + " | ".join(f"{st['predicted'][k]:.4f}" for k in keys) + " |")
     return lines
 
 
