@@ -27,6 +27,13 @@ def test_committed_files_are_the_rendering(mod, committed):
     assert mod.stale(committed) == []
 
 
+def test_the_last_step_is_now(mod, committed):
+    """model_rows_steps.json's last change is the model of today: its predictions are model_rows.json's."""
+    steps = json.loads(mod.STEPS.read_text())["steps"]
+    assert steps[-1]["predicted"] == {r["key"]: r["predicted_ms"] for r in committed["rows"]}
+    assert all(k in steps[-1]["predicted"] for k in steps[0]["examples"])
+
+
 def test_every_run_is_read(mod, committed):
     assert sorted({r["run"] for r in committed["rows"]}) == sorted(RUNS)
 
