@@ -326,12 +326,14 @@ def test_copy_kernels_counts_match_the_interpreter():
 
 def test_the_prediction_holds_the_copies():
     """The default's prediction at 4097x4095x1023 is the GEMM kernel's plus each copy kernel's time and launch
-    gap and each buffer's allocation; a copy kernel moves its operand twice (read, written padded) through DRAM."""
+    gap, each buffer's allocation and the launcher's time (Arch.launch_us, once); a copy kernel moves its
+    operand twice (read, written padded) through DRAM."""
     module = gemmc.lower(gemmc.parse(problem(4097, 4095, 1023)), DEFAULT, SM90)
     p = predict(module, SM90)
     assert sorted(o.kernel.name for o in p.others) == ["g_pack_a", "g_pack_b"]
     main = predict_kernel(main_kernel(read_kernels(module, {})), SM90)
-    extra = sum(o.time_s for o in p.others) + 2 * (SM90.launch_gap_us + SM90.workspace_alloc_us) * 1e-6
+    host_us = 2 * (SM90.launch_gap_us + SM90.workspace_alloc_us) + SM90.launch_us
+    extra = sum(o.time_s for o in p.others) + host_us * 1e-6
     assert abs(p.time_s - (main.time_s + extra)) < 1e-12 and all(o.time_s > 0 for o in p.others)
     assert any("allocating 2 padded operands" in n for n in p.notes)
     pack_a = next(o for o in p.others if o.kernel.name == "g_pack_a")
