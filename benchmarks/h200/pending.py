@@ -7,7 +7,7 @@ shapes, the batched and grouped products, the fused epilogues, and FP32 with asy
 
 Trimmed to what the tables need: of `matrix.py defaults`, every shape's `selected` (what `gemmc compile --arch
 sm_90` runs) and `selected_no_tma` where the two selections differ in more than tma-copies (the shapes whose
-tiles the TMA model moved); of `batched.py gen`, `selected` and the odd-size checks (memcheck-run).
+tiles the TMA model moved, and the odd shapes, whose default packs its operands for TMA); of `batched.py gen`, `selected` and the odd-size checks (memcheck-run).
 """
 
 from __future__ import annotations
