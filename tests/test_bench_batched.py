@@ -311,8 +311,10 @@ def test_batched_table_is_the_rendering_of_its_raw_files():
     out, text = script.render(root / "benchmarks/h200/raw")
     assert (root / "benchmarks/h200/batched.md").read_text() == text
     labels = {(r["label"], r["variant"]) for r in out["rows"]}
-    assert {(x, "selected") for x in script.PROGRAMS} | {(x, "cand_wgmma") for x in script.CANDIDATES} \
-        | {(x, "check") for x in script.CHECKS} == labels
+    required = {(x, "selected") for x in script.PROGRAMS} | {(x, "check") for x in script.CHECKS}
+    # the candidates and the TMA checks where a run timed them (pending.py's keeps what differs from `selected`)
+    optional = {(x, "cand_wgmma") for x in script.CANDIDATES} | {(x, "check_tma") for x in script.CHECKS}
+    assert required <= labels <= required | optional
 
 
 def test_batched_render_of_a_device_run(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNS = ["matrix_tma_selection"]
+RUNS = ["matrix_tma_selection", "matrix_defaults_tma"]
 
 
 @pytest.mark.parametrize("name", RUNS)

@@ -38,12 +38,12 @@ def test_matrix_keeps_no_tma_where_the_tiles_differ(tmp_path, no_tma, kept):
 def test_fp32_table_marks_a_failed_check(tmp_path):
     """A candidate whose C did not match cuBLAS shows FAIL, and a missing run shows as an error row."""
     fp32 = load("h200/fp32_copies")
-    programs = [{"label": label, "pipeline": p} for label, p in list(fp32.CANDIDATES.items())[:3]]
+    programs = [{"label": label, "expr": "X @ W", "pipeline": p} for label, p in list(fp32.CANDIDATES.items())[:3]]
     (tmp_path / "fp32_copies_manifest.json").write_text(json.dumps({"programs": programs}))
     result = {"gemmc_ms": 3.0, "cublas_ms": 2.7, "passed": True, "device": "NVIDIA H100 80GB HBM3"}
     rows = [{"label": "default", "result": result}, {"label": "bk32", "result": result | {"passed": False}}]
     (tmp_path / "fp32_copies.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     data, text = fp32.render(tmp_path)
-    assert "| default | PASS | 3.000 | 45.8 | 2.700 | 90.0 |" in text
-    assert "| bk32 | FAIL |" in text and "| cp2 | error |" in text
+    assert "| default | X @ W | PASS | 3.000 | 45.8 | 2.700 | 90.0 |" in text
+    assert "| bk32 | X @ W | FAIL |" in text and "| cp2 | X @ W | error |" in text
     assert set(data["rows"]) == {"default", "bk32"} and "NVIDIA H100 80GB HBM3" in text

@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 MATRIX_RUNS = ("matrix", "matrix_defaults_wgmma", "matrix_inflight", "matrix_pairs_ws", "matrix_tma",
-               "matrix_tma_selection")
+               "matrix_tma_selection", "matrix_defaults_tma")
 # runs whose programs matrix.py's collect merged into matrix.jsonl, manifest entries included: why a row of theirs is
 # not read again
 MERGED = {"matrix_every_shape": "its rows are in matrix.jsonl, but for the four dynamic ones, timed before a dispatch "
@@ -116,19 +116,21 @@ def _batched_rows(raw: Path) -> list[Row]:
     return out
 
 
-def _epilogue_rows(raw: Path) -> list[Row]:
+def _epilogue_rows(raw: Path, run: str) -> list[Row]:
+    """epilogue.py's rows, or fp32_copies.py's (the same 4096^3 programs, one pipeline each)."""
     import epilogue
     from gemmc.target.resources import global_bytes
 
-    programs = {p["label"]: p for p in json.loads((raw / "epilogue_manifest.json").read_text())["programs"]}
+    programs = {p["label"]: p for p in json.loads((raw / f"{run}_manifest.json").read_text())["programs"]}
     out = []
-    for r in _jsonl(raw / "epilogue.jsonl"):
+    for r in _jsonl(raw / f"{run}.jsonl"):
         p, res = programs.get(r["label"]), r.get("result")
         if not res or p is None:
             continue
         n = epilogue.N
         eb = global_bytes(p["type"])
-        out.append(Row("epilogue", res["device"], p["type"], r["label"], "selected", epilogue.source(p["type"], p["expr"]),
+        variant = "selected" if run == "epilogue" else r["label"]
+        out.append(Row(run, res["device"], p["type"], r["label"], variant, epilogue.source(p["type"], p["expr"]),
                        p["pipeline"], n, n, n, res["gemmc_ms"], kind="epilogue",
                        row_bytes=_row_bytes(n, n, n, False, p["type"] != "f32", eb, eb)))
     return out
@@ -158,7 +160,8 @@ def load(raw: Path) -> tuple[list[Row], list[tuple[str, str]]]:
     skipped: list[tuple[str, str]] = []
     for run in MATRIX_RUNS:
         rows += _matrix_rows(raw, run, skipped)
-    rows += _batched_rows(raw) + _epilogue_rows(raw) + _f32_rows(raw, "candidates") + _f32_rows(raw, "shapes")
+    rows += _batched_rows(raw) + _epilogue_rows(raw, "epilogue") + _epilogue_rows(raw, "fp32_copies")
+    rows += _f32_rows(raw, "candidates") + _f32_rows(raw, "shapes")
     skipped += [(f"{name}.jsonl", why) for name, why in MERGED.items()]
     skipped += [("bench.jsonl", "the FP32 tutorial steps: benchmarks/validate_model.py predicts them from results.json")]
     skipped += [(f"{name}.jsonl", "no manifest of pipelines in raw/") for name in NO_MANIFEST]

@@ -202,8 +202,8 @@ def shape_groups(rows: list[dict], before: dict[str, float]) -> list[dict]:
             by.setdefault((r["type"], r["shape"], r["mnk"]), []).append(r)
     out = []
     for (t, shape, mnk), rs in by.items():
-        rs = [dict(r, before_ms=before.get(r["key"], float("nan"))) for r in rs]
-        if len(rs) < 3 or any(math.isnan(r["before_ms"]) for r in rs):
+        rs = [dict(r, before_ms=before[r["key"]]) for r in rs if r["key"] in before]  # both models' rows
+        if len(rs) < 3:
             continue
         best = min(rs, key=lambda r: r["measured_ms"])
         out.append({"type": t, "shape": shape, "mnk": mnk, "programs": len(rs), "spearman_before": spearman(rs, "before_ms"),
@@ -217,6 +217,13 @@ def _f(x: float, p: int = 2) -> str:
     return "-" if x != x else f"{x:.{p}f}"
 
 
+def _not_remeasured(rows: list[dict], later_steps: list[dict]) -> list[dict]:
+    """`rows` but those of the runs a later step re-measured (its `remeasured_runs`: raw/ holds the new programs'
+    times under the old keys, which an earlier model predicted for the programs of its time)."""
+    runs = {run for st in later_steps for run in st.get("remeasured_runs", ())}
+    return [r for r in rows if r["run"] not in runs]
+
+
 def with_predictions(rows: list[dict], predicted: dict[str, float]) -> list[dict]:
     """`rows` (today's: group, fitted) with another model's predictions (key -> ms) where it has them."""
     return [dict(r, predicted_ms=predicted[r["key"]], ratio=predicted[r["key"]] / r["measured_ms"])
@@ -228,7 +235,9 @@ def render_doc(data: dict, baseline: dict) -> str:
     table (the baseline: the same rows predicted by the model of the ruler's first commit, counted over the
     same out-of-sample rows as now)."""
     now = data["summary"]
-    before = summary(with_predictions(data["rows"], {r["key"]: r["predicted_ms"] for r in baseline["rows"]}))
+    later = json.loads(STEPS.read_text())["steps"] if STEPS.exists() else []
+    before = summary(with_predictions(_not_remeasured(data["rows"], later),
+                                      {r["key"]: r["predicted_ms"] for r in baseline["rows"]}))
     lines = [f"Rows: every timed program of benchmarks/h200/raw/ whose manifest gives its pipeline ({len(data['rows'])}; "
              f"{sum(1 for r in data['rows'] if r['type'] != 'f32')} on the tensor cores, H100 80GB HBM3; "
              f"{sum(1 for r in data['rows'] if r['type'] == 'f32')} FP32 FMA kernels, H200), each lowered again "
@@ -272,8 +281,8 @@ def _render_steps(data: dict) -> list[str]:
              "geometric mean of predicted / measured per group, and all tensor-core rows (range, Spearman):", "",
              "| change | source | " + " | ".join(STEP_GROUPS) + " | all tensor-core rows |",
              "|---|---|" + "---|" * (len(STEP_GROUPS) + 1)]
-    for st in steps:
-        s = summary(with_predictions(data["rows"], st["predicted"]))
+    for i, st in enumerate(steps):
+        s = summary(with_predictions(_not_remeasured(data["rows"], steps[i + 1:]), st["predicted"]))
         g, tc = s["groups"], s["tensor_cores"]
         lines.append(f"| {st['change']} | {st['source'] or '-'} | " + " | ".join(_f(g[x]["geomean"]) for x in STEP_GROUPS)
                      + f" | {_f(tc['geomean'])}, {_f(tc['min'])} .. {_f(tc['max'])} ({_f(tc['spearman'], 3)}) |")
@@ -304,7 +313,10 @@ def render_table(data: dict) -> str:
 
 
 def assemble(rows: list[dict], skipped: list, baseline: dict | None) -> dict:
-    before = {r["key"]: r["predicted_ms"] for r in (baseline or {"rows": rows})["rows"]}
+    later = json.loads(STEPS.read_text())["steps"] if baseline and STEPS.exists() else []
+    stale = {st_run for st in later for st_run in st.get("remeasured_runs", ())}
+    before = {r["key"]: r["predicted_ms"] for r in (baseline or {"rows": rows})["rows"]
+              if r["key"].split(":")[0] not in stale}
     return {"rows": rows, "skipped": [list(x) for x in skipped], "summary": summary(rows),
             "shape_groups": shape_groups(rows, before)}
 

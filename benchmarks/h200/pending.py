@@ -16,6 +16,8 @@ import json
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -55,6 +57,10 @@ def gen(out: Path) -> None:
 
 
 def collect(out: Path) -> None:
+    if (out / "pending.tgz").exists():  # what pending.sh packs (the device tool brings back 8 files at most)
+        with tempfile.TemporaryDirectory() as tmp, tarfile.open(out / "pending.tgz") as tar:
+            tar.extractall(tmp, filter="data")
+            return collect(Path(tmp))
     py = [sys.executable]
     for suffix in (".jsonl", "_log.txt", "_manifest.json", "_ptxas.txt"):
         if (out / "m" / f"matrix{suffix}").exists():

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU: the parts pending.py gen wrote into $1, one after another, each under its own time limit so
-# that one part's hang leaves the others' results.  Results in $OUT/{m,b,e,f} (pending.py collect reads them).
+# that one part's hang leaves the others' results.  Results in $OUT/pending.tgz, of m/ b/ e/ f/ (pending.py collect
+# reads it): the device tool brings back at most 8 files, and the parts write ~20.
 set -u
 SRC=${1:-.h200/pending}
-OUT=${OUT:-h200-out}
+FINAL=${OUT:-h200-out}
+OUT=$(mktemp -d)
+trap 'tar -C "$OUT" -czf "$FINAL/pending.tgz" m b e f; echo "results: $FINAL/pending.tgz"' EXIT
 HERE=$(cd "$(dirname "$0")" && pwd)
 T0=$(date +%s)
 mkdir -p "$OUT/m" "$OUT/b" "$OUT/e" "$OUT/f"

@@ -229,6 +229,7 @@ class _Context:
         self.ev = k.evaluator()
         self.waves_per_wg = -(-k.grid.threads // arch.wave_size)
         self.block_w = k.grid.block_weights()
+        self._executions: dict[tuple[int, bool], tuple[float, float]] = {}
 
     # -- guards and executions --
 
@@ -266,7 +267,14 @@ class _Context:
 
     def executions(self, op: Operation, per_workgroup: bool = False) -> tuple[float, float]:
         """(wave instructions, active lanes) of op over the launch; with per_workgroup,
-        (workgroup executions, lanes)."""
+        (workgroup executions, lanes).  The same for every op of a block (its loops and guards are the
+        block's), so computed once per block: an unrolled loop body holds thousands."""
+        key = (id(op.parent_block()), per_workgroup)
+        if key not in self._executions:
+            self._executions[key] = self._block_executions(op, per_workgroup)
+        return self._executions[key]
+
+    def _block_executions(self, op: Operation, per_workgroup: bool) -> tuple[float, float]:
         loops = loops_of(op, self.k.kernel)
         guards = self.guards(op)
         outer_depth = len(loops_of(guards[-1][0], self.k.kernel)) if guards else 0

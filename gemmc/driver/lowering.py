@@ -15,8 +15,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from gemmc.driver.pipeline import (OPTIONAL_PASSES, PREPARES, parse_pipeline_spec, pass_name, run_pipeline,
-                                   top_level_passes)
+from gemmc.driver.pipeline import (AFTER_THE_PIPELINE, OPTIONAL_PASSES, PREPARES, parse_pipeline_spec, pass_name,
+                                   run_pipeline, top_level_passes, verify_module)
 from gemmc.support.context import make_context
 from gemmc.support.diagnostics import GemmcError, verifier_message
 from gemmc.support.ir_names import PIPELINE_ATTR
@@ -31,16 +31,18 @@ def lower_with(
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
     finalize: bool = True,
     verify_each: bool = False,
+    verify: bool = True,
 ) -> ModuleOp:
     """Run `pipeline` (a name such as 'step1', or a pass list; '' for none) on `module` for
-    `arch`, in place; gemmc.driver.api.lower says what `finalize` and `verify_each` do."""
+    `arch`, in place; gemmc.driver.api.lower says what `finalize` and `verify_each` do; without
+    `verify`, the IR the passes made is left for the caller to verify (run_pipeline)."""
     target = as_arch(arch)
     check_dtypes(module, target)
-    return run_spec(module, pipeline, target, after_each, finalize, verify_each)
+    return run_spec(module, pipeline, target, after_each, finalize, verify_each, verify)
 
 
 def lower_dropping(module: ModuleOp, spec: str, arch: Arch | str, after_each=None, finalize: bool = True,
-                   verify_each: bool = False) -> tuple[ModuleOp, str, str]:
+                   verify_each: bool = False, verify: bool = True) -> tuple[ModuleOp, str, str]:
     """`module` (left as it is) lowered with `spec` on a copy, as lower_with does, where each pass of
     OPTIONAL_PASSES in `spec` runs if it takes the IR the passes before it made: (the lowered module, the
     pipeline it ran, why it runs without some, or "").  An optional pass that refuses (its located pass
@@ -52,12 +54,14 @@ def lower_dropping(module: ModuleOp, spec: str, arch: Arch | str, after_each=Non
     passes = top_level_passes(spec) if spec.strip() else []
     optional = [i for i, p in enumerate(passes) if pass_name(p) in OPTIONAL_PASSES]
     if not optional:
-        return lower_with(module.clone(), spec, target, after_each, finalize, verify_each), spec, ""
+        return lower_with(module.clone(), spec, target, after_each, finalize, verify_each, verify), spec, ""
     run = _Dropping(passes, target, after_each, verify_each)
-    head = lower_with(module.clone(), ",".join(passes[:optional[0]]), target, after_each, False, verify_each)
+    head = lower_with(module.clone(), ",".join(passes[:optional[0]]), target, after_each, False, verify_each, False)
     out = run.from_pass(head, optional[0])
     if finalize:
-        lower_tile_ops(out, after_each, verify_each)
+        lower_tile_ops(out, after_each, verify_each, False)
+    if verify:  # once, at the end (the trials' passes verified nothing of theirs: run_pipeline's `verify`)
+        verify_module(out, AFTER_THE_PIPELINE)
     ran = ",".join(p for p, kept in zip(passes, run.kept) if kept)
     out.attributes[PIPELINE_ATTR] = StringAttr(ran)
     return out, ran, "; ".join(sorted(run.refusals.values(), key=lambda m: m.split(": ")[0] in PREPARES))
@@ -116,11 +120,11 @@ class _Dropping:
 
     def _run(self, module: ModuleOp, passes: list[str]) -> None:
         if passes:
-            run_spec(module, ",".join(passes), self.target, self.after_each, False, self.verify_each)
+            run_spec(module, ",".join(passes), self.target, self.after_each, False, self.verify_each, False)
 
 
 def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finalize: bool = True,
-             verify_each: bool = False) -> ModuleOp:
+             verify_each: bool = False, verify: bool = True) -> ModuleOp:
     """The passes of `spec`, then (with `finalize`) lower-copies where gemm.copy ops are left;
     the module's dtypes already checked against `target`."""
     passes = parse_pipeline_spec(spec) if spec.strip() else []
@@ -128,21 +132,23 @@ def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finaliz
     if spec.strip():
         module.attributes[PIPELINE_ATTR] = StringAttr(spec)
     try:
-        run_pipeline(module, passes, make_context(), after_each, verify_each)
+        run_pipeline(module, passes, make_context(), after_each, verify_each, verify and not finalize)
         if finalize:
-            lower_tile_ops(module, after_each, verify_each)
+            lower_tile_ops(module, after_each, verify_each, verify)
     except (VerifyException, DiagnosticException) as e:
         raise GemmcError(f"IR does not verify after a pass: {verifier_message(e)}") from None
     return module
 
 
-def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False) -> None:
-    """lower-copies, when the pipeline left gemm.copy ops."""
+def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False, verify: bool = True) -> None:
+    """lower-copies, when the pipeline left gemm.copy ops; the module verified after (with `verify`)."""
     from gemmc.transforms.copy_lowering import has_copies
     from gemmc.passes.lower_copies import LowerCopiesPass
 
     if has_copies(module):
-        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each)
+        run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each, verify)
+    elif verify:
+        verify_module(module, AFTER_THE_PIPELINE)
 
 
 # ops that make a value of a type without computing in it (Arch.compute_dtypes)

@@ -566,11 +566,13 @@ def run_pipeline(
     ctx: Context,
     after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
     verify_each: bool = True,
+    verify: bool = True,
 ) -> None:
     """Apply passes in order.  The IR is verified after each pass that is not gemmc's own (the
     user's, xDSL's: what breaks the IR is stopped where it broke), after every pass with
-    `verify_each` (as `gemmc opt` runs them), and in any case after the last.  Verifying is half of
-    the time a pipeline of gemmc's passes takes, and every one of them is tested alone, verified."""
+    `verify_each` (as `gemmc opt` runs them), and after the last unless `verify` is off (its caller
+    verifies later: the selection, once per chosen candidate).  Verifying is half of the time a
+    pipeline of gemmc's passes takes, and every one of them is tested alone, verified."""
     verified = True
     for p in passes:
         foreign = type(p) in _REGISTERED or type(p).__module__.startswith("xdsl.")
@@ -580,14 +582,18 @@ def run_pipeline(
             p.apply(ctx, module)
         verified = foreign or verify_each or after_each is not None
         if verified:
-            _verify(module, f"after pass '{p.name}'")
+            verify_module(module, f"after pass '{p.name}'")
         if after_each is not None:
             after_each(p, module)
-    if not verified:
-        _verify(module, "after the pipeline (gemmc opt verifies after each pass, to find the one that broke it)")
+    if verify and not verified:
+        verify_module(module, AFTER_THE_PIPELINE)
 
 
-def _verify(module: ModuleOp, where: str) -> None:
+AFTER_THE_PIPELINE = "after the pipeline (gemmc opt verifies after each pass, to find the one that broke it)"
+
+
+def verify_module(module: ModuleOp, where: str) -> None:
+    """A GemmcError naming `where` if `module` does not verify."""
     from xdsl.utils.exceptions import VerifyException
 
     try:
@@ -615,5 +621,6 @@ def _apply_foreign(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
 
 __all__ = [
     "PassPipeline", "load_pass_file", "parse_pipeline_spec", "pass_class", "register_pass", "run_pipeline",
+    "AFTER_THE_PIPELINE", "verify_module",
     "set_target", "target_of",
 ]

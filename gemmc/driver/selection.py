@@ -40,8 +40,8 @@ from gemmc.cost.compiled import predict_module
 from gemmc.dialects.gemm import type_name
 from gemmc.driver.dispatch import dispatch
 from gemmc.driver.lowering import lower_dropping, lower_with, refusals
-from gemmc.driver.pipeline import (NAMED_PIPELINES, default_pipeline, pass_name, top_level_passes, typed_default,
-                                   variant_fallback, without_pass)
+from gemmc.driver.pipeline import (AFTER_THE_PIPELINE, NAMED_PIPELINES, default_pipeline, pass_name, top_level_passes,
+                                   typed_default, variant_fallback, verify_module, without_pass)
 from gemmc.interp.check import arg_shapes, host_function, matmul_spec
 from gemmc.support.diagnostics import GemmcError
 from gemmc.target.arch import Arch
@@ -135,6 +135,8 @@ def select_pipeline(module: ModuleOp, arch: Arch, table: dict[str, str] | None =
         choice = _fall_back(module, arch, base, refused)
     if typed:
         choice.reason = f"{typed}; {choice.reason}"
+    if choice.lowered is not None:  # the candidates were lowered unverified (_predicted): the one chosen is
+        verify_module(choice.lowered, AFTER_THE_PIPELINE)
     return choice
 
 
@@ -455,7 +457,7 @@ def _predicted(module: ModuleOp, arch: Arch, label: str, pipeline: str, compiler
     compiler's registers where `compiler` is None and there is a toolchain); (None, None)
     for a variant a pass refuses (the default's refusal is the user's error, raised)."""
     try:
-        lowered, ran, dropped = lower_dropping(module, pipeline, arch)
+        lowered, ran, dropped = lower_dropping(module, pipeline, arch, verify=False)  # select_pipeline verifies
     except GemmcError:
         if label == "default":
             raise
