@@ -40,8 +40,11 @@ def test_every_run_is_read(mod, committed):
 
 @pytest.mark.parametrize("run", RUNS)
 def test_predictions_are_the_models_now(mod, committed, run):
-    rows, _ = mod.predict_all(only=lambda r: r.run == run)
-    assert rows and mod.moved(committed, rows) == []
+    """Every third row of the run (by key; lowering every one of the 524 took 4.5 CPU minutes of CI, and a model
+    change moves rows by the mechanism, which each run's rows share): `model_rows.py --check` predicts all."""
+    keys = sorted(r["key"] for r in committed["rows"] if r["run"] == run)[::3]
+    rows, _ = mod.predict_all(only=lambda r: r.key in keys)
+    assert len(rows) == len(keys) and mod.moved(committed, rows) == []
 
 
 def test_a_moved_prediction_and_an_edited_table_fail(mod, committed, tmp_path, monkeypatch):
