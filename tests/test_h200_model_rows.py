@@ -10,7 +10,7 @@ import pytest
 from benchmark_scripts import load
 
 RUNS = ["matrix", "matrix_defaults_wgmma", "matrix_inflight", "matrix_pairs_ws", "matrix_tma", "matrix_tma_selection",
-        "matrix_defaults_tma", "batched", "epilogue", "fp32_copies", "candidates", "shapes"]
+        "matrix_defaults_tma", "batched", "batched_ldmatrix", "epilogue", "fp32_copies", "candidates", "shapes"]
 
 
 @pytest.fixture(scope="module")

@@ -98,19 +98,21 @@ def _matrix_rows(raw: Path, run: str, skipped: list) -> list[Row]:
     return out
 
 
-def _batched_rows(raw: Path) -> list[Row]:
+def _batched_rows(raw: Path, run: str) -> list[Row]:
+    """batched.py's rows: `batched` the latest run, `batched_ldmatrix` the one before TMA (2026-12-07's, kept:
+    Arch.launch_us was fitted on its three small checks)."""
     from gemmc.target.resources import global_bytes
 
-    programs = {(p["label"], p["variant"]): p for p in json.loads((raw / "batched_manifest.json").read_text())["programs"]}
+    programs = {(p["label"], p["variant"]): p for p in json.loads((raw / f"{run}_manifest.json").read_text())["programs"]}
     out = []
-    for r in _jsonl(raw / "batched.jsonl"):
+    for r in _jsonl(raw / f"{run}.jsonl"):
         p, res = programs.get((r["label"], r["variant"])), r.get("result")
         if not res or p is None:
             continue
         d = p["dims"]
         tb = "[N, K]" in p["source"]
         eb = global_bytes(p["type"])
-        out.append(Row("batched", res["device"], p["type"], r["label"], r["variant"], p["source"], p["pipeline"],
+        out.append(Row(run, res["device"], p["type"], r["label"], r["variant"], p["source"], p["pipeline"],
                        d["M"], d["N"], d["K"], res["gemmc_ms"], kind=p["kind"],
                        row_bytes=_row_bytes(d["M"], d["N"], d["K"], False, tb, eb, eb)))
     return out
@@ -160,7 +162,7 @@ def load(raw: Path) -> tuple[list[Row], list[tuple[str, str]]]:
     skipped: list[tuple[str, str]] = []
     for run in MATRIX_RUNS:
         rows += _matrix_rows(raw, run, skipped)
-    rows += _batched_rows(raw) + _epilogue_rows(raw, "epilogue") + _epilogue_rows(raw, "fp32_copies")
+    rows += _batched_rows(raw, "batched") + _batched_rows(raw, "batched_ldmatrix") + _epilogue_rows(raw, "epilogue") + _epilogue_rows(raw, "fp32_copies")
     rows += _f32_rows(raw, "candidates") + _f32_rows(raw, "shapes")
     skipped += [(f"{name}.jsonl", why) for name, why in MERGED.items()]
     skipped += [("bench.jsonl", "the FP32 tutorial steps: benchmarks/validate_model.py predicts them from results.json")]

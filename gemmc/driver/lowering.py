@@ -132,7 +132,7 @@ def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finaliz
     if spec.strip():
         module.attributes[PIPELINE_ATTR] = StringAttr(spec)
     try:
-        run_pipeline(module, passes, make_context(), after_each, verify_each, verify and not finalize)
+        run_pipeline(module, passes, make_context(), after_each, verify_each, verify)
         if finalize:
             lower_tile_ops(module, after_each, verify_each, verify)
     except (VerifyException, DiagnosticException) as e:
@@ -141,14 +141,12 @@ def run_spec(module: ModuleOp, spec: str, target: Arch, after_each=None, finaliz
 
 
 def lower_tile_ops(module: ModuleOp, after_each, verify_each: bool = False, verify: bool = True) -> None:
-    """lower-copies, when the pipeline left gemm.copy ops; the module verified after (with `verify`)."""
+    """lower-copies, when the pipeline left gemm.copy ops (the module verified after it, with `verify`)."""
     from gemmc.transforms.copy_lowering import has_copies
     from gemmc.passes.lower_copies import LowerCopiesPass
 
     if has_copies(module):
         run_pipeline(module, [LowerCopiesPass()], make_context(), after_each, verify_each, verify)
-    elif verify:
-        verify_module(module, AFTER_THE_PIPELINE)
 
 
 # ops that make a value of a type without computing in it (Arch.compute_dtypes)

@@ -606,7 +606,7 @@ ARCHS: dict[str, Arch] = {
             lds_optin_bytes=227 * 1024, l2_sector_bytes=32,  # a block's dynamic shared memory, opted in; L2 sectors
             transposed_copy_column_first=True, compute_dtypes=("f32",), ldmatrix_trans_bits=(16,),
             software_fp8_outputs=False,
-            launch_us=7.7,  # fitted: median of measured - predicted, raw/batched.jsonl's chk_* (model_rows.py)
+            launch_us=7.7,  # fitted: median of measured - predicted, raw/batched_ldmatrix.jsonl's chk_* (model_rows.py)
             naive_k_unroll=64,  # nvcc 13 unrolls a K loop of static trip count 16 times and issues
             # all 32 loads first: 3% slower than with the count known at run time; 64 is 5% faster
             # (H200, 4096^3; benchmarks/h200/results.md, "step1_unroll*")
