@@ -101,7 +101,8 @@ FLOAT_BINARY = {
 def _erf(x):
     import math as pymath
 
-    return np.frompyfunc(pymath.erf, 1, 1)(np.asarray(x, dtype=np.float64)).astype(np.float64)
+    # frompyfunc gives a Python float, not an array, for a 0-d input (gelu of a scalar operand)
+    return np.asarray(np.frompyfunc(pymath.erf, 1, 1)(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 MATH_FUNCTIONS = {
